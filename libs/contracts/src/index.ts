@@ -1,0 +1,4 @@
+export { formatObjectKey, parseObjectKey, groupOf, type ObjectRef } from './object-key';
+export { ReconcileJob, JobReason } from './job';
+export { ConditionType, Reason, setCondition, findCondition, type Condition } from './conditions';
+export { TerminalError, TransientError, NotReadyError, isReconcileFailure, type ReconcileFailure } from './errors';

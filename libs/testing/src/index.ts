@@ -1,0 +1,9 @@
+export { freePort } from './free-port';
+export { RigError, commandExists, run, stopProcess } from './process';
+export { startRedis, waitForPort, type TestRedis, type StartRedisOptions } from './redis';
+export { startGitServer, type GitServer, type GitServerOptions } from './git-server';
+export { WorkingCopy } from './working-copy';
+export {
+  buildKubeTestenv, startControlPlane, startControlPlanes, kubectl, kubeTestenvBinary,
+  type ControlPlane, type StartControlPlaneOptions,
+} from './kube-testenv';

@@ -1,0 +1,222 @@
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"go.etcd.io/etcd/server/v3/embed"
+	"k8s.io/kubernetes/cmd/kube-apiserver/app"
+)
+
+// serve starts etcd and kube-apiserver, writes the kubeconfig, prints one ready line
+// and runs until SIGTERM or SIGINT (handled by the API server's own signal context).
+func serve(args []string) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	dir := fs.String("dir", "", "state directory (certificates, etcd data, kubeconfig); reused across restarts")
+	port := fs.Int("port", 0, "secure port of the API server on 127.0.0.1 (0 picks a free one)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *dir == "" {
+		return errors.New("--dir is required")
+	}
+	stateDir, err := filepath.Abs(*dir)
+	if err != nil {
+		return err
+	}
+	if *port == 0 {
+		if *port, err = freePort(); err != nil {
+			return err
+		}
+	} else if err := checkPortFree(*port); err != nil {
+		return err
+	}
+	certs, err := ensurePKI(filepath.Join(stateDir, "pki"))
+	if err != nil {
+		return fmt.Errorf("creating certificates in %s: %w", stateDir, err)
+	}
+
+	etcdServer, etcdURL, err := startEtcd(filepath.Join(stateDir, "etcd"))
+	if err != nil {
+		return fmt.Errorf("starting embedded etcd: %w", err)
+	}
+	defer etcdServer.Close()
+
+	server := fmt.Sprintf("https://127.0.0.1:%d", *port)
+	kubeconfig := filepath.Join(stateDir, "kubeconfig")
+	if err := writeKubeconfig(kubeconfig, server, certs); err != nil {
+		return err
+	}
+
+	command := app.NewAPIServerCommand()
+	command.SetArgs(apiserverArgs(stateDir, *port, etcdURL, certs))
+	done := make(chan error, 1)
+	go func() { done <- command.Execute() }()
+
+	select {
+	case err := <-done:
+		return fmt.Errorf("kube-apiserver exited before it was ready: %v", err)
+	case err := <-waitReady(server, certs):
+		if err != nil {
+			return err
+		}
+	}
+	fmt.Printf("kube-testenv ready server=%s kubeconfig=%s\n", server, kubeconfig)
+	if err := <-done; err != nil {
+		return fmt.Errorf("kube-apiserver: %w", err)
+	}
+	return nil
+}
+
+// apiserverArgs are envtest-like flags: loopback only, RBAC, a static admin token,
+// and no admission plugin that needs a controller manager to make progress.
+func apiserverArgs(stateDir string, port int, etcdURL string, certs *pki) []string {
+	return []string{
+		"--bind-address=127.0.0.1",
+		"--advertise-address=127.0.0.1",
+		"--secure-port=" + strconv.Itoa(port),
+		"--cert-dir=" + filepath.Join(stateDir, "pki"),
+		"--tls-cert-file=" + certs.ServingCertFile,
+		"--tls-private-key-file=" + certs.ServingKeyFile,
+		"--client-ca-file=" + certs.CAFile,
+		"--token-auth-file=" + certs.TokenFile,
+		"--etcd-servers=" + etcdURL,
+		"--service-account-issuer=https://kubernetes.default.svc",
+		"--service-account-key-file=" + certs.ServiceAccountKeyFile,
+		"--service-account-signing-key-file=" + certs.ServiceAccountKeyFile,
+		"--service-cluster-ip-range=10.0.0.0/24",
+		"--authorization-mode=RBAC",
+		"--allow-privileged=true",
+		// No controller manager runs here, so nothing would create the default ServiceAccount
+		// that this plugin waits for; pods in fresh namespaces would be refused.
+		"--disable-admission-plugins=ServiceAccount",
+		"--endpoint-reconciler-type=none",
+		"--enable-priority-and-fairness=false",
+		"--profiling=false",
+		"--v=0",
+	}
+}
+
+func startEtcd(dir string) (*embed.Etcd, string, error) {
+	clientPort, err := freePort()
+	if err != nil {
+		return nil, "", err
+	}
+	peerPort, err := freePort()
+	if err != nil {
+		return nil, "", err
+	}
+	cfg := embed.NewConfig()
+	cfg.Name = "testenv"
+	cfg.Dir = dir
+	cfg.Logger = "zap"
+	cfg.LogLevel = "error"
+	clientURL := url.URL{Scheme: "http", Host: fmt.Sprintf("127.0.0.1:%d", clientPort)}
+	peerURL := url.URL{Scheme: "http", Host: fmt.Sprintf("127.0.0.1:%d", peerPort)}
+	cfg.ListenClientUrls = []url.URL{clientURL}
+	cfg.AdvertiseClientUrls = []url.URL{clientURL}
+	cfg.ListenPeerUrls = []url.URL{peerURL}
+	cfg.AdvertisePeerUrls = []url.URL{peerURL}
+	cfg.InitialCluster = cfg.InitialClusterFromName(cfg.Name)
+	// A test store: losing it on power failure is fine, waiting for fsync is not.
+	cfg.UnsafeNoFsync = true
+	etcd, err := embed.StartEtcd(cfg)
+	if err != nil {
+		return nil, "", err
+	}
+	select {
+	case <-etcd.Server.ReadyNotify():
+		return etcd, clientURL.String(), nil
+	case <-time.After(60 * time.Second):
+		etcd.Close()
+		return nil, "", errors.New("etcd was not ready within 60s")
+	}
+}
+
+func waitReady(server string, certs *pki) <-chan error {
+	result := make(chan error, 1)
+	go func() {
+		caPEM, err := os.ReadFile(certs.CAFile)
+		if err != nil {
+			result <- err
+			return
+		}
+		pool := x509.NewCertPool()
+		pool.AppendCertsFromPEM(caPEM)
+		client := &http.Client{
+			Timeout:   2 * time.Second,
+			Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}},
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+		defer cancel()
+		for ctx.Err() == nil {
+			request, _ := http.NewRequestWithContext(ctx, http.MethodGet, server+"/readyz", nil)
+			request.Header.Set("Authorization", "Bearer "+certs.Token)
+			response, err := client.Do(request)
+			if err == nil {
+				response.Body.Close()
+				if response.StatusCode == http.StatusOK {
+					result <- nil
+					return
+				}
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+		result <- fmt.Errorf("%s/readyz did not answer 200 within 3 minutes", server)
+	}()
+	return result
+}
+
+func writeKubeconfig(path, server string, certs *pki) error {
+	caPEM, err := os.ReadFile(certs.CAFile)
+	if err != nil {
+		return err
+	}
+	content := fmt.Sprintf(`apiVersion: v1
+kind: Config
+clusters:
+- name: testenv
+  cluster:
+    server: %s
+    certificate-authority-data: %s
+users:
+- name: admin
+  user:
+    token: %s
+contexts:
+- name: testenv
+  context:
+    cluster: testenv
+    user: admin
+current-context: testenv
+`, server, base64Std(caPEM), certs.Token)
+	return os.WriteFile(path, []byte(content), 0o600)
+}
+
+func freePort() (int, error) {
+	listener, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer listener.Close()
+	return listener.Addr().(*net.TCPAddr).Port, nil
+}
+
+func checkPortFree(port int) error {
+	listener, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+	if err != nil {
+		return fmt.Errorf("port %d on 127.0.0.1 is already in use; stop what holds it or pass --port 0 for a free one", port)
+	}
+	return listener.Close()
+}
