@@ -2,3 +2,4 @@ export { formatObjectKey, parseObjectKey, groupOf, type ObjectRef } from './obje
 export { ReconcileJob, JobReason } from './job';
 export { ConditionType, Reason, setCondition, findCondition, type Condition } from './conditions';
 export { TerminalError, TransientError, NotReadyError, isReconcileFailure, type ReconcileFailure } from './errors';
+export type { KubernetesManifest } from './manifest';

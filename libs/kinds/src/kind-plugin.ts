@@ -1,23 +1,7 @@
-import type { Condition } from '@tidemark/contracts';
+import type { Condition, KubernetesManifest } from '@tidemark/contracts';
 
-/** KubernetesManifest is a typed view of any object: parsed YAML stays `unknown` until checked. */
-export interface KubernetesManifest {
-  apiVersion: string;
-  kind: string;
-  metadata: {
-    name: string;
-    namespace?: string;
-    labels?: Record<string, string>;
-    annotations?: Record<string, string>;
-    generation?: number;
-    resourceVersion?: string;
-    uid?: string;
-    deletionTimestamp?: string;
-    finalizers?: string[];
-    [field: string]: unknown;
-  };
-  [field: string]: unknown;
-}
+// KubernetesManifest lives in contracts (libs/cluster needs it too); kinds re-export it.
+export type { KubernetesManifest };
 
 /** Health is what a kind's health rule says about a live object. */
 export interface Health {
@@ -35,7 +19,11 @@ export interface ClusterActions {
   get(apiVersion: string, kind: string, namespace: string, name: string): Promise<KubernetesManifest | undefined>;
   list(apiVersion: string, kind: string, namespace: string, labelSelector?: Record<string, string>): Promise<KubernetesManifest[]>;
   delete(object: KubernetesManifest): Promise<void>;
-  /** applyPatch server-side applies a partial object with Tidemark's field manager. */
+  /**
+   * applyPatch server-side applies a partial object. It must use a field manager other than
+   * the one that applies rendered objects: under the same manager, applying a partial object
+   * would release (and so delete) every field the full apply owns.
+   */
   applyPatch(object: KubernetesManifest): Promise<void>;
 }
 

@@ -1,0 +1,106 @@
+import { TerminalError } from '@tidemark/contracts';
+import type { KubernetesManifest } from '@tidemark/contracts';
+import type { ClusterConnection } from './connection';
+import { ApiError, toReconcileFailure } from './api-error';
+import { applyToResource, describe } from './apply';
+import { sameObject } from './compare';
+import { deleteObject } from './delete';
+import { getByResource } from './read';
+import { waitForEstablished } from './wait';
+
+/** ChangeAction is what applying an object did, as in Flux's change sets. */
+export type ChangeAction = 'created' | 'configured' | 'unchanged' | 'deleted';
+
+export interface ChangeSetEntry {
+  /** `Kind namespace/name`. */
+  subject: string;
+  action: ChangeAction;
+  /** The object as the API server holds it after the apply (the dry-run result when unchanged). */
+  object: KubernetesManifest;
+}
+
+/** The annotation by which an object opts into delete-and-create when an immutable field changes. */
+export const recreateAnnotation = 'tidemark.dev/recreate';
+
+/**
+ * applyChangeSet applies objects in dependency order: CRDs and Namespaces first (waiting until
+ * each CRD is Established), then cluster-scoped objects, then namespaced ones. Each object is
+ * dry-run first; an object whose dry-run equals the live object is not written at all.
+ */
+export async function applyChangeSet(connection: ClusterConnection, objects: KubernetesManifest[]): Promise<ChangeSetEntry[]> {
+  const entries: ChangeSetEntry[] = [];
+  const [definitions, clusterScoped, namespaced] = await partition(connection, objects);
+  entries.push(...(await applyAll(connection, definitions)));
+  const crds = definitions.filter((object) => object.kind === 'CustomResourceDefinition').map((object) => object.metadata.name);
+  if (crds.length > 0) await waitForEstablished(connection, crds);
+  entries.push(...(await applyAll(connection, clusterScoped)));
+  entries.push(...(await applyAll(connection, namespaced)));
+  return entries;
+}
+
+/** applyWithChangeSet applies one object after a dry-run, and reports what it did. */
+export async function applyWithChangeSet(connection: ClusterConnection, object: KubernetesManifest): Promise<ChangeSetEntry> {
+  const subject = describe(object);
+  try {
+    const resource = await connection.discovery.resourceFor(object.apiVersion, object.kind);
+    const live = await getByResource(connection, resource, resource.namespaced ? object.metadata.namespace : undefined, object.metadata.name);
+    const dryRun = await applyToResource(connection, resource, object, { dryRun: true });
+    if (live && sameObject(dryRun, live)) return { subject, action: 'unchanged', object: live };
+    const applied = await applyToResource(connection, resource, object);
+    return { subject, action: live ? 'configured' : 'created', object: applied };
+  } catch (error) {
+    if (error instanceof ApiError && error.isImmutableFieldChange) return recreateOrFail(connection, object, error);
+    throw toReconcileFailure(error, `apply ${subject}`);
+  }
+}
+
+async function recreateOrFail(connection: ClusterConnection, object: KubernetesManifest, error: ApiError): Promise<ChangeSetEntry> {
+  const subject = describe(object);
+  if (object.metadata.annotations?.[recreateAnnotation] !== 'true') {
+    throw new TerminalError('ImmutableFieldChanged',
+      `${subject} cannot be updated in place on ${connection.name}: ${error.body.message ?? 'a field is immutable'}. ` +
+      `Revert the change, or annotate the object with ${recreateAnnotation}: "true" to let Tidemark delete and recreate it.`,
+      { cause: error });
+  }
+  const [group] = object.apiVersion.includes('/') ? object.apiVersion.split('/') : [''];
+  await deleteObject(connection, { group: group ?? '', kind: object.kind, namespace: object.metadata.namespace ?? '', name: object.metadata.name });
+  const applied = await applyWithRetryWhileTerminating(connection, object);
+  return { subject, action: 'configured', object: applied };
+}
+
+async function applyWithRetryWhileTerminating(connection: ClusterConnection, object: KubernetesManifest): Promise<KubernetesManifest> {
+  const resource = await connection.discovery.resourceFor(object.apiVersion, object.kind);
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      return await applyToResource(connection, resource, object);
+    } catch (error) {
+      // The old object may still be terminating; its replacement conflicts until it is gone.
+      if (attempt >= 50 || !(error instanceof ApiError) || (error.status !== 409 && !error.isImmutableFieldChange)) throw toReconcileFailure(error, `recreate ${describe(object)}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
+async function applyAll(connection: ClusterConnection, objects: KubernetesManifest[]): Promise<ChangeSetEntry[]> {
+  const results: ChangeSetEntry[] = [];
+  for (const object of objects) results.push(await applyWithChangeSet(connection, object));
+  return results;
+}
+
+async function partition(connection: ClusterConnection, objects: KubernetesManifest[]): Promise<[KubernetesManifest[], KubernetesManifest[], KubernetesManifest[]]> {
+  const definitions: KubernetesManifest[] = [];
+  const clusterScoped: KubernetesManifest[] = [];
+  const namespaced: KubernetesManifest[] = [];
+  for (const object of objects) {
+    if (object.kind === 'CustomResourceDefinition' || (object.kind === 'Namespace' && object.apiVersion === 'v1')) {
+      definitions.push(object);
+      continue;
+    }
+    // A kind whose CRD arrives in this same change set is not served yet: treat it as namespaced
+    // unless discovery says otherwise after the CRDs are established.
+    const resource = await connection.discovery.resourceFor(object.apiVersion, object.kind).catch(() => undefined);
+    if (resource && !resource.namespaced) clusterScoped.push(object);
+    else namespaced.push(object);
+  }
+  return [definitions, clusterScoped, namespaced];
+}

@@ -1,0 +1,87 @@
+import { NotReadyError } from '@tidemark/contracts';
+import type { KubeClient } from './kube-client';
+import { ApiError } from './api-error';
+import type { ApiResource } from './resource-path';
+import { splitApiVersion } from './resource-path';
+
+interface ResourceList {
+  resources: { name: string; kind: string; namespaced: boolean }[];
+}
+
+interface ApiGroup {
+  preferredVersion?: { version: string };
+  versions?: { version: string }[];
+}
+
+/**
+ * Discovery maps (apiVersion, kind) to REST resources, caching each group-version. A miss
+ * refreshes the group-version once, since a CRD may have been established since the last look.
+ */
+export class Discovery {
+  private readonly groupVersions = new Map<string, Promise<ApiResource[]>>();
+  private readonly preferred = new Map<string, Promise<string>>();
+
+  constructor(private readonly client: KubeClient) {}
+
+  /** resourceFor returns the resource of a kind; NotReadyError when the server does not serve it. */
+  async resourceFor(apiVersion: string, kind: string): Promise<ApiResource> {
+    const found = (await this.list(apiVersion)).find((resource) => resource.kind === kind);
+    if (found) return found;
+    this.groupVersions.delete(apiVersion);
+    const refreshed = (await this.list(apiVersion)).find((resource) => resource.kind === kind);
+    if (refreshed) return refreshed;
+    throw new NotReadyError('KindNotServed', `cluster ${this.client.cluster} does not serve ${kind} in ${apiVersion}; install its CRD (or wait until it is Established).`, 5_000);
+  }
+
+  /** resourceForGroupKind finds a kind by group alone, at the group's preferred version. */
+  async resourceForGroupKind(group: string, kind: string): Promise<ApiResource> {
+    const version = await this.preferredVersion(group);
+    return this.resourceFor(group === '' ? version : `${group}/${version}`, kind);
+  }
+
+  /** forget drops what is cached, so a changed CRD is seen. */
+  forget(): void {
+    this.groupVersions.clear();
+    this.preferred.clear();
+  }
+
+  private list(apiVersion: string): Promise<ApiResource[]> {
+    let entry = this.groupVersions.get(apiVersion);
+    if (!entry) {
+      entry = this.fetchGroupVersion(apiVersion);
+      entry.catch(() => this.groupVersions.delete(apiVersion));
+      this.groupVersions.set(apiVersion, entry);
+    }
+    return entry;
+  }
+
+  private async fetchGroupVersion(apiVersion: string): Promise<ApiResource[]> {
+    const { group, version } = splitApiVersion(apiVersion);
+    const path = group === '' ? `/api/${version}` : `/apis/${group}/${version}`;
+    try {
+      const list = await this.client.request<ResourceList>({ method: 'GET', path, what: `discover ${apiVersion}` });
+      const names = new Set(list.resources.map((resource) => resource.name));
+      return list.resources
+        .filter((resource) => !resource.name.includes('/'))
+        .map((resource) => ({
+          group, version, kind: resource.kind, plural: resource.name, namespaced: resource.namespaced,
+          hasStatusSubresource: names.has(`${resource.name}/status`),
+        }));
+    } catch (error) {
+      if (error instanceof ApiError && error.isNotFound) return [];
+      throw error;
+    }
+  }
+
+  private preferredVersion(group: string): Promise<string> {
+    if (group === '') return Promise.resolve('v1');
+    let entry = this.preferred.get(group);
+    if (!entry) {
+      entry = this.client.request<ApiGroup>({ method: 'GET', path: `/apis/${group}`, what: `discover group ${group}` })
+        .then((answer) => answer.preferredVersion?.version ?? answer.versions?.[0]?.version ?? 'v1');
+      entry.catch(() => this.preferred.delete(group));
+      this.preferred.set(group, entry);
+    }
+    return entry;
+  }
+}

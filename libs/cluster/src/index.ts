@@ -1,0 +1,13 @@
+export { ApiError, toReconcileFailure, type KubeStatus } from './api-error';
+export { KubeClient, type KubeClientOptions, type KubeRequest } from './kube-client';
+export { Discovery } from './discovery';
+export { ClusterConnection } from './connection';
+export { resourcePath, splitApiVersion, type ApiResource } from './resource-path';
+export { getObject, getByResource, listObjects, type ObjectName } from './read';
+export { applyObject, applyToResource, describe, type ApplyOptions } from './apply';
+export { applyChangeSet, applyWithChangeSet, recreateAnnotation, type ChangeAction, type ChangeSetEntry } from './change-set';
+export { sameObject, canonical } from './compare';
+export { deleteObject, type ObjectIdentity } from './delete';
+export { applyStatus } from './status';
+export { recordEvent, type EventInput } from './events';
+export { waitForEstablished } from './wait';

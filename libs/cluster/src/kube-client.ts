@@ -1,0 +1,162 @@
+import https from 'node:https';
+import http from 'node:http';
+import { KubeConfig } from '@kubernetes/client-node';
+import { ApiError, type KubeStatus } from './api-error';
+
+/** RequestOptions describe one call to the API server. */
+export interface KubeRequest {
+  method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+  path: string;
+  query?: Record<string, string | number | boolean | undefined>;
+  body?: unknown;
+  contentType?: string;
+  /** A short description for errors, e.g. "apply apps/v1 Deployment web/frontend". */
+  what: string;
+  /** @defaultValue 30_000 */
+  timeoutMs?: number;
+}
+
+export interface KubeClientOptions {
+  /** The cluster's name in Tidemark, used in messages and metrics. */
+  cluster: string;
+  /** A kubeconfig as text, or a loaded KubeConfig (in-cluster config, for instance). */
+  kubeconfig: string | KubeConfig;
+  /** Kubeconfigs that run an exec credential plugin are refused unless this is true. @defaultValue false */
+  allowExecPlugins?: boolean;
+  /** Called after every request, for metrics. */
+  onResponse?: (event: { method: string; status: number; durationMs: number }) => void;
+}
+
+/**
+ * KubeClient is the one transport to a cluster's API server: a keep-alive HTTPS agent built
+ * from the kubeconfig, JSON in and out, and non-2xx answers turned into ApiError.
+ * The constructor opens nothing; the first request does.
+ */
+export class KubeClient {
+  readonly cluster: string;
+  readonly server: URL;
+  private readonly config: KubeConfig;
+  private agent: https.Agent | http.Agent | undefined;
+
+  constructor(private readonly options: KubeClientOptions) {
+    this.cluster = options.cluster;
+    this.config = typeof options.kubeconfig === 'string' ? loadKubeConfig(options.kubeconfig) : options.kubeconfig;
+    const current = this.config.getCurrentCluster();
+    if (!current) throw new Error(`cluster ${options.cluster}: the kubeconfig has no current cluster; set current-context.`);
+    if (this.config.getCurrentUser()?.exec && !options.allowExecPlugins) {
+      throw new Error(`cluster ${options.cluster}: the kubeconfig runs an exec credential plugin, which is refused unless allowExecPlugins is set for this cluster.`);
+    }
+    this.server = new URL(current.server);
+  }
+
+  /** request sends one call and returns the parsed JSON body. */
+  async request<T>(call: KubeRequest): Promise<T> {
+    const options: https.RequestOptions = {};
+    await this.config.applyToHTTPSOptions(options);
+    const headers = headersOf(options);
+    const payload = call.body === undefined ? undefined : JSON.stringify(call.body);
+    if (payload !== undefined) {
+      headers['Content-Type'] = call.contentType ?? 'application/json';
+      headers['Content-Length'] = String(Buffer.byteLength(payload));
+    }
+    const started = performance.now();
+    const { status, text } = await this.send({ ...call, headers, payload, tls: options });
+    this.options.onResponse?.({ method: call.method, status, durationMs: performance.now() - started });
+    const body = text.length > 0 ? safeJson(text) : {};
+    if (status < 200 || status >= 300) throw new ApiError(status, body as KubeStatus, call.what);
+    return body as T;
+  }
+
+  /** close ends the keep-alive connections. */
+  close(): void {
+    this.agent?.destroy();
+    this.agent = undefined;
+  }
+
+  /** stream opens a long-lived GET (a watch) and hands back the raw response. */
+  async stream(path: string, query: KubeRequest['query'], signal: AbortSignal): Promise<http.IncomingMessage> {
+    const options: https.RequestOptions = {};
+    await this.config.applyToHTTPSOptions(options);
+    return new Promise((resolve, reject) => {
+      const request = this.transport().request(this.requestOptions('GET', path, query, headersOf(options), options), (response) => resolve(response));
+      signal.addEventListener('abort', () => request.destroy(), { once: true });
+      request.on('error', reject);
+      request.end();
+    });
+  }
+
+  private send(call: KubeRequest & { headers: Record<string, string>; payload: string | undefined; tls: https.RequestOptions }): Promise<{ status: number; text: string }> {
+    return new Promise((resolve, reject) => {
+      const request = this.transport().request(this.requestOptions(call.method, call.path, call.query, call.headers, call.tls), (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+        response.on('error', reject);
+      });
+      request.setTimeout(call.timeoutMs ?? 30_000, () => request.destroy(new Error(`${call.what}: no answer within ${call.timeoutMs ?? 30_000} ms`)));
+      request.on('error', reject);
+      request.end(call.payload);
+    });
+  }
+
+  private transport(): typeof https | typeof http {
+    return this.server.protocol === 'http:' ? http : https;
+  }
+
+  private requestOptions(method: string, path: string, query: KubeRequest['query'], headers: Record<string, string>, tls: https.RequestOptions): https.RequestOptions {
+    const search = new URLSearchParams();
+    for (const [name, value] of Object.entries(query ?? {})) {
+      if (value !== undefined) search.set(name, String(value));
+    }
+    const prefix = this.server.pathname.replace(/\/$/, '');
+    return {
+      protocol: this.server.protocol,
+      hostname: this.server.hostname,
+      port: this.server.port,
+      path: `${prefix}${path}${search.size > 0 ? `?${search}` : ''}`,
+      method,
+      headers,
+      agent: this.agentFor(tls),
+    };
+  }
+
+  private agentFor(tls: https.RequestOptions): https.Agent | http.Agent {
+    if (!this.agent) {
+      this.agent = this.server.protocol === 'http:'
+        ? new http.Agent({ keepAlive: true, maxSockets: 32 })
+        : new https.Agent({
+          keepAlive: true,
+          maxSockets: 32,
+          ca: tls.ca,
+          cert: tls.cert,
+          key: tls.key,
+          ...(tls.rejectUnauthorized === false ? { rejectUnauthorized: false } : {}),
+          ...(tls.servername ? { servername: tls.servername } : {}),
+        });
+    }
+    return this.agent;
+  }
+}
+
+function headersOf(options: https.RequestOptions): Record<string, string> {
+  const headers: Record<string, string> = { Accept: 'application/json' };
+  for (const [name, value] of Object.entries(options.headers ?? {})) {
+    if (typeof value === 'string') headers[name] = value;
+  }
+  if (options.auth) headers.Authorization = `Basic ${Buffer.from(options.auth).toString('base64')}`;
+  return headers;
+}
+
+function loadKubeConfig(text: string): KubeConfig {
+  const config = new KubeConfig();
+  config.loadFromString(text);
+  return config;
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return { message: text.slice(0, 500) };
+  }
+}
