@@ -1,0 +1,72 @@
+import type { KubernetesManifest } from '../kind-plugin';
+import { pipelineStatusProperties } from '../shared/status-schema';
+import { configWatcherGroup, configWatcherKind, configWatcherPlural, configWatcherVersion } from './configwatcher-types';
+
+/** configWatcherStatusSchema adds ConfigWatcher's own fields to those the pipeline writes. */
+const configWatcherStatusSchema = {
+  type: 'object',
+  description: 'What Tidemark last observed and did for this ConfigWatcher.',
+  properties: {
+    ...pipelineStatusProperties,
+    lastConfigMapHash: { type: 'string', description: 'sha256 of the ConfigMap data and binaryData last acted on.' },
+    restarts: { type: 'integer', format: 'int64', minimum: 0, description: 'How many times the selected workloads were restarted.' },
+    lastRestartTime: { type: 'string', format: 'date-time', description: 'When the selected workloads were last restarted.' },
+  },
+};
+
+/**
+ * configWatcherCrd is the CRD of the original Operator-pattern example, unchanged (so the
+ * seed CR stays valid and the Korean descriptions stay verbatim), plus three additions: a
+ * status subresource with its schema, and an optional `spec.strategy`. A test compares it
+ * with seed-configwatcher/crd.yaml so the two cannot drift apart.
+ */
+export const configWatcherCrd: KubernetesManifest = {
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: `${configWatcherPlural}.${configWatcherGroup}` },
+  spec: {
+    scope: 'Namespaced',
+    group: configWatcherGroup,
+    versions: [
+      {
+        name: configWatcherVersion,
+        served: true,
+        storage: true,
+        schema: {
+          openAPIV3Schema: {
+            type: 'object',
+            properties: {
+              spec: {
+                type: 'object',
+                properties: {
+                  configMap: { type: 'string', description: '감시할 ConfigMap 이름' },
+                  podSelector: {
+                    type: 'object',
+                    description: '재시작할 Pod의 라벨 선택자',
+                    properties: { matchLabels: { type: 'object', additionalProperties: { type: 'string' } } },
+                  },
+                  strategy: {
+                    type: 'string',
+                    enum: ['DeletePods', 'RolloutRestart'],
+                    default: 'DeletePods',
+                    description: 'How to restart workloads when the ConfigMap changes: DeletePods deletes the selected pods; RolloutRestart restarts the Deployments whose pod template matches the selector.',
+                  },
+                },
+                required: ['configMap', 'podSelector'],
+              },
+              status: configWatcherStatusSchema,
+            },
+          },
+        },
+        subresources: { status: {} },
+        additionalPrinterColumns: [{ name: 'ConfigMap', type: 'string', jsonPath: '.spec.configMap' }],
+      },
+    ],
+    names: {
+      kind: configWatcherKind,
+      singular: 'configwatcher',
+      plural: configWatcherPlural,
+      shortNames: ['cw'],
+    },
+  },
+};

@@ -1,0 +1,37 @@
+export type { ActionContext, ActionResult, ClusterActions, Health, KindPlugin, KubernetesManifest, RenderContext } from './kind-plugin';
+
+export { KindRegistry, type RegisteredKind } from './registry/kind-registry';
+export { builtinKinds } from './registry/builtin-kinds';
+export { createDefaultRegistry } from './registry/create-default-registry';
+export { crdFiles, type CrdFile } from './registry/crd-files';
+
+export { healthOf } from './health/health-of';
+export { builtinHealthRules } from './health/health-rules';
+export { genericHealth } from './health/generic-health';
+export type { HealthRule } from './health/health-rule';
+
+export { configWatcherPlugin } from './configwatcher/configwatcher-plugin';
+export { configWatcherCrd } from './configwatcher/configwatcher-crd';
+export { actOnConfigWatcher } from './configwatcher/configwatcher-act';
+export { configMapHash } from './configwatcher/configmap-hash';
+export { ConfigWatcherReason, configMapWatchedCondition } from './configwatcher/configwatcher-conditions';
+export { restartedAtAnnotation, restartHashAnnotation } from './configwatcher/restart-workloads';
+export type { ConfigWatcherSpec, ConfigWatcherStatus, RestartStrategy } from './configwatcher/configwatcher-types';
+
+export { createWebAppPlugin, webAppPlugin } from './webapp/webapp-plugin';
+export { webAppCrd } from './webapp/crd/webapp-crd';
+export { renderWebApp } from './webapp/render/render-webapp';
+export { applyWebAppDefaults, enabledWebAppFeatures } from './webapp/apply-webapp-defaults';
+export { webAppFeatures } from './webapp/features/index';
+export { isFeatureEnabled, settingsOf, type FeatureContext, type ValidationRule, type WebAppFeature } from './webapp/features/webapp-feature';
+export { configHashAnnotation } from './webapp/features/config-feature';
+export type { ComponentDeclaration, Components } from './webapp/components';
+export type { MergeManagers, MetadataTarget } from './webapp/merge/merge-managers';
+export type { FieldPath } from './webapp/merge/object-paths';
+export type { Container, ContainerPort, EnvFromSource, EnvVar, ServicePort, Volume, VolumeMount } from './webapp/merge/pod-types';
+export type { WebAppIdentity } from './webapp/webapp-identity';
+export { mainContainerName, type FeatureSettings, type WebAppSpec } from './webapp/webapp-types';
+
+export { deepMerge } from './shared/deep-merge';
+export { contentHash } from './shared/content-hash';
+export { stableStringify } from './shared/stable-stringify';

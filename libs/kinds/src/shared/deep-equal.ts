@@ -1,0 +1,6 @@
+import { stableStringify } from './stable-stringify';
+
+/** deepEqual compares two JSON values structurally, ignoring object key order. */
+export function deepEqual(left: unknown, right: unknown): boolean {
+  return stableStringify(left) === stableStringify(right);
+}

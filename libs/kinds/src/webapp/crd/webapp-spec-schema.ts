@@ -1,0 +1,74 @@
+import type { PlainObject } from '../../shared/plain-object';
+import type { ComponentDeclaration } from '../components';
+import type { WebAppFeature } from '../features/webapp-feature';
+import { defaultPort } from '../webapp-types';
+
+const quantity = { 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }] };
+
+const baseSpecProperties = {
+  image: { type: 'string', minLength: 1, description: 'Container image of the app.' },
+  replicas: { type: 'integer', minimum: 0, description: 'Number of pods; 1 when unset. Must not be set with features.autoscaling.' },
+  port: { type: 'integer', minimum: 1, maximum: 65535, default: defaultPort, description: 'Port the app listens on, published as the `http` port.' },
+  env: {
+    type: 'array',
+    description: 'Environment variables of the app container.',
+    'x-kubernetes-list-type': 'map',
+    'x-kubernetes-list-map-keys': ['name'],
+    items: {
+      type: 'object',
+      required: ['name'],
+      properties: {
+        name: { type: 'string', minLength: 1 },
+        value: { type: 'string' },
+        valueFrom: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+      },
+    },
+  },
+  resources: {
+    type: 'object',
+    description: 'Compute requests and limits of the app container.',
+    properties: {
+      limits: { type: 'object', additionalProperties: quantity },
+      requests: { type: 'object', additionalProperties: quantity },
+    },
+  },
+};
+
+/**
+ * webAppSpecSchema assembles spec's schema from the base fields, each feature's own schema
+ * under spec.features, and one free-form override per component (base and feature
+ * components alike), so adding a feature extends the CRD without editing it.
+ */
+export function webAppSpecSchema(features: readonly WebAppFeature[], baseComponents: readonly ComponentDeclaration[]): PlainObject {
+  const specValidations = features.flatMap((feature) => feature.specValidations ?? []);
+  return {
+    type: 'object',
+    required: ['image'],
+    properties: {
+      ...baseSpecProperties,
+      features: {
+        type: 'object',
+        description: 'Optional capabilities; each is off unless enabled is true.',
+        properties: Object.fromEntries(features.map((feature) => [feature.id, feature.schema])),
+      },
+      override: overrideSchema([...baseComponents, ...features.flatMap((feature) => feature.components)]),
+    },
+    ...(specValidations.length > 0 ? { 'x-kubernetes-validations': specValidations.map((rule) => ({ ...rule })) } : {}),
+  };
+}
+
+function overrideSchema(components: readonly ComponentDeclaration[]): PlainObject {
+  const entries = components.map((component) => [
+    component.name,
+    {
+      type: 'object',
+      description: `Partial ${component.kind}, deep-merged last over what Tidemark renders (null deletes a field; lists of named items merge by name).`,
+      'x-kubernetes-preserve-unknown-fields': true,
+    },
+  ]);
+  return {
+    type: 'object',
+    description: 'Per-component changes applied after the base and the features; they win over both.',
+    properties: Object.fromEntries(entries),
+  };
+}

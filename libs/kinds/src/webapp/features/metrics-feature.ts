@@ -1,0 +1,36 @@
+import type { WebAppFeature } from './webapp-feature';
+import { settingsOf } from './webapp-feature';
+
+/** MetricsSettings is spec.features.metrics. */
+export type MetricsSettings = { enabled: boolean; port: number; path: string };
+
+const id = 'metrics';
+
+/**
+ * metricsFeature publishes a `metrics` port on the container and the Service, tells the app
+ * where to serve (METRICS_PORT) and annotates the pods for Prometheus scraping.
+ */
+export const metricsFeature: WebAppFeature = {
+  id,
+  schema: {
+    type: 'object',
+    description: 'Expose Prometheus metrics on a named port.',
+    properties: {
+      enabled: { type: 'boolean', default: false },
+      port: { type: 'integer', minimum: 1, maximum: 65535, default: 9090 },
+      path: { type: 'string', default: '/metrics', pattern: '^/' },
+    },
+  },
+  components: [],
+  configure: () => [],
+  manage({ spec }, managers) {
+    const settings = settingsOf<MetricsSettings>(spec, id);
+    const port = settings.port ?? 9090;
+    managers.containerPort({ name: 'metrics', containerPort: port, protocol: 'TCP' });
+    managers.servicePort({ name: 'metrics', port, targetPort: 'metrics', protocol: 'TCP' });
+    managers.envVar({ name: 'METRICS_PORT', value: String(port) });
+    managers.annotation('podTemplate', 'prometheus.io/scrape', 'true');
+    managers.annotation('podTemplate', 'prometheus.io/port', String(port));
+    managers.annotation('podTemplate', 'prometheus.io/path', settings.path ?? '/metrics');
+  },
+};

@@ -1,0 +1,27 @@
+import type { KindPlugin } from '../kind-plugin';
+import { applyWebAppDefaults, enabledWebAppFeatures } from './apply-webapp-defaults';
+import { webAppCrd } from './crd/webapp-crd';
+import { webAppFeatures } from './features/index';
+import type { WebAppFeature } from './features/webapp-feature';
+import { renderWebApp } from './render/render-webapp';
+import { webAppGroup, webAppKind, webAppPlural, webAppVersion, type WebAppSpec } from './webapp-types';
+
+/**
+ * createWebAppPlugin builds the WebApp kind for a feature list. The CRD, the enabled
+ * features and render all come from that list, so extra features need no change here.
+ */
+export function createWebAppPlugin(features: readonly WebAppFeature[] = webAppFeatures): KindPlugin<WebAppSpec> {
+  return {
+    group: webAppGroup,
+    version: webAppVersion,
+    kind: webAppKind,
+    plural: webAppPlural,
+    crd: webAppCrd(features),
+    applyDefaults: applyWebAppDefaults,
+    enabledFeatures: (spec) => enabledWebAppFeatures(spec, features),
+    render: (context) => renderWebApp(context, features),
+  };
+}
+
+/** webAppPlugin is the WebApp kind with the built-in features. */
+export const webAppPlugin = createWebAppPlugin();
