@@ -1,0 +1,229 @@
+import { TerminalError, TransientError } from '@tidemark/contracts';
+import { BoundedCache } from './bounded-cache';
+import { GitStore } from './git-store';
+import { IndexBuilder, type BuiltIndex } from './index-builder';
+import { defaultLoadLimits, type LoadLimits } from './load-limits';
+import type { ManifestFile } from './load-manifest-file';
+import type { Manifest } from './manifest';
+import { diffObjects, type ObjectChange } from './object-change';
+import { redactUrl } from './redact-url';
+import { RevisionIndex } from './revision-index';
+import { refPrefix, selectRevision, type RemoteTarget } from './select-revision';
+import type { SourceError } from './source-error';
+import type { SourceAuth, SourceSpec } from './source-spec';
+
+export interface GitSourceOptions {
+  spec: SourceSpec;
+  /** Folder of this source's bare object cache, kept between polls. Use one folder per process. */
+  cacheDir: string;
+  /** Per-file load limits; unset fields keep the defaults of `defaultLoadLimits`. */
+  limits?: Partial<LoadLimits>;
+  /** Parsed files kept by blob OID. @defaultValue 50000 */
+  parsedBlobCacheSize?: number;
+  /** Revision indexes kept for readObject and diffs. @defaultValue 4 */
+  revisionCacheSize?: number;
+}
+
+/** PollResult is what one poll found. When `previousRevision` is absent, `changes` lists every object as added. */
+export interface PollResult {
+  source: string;
+  revision: string;
+  previousRevision?: string;
+  moved: boolean;
+  changes: ObjectChange[];
+  /** Every problem in the source at `revision` (not only new ones). */
+  errors: SourceError[];
+  durationMs: number;
+  /** Objects received from the server: 0 when the ref had not moved. */
+  fetchedObjects: number;
+}
+
+/** ReadObjectResult is an object as declared at a revision (a copy: callers may change it). */
+export interface ReadObjectResult {
+  object: Manifest;
+  path: string;
+  line: number;
+  blobOid: string;
+}
+
+/** ObjectListing is every object at a revision, for a full resync; erroring objects are listed too. */
+export interface ObjectListing {
+  source: string;
+  revision: string;
+  objects: Array<{ objectKey: string; path: string; line: number; blobOid: string }>;
+  errors: SourceError[];
+}
+
+export interface PollOptions {
+  /** Diff from this revision instead of the last one this instance polled (e.g. the last one delivered). */
+  since?: string;
+}
+
+const revisionPattern = /^[0-9a-f]{40}$/;
+
+/**
+ * GitSource reads one Git source: it polls the remote ref, fetches only new objects into a
+ * local bare cache, and derives each revision's objects from the previous revision's by tree
+ * diff. Nothing happens at construction; call `open()` first and `close()` at the end.
+ */
+export class GitSource {
+  private readonly store: GitStore;
+  private readonly builder: IndexBuilder;
+  private readonly indexes: BoundedCache<string, Promise<BuiltIndex>>;
+  private lastRevision: string | undefined;
+  private lastIndex: BuiltIndex | undefined;
+  // Fetches run one at a time: isomorphic-git writes refs and the shallow file without locks.
+  private fetching: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly options: GitSourceOptions) {
+    const { spec } = options;
+    this.store = new GitStore(options.cacheDir, spec.url, spec.auth ? authHeaders(spec.auth) : {});
+    this.builder = new IndexBuilder({
+      store: this.store,
+      path: spec.path,
+      ignoreFile: spec.ignoreFile,
+      limits: { ...defaultLoadLimits, ...options.limits },
+      parsedBlobs: new BoundedCache<string, ManifestFile>(options.parsedBlobCacheSize ?? 50_000),
+    });
+    this.indexes = new BoundedCache(options.revisionCacheSize ?? 4);
+  }
+
+  get name(): string {
+    return this.options.spec.name;
+  }
+
+  /** revision is the last revision a poll returned. */
+  get revision(): string | undefined {
+    return this.lastRevision;
+  }
+
+  async open(): Promise<void> {
+    await this.store.init();
+  }
+
+  async close(): Promise<void> {
+    await this.fetching.catch(() => undefined);
+    this.lastIndex = undefined;
+  }
+
+  /** poll compares the advertised ref with the last revision and, when it moved, fetches and diffs. */
+  async poll(options: PollOptions = {}): Promise<PollResult> {
+    const started = performance.now();
+    const previous = options.since ?? this.lastRevision;
+    const target = await this.remoteTarget();
+    let fetchedObjects = 0;
+    let revision = target.commit;
+    if (!(await this.store.hasCommit(revision))) {
+      const fetched = await this.serialized(() => this.fetchTarget(target));
+      fetchedObjects = fetched.objects;
+      revision = fetched.head ?? revision;
+    }
+    const basis = previous && (await this.store.hasCommit(previous)) ? await this.indexAt(previous) : undefined;
+    const { built, changes } = await this.advance(revision, basis);
+    this.lastRevision = revision;
+    this.lastIndex = built;
+    return {
+      source: this.name,
+      revision,
+      ...(basis ? { previousRevision: basis.revision } : {}),
+      moved: revision !== previous,
+      changes,
+      errors: built.errors,
+      durationMs: Math.round(performance.now() - started),
+      fetchedObjects,
+    };
+  }
+
+  /**
+   * readObject returns an object at a revision, or undefined when Git does not declare it
+   * there. An object that is declared but broken (duplicate, unparsable file, symlink) throws
+   * a TerminalError naming the file, the line and the reason. A revision not yet in the local
+   * cache is fetched first.
+   */
+  async readObject(revision: string, objectKey: string): Promise<ReadObjectResult | undefined> {
+    const built = await this.indexAt(await this.ensureRevision(revision));
+    const found = built.index.lookup(objectKey);
+    if (!found) return undefined;
+    if ('error' in found) throw new TerminalError(found.error.code, found.error.message);
+    const { object } = found;
+    return { object: structuredClone(object.manifest), path: object.path, line: object.line, blobOid: object.blobOid };
+  }
+
+  /** listObjects lists every object at a revision for a full resync. */
+  async listObjects(revision: string): Promise<ObjectListing> {
+    const built = await this.indexAt(await this.ensureRevision(revision));
+    const objects: ObjectListing['objects'] = [];
+    for (const objectKey of built.index.keys()) {
+      const summary = built.index.summary(objectKey);
+      if (summary) objects.push({ objectKey, path: summary.path, line: summary.line, blobOid: summary.blobOid });
+    }
+    return { source: this.name, revision, objects: objects.sort((a, b) => a.objectKey.localeCompare(b.objectKey)), errors: built.errors };
+  }
+
+  private async advance(revision: string, basis: BuiltIndex | undefined): Promise<{ built: BuiltIndex; changes: ObjectChange[] }> {
+    if (basis?.revision === revision) return { built: basis, changes: [] };
+    const { built, touched } = await this.builder.build(revision, basis);
+    this.indexes.set(revision, Promise.resolve(built));
+    return { built, changes: diffObjects(basis?.index ?? RevisionIndex.empty(), built.index, touched) };
+  }
+
+  private indexAt(revision: string): Promise<BuiltIndex> {
+    let pending = this.indexes.get(revision);
+    if (!pending) {
+      // Derive from the last polled revision when there is one: usually a small tree diff away.
+      const basis = this.lastIndex;
+      pending = this.builder.build(revision, basis).then(({ built }) => built);
+      pending.catch(() => this.indexes.delete(revision));
+      this.indexes.set(revision, pending);
+    }
+    return pending;
+  }
+
+  private async remoteTarget(): Promise<RemoteTarget> {
+    const { ref, url } = this.options.spec;
+    const target = selectRevision(ref, 'commit' in ref ? [] : await this.store.listRefs(refPrefix(ref)));
+    if (!target) {
+      const wanted = 'branch' in ref ? `branch ${ref.branch}` : 'tag' in ref ? `tag ${ref.tag}` : `a tag matching ${'semver' in ref ? ref.semver : ''}`;
+      throw new TransientError('GitRefNotFound', `${redactUrl(url)} has no ${wanted}; the source keeps its last revision until it appears.`);
+    }
+    return target;
+  }
+
+  private async fetchTarget(target: RemoteTarget): Promise<{ head?: string; objects: number }> {
+    try {
+      const fetched = await this.store.fetch({ ref: target.ref, depth: 1 });
+      if (fetched.head && (await this.store.hasCommit(fetched.head))) return fetched;
+    } catch (error) {
+      // Servers may refuse a commit id in "want"; fetching every ref below finds it instead.
+      if (!revisionPattern.test(target.ref)) throw error;
+    }
+    return this.store.fetch({ everything: true });
+  }
+
+  /** ensureRevision makes sure a commit is in the cache: the followed ref first, then everything. */
+  private async ensureRevision(revision: string): Promise<string> {
+    if (!revisionPattern.test(revision)) throw new TerminalError('RevisionInvalid', `"${revision.slice(0, 80)}" is not a commit id`);
+    if (await this.store.hasCommit(revision)) return revision;
+    await this.serialized(async () => {
+      if (await this.store.hasCommit(revision)) return;
+      const target = await this.remoteTarget().catch(() => undefined);
+      if (target) await this.fetchTarget(target);
+      if (!(await this.store.hasCommit(revision))) await this.store.fetch({ everything: true });
+    });
+    if (!(await this.store.hasCommit(revision))) {
+      throw new TerminalError('RevisionNotFound', `Revision ${revision} is not in ${redactUrl(this.options.spec.url)} (it may have been force-pushed away and collected).`);
+    }
+    return revision;
+  }
+
+  private serialized<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.fetching.catch(() => undefined).then(work);
+    this.fetching = next;
+    return next;
+  }
+}
+
+function authHeaders(auth: SourceAuth): Record<string, string> {
+  const [username, password] = 'token' in auth ? [auth.username ?? 'x-access-token', auth.token] : [auth.username, auth.password];
+  return { Authorization: `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}` };
+}

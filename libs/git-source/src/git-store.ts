@@ -1,0 +1,139 @@
+import * as fs from 'node:fs';
+import { mkdir, open as openFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import git, { Errors } from 'isomorphic-git';
+import http from 'isomorphic-git/http/node';
+import { TerminalError, TransientError } from '@tidemark/contracts';
+import { redactUrl } from './redact-url';
+import type { AdvertisedRef } from './select-revision';
+import type { TreeItem } from './tree-diff';
+
+/** FetchRequest names what to fetch: one ref (or commit) shallowly, or every branch and tag in full. */
+export type FetchRequest = { ref: string; depth: number } | { everything: true };
+
+/** FetchOutcome is what a fetch brought: the head commit it resolved and how many objects came. */
+export interface FetchOutcome {
+  head?: string;
+  objects: number;
+}
+
+// "Infinite" depth as git itself sends it for --unshallow.
+const fullDepth = 2_147_483_647;
+// Our own ref to the last fetched commit: isomorphic-git offers it to the server as a "have".
+const haveRef = 'refs/tidemark/have';
+
+/**
+ * GitStore is the bare object cache of one source, read and fetched with isomorphic-git.
+ * Credentials travel only in request headers, never in the URL, so no error message or
+ * log line that mentions the URL can carry them.
+ */
+export class GitStore {
+  // isomorphic-git keeps parsed pack indexes here; one object per store keeps reads fast.
+  private readonly cache: object = {};
+
+  constructor(private readonly gitdir: string, private readonly url: string, private readonly headers: Readonly<Record<string, string>>) {}
+
+  async init(): Promise<void> {
+    await mkdir(this.gitdir, { recursive: true });
+    await git.init({ fs, gitdir: this.gitdir, bare: true, defaultBranch: 'main' });
+    // isomorphic-git maps fetched refs through the remote's refspec, so the remote must exist.
+    await git.addRemote({ fs, gitdir: this.gitdir, remote: 'origin', url: this.url, force: true });
+  }
+
+  /** listRefs asks the server for its refs under a prefix (protocol v2 when the server speaks it). */
+  async listRefs(prefix?: string): Promise<AdvertisedRef[]> {
+    const refs = await this.remote('list refs of', () => git.listServerRefs({
+      http, url: this.url, headers: { ...this.headers }, protocolVersion: 2, peelTags: true, ...(prefix ? { prefix } : {}),
+    }));
+    return refs.map((ref) => ({ ref: ref.ref, oid: ref.oid, ...(ref.peeled ? { peeled: ref.peeled } : {}) }));
+  }
+
+  async fetch(request: FetchRequest): Promise<FetchOutcome> {
+    const shared = { fs, http, gitdir: this.gitdir, url: this.url, headers: { ...this.headers }, cache: this.cache, ref: haveRef };
+    const result = await this.remote('fetch from', () => ('everything' in request
+      ? git.fetch({ ...shared, singleBranch: false, tags: true, depth: fullDepth })
+      : git.fetch({ ...shared, remoteRef: request.ref, singleBranch: true, tags: false, depth: request.depth })));
+    const head = result.fetchHead ? await this.peelToCommit(result.fetchHead) : undefined;
+    if (head) await git.writeRef({ fs, gitdir: this.gitdir, ref: haveRef, value: head, force: true });
+    const packfile = (result as { packfile?: string }).packfile;
+    return { ...(head ? { head } : {}), objects: packfile ? await countPackObjects(join(this.gitdir, packfile)) : 0 };
+  }
+
+  async hasCommit(oid: string): Promise<boolean> {
+    try {
+      await git.readCommit({ fs, gitdir: this.gitdir, oid, cache: this.cache });
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** peelToCommit follows annotated tags to the commit they name. */
+  async peelToCommit(oid: string): Promise<string> {
+    let current = oid;
+    for (let hops = 0; hops < 10; hops += 1) {
+      const { type, object } = await git.readObject({ fs, gitdir: this.gitdir, oid: current, format: 'parsed', cache: this.cache });
+      if (type !== 'tag') return current;
+      current = (object as { object: string }).object;
+    }
+    throw new TerminalError('GitTagLoop', `tag ${oid} does not lead to a commit within 10 hops`);
+  }
+
+  /** treeAt returns the tree of a folder at a commit, or undefined when the folder is absent. */
+  async treeAt(commit: string, path: string): Promise<string | undefined> {
+    const { commit: parsed } = await git.readCommit({ fs, gitdir: this.gitdir, oid: commit, cache: this.cache });
+    let tree = parsed.tree;
+    for (const part of path === '.' ? [] : path.split('/')) {
+      const entries = await this.readTree(tree);
+      const next = entries.find((entry) => entry.path === part && entry.type === 'tree');
+      if (!next) return undefined;
+      tree = next.oid;
+    }
+    return tree;
+  }
+
+  readonly readTree = async (oid: string): Promise<TreeItem[]> => {
+    const { tree } = await git.readTree({ fs, gitdir: this.gitdir, oid, cache: this.cache });
+    return tree;
+  };
+
+  async readBlob(oid: string): Promise<Uint8Array> {
+    const { blob } = await git.readBlob({ fs, gitdir: this.gitdir, oid, cache: this.cache });
+    return blob;
+  }
+
+  private async remote<T>(verb: string, call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (error) {
+      throw remoteError(`${verb} ${redactUrl(this.url)}`, error);
+    }
+  }
+}
+
+function remoteError(what: string, error: unknown): Error {
+  if (error instanceof Errors.HttpError) {
+    const status = (error.data as { statusCode?: number }).statusCode;
+    if (status === 401 || status === 403) {
+      return new TransientError('GitAuthFailed', `Could not ${what}: the server refused the credentials (HTTP ${status}). Check the source's auth.`, { cause: error });
+    }
+    return new TransientError('GitFetchFailed', `Could not ${what}: HTTP ${status ?? 'error'}.`, { cause: error });
+  }
+  if (error instanceof Errors.NotFoundError) {
+    return new TransientError('GitRefNotFound', `Could not ${what}: ${error.message}.`, { cause: error });
+  }
+  const reason = error instanceof Error ? error.message : String(error);
+  return new TransientError('GitFetchFailed', `Could not ${what}: ${reason}`, { cause: error });
+}
+
+/** countPackObjects reads the object count from a pack header ("PACK", version, count). */
+async function countPackObjects(path: string): Promise<number> {
+  const handle = await openFile(path, 'r');
+  try {
+    const header = Buffer.alloc(12);
+    await handle.read(header, 0, 12, 0);
+    return header.toString('latin1', 0, 4) === 'PACK' ? header.readUInt32BE(8) : 0;
+  } finally {
+    await handle.close();
+  }
+}

@@ -1,0 +1,110 @@
+import ignore, { type Ignore } from 'ignore';
+import type { BoundedCache } from './bounded-cache';
+import type { GitStore } from './git-store';
+import type { LoadLimits } from './load-limits';
+import { loadManifestFile, type ManifestFile } from './load-manifest-file';
+import { RevisionIndex, type FileContent, type FileUpdate } from './revision-index';
+import type { SourceError } from './source-error';
+import { diffTrees, type FileDelta, type TreeFile } from './tree-diff';
+
+/** BuiltIndex is the object index of one revision and what it was read from. */
+export interface BuiltIndex {
+  revision: string;
+  /** Tree of the source path; undefined when the path does not exist at this revision. */
+  tree?: string;
+  /** Blob of the ignore file, which decides which files count. */
+  ignoreOid?: string;
+  index: RevisionIndex;
+  errors: SourceError[];
+}
+
+export interface IndexBuilderOptions {
+  store: GitStore;
+  /** Source path inside the repository ('.' for the root). */
+  path: string;
+  ignoreFile: string;
+  limits: LoadLimits;
+  /** Parsed blobs by OID, shared across revisions: an unchanged file is never parsed twice. */
+  parsedBlobs: BoundedCache<string, ManifestFile>;
+}
+
+const manifestFile = /\.(ya?ml|json)$/i;
+const symlinkMode = '120000';
+
+/** IndexBuilder derives the index of a revision from the index of an earlier one. */
+export class IndexBuilder {
+  private readonly ignoreRules = new Map<string, Ignore>();
+
+  constructor(private readonly options: IndexBuilderOptions) {}
+
+  async build(revision: string, basis?: BuiltIndex): Promise<{ built: BuiltIndex; touched: Set<string> }> {
+    const { store, path, ignoreFile } = this.options;
+    const tree = await store.treeAt(revision, path);
+    const ignoreOid = tree ? (await store.readTree(tree)).find((item) => item.path === ignoreFile && item.type === 'blob')?.oid : undefined;
+    const rules = await this.rules(ignoreOid);
+    const from = basis ?? { index: RevisionIndex.empty() };
+    // A changed ignore file changes which files count: compare every file, not only changed ones.
+    const deltas = basis && basis.ignoreOid !== ignoreOid
+      ? await this.everyFile(tree, basis)
+      : await diffTrees(store.readTree, basis?.tree, tree);
+    const updates: FileUpdate[] = [];
+    for (const delta of deltas) {
+      const repoPath = path === '.' ? delta.path : `${path}/${delta.path}`;
+      if (delta.after && counts(delta.path, delta.after, rules)) {
+        updates.push({ path: repoPath, content: await this.content(repoPath, delta.after) });
+      } else if (from.index.fileAt(repoPath)) {
+        updates.push({ path: repoPath });
+      }
+    }
+    const { index, touched } = from.index.update(updates);
+    const errors = tree ? index.errors() : [pathMissing(path, revision), ...index.errors()];
+    const built: BuiltIndex = { revision, index, errors, ...(tree ? { tree } : {}), ...(ignoreOid ? { ignoreOid } : {}) };
+    return { built, touched };
+  }
+
+  private async everyFile(tree: string | undefined, basis: BuiltIndex): Promise<FileDelta[]> {
+    const deltas = await diffTrees(this.options.store.readTree, undefined, tree);
+    const present = new Set(deltas.map((delta) => delta.path));
+    const prefix = this.options.path === '.' ? '' : `${this.options.path}/`;
+    for (const repoPath of basis.index.paths()) {
+      const relative = repoPath.slice(prefix.length);
+      if (!present.has(relative)) deltas.push({ path: relative });
+    }
+    return deltas;
+  }
+
+  private async content(path: string, file: TreeFile): Promise<FileContent> {
+    const refused = (code: 'SymlinkRefused' | 'SubmoduleRefused', reason: string): FileContent => ({ path, blobOid: file.oid, entries: [], problems: [{ code, reason }] });
+    if (file.type === 'commit') return refused('SubmoduleRefused', 'is a submodule; submodules are refused, not followed');
+    if (file.mode === symlinkMode) return refused('SymlinkRefused', 'is a symbolic link; symlinks are refused, not followed');
+    const { parsedBlobs, store, limits } = this.options;
+    let parsed = parsedBlobs.get(file.oid);
+    if (!parsed) {
+      parsed = loadManifestFile(await store.readBlob(file.oid), limits);
+      parsedBlobs.set(file.oid, parsed);
+    }
+    return { path, blobOid: file.oid, entries: parsed.entries, problems: parsed.problems };
+  }
+
+  private async rules(oid: string | undefined): Promise<Ignore | undefined> {
+    if (!oid) return undefined;
+    let rules = this.ignoreRules.get(oid);
+    if (!rules) {
+      const text = new TextDecoder().decode(await this.options.store.readBlob(oid));
+      rules = ignore().add(text);
+      this.ignoreRules.clear();
+      this.ignoreRules.set(oid, rules);
+    }
+    return rules;
+  }
+}
+
+/** counts tells whether a file takes part: not ignored, and a manifest, a symlink or a submodule (refused later). */
+function counts(path: string, file: TreeFile, rules: Ignore | undefined): boolean {
+  if (rules?.ignores(path)) return false;
+  return file.type === 'commit' || file.mode === symlinkMode || manifestFile.test(path);
+}
+
+function pathMissing(path: string, revision: string): SourceError {
+  return { code: 'PathNotFound', path, message: `${path}: the source path does not exist at revision ${revision}` };
+}

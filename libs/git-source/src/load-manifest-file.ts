@@ -1,0 +1,62 @@
+import { identifyManifest, type IdentifiedManifest } from './manifest';
+import type { LoadLimits } from './load-limits';
+import { loadYamlDocuments, LoadFailure } from './load-yaml';
+import type { SourceErrorCode } from './source-error';
+
+/** FileProblem is something wrong inside one file; the path is added by whoever knows it. */
+export interface FileProblem {
+  code: SourceErrorCode;
+  line?: number;
+  reason: string;
+}
+
+/** ManifestEntry is one object read from a file, with the line its document starts on. */
+export interface ManifestEntry extends IdentifiedManifest {
+  line: number;
+}
+
+/**
+ * ManifestFile is what one blob holds. `failed` means the whole file could not be read, so
+ * none of its objects are known (they must not be pruned because of it).
+ */
+export interface ManifestFile {
+  entries: ManifestEntry[];
+  problems: FileProblem[];
+  failed: boolean;
+}
+
+const decoder = new TextDecoder('utf-8', { fatal: true });
+
+/** loadManifestFile parses a blob into objects, per the limits; it never throws. */
+export function loadManifestFile(bytes: Uint8Array, limits: LoadLimits): ManifestFile {
+  if (bytes.byteLength > limits.maxFileBytes) {
+    return failedFile('LimitExceeded', `the file is ${bytes.byteLength} bytes, more than the limit of ${limits.maxFileBytes}`);
+  }
+  let text: string;
+  try {
+    text = decoder.decode(bytes);
+  } catch {
+    return failedFile('ParseFailed', 'the file is not valid UTF-8');
+  }
+  try {
+    return identifyAll(loadYamlDocuments(text, limits));
+  } catch (error) {
+    if (error instanceof LoadFailure) return failedFile(error.reason, error.message, error.line);
+    // A stack or memory failure inside the parser still stops only this file.
+    return failedFile('ParseFailed', `the file could not be parsed (${error instanceof Error ? error.message : String(error)})`);
+  }
+}
+
+function identifyAll(values: ReturnType<typeof loadYamlDocuments>): ManifestFile {
+  const file: ManifestFile = { entries: [], problems: [], failed: false };
+  for (const { value, line } of values) {
+    const identified = identifyManifest(value);
+    if ('reason' in identified) file.problems.push({ code: 'MissingIdentity', line, reason: identified.reason });
+    else file.entries.push({ ...identified, line });
+  }
+  return file;
+}
+
+function failedFile(code: SourceErrorCode, reason: string, line?: number): ManifestFile {
+  return { entries: [], problems: [{ code, reason, ...(line === undefined ? {} : { line }) }], failed: true };
+}

@@ -1,0 +1,83 @@
+import { Composer, LineCounter, Parser, type CST } from 'yaml';
+import type { LoadLimits } from './load-limits';
+import { scanNesting } from './scan-nesting';
+
+/** LoadedValue is one YAML document's plain value and the line where its content starts. */
+export interface LoadedValue {
+  value: unknown;
+  line: number;
+}
+
+/** LoadFailure says why a file could not be read, and where. */
+export class LoadFailure extends Error {
+  constructor(readonly reason: 'ParseFailed' | 'LimitExceeded', message: string, readonly line?: number) {
+    super(message);
+    this.name = 'LoadFailure';
+  }
+}
+
+/**
+ * loadYamlDocuments reads multi-document YAML (and so JSON) safely. The limits on document
+ * count, nesting depth and aliases are checked on the concrete syntax tree, which the parser
+ * builds without recursion, before any node is composed or any alias expanded: so a
+ * billion-laughs file or a 10,000-level nesting is refused in linear time and memory.
+ */
+export function loadYamlDocuments(text: string, limits: LoadLimits): LoadedValue[] {
+  const estimate = scanNesting(text, limits.maxDepth);
+  if (estimate) throw new LoadFailure('LimitExceeded', `nesting deeper than ${limits.maxDepth} levels`, lineAt(text, estimate.offset));
+  const lines = new LineCounter();
+  const tokens = [...new Parser(lines.addNewLine).parse(text)];
+  const lineOf = (offset: number) => lines.linePos(offset).line;
+  checkLimits(tokens, limits, lineOf);
+  const composer = new Composer({ version: '1.2', merge: true, uniqueKeys: true, prettyErrors: false, strict: true });
+  const values: LoadedValue[] = [];
+  for (const document of composer.compose(tokens)) {
+    const error = document.errors[0];
+    if (error) throw new LoadFailure('ParseFailed', firstLine(error.message), lineOf(error.pos[0]));
+    const contents = document.contents;
+    if (contents === null) continue;
+    const line = lineOf(contents.range[0]);
+    try {
+      values.push({ value: document.toJS({ maxAliasCount: limits.maxAliases }), line });
+    } catch (cause) {
+      throw new LoadFailure('LimitExceeded', `aliases expand too far (${firstLine(String(cause))})`, line);
+    }
+  }
+  return values;
+}
+
+function checkLimits(tokens: readonly CST.Token[], limits: LoadLimits, lineOf: (offset: number) => number): void {
+  let documents = 0;
+  let aliases = 0;
+  const pending: Array<[CST.Token | null | undefined, number]> = tokens.map((token) => [token, 0]);
+  // Explicit stack, not recursion: a hostile depth must not be able to overflow ours.
+  for (let entry = pending.pop(); entry; entry = pending.pop()) {
+    const [token, depth] = entry;
+    if (!token) continue;
+    if (token.type === 'document') {
+      documents += 1;
+      if (documents > limits.maxDocuments) {
+        throw new LoadFailure('LimitExceeded', `more than ${limits.maxDocuments} documents in one file`, lineOf(token.offset));
+      }
+      pending.push([token.value, depth]);
+    } else if (token.type === 'alias') {
+      aliases += 1;
+      if (aliases > limits.maxAliases) throw new LoadFailure('LimitExceeded', `more than ${limits.maxAliases} aliases`, lineOf(token.offset));
+    } else if (token.type === 'block-map' || token.type === 'block-seq' || token.type === 'flow-collection') {
+      if (depth + 1 > limits.maxDepth) throw new LoadFailure('LimitExceeded', `nesting deeper than ${limits.maxDepth} levels`, lineOf(token.offset));
+      for (const item of token.items) pending.push([item.key, depth + 1], [item.value, depth + 1]);
+    } else if (token.type === 'block-scalar') {
+      for (const prop of token.props) pending.push([prop, depth]);
+    }
+  }
+}
+
+function lineAt(text: string, offset: number): number {
+  let line = 1;
+  for (let index = text.indexOf('\n'); index >= 0 && index < offset; index = text.indexOf('\n', index + 1)) line += 1;
+  return line;
+}
+
+function firstLine(message: string): string {
+  return message.split('\n', 1)[0] ?? message;
+}

@@ -1,0 +1,158 @@
+import type { FileProblem, ManifestEntry } from './load-manifest-file';
+import type { Manifest } from './manifest';
+import { describeLocation, type SourceError } from './source-error';
+
+/** IndexedObject is one declaration of an object at a revision, or a hold on it by a broken file. */
+export interface IndexedObject {
+  objectKey: string;
+  path: string;
+  blobOid: string;
+  line: number;
+  fingerprint: string;
+  manifest?: Manifest;
+  /** Set when the file that declared this object can no longer be read: the object is held, not removed. */
+  error?: SourceError;
+}
+
+/** IndexedFile records what one file contributed to the index. */
+export interface IndexedFile {
+  path: string;
+  blobOid: string;
+  keys: readonly string[];
+  problems: readonly SourceError[];
+}
+
+/** FileContent is a file as loaded, about to enter the index. */
+export interface FileContent {
+  path: string;
+  blobOid: string;
+  entries: readonly ManifestEntry[];
+  problems: readonly FileProblem[];
+}
+
+/** FileUpdate replaces or removes one path in the index. */
+export type FileUpdate = { path: string; content?: FileContent };
+
+/** ObjectLookup is what the index knows of one key: its object, or why it cannot be used. */
+export type ObjectLookup = { object: IndexedObject & { manifest: Manifest } } | { error: SourceError } | undefined;
+
+/**
+ * RevisionIndex maps every object key at one revision to where it is declared. It is
+ * immutable: `update` returns a new index plus the keys the update touched, so the next
+ * revision is derived from the previous one by the files that changed, never rebuilt.
+ */
+export class RevisionIndex {
+  private constructor(
+    private readonly files: ReadonlyMap<string, IndexedFile>,
+    private readonly objects: ReadonlyMap<string, readonly IndexedObject[]>,
+  ) {}
+
+  static empty(): RevisionIndex {
+    return new RevisionIndex(new Map(), new Map());
+  }
+
+  update(updates: readonly FileUpdate[]): { index: RevisionIndex; touched: Set<string> } {
+    const files = new Map(this.files);
+    const objects = new Map(this.objects);
+    const touched = new Set<string>();
+    for (const { path, content } of updates) {
+      const previous = files.get(path);
+      for (const key of previous?.keys ?? []) {
+        touched.add(key);
+        const rest = (objects.get(key) ?? []).filter((object) => object.path !== path);
+        if (rest.length > 0) objects.set(key, rest);
+        else objects.delete(key);
+      }
+      files.delete(path);
+      if (!content) continue;
+      const added = declarations(content, previous);
+      for (const object of added) {
+        touched.add(object.objectKey);
+        objects.set(object.objectKey, [...(objects.get(object.objectKey) ?? []), object]);
+      }
+      files.set(path, { path, blobOid: content.blobOid, keys: added.map((object) => object.objectKey), problems: content.problems.map((problem) => locate(path, problem)) });
+    }
+    return { index: new RevisionIndex(files, objects), touched };
+  }
+
+  lookup(objectKey: string): ObjectLookup {
+    const declared = this.objects.get(objectKey);
+    if (!declared || declared.length === 0) return undefined;
+    const held = declared.find((object) => object.error);
+    if (held?.error) return { error: held.error };
+    if (declared.length > 1) return { error: duplicateError(objectKey, declared) };
+    const [object] = declared;
+    return object?.manifest ? { object: { ...object, manifest: object.manifest } } : undefined;
+  }
+
+  /** fileAt returns what the index holds for a path (used to reuse blobs and find ignore files). */
+  fileAt(path: string): IndexedFile | undefined {
+    return this.files.get(path);
+  }
+
+  paths(): IterableIterator<string> {
+    return this.files.keys();
+  }
+
+  keys(): IterableIterator<string> {
+    return this.objects.keys();
+  }
+
+  /** errors lists every problem at this revision: broken files, then duplicated objects. */
+  errors(): SourceError[] {
+    const errors = [...this.files.values()].flatMap((file) => file.problems);
+    for (const [key, declared] of this.objects) {
+      if (declared.length > 1) errors.push(duplicateError(key, declared));
+    }
+    return errors;
+  }
+
+  /** summary returns where the object is declared (first place), for change records. */
+  summary(objectKey: string): { path: string; blobOid: string; line: number; signature: string } | undefined {
+    const lookup = this.lookup(objectKey);
+    const declared = this.objects.get(objectKey);
+    const first = declared?.[0];
+    if (!lookup || !first) return undefined;
+    const signature = 'object' in lookup ? `ok:${lookup.object.fingerprint}` : `error:${lookup.error.message}`;
+    return { path: first.path, blobOid: first.blobOid, line: first.line, signature };
+  }
+}
+
+function declarations(content: FileContent, previous: IndexedFile | undefined): IndexedObject[] {
+  const { path, blobOid } = content;
+  const objects: IndexedObject[] = content.entries.map((entry) => ({
+    objectKey: entry.objectKey, path, blobOid, line: entry.line, fingerprint: entry.fingerprint, manifest: entry.manifest,
+  }));
+  const [problem] = content.problems;
+  if (!problem || !previous) return objects;
+  // Objects this file declared before it broke are held with its error, so a typo never prunes them.
+  const present = new Set(objects.map((object) => object.objectKey));
+  for (const key of previous.keys) {
+    if (present.has(key)) continue;
+    const error = { ...locate(path, problem), objectKey: key };
+    error.message = `${key} cannot be read: ${error.message}`;
+    objects.push({ objectKey: key, path, blobOid, line: problem.line ?? 0, fingerprint: '', error });
+  }
+  return objects;
+}
+
+function locate(path: string, problem: FileProblem): SourceError {
+  return {
+    code: problem.code,
+    path,
+    ...(problem.line === undefined ? {} : { line: problem.line }),
+    message: `${describeLocation(path, problem.line)}: ${problem.reason}`,
+  };
+}
+
+function duplicateError(objectKey: string, declared: readonly IndexedObject[]): SourceError {
+  const places = declared.map((object) => describeLocation(object.path, object.line));
+  const [first] = declared;
+  return {
+    code: 'DuplicateObject',
+    path: first?.path ?? '',
+    ...(first ? { line: first.line } : {}),
+    objectKey,
+    message: `${objectKey} is declared more than once, at ${places.join(' and ')}; nothing is applied for it until one is removed`,
+  };
+}

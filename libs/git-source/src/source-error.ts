@@ -1,0 +1,27 @@
+/** SourceErrorCode names what is wrong with something in Git; stable for the dashboard and alerts. */
+export type SourceErrorCode =
+  | 'ParseFailed'
+  | 'LimitExceeded'
+  | 'MissingIdentity'
+  | 'DuplicateObject'
+  | 'SymlinkRefused'
+  | 'SubmoduleRefused'
+  | 'PathNotFound';
+
+/** SourceError is one problem found in Git at a revision: where it is and why. */
+export interface SourceError {
+  code: SourceErrorCode;
+  /** Path from the repository root. */
+  path: string;
+  /** 1-based line, when the problem has one. */
+  line?: number;
+  /** A sentence that names the file, the line and the reason. */
+  message: string;
+  /** The object the problem stops, when it is known. */
+  objectKey?: string;
+}
+
+/** describeLocation renders `path:line` (or `path`) for messages. */
+export function describeLocation(path: string, line?: number): string {
+  return line === undefined ? path : `${path}:${line}`;
+}

@@ -1,0 +1,113 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+import semver from 'semver';
+import { TerminalError } from '@tidemark/contracts';
+
+/** SourceRef says which revision of the repository a source follows: exactly one of four selectors. */
+export const SourceRef = Type.Union([
+  Type.Object({ branch: Type.String({ minLength: 1, maxLength: 255 }) }, { additionalProperties: false }),
+  Type.Object({ tag: Type.String({ minLength: 1, maxLength: 255 }) }, { additionalProperties: false }),
+  Type.Object({ semver: Type.String({ minLength: 1, maxLength: 255 }) }, { additionalProperties: false }),
+  Type.Object({ commit: Type.String({ pattern: '^[0-9a-f]{40}$' }) }, { additionalProperties: false }),
+]);
+export type SourceRef = Static<typeof SourceRef>;
+
+/**
+ * SourceAuth holds resolved credentials (the app reads them from a file or the environment).
+ * A token is sent as the basic-auth password, which GitHub, GitLab and Gitea all accept.
+ */
+export const SourceAuth = Type.Union([
+  Type.Object({
+    token: Type.String({ minLength: 1 }),
+    /** @defaultValue 'x-access-token' */
+    username: Type.Optional(Type.String({ minLength: 1 })),
+  }, { additionalProperties: false }),
+  Type.Object({ username: Type.String({ minLength: 1 }), password: Type.String({ minLength: 1 }) }, { additionalProperties: false }),
+]);
+export type SourceAuth = Static<typeof SourceAuth>;
+
+const SourceSpecInput = Type.Object({
+  name: Type.String({ pattern: '^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$' }),
+  url: Type.String({ minLength: 1, maxLength: 2048 }),
+  ref: SourceRef,
+  path: Type.Optional(Type.String({ maxLength: 1024 })),
+  intervalMs: Type.Integer({ minimum: 1000, maximum: 86_400_000 }),
+  jitter: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+  auth: Type.Optional(SourceAuth),
+  ignoreFile: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+}, { additionalProperties: false });
+
+/** SourceSpec is one validated, frozen Git source. */
+export interface SourceSpec {
+  /** DNS-label name; it appears in jobs, keys and the dashboard. */
+  readonly name: string;
+  /** https, or http to a loopback host; never carries credentials. */
+  readonly url: string;
+  readonly ref: SourceRef;
+  /** Folder inside the repository, normalised without leading/trailing slashes. @defaultValue '.' */
+  readonly path: string;
+  readonly intervalMs: number;
+  /** Fraction of the interval by which each poll is moved at random. @defaultValue 0.1 */
+  readonly jitter: number;
+  readonly auth?: SourceAuth;
+  /** Ignore file (gitignore syntax) at the root of `path`. @defaultValue '.tidemarkignore' */
+  readonly ignoreFile: string;
+}
+
+/** SourceSpecError is a configuration mistake; its message names the field. */
+export class SourceSpecError extends TerminalError {
+  constructor(message: string) {
+    super('SourceSpecInvalid', message);
+    this.name = 'SourceSpecError';
+  }
+}
+
+/** parseSourceSpec validates one source from a config file; `where` names it in errors (e.g. "sources[2]"). */
+export function parseSourceSpec(input: unknown, where: string): SourceSpec {
+  if (!Value.Check(SourceSpecInput, input)) {
+    const first = Value.Errors(SourceSpecInput, input).First();
+    const field = first?.path ? `${where}${first.path.replaceAll('/', '.')}` : where;
+    throw new SourceSpecError(`${field}: ${first?.message ?? 'is not a valid source'}`);
+  }
+  checkUrl(input.url, `${where}.url`);
+  if ('semver' in input.ref && !semver.validRange(input.ref.semver)) {
+    throw new SourceSpecError(`${where}.ref.semver: "${input.ref.semver}" is not a semver range`);
+  }
+  const path = normalisePath(input.path ?? '.', `${where}.path`);
+  const ignoreFile = input.ignoreFile ?? '.tidemarkignore';
+  if (ignoreFile.includes('/')) throw new SourceSpecError(`${where}.ignoreFile: must be a file name at the root of path, not "${ignoreFile}"`);
+  return Object.freeze({
+    name: input.name,
+    url: input.url,
+    ref: Object.freeze(input.ref),
+    path,
+    intervalMs: input.intervalMs,
+    jitter: input.jitter ?? 0.1,
+    ...(input.auth ? { auth: Object.freeze(input.auth) } : {}),
+    ignoreFile,
+  });
+}
+
+const loopbackHosts = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+function checkUrl(text: string, field: string): void {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new SourceSpecError(`${field}: "${text.slice(0, 80)}" is not a URL`);
+  }
+  if (url.username || url.password) {
+    throw new SourceSpecError(`${field}: must not contain credentials; put them in auth (read from a file or the environment)`);
+  }
+  const loopback = loopbackHosts.has(url.hostname) || url.hostname.startsWith('127.');
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback)) {
+    throw new SourceSpecError(`${field}: must use https (plain http is allowed only for loopback hosts), got ${url.protocol}//${url.host}`);
+  }
+}
+
+function normalisePath(path: string, field: string): string {
+  const parts = path.split('/').filter((part) => part !== '' && part !== '.');
+  if (parts.some((part) => part === '..')) throw new SourceSpecError(`${field}: must stay inside the repository, got "${path}"`);
+  return parts.length === 0 ? '.' : parts.join('/');
+}
