@@ -1,0 +1,56 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { isPlainObject, type PlainObject } from '../shared/plain-object';
+import { configWatcherCrd } from './configwatcher-crd';
+
+// The seed lives beside the repository: /work/shared/seed-configwatcher next to /work/main.
+const seedUrl = new URL('../../../../../shared/seed-configwatcher/', import.meta.url);
+const seedCrd = parse(readFileSync(new URL('crd.yaml', seedUrl), 'utf8')) as PlainObject;
+const seedCr = parse(readFileSync(new URL('cr.yaml', seedUrl), 'utf8')) as PlainObject;
+
+/** withoutAdditions removes what Tidemark adds to the seed CRD, leaving what must equal the seed. */
+function withoutAdditions(crd: PlainObject): PlainObject {
+  const copy = structuredClone(crd) as { spec: { versions: PlainObject[] } };
+  const version = copy.spec.versions[0] as { subresources?: unknown; schema: { openAPIV3Schema: { properties: { status?: unknown; spec: { properties: PlainObject } } } } };
+  delete version.subresources;
+  delete version.schema.openAPIV3Schema.properties.status;
+  delete version.schema.openAPIV3Schema.properties.spec.properties.strategy;
+  return copy as PlainObject;
+}
+
+function versionOf(crd: PlainObject): PlainObject {
+  const spec = crd.spec as { versions: PlainObject[] };
+  return spec.versions[0] as PlainObject;
+}
+
+describe('configWatcherCrd', () => {
+  it('equals the seed CRD except for status and spec.strategy', () => {
+    expect(withoutAdditions(configWatcherCrd)).toEqual(seedCrd);
+  });
+
+  it('keeps the Korean descriptions, the printer column and the short name of the seed', () => {
+    const spec = configWatcherCrd.spec as { names: { shortNames: string[] }; versions: { additionalPrinterColumns: unknown[] }[] };
+    expect(JSON.stringify(configWatcherCrd)).toContain('감시할 ConfigMap 이름');
+    expect(JSON.stringify(configWatcherCrd)).toContain('재시작할 Pod의 라벨 선택자');
+    expect(spec.names.shortNames).toEqual(['cw']);
+    expect(spec.versions[0]?.additionalPrinterColumns).toEqual([{ name: 'ConfigMap', type: 'string', jsonPath: '.spec.configMap' }]);
+  });
+
+  it('adds a status subresource with the fields act() records', () => {
+    const version = versionOf(configWatcherCrd) as { subresources: unknown; schema: { openAPIV3Schema: { properties: { status: { properties: PlainObject } } } } };
+    expect(version.subresources).toEqual({ status: {} });
+    expect(Object.keys(version.schema.openAPIV3Schema.properties.status.properties)).toEqual(
+      expect.arrayContaining(['observedGeneration', 'conditions', 'lastConfigMapHash', 'restarts', 'lastRestartTime', 'lastAppliedRevision']),
+    );
+  });
+
+  it('makes strategy optional with DeletePods as default, so the seed CR stays valid', () => {
+    const version = versionOf(configWatcherCrd) as { schema: { openAPIV3Schema: { properties: { spec: { required: string[]; properties: { strategy: PlainObject } } } } } };
+    const spec = version.schema.openAPIV3Schema.properties.spec;
+    expect(spec.required).toEqual(['configMap', 'podSelector']);
+    expect(spec.properties.strategy).toMatchObject({ type: 'string', enum: ['DeletePods', 'RolloutRestart'], default: 'DeletePods' });
+    const seedSpec = seedCr.spec;
+    expect(isPlainObject(seedSpec) && Object.keys(seedSpec).every((key) => key in spec.properties)).toBe(true);
+  });
+});
