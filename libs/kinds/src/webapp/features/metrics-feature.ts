@@ -21,6 +21,12 @@ export const metricsFeature: WebAppFeature = {
       path: { type: 'string', default: '/metrics', pattern: '^/' },
     },
   },
+  specValidations: [
+    {
+      rule: '!(has(self.features) && has(self.features.metrics) && has(self.features.metrics.enabled) && self.features.metrics.enabled && has(self.features.metrics.port) && has(self.port) && self.features.metrics.port == self.port)',
+      message: 'features.metrics.port must differ from spec.port; the app port is already published as http',
+    },
+  ],
   components: [],
   configure: () => [],
   manage({ spec }, managers) {
