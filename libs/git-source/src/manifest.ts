@@ -1,13 +1,11 @@
 import { createHash } from 'node:crypto';
-import { formatObjectKey, groupOf } from '@tidemark/contracts';
+import { formatObjectKey, groupOf, type KubernetesManifest } from '@tidemark/contracts';
 
-/** Manifest is a Kubernetes object as written in Git, with its identity checked and nothing else. */
-export interface Manifest {
-  apiVersion: string;
-  kind: string;
-  metadata: { name: string; namespace?: string; [field: string]: unknown };
-  [field: string]: unknown;
-}
+/**
+ * Manifest is a Kubernetes object as written in Git. Only its identity (apiVersion, kind,
+ * metadata.name, metadata.namespace) is checked here; the API server validates the rest.
+ */
+export type Manifest = KubernetesManifest;
 
 /** IdentifiedManifest is a manifest with its object key and a fingerprint of its content. */
 export interface IdentifiedManifest {

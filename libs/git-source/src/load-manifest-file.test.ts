@@ -1,0 +1,93 @@
+import { describe, expect, it } from 'vitest';
+import { defaultLoadLimits } from './load-limits';
+import { loadManifestFile } from './load-manifest-file';
+
+const encode = (text: string) => new TextEncoder().encode(text);
+const load = (text: string, limits = defaultLoadLimits) => loadManifestFile(encode(text), limits);
+const configMap = (name: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n`;
+
+function billionLaughs(): string {
+  const lines = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]'];
+  const names = 'abcdefghij';
+  for (let level = 1; level < names.length; level += 1) {
+    lines.push(`${names[level]}: &${names[level]} [${Array(9).fill(`*${names[level - 1]}`).join(',')}]`);
+  }
+  return lines.join('\n');
+}
+
+describe('loadManifestFile', () => {
+  it('reads multi-document YAML with the line of each document and skips empty documents', () => {
+    const file = load(`# comment\n${configMap('a')}---\n---\n${configMap('b')}`);
+    expect(file.failed).toBe(false);
+    expect(file.entries.map((entry) => [entry.objectKey, entry.line])).toEqual([['core/ConfigMap/_/a', 2], ['core/ConfigMap/_/b', 8]]);
+  });
+
+  it('reads JSON', () => {
+    const file = load('{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"shop"}}');
+    expect(file.entries[0]?.objectKey).toBe('apps/Deployment/shop/web');
+  });
+
+  it('keeps metadata.namespace as written and keys an absent namespace as empty', () => {
+    const [entry] = load(configMap('a')).entries;
+    expect(entry?.manifest.metadata.namespace).toBeUndefined();
+    expect(entry?.objectKey).toBe('core/ConfigMap/_/a');
+  });
+
+  it.each([
+    ['kind: ConfigMap\nmetadata: {name: a}\n', 'apiVersion is missing'],
+    ['apiVersion: v1\nmetadata: {name: a}\n', 'kind is missing'],
+    ['apiVersion: v1\nkind: ConfigMap\nmetadata: {}\n', 'metadata.name is missing from ConfigMap'],
+    ['apiVersion: v1\nkind: ConfigMap\n', 'metadata is missing from ConfigMap'],
+    ['- a\n- b\n', 'not a mapping'],
+  ])('refuses an object without its identity: %#', (text, reason) => {
+    const file = load(`${configMap('ok')}---\n${text}`);
+    expect(file.entries.map((entry) => entry.objectKey)).toEqual(['core/ConfigMap/_/ok']);
+    expect(file.problems).toEqual([{ code: 'MissingIdentity', line: 6, reason: expect.stringContaining(reason) }]);
+  });
+
+  it('fails the whole file on a syntax error, naming the line', () => {
+    const file = load(`${configMap('a')}---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n  name: c\n`);
+    expect(file).toMatchObject({ failed: true, entries: [], problems: [{ code: 'ParseFailed', line: 10, reason: expect.stringContaining('unique') }] });
+  });
+
+  it('rejects a billion-laughs file in under 100 ms', () => {
+    const started = performance.now();
+    const file = load(billionLaughs());
+    expect(performance.now() - started).toBeLessThan(100);
+    expect(file).toMatchObject({ failed: true, problems: [{ code: 'LimitExceeded', reason: expect.stringContaining('alias') }] });
+  });
+
+  it.each([
+    ['flow sequences', '['.repeat(10_000) + ']'.repeat(10_000)],
+    ['flow mappings', '{a: '.repeat(10_000) + '1' + '}'.repeat(10_000)],
+    ['compact block sequences', '- '.repeat(10_000) + 'x'],
+    ['JSON', '{"a":'.repeat(10_000) + '1' + '}'.repeat(10_000)],
+  ])('rejects 10,000 levels of %s in under 100 ms', (_name, text) => {
+    const started = performance.now();
+    const file = load(text);
+    expect(performance.now() - started).toBeLessThan(100);
+    expect(file.problems).toEqual([{ code: 'LimitExceeded', line: 1, reason: 'nesting deeper than 100 levels' }]);
+  });
+
+  it('rejects nesting past the limit that the quick scan cannot see, on the syntax tree', () => {
+    const nested = Array.from({ length: 12 }, (_, depth) => `${'  '.repeat(depth)}k${depth}:`).join('\n') + ' 1\n';
+    expect(load(nested, { ...defaultLoadLimits, maxDepth: 10 }).problems[0]).toMatchObject({ code: 'LimitExceeded', reason: 'nesting deeper than 10 levels' });
+    expect(load(nested, { ...defaultLoadLimits, maxDepth: 12 }).problems[0]).toMatchObject({ code: 'MissingIdentity' });
+  });
+
+  it('does not count brackets inside strings, plain scalars or comments', () => {
+    const text = `${configMap('a')}data:\n  q: "[[[[${'['.repeat(200)}"\n  p: x${'['.repeat(200)}\n# ${'{'.repeat(200)}\n`;
+    expect(load(text).problems).toEqual([]);
+  });
+
+  it('enforces the document count, file size and alias limits', () => {
+    const limits = { ...defaultLoadLimits, maxDocuments: 2, maxFileBytes: 200, maxAliases: 1 };
+    expect(load(`${configMap('a')}---\n${configMap('b')}---\n${configMap('c')}`, { ...limits, maxFileBytes: 1000 }).problems[0]?.reason).toBe('more than 2 documents in one file');
+    expect(load('#'.repeat(201), limits).problems[0]?.reason).toContain('more than the limit of 200');
+    expect(load('a: &x 1\nb: *x\nc: *x\n', limits).problems[0]?.reason).toBe('more than 1 aliases');
+  });
+
+  it('refuses bytes that are not UTF-8', () => {
+    expect(loadManifestFile(new Uint8Array([0xff, 0xfe, 0x00]), defaultLoadLimits).problems[0]?.reason).toBe('the file is not valid UTF-8');
+  });
+});

@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { redactUrl } from './redact-url';
+import { parseSourceSpec } from './source-spec';
+
+const valid = { name: 'apps', url: 'https://git.example.com/org/apps.git', ref: { branch: 'main' }, intervalMs: 60_000 };
+
+describe('parseSourceSpec', () => {
+  it('fills defaults and freezes the result', () => {
+    const spec = parseSourceSpec(valid, 'sources[0]');
+    expect(spec).toMatchObject({ path: '.', jitter: 0.1, ignoreFile: '.tidemarkignore' });
+    expect(Object.isFrozen(spec)).toBe(true);
+  });
+
+  it('normalises the path and refuses one that leaves the repository', () => {
+    expect(parseSourceSpec({ ...valid, path: './clusters/prod/' }, 's').path).toBe('clusters/prod');
+    expect(() => parseSourceSpec({ ...valid, path: 'a/../../etc' }, 's')).toThrow('s.path: must stay inside the repository');
+  });
+
+  it.each([
+    [{ ...valid, url: 'http://git.example.com/a.git' }, 'sources[1].url: must use https'],
+    [{ ...valid, url: 'https://user:secret@git.example.com/a.git' }, 'sources[1].url: must not contain credentials'],
+    [{ ...valid, url: 'not a url' }, 'sources[1].url: "not a url" is not a URL'],
+    [{ ...valid, ref: { branch: 'main', tag: 'v1' } }, 'sources[1].ref'],
+    [{ ...valid, ref: { commit: 'abc' } }, 'sources[1].ref'],
+    [{ ...valid, ref: { semver: 'not-a-range!' } }, 'sources[1].ref.semver: "not-a-range!" is not a semver range'],
+    [{ ...valid, jitter: 1.5 }, 'sources[1].jitter'],
+    [{ ...valid, intervalMs: 10 }, 'sources[1].intervalMs'],
+    [{ ...valid, name: 'Bad_Name' }, 'sources[1].name'],
+    [{ ...valid, auth: { username: 'u' } }, 'sources[1].auth'],
+    [{ ...valid, extra: true }, 'sources[1]'],
+  ])('names the field at fault: %#', (input, message) => {
+    expect(() => parseSourceSpec(input, 'sources[1]')).toThrow(message);
+  });
+
+  it('allows plain http only to loopback hosts', () => {
+    expect(parseSourceSpec({ ...valid, url: 'http://127.0.0.1:8080/a.git' }, 's').url).toBe('http://127.0.0.1:8080/a.git');
+    expect(parseSourceSpec({ ...valid, url: 'http://localhost/a.git' }, 's').url).toBe('http://localhost/a.git');
+  });
+
+  it('never puts a secret into its error message', () => {
+    let message = '';
+    try {
+      parseSourceSpec({ ...valid, url: 'https://bob:hunter2@git.example.com/a.git' }, 's');
+    } catch (error) {
+      message = String(error);
+    }
+    expect(message).not.toContain('hunter2');
+  });
+});
+
+describe('redactUrl', () => {
+  it('drops credentials, query and fragment', () => {
+    expect(redactUrl('https://bob:hunter2@git.example.com/a.git?token=abc#x')).toBe('https://***@git.example.com/a.git');
+    expect(redactUrl('https://git.example.com/a.git')).toBe('https://git.example.com/a.git');
+    expect(redactUrl('::')).toBe('(invalid URL)');
+  });
+});
