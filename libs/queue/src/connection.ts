@@ -1,0 +1,36 @@
+import { Cluster, Redis, type RedisOptions } from 'ioredis';
+
+/**
+ * RedisConnection is how a queue class reaches Redis: a URL, ioredis options, or a client you
+ * own (a `Cluster` for Redis Cluster). Clients you pass are duplicated, never closed by us.
+ */
+export type RedisConnection = string | RedisOptions | Redis | Cluster;
+
+/** The role decides how commands behave while Redis is unreachable. */
+export type ConnectionRole = 'producer' | 'worker';
+
+/**
+ * openRedis opens a client we own. Workers wait for Redis forever (`maxRetriesPerRequest:
+ * null`, as BullMQ requires for blocking commands) so they ride out an outage; producers fail
+ * a command after one reconnect attempt so `enqueue` reports the outage instead of hanging.
+ */
+export function openRedis(connection: RedisConnection, role: ConnectionRole): Redis | Cluster {
+  const maxRetriesPerRequest = role === 'worker' ? null : 1;
+  if (connection instanceof Cluster) {
+    return connection.duplicate(undefined, { redisOptions: { ...connection.options.redisOptions, maxRetriesPerRequest } });
+  }
+  if (connection instanceof Redis) return connection.duplicate({ maxRetriesPerRequest });
+  const options: RedisOptions = { maxRetriesPerRequest, enableReadyCheck: true };
+  return typeof connection === 'string' ? new Redis(connection, options) : new Redis({ ...connection, ...options });
+}
+
+/** closeRedis ends a client we own, politely if Redis answers, at once if it does not. */
+export async function closeRedis(client: Redis | Cluster): Promise<void> {
+  if (client.status === 'end') return;
+  if (client.status !== 'ready') {
+    client.disconnect();
+    return;
+  }
+  await Promise.race([client.quit().catch(() => client.disconnect()), new Promise((resolve) => setTimeout(resolve, 2000).unref())]);
+  client.disconnect();
+}

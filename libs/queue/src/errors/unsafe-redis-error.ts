@@ -1,0 +1,8 @@
+/** UnsafeRedisError: the Redis would silently drop queue keys (an eviction policy); start-up stops. */
+export class UnsafeRedisError extends Error {
+  readonly code = 'QUEUE_UNSAFE_REDIS';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'UnsafeRedisError';
+  }
+}

@@ -1,0 +1,17 @@
+export { ReconcileQueues } from './reconcile-queues';
+export type { ReconcileQueuesOptions, EnqueueOptions, EnqueueResult } from './reconcile-queues-options';
+export { ReconcileWorkers } from './reconcile-workers';
+export type { ReconcileWorkersOptions, ClusterLimits, ClusterWorkerSpec } from './reconcile-workers-options';
+export type { ReconcileHandler, ReconcileOutcome } from './outcome';
+export type { ClusterQueueFigures, QueueDepth, DurationSummary } from './figures';
+export type { FailureRecord, StalledMarker } from './object-records';
+export { assertRedisSafe, type AssertRedisSafeOptions, type RedisSafety } from './assert-redis-safe';
+export type { RedisConnection } from './connection';
+export { computeBackoff, resolveBackoff, defaultBackoff, type BackoffOptions } from './backoff';
+export { formatJobId, objectKeyOfJobId } from './job-id';
+export { queueNameFor, redisPrefix, type QueueNamingOptions } from './queue-names';
+export { InvalidJobError } from './errors/invalid-job-error';
+export { InvalidQueueOptionsError } from './errors/invalid-queue-options-error';
+export { QueueUnavailableError } from './errors/queue-unavailable-error';
+export { UnsafeRedisError } from './errors/unsafe-redis-error';
+export { JobAbortedError, type AbortCause } from './errors/job-aborted-error';

@@ -1,0 +1,36 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { JobAbortedError } from './errors/job-aborted-error';
+import { LeaseWatch } from './lease-watch';
+
+describe('LeaseWatch', () => {
+  afterEach(() => vi.useRealTimers());
+
+  it('aborts a job whose lock was not renewed for a whole lock duration', () => {
+    vi.useFakeTimers({ now: 0 });
+    const watch = new LeaseWatch(1000);
+    watch.start();
+    const kept = watch.track('kept', 0);
+    const lost = watch.track('lost', 0);
+    vi.advanceTimersByTime(750);
+    watch.renewed(['kept']);
+    vi.advanceTimersByTime(500);
+    expect(kept.aborted).toBe(false);
+    expect(lost.aborted).toBe(true);
+    expect(lost.reason).toBeInstanceOf(JobAbortedError);
+    expect((lost.reason as JobAbortedError).abortCause).toBe('lease-lost');
+    watch.stop();
+  });
+
+  it('forwards an external cancel and aborts everything on shutdown', () => {
+    const watch = new LeaseWatch(1000);
+    const external = new AbortController();
+    const cancelled = watch.track('a', Date.now(), external.signal);
+    const other = watch.track('b', Date.now());
+    external.abort();
+    expect((cancelled.reason as JobAbortedError).abortCause).toBe('cancelled');
+    watch.abortAll('shutdown', 'bye');
+    expect((other.reason as JobAbortedError).abortCause).toBe('shutdown');
+    watch.untrack('a');
+    expect(watch.size).toBe(1);
+  });
+});

@@ -1,0 +1,72 @@
+import { JobAbortedError, type AbortCause } from './errors/job-aborted-error';
+
+interface Lease {
+  controller: AbortController;
+  renewedAt: number;
+}
+
+/**
+ * LeaseWatch gives each running job an AbortSignal that fires when this worker may no longer
+ * own the job: BullMQ failed to renew its lock, or no renewal succeeded for a whole lock
+ * duration (Redis unreachable: the lock may have expired and another worker may hold the
+ * object now). This is the fence a handler checks before each write.
+ */
+export class LeaseWatch {
+  private readonly leases = new Map<string, Lease>();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(readonly lockDurationMs: number, private readonly now: () => number = Date.now) {}
+
+  start(): void {
+    this.timer = setInterval(() => this.expire(), Math.max(50, Math.floor(this.lockDurationMs / 4)));
+    this.timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  /**
+   * track starts a lease at `lockedAt` (when BullMQ took the lock); `external` (BullMQ's own
+   * cancel signal) also aborts it.
+   */
+  track(jobId: string, lockedAt: number, external?: AbortSignal): AbortSignal {
+    const controller = new AbortController();
+    this.leases.set(jobId, { controller, renewedAt: Math.min(lockedAt, this.now()) });
+    external?.addEventListener('abort', () => this.abort(jobId, 'cancelled', 'the job was cancelled'), { once: true });
+    return controller.signal;
+  }
+
+  untrack(jobId: string): void {
+    this.leases.delete(jobId);
+  }
+
+  renewed(jobIds: readonly string[]): void {
+    const now = this.now();
+    for (const jobId of jobIds) {
+      const lease = this.leases.get(jobId);
+      if (lease) lease.renewedAt = now;
+    }
+  }
+
+  abort(jobId: string, cause: AbortCause, message: string): void {
+    const lease = this.leases.get(jobId);
+    if (lease && !lease.controller.signal.aborted) lease.controller.abort(new JobAbortedError(cause, message));
+  }
+
+  abortAll(cause: AbortCause, message: string): void {
+    for (const jobId of this.leases.keys()) this.abort(jobId, cause, message);
+  }
+
+  get size(): number {
+    return this.leases.size;
+  }
+
+  private expire(): void {
+    const deadline = this.now() - this.lockDurationMs;
+    for (const [jobId, lease] of this.leases) {
+      if (lease.renewedAt < deadline) this.abort(jobId, 'lease-lost', `the lock of job ${jobId} was not renewed for ${this.lockDurationMs} ms`);
+    }
+  }
+}

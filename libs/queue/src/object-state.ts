@@ -1,0 +1,120 @@
+import type { Cluster, Redis } from 'ioredis';
+import type { ReconcileJob } from '@tidemark/contracts';
+import { LuaScript } from './lua-script';
+import { parseRecord, type FailureRecord, type StalledMarker } from './object-records';
+import type { ObjectStateKeys } from './queue-names';
+
+/**
+ * The enqueue half of the "latest revision" slot. It refuses a job whose revision already
+ * failed terminally (unless manual), then writes the slot. `watch` and `drift` jobs say "look
+ * again", not "here is a new revision", so they never overwrite a slot a Git job wrote.
+ * Returns [code, previous]: 0 stalled, 1 written, 2 kept.
+ */
+const writeLatest = new LuaScript(`
+local marker = redis.call('HGET', KEYS[1], ARGV[1])
+if marker and ARGV[5] ~= '1' then
+  local ok, decoded = pcall(cjson.decode, marker)
+  if ok and type(decoded) == 'table' and decoded['revision'] == ARGV[3] then return {0, ''} end
+end
+local previous = redis.call('HGET', KEYS[2], ARGV[1])
+if previous and ARGV[4] == 'keep' then return {2, previous} end
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+return {1, previous or ''}
+`);
+
+/** deleteIfUnchanged removes the slot only if nobody wrote a newer job since we read it. */
+const deleteIfUnchanged = new LuaScript(`
+if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then return redis.call('HDEL', KEYS[1], ARGV[1]) end
+return 0
+`);
+
+const recentSamples = 1000;
+
+export type SlotWrite = { kind: 'stalled' } | { kind: 'written'; revisionChanged: boolean } | { kind: 'kept' };
+
+/** RunState is what a worker reads before running a job. */
+export interface RunState {
+  latest: ReconcileJob | undefined;
+  latestRaw: string | null;
+  stalled: StalledMarker | undefined;
+  failure: FailureRecord | undefined;
+}
+
+/** ObjectState reads and writes Tidemark's per-object records of one cluster's queue. */
+export class ObjectState {
+  constructor(private readonly client: Redis | Cluster, readonly keys: ObjectStateKeys) {}
+
+  async writeLatest(job: ReconcileJob): Promise<SlotWrite> {
+    const keep = job.reason === 'watch' || job.reason === 'drift' ? 'keep' : 'set';
+    const manual = job.reason === 'manual' ? '1' : '0';
+    const reply = (await writeLatest.run(this.client, [this.keys.stalled, this.keys.latest],
+      [job.objectKey, JSON.stringify(job), job.revision, keep, manual])) as [number, string];
+    const [code, previousRaw] = reply;
+    if (code === 0) return { kind: 'stalled' };
+    if (code === 2) return { kind: 'kept' };
+    const previous = parseRecord<ReconcileJob>(previousRaw);
+    return { kind: 'written', revisionChanged: previous?.revision !== job.revision };
+  }
+
+  async readForRun(objectKey: string): Promise<RunState> {
+    const replies = await this.client.pipeline()
+      .hget(this.keys.latest, objectKey)
+      .hget(this.keys.stalled, objectKey)
+      .hget(this.keys.failures, objectKey)
+      .exec();
+    const value = (index: number): string | null => {
+      const [error, result] = replies?.[index] ?? [new Error('no reply'), null];
+      if (error) throw error;
+      return typeof result === 'string' ? result : null;
+    };
+    const latestRaw = value(0);
+    return {
+      latest: parseRecord<ReconcileJob>(latestRaw),
+      latestRaw,
+      stalled: parseRecord<StalledMarker>(value(1)),
+      failure: parseRecord<FailureRecord>(value(2)),
+    };
+  }
+
+  async latestRevision(objectKey: string): Promise<string | undefined> {
+    return parseRecord<ReconcileJob>(await this.client.hget(this.keys.latest, objectKey))?.revision;
+  }
+
+  async recordSuccess(objectKey: string, processingMs: number, waitMs: number | undefined): Promise<void> {
+    const pipeline = this.client.pipeline()
+      .hdel(this.keys.stalled, objectKey)
+      .hdel(this.keys.failures, objectKey);
+    this.addTimes(pipeline, processingMs, waitMs);
+    await pipeline.exec();
+  }
+
+  /** recordFailure stores the failure (and the stalled marker when terminal). */
+  async recordFailure(record: FailureRecord, processingMs: number, waitMs: number | undefined): Promise<void> {
+    const pipeline = this.client.pipeline().hset(this.keys.failures, record.objectKey, JSON.stringify(record));
+    if (record.terminal) {
+      const marker: StalledMarker = { revision: record.revision, code: record.code, message: record.message, at: record.at };
+      pipeline.hset(this.keys.stalled, record.objectKey, JSON.stringify(marker));
+    }
+    this.addTimes(pipeline, processingMs, waitMs);
+    await pipeline.exec();
+  }
+
+  async recordTimes(processingMs: number, waitMs: number | undefined): Promise<void> {
+    const pipeline = this.client.pipeline();
+    this.addTimes(pipeline, processingMs, waitMs);
+    await pipeline.exec();
+  }
+
+  async clearStalled(objectKey: string): Promise<void> {
+    await this.client.hdel(this.keys.stalled, objectKey);
+  }
+
+  async deleteLatestIfUnchanged(objectKey: string, raw: string): Promise<void> {
+    await deleteIfUnchanged.run(this.client, [this.keys.latest], [objectKey, raw]);
+  }
+
+  private addTimes(pipeline: ReturnType<Redis['pipeline']>, processingMs: number, waitMs: number | undefined): void {
+    pipeline.lpush(this.keys.processingTimes, Math.round(processingMs)).ltrim(this.keys.processingTimes, 0, recentSamples - 1);
+    if (waitMs !== undefined) pipeline.lpush(this.keys.waitTimes, Math.round(waitMs)).ltrim(this.keys.waitTimes, 0, recentSamples - 1);
+  }
+}

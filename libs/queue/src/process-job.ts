@@ -1,0 +1,125 @@
+import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
+import { Value } from '@sinclair/typebox/value';
+import { NotReadyError, ReconcileJob, TerminalError } from '@tidemark/contracts';
+import { computeBackoff, type BackoffOptions } from './backoff';
+import { JobAbortedError } from './errors/job-aborted-error';
+import type { LeaseWatch } from './lease-watch';
+import type { FailureRecord } from './object-records';
+import type { ObjectState, RunState } from './object-state';
+import type { ReconcileHandler, ReconcileOutcome } from './outcome';
+
+/** ProcessContext is what the processor of one cluster's queue needs. */
+export interface ProcessContext {
+  state: ObjectState;
+  leases: LeaseWatch;
+  handler: ReconcileHandler;
+  backoff: Required<BackoffOptions>;
+  onError: (error: Error) => void;
+}
+
+type Settled = { outcome: ReconcileOutcome; error?: undefined } | { outcome?: undefined; error: unknown };
+
+
+/**
+ * createProcessor maps a handler's result to queue behaviour. It throws only DelayedError (the
+ * job was moved to delayed, or is left to its lock expiring) and UnrecoverableError (terminal),
+ * so BullMQ's own retry never runs: our backoff counts failures per object, not per job.
+ */
+export function createProcessor(context: ProcessContext) {
+  // Three declared parameters: BullMQ passes its abort signal only to such processors.
+  return async function process(job: Job<ReconcileJob>, token?: string, signal?: AbortSignal): Promise<string> {
+    const id = job.id ?? '';
+    const lease = context.leases.track(id, job.processedOn ?? Date.now(), signal);
+    try {
+      return await run(context, job, token ?? '', lease);
+    } catch (error) {
+      if (error instanceof DelayedError || error instanceof UnrecoverableError) throw error;
+      // Our own bookkeeping failed (Redis unreachable): leave the job active. Its lock expires,
+      // the stalled check hands it to a worker again; reconcile is idempotent.
+      context.onError(error instanceof Error ? error : new Error(String(error)));
+      throw new DelayedError();
+    } finally {
+      context.leases.untrack(id);
+    }
+  };
+}
+
+async function run(context: ProcessContext, job: Job<ReconcileJob>, token: string, lease: AbortSignal): Promise<string> {
+  const started = Date.now();
+  const state = await context.state.readForRun(job.data.objectKey);
+  // The slot holds the newest revision enqueued for this object; the job's own data may be older.
+  const payload = state.latest ?? job.data;
+  if (!Value.Check(ReconcileJob, payload)) throw new UnrecoverableError('the job payload is not a ReconcileJob');
+  const waitMs = job.attemptsStarted <= 1 ? Math.max(0, (job.processedOn ?? started) - job.timestamp - (job.opts.delay ?? 0)) : undefined;
+  if (isStalledAt(state, payload)) {
+    await context.state.recordTimes(0, waitMs);
+    return 'skipped: stalled at this revision';
+  }
+  const settled = await settle(context.handler(payload, lease));
+  const processingMs = Date.now() - started;
+  if (lease.aborted) await handleAborted(job, token, lease, settled);
+  const { outcome } = settled;
+  if (outcome) {
+    await context.state.recordSuccess(payload.objectKey, processingMs, waitMs);
+    if (outcome.kind === 'requeue') await delay(context, job, token, payload, outcome.afterMs);
+    if (payload.reason === 'git-removed' && state.latestRaw) await context.state.deleteLatestIfUnchanged(payload.objectKey, state.latestRaw);
+    return 'done';
+  }
+  const { error } = settled;
+  if (error instanceof NotReadyError) {
+    await context.state.recordTimes(processingMs, waitMs);
+    return delay(context, job, token, payload, error.requeueAfterMs);
+  }
+  const record = failureRecord(state, payload, error);
+  await context.state.recordFailure(record, processingMs, waitMs);
+  if (record.terminal) throw new UnrecoverableError(`${record.code}: ${record.message}`);
+  return delay(context, job, token, payload, computeBackoff(record.failures, context.backoff));
+}
+
+function isStalledAt(state: RunState, payload: ReconcileJob): boolean {
+  return state.stalled !== undefined && state.stalled.revision === payload.revision && payload.reason !== 'manual';
+}
+
+async function settle(promise: Promise<ReconcileOutcome>): Promise<Settled> {
+  try {
+    const outcome = await promise;
+    if (outcome?.kind === 'done' || (outcome?.kind === 'requeue' && outcome.afterMs >= 0)) return { outcome };
+    return { error: new Error(`the handler returned ${JSON.stringify(outcome)}, not a ReconcileOutcome`) };
+  } catch (error) {
+    return { error };
+  }
+}
+
+/**
+ * handleAborted: a lost lease means another worker may own the object, so touch nothing. A
+ * drain hands a failed or interrupted job back at once; one that finished completes normally.
+ */
+async function handleAborted(job: Job<ReconcileJob>, token: string, lease: AbortSignal, settled: Settled): Promise<void> {
+  const reason: unknown = lease.reason;
+  if (reason instanceof JobAbortedError && reason.abortCause === 'lease-lost') throw new DelayedError();
+  if (settled.outcome) return;
+  await job.moveToDelayed(Date.now(), token);
+  throw new DelayedError();
+}
+
+function failureRecord(state: RunState, payload: ReconcileJob, error: unknown): FailureRecord {
+  const previous = state.failure?.revision === payload.revision ? state.failure.failures : 0;
+  const terminal = error instanceof TerminalError;
+  const code = typeof (error as { code?: unknown })?.code === 'string' ? (error as { code: string }).code : 'UNKNOWN';
+  const message = error instanceof Error ? error.message : String(error);
+  return { objectKey: payload.objectKey, revision: payload.revision, failures: previous + 1, code, message, terminal, at: new Date().toISOString() };
+}
+
+/**
+ * delay moves the job to delayed. A newer revision enqueued while we ran must not wait out the
+ * delay: BullMQ parked it as the job's successor, released only when this job finishes, so we
+ * promote. An enqueue after the move replaces the delayed job itself.
+ */
+async function delay(context: ProcessContext, job: Job<ReconcileJob>, token: string, payload: ReconcileJob, ms: number): Promise<never> {
+  await job.moveToDelayed(Date.now() + Math.max(0, Math.round(ms)), token);
+  const latest = await context.state.latestRevision(payload.objectKey);
+  if (latest !== undefined && latest !== payload.revision) {
+    await job.promote().catch(() => undefined);
+  }
+  throw new DelayedError();
+}

@@ -1,0 +1,170 @@
+import { Queue } from 'bullmq';
+import type { Cluster, Redis } from 'ioredis';
+import { Value } from '@sinclair/typebox/value';
+import { isReconcileFailure, ReconcileJob } from '@tidemark/contracts';
+import { closeRedis, openRedis } from './connection';
+import { InvalidJobError } from './errors/invalid-job-error';
+import { InvalidQueueOptionsError } from './errors/invalid-queue-options-error';
+import { QueueUnavailableError } from './errors/queue-unavailable-error';
+import { collectFigures, type ClusterQueueFigures } from './figures';
+import { formatJobId, objectKeyOfJobId } from './job-id';
+import { parseRecord } from './object-records';
+import { ObjectState } from './object-state';
+import { objectStateKeys, queueNameFor, redisPrefix } from './queue-names';
+import type { EnqueueOptions, EnqueueResult, ReconcileQueuesOptions } from './reconcile-queues-options';
+
+interface ClusterQueue {
+  queue: Queue<ReconcileJob, string>;
+  state: ObjectState;
+}
+
+/**
+ * ReconcileQueues is the producer side: one BullMQ queue per target cluster, deduplicated per
+ * object. Construction only checks options; `start` connects, `close` disconnects.
+ */
+export class ReconcileQueues {
+  private readonly prefix: string;
+  private readonly queues = new Map<string, ClusterQueue>();
+  private client: Redis | Cluster | undefined;
+
+  constructor(private readonly options: ReconcileQueuesOptions) {
+    this.prefix = redisPrefix(options);
+    for (const cluster of options.clusters ?? []) queueNameFor(cluster);
+    const keep = options.keepFailedJobs ?? 1000;
+    if (!Number.isInteger(keep) || keep < 0) throw new InvalidQueueOptionsError(`keepFailedJobs must be a whole number; got ${keep}.`);
+  }
+
+  /** start connects to Redis and opens the queues of the known clusters. */
+  async start(): Promise<void> {
+    if (this.client) return;
+    const client = openRedis(this.options.connection, 'producer');
+    client.on('error', () => undefined); // failures surface as QueueUnavailableError from each call
+    this.client = client;
+    for (const cluster of this.options.clusters ?? []) this.queueFor(cluster);
+    await guard('connect to Redis', () => client.ping());
+  }
+
+  async close(): Promise<void> {
+    const client = this.client;
+    if (!client) return;
+    this.client = undefined;
+    await Promise.all([...this.queues.values()].map(({ queue }) => queue.close().catch(() => undefined)));
+    this.queues.clear();
+    await closeRedis(client);
+  }
+
+  /** clusters lists the clusters with a queue in this process. */
+  get clusters(): string[] {
+    return [...this.queues.keys()];
+  }
+
+  /**
+   * enqueue asks for one object to be reconciled at a revision. Per (cluster, object) there is
+   * at most one job running and one waiting; a newer revision is what the next run reconciles.
+   * Throws InvalidJobError for a payload that is not exactly a ReconcileJob, and
+   * QueueUnavailableError when Redis does not answer.
+   */
+  async enqueue(job: ReconcileJob, options: EnqueueOptions = {}): Promise<EnqueueResult> {
+    if (!Value.Check(ReconcileJob, job)) {
+      const first = Value.Errors(ReconcileJob, job).First();
+      throw new InvalidJobError(`A reconcile job carries only {source, revision, cluster, objectKey, reason}: ${first ? `${first.path || '/'} ${first.message}` : 'invalid payload'}.`);
+    }
+    const delayMs = options.delayMs ?? 0;
+    if (!(delayMs >= 0 && Number.isFinite(delayMs))) throw new InvalidJobError(`delayMs must be a finite number of ms >= 0; got ${delayMs}.`);
+    const { queue, state } = this.queueFor(job.cluster);
+    return guard('enqueue a reconcile job', async () => {
+      const slot = await state.writeLatest(job);
+      if (slot.kind === 'stalled') return { status: 'stalled' };
+      const jobId = formatJobId(job.objectKey);
+      // Only a new revision (or a person) may cut short a delay: a backoff or a requeue interval.
+      const replace = (slot.kind === 'written' && slot.revisionChanged) || job.reason === 'manual';
+      const added = await queue.add('reconcile', job, {
+        jobId,
+        delay: Math.round(delayMs),
+        deduplication: { id: job.objectKey, keepLastIfActive: true, replace },
+        removeOnComplete: true,
+        removeOnFail: { count: this.options.keepFailedJobs ?? 1000 },
+      });
+      return { status: added.id === jobId ? 'queued' : 'merged', jobId: added.id ?? jobId };
+    });
+  }
+
+  /** pause stops every worker process from starting jobs of this cluster (e.g. while it is unhealthy). */
+  async pause(cluster: string): Promise<void> {
+    const { queue } = this.queueFor(cluster);
+    await guard('pause a queue', () => queue.pause());
+  }
+
+  async resume(cluster: string): Promise<void> {
+    const { queue } = this.queueFor(cluster);
+    await guard('resume a queue', () => queue.resume());
+  }
+
+  async isPaused(cluster: string): Promise<boolean> {
+    const { queue } = this.queueFor(cluster);
+    return guard('read a queue', () => queue.isPaused());
+  }
+
+  /** figures returns depth per state, wait and processing times, and failures, per cluster. */
+  async figures(): Promise<ClusterQueueFigures[]> {
+    const client = this.connected();
+    const failureLimit = this.options.failureLimit ?? 100;
+    return guard('read queue figures', () => Promise.all([...this.queues.entries()].map(([cluster, { queue, state }]) =>
+      collectFigures(client, queue, { cluster, keys: state.keys, failureLimit }))));
+  }
+
+  /**
+   * retryFailed runs failed objects again: those whose job failed and those stalled by a
+   * terminal error, all of the cluster or one object. Each is enqueued with reason `manual`,
+   * at the newest revision known. Returns how many objects were enqueued.
+   */
+  async retryFailed(cluster: string, objectKey?: string): Promise<number> {
+    const { queue, state } = this.queueFor(cluster);
+    const client = this.connected();
+    return guard('retry failed jobs', async () => {
+      const failed = (await queue.getJobs(['failed'])).filter((job) => objectKey === undefined || objectKeyOfJobId(job.id ?? '') === objectKey);
+      const stalled = objectKey === undefined ? await client.hkeys(state.keys.stalled) : [objectKey];
+      const payloads = new Map<string, ReconcileJob>();
+      for (const job of failed) payloads.set(job.data.objectKey, job.data);
+      for (const key of stalled) {
+        const latest = parseRecord<ReconcileJob>(await client.hget(state.keys.latest, key));
+        if (latest) payloads.set(key, latest);
+      }
+      for (const [key, payload] of payloads) {
+        await state.clearStalled(key);
+        await this.enqueue({ ...payload, cluster, reason: 'manual' });
+      }
+      await Promise.all(failed.map((job) => job.remove().catch(() => undefined)));
+      return payloads.size;
+    });
+  }
+
+  private queueFor(cluster: string): ClusterQueue {
+    const existing = this.queues.get(cluster);
+    if (existing) return existing;
+    const client = this.connected();
+    const entry: ClusterQueue = {
+      queue: new Queue<ReconcileJob, string>(queueNameFor(cluster), { connection: client, prefix: this.prefix }),
+      state: new ObjectState(client, objectStateKeys(this.prefix, cluster)),
+    };
+    entry.queue.on('error', () => undefined);
+    this.queues.set(cluster, entry);
+    return entry;
+  }
+
+  private connected(): Redis | Cluster {
+    if (!this.client) throw new InvalidQueueOptionsError('ReconcileQueues is not started: call start() first.');
+    return this.client;
+  }
+}
+
+/** guard turns Redis and BullMQ failures into QueueUnavailableError; typed failures pass through. */
+async function guard<T>(what: string, action: () => Promise<T>): Promise<T> {
+  try {
+    return await action();
+  } catch (error) {
+    if (isReconcileFailure(error) || error instanceof InvalidQueueOptionsError) throw error;
+    const message = error instanceof Error ? error.message : String(error);
+    throw new QueueUnavailableError(`Could not ${what}: ${message}. Redis may be down; retry later.`, { cause: error });
+  }
+}
