@@ -11,3 +11,4 @@ export { deleteObject, type ObjectIdentity } from './delete';
 export { applyStatus } from './status';
 export { recordEvent, type EventInput } from './events';
 export { waitForEstablished } from './wait';
+export { removeFinalizer } from './finalizer';

@@ -57,3 +57,31 @@ export function setCondition(conditions: readonly Condition[], next: Omit<Condit
 export function findCondition(conditions: readonly Condition[] | undefined, type: string): Condition | undefined {
   return conditions?.find((condition) => condition.type === type);
 }
+
+type ConditionInput = Omit<Condition, 'lastTransitionTime' | 'type' | 'status' | 'observedGeneration'>;
+
+/** markReady: everything applied and healthy. Reconciling and Stalled turn False. */
+export function markReady(conditions: readonly Condition[], generation: number, input: ConditionInput, now?: Date): Condition[] {
+  let next = setCondition(conditions, { type: ConditionType.Ready, status: 'True', observedGeneration: generation, ...input }, now);
+  next = setCondition(next, { type: ConditionType.Reconciling, status: 'False', observedGeneration: generation, reason: input.reason, message: 'Reconciliation finished.' }, now);
+  return setCondition(next, { type: ConditionType.Stalled, status: 'False', observedGeneration: generation, reason: input.reason, message: 'Not stalled.' }, now);
+}
+
+/** markProgressing: applied, but owned objects are not ready yet, or a retry is coming. */
+export function markProgressing(conditions: readonly Condition[], generation: number, input: ConditionInput, now?: Date): Condition[] {
+  let next = setCondition(conditions, { type: ConditionType.Ready, status: 'False', observedGeneration: generation, ...input }, now);
+  next = setCondition(next, { type: ConditionType.Reconciling, status: 'True', observedGeneration: generation, ...input }, now);
+  return setCondition(next, { type: ConditionType.Stalled, status: 'False', observedGeneration: generation, reason: input.reason, message: 'Not stalled.' }, now);
+}
+
+/** markStalled: a terminal failure; nothing is retried until the spec changes. */
+export function markStalled(conditions: readonly Condition[], generation: number, input: ConditionInput, now?: Date): Condition[] {
+  let next = setCondition(conditions, { type: ConditionType.Ready, status: 'False', observedGeneration: generation, ...input }, now);
+  next = setCondition(next, { type: ConditionType.Reconciling, status: 'False', observedGeneration: generation, ...input }, now);
+  return setCondition(next, { type: ConditionType.Stalled, status: 'True', observedGeneration: generation, ...input }, now);
+}
+
+/** isStalled tells whether conditions say Stalled=True. */
+export function isStalled(conditions: readonly Condition[] | undefined): boolean {
+  return findCondition(conditions, ConditionType.Stalled)?.status === 'True';
+}

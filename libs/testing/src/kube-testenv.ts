@@ -150,6 +150,7 @@ export function kubectl(kubeconfigPath: string, args: string[], input?: string):
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.on('error', fail);
     child.on('exit', (code) => (code === 0 ? done(stdout) : fail(new Error(`kubectl ${args.join(' ')}: ${stderr.trim()}`))));
+    child.stdin.on('error', () => {});
     child.stdin.end(input ?? '');
   });
 }

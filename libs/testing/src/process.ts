@@ -31,6 +31,8 @@ export function run(command: string, args: string[], options: SpawnOptions & { i
       if (code === 0) resolve(stdout);
       else reject(new Error(`${command} ${args.join(' ')} exited with ${code ?? signal}: ${stderr.trim()}`));
     });
+    // A program that exits without reading its input must not fail the caller with EPIPE.
+    child.stdin?.on('error', () => {});
     child.stdin?.end(options.input ?? '');
   });
 }

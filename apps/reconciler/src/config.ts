@@ -1,0 +1,181 @@
+import { readFileSync } from 'node:fs';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { Type, type Static } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+import { parse as parseYaml } from 'yaml';
+import { parseSourceSpec, type SourceSpec } from '@tidemark/git-source';
+
+/** ConfigError is a mistake in the configuration; its message names the file and field. */
+export class ConfigError extends Error {
+  readonly code = 'CONFIG_INVALID';
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+const SecretRef = Type.Union([
+  Type.Object({ env: Type.String({ minLength: 1 }) }, { additionalProperties: false }),
+  Type.Object({ file: Type.String({ minLength: 1 }) }, { additionalProperties: false }),
+]);
+
+const SourceAuthInput = Type.Union([
+  Type.Object({ token: SecretRef, username: Type.Optional(Type.String()) }, { additionalProperties: false }),
+  Type.Object({ username: Type.String({ minLength: 1 }), password: SecretRef }, { additionalProperties: false }),
+]);
+
+const ClusterInput = Type.Object({
+  name: Type.String({ pattern: '^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$' }),
+  labels: Type.Optional(Type.Record(Type.String(), Type.String())),
+  kubeconfig: Type.Optional(Type.String({ minLength: 1 })),
+  inCluster: Type.Optional(Type.Boolean()),
+  allowExecPlugins: Type.Optional(Type.Boolean()),
+}, { additionalProperties: false });
+
+const ConfigInput = Type.Object({
+  redis: Type.Optional(Type.Object({
+    url: Type.Optional(Type.String()),
+    prefix: Type.Optional(Type.String({ minLength: 1 })),
+    allowEviction: Type.Optional(Type.Boolean()),
+  }, { additionalProperties: false })),
+  cacheDir: Type.Optional(Type.String()),
+  sources: Type.Array(Type.Record(Type.String(), Type.Unknown()), { minItems: 1 }),
+  clusters: Type.Array(ClusterInput, { minItems: 1 }),
+  workers: Type.Optional(Type.Object({
+    concurrency: Type.Optional(Type.Integer({ minimum: 1, maximum: 256 })),
+  }, { additionalProperties: false })),
+  resyncIntervalMs: Type.Optional(Type.Integer({ minimum: 10_000 })),
+  fullResyncIntervalMs: Type.Optional(Type.Integer({ minimum: 60_000 })),
+  webhook: Type.Optional(Type.Object({
+    port: Type.Integer({ minimum: 0, maximum: 65535 }),
+    host: Type.Optional(Type.String()),
+    secrets: Type.Optional(Type.Record(Type.String(), SecretRef)),
+  }, { additionalProperties: false })),
+  metricsPort: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
+}, { additionalProperties: false });
+type ConfigInput = Static<typeof ConfigInput>;
+
+export interface ClusterConfig {
+  readonly name: string;
+  readonly labels: Readonly<Record<string, string>>;
+  /** Path of a kubeconfig file; absent with inCluster. */
+  readonly kubeconfigPath?: string;
+  readonly inCluster: boolean;
+  readonly allowExecPlugins: boolean;
+}
+
+/** ReconcilerConfig is validated once at start-up and frozen. */
+export interface ReconcilerConfig {
+  readonly role: 'all' | 'poller' | 'worker';
+  readonly redisUrl: string;
+  readonly redisPrefix: string;
+  readonly allowEviction: boolean;
+  readonly cacheDir: string;
+  readonly sources: readonly SourceSpec[];
+  readonly clusters: readonly ClusterConfig[];
+  readonly concurrency: number;
+  readonly resyncIntervalMs: number;
+  readonly fullResyncIntervalMs: number;
+  readonly webhook?: { readonly port: number; readonly host: string; readonly secrets: Readonly<Record<string, string>> };
+  readonly metricsPort?: number;
+  readonly logLevel: string;
+}
+
+/**
+ * loadConfig reads the config file named by TIDEMARK_CONFIG (or `path`) and the environment,
+ * validates both, resolves secret references, and returns a frozen config. Secret values are
+ * read here and nowhere else; messages name the file and field, never a value.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, path = env.TIDEMARK_CONFIG): ReconcilerConfig {
+  if (!path) throw new ConfigError('TIDEMARK_CONFIG is not set: point it at a tidemark.yaml (see examples/tidemark.yaml).');
+  const file = resolve(path);
+  const input = readConfigFile(file);
+  const base = dirname(file);
+  const role = env.TIDEMARK_ROLE ?? 'all';
+  if (role !== 'all' && role !== 'poller' && role !== 'worker') throw new ConfigError(`TIDEMARK_ROLE: "${role}" is not one of all, poller, worker`);
+  const redisUrl = env.TIDEMARK_REDIS_URL ?? env.REDIS_URL ?? input.redis?.url;
+  if (!redisUrl) throw new ConfigError(`${file}: redis.url: is required (or set TIDEMARK_REDIS_URL)`);
+  return deepFreeze({
+    role,
+    redisUrl,
+    redisPrefix: input.redis?.prefix ?? 'tidemark',
+    allowEviction: input.redis?.allowEviction ?? env.TIDEMARK_ALLOW_EVICTION === 'true',
+    cacheDir: resolvePath(base, input.cacheDir ?? '.tidemark/cache'),
+    sources: input.sources.map((source, index) => parseSourceSpec(resolveSourceAuth(source, `${file}: sources[${index}]`, base, env), `${file}: sources[${index}]`)),
+    clusters: input.clusters.map((cluster, index) => clusterConfig(cluster, `${file}: clusters[${index}]`, base)),
+    concurrency: input.workers?.concurrency ?? 4,
+    resyncIntervalMs: input.resyncIntervalMs ?? 300_000,
+    fullResyncIntervalMs: input.fullResyncIntervalMs ?? 3_600_000,
+    ...(input.webhook ? { webhook: {
+      port: input.webhook.port,
+      host: input.webhook.host ?? '0.0.0.0',
+      secrets: Object.fromEntries(Object.entries(input.webhook.secrets ?? {}).map(([source, ref]) => [source, readSecret(ref, `${file}: webhook.secrets.${source}`, base, env)])),
+    } } : {}),
+    ...(input.metricsPort === undefined ? {} : { metricsPort: input.metricsPort }),
+    logLevel: env.TIDEMARK_LOG_LEVEL ?? 'info',
+  });
+}
+
+function readConfigFile(file: string): ConfigInput {
+  let parsed: unknown;
+  try {
+    parsed = parseYaml(readFileSync(file, 'utf8'), { maxAliasCount: 0 });
+  } catch (error) {
+    throw new ConfigError(`${file}: cannot be read: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (!Value.Check(ConfigInput, parsed)) {
+    const first = Value.Errors(ConfigInput, parsed).First();
+    throw new ConfigError(`${file}: ${first?.path ? first.path.slice(1).replaceAll('/', '.') : '(top level)'}: ${first?.message ?? 'is invalid'}`);
+  }
+  return parsed;
+}
+
+function resolveSourceAuth(source: Record<string, unknown>, where: string, base: string, env: NodeJS.ProcessEnv): Record<string, unknown> {
+  if (source.auth === undefined) return source;
+  if (!Value.Check(SourceAuthInput, source.auth)) {
+    throw new ConfigError(`${where}.auth: must be {token: {env|file}} or {username, password: {env|file}}`);
+  }
+  const auth = source.auth;
+  const resolved = 'token' in auth
+    ? { token: readSecret(auth.token, `${where}.auth.token`, base, env), ...(auth.username ? { username: auth.username } : {}) }
+    : { username: auth.username, password: readSecret(auth.password, `${where}.auth.password`, base, env) };
+  return { ...source, auth: resolved };
+}
+
+function readSecret(ref: Static<typeof SecretRef>, where: string, base: string, env: NodeJS.ProcessEnv): string {
+  if ('env' in ref) {
+    const value = env[ref.env];
+    if (!value) throw new ConfigError(`${where}: environment variable ${ref.env} is not set`);
+    return value;
+  }
+  try {
+    return readFileSync(resolvePath(base, ref.file), 'utf8').trim();
+  } catch {
+    throw new ConfigError(`${where}: cannot read file ${ref.file}`);
+  }
+}
+
+function clusterConfig(cluster: Static<typeof ClusterInput>, where: string, base: string): ClusterConfig {
+  if (Boolean(cluster.kubeconfig) === Boolean(cluster.inCluster)) {
+    throw new ConfigError(`${where}: set exactly one of kubeconfig (a file path) or inCluster: true`);
+  }
+  return {
+    name: cluster.name,
+    labels: cluster.labels ?? {},
+    ...(cluster.kubeconfig ? { kubeconfigPath: resolvePath(base, cluster.kubeconfig) } : {}),
+    inCluster: cluster.inCluster ?? false,
+    allowExecPlugins: cluster.allowExecPlugins ?? false,
+  };
+}
+
+function resolvePath(base: string, path: string): string {
+  return isAbsolute(path) ? path : resolve(base, path);
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object') {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
+}

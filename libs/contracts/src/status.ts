@@ -1,0 +1,71 @@
+import type { Condition } from './conditions';
+
+/** InventoryEntry is one object a Git object applied, as kept for prune. */
+export interface InventoryEntry {
+  apiVersion: string;
+  kind: string;
+  namespace: string;
+  name: string;
+}
+
+/** DriftItem is one field that differs between what Git wants and what the cluster holds. */
+export interface DriftItem {
+  /** JSON pointer, e.g. /spec/replicas. */
+  path: string;
+  desired: unknown;
+  live: unknown;
+  /** The field manager that last wrote the live value (from managedFields). */
+  manager: string;
+  detectedAt: string;
+}
+
+/** ChangeCounts sums what one apply did. */
+export interface ChangeCounts {
+  created: number;
+  configured: number;
+  unchanged: number;
+  deleted: number;
+}
+
+/**
+ * ObjectStatus is what the status store keeps per (cluster, object): enough for the dashboard
+ * to show every cluster at once, without any object body or Secret data.
+ */
+export interface ObjectStatus {
+  cluster: string;
+  objectKey: string;
+  source: string;
+  /** The file in Git that declares the object, and its line. */
+  path?: string;
+  line?: number;
+  apiVersion: string;
+  kind: string;
+  namespace: string;
+  name: string;
+  generation?: number;
+  observedGeneration?: number;
+  lastAppliedRevision?: string;
+  lastAttemptedRevision?: string;
+  /** sha256 of the desired object at the last attempt; a stalled object waits for it to change. */
+  specHash?: string;
+  conditions: Condition[];
+  inventory: InventoryEntry[];
+  /** Kind-specific status fields, e.g. ConfigWatcher's lastConfigMapHash. */
+  kindStatus?: Record<string, unknown>;
+  drift?: DriftItem[];
+  /** Things a user should know that are not failures, each a sentence. */
+  warnings?: string[];
+  suspended?: boolean;
+  updatedAt: string;
+}
+
+/** ReconcileRecord is one entry of an object's recent reconcile history. */
+export interface ReconcileRecord {
+  revision: string;
+  startedAt: string;
+  durationMs: number;
+  result: 'succeeded' | 'progressing' | 'failed' | 'stalled' | 'pruned' | 'skipped';
+  stage?: string;
+  message?: string;
+  changes?: ChangeCounts;
+}

@@ -1,0 +1,49 @@
+import type { ClusterConnection } from '@tidemark/cluster';
+import type { KubernetesManifest } from '@tidemark/contracts';
+import type { KindRegistry } from '@tidemark/kinds';
+import type { StatusStore } from '@tidemark/status-store';
+
+/** DesiredObject is an object as Git declares it at one revision. */
+export interface DesiredObject {
+  object: KubernetesManifest;
+  /** The file that declares it, relative to the repository root, and its line. */
+  path: string;
+  line?: number;
+}
+
+/**
+ * DesiredStateReader reads an object out of Git at a pinned revision. undefined means the
+ * object is not in Git at that revision (it was removed); an invalid object throws TerminalError.
+ */
+export interface DesiredStateReader {
+  readObject(source: string, revision: string, objectKey: string): Promise<DesiredObject | undefined>;
+}
+
+/** PipelineLogger is the small logging surface the pipeline needs (pino fits it). */
+export interface PipelineLogger {
+  info(fields: Record<string, unknown>, message: string): void;
+  warn(fields: Record<string, unknown>, message: string): void;
+}
+
+export interface PipelineOptions {
+  /** How often a healthy object is checked again, the safety net behind watches. @defaultValue 300_000 */
+  resyncIntervalMs?: number;
+  /** How soon an object whose owned objects are not ready yet is checked again. @defaultValue 5_000 */
+  progressingRequeueMs?: number;
+  /** Namespace for namespaced objects that Git declares without one. @defaultValue 'default' */
+  defaultNamespace?: string;
+}
+
+/** PipelineDependencies are everything reconcile talks to, handed in by the reconciler app. */
+export interface PipelineDependencies {
+  /** connectionFor returns the connection applying with Tidemark's field manager. */
+  connectionFor(cluster: string): ClusterConnection;
+  /** actionsConnectionFor returns a connection with a second field manager, for a kind's partial patches. */
+  actionsConnectionFor(cluster: string): ClusterConnection;
+  desired: DesiredStateReader;
+  kinds: KindRegistry;
+  statusStore: StatusStore;
+  log?: PipelineLogger;
+  options?: PipelineOptions;
+  now?: () => Date;
+}

@@ -1,0 +1,80 @@
+import { toReconcileFailure } from '@tidemark/cluster';
+import { parseObjectKey, type ReconcileJob, type ReconcileOutcome } from '@tidemark/contracts';
+import type { PipelineDependencies } from './dependencies';
+import type { ReconcileRun } from './run';
+import { fetchStage } from './stage-fetch';
+import { deletionStage } from './stage-deletion';
+import { validateStage } from './stage-validate';
+import { featuresStage } from './stage-features';
+import { renderStage } from './stage-render';
+import { applyStage } from './stage-apply';
+import { statusStage } from './stage-status';
+import { resultStage } from './stage-result';
+import { recordDeletion } from './record-deletion';
+import { recordFailure } from './record-failure';
+
+/**
+ * reconcile runs the eight stages for one job. It is level-triggered: it compares Git at the
+ * job's revision with the cluster and converges, whatever woke it. A failure sets Ready=False
+ * with the failing stage's reason and is rethrown as a typed failure for the queue.
+ */
+export async function reconcile(job: ReconcileJob, deps: PipelineDependencies): Promise<ReconcileOutcome> {
+  const run = startRun(job, deps);
+  try {
+    await fetchStage(run, deps);
+    if (run.skipped) return resultStage(run, deps);
+    await deletionStage(run, deps);
+    if (run.deleted || !run.desired) {
+      await recordDeletion(run, deps);
+      return resultStage(run, deps);
+    }
+    await validateStage(run);
+    await featuresStage(run);
+    await renderStage(run);
+    await applyStage(run, deps);
+    await statusStage(run, deps);
+    await recordSuccess(run, deps);
+    return resultStage(run, deps);
+  } catch (error) {
+    const failure = toReconcileFailure(error, `${run.stage} ${job.objectKey}`);
+    await recordFailure(run, deps, failure).catch((secondary: unknown) => {
+      deps.log?.warn({ objectKey: job.objectKey, cluster: job.cluster, err: String(secondary) }, 'could not record the failure');
+    });
+    throw failure;
+  } finally {
+    deps.log?.info({ objectKey: job.objectKey, cluster: job.cluster, revision: job.revision, stage: run.stage, durationMs: Date.now() - run.startedAt.getTime() }, 'reconcile finished');
+  }
+}
+
+function startRun(job: ReconcileJob, deps: PipelineDependencies): ReconcileRun {
+  return {
+    job,
+    ref: parseObjectKey(job.objectKey),
+    startedAt: deps.now?.() ?? new Date(),
+    stage: 'fetch',
+    connection: deps.connectionFor(job.cluster),
+    features: [],
+    rendered: [],
+    changes: [],
+    inventory: [],
+    pruned: [],
+    health: { status: 'Progressing', message: 'Not reconciled yet.' },
+    kindStatus: {},
+    kindConditions: [],
+    warnings: [],
+    deleted: false,
+    skipped: false,
+  };
+}
+
+async function recordSuccess(run: ReconcileRun, deps: PipelineDependencies): Promise<void> {
+  const count = (action: string) => run.changes.filter((entry) => entry.action === action).length;
+  await deps.statusStore.appendHistory(run.job.cluster, run.job.objectKey, {
+    revision: run.job.revision,
+    startedAt: run.startedAt.toISOString(),
+    durationMs: Date.now() - run.startedAt.getTime(),
+    result: run.health.status === 'Ready' ? 'succeeded' : 'progressing',
+    message: run.health.message,
+    changes: { created: count('created'), configured: count('configured'), unchanged: count('unchanged'), deleted: run.pruned.length },
+  });
+}

@@ -1,0 +1,43 @@
+import type { InventoryEntry, KubernetesManifest } from '@tidemark/contracts';
+
+/** Annotation naming the Git object that applied an object: `<source>:<objectKey>`. */
+export const ownerAnnotation = 'tidemark.dev/owner';
+/** Finalizer Tidemark puts on CRs it reconciles, so deleting one cleans up what it owns. */
+export const cleanupFinalizer = 'tidemark.dev/cleanup';
+/** Opt-in that lets an object that now renders nothing prune everything it rendered before. */
+export const pruneEmptyAnnotation = 'tidemark.dev/prune-empty';
+
+/** withOwner returns the object with Tidemark's tracking annotation and managed-by label. */
+export function withOwner(object: KubernetesManifest, owner: string): KubernetesManifest {
+  return {
+    ...object,
+    metadata: {
+      ...object.metadata,
+      labels: { ...object.metadata.labels, 'app.kubernetes.io/managed-by': 'tidemark' },
+      annotations: { ...object.metadata.annotations, [ownerAnnotation]: owner },
+    },
+  };
+}
+
+/** inventoryEntry is how the inventory records an object. */
+export function inventoryEntry(object: KubernetesManifest): InventoryEntry {
+  return { apiVersion: object.apiVersion, kind: object.kind, namespace: object.metadata.namespace ?? '', name: object.metadata.name };
+}
+
+/** inventoryId identifies an entry by group and kind, so a version change is not a prune. */
+export function inventoryId(entry: InventoryEntry): string {
+  const group = entry.apiVersion.includes('/') ? entry.apiVersion.split('/')[0] : '';
+  return `${group}/${entry.kind}/${entry.namespace}/${entry.name}`;
+}
+
+/** staleEntries are the previous entries that the new inventory no longer holds. */
+export function staleEntries(previous: readonly InventoryEntry[], next: readonly InventoryEntry[]): InventoryEntry[] {
+  const kept = new Set(next.map(inventoryId));
+  return previous.filter((entry) => !kept.has(inventoryId(entry)));
+}
+
+/** appliedByTidemark tells whether a live object carries Tidemark's apply in managedFields. */
+export function appliedByTidemark(live: KubernetesManifest, fieldManager: string): boolean {
+  const entries = live.metadata.managedFields;
+  return Array.isArray(entries) && entries.some((entry: { manager?: string; operation?: string }) => entry.manager === fieldManager && entry.operation === 'Apply');
+}

@@ -1,0 +1,1 @@
+export { StatusStore, type StatusStoreOptions, type StatusChange } from './status-store';

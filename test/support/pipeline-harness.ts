@@ -1,0 +1,97 @@
+// A harness that runs the real pipeline against the rig: a real Git server and GitSource,
+// the shared kube-apiserver, and a Redis-backed status store under a private prefix.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { ClusterConnection } from '@tidemark/cluster';
+import { isReconcileFailure, TerminalError, type ReconcileJob, type ReconcileOutcome } from '@tidemark/contracts';
+import { GitSource, parseSourceSpec, type PollResult } from '@tidemark/git-source';
+import { createDefaultRegistry, type KindRegistry } from '@tidemark/kinds';
+import { reconcile, type PipelineDependencies } from '@tidemark/pipeline';
+import { StatusStore } from '@tidemark/status-store';
+import { startGitServer, type GitServer, type WorkingCopy } from '@tidemark/testing';
+
+export interface PipelineHarness {
+  cluster: string;
+  connection: ClusterConnection;
+  repo: WorkingCopy;
+  source: GitSource;
+  statusStore: StatusStore;
+  kinds: KindRegistry;
+  deps: PipelineDependencies;
+  /** pushAndReconcile pushes the working copy, polls, and reconciles every changed object once. */
+  pushAndReconcile(message: string): Promise<{ poll: PollResult; results: Map<string, ReconcileOutcome | Error> }>;
+  reconcileKey(objectKey: string, reason?: ReconcileJob['reason']): Promise<ReconcileOutcome | Error>;
+  stop(): Promise<void>;
+}
+
+export async function startPipelineHarness(kubeconfig: string, redisUrl: string): Promise<PipelineHarness> {
+  const id = randomUUID().slice(0, 8);
+  const cluster = 'shared';
+  const git: GitServer = await startGitServer();
+  const url = await git.createRepository(`pipeline-${id}`);
+  const repo = await git.workingCopy(`pipeline-${id}`);
+  const cacheDir = await mkdtemp(join(tmpdir(), 'tidemark-harness-cache-'));
+  const source = new GitSource({ spec: parseSourceSpec({ name: 'test', url, ref: { branch: 'main' }, intervalMs: 1000 }, 'harness'), cacheDir });
+  await source.open();
+  const redis = new Redis(redisUrl);
+  const statusStore = new StatusStore({ redis, prefix: `test-${id}` });
+  const connection = new ClusterConnection({ cluster, kubeconfig });
+  const actions = new ClusterConnection({ cluster, kubeconfig, fieldManager: 'tidemark-actions' });
+  const kinds = createDefaultRegistry();
+  const deps: PipelineDependencies = {
+    connectionFor: () => connection,
+    actionsConnectionFor: () => actions,
+    desired: {
+      async readObject(_source, revision, objectKey) {
+        const found = await source.readObject(revision, objectKey);
+        return found ? { object: found.object as never, path: found.path, line: found.line } : undefined;
+      },
+    },
+    kinds,
+    statusStore,
+  };
+  let revision = '';
+
+  const reconcileKey = async (objectKey: string, reason: ReconcileJob['reason'] = 'git-change') => {
+    try {
+      return await reconcile({ source: 'test', revision, cluster, objectKey, reason }, deps);
+    } catch (error) {
+      if (!isReconcileFailure(error)) throw error;
+      return error;
+    }
+  };
+
+  return {
+    cluster, connection, repo, source, statusStore, kinds, deps,
+    async pushAndReconcile(message) {
+      await repo.commitAndPush(message);
+      const poll = await source.poll();
+      revision = poll.revision;
+      const results = new Map<string, ReconcileOutcome | Error>();
+      let pending = poll.changes.map((change) => ({ key: change.objectKey, reason: change.change === 'removed' ? 'git-removed' as const : 'git-change' as const }));
+      // Like the queue: not-ready and transient failures (a namespace applied by a later job) are retried.
+      for (let round = 0; round < 6 && pending.length > 0; round += 1) {
+        const retry: typeof pending = [];
+        for (const job of pending) {
+          const result = await reconcileKey(job.key, job.reason);
+          results.set(job.key, result);
+          if (result instanceof Error && !(result instanceof TerminalError)) retry.push(job);
+        }
+        pending = retry;
+      }
+      return { poll, results };
+    },
+    reconcileKey,
+    async stop() {
+      await source.close();
+      connection.close();
+      actions.close();
+      redis.disconnect();
+      await git.stop();
+      await rm(cacheDir, { recursive: true, force: true });
+    },
+  };
+}
