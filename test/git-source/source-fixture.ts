@@ -1,0 +1,44 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { GitSource, parseSourceSpec, type SourceSpec } from '@tidemark/git-source';
+
+/** configMap renders a ConfigMap document; `value` makes a change visible. */
+export function configMap(name: string, value = '1', namespace?: string): string {
+  const ns = namespace ? `\n  namespace: ${namespace}` : '';
+  return `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}${ns}\ndata:\n  value: "${value}"\n`;
+}
+
+/** SourceFixture opens GitSources on fresh cache folders and removes them all at the end. */
+export class SourceFixture {
+  private readonly opened: Array<{ source: GitSource; dir: string }> = [];
+
+  async open(spec: Partial<Parameters<typeof parseSourceSpec>[0] & object> & { url: string }, options: { limits?: Record<string, number> } = {}): Promise<GitSource> {
+    const parsed: SourceSpec = parseSourceSpec({ name: `s-${randomUUID().slice(0, 8)}`, ref: { branch: 'main' }, intervalMs: 60_000, ...spec }, 'test source');
+    const dir = await mkdtemp(join(tmpdir(), 'tidemark-cache-'));
+    const source = new GitSource({ spec: parsed, cacheDir: dir, ...(options.limits ? { limits: options.limits } : {}) });
+    await source.open();
+    this.opened.push({ source, dir });
+    return source;
+  }
+
+  /** packCount counts the pack files in a source's cache: a fetch that brings objects adds one. */
+  async packCount(source: GitSource): Promise<number> {
+    const entry = this.opened.find((candidate) => candidate.source === source);
+    if (!entry) throw new Error('not a source of this fixture');
+    return (await readdir(join(entry.dir, 'objects', 'pack'))).filter((name) => name.endsWith('.pack')).length;
+  }
+
+  async cleanup(): Promise<void> {
+    await Promise.all(this.opened.map(async ({ source, dir }) => {
+      await source.close();
+      await rm(dir, { recursive: true, force: true });
+    }));
+  }
+}
+
+/** summarise renders changes as "change key" lines, sorted, for exact assertions. */
+export function summarise(changes: ReadonlyArray<{ change: string; objectKey: string }>): string[] {
+  return changes.map((change) => `${change.change} ${change.objectKey}`).sort();
+}
