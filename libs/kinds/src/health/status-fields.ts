@@ -60,7 +60,7 @@ export function generationLag(live: KubernetesManifest): Health | undefined {
   };
 }
 
-/** conditionMessage appends a condition's own message when it has one. */
+/** conditionMessage appends a condition's own message when it has one (without its final period, as ours follows). */
 export function conditionMessage(condition: StatusCondition): string {
-  return condition.message ? `: ${condition.message}` : '';
+  return condition.message ? `: ${condition.message.replace(/\.+$/, '')}` : '';
 }
