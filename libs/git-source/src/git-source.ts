@@ -118,7 +118,7 @@ export class GitSource {
       fetchedObjects = fetched.objects;
       revision = fetched.head ?? revision;
     }
-    const basis = previous && (await this.store.hasCommit(previous)) ? await this.indexAt(previous) : undefined;
+    const basis = previous ? await this.basisAt(previous) : undefined;
     const { built, changes } = await this.advance(revision, basis);
     this.lastRevision = revision;
     this.lastIndex = built;
@@ -167,6 +167,16 @@ export class GitSource {
     return { built, changes: diffObjects(basis?.index ?? RevisionIndex.empty(), built.index, touched) };
   }
 
+  /** basisAt returns the index of the revision to diff from; undefined when it is gone (then all is listed). */
+  private async basisAt(revision: string): Promise<BuiltIndex | undefined> {
+    try {
+      return await this.indexAt(await this.ensureRevision(revision));
+    } catch (error) {
+      if (error instanceof TerminalError) return undefined;
+      throw error;
+    }
+  }
+
   private indexAt(revision: string): Promise<BuiltIndex> {
     let pending = this.indexes.get(revision);
     if (!pending) {
@@ -191,7 +201,7 @@ export class GitSource {
 
   private async fetchTarget(target: RemoteTarget): Promise<{ head?: string; objects: number }> {
     try {
-      const fetched = await this.store.fetch({ ref: target.ref, depth: 1 });
+      const fetched = await this.store.fetch({ ref: target.ref });
       if (fetched.head && (await this.store.hasCommit(fetched.head))) return fetched;
     } catch (error) {
       // Servers may refuse a commit id in "want"; fetching every ref below finds it instead.

@@ -9,7 +9,7 @@ import type { AdvertisedRef } from './select-revision';
 import type { TreeItem } from './tree-diff';
 
 /** FetchRequest names what to fetch: one ref (or commit) shallowly, or every branch and tag in full. */
-export type FetchRequest = { ref: string; depth: number } | { everything: true };
+export type FetchRequest = { ref: string } | { everything: true };
 
 /** FetchOutcome is what a fetch brought: the head commit it resolved and how many objects came. */
 export interface FetchOutcome {
@@ -50,13 +50,27 @@ export class GitStore {
 
   async fetch(request: FetchRequest): Promise<FetchOutcome> {
     const shared = { fs, http, gitdir: this.gitdir, url: this.url, headers: { ...this.headers }, cache: this.cache, ref: haveRef };
+    // The first fetch is shallow (depth 1). Later ones send our last commit as a "have" and no
+    // depth: a server ignores haves for the tree of a shallow boundary and would resend every
+    // blob, while without depth it sends only what the have lacks. The price: a force-push that
+    // rewrites history back past our last commit makes the server send that rewritten history.
+    const depth = (await this.hasRef(haveRef)) ? {} : { depth: 1 };
     const result = await this.remote('fetch from', () => ('everything' in request
-      ? git.fetch({ ...shared, singleBranch: false, tags: true, depth: fullDepth })
-      : git.fetch({ ...shared, remoteRef: request.ref, singleBranch: true, tags: false, depth: request.depth })));
+      ? git.fetch({ ...shared, remoteRef: 'HEAD', singleBranch: false, tags: true, depth: fullDepth })
+      : git.fetch({ ...shared, remoteRef: request.ref, singleBranch: true, tags: false, ...depth })));
     const head = result.fetchHead ? await this.peelToCommit(result.fetchHead) : undefined;
     if (head) await git.writeRef({ fs, gitdir: this.gitdir, ref: haveRef, value: head, force: true });
     const packfile = (result as { packfile?: string }).packfile;
     return { ...(head ? { head } : {}), objects: packfile ? await countPackObjects(join(this.gitdir, packfile)) : 0 };
+  }
+
+  private async hasRef(ref: string): Promise<boolean> {
+    try {
+      await git.resolveRef({ fs, gitdir: this.gitdir, ref });
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   async hasCommit(oid: string): Promise<boolean> {
