@@ -11,30 +11,24 @@ const spec = (root.properties as { spec: PlainObject & { properties: Record<stri
 
 /** structuralProblems lists where a schema breaks the structural-schema rules of apiextensions.k8s.io/v1. */
 function structuralProblems(node: PlainObject, path: string): string[] {
-  const problems: string[] = [];
-  const exempt = node['x-kubernetes-int-or-string'] === true || node['x-kubernetes-preserve-unknown-fields'] === true;
-  if (typeof node.type !== 'string' && !exempt) {
-    problems.push(`${path} has no type`);
-  }
-  if (node.properties !== undefined && node.additionalProperties !== undefined) {
-    problems.push(`${path} has both properties and additionalProperties`);
-  }
-  if (node.type === 'array' && !isPlainObject(node.items)) {
-    problems.push(`${path} is an array without items`);
-  }
-  if (Array.isArray(node.anyOf) && node['x-kubernetes-int-or-string'] !== true) {
-    problems.push(`${path} uses anyOf outside int-or-string`);
-  }
-  problems.push(...listMapKeyProblems(node, path));
-  for (const [name, child] of Object.entries(isPlainObject(node.properties) ? node.properties : {})) {
-    problems.push(...structuralProblems(child as PlainObject, `${path}.${name}`));
-  }
-  for (const [key, child] of [['additionalProperties', node.additionalProperties], ['items', node.items]] as const) {
-    if (isPlainObject(child)) {
-      problems.push(...structuralProblems(child, `${path}.${key}`));
-    }
-  }
-  return problems;
+  return [...nodeProblems(node, path), ...listMapKeyProblems(node, path), ...childrenOf(node).flatMap(([name, child]) => structuralProblems(child, `${path}.${name}`))];
+}
+
+function nodeProblems(node: PlainObject, path: string): string[] {
+  const intOrString = node['x-kubernetes-int-or-string'] === true;
+  const exempt = intOrString || node['x-kubernetes-preserve-unknown-fields'] === true;
+  return [
+    typeof node.type !== 'string' && !exempt ? `${path} has no type` : '',
+    node.properties !== undefined && node.additionalProperties !== undefined ? `${path} has both properties and additionalProperties` : '',
+    node.type === 'array' && !isPlainObject(node.items) ? `${path} is an array without items` : '',
+    Array.isArray(node.anyOf) && !intOrString ? `${path} uses anyOf outside int-or-string` : '',
+  ].filter((problem) => problem !== '');
+}
+
+function childrenOf(node: PlainObject): [string, PlainObject][] {
+  const properties = Object.entries(isPlainObject(node.properties) ? node.properties : {});
+  const nested = [['additionalProperties', node.additionalProperties] as const, ['items', node.items] as const];
+  return [...properties, ...nested].filter((entry): entry is [string, PlainObject] => isPlainObject(entry[1]));
 }
 
 function listMapKeyProblems(node: PlainObject, path: string): string[] {
