@@ -22,7 +22,7 @@ function deployment(name: string, labels: Record<string, string>, replicas?: num
 }
 
 beforeAll(async () => {
-  connection = new ClusterConnection({ cluster: 'shared', kubeconfig: inject('kubeconfig') });
+  connection = ClusterConnection.connect({ cluster: 'shared', kubeconfig: inject('kubeconfig') });
   await applyObject(connection, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
 });
 
@@ -71,7 +71,7 @@ describe('applyChangeSet', () => {
     const labels = { app: `hpa-${suffix}` };
     await applyChangeSet(connection, [deployment('scaled', labels)]);
     // A second field manager, standing in for the HPA controller, owns replicas.
-    const hpa = new ClusterConnection({ cluster: 'shared', kubeconfig: inject('kubeconfig'), fieldManager: 'horizontal-pod-autoscaler' });
+    const hpa = ClusterConnection.connect({ cluster: 'shared', kubeconfig: inject('kubeconfig'), fieldManager: 'horizontal-pod-autoscaler' });
     await applyObject(hpa, { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'scaled', namespace }, spec: { replicas: 5 } });
     const [entry] = await applyChangeSet(connection, [deployment('scaled', labels)]);
     expect(entry?.action).toBe('unchanged');

@@ -38,8 +38,8 @@ export async function startPipelineHarness(kubeconfig: string, redisUrl: string)
   await source.open();
   const redis = new Redis(redisUrl);
   const statusStore = new StatusStore({ redis, prefix: `test-${id}` });
-  const connection = new ClusterConnection({ cluster, kubeconfig });
-  const actions = new ClusterConnection({ cluster, kubeconfig, fieldManager: 'tidemark-actions' });
+  const connection = ClusterConnection.connect({ cluster, kubeconfig });
+  const actions = connection.asManager('tidemark-actions');
   const kinds = createDefaultRegistry();
   const deps: PipelineDependencies = {
     connectionFor: () => connection,
@@ -88,7 +88,6 @@ export async function startPipelineHarness(kubeconfig: string, redisUrl: string)
     async stop() {
       await source.close();
       connection.close();
-      actions.close();
       redis.disconnect();
       await git.stop();
       await rm(cacheDir, { recursive: true, force: true });

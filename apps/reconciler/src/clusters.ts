@@ -16,15 +16,15 @@ export function connectClusters(clusters: readonly ClusterConfig[]): ClusterSet 
   const actions = new Map<string, ClusterConnection>();
   for (const cluster of clusters) {
     const kubeconfig = loadKubeconfig(cluster);
-    const options = { cluster: cluster.name, kubeconfig, allowExecPlugins: cluster.allowExecPlugins };
-    main.set(cluster.name, new ClusterConnection({ ...options, fieldManager: 'tidemark' }));
-    actions.set(cluster.name, new ClusterConnection({ ...options, fieldManager: 'tidemark-actions' }));
+    const connection = ClusterConnection.connect({ cluster: cluster.name, kubeconfig, allowExecPlugins: cluster.allowExecPlugins, fieldManager: 'tidemark' });
+    main.set(cluster.name, connection);
+    actions.set(cluster.name, connection.asManager('tidemark-actions'));
   }
   return {
     main,
     actions,
     close() {
-      for (const connection of [...main.values(), ...actions.values()]) connection.close();
+      for (const connection of main.values()) connection.close();
     },
   };
 }

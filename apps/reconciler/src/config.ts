@@ -91,29 +91,44 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, path = env.TIDE
   const file = resolve(path);
   const input = readConfigFile(file);
   const base = dirname(file);
-  const role = env.TIDEMARK_ROLE ?? 'all';
-  if (role !== 'all' && role !== 'poller' && role !== 'worker') throw new ConfigError(`TIDEMARK_ROLE: "${role}" is not one of all, poller, worker`);
-  const redisUrl = env.TIDEMARK_REDIS_URL ?? env.REDIS_URL ?? input.redis?.url;
-  if (!redisUrl) throw new ConfigError(`${file}: redis.url: is required (or set TIDEMARK_REDIS_URL)`);
+  const role = roleOf(env.TIDEMARK_ROLE);
+  const redisUrl = redisUrlOf(env, input, file);
+  const where = (field: string) => `${file}: ${field}`;
   return deepFreeze({
     role,
     redisUrl,
-    redisPrefix: input.redis?.prefix ?? 'tidemark',
-    allowEviction: input.redis?.allowEviction ?? env.TIDEMARK_ALLOW_EVICTION === 'true',
+    ...redisOptions(input, env),
     cacheDir: resolvePath(base, input.cacheDir ?? '.tidemark/cache'),
-    sources: input.sources.map((source, index) => parseSourceSpec(resolveSourceAuth(source, `${file}: sources[${index}]`, base, env), `${file}: sources[${index}]`)),
-    clusters: input.clusters.map((cluster, index) => clusterConfig(cluster, `${file}: clusters[${index}]`, base)),
+    sources: input.sources.map((source, index) => parseSourceSpec(resolveSourceAuth(source, where(`sources[${index}]`), base, env), where(`sources[${index}]`))),
+    clusters: input.clusters.map((cluster, index) => clusterConfig(cluster, where(`clusters[${index}]`), base)),
     concurrency: input.workers?.concurrency ?? 4,
     resyncIntervalMs: input.resyncIntervalMs ?? 300_000,
     fullResyncIntervalMs: input.fullResyncIntervalMs ?? 3_600_000,
-    ...(input.webhook ? { webhook: {
-      port: input.webhook.port,
-      host: input.webhook.host ?? '0.0.0.0',
-      secrets: Object.fromEntries(Object.entries(input.webhook.secrets ?? {}).map(([source, ref]) => [source, readSecret(ref, `${file}: webhook.secrets.${source}`, base, env)])),
-    } } : {}),
+    ...webhookConfig(input.webhook, where, base, env),
     ...(input.metricsPort === undefined ? {} : { metricsPort: input.metricsPort }),
     logLevel: env.TIDEMARK_LOG_LEVEL ?? 'info',
   });
+}
+
+function redisOptions(input: ConfigInput, env: NodeJS.ProcessEnv): Pick<ReconcilerConfig, 'redisPrefix' | 'allowEviction'> {
+  return { redisPrefix: input.redis?.prefix ?? 'tidemark', allowEviction: input.redis?.allowEviction ?? env.TIDEMARK_ALLOW_EVICTION === 'true' };
+}
+
+function roleOf(value = 'all'): ReconcilerConfig['role'] {
+  if (value === 'all' || value === 'poller' || value === 'worker') return value;
+  throw new ConfigError(`TIDEMARK_ROLE: "${value}" is not one of all, poller, worker`);
+}
+
+function redisUrlOf(env: NodeJS.ProcessEnv, input: ConfigInput, file: string): string {
+  const url = env.TIDEMARK_REDIS_URL ?? env.REDIS_URL ?? input.redis?.url;
+  if (!url) throw new ConfigError(`${file}: redis.url: is required (or set TIDEMARK_REDIS_URL)`);
+  return url;
+}
+
+function webhookConfig(input: ConfigInput['webhook'], where: (field: string) => string, base: string, env: NodeJS.ProcessEnv): Pick<ReconcilerConfig, 'webhook'> {
+  if (!input) return {};
+  const secrets = Object.entries(input.secrets ?? {}).map(([source, ref]) => [source, readSecret(ref, where(`webhook.secrets.${source}`), base, env)]);
+  return { webhook: { port: input.port, host: input.host ?? '0.0.0.0', secrets: Object.fromEntries(secrets) } };
 }
 
 function readConfigFile(file: string): ConfigInput {

@@ -62,6 +62,7 @@ function startRun(job: ReconcileJob, deps: PipelineDependencies): ReconcileRun {
     kindStatus: {},
     kindConditions: [],
     warnings: [],
+    events: [],
     deleted: false,
     skipped: false,
   };

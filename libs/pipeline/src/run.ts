@@ -1,4 +1,4 @@
-import type { ChangeSetEntry, ClusterConnection } from '@tidemark/cluster';
+import type { ChangeSetEntry, ClusterConnection, EventInput } from '@tidemark/cluster';
 import type { InventoryEntry, KubernetesManifest, ObjectRef, ObjectStatus, ReconcileJob } from '@tidemark/contracts';
 import type { Health, RegisteredKind } from '@tidemark/kinds';
 import type { DesiredObject } from './dependencies';
@@ -36,6 +36,8 @@ export interface ReconcileRun {
   kindStatus: Record<string, unknown>;
   kindConditions: { type: string; status: 'True' | 'False' | 'Unknown'; reason: string; message: string }[];
   warnings: string[];
+  /** Events beyond the change set that this run should emit. */
+  events: EventInput[];
   /** Set by the deletion stage when the object was removed and its objects pruned. */
   deleted: boolean;
   /** Set by fetch when a stalled object's spec has not changed: nothing to do. */

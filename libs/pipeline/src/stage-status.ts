@@ -57,16 +57,17 @@ async function writeCustomResourceStatus(run: ReconcileRun, record: ObjectStatus
     ...run.kindStatus,
   };
   const written = await applyStatus(run.connection, run.live as KubernetesManifest, status);
-  if (!written) {
-    record.warnings = [...(record.warnings ?? []),
-      `The ${run.ref.kind} CRD on cluster ${run.job.cluster} has no status subresource, so status is kept in Tidemark's status store only. Add "subresources: {status: {}}" to the CRD to see it with kubectl.`];
-  }
+  if (written) return;
+  const warning = `The ${run.ref.kind} CRD on cluster ${run.job.cluster} has no status subresource, so status is kept in Tidemark's status store only. Add "subresources: {status: {}}" to the CRD to see it with kubectl.`;
+  record.warnings = [...(record.warnings ?? []), warning];
+  // Said once, when it starts to hold, not on every run.
+  if (!run.previous?.warnings?.includes(warning)) run.events.push({ type: 'Warning', reason: 'StatusSubresourceMissing', message: warning });
 }
 
 async function emitEvents(run: ReconcileRun, deps: PipelineDependencies): Promise<void> {
   const about = run.live;
   if (!about) return;
-  const events: EventInput[] = [];
+  const events: EventInput[] = [...run.events];
   for (const change of run.changes) {
     if (change.action === 'created' || change.action === 'configured') {
       events.push({ type: 'Normal', reason: change.action === 'created' ? 'Created' : 'Updated', message: `${change.subject} ${change.action} from ${run.job.source} at ${run.job.revision.slice(0, 12)}` });
