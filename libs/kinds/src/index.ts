@@ -21,6 +21,7 @@ export type { ConfigWatcherSpec, ConfigWatcherStatus, RestartStrategy } from './
 export { createWebAppPlugin, webAppPlugin } from './webapp/webapp-plugin';
 export { webAppCrd } from './webapp/crd/webapp-crd';
 export { renderWebApp } from './webapp/render/render-webapp';
+export { observeWebAppStatus, type WebAppStatus } from './webapp/observe-webapp-status';
 export { applyWebAppDefaults, enabledWebAppFeatures } from './webapp/apply-webapp-defaults';
 export { webAppFeatures } from './webapp/features/index';
 export { isFeatureEnabled, settingsOf, type FeatureContext, type ValidationRule, type WebAppFeature } from './webapp/features/webapp-feature';

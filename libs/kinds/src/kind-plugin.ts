@@ -70,6 +70,11 @@ export interface KindPlugin<Spec = unknown, Status = Record<string, unknown>> {
   render(context: RenderContext<Spec>): KubernetesManifest[];
   /** act does what a kind does besides applying objects (ConfigWatcher's restarts). Optional. */
   act?(context: ActionContext<Spec, Status>): Promise<ActionResult<Status>>;
+  /**
+   * observeStatus derives kind-specific status fields from the live owned objects after
+   * apply (WebApp's readyReplicas from its Deployment). Pure. Optional.
+   */
+  observeStatus?(owned: readonly KubernetesManifest[]): Partial<Status>;
   /** ConfigMaps etc. whose changes should wake this object (ConfigWatcher's spec.configMap). */
   referencedObjects?(object: KubernetesManifest & { spec: Spec }): { apiVersion: string; kind: string; namespace: string; name: string }[];
 }

@@ -3,6 +3,7 @@ import { applyWebAppDefaults, enabledWebAppFeatures } from './apply-webapp-defau
 import { webAppCrd } from './crd/webapp-crd';
 import { webAppFeatures } from './features/index';
 import type { WebAppFeature } from './features/webapp-feature';
+import { observeWebAppStatus, type WebAppStatus } from './observe-webapp-status';
 import { renderWebApp } from './render/render-webapp';
 import { webAppGroup, webAppKind, webAppPlural, webAppVersion, type WebAppSpec } from './webapp-types';
 
@@ -10,7 +11,7 @@ import { webAppGroup, webAppKind, webAppPlural, webAppVersion, type WebAppSpec }
  * createWebAppPlugin builds the WebApp kind for a feature list. The CRD, the enabled
  * features and render all come from that list, so extra features need no change here.
  */
-export function createWebAppPlugin(features: readonly WebAppFeature[] = webAppFeatures): KindPlugin<WebAppSpec> {
+export function createWebAppPlugin(features: readonly WebAppFeature[] = webAppFeatures): KindPlugin<WebAppSpec, WebAppStatus> {
   return {
     group: webAppGroup,
     version: webAppVersion,
@@ -20,6 +21,7 @@ export function createWebAppPlugin(features: readonly WebAppFeature[] = webAppFe
     applyDefaults: applyWebAppDefaults,
     enabledFeatures: (spec) => enabledWebAppFeatures(spec, features),
     render: (context) => renderWebApp(context, features),
+    observeStatus: observeWebAppStatus,
   };
 }
 
