@@ -76,3 +76,22 @@ describe('plain manifests', () => {
     expect(await harness.statusStore.get(harness.cluster, configMapKey)).toBeUndefined();
   });
 });
+
+describe('suspend', () => {
+  it('skips a suspended object until it is resumed', async () => {
+    const key = `core/ConfigMap/${namespace}/held`;
+    await harness.repo.write('app/held.yaml', `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: held\n  namespace: ${namespace}\ndata:\n  v: "1"\n`);
+    await harness.pushAndReconcile('add held');
+    await harness.statusStore.setSuspended(harness.cluster, key, true);
+    await harness.repo.write('app/held.yaml', `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: held\n  namespace: ${namespace}\ndata:\n  v: "2"\n`);
+    const { results } = await harness.pushAndReconcile('change held while suspended');
+    expect(results.get(key)).toEqual({ kind: 'done' });
+    const held = await getObject(harness.connection, { apiVersion: 'v1', kind: 'ConfigMap', namespace, name: 'held' });
+    expect((held as { data?: unknown }).data).toEqual({ v: '1' });
+
+    await harness.statusStore.setSuspended(harness.cluster, key, false);
+    await harness.reconcileKey(key, 'manual');
+    const resumed = await getObject(harness.connection, { apiVersion: 'v1', kind: 'ConfigMap', namespace, name: 'held' });
+    expect((resumed as { data?: unknown }).data).toEqual({ v: '2' });
+  });
+});

@@ -6,12 +6,17 @@ import { specHash } from './hash';
 
 /**
  * fetchStage reads the desired object from Git at the job's revision, the live object from the
- * cluster and the last status. A stalled object whose spec did not change is skipped.
+ * cluster and the last status. A suspended object, and a stalled object whose spec did not
+ * change, are skipped.
  */
 export async function fetchStage(run: ReconcileRun, deps: PipelineDependencies): Promise<void> {
   run.stage = 'fetch';
   const { job } = run;
   run.previous = await deps.statusStore.get(job.cluster, job.objectKey);
+  if (run.previous?.suspended) {
+    run.skipped = true;
+    return;
+  }
   run.desired = await deps.desired.readObject(job.source, job.revision, job.objectKey);
   const apiVersion = run.desired?.object.apiVersion ?? run.previous?.apiVersion;
   if (!apiVersion) return; // Neither in Git nor ever reconciled: nothing to do.

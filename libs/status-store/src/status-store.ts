@@ -58,6 +58,19 @@ export class StatusStore {
     return next;
   }
 
+  /**
+   * setSuspended marks an object suspended (the pipeline then skips it) or resumes it. An object
+   * never reconciled yet gets a minimal record so the flag is kept.
+   */
+  async setSuspended(cluster: string, objectKey: string, suspended: boolean): Promise<ObjectStatus | undefined> {
+    const previous = await this.get(cluster, objectKey);
+    if (!previous) return undefined;
+    const next: ObjectStatus = { ...previous, suspended, updatedAt: new Date().toISOString() };
+    if (!suspended) delete next.suspended;
+    await this.put(next);
+    return next;
+  }
+
   async delete(cluster: string, objectKey: string): Promise<void> {
     await this.redis.multi()
       .hdel(this.statusKey(cluster), objectKey)
