@@ -28,7 +28,13 @@ export async function fetchStage(run: ReconcileRun, deps: PipelineDependencies):
     run.object = withNamespace(run.desired.object, namespace);
   }
   if (resource) run.live = await getByResource(run.connection, resource, namespace || undefined, run.ref.name);
-  run.skipped = job.reason !== 'manual' && isStalled(run.previous?.conditions) && run.previous?.specHash === run.specHash && Boolean(run.specHash);
+  run.skipped = stalledAtSameSpec(run);
+}
+
+/** stalledAtSameSpec: a terminal failure is not retried until the spec changes (or a person asks). */
+function stalledAtSameSpec(run: ReconcileRun): boolean {
+  if (run.job.reason === 'manual' || !run.specHash) return false;
+  return isStalled(run.previous?.conditions) && run.previous?.specHash === run.specHash;
 }
 
 async function resourceOrUndefined(run: ReconcileRun, apiVersion: string): Promise<ApiResource | undefined> {
