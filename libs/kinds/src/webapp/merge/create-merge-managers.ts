@@ -62,7 +62,11 @@ class ComponentWriter {
     this.ledger.claim(`${describeLocation(location)}[${key}]`, source, this.owner);
     const list = this.listFor(location);
     const index = list.findIndex((existing) => envFromKey(existing as EnvFromSource) === key);
-    list.splice(index < 0 ? list.length : index, index < 0 ? 0 : 1, structuredClone(source));
+    if (index < 0) {
+      list.push(structuredClone(source));
+    } else {
+      list[index] = structuredClone(source);
+    }
   }
 
   metadataEntry(target: MetadataTarget, field: 'annotations' | 'labels', key: string, value: string): void {
