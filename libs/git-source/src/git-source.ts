@@ -92,6 +92,10 @@ export class GitSource {
     return this.options.spec.name;
   }
 
+  get spec(): SourceSpec {
+    return this.options.spec;
+  }
+
   /** revision is the last revision a poll returned. */
   get revision(): string | undefined {
     return this.lastRevision;

@@ -1,0 +1,96 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Redis } from 'ioredis';
+import type { PollResult } from '@tidemark/git-source';
+import { SourceLease } from './source-lease';
+import { SourceRunner, type PolledSource } from './source-runner';
+import { sourceStatusKey } from './source-status';
+
+export interface PollerOptions {
+  /** A connection the app owns; the poller duplicates it once for its trigger subscription. */
+  redis: Redis;
+  sources: readonly PolledSource[];
+  /** Takes a poll's changes (the reconciler turns them into queue jobs). A throw retries them next poll. */
+  onChanges(result: PollResult): Promise<void>;
+  /** Called with every poll or lease failure, for logging; they are also recorded in the status hash. */
+  onError?(source: string, error: unknown): void;
+  /** Prefix of every Redis key and channel. @defaultValue 'tidemark:' */
+  keyPrefix?: string;
+  /** Lease time: a dead leader's sources are taken over within about this long. @defaultValue 30000 */
+  leaseTtlMs?: number;
+  /** This replica's id in leases and status. @defaultValue `${hostname()}:${process.pid}:<random>` */
+  owner?: string;
+  /** @defaultValue Math.random */
+  random?: () => number;
+}
+
+/**
+ * Poller runs every source on its interval on exactly one replica: the holder of the source's
+ * Redis lease. Any replica may receive a webhook; `trigger` publishes it so the leader polls.
+ */
+export class Poller {
+  private readonly runners = new Map<string, SourceRunner>();
+  private readonly keyPrefix: string;
+  private readonly ttlMs: number;
+  readonly owner: string;
+  private subscriber: Redis | undefined;
+  private tending: NodeJS.Timeout | undefined;
+
+  constructor(private readonly options: PollerOptions) {
+    this.keyPrefix = options.keyPrefix ?? 'tidemark:';
+    this.ttlMs = options.leaseTtlMs ?? 30_000;
+    this.owner = options.owner ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+    const names = options.sources.map((source) => source.name);
+    if (new Set(names).size !== names.length) throw new Error(`source names must be unique, got ${names.join(', ')}`);
+  }
+
+  async start(): Promise<void> {
+    const { redis, sources } = this.options;
+    for (const source of sources) {
+      const lease = new SourceLease(redis, `${this.keyPrefix}lease:${source.name}`, this.owner, this.ttlMs);
+      this.runners.set(source.name, new SourceRunner({
+        source, lease, redis,
+        statusKey: sourceStatusKey(this.keyPrefix, source.name),
+        onChanges: this.options.onChanges,
+        onError: this.options.onError ?? (() => undefined),
+        random: this.options.random ?? Math.random,
+      }));
+    }
+    this.subscriber = redis.duplicate();
+    this.subscriber.on('message', (_channel: string, source: string) => this.runners.get(source)?.trigger());
+    await this.subscriber.subscribe(this.triggerChannel);
+    await this.tend();
+    // Renew well inside the lease time, and let followers notice a free lease soon after expiry.
+    this.tending = setInterval(() => void this.tend(), Math.max(50, Math.floor(this.ttlMs / 3)));
+  }
+
+  /** trigger asks for an immediate poll of a source, wherever its leader runs; false for an unknown source. */
+  async trigger(source: string): Promise<boolean> {
+    const runner = this.runners.get(source);
+    if (!runner) return false;
+    if (runner.isLeader) runner.trigger();
+    else await this.options.redis.publish(this.triggerChannel, source);
+    return true;
+  }
+
+  isLeader(source: string): boolean {
+    return this.runners.get(source)?.isLeader ?? false;
+  }
+
+  /** stop ends polling, waits for running polls, and releases this replica's leases. */
+  async stop(): Promise<void> {
+    clearInterval(this.tending);
+    await Promise.all([...this.runners.values()].map((runner) => runner.stop()));
+    this.runners.clear();
+    await this.subscriber?.quit().catch(() => undefined);
+    this.subscriber = undefined;
+  }
+
+  private get triggerChannel(): string {
+    return `${this.keyPrefix}poll-now`;
+  }
+
+  private async tend(): Promise<void> {
+    await Promise.all([...this.runners.values()].map((runner) => runner.tend()));
+  }
+}

@@ -1,0 +1,110 @@
+import type { Redis } from 'ioredis';
+import type { PollOptions, PollResult } from '@tidemark/git-source';
+import { pollDelay } from './poll-delay';
+import type { SourceLease } from './source-lease';
+import { recordFailure, recordPoll } from './source-status';
+
+/** PolledSource is what the poller needs of a source; GitSource fits it. */
+export interface PolledSource {
+  readonly name: string;
+  readonly spec: { readonly intervalMs: number; readonly jitter: number };
+  poll(options?: PollOptions): Promise<PollResult>;
+}
+
+export interface SourceRunnerOptions {
+  source: PolledSource;
+  lease: SourceLease;
+  redis: Redis;
+  statusKey: string;
+  onChanges(result: PollResult): Promise<void>;
+  onError(source: string, error: unknown): void;
+  random: () => number;
+}
+
+/**
+ * SourceRunner polls one source while this replica holds its lease. Polls never overlap: a
+ * trigger during a poll runs one more poll right after it. The revision is recorded only
+ * after onChanges took the changes, so a failed hand-off is retried from the same revision.
+ */
+export class SourceRunner {
+  private leading = false;
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private again = false;
+  private delivered: string | undefined;
+  private stopped = false;
+
+  constructor(private readonly options: SourceRunnerOptions) {}
+
+  get isLeader(): boolean {
+    return this.leading;
+  }
+
+  /** tend renews the lease when held, or tries to take it; called every third of the lease time. */
+  async tend(): Promise<void> {
+    if (this.stopped) return;
+    const { lease } = this.options;
+    const held = await (this.leading ? lease.renew() : lease.acquire()).catch((error: unknown) => {
+      this.options.onError(this.options.source.name, error);
+      return false;
+    });
+    if (held && !this.leading) {
+      this.leading = true;
+      // A new leader continues from what the previous one delivered.
+      this.delivered = (await this.options.redis.hget(this.options.statusKey, 'revision').catch(() => null)) ?? undefined;
+      this.trigger();
+    } else if (!held && this.leading) {
+      this.leading = false;
+      clearTimeout(this.timer);
+    }
+  }
+
+  /** trigger polls now when leading (or right after the running poll). */
+  trigger(): void {
+    if (!this.leading || this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    clearTimeout(this.timer);
+    this.running = this.pollOnce().finally(() => {
+      this.running = undefined;
+      if (this.again) {
+        this.again = false;
+        this.trigger();
+      } else {
+        this.schedule();
+      }
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+    if (this.leading) {
+      this.leading = false;
+      await this.options.lease.release().catch((error: unknown) => this.options.onError(this.options.source.name, error));
+    }
+  }
+
+  private schedule(): void {
+    if (!this.leading || this.stopped) return;
+    const { intervalMs, jitter } = this.options.source.spec;
+    this.timer = setTimeout(() => this.trigger(), pollDelay(intervalMs, jitter, this.options.random));
+  }
+
+  private async pollOnce(): Promise<void> {
+    const { source, redis, statusKey, lease } = this.options;
+    const started = performance.now();
+    try {
+      const result = await source.poll(this.delivered ? { since: this.delivered } : {});
+      if (result.changes.length > 0 || result.moved) await this.options.onChanges(result);
+      this.delivered = result.revision;
+      if (this.leading) await recordPoll(redis, statusKey, result, lease.owner);
+    } catch (error) {
+      this.options.onError(source.name, error);
+      await recordFailure(redis, statusKey, error, Math.round(performance.now() - started), lease.owner).catch(() => undefined);
+    }
+  }
+}

@@ -1,0 +1,75 @@
+import type { IncomingMessage } from 'node:http';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { readBody } from './read-body';
+import { verifyWebhook, webhookProviders, type WebhookProvider } from './webhook-signature';
+
+/** WebhookHook binds a source to its provider and its (resolved) secret. */
+export interface WebhookHook {
+  source: string;
+  provider: WebhookProvider;
+  secret: string;
+}
+
+export interface WebhookRoutesOptions {
+  hooks: readonly WebhookHook[];
+  /** Called for a verified push; it should only schedule a poll (e.g. `poller.trigger`). */
+  onPush(source: string): void | Promise<void>;
+  /** @defaultValue '/hooks' (routes are POST `${prefix}/:source`) */
+  prefix?: string;
+  /** Largest body accepted; larger gets 413. @defaultValue 1 MiB (GitHub caps payloads at 25 MB, but pushes to a config repo are small) */
+  bodyLimitBytes?: number;
+  /** Time for the whole body to arrive; slower gets 408. @defaultValue 10000 */
+  bodyTimeoutMs?: number;
+}
+
+const outcome = {
+  type: 'object',
+  properties: { code: { type: 'string' }, message: { type: 'string' }, source: { type: 'string' } },
+  required: ['code', 'message'],
+} as const;
+
+/**
+ * registerWebhookRoutes adds the webhook receiver as an encapsulated plugin. A delivery for an
+ * unknown source, with a missing, wrong or SHA-1-only signature gets 401; a verified delivery
+ * that is not a push (or not JSON) gets 400; only a verified push calls `onPush`. The payload
+ * is never trusted beyond that: it names nothing that is acted on.
+ */
+export async function registerWebhookRoutes(app: FastifyInstance, options: WebhookRoutesOptions): Promise<void> {
+  const hooks = new Map(options.hooks.map((hook) => [hook.source, hook]));
+  for (const hook of hooks.values()) {
+    if (!webhookProviders.includes(hook.provider)) throw new Error(`webhook for source ${hook.source}: unknown provider "${hook.provider}"`);
+    if (hook.secret.length < 16) throw new Error(`webhook for source ${hook.source}: the secret must be at least 16 characters`);
+  }
+  const limit = options.bodyLimitBytes ?? 1024 * 1024;
+  const timeoutMs = options.bodyTimeoutMs ?? 10_000;
+  await app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', (_request: FastifyRequest, payload: IncomingMessage) => readBody(payload, limit, timeoutMs));
+    scope.post<{ Params: { source: string }; Body: Buffer }>('/:source', {
+      bodyLimit: limit,
+      schema: {
+        params: { type: 'object', properties: { source: { type: 'string', maxLength: 253 } }, required: ['source'] },
+        response: { 200: outcome, 202: outcome, 400: outcome, 401: outcome },
+      },
+    }, async (request, reply) => {
+      const hook = hooks.get(request.params.source);
+      const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+      if (!hook) return reply.code(401).send({ code: 'WEBHOOK_SIGNATURE_INVALID', message: 'the signature does not match' });
+      const verdict = verifyWebhook(hook.provider, hook.secret, request.headers, body);
+      if (!verdict.accepted) return reply.code(verdict.status).send({ code: verdict.code, message: verdict.reason });
+      if (verdict.event === 'ping') return reply.code(200).send({ code: 'WEBHOOK_PING', message: 'pong', source: hook.source });
+      if (!isJsonObject(body)) return reply.code(400).send({ code: 'WEBHOOK_BODY_INVALID', message: 'the body is not a JSON object' });
+      await options.onPush(hook.source);
+      return reply.code(202).send({ code: 'WEBHOOK_POLL_TRIGGERED', message: 'a poll of the source was triggered', source: hook.source });
+    });
+  }, { prefix: options.prefix ?? '/hooks' });
+}
+
+function isJsonObject(body: Buffer): boolean {
+  try {
+    const value: unknown = JSON.parse(body.toString('utf8'));
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+  } catch {
+    return false;
+  }
+}
