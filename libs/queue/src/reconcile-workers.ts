@@ -1,8 +1,9 @@
-import { Queue, Worker, type Job } from 'bullmq';
+import { Queue, type Job } from 'bullmq';
 import type { Cluster, Redis } from 'ioredis';
 import type { ReconcileJob } from '@tidemark/contracts';
 import { resolveBackoff } from './backoff';
 import { closeRedis, openRedis } from './connection';
+import { DrainableWorker } from './drainable-worker';
 import { InvalidQueueOptionsError } from './errors/invalid-queue-options-error';
 import { LeaseWatch } from './lease-watch';
 import { objectKeyOfJobId } from './job-id';
@@ -16,7 +17,7 @@ const defaults = { concurrency: 10, lockDurationMs: 30_000, stalledIntervalMs: 1
 
 interface ClusterWorker {
   spec: Required<Pick<ClusterWorkerSpec, 'name' | 'concurrency'>> & ClusterLimits;
-  worker: Worker<ReconcileJob, string>;
+  worker: DrainableWorker<ReconcileJob, string>;
   state: ObjectState;
 }
 
@@ -57,7 +58,7 @@ export class ReconcileWorkers {
     this.workers = this.specs.map((spec) => {
       const state = new ObjectState(client, objectStateKeys(this.prefix, spec.name));
       const processor = createProcessor({ state, leases: this.leases, handler, backoff, onError: this.onError });
-      const worker = new Worker<ReconcileJob, string>(queueNameFor(spec.name), processor, {
+      const worker = new DrainableWorker<ReconcileJob, string>(queueNameFor(spec.name), processor, {
         connection: client,
         prefix: this.prefix,
         concurrency: Math.min(this.options.localConcurrency ?? spec.concurrency, spec.concurrency),
@@ -82,8 +83,9 @@ export class ReconcileWorkers {
   }
 
   private async drain(): Promise<void> {
-    if (!this.client) return;
-    await Promise.all(this.workers.map((entry) => entry.worker.pause(true).catch(() => undefined)));
+    const client = this.client;
+    if (!client) return;
+    await Promise.all(this.workers.map((entry) => entry.worker.stopTaking(client).catch(() => undefined)));
     const drainTimeoutMs = this.options.drainTimeoutMs ?? defaults.drainTimeoutMs;
     let settled = await this.waitForIdle(drainTimeoutMs);
     if (!settled) {
@@ -92,7 +94,7 @@ export class ReconcileWorkers {
     }
     await Promise.all(this.workers.map((entry) => withTimeout(entry.worker.close(!settled), 5_000).catch(() => undefined)));
     this.leases.stop();
-    await closeRedis(this.client);
+    await closeRedis(client);
   }
 
   private async waitForIdle(timeoutMs: number): Promise<boolean> {
@@ -101,7 +103,7 @@ export class ReconcileWorkers {
     return this.leases.size === 0;
   }
 
-  private watch(worker: Worker<ReconcileJob, string>, state: ObjectState): void {
+  private watch(worker: DrainableWorker<ReconcileJob, string>, state: ObjectState): void {
     worker.on('error', (error) => this.onError(error));
     worker.on('lockRenewalFailed', (jobIds) => {
       for (const jobId of jobIds) this.leases.abort(jobId, 'lease-lost', `could not renew the lock of job ${jobId}`);
