@@ -57,8 +57,12 @@ export class Poller {
       }));
     }
     this.subscriber = redis.duplicate();
-    this.subscriber.on('message', (_channel: string, source: string) => this.runners.get(source)?.trigger());
-    await this.subscriber.subscribe(this.triggerChannel);
+    this.subscriber.on('message', (channel: string, source: string) => {
+      const runner = this.runners.get(source);
+      if (channel === this.releasedChannel) void runner?.tend();
+      else runner?.trigger();
+    });
+    await this.subscriber.subscribe(this.triggerChannel, this.releasedChannel);
     await this.tend();
     // Renew well inside the lease time, and let followers notice a free lease soon after expiry.
     this.tending = setInterval(() => void this.tend(), Math.max(50, Math.floor(this.ttlMs / 3)));
@@ -80,14 +84,21 @@ export class Poller {
   /** stop ends polling, waits for running polls, and releases this replica's leases. */
   async stop(): Promise<void> {
     clearInterval(this.tending);
+    const led = [...this.runners].filter(([, runner]) => runner.isLeader).map(([name]) => name);
     await Promise.all([...this.runners.values()].map((runner) => runner.stop()));
     this.runners.clear();
+    // Tell the other replicas, so one takes over now rather than at its next lease check.
+    await Promise.all(led.map((name) => this.options.redis.publish(this.releasedChannel, name).catch(() => 0)));
     await this.subscriber?.quit().catch(() => undefined);
     this.subscriber = undefined;
   }
 
   private get triggerChannel(): string {
     return `${this.keyPrefix}poll-now`;
+  }
+
+  private get releasedChannel(): string {
+    return `${this.keyPrefix}lease-released`;
   }
 
   private async tend(): Promise<void> {

@@ -1,0 +1,146 @@
+// Poller replicas against the rig's real Git server and Redis: one leader, takeover, status, webhook-triggered polls.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { GitSource, parseSourceSpec, type PollResult } from '@tidemark/git-source';
+import { Poller, readSourceStatus, sourceStatusKey } from '@tidemark/poller';
+import { startGitServer, type GitServer, type WorkingCopy } from '@tidemark/testing';
+import { RedisFixture } from './redis-fixture';
+
+const token = 'poller-test-token-0123456789';
+const redis = new RedisFixture(inject('redisUrl'));
+let server: GitServer;
+let url: string;
+let copy: WorkingCopy;
+const cacheDirs: string[] = [];
+const pollers: Poller[] = [];
+
+const configMap = (name: string, value: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\ndata:\n  value: "${value}"\n`;
+
+/** replica starts one reconciler replica's poller for the shared source, recording what it delivers. */
+async function replica(name: string, options: { intervalMs?: number; leaseTtlMs?: number } = {}) {
+  const spec = parseSourceSpec({ name: 'apps', url, ref: { branch: 'main' }, intervalMs: options.intervalMs ?? 60_000, jitter: 0, auth: { token } }, name);
+  const dir = await mkdtemp(join(tmpdir(), 'tidemark-poller-'));
+  cacheDirs.push(dir);
+  const source = new GitSource({ spec, cacheDir: dir });
+  await source.open();
+  const delivered: PollResult[] = [];
+  const connection = redis.connect();
+  const poller = new Poller({
+    redis: connection, sources: [source], keyPrefix: redis.prefix, leaseTtlMs: options.leaseTtlMs ?? 1_500, owner: name,
+    onChanges: async (result) => {
+      delivered.push(result);
+    },
+  });
+  pollers.push(poller);
+  await poller.start();
+  return { poller, delivered, connection };
+}
+
+async function until(check: () => boolean | Promise<boolean>, timeoutMs: number): Promise<number> {
+  const started = Date.now();
+  while (!(await check())) {
+    if (Date.now() - started > timeoutMs) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  return Date.now() - started;
+}
+
+beforeAll(async () => {
+  server = await startGitServer({ basicAuth: { username: 'x-access-token', password: token } });
+  url = await server.createRepository('polled');
+  copy = await server.workingCopy('polled');
+  await copy.write('a.yaml', configMap('a', '1'));
+  await copy.commitAndPush('first');
+});
+
+afterEach(async () => {
+  await Promise.all(pollers.splice(0).map((poller) => poller.stop()));
+  const admin = redis.connect();
+  const keys = await admin.keys(`${redis.prefix}*`);
+  if (keys.length > 0) await admin.del(...keys);
+});
+
+afterAll(async () => {
+  await redis.cleanup();
+  await server?.stop();
+  await Promise.all(cacheDirs.map((dir) => rm(dir, { recursive: true, force: true })));
+});
+
+describe('Poller', () => {
+  it('polls a source on exactly one of two racing replicas and records its status without credentials', async () => {
+    const [one, two] = await Promise.all([replica('replica-1'), replica('replica-2')]);
+    await until(() => one.delivered.length + two.delivered.length > 0, 10_000);
+    expect([one.poller.isLeader('apps'), two.poller.isLeader('apps')].filter(Boolean)).toHaveLength(1);
+    const leader = one.poller.isLeader('apps') ? one : two;
+    const follower = leader === one ? two : one;
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(follower.delivered).toEqual([]);
+    expect(leader.delivered).toHaveLength(1);
+
+    const head = await copy.git('rev-parse', 'HEAD');
+    const status = await readSourceStatus(leader.connection, redis.prefix, 'apps');
+    expect(status).toMatchObject({ revision: head, state: 'ok', leader: leader.poller.owner, changes: 1, sourceErrors: 0 });
+    expect(status.durationMs).toBeGreaterThanOrEqual(0);
+    expect(Date.parse(status.polledAt ?? '')).toBeGreaterThan(Date.now() - 60_000);
+    const raw = JSON.stringify(await leader.connection.hgetall(sourceStatusKey(redis.prefix, 'apps')));
+    expect(raw).not.toContain(token);
+  });
+
+  it('hands the source over within the lease time when the leader dies, continuing from the delivered revision', async () => {
+    const first = await replica('leader-1');
+    await until(() => first.delivered.length > 0, 10_000);
+    const second = await replica('standby-2');
+    expect(second.poller.isLeader('apps')).toBe(false);
+
+    const pushed = await copy.commitAndPush('while the leader is dead');
+    first.connection.disconnect();
+    const takeoverMs = await until(() => second.poller.isLeader('apps'), 5_000);
+    expect(takeoverMs).toBeLessThan(1_500 + 600);
+    await until(() => second.delivered.length > 0, 10_000);
+    expect(second.delivered[0]).toMatchObject({ revision: pushed, previousRevision: first.delivered[0]?.revision });
+  });
+
+  it('hands over at once when the leader stops gracefully', async () => {
+    const first = await replica('graceful-1', { leaseTtlMs: 6_000 });
+    await until(() => first.poller.isLeader('apps'), 5_000);
+    const second = await replica('graceful-2', { leaseTtlMs: 6_000 });
+    await first.poller.stop();
+    expect(await until(() => second.poller.isLeader('apps'), 5_000)).toBeLessThan(1_000);
+  });
+
+  it('polls immediately when any replica is triggered (as the webhook does), not only on the interval', async () => {
+    const [one, two] = await Promise.all([replica('trigger-1'), replica('trigger-2')]);
+    await until(() => one.delivered.length + two.delivered.length > 0, 10_000);
+    const follower = one.poller.isLeader('apps') ? two : one;
+    const leader = follower === one ? two : one;
+    const before = leader.delivered.length;
+
+    await copy.write('a.yaml', configMap('a', 'triggered'));
+    const head = await copy.commitAndPush('triggered');
+    expect(await follower.poller.trigger('apps')).toBe(true);
+    expect(await until(() => leader.delivered.length > before, 5_000)).toBeLessThan(5_000);
+    expect(leader.delivered.at(-1)).toMatchObject({ revision: head, changes: [{ objectKey: 'core/ConfigMap/_/a', change: 'changed' }] });
+    expect(await follower.poller.trigger('unknown')).toBe(false);
+  });
+
+  it('records a failed poll with its reason and keeps the last good revision', async () => {
+    const spec = parseSourceSpec({ name: 'broken', url: `${server.baseUrl}/missing.git`, ref: { branch: 'main' }, intervalMs: 60_000, auth: { token } }, 'broken');
+    const dir = await mkdtemp(join(tmpdir(), 'tidemark-poller-'));
+    cacheDirs.push(dir);
+    const source = new GitSource({ spec, cacheDir: dir });
+    await source.open();
+    const connection = redis.connect();
+    await connection.hset(sourceStatusKey(redis.prefix, 'broken'), 'revision', 'f'.repeat(40));
+    const errors: string[] = [];
+    const poller = new Poller({ redis: connection, sources: [source], keyPrefix: redis.prefix, leaseTtlMs: 1_500, onChanges: async () => undefined, onError: (_source, error) => errors.push(String(error)) });
+    pollers.push(poller);
+    await poller.start();
+    await until(async () => (await readSourceStatus(connection, redis.prefix, 'broken')).state === 'error', 10_000);
+    const status = await readSourceStatus(connection, redis.prefix, 'broken');
+    expect(status).toMatchObject({ revision: 'f'.repeat(40), state: 'error', error: expect.stringContaining('missing.git') });
+    expect(JSON.stringify(status)).not.toContain(token);
+    expect(errors.length).toBeGreaterThan(0);
+  });
+});

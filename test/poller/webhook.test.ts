@@ -1,0 +1,115 @@
+// The webhook receiver over real HTTP: each provider's signature, every refusal, and the triggers it causes.
+import { createHmac } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { registerWebhookRoutes } from '@tidemark/poller';
+
+const secret = 'webhook-secret-for-tests';
+const pushBody = JSON.stringify({ ref: 'refs/heads/main', after: 'a'.repeat(40), repository: { full_name: 'org/apps' } });
+const sign = (body: string, algorithm = 'sha256') => createHmac(algorithm, secret).update(body).digest('hex');
+
+let app: FastifyInstance;
+let baseUrl: string;
+const pushes: string[] = [];
+
+async function deliver(source: string, headers: Record<string, string>, body = pushBody): Promise<{ status: number; code: string }> {
+  const response = await fetch(`${baseUrl}/hooks/${source}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+  const json = (await response.json()) as { code: string };
+  return { status: response.status, code: json.code };
+}
+
+beforeAll(async () => {
+  app = Fastify();
+  await registerWebhookRoutes(app, {
+    hooks: [
+      { source: 'gh', provider: 'github', secret },
+      { source: 'gitea', provider: 'gitea', secret },
+      { source: 'gogs', provider: 'gogs', secret },
+      { source: 'gl', provider: 'gitlab', secret },
+      { source: 'plain', provider: 'generic', secret },
+    ],
+    onPush: (source) => {
+      pushes.push(source);
+    },
+    bodyLimitBytes: 64 * 1024,
+    bodyTimeoutMs: 500,
+  });
+  baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
+});
+
+afterAll(async () => {
+  await app?.close();
+});
+
+beforeEach(() => {
+  pushes.length = 0;
+});
+
+describe('webhook receiver', () => {
+  it.each([
+    ['gh', { 'x-hub-signature-256': `sha256=${sign(pushBody)}`, 'x-github-event': 'push' }],
+    ['gitea', { 'x-gitea-signature': sign(pushBody), 'x-gitea-event': 'push' }],
+    ['gogs', { 'x-gogs-signature': sign(pushBody), 'x-gogs-event': 'push' }],
+    ['gl', { 'x-gitlab-token': secret, 'x-gitlab-event': 'Push Hook' }],
+    ['plain', { 'x-tidemark-signature': `sha256=${sign(pushBody)}` }],
+  ])('a valid push to %s triggers exactly one poll of that source', async (source, headers) => {
+    expect(await deliver(source, headers)).toEqual({ status: 202, code: 'WEBHOOK_POLL_TRIGGERED' });
+    expect(pushes).toEqual([source]);
+  });
+
+  it.each([
+    ['a mutated body', { 'x-hub-signature-256': `sha256=${sign(pushBody)}`, 'x-github-event': 'push' }, pushBody.replace('main', 'evil'), 'WEBHOOK_SIGNATURE_INVALID'],
+    ['a mutated signature', { 'x-hub-signature-256': `sha256=${sign(`${pushBody} `)}`, 'x-github-event': 'push' }, pushBody, 'WEBHOOK_SIGNATURE_INVALID'],
+    ['no signature', { 'x-github-event': 'push' }, pushBody, 'WEBHOOK_SIGNATURE_MISSING'],
+    ['a SHA-1-only signature', { 'x-hub-signature': `sha1=${sign(pushBody, 'sha1')}`, 'x-github-event': 'push' }, pushBody, 'WEBHOOK_SHA1_REFUSED'],
+  ])('refuses %s with 401 and triggers nothing', async (_name, headers, body, code) => {
+    expect(await deliver('gh', headers, body)).toEqual({ status: 401, code });
+    expect(pushes).toEqual([]);
+  });
+
+  it('refuses an unknown source with 401, like a bad signature', async () => {
+    expect(await deliver('nope', { 'x-hub-signature-256': `sha256=${sign(pushBody)}`, 'x-github-event': 'push' })).toEqual({ status: 401, code: 'WEBHOOK_SIGNATURE_INVALID' });
+    expect(pushes).toEqual([]);
+  });
+
+  it('answers a signed non-push event or a non-JSON body with 400, a ping with 200, and triggers nothing', async () => {
+    expect(await deliver('gh', { 'x-hub-signature-256': `sha256=${sign(pushBody)}`, 'x-github-event': 'issues' })).toEqual({ status: 400, code: 'WEBHOOK_NOT_A_PUSH' });
+    expect(await deliver('gh', { 'x-hub-signature-256': `sha256=${sign(pushBody)}`, 'x-github-event': 'ping' })).toEqual({ status: 200, code: 'WEBHOOK_PING' });
+    expect(await deliver('plain', { 'x-tidemark-signature': `sha256=${sign('[1]')}` }, '[1]')).toEqual({ status: 400, code: 'WEBHOOK_BODY_INVALID' });
+    expect(pushes).toEqual([]);
+  });
+
+  it('refuses an oversized body with 413, whether declared or streamed', async () => {
+    const big = JSON.stringify({ padding: 'x'.repeat(70 * 1024) });
+    expect((await deliver('gh', { 'x-hub-signature-256': `sha256=${sign(big)}`, 'x-github-event': 'push' }, big)).status).toBe(413);
+    const streamed = await rawRequest('/hooks/gh', { 'transfer-encoding': 'chunked', 'x-github-event': 'push' }, async (send) => {
+      for (let chunk = 0; chunk < 20; chunk += 1) await send('y'.repeat(8 * 1024));
+    });
+    expect(streamed).toBe(413);
+    expect(pushes).toEqual([]);
+  });
+
+  it('gives up on a body that arrives too slowly with 408', async () => {
+    const status = await rawRequest('/hooks/gh', { 'content-length': '1000', 'x-github-event': 'push' }, async (send) => {
+      await send('{');
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+    });
+    expect(status).toBe(408);
+    expect(pushes).toEqual([]);
+  });
+});
+
+/** rawRequest sends a body in pieces, as a slow or large client would, and returns the status. */
+function rawRequest(path: string, headers: Record<string, string>, write: (send: (text: string) => Promise<void>) => Promise<void>): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(`${baseUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers } }, (response) => {
+      response.resume();
+      resolve(response.statusCode ?? 0);
+      request.destroy();
+    });
+    request.on('error', (error) => (request.destroyed ? undefined : reject(error)));
+    const send = (text: string) => new Promise<void>((done) => (request.destroyed ? done() : request.write(text, () => done())));
+    void write(send).then(() => (request.destroyed ? undefined : request.end()));
+  });
+}
