@@ -1,0 +1,115 @@
+// Issue 3 point 9: GitSource.poll on a 10,000-object repository against the native git CLI
+// doing the same work (`git fetch` + `git diff --name-only`) on the same repository, same run.
+// Run: npx tsx bench/git-poll.bench.ts [rounds]
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { GitSource, parseSourceSpec } from '@tidemark/git-source';
+import { run, startGitServer, type WorkingCopy } from '@tidemark/testing';
+
+const rounds = Number(process.argv[2] ?? 10);
+const folders = 10;
+const filesPerFolder = 10;
+const objectsPerFile = 100;
+
+function fileText(file: number, changed?: string): string {
+  const documents: string[] = [];
+  for (let index = 0; index < objectsPerFile; index += 1) {
+    const value = changed !== undefined && index === 0 ? changed : `${file}-${index}`;
+    documents.push(`apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm-${file}-${index}\n  namespace: ns-${file % folders}\ndata:\n  value: "${value}"\n`);
+  }
+  return documents.join('---\n');
+}
+
+const pathOf = (file: number) => `folder-${file % folders}/file-${file}.yaml`;
+
+async function generate(copy: WorkingCopy): Promise<void> {
+  await Promise.all(Array.from({ length: folders * filesPerFolder }, (_, file) => copy.write(pathOf(file), fileText(file))));
+}
+
+async function timed<T>(work: () => Promise<T>): Promise<{ ms: number; value: T }> {
+  const started = performance.now();
+  const value = await work();
+  return { ms: performance.now() - started, value };
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+/** Native does what a poll does with the git CLI: fetch the branch, then name the changed files. */
+class Native {
+  private head = '';
+  constructor(private readonly dir: string, private readonly url: string) {}
+
+  async init(): Promise<void> {
+    await run('git', ['init', '--quiet', '--bare', this.dir]);
+    await this.poll();
+  }
+
+  async poll(): Promise<string[]> {
+    await run('git', ['-C', this.dir, 'fetch', '--quiet', this.url, '+refs/heads/main:refs/heads/main']);
+    const head = (await run('git', ['-C', this.dir, 'rev-parse', 'refs/heads/main'])).trim();
+    const names = this.head ? (await run('git', ['-C', this.dir, 'diff', '--name-only', this.head, head])).split('\n').filter(Boolean) : [];
+    this.head = head;
+    return names;
+  }
+}
+
+const server = await startGitServer();
+const cacheDir = await mkdtemp(join(tmpdir(), 'tidemark-bench-'));
+try {
+  const url = await server.createRepository('bench');
+  const copy = await server.workingCopy('bench');
+  await generate(copy);
+  await copy.commitAndPush('10,000 objects');
+
+  const source = new GitSource({ spec: parseSourceSpec({ name: 'bench', url, ref: { branch: 'main' }, intervalMs: 60_000 }, 'bench'), cacheDir: join(cacheDir, 'tidemark') });
+  await source.open();
+  const initial = await timed(() => source.poll());
+  if (initial.value.changes.length !== folders * filesPerFolder * objectsPerFile) throw new Error(`expected 10,000 objects, got ${initial.value.changes.length}`);
+  const native = new Native(join(cacheDir, 'native'), url);
+  const nativeInitial = await timed(() => native.init());
+
+  const samples = { noop: { tidemark: [] as number[], native: [] as number[] }, change: { tidemark: [] as number[], native: [] as number[] } };
+  for (let round = 0; round < rounds; round += 1) {
+    const idle = await timed(() => source.poll());
+    if (idle.value.moved || idle.value.fetchedObjects !== 0) throw new Error('a no-op poll fetched objects');
+    samples.noop.tidemark.push(idle.ms);
+    samples.noop.native.push((await timed(() => native.poll())).ms);
+
+    const file = round % (folders * filesPerFolder);
+    await copy.write(pathOf(file), fileText(file, `round-${round}`));
+    await copy.commitAndPush(`round ${round}`);
+    const changed = await timed(() => source.poll());
+    if (changed.value.changes.length !== 1) throw new Error(`expected one change, got ${changed.value.changes.length}`);
+    samples.change.tidemark.push(changed.ms);
+    const names = await timed(() => native.poll());
+    if (names.value.length !== 1) throw new Error(`git diff named ${names.value.length} files`);
+    samples.change.native.push(names.ms);
+  }
+
+  const figures = {
+    bench: 'git-poll',
+    objects: folders * filesPerFolder * objectsPerFile,
+    rounds,
+    initialMs: { tidemark: Math.round(initial.ms), native: Math.round(nativeInitial.ms) },
+    noopPollMs: { tidemark: +median(samples.noop.tidemark).toFixed(1), native: +median(samples.noop.native).toFixed(1) },
+    oneFileChangePollMs: { tidemark: +median(samples.change.tidemark).toFixed(1), native: +median(samples.change.native).toFixed(1) },
+    ratio: {
+      noop: +(median(samples.noop.tidemark) / median(samples.noop.native)).toFixed(2),
+      oneFileChange: +(median(samples.change.tidemark) / median(samples.change.native)).toFixed(2),
+    },
+  };
+  console.log(`git-poll on ${figures.objects} objects, median of ${rounds} rounds (ratio = tidemark / native git; below 1 is faster)`);
+  console.log(`  initial poll        tidemark ${figures.initialMs.tidemark} ms   native clone ${figures.initialMs.native} ms (not compared: tidemark also parses every object)`);
+  console.log(`  no-op poll          tidemark ${figures.noopPollMs.tidemark} ms   native ${figures.noopPollMs.native} ms   ratio ${figures.ratio.noop}`);
+  console.log(`  one-file-change     tidemark ${figures.oneFileChangePollMs.tidemark} ms   native ${figures.oneFileChangePollMs.native} ms   ratio ${figures.ratio.oneFileChange}`);
+  console.log(JSON.stringify(figures));
+  await source.close();
+} finally {
+  await server.stop();
+  await rm(cacheDir, { recursive: true, force: true });
+}
