@@ -71,6 +71,7 @@ export class GitSource {
   private readonly builder: IndexBuilder;
   private readonly indexes: BoundedCache<string, Promise<BuiltIndex>>;
   private lastRevision: string | undefined;
+  // The index the next one is derived from: the last polled, or (in a worker that never polls) the last read.
   private lastIndex: BuiltIndex | undefined;
   // Fetches run one at a time: isomorphic-git writes refs and the shallow file without locks.
   private fetching: Promise<unknown> = Promise.resolve();
@@ -186,7 +187,10 @@ export class GitSource {
     if (!pending) {
       // Derive from the last polled revision when there is one: usually a small tree diff away.
       const basis = this.lastIndex;
-      pending = this.builder.build(revision, basis).then(({ built }) => built);
+      pending = this.builder.build(revision, basis).then(({ built }) => {
+        if (this.lastRevision === undefined) this.lastIndex = built;
+        return built;
+      });
       pending.catch(() => this.indexes.delete(revision));
       this.indexes.set(revision, pending);
     }

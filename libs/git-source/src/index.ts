@@ -1,5 +1,5 @@
 export { GitSource, type GitSourceOptions, type PollResult, type PollOptions, type ReadObjectResult, type ObjectListing } from './git-source';
-export { parseSourceSpec, SourceSpecError, SourceRef, SourceAuth, type SourceSpec } from './source-spec';
+export { parseSourceSpec, parseSourceSpecs, SourceSpecError, SourceRef, SourceAuth, type SourceSpec } from './source-spec';
 export { redactUrl } from './redact-url';
 export type { ObjectChange } from './object-change';
 export type { SourceError, SourceErrorCode } from './source-error';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { redactUrl } from './redact-url';
-import { parseSourceSpec } from './source-spec';
+import { parseSourceSpec, parseSourceSpecs } from './source-spec';
 
 const valid = { name: 'apps', url: 'https://git.example.com/org/apps.git', ref: { branch: 'main' }, intervalMs: 60_000 };
 
@@ -45,6 +45,15 @@ describe('parseSourceSpec', () => {
       message = String(error);
     }
     expect(message).not.toContain('hunter2');
+  });
+});
+
+describe('parseSourceSpecs', () => {
+  it('validates a list and refuses duplicate names', () => {
+    expect(parseSourceSpecs([valid, { ...valid, name: 'other' }]).map((spec) => spec.name)).toEqual(['apps', 'other']);
+    expect(() => parseSourceSpecs([valid, valid])).toThrow('sources[1].name: "apps" is used by another source');
+    expect(() => parseSourceSpecs({})).toThrow('sources: must be a non-empty list');
+    expect(() => parseSourceSpecs([valid, { ...valid, url: 'ftp://x' }])).toThrow('sources[1].url');
   });
 });
 

@@ -88,6 +88,18 @@ export function parseSourceSpec(input: unknown, where: string): SourceSpec {
   });
 }
 
+/** parseSourceSpecs validates the `sources` list of a config file; names must be unique. */
+export function parseSourceSpecs(input: unknown, where = 'sources'): SourceSpec[] {
+  if (!Array.isArray(input) || input.length === 0) throw new SourceSpecError(`${where}: must be a non-empty list of sources`);
+  const specs = input.map((entry: unknown, index) => parseSourceSpec(entry, `${where}[${index}]`));
+  const seen = new Set<string>();
+  specs.forEach((spec, index) => {
+    if (seen.has(spec.name)) throw new SourceSpecError(`${where}[${index}].name: "${spec.name}" is used by another source`);
+    seen.add(spec.name);
+  });
+  return specs;
+}
+
 const loopbackHosts = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 function checkUrl(text: string, field: string): void {
