@@ -4,7 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { GitSource, parseSourceSpec, type PollResult } from '@tidemark/git-source';
-import { Poller, readSourceStatus, sourceStatusKey } from '@tidemark/poller';
+import { createHmac } from 'node:crypto';
+import Fastify from 'fastify';
+import { Poller, readSourceStatus, registerWebhookRoutes, sourceStatusKey } from '@tidemark/poller';
 import { startGitServer, type GitServer, type WorkingCopy } from '@tidemark/testing';
 import { RedisFixture } from './redis-fixture';
 
@@ -123,6 +125,34 @@ describe('Poller', () => {
     expect(await until(() => leader.delivered.length > before, 5_000)).toBeLessThan(5_000);
     expect(leader.delivered.at(-1)).toMatchObject({ revision: head, changes: [{ objectKey: 'core/ConfigMap/_/a', change: 'changed' }] });
     expect(await follower.poller.trigger('unknown')).toBe(false);
+  });
+
+  it('polls at once on a signed push webhook received by a follower, long before the interval', async () => {
+    const [one, two] = await Promise.all([replica('hook-1'), replica('hook-2')]);
+    await until(() => one.delivered.length + two.delivered.length > 0, 10_000);
+    const follower = one.poller.isLeader('apps') ? two : one;
+    const leader = follower === one ? two : one;
+    const before = leader.delivered.length;
+    const app = Fastify();
+    const secret = 'end-to-end-webhook-secret';
+    await registerWebhookRoutes(app, { hooks: [{ source: 'apps', provider: 'github', secret }], onPush: (source) => follower.poller.trigger(source).then(() => undefined) });
+    const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
+    try {
+      await copy.write('a.yaml', configMap('a', 'from-webhook'));
+      const head = await copy.commitAndPush('webhook');
+      const body = JSON.stringify({ ref: 'refs/heads/main', after: head });
+      const signature = createHmac('sha256', secret).update(body).digest('hex');
+      const forged = await fetch(`${baseUrl}/hooks/apps`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-github-event': 'push', 'x-hub-signature-256': `sha256=${'0'.repeat(64)}` }, body });
+      expect(forged.status).toBe(401);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(leader.delivered.length).toBe(before);
+      const response = await fetch(`${baseUrl}/hooks/apps`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-github-event': 'push', 'x-hub-signature-256': `sha256=${signature}` }, body });
+      expect(response.status).toBe(202);
+      await until(() => leader.delivered.length > before, 5_000);
+      expect(leader.delivered.at(-1)?.revision).toBe(head);
+    } finally {
+      await app.close();
+    }
   });
 
   it('records a failed poll with its reason and keeps the last good revision', async () => {
