@@ -46,12 +46,15 @@ const ConfigInput = Type.Object({
   }, { additionalProperties: false })),
   resyncIntervalMs: Type.Optional(Type.Integer({ minimum: 10_000 })),
   fullResyncIntervalMs: Type.Optional(Type.Integer({ minimum: 60_000 })),
-  webhook: Type.Optional(Type.Object({
+  http: Type.Optional(Type.Object({
     port: Type.Integer({ minimum: 0, maximum: 65535 }),
     host: Type.Optional(Type.String()),
-    secrets: Type.Optional(Type.Record(Type.String(), SecretRef)),
   }, { additionalProperties: false })),
-  metricsPort: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
+  webhooks: Type.Optional(Type.Array(Type.Object({
+    source: Type.String({ minLength: 1 }),
+    provider: Type.Union([Type.Literal('github'), Type.Literal('gitea'), Type.Literal('gogs'), Type.Literal('gitlab'), Type.Literal('generic')]),
+    secret: SecretRef,
+  }, { additionalProperties: false }))),
 }, { additionalProperties: false });
 type ConfigInput = Static<typeof ConfigInput>;
 
@@ -76,8 +79,9 @@ export interface ReconcilerConfig {
   readonly concurrency: number;
   readonly resyncIntervalMs: number;
   readonly fullResyncIntervalMs: number;
-  readonly webhook?: { readonly port: number; readonly host: string; readonly secrets: Readonly<Record<string, string>> };
-  readonly metricsPort?: number;
+  /** Health, readiness, metrics and webhooks are served here. @defaultValue 0.0.0.0:9464 */
+  readonly http: { readonly port: number; readonly host: string };
+  readonly webhooks: readonly { readonly source: string; readonly provider: 'github' | 'gitea' | 'gogs' | 'gitlab' | 'generic'; readonly secret: string }[];
   readonly logLevel: string;
 }
 
@@ -104,8 +108,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, path = env.TIDE
     concurrency: input.workers?.concurrency ?? 4,
     resyncIntervalMs: input.resyncIntervalMs ?? 300_000,
     fullResyncIntervalMs: input.fullResyncIntervalMs ?? 3_600_000,
-    ...webhookConfig(input.webhook, where, base, env),
-    ...(input.metricsPort === undefined ? {} : { metricsPort: input.metricsPort }),
+    http: { port: input.http?.port ?? 9464, host: input.http?.host ?? '0.0.0.0' },
+    webhooks: webhooks(input, where, base, env),
     logLevel: env.TIDEMARK_LOG_LEVEL ?? 'info',
   });
 }
@@ -125,10 +129,12 @@ function redisUrlOf(env: NodeJS.ProcessEnv, input: ConfigInput, file: string): s
   return url;
 }
 
-function webhookConfig(input: ConfigInput['webhook'], where: (field: string) => string, base: string, env: NodeJS.ProcessEnv): Pick<ReconcilerConfig, 'webhook'> {
-  if (!input) return {};
-  const secrets = Object.entries(input.secrets ?? {}).map(([source, ref]) => [source, readSecret(ref, where(`webhook.secrets.${source}`), base, env)]);
-  return { webhook: { port: input.port, host: input.host ?? '0.0.0.0', secrets: Object.fromEntries(secrets) } };
+function webhooks(input: ConfigInput, where: (field: string) => string, base: string, env: NodeJS.ProcessEnv): ReconcilerConfig['webhooks'] {
+  const sources = new Set(input.sources.map((source) => source.name));
+  return (input.webhooks ?? []).map((hook, index) => {
+    if (!sources.has(hook.source)) throw new ConfigError(`${where(`webhooks[${index}].source`)}: no source is named "${hook.source}"`);
+    return { source: hook.source, provider: hook.provider, secret: readSecret(hook.secret, where(`webhooks[${index}].secret`), base, env) };
+  });
 }
 
 function readConfigFile(file: string): ConfigInput {

@@ -12,3 +12,4 @@ export { applyStatus } from './status';
 export { recordEvent, type EventInput } from './events';
 export { waitForEstablished } from './wait';
 export { removeFinalizer } from './finalizer';
+export { watchObjects, type WatchOptions, type RunningWatch, type WatchEventType } from './watch';

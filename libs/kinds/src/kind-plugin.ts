@@ -77,4 +77,6 @@ export interface KindPlugin<Spec = unknown, Status = Record<string, unknown>> {
   observeStatus?(owned: readonly KubernetesManifest[]): Partial<Status>;
   /** ConfigMaps etc. whose changes should wake this object (ConfigWatcher's spec.configMap). */
   referencedObjects?(object: KubernetesManifest & { spec: Spec }): { apiVersion: string; kind: string; namespace: string; name: string }[];
+  /** The kinds referencedObjects can name, so Tidemark knows what to watch. Required with it. */
+  referencedKinds?: readonly { apiVersion: string; kind: string }[];
 }

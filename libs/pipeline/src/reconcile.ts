@@ -16,21 +16,25 @@ import { recordFailure } from './record-failure';
 /**
  * reconcile runs the eight stages for one job. It is level-triggered: it compares Git at the
  * job's revision with the cluster and converges, whatever woke it. A failure sets Ready=False
- * with the failing stage's reason and is rethrown as a typed failure for the queue.
+ * with the failing stage's reason and is rethrown as a typed failure for the queue. `signal`
+ * aborts when this worker may no longer own the object: the run stops before its next write.
  */
-export async function reconcile(job: ReconcileJob, deps: PipelineDependencies): Promise<ReconcileOutcome> {
+export async function reconcile(job: ReconcileJob, deps: PipelineDependencies, signal?: AbortSignal): Promise<ReconcileOutcome> {
   const run = startRun(job, deps);
   try {
     await fetchStage(run, deps);
+    signal?.throwIfAborted();
     if (run.skipped) return resultStage(run, deps);
     await deletionStage(run, deps);
     if (run.deleted || !run.desired) {
       await recordDeletion(run, deps);
       return resultStage(run, deps);
     }
+    signal?.throwIfAborted();
     await validateStage(run);
     await featuresStage(run);
     await renderStage(run);
+    signal?.throwIfAborted();
     await applyStage(run, deps);
     await statusStage(run, deps);
     await recordSuccess(run, deps);

@@ -25,6 +25,7 @@ export async function applyStage(run: ReconcileRun, deps: PipelineDependencies):
     run.inventory = run.plugin ? run.rendered.map(inventoryEntry) : [];
     await pruneStale(run, before);
     await act(run, deps);
+    observe(run);
   } catch (error) {
     throw toReconcileFailure(error, `apply ${run.job.objectKey}`);
   }
@@ -50,6 +51,13 @@ async function act(run: ReconcileRun, deps: PipelineDependencies): Promise<void>
   const result = await run.plugin.act({ object: run.defaulted as never, previousStatus, cluster: actions, now: deps.now?.() ?? new Date() });
   run.kindStatus = { ...previousStatus, ...(result.status as Record<string, unknown>) };
   run.kindConditions = result.conditions ?? [];
+}
+
+/** observe lets a kind read figures off what it owns (WebApp's readyReplicas). */
+function observe(run: ReconcileRun): void {
+  if (!run.plugin?.observeStatus) return;
+  const owned = run.changes.map((entry) => entry.object);
+  run.kindStatus = { ...run.kindStatus, ...(run.plugin.observeStatus(owned) as Record<string, unknown>) };
 }
 
 /** combinedHealth is the first owned object that is not ready, else Ready. */

@@ -12,6 +12,18 @@ export function resultStage(run: ReconcileRun, deps: PipelineDependencies): Reco
   if (run.skipped) return { kind: 'done' };
   if (run.deleted) return run.desired ? { kind: 'requeue', afterMs: 1_000 } : { kind: 'done' };
   if (!run.desired) return { kind: 'done' };
-  if (run.health.status !== 'Ready') return { kind: 'requeue', afterMs: deps.options?.progressingRequeueMs ?? 5_000 };
+  if (run.health.status !== 'Ready') return { kind: 'requeue', afterMs: progressingDelay(run, deps) };
   return { kind: 'requeue', afterMs: deps.options?.resyncIntervalMs ?? 300_000 };
+}
+
+/**
+ * progressingDelay looks again soon after a change, then less often the longer the objects
+ * stay unready (a quarter of the time waited so far), never later than the resync interval.
+ */
+function progressingDelay(run: ReconcileRun, deps: PipelineDependencies): number {
+  const minimum = deps.options?.progressingRequeueMs ?? 5_000;
+  const maximum = deps.options?.resyncIntervalMs ?? 300_000;
+  const since = run.previous?.conditions.find((condition) => condition.type === 'Ready' && condition.status === 'False')?.lastTransitionTime;
+  const waited = since ? (deps.now?.() ?? new Date()).getTime() - Date.parse(since) : 0;
+  return Math.round(Math.min(maximum, Math.max(minimum, waited / 4)));
 }

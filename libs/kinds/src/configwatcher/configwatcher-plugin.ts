@@ -25,6 +25,7 @@ export const configWatcherPlugin: KindPlugin<ConfigWatcherSpec, ConfigWatcherSta
   enabledFeatures: () => [],
   render: () => [],
   act: actOnConfigWatcher,
+  referencedKinds: [{ apiVersion: 'v1', kind: 'ConfigMap' }],
   referencedObjects: (object) => [
     { apiVersion: 'v1', kind: 'ConfigMap', namespace: object.metadata.namespace ?? 'default', name: object.spec.configMap },
   ],

@@ -1,0 +1,47 @@
+import Fastify from 'fastify';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { registerWebhookRoutes, type Poller } from '@tidemark/poller';
+import type { ReconcilerConfig } from './config';
+
+export interface HttpServer {
+  /** host:port the server listens on. */
+  address: string;
+  close(): Promise<void>;
+}
+
+export interface HttpServerOptions {
+  config: ReconcilerConfig;
+  log: Logger;
+  redis: Redis;
+  poller?: Poller;
+}
+
+/**
+ * startHttpServer serves /healthz (the process runs), /readyz (Redis answers) and, on a
+ * process that polls, the webhook receiver, whose verified pushes trigger the source's poll.
+ */
+export async function startHttpServer(options: HttpServerOptions): Promise<HttpServer> {
+  const { config, redis, poller } = options;
+  const app = Fastify({ logger: false, bodyLimit: 1024 * 1024, requestTimeout: 15_000 });
+  app.get('/healthz', async () => ({ status: 'ok' }));
+  app.get('/readyz', async (_request, reply) => {
+    const ready = await redis.ping().then(() => true, () => false);
+    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'redis unreachable' });
+  });
+  if (poller && config.webhooks.length > 0) {
+    await registerWebhookRoutes(app, {
+      hooks: config.webhooks,
+      onPush: async (source) => {
+        options.log.info({ source }, 'webhook push; polling now');
+        await poller.trigger(source);
+      },
+    });
+  }
+  await app.listen({ port: config.http.port, host: config.http.host });
+  const address = app.server.address();
+  return {
+    address: address && typeof address === 'object' ? `${address.address}:${address.port}` : `${config.http.host}:${config.http.port}`,
+    close: () => app.close(),
+  };
+}

@@ -1,0 +1,28 @@
+import { loadConfig } from './config';
+import { createLogger } from './logger';
+import { startReconciler } from './reconciler';
+
+// The reconciler process: read the config once, start, and stop cleanly on SIGTERM or SIGINT.
+const config = (() => {
+  try {
+    return loadConfig();
+  } catch (error) {
+    process.stderr.write(`tidemark: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(2);
+  }
+})();
+const log = createLogger(config.logLevel);
+const reconciler = await startReconciler(config, log).catch((error: unknown) => {
+  log.fatal({ err: error instanceof Error ? error.message : String(error) }, 'tidemark could not start');
+  process.exit(1);
+});
+
+let stopping = false;
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  process.on(signal, () => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'stopping: draining workers');
+    void reconciler.stop().then(() => process.exit(0));
+  });
+}

@@ -1,0 +1,130 @@
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { TerminalError } from '@tidemark/contracts';
+import { GitSource } from '@tidemark/git-source';
+import { createDefaultRegistry } from '@tidemark/kinds';
+import { reconcile, type PipelineDependencies } from '@tidemark/pipeline';
+import { Poller } from '@tidemark/poller';
+import { assertRedisSafe, ReconcileQueues, ReconcileWorkers } from '@tidemark/queue';
+import { StatusStore } from '@tidemark/status-store';
+import type { ReconcilerConfig } from './config';
+import { connectClusters } from './clusters';
+import { gitDesiredState } from './desired-state';
+import { installBuiltinCrds } from './builtin-crds';
+import { jobsForPoll } from './fan-out';
+import { startHttpServer, type HttpServer } from './http-server';
+import { startFullResync } from './full-resync';
+import { startReferenceWatches } from '@tidemark/watches';
+
+/** RunningReconciler is a started reconciler; stop undoes start, in reverse order. */
+export interface RunningReconciler {
+  readonly statusStore: StatusStore;
+  readonly queues: ReconcileQueues;
+  readonly http: HttpServer;
+  stop(): Promise<void>;
+}
+
+/**
+ * startReconciler wires the parts for the configured role: the poller (one leader per source)
+ * feeds the per-cluster queues; workers run the pipeline; an HTTP server answers health,
+ * readiness and webhooks. Nothing here reconciles by itself: it only connects the libraries.
+ */
+export async function startReconciler(config: ReconcilerConfig, log: Logger): Promise<RunningReconciler> {
+  const stops: (() => Promise<void> | void)[] = [];
+  const stop = async () => {
+    for (const undo of stops.reverse()) await Promise.resolve(undo()).catch((error: unknown) => log.warn({ err: String(error) }, 'stop step failed'));
+  };
+  try {
+    const running = await wire(config, log, stops);
+    return { ...running, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise<void> | void)[]): Promise<Omit<RunningReconciler, 'stop'>> {
+  const safety = await assertRedisSafe(config.redisUrl, { allowEviction: config.allowEviction });
+  for (const warning of safety.warnings) log.warn({}, warning);
+  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: null });
+  redis.on('error', (error) => log.warn({ err: error.message }, 'redis connection error; reconnecting'));
+  stops.push(() => { redis.disconnect(); });
+  const statusStore = new StatusStore({ redis, prefix: config.redisPrefix });
+  const clusters = connectClusters(config.clusters);
+  stops.push(() => clusters.close());
+  const clusterNames = config.clusters.map((cluster) => cluster.name);
+  const kinds = createDefaultRegistry();
+
+  const cacheRoot = join(config.cacheDir, `${config.role}-${process.pid}`);
+  const sources = new Map(config.sources.map((spec) => [spec.name, new GitSource({ spec, cacheDir: join(cacheRoot, spec.name) })]));
+  for (const source of sources.values()) await source.open();
+  stops.push(async () => {
+    for (const source of sources.values()) await source.close();
+    await rm(cacheRoot, { recursive: true, force: true });
+  });
+
+  const queues = new ReconcileQueues({ connection: config.redisUrl, prefix: config.redisPrefix, clusters: clusterNames });
+  await queues.start();
+  stops.push(() => queues.close());
+
+  if (config.role !== 'poller') {
+    const deps: PipelineDependencies = {
+      connectionFor: (cluster) => connectionOf(clusters.main, cluster),
+      actionsConnectionFor: (cluster) => connectionOf(clusters.actions, cluster),
+      desired: gitDesiredState(sources),
+      kinds,
+      statusStore,
+      log,
+      options: { resyncIntervalMs: config.resyncIntervalMs },
+    };
+    for (const [name, connection] of clusters.main) {
+      await installBuiltinCrds(connection, kinds)
+        .then((installed) => installed.length > 0 && log.info({ cluster: name, installed }, 'installed built-in CRDs'))
+        .catch((error: unknown) => log.warn({ cluster: name, err: String(error) }, 'could not install built-in CRDs yet; objects of those kinds wait until it works'));
+    }
+    const workers = new ReconcileWorkers({
+      connection: config.redisUrl,
+      prefix: config.redisPrefix,
+      clusters: clusterNames,
+      defaults: { concurrency: config.concurrency },
+      onError: (error) => log.warn({ err: error.message }, 'queue worker error'),
+    });
+    await workers.start((job, signal) => reconcile(job, deps, signal));
+    stops.push(() => workers.close());
+    const watches = startReferenceWatches({ clusters: clusters.main, kinds, statusStore, queues, log });
+    stops.push(() => watches.stop());
+  }
+
+  let poller: Poller | undefined;
+  if (config.role !== 'worker') {
+    poller = new Poller({
+      redis,
+      sources: [...sources.values()],
+      keyPrefix: `${config.redisPrefix}:`,
+      onChanges: async (result) => {
+        const jobs = jobsForPoll(result, clusterNames);
+        for (const job of jobs) await queues.enqueue(job);
+        log.info({ source: result.source, revision: result.revision, changes: result.changes.length, errors: result.errors.length, jobs: jobs.length }, 'poll found changes');
+        for (const problem of result.errors) log.warn({ source: result.source, problem }, 'source problem');
+      },
+      onError: (source, error) => log.warn({ source, err: error instanceof Error ? error.message : String(error) }, 'poll failed'),
+    });
+    await poller.start();
+    stops.push(() => poller?.stop());
+    const resync = startFullResync({ redis, keyPrefix: `${config.redisPrefix}:`, sources, clusters: clusterNames, queues, intervalMs: config.fullResyncIntervalMs, log });
+    stops.push(() => resync.stop());
+  }
+
+  const http = await startHttpServer({ config, log, poller, redis });
+  stops.push(() => http.close());
+  log.info({ role: config.role, sources: [...sources.keys()], clusters: clusterNames, http: http.address }, 'tidemark reconciler started');
+  return { statusStore, queues, http };
+}
+
+function connectionOf<T>(map: Map<string, T>, cluster: string): T {
+  const connection = map.get(cluster);
+  if (!connection) throw new TerminalError('UnknownCluster', `job names cluster "${cluster}", which is not configured; add it to the clusters list.`);
+  return connection;
+}

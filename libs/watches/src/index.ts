@@ -1,0 +1,1 @@
+export { startReferenceWatches, type ReferenceWatchOptions, type Enqueuer, type WatchLogger } from './reference-watches';

@@ -1,0 +1,77 @@
+import { listObjects, watchObjects, type ClusterConnection, type RunningWatch } from '@tidemark/cluster';
+import type { KubernetesManifest, ObjectStatus, ReconcileJob } from '@tidemark/contracts';
+import type { KindRegistry, RegisteredKind } from '@tidemark/kinds';
+import type { StatusStore } from '@tidemark/status-store';
+
+/** Enqueuer is the one queue call the watches make. */
+export interface Enqueuer {
+  enqueue(job: ReconcileJob): Promise<unknown>;
+}
+
+/** WatchLogger is the logging surface the watches need (pino fits it). */
+export interface WatchLogger {
+  info(fields: Record<string, unknown>, message: string): void;
+  warn(fields: Record<string, unknown>, message: string): void;
+}
+
+export interface ReferenceWatchOptions {
+  clusters: ReadonlyMap<string, ClusterConnection>;
+  kinds: KindRegistry;
+  statusStore: StatusStore;
+  queues: Enqueuer;
+  log?: WatchLogger;
+}
+
+/**
+ * startReferenceWatches watches, on every cluster, the kinds that kind plugins reference (the
+ * ConfigMaps of ConfigWatchers). A change to a referenced object, by Git or by hand, enqueues
+ * every CR that references it, at the revision it was last reconciled from.
+ */
+export function startReferenceWatches(options: ReferenceWatchOptions): { stop(): void } {
+  const watches: RunningWatch[] = [];
+  const referencing = options.kinds.list().filter((plugin) => plugin.referencedObjects && plugin.referencedKinds);
+  const watchedKinds = uniqueKinds(referencing);
+  for (const [cluster, connection] of options.clusters) {
+    for (const watched of watchedKinds) {
+      watches.push(watchObjects(connection, {
+        ...watched,
+        onEvent: (type, object, initial) => {
+          if (initial) return;
+          void wakeReferrers(cluster, connection, object, referencing, options).catch((error: unknown) =>
+            options.log?.warn({ cluster, err: String(error) }, 'could not enqueue the objects that reference a changed object'));
+        },
+        onError: (error) => options.log?.warn({ cluster, kind: watched.kind, err: String(error) }, 'watch failed; retrying'),
+      }));
+    }
+  }
+  return { stop: () => watches.forEach((watch) => watch.stop()) };
+}
+
+async function wakeReferrers(cluster: string, connection: ClusterConnection, changed: KubernetesManifest, plugins: RegisteredKind[], options: ReferenceWatchOptions): Promise<void> {
+  const namespace = changed.metadata.namespace ?? '';
+  let records: ObjectStatus[] | undefined;
+  for (const plugin of plugins) {
+    if (!plugin.referencedKinds?.some((kind) => kind.kind === changed.kind && kind.apiVersion === changed.apiVersion)) continue;
+    const candidates = await listObjects(connection, `${plugin.group}/${plugin.version}`, plugin.kind, namespace);
+    const referrers = candidates.filter((candidate) => references(plugin, candidate, changed));
+    if (referrers.length === 0) continue;
+    records ??= await options.statusStore.list(cluster);
+    for (const referrer of referrers) {
+      const record = records.find((entry) => entry.kind === plugin.kind && entry.namespace === referrer.metadata.namespace && entry.name === referrer.metadata.name);
+      if (!record?.lastAttemptedRevision) continue;
+      await options.queues.enqueue({ source: record.source, revision: record.lastAttemptedRevision, cluster, objectKey: record.objectKey, reason: 'watch' });
+      options.log?.info({ cluster, objectKey: record.objectKey, changed: `${changed.kind} ${namespace}/${changed.metadata.name}` }, 'a referenced object changed');
+    }
+  }
+}
+
+function references(plugin: RegisteredKind, candidate: KubernetesManifest, changed: KubernetesManifest): boolean {
+  const referenced = plugin.referencedObjects?.(candidate as never) ?? [];
+  return referenced.some((ref) => ref.kind === changed.kind && ref.name === changed.metadata.name && ref.namespace === (changed.metadata.namespace ?? ''));
+}
+
+function uniqueKinds(plugins: RegisteredKind[]): { apiVersion: string; kind: string }[] {
+  const seen = new Map<string, { apiVersion: string; kind: string }>();
+  for (const plugin of plugins) for (const kind of plugin.referencedKinds ?? []) seen.set(`${kind.apiVersion}|${kind.kind}`, kind);
+  return [...seen.values()];
+}
