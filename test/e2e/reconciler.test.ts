@@ -1,0 +1,77 @@
+// The whole reconciler end to end: the sample repository through the real poller, webhook,
+// BullMQ queue, workers and pipeline into a real API server, with watches for ConfigWatcher.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHmac, randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { applyObject, ClusterConnection, getObject, listObjects } from '@tidemark/cluster';
+import { createLogger } from '../../apps/reconciler/src/logger';
+import { startLocalStack, type LocalStack } from '../../apps/reconciler/src/local/local-stack';
+
+const sampleDir = fileURLToPath(new URL('../../examples/sample-repo', import.meta.url));
+const secret = `hook-${randomUUID()}`;
+const namespace = 'tidemark-demo';
+let stack: LocalStack;
+let workDir: string;
+let connection: ClusterConnection;
+
+async function pushAndNotify(message: string): Promise<void> {
+  await stack.repo.commitAndPush(message);
+  const body = JSON.stringify({ ref: 'refs/heads/main', after: await stack.repo.git('rev-parse', 'HEAD') });
+  const response = await fetch(`http://${stack.reconciler.http.address}/hooks/sample`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'x-github-event': 'push',
+      'x-hub-signature-256': `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`,
+    },
+    body,
+  });
+  expect(response.status).toBeLessThan(300);
+}
+
+beforeAll(async () => {
+  workDir = await mkdtemp(join(tmpdir(), 'tidemark-e2e-'));
+  // A long poll interval: anything that lands quickly came through the webhook or a watch.
+  stack = await startLocalStack({ workDir, sampleDir, log: createLogger('warn'), intervalMs: 600_000, webhookSecret: secret });
+  connection = ClusterConnection.connect({ cluster: 'local', kubeconfig: stack.plane.kubeconfig });
+});
+afterAll(async () => {
+  connection?.close();
+  await stack?.stop();
+  await rm(workDir, { recursive: true, force: true });
+});
+
+describe('tidemark reconciler', () => {
+  it('reconciles every kind of the sample repository', async () => {
+    await expect.poll(async () => (await getObject(connection, { apiVersion: 'apps/v1', kind: 'Deployment', namespace, name: 'shop' }))?.metadata.name, { timeout: 30_000 }).toBe('shop');
+    await expect.poll(async () => (await getObject(connection, { apiVersion: 'k8spatterns.com/v1', kind: 'ConfigWatcher', namespace, name: 'webapp-config-watcher' }))?.metadata.name, { timeout: 30_000 }).toBe('webapp-config-watcher');
+    await expect.poll(async () => (await getObject(connection, { apiVersion: 'v1', kind: 'ConfigMap', namespace, name: 'settings' }))?.metadata.name, { timeout: 30_000 }).toBe('settings');
+    const shop = await stack.plane.kubectl(['get', 'webapp', 'shop', '-n', namespace, '-o', 'jsonpath={.status.observedGeneration}']);
+    expect(shop).toBe('1');
+  });
+
+  it('applies a pushed change at once when the webhook arrives', async () => {
+    await stack.repo.write('plain/settings.yaml', `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  namespace: ${namespace}\ndata:\n  log-level: debug\n`);
+    await pushAndNotify('debug logging');
+    await expect.poll(async () => ((await getObject(connection, { apiVersion: 'v1', kind: 'ConfigMap', namespace, name: 'settings' })) as { data?: Record<string, string> } | undefined)?.data?.['log-level'], { timeout: 15_000 }).toBe('debug');
+  });
+
+  it('restarts the selected pods when the watched ConfigMap is changed by hand', async () => {
+    await expect.poll(async () => {
+      const status = await stack.reconciler.statusStore.get('local', `k8spatterns.com/ConfigWatcher/${namespace}/webapp-config-watcher`);
+      return typeof status?.kindStatus?.lastConfigMapHash;
+    }, { timeout: 30_000 }).toBe('string');
+    await applyObject(connection, { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'webapp-pod', namespace, labels: { app: 'webapp' } }, spec: { containers: [{ name: 'app', image: 'k8spatterns/mini-http-server' }] } });
+    await stack.plane.kubectl(['patch', 'configmap', 'webapp-config', '-n', namespace, '--type=merge', '-p', '{"data":{"message":"Greets from your smooth operator!"}}']);
+    await expect.poll(async () => (await listObjects(connection, 'v1', 'Pod', namespace, { app: 'webapp' })).length, { timeout: 15_000 }).toBe(0);
+  });
+
+  it('prunes what is removed from Git', async () => {
+    await stack.repo.delete('plain/settings.yaml');
+    await pushAndNotify('drop settings');
+    await expect.poll(async () => getObject(connection, { apiVersion: 'v1', kind: 'ConfigMap', namespace, name: 'settings' }), { timeout: 15_000 }).toBeUndefined();
+  });
+});
