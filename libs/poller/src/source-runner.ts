@@ -49,9 +49,9 @@ export class SourceRunner {
       return false;
     });
     if (held && !this.leading) {
-      this.leading = true;
-      // A new leader continues from what the previous one delivered.
+      // A new leader continues from what the previous one delivered (read before polling can start).
       this.delivered = (await this.options.redis.hget(this.options.statusKey, 'revision').catch(() => null)) ?? undefined;
+      this.leading = true;
       this.trigger();
     } else if (!held && this.leading) {
       this.leading = false;
