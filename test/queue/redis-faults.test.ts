@@ -66,7 +66,7 @@ describe('Redis stopped and restarted', () => {
 
     // A Redis that kept nothing: the periodic resync enqueues every object again.
     await redis.flushall();
-    for (const key of objects) await queues.enqueue(jobFor(cluster, key, 3, 'resync'));
+    expect(await queues.enqueueAll(objects.map((key) => jobFor(cluster, key, 3, 'resync')))).toEqual({ queued: 20, merged: 0, stalled: 0 });
     await waitFor(convergedAt(3), 20_000, 'the resync to rebuild every object');
     expect(processes.map((worker) => worker.child.exitCode)).toEqual([null, null]);
     expect(await redis.get(keys.overlaps)).toBeNull();

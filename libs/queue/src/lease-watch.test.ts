@@ -5,15 +5,19 @@ import { LeaseWatch } from './lease-watch';
 describe('LeaseWatch', () => {
   afterEach(() => vi.useRealTimers());
 
-  it('aborts a job whose lock was not renewed for a whole lock duration', () => {
+  it('aborts a job whose lock was not renewed for three quarters of the lock duration, before the lock can expire', () => {
     vi.useFakeTimers({ now: 0 });
     const watch = new LeaseWatch(1000);
     watch.start();
     const kept = watch.track('kept', 0);
     const lost = watch.track('lost', 0);
-    vi.advanceTimersByTime(750);
-    watch.renewed(['kept']);
     vi.advanceTimersByTime(500);
+    watch.renewed(['kept']);
+    vi.advanceTimersByTime(300);
+    expect(lost.aborted).toBe(false);
+    vi.advanceTimersByTime(300);
+    expect(lost.aborted).toBe(true);
+    vi.advanceTimersByTime(200);
     expect(kept.aborted).toBe(false);
     expect(lost.aborted).toBe(true);
     expect(lost.reason).toBeInstanceOf(JobAbortedError);

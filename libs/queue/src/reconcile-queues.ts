@@ -10,6 +10,7 @@ import { collectFigures, type ClusterQueueFigures } from './figures';
 import { formatJobId, objectKeyOfJobId } from './job-id';
 import { parseRecord } from './object-records';
 import { ObjectState } from './object-state';
+import { cutsDelayShort } from './cuts-delay-short';
 import { objectStateKeys, queueNameFor, redisPrefix } from './queue-names';
 import type { EnqueueOptions, EnqueueResult, ReconcileQueuesOptions } from './reconcile-queues-options';
 
@@ -76,8 +77,7 @@ export class ReconcileQueues {
       const slot = await state.writeLatest(job);
       if (slot.kind === 'stalled') return { status: 'stalled' };
       const jobId = formatJobId(job.objectKey);
-      // Only a new revision (or a person) may cut short a delay: a backoff or a requeue interval.
-      const replace = (slot.kind === 'written' && slot.revisionChanged) || job.reason === 'manual';
+      const replace = cutsDelayShort(job, slot);
       const added = await queue.add('reconcile', job, {
         jobId,
         delay: Math.round(delayMs),
@@ -87,6 +87,21 @@ export class ReconcileQueues {
       });
       return { status: added.id === jobId ? 'queued' : 'merged', jobId: added.id ?? jobId };
     });
+  }
+
+  /**
+   * enqueueAll enqueues many jobs with bounded parallelism: the periodic full resync (every
+   * object from Git, reason `resync`) and rebuilding after a Redis that lost its data. Merged
+   * and stalled objects cost one round trip each. Returns how many ended up in each state.
+   */
+  async enqueueAll(jobs: Iterable<ReconcileJob>, options: { parallelism?: number } = {}): Promise<Record<EnqueueResult['status'], number>> {
+    const counts: Record<EnqueueResult['status'], number> = { queued: 0, merged: 0, stalled: 0 };
+    const iterator = jobs[Symbol.iterator]();
+    const lane = async () => {
+      for (let next = iterator.next(); !next.done; next = iterator.next()) counts[(await this.enqueue(next.value)).status] += 1;
+    };
+    await Promise.all(Array.from({ length: Math.max(1, options.parallelism ?? 32) }, lane));
+    return counts;
   }
 
   /** pause stops every worker process from starting jobs of this cluster (e.g. while it is unhealthy). */

@@ -1,0 +1,22 @@
+import { describe, expect, it } from 'vitest';
+import type { ReconcileJob } from '@tidemark/contracts';
+import { cutsDelayShort } from './cuts-delay-short';
+
+const job = (reason: ReconcileJob['reason']): ReconcileJob => ({ source: 's', revision: 'a'.repeat(40), cluster: 'c', objectKey: 'core/ConfigMap/n/x', reason });
+
+describe('cutsDelayShort', () => {
+  it('lets a new revision replace a delayed job', () => {
+    expect(cutsDelayShort(job('git-change'), { kind: 'written', revisionChanged: true })).toBe(true);
+  });
+
+  it('keeps a backoff or requeue interval for a resync at the same revision', () => {
+    expect(cutsDelayShort(job('resync'), { kind: 'written', revisionChanged: false })).toBe(false);
+    expect(cutsDelayShort(job('requeue'), { kind: 'written', revisionChanged: false })).toBe(false);
+  });
+
+  it('lets a person or a cluster event ask for a look now', () => {
+    expect(cutsDelayShort(job('manual'), { kind: 'written', revisionChanged: false })).toBe(true);
+    expect(cutsDelayShort(job('watch'), { kind: 'kept' })).toBe(true);
+    expect(cutsDelayShort(job('drift'), { kind: 'kept' })).toBe(true);
+  });
+});

@@ -1,0 +1,12 @@
+import type { ReconcileJob } from '@tidemark/contracts';
+import type { SlotWrite } from './object-state';
+
+/**
+ * cutsDelayShort: a job may replace a delayed one (a backoff or a requeue interval) only when
+ * it brings a new revision, or a person or a cluster event asks to look now. A resync at an
+ * unchanged revision leaves delays alone, so it cannot turn a backoff into a hot loop.
+ */
+export function cutsDelayShort(job: ReconcileJob, slot: SlotWrite): boolean {
+  if (job.reason === 'manual' || job.reason === 'watch' || job.reason === 'drift') return true;
+  return slot.kind === 'written' && slot.revisionChanged;
+}
