@@ -9,6 +9,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime/debug"
 	"strings"
 
 	"helm.sh/helm/v3/pkg/action"
@@ -57,6 +58,9 @@ func run(args []string) error {
 	install.ReleaseName = *name
 	install.Namespace = *namespace
 	install.IncludeCRDs = *includeCRDs
+	if *kubeVersion == "" {
+		*kubeVersion = clientGoKubeVersion()
+	}
 	if *kubeVersion != "" {
 		parsed, err := chartutil.ParseKubeVersion(*kubeVersion)
 		if err != nil {
@@ -86,4 +90,20 @@ func run(args []string) error {
 	}
 	_, err = os.Stdout.WriteString(out.String())
 	return err
+}
+
+// clientGoKubeVersion is the Kubernetes version of the client-go this binary was built with
+// (v0.37.0 -> v1.37.0), which is what Helm's own build stamps into `helm template`'s default
+// Capabilities through ldflags; without it the library default is v1.20.0.
+func clientGoKubeVersion() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return ""
+	}
+	for _, dep := range info.Deps {
+		if dep.Path == "k8s.io/client-go" && strings.HasPrefix(dep.Version, "v0.") {
+			return "v1." + strings.TrimPrefix(dep.Version, "v0.")
+		}
+	}
+	return ""
 }
