@@ -40,10 +40,13 @@ export class GitStore {
     await git.addRemote({ fs, gitdir: this.gitdir, remote: 'origin', url: this.url, force: true });
   }
 
-  /** listRefs asks the server for its refs under a prefix (protocol v2 when the server speaks it). */
+  /**
+   * listRefs asks the server for its refs under a prefix. Protocol v1 discovery is one GET where
+   * v2 takes two requests; a poll that finds nothing moved costs just that one request.
+   */
   async listRefs(prefix?: string): Promise<AdvertisedRef[]> {
     const refs = await this.remote('list refs of', () => git.listServerRefs({
-      http, url: this.url, headers: { ...this.headers }, protocolVersion: 2, peelTags: true, ...(prefix ? { prefix } : {}),
+      http, url: this.url, headers: { ...this.headers }, protocolVersion: 1, peelTags: true, ...(prefix ? { prefix } : {}),
     }));
     return refs.map((ref) => ({ ref: ref.ref, oid: ref.oid, ...(ref.peeled ? { peeled: ref.peeled } : {}) }));
   }
