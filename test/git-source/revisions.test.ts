@@ -93,6 +93,33 @@ describe('polling a branch', () => {
   });
 });
 
+describe('a long-running cache', () => {
+  it('starts afresh after too many packs and still reports exact changes', async () => {
+    const { url, copy } = await newRepository();
+    await copy.write('a.yaml', configMap('a'));
+    await copy.write('b.yaml', configMap('b'));
+    const first = await copy.commitAndPush('first');
+    const source = await fixture.open({ url }, { maxPacks: 2 });
+    await source.poll();
+    const seen: string[][] = [];
+    for (const round of [1, 2, 3, 4]) {
+      await copy.write('a.yaml', configMap('a', `round-${round}`));
+      if (round === 3) await copy.delete('b.yaml');
+      await copy.commitAndPush(`round ${round}`);
+      seen.push(summarise((await source.poll()).changes));
+      expect(await fixture.packCount(source)).toBeLessThanOrEqual(2);
+    }
+    expect(seen).toEqual([
+      ['changed core/ConfigMap/_/a'],
+      ['changed core/ConfigMap/_/a'],
+      ['changed core/ConfigMap/_/a', 'removed core/ConfigMap/_/b'],
+      ['changed core/ConfigMap/_/a'],
+    ]);
+    // A revision whose objects left in a reset is fetched again when a worker asks for it.
+    expect((await source.readObject(first, 'core/ConfigMap/_/b'))?.path).toBe('b.yaml');
+  });
+});
+
 describe('polling tags and commits', () => {
   it('follows a tag that is moved', async () => {
     const { url, copy } = await newRepository();

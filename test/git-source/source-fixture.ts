@@ -22,10 +22,10 @@ export function configMap(name: string, value = '1', namespace?: string): string
 export class SourceFixture {
   private readonly opened: Array<{ source: GitSource; dir: string }> = [];
 
-  async open(spec: SpecInput, options: { limits?: Partial<LoadLimits> } = {}): Promise<GitSource> {
+  async open(spec: SpecInput, options: { limits?: Partial<LoadLimits>; maxPacks?: number } = {}): Promise<GitSource> {
     const parsed: SourceSpec = parseSourceSpec({ name: `s-${randomUUID().slice(0, 8)}`, ref: { branch: 'main' }, intervalMs: 60_000, ...spec }, 'test source');
     const dir = await mkdtemp(join(tmpdir(), 'tidemark-cache-'));
-    const source = new GitSource({ spec: parsed, cacheDir: dir, ...(options.limits ? { limits: options.limits } : {}) });
+    const source = new GitSource({ spec: parsed, cacheDir: dir, ...options });
     await source.open();
     this.opened.push({ source, dir });
     return source;

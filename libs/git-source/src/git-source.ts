@@ -22,6 +22,8 @@ export interface GitSourceOptions {
   parsedBlobCacheSize?: number;
   /** Revision indexes kept for readObject and diffs. @defaultValue 4 */
   revisionCacheSize?: number;
+  /** Pack files after which the object cache is emptied and fetched afresh. @defaultValue 100 */
+  maxPacks?: number;
 }
 
 /** PollResult is what one poll found. When `previousRevision` is absent, `changes` lists every object as added. */
@@ -146,7 +148,7 @@ export class GitSource {
    * cache is fetched first.
    */
   async readObject(revision: string, objectKey: string): Promise<ReadObjectResult | undefined> {
-    const built = await this.indexAt(await this.ensureRevision(revision));
+    const built = await this.indexFor(revision);
     const found = built.index.lookup(objectKey);
     if (!found) return undefined;
     if ('error' in found) throw new TerminalError(found.error.code, found.error.message);
@@ -156,7 +158,7 @@ export class GitSource {
 
   /** listObjects lists every object at a revision for a full resync. */
   async listObjects(revision: string): Promise<ObjectListing> {
-    const built = await this.indexAt(await this.ensureRevision(revision));
+    const built = await this.indexFor(revision);
     const objects: ObjectListing['objects'] = [];
     for (const objectKey of built.index.keys()) {
       const summary = built.index.summary(objectKey);
@@ -175,11 +177,19 @@ export class GitSource {
   /** basisAt returns the index of the revision to diff from; undefined when it is gone (then all is listed). */
   private async basisAt(revision: string): Promise<BuiltIndex | undefined> {
     try {
-      return await this.indexAt(await this.ensureRevision(revision));
+      return await this.indexFor(revision);
     } catch (error) {
       if (error instanceof TerminalError) return undefined;
       throw error;
     }
+  }
+
+  /** indexFor returns a revision's index: a known one (even if a reset emptied its objects), or one built after fetching. */
+  private async indexFor(revision: string): Promise<BuiltIndex> {
+    if (this.lastIndex?.revision === revision) return this.lastIndex;
+    const known = this.indexes.get(revision);
+    if (known) return known;
+    return this.indexAt(await this.ensureRevision(revision));
   }
 
   private indexAt(revision: string): Promise<BuiltIndex> {
@@ -208,6 +218,7 @@ export class GitSource {
   }
 
   private async fetchTarget(target: RemoteTarget): Promise<{ head?: string; objects: number }> {
+    if ((await this.store.packCount()) >= (this.options.maxPacks ?? 100)) await this.store.reset();
     try {
       const fetched = await this.store.fetch({ ref: target.ref });
       if (fetched.head && (await this.store.hasCommit(fetched.head))) return fetched;

@@ -1,5 +1,5 @@
 import * as fs from 'node:fs';
-import { mkdir, open as openFile } from 'node:fs/promises';
+import { mkdir, open as openFile, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import git, { Errors } from 'isomorphic-git';
 import http from 'isomorphic-git/http/node';
@@ -29,7 +29,7 @@ const haveRef = 'refs/tidemark/have';
  */
 export class GitStore {
   // isomorphic-git keeps parsed pack indexes here; one object per store keeps reads fast.
-  private readonly cache: object = {};
+  private cache: object = {};
 
   constructor(private readonly gitdir: string, private readonly url: string, private readonly headers: Readonly<Record<string, string>>) {}
 
@@ -38,6 +38,31 @@ export class GitStore {
     await git.init({ fs, gitdir: this.gitdir, bare: true, defaultBranch: 'main' });
     // isomorphic-git maps fetched refs through the remote's refspec, so the remote must exist.
     await git.addRemote({ fs, gitdir: this.gitdir, remote: 'origin', url: this.url, force: true });
+  }
+
+  /** packCount is the number of pack files: every fetch that brings objects adds one. */
+  async packCount(): Promise<number> {
+    const names = await readdir(join(this.gitdir, 'objects', 'pack')).catch(() => []);
+    return names.filter((name) => name.endsWith('.pack')).length;
+  }
+
+  /**
+   * reset empties the cache. isomorphic-git cannot repack, and every pack is searched on every
+   * read, so after many fetches a fresh shallow fetch is cheaper than keeping them all.
+   */
+  async reset(): Promise<void> {
+    await rm(this.gitdir, { recursive: true, force: true });
+    this.cache = {};
+    await this.init();
+  }
+
+  async hasObject(oid: string): Promise<boolean> {
+    try {
+      await git.readObject({ fs, gitdir: this.gitdir, oid, format: 'deflated', cache: this.cache });
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   /**

@@ -43,10 +43,7 @@ export class IndexBuilder {
     const ignoreOid = tree ? (await store.readTree(tree)).find((item) => item.path === ignoreFile && item.type === 'blob')?.oid : undefined;
     const rules = await this.rules(ignoreOid);
     const from = basis ?? { index: RevisionIndex.empty() };
-    // A changed ignore file changes which files count: compare every file, not only changed ones.
-    const deltas = basis && basis.ignoreOid !== ignoreOid
-      ? await this.everyFile(tree, basis)
-      : await diffTrees(store.readTree, basis?.tree, tree);
+    const deltas = await this.deltas(tree, ignoreOid, basis);
     const updates: FileUpdate[] = [];
     for (const delta of deltas) {
       const repoPath = path === '.' ? delta.path : `${path}/${delta.path}`;
@@ -60,6 +57,15 @@ export class IndexBuilder {
     const errors = tree ? index.errors() : [pathMissing(path, revision), ...index.errors()];
     const built: BuiltIndex = { revision, index, errors, ...(tree ? { tree } : {}), ...(ignoreOid ? { ignoreOid } : {}) };
     return { built, touched };
+  }
+
+  private async deltas(tree: string | undefined, ignoreOid: string | undefined, basis: BuiltIndex | undefined): Promise<FileDelta[]> {
+    const { store } = this.options;
+    if (!basis) return diffTrees(store.readTree, undefined, tree);
+    // A changed ignore file changes which files count, and a basis tree gone from a reset cache
+    // cannot be walked: then compare every file with the basis index, not only changed ones.
+    const walkable = !basis.tree || (await store.hasObject(basis.tree));
+    return basis.ignoreOid !== ignoreOid || !walkable ? this.everyFile(tree, basis) : diffTrees(store.readTree, basis.tree, tree);
   }
 
   private async everyFile(tree: string | undefined, basis: BuiltIndex): Promise<FileDelta[]> {
