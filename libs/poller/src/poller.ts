@@ -16,7 +16,7 @@ export interface PollerOptions {
   onError?(source: string, error: unknown): void;
   /** Prefix of every Redis key and channel. @defaultValue 'tidemark:' */
   keyPrefix?: string;
-  /** Lease time: a dead leader's sources are taken over within about this long. @defaultValue 30000 */
+  /** Lease time: a dead leader's sources are taken over within 1.2 times this. @defaultValue 30000 */
   leaseTtlMs?: number;
   /** This replica's id in leases and status. @defaultValue `${hostname()}:${process.pid}:<random>` */
   owner?: string;
@@ -65,7 +65,7 @@ export class Poller {
     await this.subscriber.subscribe(this.triggerChannel, this.releasedChannel);
     await this.tend();
     // Renew well inside the lease time, and let followers notice a free lease soon after expiry.
-    this.tending = setInterval(() => void this.tend(), Math.max(50, Math.floor(this.ttlMs / 3)));
+    this.tending = setInterval(() => void this.tend(), Math.max(50, Math.floor(this.ttlMs / 5)));
   }
 
   /** trigger asks for an immediate poll of a source, wherever its leader runs; false for an unknown source. */
