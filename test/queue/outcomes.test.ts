@@ -3,7 +3,7 @@
 import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { NotReadyError, TerminalError, TransientError, type ReconcileJob } from '@tidemark/contracts';
-import { ReconcileQueues, ReconcileWorkers, type ReconcileHandler, type ReconcileWorkersOptions } from '@tidemark/queue';
+import { ReconcileQueues, ReconcileWorkers, queueNameFor, type ReconcileHandler, type ReconcileWorkersOptions } from '@tidemark/queue';
 import { jobFor, removeKeys, revision, sleep, testPrefix, waitFor } from './helpers';
 
 const redisUrl = inject('redisUrl');
@@ -62,6 +62,16 @@ describe('outcomes', () => {
     expect(figure.waitMs.count).toBe(1);
     expect(figure.failures).toEqual([]);
     expect(figure.depth).toMatchObject({ waiting: 0, active: 0, delayed: 0, failed: 0 });
+  });
+
+  it('done for an object removed from Git: forgets its latest revision once the job completed', async () => {
+    await start(async () => ({ kind: 'done' }));
+    const latest = `${prefix}:${queueNameFor(cluster)}:tm:latest`;
+    await queues.enqueue(jobFor(cluster, 'core/ConfigMap/a/kept', 1));
+    await queues.enqueue(jobFor(cluster, 'core/ConfigMap/a/removed', 1, 'git-removed'));
+    await waitFor(() => runs.size === 2, 5_000, 'both runs');
+    await waitFor(async () => (await redis.hexists(latest, 'core/ConfigMap/a/removed')) === 0, 2_000, 'the removed object\'s slot to go');
+    expect(await redis.hexists(latest, 'core/ConfigMap/a/kept')).toBe(1);
   });
 
   it('requeue: runs again after the interval, not before', async () => {

@@ -5,14 +5,16 @@ import { parseRecord, type FailureRecord, type StalledMarker } from './object-re
 import type { ObjectStateKeys } from './queue-names';
 
 /**
- * The enqueue half of the "latest revision" slot. It refuses a job whose revision already
- * failed terminally (unless manual), then writes the slot. `watch` and `drift` jobs say "look
+ * The enqueue half of the "latest revision" slot. A manual job clears the object's stall
+ * marker (a person asked for a retry); any other job at the revision that failed terminally is
+ * refused. Then it writes the slot. `watch` and `drift` jobs say "look
  * again", not "here is a new revision", so they never overwrite a slot a Git job wrote.
  * Returns [code, previous]: 0 stalled, 1 written, 2 kept.
  */
 const writeLatest = new LuaScript(`
+if ARGV[5] == '1' then redis.call('HDEL', KEYS[1], ARGV[1]) end
 local marker = redis.call('HGET', KEYS[1], ARGV[1])
-if marker and ARGV[5] ~= '1' then
+if marker then
   local ok, decoded = pcall(cjson.decode, marker)
   if ok and type(decoded) == 'table' and decoded['revision'] == ARGV[3] then return {0, ''} end
 end
@@ -99,22 +101,18 @@ export class ObjectState {
     await pipeline.exec();
   }
 
-  async recordTimes(processingMs: number, waitMs: number | undefined): Promise<void> {
+  async recordTimes(processingMs: number | undefined, waitMs: number | undefined): Promise<void> {
     const pipeline = this.client.pipeline();
     this.addTimes(pipeline, processingMs, waitMs);
     await pipeline.exec();
-  }
-
-  async clearStalled(objectKey: string): Promise<void> {
-    await this.client.hdel(this.keys.stalled, objectKey);
   }
 
   async deleteLatestIfUnchanged(objectKey: string, raw: string): Promise<void> {
     await deleteIfUnchanged.run(this.client, [this.keys.latest], [objectKey, raw]);
   }
 
-  private addTimes(pipeline: ReturnType<Redis['pipeline']>, processingMs: number, waitMs: number | undefined): void {
-    pipeline.lpush(this.keys.processingTimes, Math.round(processingMs)).ltrim(this.keys.processingTimes, 0, recentSamples - 1);
+  private addTimes(pipeline: ReturnType<Redis['pipeline']>, processingMs: number | undefined, waitMs: number | undefined): void {
+    if (processingMs !== undefined) pipeline.lpush(this.keys.processingTimes, Math.round(processingMs)).ltrim(this.keys.processingTimes, 0, recentSamples - 1);
     if (waitMs !== undefined) pipeline.lpush(this.keys.waitTimes, Math.round(waitMs)).ltrim(this.keys.waitTimes, 0, recentSamples - 1);
   }
 }

@@ -12,6 +12,8 @@ import type { ReconcileHandler, ReconcileOutcome } from './outcome';
 export interface ProcessContext {
   state: ObjectState;
   leases: LeaseWatch;
+  /** Slots to delete once their job has completed (objects removed from Git), by job id. */
+  removedSlots: Map<string, string>;
   handler: ReconcileHandler;
   backoff: Required<BackoffOptions>;
   onError: (error: Error) => void;
@@ -52,7 +54,7 @@ async function run(context: ProcessContext, job: Job<ReconcileJob>, token: strin
   if (!Value.Check(ReconcileJob, payload)) throw new UnrecoverableError('the job payload is not a ReconcileJob');
   const waitMs = job.attemptsStarted <= 1 ? Math.max(0, (job.processedOn ?? started) - job.timestamp - (job.opts.delay ?? 0)) : undefined;
   if (isStalledAt(state, payload)) {
-    await context.state.recordTimes(0, waitMs);
+    await context.state.recordTimes(undefined, waitMs);
     return 'skipped: stalled at this revision';
   }
   const settled = await settle(context.handler(payload, lease));
@@ -62,7 +64,9 @@ async function run(context: ProcessContext, job: Job<ReconcileJob>, token: strin
   if (outcome) {
     await context.state.recordSuccess(payload.objectKey, processingMs, waitMs);
     if (outcome.kind === 'requeue') await delay(context, job, token, payload, outcome.afterMs);
-    if (payload.reason === 'git-removed' && state.latestRaw) await context.state.deleteLatestIfUnchanged(payload.objectKey, state.latestRaw);
+    // The slot of a removed object goes only after completion: deleted earlier, a crash would
+    // re-run the job from its own, possibly older, data and re-create the object.
+    if (payload.reason === 'git-removed' && state.latestRaw) context.removedSlots.set(job.id ?? '', state.latestRaw);
     return 'done';
   }
   const { error } = settled;
@@ -77,7 +81,7 @@ async function run(context: ProcessContext, job: Job<ReconcileJob>, token: strin
 }
 
 function isStalledAt(state: RunState, payload: ReconcileJob): boolean {
-  return state.stalled !== undefined && state.stalled.revision === payload.revision && payload.reason !== 'manual';
+  return state.stalled !== undefined && state.stalled.revision === payload.revision;
 }
 
 async function settle(promise: Promise<ReconcileOutcome>): Promise<Settled> {

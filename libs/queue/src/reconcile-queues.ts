@@ -145,10 +145,8 @@ export class ReconcileQueues {
         const latest = parseRecord<ReconcileJob>(await client.hget(state.keys.latest, key));
         if (latest) payloads.set(key, latest);
       }
-      for (const [key, payload] of payloads) {
-        await state.clearStalled(key);
-        await this.enqueue({ ...payload, cluster, reason: 'manual' });
-      }
+      // A manual enqueue clears the stall marker itself.
+      for (const payload of payloads.values()) await this.enqueue({ ...payload, cluster, reason: 'manual' });
       await Promise.all(failed.map((job) => job.remove().catch(() => undefined)));
       return payloads.size;
     });

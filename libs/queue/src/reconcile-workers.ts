@@ -57,7 +57,8 @@ export class ReconcileWorkers {
     const backoff = resolveBackoff(this.options.backoff);
     this.workers = this.specs.map((spec) => {
       const state = new ObjectState(client, objectStateKeys(this.prefix, spec.name));
-      const processor = createProcessor({ state, leases: this.leases, handler, backoff, onError: this.onError });
+      const removedSlots = new Map<string, string>();
+      const processor = createProcessor({ state, leases: this.leases, removedSlots, handler, backoff, onError: this.onError });
       const worker = new DrainableWorker<ReconcileJob, string>(queueNameFor(spec.name), processor, {
         connection: client,
         prefix: this.prefix,
@@ -68,6 +69,12 @@ export class ReconcileWorkers {
         removeOnComplete: { count: 0 },
       });
       this.watch(worker, state);
+      worker.on('completed', (job) => {
+        const raw = removedSlots.get(job.id ?? '');
+        if (raw === undefined) return;
+        removedSlots.delete(job.id ?? '');
+        void state.deleteLatestIfUnchanged(job.data.objectKey, raw).catch(this.onError);
+      });
       return { spec, worker, state };
     });
   }
