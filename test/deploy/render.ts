@@ -1,0 +1,99 @@
+// Renders what deploy/ ships, with the real tools: `kubectl kustomize` from the rig binary and
+// Helm's own template engine from test/helm-render (built here with the Go build cache).
+import { spawn } from 'node:child_process';
+import { readdir, stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseAllDocuments } from 'yaml';
+import { kubectl, RigError, commandExists } from '@tidemark/testing';
+
+/** repoRoot is the repository's top folder. */
+export const repoRoot = resolve(fileURLToPath(import.meta.url), '../../..');
+export const kustomizeBase = join(repoRoot, 'deploy/kustomize/base');
+export const crdKustomization = join(repoRoot, 'deploy/crds');
+export const helmChart = join(repoRoot, 'deploy/helm/tidemark');
+const helmRenderDir = join(repoRoot, 'test/helm-render');
+export const helmRenderBinary = join(helmRenderDir, 'bin', 'helm-render');
+
+/** Manifest is one rendered object; fields past metadata stay unknown until a check reads them. */
+export interface Manifest {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+  [field: string]: unknown;
+}
+
+/** parseManifests splits a multi-document YAML stream into objects, skipping empty documents. */
+export function parseManifests(text: string): Manifest[] {
+  const objects: Manifest[] = [];
+  for (const document of parseAllDocuments(text)) {
+    if (document.errors.length > 0) throw new Error(`rendered YAML does not parse: ${document.errors[0]?.message}`);
+    const value: unknown = document.toJS();
+    if (value === null || value === undefined) continue;
+    if (typeof value !== 'object' || !('kind' in value) || !('apiVersion' in value) || !('metadata' in value)) {
+      throw new Error(`rendered document is not a Kubernetes object: ${JSON.stringify(value).slice(0, 200)}`);
+    }
+    objects.push(value as Manifest);
+  }
+  return objects;
+}
+
+/** renderKustomize runs `kubectl kustomize` on a folder. */
+export async function renderKustomize(kubeconfigPath: string, folder = kustomizeBase): Promise<Manifest[]> {
+  return parseManifests(await kubectl(kubeconfigPath, ['kustomize', folder]));
+}
+
+export interface HelmRenderOptions {
+  name?: string;
+  namespace?: string;
+  set?: string[];
+  kubeVersion?: string;
+}
+
+/** renderHelm renders the chart as `helm template` does; it rejects with Helm's message on a failed render. */
+export async function renderHelm(options: HelmRenderOptions = {}): Promise<Manifest[]> {
+  const args = [helmChart, '--name', options.name ?? 'tidemark', '--namespace', options.namespace ?? 'tidemark'];
+  for (const value of options.set ?? []) args.push('--set', value);
+  if (options.kubeVersion) args.push('--kube-version', options.kubeVersion);
+  return parseManifests(await run(await buildHelmRender(), args, repoRoot));
+}
+
+/**
+ * buildHelmRender builds test/helm-render when its sources are newer than the binary. The first
+ * build downloads Helm's modules and compiles them (a few minutes on 2 cores); later ones are cached.
+ */
+export async function buildHelmRender(): Promise<string> {
+  if (!(await isStale())) return helmRenderBinary;
+  if (!(await commandExists('go'))) throw new RigError('Go is not installed; test/helm-render is built from the Helm Go module (helm.sh/helm/v3) and needs Go 1.26.');
+  process.stderr.write('helm-render: building from helm.sh/helm/v3 (first build takes a few minutes)\n');
+  await run('go', ['build', '-o', helmRenderBinary, '.'], helmRenderDir);
+  return helmRenderBinary;
+}
+
+async function isStale(): Promise<boolean> {
+  const binary = await stat(helmRenderBinary).catch(() => undefined);
+  if (!binary) return true;
+  const sources = (await readdir(helmRenderDir)).filter((file) => file.endsWith('.go') || file === 'go.mod' || file === 'go.sum');
+  for (const file of sources) {
+    if ((await stat(join(helmRenderDir, file))).mtimeMs > binary.mtimeMs) return true;
+  }
+  return false;
+}
+
+/** run runs a command and resolves with its stdout, or rejects with its stderr. */
+export function run(command: string, args: string[], cwd: string): Promise<string> {
+  return new Promise((done, fail) => {
+    const child = spawn(command, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', fail);
+    child.on('exit', (code) => (code === 0 ? done(stdout) : fail(new Error(`${command} ${args.join(' ')} (exit ${code}): ${stderr.trim()}`))));
+  });
+}
+
+/** toYamlStream joins objects into one YAML stream for kubectl. */
+export function toYamlStream(objects: readonly Manifest[]): string {
+  return objects.map((object) => JSON.stringify(object)).join('\n---\n');
+}
