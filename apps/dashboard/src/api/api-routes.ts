@@ -1,0 +1,91 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import { requireOperator } from '../auth/authenticate';
+import type { Actions } from '../view/actions';
+import type { DashboardData } from '../view/dashboard-data';
+import type { ConditionFilter } from '../view/cell-state';
+import { notFound } from './dashboard-error';
+import { objectKeyOf } from './object-key-params';
+import { ActionResult, CellBody, errors, ObjectKeyParams, ObjectsQuery, ObjectStatusBody, ReconcileRecordBody } from './schemas';
+import { ClustersBody, OverviewBody, QueueBody, SessionBody } from './schemas-pages';
+
+export interface ApiRoutesOptions {
+  data: DashboardData;
+  actions: Actions;
+}
+
+const readErrors = errors(401);
+
+/** apiRoutes is the JSON API under /api; every route declares its schemas, one per status. */
+export async function apiRoutes(app: FastifyInstance, { data, actions }: ApiRoutesOptions): Promise<void> {
+  app.get('/session', { schema: { tags: ['session'], summary: 'Who is signed in, and the CSRF token of a cookie session.', response: { 200: SessionBody, ...readErrors } } },
+    async (request) => request.principal);
+
+  app.get('/overview', { schema: { tags: ['status'], summary: 'Counts per state, sources, clusters and queues.', response: { 200: OverviewBody, ...readErrors } } },
+    async () => data.overview());
+
+  app.get<{ Querystring: ObjectsQuery }>('/objects', {
+    schema: {
+      tags: ['status'], summary: 'The object × cluster matrix, filtered and paged.', querystring: ObjectsQuery,
+      response: {
+        200: Type.Object({
+          clusters: Type.Array(Type.String()), total: Type.Integer(), page: Type.Integer(), pageSize: Type.Integer(), pages: Type.Integer(),
+          rows: Type.Array(Type.Object({
+            objectKey: Type.String(), group: Type.String(), kind: Type.String(), namespace: Type.String(), name: Type.String(),
+            path: Type.Optional(Type.String()), cells: Type.Record(Type.String(), CellBody),
+          })),
+        }),
+        ...errors(400, 401),
+      },
+    },
+  }, async (request) => {
+    const { condition, ...rest } = request.query;
+    return data.objects(condition ? { ...rest, condition: condition as ConditionFilter } : rest);
+  });
+
+  app.get<{ Params: ObjectKeyParams }>('/objects/:cluster/:group/:kind/:namespace/:name', {
+    schema: {
+      tags: ['status'], summary: 'One object on one cluster: status, drift, inventory and history.', params: ObjectKeyParams,
+      response: { 200: Type.Object({ status: ObjectStatusBody, history: Type.Array(ReconcileRecordBody), clusters: Type.Array(Type.String()) }), ...errors(400, 401, 404) },
+    },
+  }, async (request) => {
+    const key = objectKeyOf(request.params);
+    const found = await data.object(request.params.cluster, key);
+    if (!found) throw notFound(`${key} on cluster ${request.params.cluster}`);
+    return { ...found, clusters: data.clustersOf(key) };
+  });
+
+  app.get('/clusters', { schema: { tags: ['status'], summary: 'Clusters with counts and queue figures.', response: { 200: ClustersBody, ...readErrors } } },
+    async () => data.clusters());
+
+  app.get('/queue', { schema: { tags: ['queue'], summary: 'Queue depth per state and failed objects, per cluster.', response: { 200: QueueBody, ...readErrors } } },
+    async () => data.queue());
+
+  registerActions(app, actions);
+}
+
+const actionSchema = (summary: string) => ({
+  tags: ['actions'], summary: `${summary} Needs the operator role; cookie sessions send X-CSRF-Token.`,
+  params: ObjectKeyParams, response: { 200: ActionResult, ...errors(400, 401, 403, 404, 409, 503) },
+});
+
+function registerActions(app: FastifyInstance, actions: Actions): void {
+  const verbs = {
+    reconcile: { summary: 'Reconcile now, at the revision last attempted.', run: actions.reconcileNow.bind(actions) },
+    suspend: { summary: 'Suspend: the pipeline skips the object until resumed.', run: actions.suspend.bind(actions) },
+    resume: { summary: 'Resume and reconcile now.', run: actions.resume.bind(actions) },
+  };
+  for (const [verb, { summary, run }] of Object.entries(verbs)) {
+    app.post<{ Params: ObjectKeyParams }>(`/objects/:cluster/:group/:kind/:namespace/:name/${verb}`, { schema: actionSchema(summary), preHandler: requireOperator },
+      async (request) => run(request.params.cluster, objectKeyOf(request.params)));
+  }
+  app.post<{ Params: { cluster: string }; Querystring: { objectKey?: string } }>('/queue/:cluster/retry', {
+    schema: {
+      tags: ['actions'], summary: 'Retry failed and stalled objects of a cluster, or one object. Needs the operator role.',
+      params: Type.Object({ cluster: Type.String({ minLength: 1, maxLength: 63 }) }),
+      querystring: Type.Object({ objectKey: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: 'Retry this object only.' })) }),
+      response: { 200: ActionResult, ...errors(400, 401, 403, 503) },
+    },
+    preHandler: requireOperator,
+  }, async (request) => actions.retry(request.params.cluster, request.query.objectKey));
+}

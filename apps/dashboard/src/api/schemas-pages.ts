@@ -1,0 +1,58 @@
+import { Type } from '@sinclair/typebox';
+import { StateCountsBody } from './schemas';
+
+export const SessionBody = Type.Object({
+  name: Type.String(),
+  role: Type.Union([Type.Literal('viewer'), Type.Literal('operator')]),
+  via: Type.Union([Type.Literal('bearer'), Type.Literal('session')]),
+  csrf: Type.Optional(Type.String({ description: 'Send it as X-CSRF-Token on actions made with the session cookie.' })),
+});
+
+const Durations = Type.Object({ count: Type.Integer(), p50: Type.Number(), p99: Type.Number(), max: Type.Number(), mean: Type.Number() });
+
+export const FailureBody = Type.Object({
+  objectKey: Type.String(), revision: Type.String(), failures: Type.Integer(), code: Type.String(),
+  message: Type.String(), terminal: Type.Boolean(), at: Type.String(),
+});
+
+export const QueueFiguresBody = Type.Object({
+  cluster: Type.String(),
+  queueName: Type.String(),
+  paused: Type.Boolean(),
+  depth: Type.Object({ waiting: Type.Integer(), active: Type.Integer(), delayed: Type.Integer(), prioritized: Type.Integer(), failed: Type.Integer() }),
+  waitMs: Durations,
+  processingMs: Durations,
+  failures: Type.Array(FailureBody),
+  failingObjects: Type.Integer(),
+});
+
+export const QueueBody = Type.Object({
+  figures: Type.Array(QueueFiguresBody),
+  error: Type.Optional(Type.String({ description: 'Why the figures could not be read (Redis down).' })),
+});
+
+const ClusterRowBody = Type.Object({ name: Type.String(), counts: StateCountsBody, queue: Type.Optional(QueueFiguresBody) });
+
+export const ClustersBody = Type.Object({ clusters: Type.Array(ClusterRowBody), queueError: Type.Optional(Type.String()) });
+
+const SourceBody = Type.Object({
+  name: Type.String(),
+  revision: Type.Optional(Type.String()),
+  fetchedAt: Type.Optional(Type.String()),
+  polledAt: Type.Optional(Type.String()),
+  durationMs: Type.Optional(Type.Number()),
+  fetchedObjects: Type.Optional(Type.Number()),
+  changes: Type.Optional(Type.Number()),
+  sourceErrors: Type.Optional(Type.Number()),
+  state: Type.Optional(Type.String()),
+  error: Type.Optional(Type.String()),
+  errorAt: Type.Optional(Type.String()),
+  leader: Type.Optional(Type.String()),
+});
+
+export const OverviewBody = Type.Object({
+  counts: StateCountsBody,
+  sources: Type.Array(SourceBody),
+  clusters: Type.Array(ClusterRowBody),
+  queueError: Type.Optional(Type.String()),
+});

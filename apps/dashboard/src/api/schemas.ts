@@ -1,0 +1,116 @@
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+
+// Response schemas double as an allow-list: fastify serialises only the fields named here.
+
+export const ErrorBody = Type.Object({
+  code: Type.String({ description: 'Stable machine-readable code, e.g. UNAUTHENTICATED.' }),
+  message: Type.String(),
+}, { $id: 'ErrorBody' });
+export type ErrorBody = Static<typeof ErrorBody>;
+
+const errorRef = Type.Ref('ErrorBody');
+
+/** errors returns the error responses a route declares, one per status. */
+export function errors(...statuses: number[]): Record<number, TSchema> {
+  return Object.fromEntries(statuses.map((status) => [status, errorRef]));
+}
+
+export const ConditionBody = Type.Object({
+  type: Type.String(),
+  status: Type.Union([Type.Literal('True'), Type.Literal('False'), Type.Literal('Unknown')]),
+  observedGeneration: Type.Integer(),
+  reason: Type.String(),
+  message: Type.String(),
+  lastTransitionTime: Type.String(),
+});
+
+const InventoryBody = Type.Object({ apiVersion: Type.String(), kind: Type.String(), namespace: Type.String(), name: Type.String() });
+
+const DriftBody = Type.Object({
+  path: Type.String({ description: 'JSON pointer of the field.' }),
+  desired: Type.Unknown(),
+  live: Type.Unknown(),
+  manager: Type.String({ description: 'Field manager that wrote the live value.' }),
+  detectedAt: Type.String(),
+});
+
+export const ObjectStatusBody = Type.Object({
+  cluster: Type.String(),
+  objectKey: Type.String(),
+  source: Type.String(),
+  path: Type.Optional(Type.String()),
+  line: Type.Optional(Type.Integer()),
+  apiVersion: Type.String(),
+  kind: Type.String(),
+  namespace: Type.String(),
+  name: Type.String(),
+  generation: Type.Optional(Type.Integer()),
+  observedGeneration: Type.Optional(Type.Integer()),
+  lastAppliedRevision: Type.Optional(Type.String()),
+  lastAttemptedRevision: Type.Optional(Type.String()),
+  conditions: Type.Array(ConditionBody),
+  inventory: Type.Array(InventoryBody),
+  kindStatus: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  drift: Type.Optional(Type.Array(DriftBody)),
+  warnings: Type.Optional(Type.Array(Type.String())),
+  suspended: Type.Optional(Type.Boolean()),
+  updatedAt: Type.String(),
+});
+
+export const ReconcileRecordBody = Type.Object({
+  revision: Type.String(),
+  startedAt: Type.String(),
+  durationMs: Type.Number(),
+  result: Type.String(),
+  stage: Type.Optional(Type.String()),
+  message: Type.Optional(Type.String()),
+  changes: Type.Optional(Type.Object({ created: Type.Integer(), configured: Type.Integer(), unchanged: Type.Integer(), deleted: Type.Integer() })),
+});
+
+export const CellBody = Type.Object({
+  state: Type.Union(['Stalled', 'Failed', 'Reconciling', 'Ready', 'Unknown'].map((state) => Type.Literal(state))),
+  drifted: Type.Boolean(),
+  suspended: Type.Boolean(),
+  generation: Type.Optional(Type.Integer()),
+  observedGeneration: Type.Optional(Type.Integer()),
+  reason: Type.Optional(Type.String()),
+  updatedAt: Type.String(),
+});
+
+export const StateCountsBody = Type.Object({
+  total: Type.Integer(), Ready: Type.Integer(), Reconciling: Type.Integer(), Stalled: Type.Integer(),
+  Failed: Type.Integer(), Unknown: Type.Integer(), Drifted: Type.Integer(), Suspended: Type.Integer(),
+});
+
+export const ObjectKeyParams = Type.Object({
+  cluster: Type.String({ minLength: 1, maxLength: 63 }),
+  group: Type.String({ minLength: 1, maxLength: 253, description: "API group, 'core' for the core group." }),
+  kind: Type.String({ minLength: 1, maxLength: 63 }),
+  namespace: Type.String({ minLength: 1, maxLength: 63, description: "'_' for cluster-scoped objects." }),
+  name: Type.String({ minLength: 1, maxLength: 253 }),
+});
+export type ObjectKeyParams = Static<typeof ObjectKeyParams>;
+
+export const ConditionFilterSchema = Type.Union(['Ready', 'Reconciling', 'Stalled', 'Failed', 'Drifted', 'Suspended', 'Unknown'].map((value) => Type.Literal(value)));
+
+export const ObjectsQuery = Type.Object({
+  kind: Type.Optional(Type.String({ maxLength: 63 })),
+  namespace: Type.Optional(Type.String({ maxLength: 63 })),
+  cluster: Type.Optional(Type.String({ maxLength: 63 })),
+  condition: Type.Optional(Type.Union([ConditionFilterSchema, Type.Literal('')])),
+  q: Type.Optional(Type.String({ maxLength: 200 })),
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
+  pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 500 })),
+}, { additionalProperties: false });
+export type ObjectsQuery = Static<typeof ObjectsQuery>;
+
+export const ActionResult = Type.Object({
+  action: Type.String(),
+  cluster: Type.String(),
+  objectKey: Type.Optional(Type.String()),
+  /** What the queue did: queued, merged, stalled; or how many were retried. */
+  queue: Type.Optional(Type.String()),
+  retried: Type.Optional(Type.Integer()),
+  suspended: Type.Optional(Type.Boolean()),
+});
+export type ActionResult = Static<typeof ActionResult>;

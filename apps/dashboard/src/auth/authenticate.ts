@@ -1,0 +1,51 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { csrfInvalid, forbidden, unauthenticated } from '../api/dashboard-error';
+import type { Principal } from './principal';
+import { readCookie, sameText, sessionCookieName, type SessionCodec } from './session-cookie';
+import type { TokenIndex } from './token-index';
+
+/** csrfHeader carries the session's CSRF token on JSON requests made from our pages. */
+export const csrfHeader = 'x-csrf-token';
+
+/** principalOf finds who sent a request: a bearer token first, then the session cookie. */
+export function principalOf(request: FastifyRequest, tokens: TokenIndex, sessions: SessionCodec): Principal | undefined {
+  const authorization = request.headers.authorization;
+  if (authorization !== undefined) {
+    // A wrong bearer token is refused even if a valid cookie came along: no silent fallback.
+    const match = /^Bearer\s+(\S+)$/i.exec(authorization);
+    const found = match?.[1] ? tokens.find(match[1]) : undefined;
+    return found ? { ...found, via: 'bearer' } : undefined;
+  }
+  const cookie = readCookie(request.headers.cookie, sessionCookieName);
+  const session = cookie ? sessions.verify(cookie) : undefined;
+  return session ? { name: session.name, role: session.role, via: 'session', csrf: session.csrf } : undefined;
+}
+
+/** authenticate is an onRequest hook: API calls get 401, pages are sent to the login form. */
+export function authenticate(tokens: TokenIndex, sessions: SessionCodec) {
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    const principal = principalOf(request, tokens, sessions);
+    if (principal) {
+      request.principal = principal;
+      return;
+    }
+    if (request.url.startsWith('/api/') || request.method !== 'GET') throw unauthenticated();
+    await reply.redirect(`/login?next=${encodeURIComponent(request.url)}`, 303);
+  };
+}
+
+/**
+ * requireOperator is a preHandler for actions: the operator role, and for cookie sessions the
+ * CSRF token from the form field `_csrf` or the X-CSRF-Token header.
+ */
+export async function requireOperator(request: FastifyRequest): Promise<void> {
+  const principal = request.principal;
+  if (!principal) throw unauthenticated();
+  if (principal.via === 'session') {
+    const header = request.headers[csrfHeader];
+    const field = (request.body as { _csrf?: unknown } | undefined)?._csrf;
+    const presented = typeof header === 'string' ? header : typeof field === 'string' ? field : '';
+    if (!principal.csrf || !sameText(presented, principal.csrf)) throw csrfInvalid();
+  }
+  if (principal.role !== 'operator') throw forbidden();
+}

@@ -1,0 +1,98 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import type { Redis } from 'ioredis';
+import type { StatusStore } from '@tidemark/status-store';
+import { apiRoutes } from './api/api-routes';
+import { errorHandler } from './api/error-handler';
+import { ErrorBody } from './api/schemas';
+import { authenticate } from './auth/authenticate';
+import { loginRoutes } from './auth/login-routes';
+import type { AccessToken } from './auth/principal';
+import { SessionCodec } from './auth/session-cookie';
+import { TokenIndex } from './auth/token-index';
+import { liveUpdates } from './live/live-updates';
+import { script, stylesheet } from './pages/assets';
+import { pageRoutes } from './pages/page-routes';
+import { Actions } from './view/actions';
+import { DashboardData, type QueueAccess } from './view/dashboard-data';
+import { StatusCache } from './view/status-cache';
+
+/** DashboardDeps are injected, so tests build the app on a real Redis without listening. */
+export interface DashboardDeps {
+  statusStore: StatusStore;
+  queues: QueueAccess;
+  /** A normal connection (source records, health). */
+  redis: Redis;
+  /** A connection the dashboard alone uses, for pub/sub. */
+  subscriber: Redis;
+  auth: { tokens: readonly AccessToken[]; sessionSecret: string; secureCookies?: boolean };
+  /** Key prefix of the poller's source records. @defaultValue 'tidemark:' */
+  sourceKeyPrefix?: string;
+  /** Clusters and sources to show before any record names them. */
+  clusters?: readonly string[];
+  sources?: readonly string[];
+  /** @defaultValue false */
+  logger?: boolean;
+  /** Live-update batching window. @defaultValue 50 */
+  liveBatchMs?: number;
+}
+
+const securityHeaders = {
+  'content-security-policy': "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'",
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'same-origin',
+};
+
+/**
+ * buildDashboard returns the fastify app, not listening. The status cache starts in an onReady
+ * hook and stops in onClose, so `app.ready()` / `app.close()` are the start and stop.
+ */
+export async function buildDashboard(deps: DashboardDeps): Promise<FastifyInstance> {
+  const app = Fastify({ logger: deps.logger ?? false, trustProxy: false });
+  const cache = new StatusCache({ store: deps.statusStore, subscriber: deps.subscriber, batchMs: deps.liveBatchMs ?? 50 });
+  const data = new DashboardData({
+    cache, store: deps.statusStore, queues: deps.queues, redis: deps.redis,
+    sourceKeyPrefix: deps.sourceKeyPrefix ?? 'tidemark:', clusters: deps.clusters ?? [], sources: deps.sources ?? [],
+  });
+  const actions = new Actions(deps.statusStore, deps.queues);
+  const tokens = new TokenIndex(deps.auth.tokens);
+  const sessions = new SessionCodec(deps.auth.sessionSecret);
+
+  // Register external plugins first: swagger sees every route added after it.
+  await app.register(swagger, {
+    openapi: {
+      info: { title: 'Tidemark dashboard API', version: '0.1.0', description: 'Status of every object on every cluster; actions need the operator role.' },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' }, session: { type: 'apiKey', in: 'cookie', name: 'tidemark_session' } } },
+      security: [{ bearer: [] }, { session: [] }],
+    },
+  });
+  app.addSchema(ErrorBody);
+  app.setErrorHandler(errorHandler);
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 16_384 }, (_request, body, done) => {
+    done(null, Object.fromEntries(new URLSearchParams(String(body))));
+  });
+  app.addHook('onSend', async (_request, reply) => {
+    reply.headers(securityHeaders);
+  });
+  app.addHook('onReady', async () => cache.start());
+  app.addHook('onClose', async () => cache.stop());
+
+  app.get('/healthz', { schema: { hide: true } }, async (_request, reply) => {
+    const redis = await deps.redis.ping().then(() => 'ok', () => 'down');
+    return reply.status(redis === 'ok' ? 200 : 503).send({ status: redis === 'ok' ? 'ok' : 'degraded', redis });
+  });
+  app.get('/assets/app.css', { schema: { hide: true } }, async (_request, reply) => reply.type('text/css; charset=utf-8').header('cache-control', 'max-age=300').send(stylesheet));
+  app.get('/assets/app.js', { schema: { hide: true } }, async (_request, reply) => reply.type('text/javascript; charset=utf-8').header('cache-control', 'max-age=300').send(script));
+  await app.register(loginRoutes, { tokens, sessions, secureCookies: deps.auth.secureCookies ?? false });
+
+  // Everything below needs a principal: the hook is encapsulated in this scope.
+  await app.register(async (scope) => {
+    scope.addHook('onRequest', authenticate(tokens, sessions));
+    scope.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+    await scope.register(apiRoutes, { prefix: '/api', data, actions });
+    await scope.register(pageRoutes, { data, actions });
+    await scope.register(liveUpdates, { cache });
+  });
+  return app;
+}

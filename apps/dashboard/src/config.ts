@@ -1,0 +1,113 @@
+import { readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { Type, type Static } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+import type { AccessToken } from './auth/principal';
+
+/** ConfigError is a mistake in the dashboard configuration; its message names the variable. */
+export class ConfigError extends Error {
+  readonly code = 'CONFIG_INVALID';
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+const TokenInput = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9._@-]+$' }),
+  role: Type.Union([Type.Literal('viewer'), Type.Literal('operator')]),
+  // Short tokens can be guessed; 16 characters is the floor, 32+ random ones are advised.
+  token: Type.String({ minLength: 16, maxLength: 512 }),
+}, { additionalProperties: false });
+const TokenList = Type.Array(TokenInput, { minItems: 1 });
+type TokenInput = Static<typeof TokenInput>;
+
+/** DashboardConfig is read once at start-up from the environment, validated and frozen. */
+export interface DashboardConfig {
+  readonly host: string;
+  readonly port: number;
+  readonly redisUrl: string;
+  /** Key prefix shared with the reconciler (status store, queues, source records). */
+  readonly redisPrefix: string;
+  /** Clusters whose queues are shown even before any status record names them. */
+  readonly clusters: readonly string[];
+  readonly tokens: readonly AccessToken[];
+  readonly sessionSecret: string;
+  /** True when no secret was configured: sessions then end when the process restarts. */
+  readonly sessionSecretGenerated: boolean;
+  /** Mark the session cookie Secure; set it when the dashboard is served over HTTPS. */
+  readonly secureCookies: boolean;
+}
+
+type Environment = Readonly<Record<string, string | undefined>>;
+
+/**
+ * loadConfig reads TIDEMARK_DASHBOARD_* (and REDIS_URL) from the environment. Tokens come from
+ * TIDEMARK_DASHBOARD_TOKENS_FILE or TIDEMARK_DASHBOARD_TOKENS, a JSON list of {name, role, token}.
+ */
+export function loadConfig(env: Environment = process.env): DashboardConfig {
+  const secret = env.TIDEMARK_DASHBOARD_SESSION_SECRET;
+  if (secret !== undefined && secret.length < 32) {
+    throw new ConfigError('TIDEMARK_DASHBOARD_SESSION_SECRET must be at least 32 characters; generate one with `openssl rand -hex 32`.');
+  }
+  const config: DashboardConfig = {
+    host: env.TIDEMARK_DASHBOARD_HOST ?? '127.0.0.1',
+    port: parsePort(env.TIDEMARK_DASHBOARD_PORT ?? '8080'),
+    redisUrl: env.TIDEMARK_REDIS_URL ?? env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    redisPrefix: env.TIDEMARK_REDIS_PREFIX ?? 'tidemark',
+    clusters: (env.TIDEMARK_DASHBOARD_CLUSTERS ?? '').split(',').map((name) => name.trim()).filter((name) => name.length > 0),
+    tokens: readTokens(env),
+    sessionSecret: secret ?? randomBytes(32).toString('hex'),
+    sessionSecretGenerated: secret === undefined,
+    secureCookies: env.TIDEMARK_DASHBOARD_SECURE_COOKIES === 'true',
+  };
+  return Object.freeze({ ...config, clusters: Object.freeze([...config.clusters]), tokens: Object.freeze(config.tokens.map((token) => Object.freeze(token))) });
+}
+
+function parsePort(raw: string): number {
+  const port = Number(raw);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new ConfigError(`TIDEMARK_DASHBOARD_PORT must be a port number 0-65535; got "${raw}".`);
+  }
+  return port;
+}
+
+function readTokens(env: Environment): AccessToken[] {
+  const file = env.TIDEMARK_DASHBOARD_TOKENS_FILE;
+  const inline = env.TIDEMARK_DASHBOARD_TOKENS;
+  if (file === undefined && inline === undefined) {
+    throw new ConfigError('Set TIDEMARK_DASHBOARD_TOKENS_FILE (or TIDEMARK_DASHBOARD_TOKENS): a JSON list of {"name", "role": "viewer"|"operator", "token"}. The dashboard refuses to run without auth.');
+  }
+  const where = file ?? 'TIDEMARK_DASHBOARD_TOKENS';
+  return parseTokens(file === undefined ? (inline ?? '') : readTokenFile(file), where);
+}
+
+function readTokenFile(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new ConfigError(`Could not read the tokens file ${path}: ${error instanceof Error ? error.message : String(error)}.`);
+  }
+}
+
+/** parseTokens checks a JSON token list; names and tokens must be unique. */
+export function parseTokens(text: string, where: string): AccessToken[] {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new ConfigError(`${where} is not JSON; expected a list of {"name", "role", "token"}.`);
+  }
+  if (!Value.Check(TokenList, value)) {
+    const first = Value.Errors(TokenList, value).First();
+    // The message never quotes the value: it could be a token.
+    throw new ConfigError(`${where}: ${first ? `${first.path || '/'} ${first.message}` : 'invalid token list'}.`);
+  }
+  const tokens: TokenInput[] = value;
+  const names = new Set(tokens.map((token) => token.name));
+  const secrets = new Set(tokens.map((token) => token.token));
+  if (names.size !== tokens.length || secrets.size !== tokens.length) {
+    throw new ConfigError(`${where}: each token needs its own name and its own value.`);
+  }
+  return tokens.map((token) => ({ name: token.name, role: token.role, token: token.token }));
+}

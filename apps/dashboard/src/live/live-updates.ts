@@ -1,0 +1,57 @@
+import type { ServerResponse } from 'node:http';
+import type { FastifyInstance } from 'fastify';
+import type { StatusCache, CachedChange } from '../view/status-cache';
+import { cellHtml, cellId } from '../pages/cell';
+
+export interface LiveUpdatesOptions {
+  cache: StatusCache;
+  /** A comment line keeps proxies from closing idle streams. @defaultValue 15000 */
+  heartbeatMs?: number;
+}
+
+/** cellEvent renders changed cells once for every open stream (the markup of the matrix). */
+export function cellEvent(changes: readonly CachedChange[]): string {
+  const cells = changes.map((change) => ({
+    id: cellId(change.cluster, change.objectKey),
+    state: change.entry?.cell.state ?? 'Deleted',
+    html: cellHtml(change.cluster, change.objectKey, change.entry?.cell).value,
+  }));
+  return `event: cells\ndata: ${JSON.stringify({ cells })}\n\n`;
+}
+
+/**
+ * liveUpdates serves GET /events, a server-sent event stream. The cache batches store changes
+ * from Redis pub/sub; each batch is one `cells` event to every open stream.
+ */
+export async function liveUpdates(app: FastifyInstance, { cache, heartbeatMs = 15_000 }: LiveUpdatesOptions): Promise<void> {
+  const streams = new Set<ServerResponse>();
+  const unsubscribe = cache.onChange((changes) => {
+    const event = cellEvent(changes);
+    for (const stream of streams) stream.write(event);
+  });
+  const heartbeat = setInterval(() => {
+    for (const stream of streams) stream.write(': ping\n\n');
+  }, heartbeatMs);
+  heartbeat.unref();
+
+  app.addHook('onClose', async () => {
+    unsubscribe();
+    clearInterval(heartbeat);
+    for (const stream of streams) stream.end();
+    streams.clear();
+  });
+
+  app.get('/events', { schema: { hide: true } }, async (request, reply) => {
+    reply.hijack();
+    const stream = reply.raw;
+    stream.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+    });
+    stream.write('retry: 1000\n\n');
+    streams.add(stream);
+    request.raw.on('close', () => streams.delete(stream));
+  });
+}

@@ -1,0 +1,28 @@
+import type { Principal } from '../auth/principal';
+import { html, type SafeHtml } from './html';
+
+export interface LayoutOptions {
+  title: string;
+  principal?: Principal;
+  /** Which live behaviour the page script applies: patch cells, or refresh the main part. */
+  live?: 'cells' | 'refresh' | 'object';
+  /** For live 'object': the cell id whose changes refresh the page. */
+  liveKey?: string;
+  nav?: 'overview' | 'objects' | 'clusters' | 'queue';
+}
+
+const links = [['overview', '/', 'Overview'], ['objects', '/objects', 'Objects'], ['clusters', '/clusters', 'Clusters'], ['queue', '/queue', 'Queue']] as const;
+
+/** layout wraps a page: navigation, who is signed in, and the script for live updates. */
+export function layout(options: LayoutOptions, main: SafeHtml): SafeHtml {
+  const { principal } = options;
+  const nav = links.map(([id, href, label]) => html`<a href="${href}"${id === options.nav ? html` aria-current="page"` : ''}>${label}</a>`);
+  const user = principal ? html`<span class="user">${principal.name} <span class="role role-${principal.role}">${principal.role}</span></span>${principal.via === 'session' ? html`<form method="post" action="/logout" class="inline"><input type="hidden" name="_csrf" value="${principal.csrf ?? ''}"><button class="link">Sign out</button></form>` : ''}` : '';
+  return html`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${options.title} · Tidemark</title><link rel="stylesheet" href="/assets/app.css">
+<script src="/assets/app.js" defer></script></head>
+<body data-live="${options.live ?? ''}" data-live-key="${options.liveKey ?? ''}">
+<header><a class="brand" href="/">Tidemark</a><nav>${nav}</nav><span id="live-status" class="live" title="Live updates">●</span>${user}</header>
+<main>${main}</main></body></html>`;
+}

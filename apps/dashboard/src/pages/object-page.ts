@@ -1,0 +1,85 @@
+import type { Condition, DriftItem, InventoryEntry, ObjectStatus, ReconcileRecord } from '@tidemark/contracts';
+import type { Principal } from '../auth/principal';
+import { objectPath } from '../api/object-key-params';
+import { cellStateOf, isDrifted } from '../view/cell-state';
+import { generationBadge, stateBadge } from './cell';
+import { duration, jsonValue, shortRevision, timeAgo } from './format';
+import { html, type SafeHtml } from './html';
+
+export interface ObjectPageInput {
+  status: ObjectStatus;
+  history: ReconcileRecord[];
+  clusters: string[];
+  principal: Principal | undefined;
+  notice?: string;
+}
+
+function conditionRow(condition: Condition, generation: number | undefined): SafeHtml {
+  const stale = generation !== undefined && condition.observedGeneration !== generation;
+  return html`<tr data-condition="${condition.type}"><td>${condition.type}</td><td class="cond-${condition.status.toLowerCase()}">${condition.status}</td>
+<td>${condition.reason}</td><td>${condition.message}</td><td>${timeAgo(condition.lastTransitionTime)}</td><td class="num${stale ? ' gen behind' : ''}">${condition.observedGeneration}</td></tr>`;
+}
+
+function driftTable(drift: readonly DriftItem[] | undefined): SafeHtml {
+  if (!drift || drift.length === 0) return html`<p class="muted" id="drift-none">No drift recorded: the live object matches Git on the fields Tidemark owns.</p>`;
+  return html`<table id="drift"><tr><th>Field</th><th>Desired (Git)</th><th>Live (cluster)</th><th>Written by</th><th>Detected</th></tr>
+${drift.map((item) => html`<tr data-path="${item.path}"><td><code>${item.path}</code></td><td><pre class="desired">${jsonValue(item.desired)}</pre></td><td><pre class="live">${jsonValue(item.live)}</pre></td><td>${item.manager}</td><td>${timeAgo(item.detectedAt)}</td></tr>`)}</table>`;
+}
+
+function inventoryTable(inventory: readonly InventoryEntry[]): SafeHtml {
+  if (inventory.length === 0) return html`<p class="muted">No owned objects.</p>`;
+  return html`<table id="inventory"><tr><th>API version</th><th>Kind</th><th>Namespace</th><th>Name</th></tr>
+${inventory.map((entry) => html`<tr><td>${entry.apiVersion}</td><td>${entry.kind}</td><td>${entry.namespace || '—'}</td><td>${entry.name}</td></tr>`)}</table>`;
+}
+
+function historyTable(history: readonly ReconcileRecord[]): SafeHtml {
+  if (history.length === 0) return html`<p class="muted">No reconcile recorded yet.</p>`;
+  return html`<table id="history"><tr><th>Started</th><th>Revision</th><th>Result</th><th class="num">Duration</th><th>Stage</th><th>Message</th><th>Changes</th></tr>
+${history.map((record) => html`<tr><td>${timeAgo(record.startedAt)}</td><td>${shortRevision(record.revision)}</td><td class="result-${record.result}">${record.result}</td>
+<td class="num">${duration(record.durationMs)}</td><td>${record.stage ?? ''}</td><td class="${record.result === 'failed' || record.result === 'stalled' ? 'error' : ''}">${record.message ?? ''}</td>
+<td>${record.changes ? `+${record.changes.created} ~${record.changes.configured} =${record.changes.unchanged} -${record.changes.deleted}` : ''}</td></tr>`)}</table>`;
+}
+
+function actionForm(path: string, verb: string, label: string, principal: Principal | undefined): SafeHtml {
+  return html`<form method="post" action="/objects/${path}/${verb}" class="inline"><input type="hidden" name="_csrf" value="${principal?.csrf ?? ''}"><button data-action="${verb}">${label}</button></form>`;
+}
+
+function actions(status: ObjectStatus, principal: Principal | undefined): SafeHtml {
+  if (principal?.role !== 'operator') return html`<p class="muted" id="actions-denied">Actions need the operator role; you are signed in as a ${principal?.role ?? 'viewer'}.</p>`;
+  const path = objectPath(status.cluster, status.objectKey);
+  return html`<div class="actions" id="actions">${actionForm(path, 'reconcile', 'Reconcile now', principal)}
+${status.suspended ? actionForm(path, 'resume', 'Resume', principal) : actionForm(path, 'suspend', 'Suspend', principal)}
+${actionForm(path, 'retry', 'Retry if failed', principal)}</div>`;
+}
+
+function facts(status: ObjectStatus): SafeHtml {
+  return html`<dl class="facts" id="facts"><dt>Kind</dt><dd>${status.apiVersion} ${status.kind}</dd><dt>Namespace</dt><dd>${status.namespace || 'cluster-scoped'}</dd>
+<dt>Source</dt><dd>${status.source}</dd><dt>Path in Git</dt><dd><code>${status.path ?? 'unknown'}${status.line ? `:${status.line}` : ''}</code></dd>
+<dt>Applied revision</dt><dd>${shortRevision(status.lastAppliedRevision)}</dd><dt>Attempted revision</dt><dd>${shortRevision(status.lastAttemptedRevision)}</dd>
+<dt>Generation</dt><dd id="generation">generation ${status.generation ?? '?'} / observedGeneration ${status.observedGeneration ?? '?'} ${generationBadge(status.generation, status.observedGeneration)}${status.generation !== status.observedGeneration ? html` <span class="gen behind">the latest spec is not reconciled yet</span>` : ''}</dd>
+<dt>Updated</dt><dd>${timeAgo(status.updatedAt)}</dd></dl>`;
+}
+
+function kindStatusTable(kindStatus: Record<string, unknown> | undefined): SafeHtml {
+  const entries = Object.entries(kindStatus ?? {});
+  if (entries.length === 0) return html``;
+  return html`<h2>Kind status</h2><table id="kind-status">${entries.map(([field, value]) => html`<tr><th>${field}</th><td><pre>${jsonValue(value)}</pre></td></tr>`)}</table>`;
+}
+
+/** objectPage: everything known about one object on one cluster. */
+export function objectPage(input: ObjectPageInput): SafeHtml {
+  const { status } = input;
+  const state = cellStateOf(status);
+  const others = input.clusters.filter((cluster) => cluster !== status.cluster);
+  return html`${input.notice ? html`<p class="notice" id="notice">${input.notice}</p>` : ''}
+<h1>${status.kind} ${status.namespace ? `${status.namespace}/` : ''}${status.name} <small class="muted">on ${status.cluster}</small></h1>
+<p id="state">${stateBadge(state)}${isDrifted(status) ? stateBadge('Drifted') : ''}${status.suspended ? stateBadge('Suspended') : ''}
+${others.length > 0 ? html` · also on ${others.map((cluster) => html`<a href="/objects/${objectPath(cluster, status.objectKey)}">${cluster}</a> `)}` : ''}</p>
+${actions(status, input.principal)}${facts(status)}
+${status.warnings?.length ? html`<h2>Warnings</h2><ul>${status.warnings.map((warning) => html`<li>${warning}</li>`)}</ul>` : ''}
+<h2>Conditions</h2>${status.conditions.length === 0 ? html`<p class="muted">No conditions yet.</p>` : html`<table id="conditions"><tr><th>Type</th><th>Status</th><th>Reason</th><th>Message</th><th>Changed</th><th class="num">Observed gen.</th></tr>${status.conditions.map((condition) => conditionRow(condition, status.generation))}</table>`}
+${kindStatusTable(status.kindStatus)}
+<h2>Drift</h2>${driftTable(status.drift)}
+<h2>Inventory</h2>${inventoryTable(status.inventory)}
+<h2>Reconcile history</h2>${historyTable(input.history)}`;
+}

@@ -1,0 +1,83 @@
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import { requireOperator } from '../auth/authenticate';
+import type { Actions } from '../view/actions';
+import type { ConditionFilter } from '../view/cell-state';
+import type { DashboardData } from '../view/dashboard-data';
+import { notFound } from '../api/dashboard-error';
+import { objectKeyOf, objectPath } from '../api/object-key-params';
+import { ObjectKeyParams, ObjectsQuery } from '../api/schemas';
+import { cellId } from './cell';
+import type { SafeHtml } from './html';
+import { layout, type LayoutOptions } from './layout';
+import { objectPage } from './object-page';
+import { objectsPage } from './objects-page';
+import { overviewPage } from './overview-page';
+import { clustersPage, queuePage } from './queue-page';
+
+export interface PageRoutesOptions {
+  data: DashboardData;
+  actions: Actions;
+}
+
+const notices: Record<string, string> = {
+  reconcile: 'A reconcile is queued.',
+  suspend: 'Suspended: the pipeline skips this object until it is resumed.',
+  resume: 'Resumed, and a reconcile is queued.',
+  retry: 'Failed runs are queued again.',
+};
+const NoticeQuery = Type.Object({ notice: Type.Optional(Type.String({ maxLength: 20 })) });
+
+function sendPage(reply: FastifyReply, options: LayoutOptions, main: SafeHtml): FastifyReply {
+  return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(layout(options, main).value);
+}
+
+/** pageRoutes serves the server-rendered pages and the form posts of their actions. */
+export async function pageRoutes(app: FastifyInstance, { data, actions }: PageRoutesOptions): Promise<void> {
+  const hide = { hide: true };
+  app.get('/', { schema: hide }, async (request, reply) =>
+    sendPage(reply, { title: 'Overview', nav: 'overview', live: 'refresh', principal: request.principal }, overviewPage(await data.overview())));
+
+  app.get<{ Querystring: ObjectsQuery }>('/objects', { schema: { ...hide, querystring: ObjectsQuery } }, async (request, reply) => {
+    const { condition, ...rest } = request.query;
+    const matrix = data.objects(condition ? { ...rest, condition: condition as ConditionFilter } : rest);
+    return sendPage(reply, { title: 'Objects', nav: 'objects', live: 'cells', principal: request.principal }, objectsPage(request.query, matrix, data.objectFacets(), data.clusterNames()));
+  });
+
+  app.get<{ Params: ObjectKeyParams; Querystring: { notice?: string } }>('/objects/:cluster/:group/:kind/:namespace/:name', { schema: { ...hide, params: ObjectKeyParams, querystring: NoticeQuery } }, async (request, reply) => {
+    const key = objectKeyOf(request.params);
+    const found = await data.object(request.params.cluster, key);
+    if (!found) throw notFound(`${key} on cluster ${request.params.cluster}`);
+    const notice = request.query.notice ? notices[request.query.notice] : undefined;
+    const main = objectPage({ ...found, clusters: data.clustersOf(key), principal: request.principal, ...(notice ? { notice } : {}) });
+    return sendPage(reply, { title: `${found.status.kind} ${found.status.name}`, nav: 'objects', live: 'object', liveKey: cellId(request.params.cluster, key), principal: request.principal }, main);
+  });
+
+  app.get('/clusters', { schema: hide }, async (request, reply) => {
+    const { clusters, queueError } = await data.clusters();
+    return sendPage(reply, { title: 'Clusters', nav: 'clusters', live: 'refresh', principal: request.principal }, clustersPage(clusters, queueError));
+  });
+
+  app.get<{ Querystring: { notice?: string } }>('/queue', { schema: { ...hide, querystring: NoticeQuery } }, async (request, reply) => {
+    const notice = request.query.notice ? notices[request.query.notice] : undefined;
+    return sendPage(reply, { title: 'Queue', nav: 'queue', live: 'refresh', principal: request.principal }, queuePage(await data.queue(), request.principal, notice));
+  });
+
+  registerFormActions(app, actions);
+}
+
+function registerFormActions(app: FastifyInstance, actions: Actions): void {
+  const FormBody = Type.Object({ _csrf: Type.Optional(Type.String()), objectKey: Type.Optional(Type.String({ maxLength: 1024 })) });
+  const verbs = { reconcile: actions.reconcileNow, suspend: actions.suspend, resume: actions.resume, retry: (cluster: string, key: string) => actions.retry(cluster, key) };
+  for (const [verb, run] of Object.entries(verbs)) {
+    app.post<{ Params: ObjectKeyParams }>(`/objects/:cluster/:group/:kind/:namespace/:name/${verb}`, { schema: { hide: true, params: ObjectKeyParams, body: FormBody }, preHandler: requireOperator }, async (request, reply) => {
+      const key = objectKeyOf(request.params);
+      await run.call(actions, request.params.cluster, key);
+      return reply.redirect(`/objects/${objectPath(request.params.cluster, key)}?notice=${verb}`, 303);
+    });
+  }
+  app.post<{ Params: { cluster: string }; Body: { objectKey?: string } }>('/queue/:cluster/retry', { schema: { hide: true, body: FormBody }, preHandler: requireOperator }, async (request, reply) => {
+    await actions.retry(request.params.cluster, request.body.objectKey || undefined);
+    return reply.redirect('/queue?notice=retry', 303);
+  });
+}

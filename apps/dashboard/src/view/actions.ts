@@ -1,0 +1,56 @@
+import { QueueUnavailableError } from '@tidemark/queue';
+import type { StatusStore } from '@tidemark/status-store';
+import { DashboardError, ErrorCode, notFound } from '../api/dashboard-error';
+import type { ActionResult } from '../api/schemas';
+import type { QueueAccess } from './dashboard-data';
+
+/** Actions are what an operator may do; each checks the record exists first. */
+export class Actions {
+  constructor(private readonly store: StatusStore, private readonly queues: QueueAccess) {}
+
+  /** reconcileNow queues a manual run at the revision last attempted, from the same source. */
+  async reconcileNow(cluster: string, objectKey: string): Promise<ActionResult> {
+    const status = await this.store.get(cluster, objectKey);
+    if (!status) throw notFound(`${objectKey} on cluster ${cluster}`);
+    const revision = status.lastAttemptedRevision ?? status.lastAppliedRevision;
+    if (!revision) throw new DashboardError(ErrorCode.NoRevision, 409, `${objectKey} has no revision yet; it is reconciled once its source is polled.`);
+    const result = await queueCall(() => this.queues.enqueue({ source: status.source, revision, cluster, objectKey, reason: 'manual' }));
+    return { action: 'reconcile', cluster, objectKey, queue: result.status };
+  }
+
+  async suspend(cluster: string, objectKey: string): Promise<ActionResult> {
+    const status = await this.store.setSuspended(cluster, objectKey, true);
+    if (!status) throw notFound(`${objectKey} on cluster ${cluster}`);
+    return { action: 'suspend', cluster, objectKey, suspended: true };
+  }
+
+  /** resume lifts the suspension and reconciles at once, so the object catches up with Git. */
+  async resume(cluster: string, objectKey: string): Promise<ActionResult> {
+    const status = await this.store.setSuspended(cluster, objectKey, false);
+    if (!status) throw notFound(`${objectKey} on cluster ${cluster}`);
+    const reconciled = await this.reconcileNow(cluster, objectKey).catch((error: unknown) => {
+      if (error instanceof DashboardError && error.code === ErrorCode.NoRevision) return undefined;
+      throw error;
+    });
+    const result: ActionResult = { action: 'resume', cluster, objectKey, suspended: false };
+    if (reconciled?.queue) result.queue = reconciled.queue;
+    return result;
+  }
+
+  /** retry runs failed and stalled objects again: one object, or all of a cluster. */
+  async retry(cluster: string, objectKey?: string): Promise<ActionResult> {
+    const retried = await queueCall(() => this.queues.retryFailed(cluster, objectKey));
+    const result: ActionResult = { action: 'retry', cluster, retried };
+    if (objectKey) result.objectKey = objectKey;
+    return result;
+  }
+}
+
+async function queueCall<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (error instanceof QueueUnavailableError) throw new DashboardError(ErrorCode.QueueUnavailable, 503, error.message, { cause: error });
+    throw error;
+  }
+}

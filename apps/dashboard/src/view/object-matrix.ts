@@ -1,0 +1,116 @@
+import { parseObjectKey } from '@tidemark/contracts';
+import { matchesCondition, type CellSummary, type ConditionFilter } from './cell-state';
+import type { CachedStatus } from './status-cache';
+
+/** MatrixSource is what the matrix reads: sorted keys and each key's records per cluster. */
+export interface MatrixSource {
+  keys(): readonly string[];
+  cellsOf(objectKey: string): ReadonlyMap<string, CachedStatus> | undefined;
+  clusters(): string[];
+}
+
+/** ObjectFilter narrows the matrix; every field is optional. */
+export interface ObjectFilter {
+  kind?: string;
+  namespace?: string;
+  cluster?: string;
+  condition?: ConditionFilter;
+  /** Case-insensitive text found in the object key or the Git path. */
+  q?: string;
+  /** 1-based. */
+  page?: number;
+  pageSize?: number;
+}
+
+/** MatrixRow is one object with its cell on each (shown) cluster. */
+export interface MatrixRow {
+  objectKey: string;
+  group: string;
+  kind: string;
+  namespace: string;
+  name: string;
+  path?: string;
+  cells: Record<string, CellSummary>;
+}
+
+export interface MatrixPage {
+  clusters: string[];
+  rows: MatrixRow[];
+  /** Rows matching the filter, on all pages. */
+  total: number;
+  page: number;
+  pageSize: number;
+  pages: number;
+}
+
+export const defaultPageSize = 50;
+export const maxPageSize = 500;
+
+/**
+ * queryMatrix filters and pages the object × cluster matrix. Rows are sorted by key; the scan
+ * stops once the page is full, only counting further matches.
+ */
+export function queryMatrix(source: MatrixSource, filter: ObjectFilter): MatrixPage {
+  const pageSize = Math.min(Math.max(1, filter.pageSize ?? defaultPageSize), maxPageSize);
+  const page = Math.max(1, filter.page ?? 1);
+  const clusters = filter.cluster ? source.clusters().filter((name) => name === filter.cluster) : source.clusters();
+  const needle = filter.q?.trim().toLowerCase() ?? '';
+  const first = (page - 1) * pageSize;
+  const rows: MatrixRow[] = [];
+  let total = 0;
+  for (const objectKey of source.keys()) {
+    const cells = source.cellsOf(objectKey);
+    if (!cells || !rowMatches(objectKey, cells, filter, needle)) continue;
+    if (total >= first && rows.length < pageSize) rows.push(toRow(objectKey, cells, clusters));
+    total += 1;
+  }
+  return { clusters, rows, total, page, pageSize, pages: Math.max(1, Math.ceil(total / pageSize)) };
+}
+
+function rowMatches(objectKey: string, cells: ReadonlyMap<string, CachedStatus>, filter: ObjectFilter, needle: string): boolean {
+  const any = cells.values().next().value;
+  if (!any) return false;
+  const { status } = any;
+  if (filter.kind && status.kind !== filter.kind) return false;
+  if (filter.namespace !== undefined && filter.namespace !== '' && status.namespace !== filter.namespace) return false;
+  if (needle && !objectKey.toLowerCase().includes(needle) && !(status.path ?? '').toLowerCase().includes(needle)) return false;
+  return cellsMatch(cells, filter);
+}
+
+function cellsMatch(cells: ReadonlyMap<string, CachedStatus>, filter: ObjectFilter): boolean {
+  if (!filter.cluster && !filter.condition) return true;
+  for (const [cluster, { cell }] of cells) {
+    if (filter.cluster && cluster !== filter.cluster) continue;
+    if (!filter.condition || matchesCondition(cell, filter.condition)) return true;
+  }
+  return false;
+}
+
+function toRow(objectKey: string, cells: ReadonlyMap<string, CachedStatus>, clusters: readonly string[]): MatrixRow {
+  const ref = parseObjectKey(objectKey);
+  const row: MatrixRow = { objectKey, group: ref.group, kind: ref.kind, namespace: ref.namespace, name: ref.name, cells: {} };
+  for (const cluster of clusters) {
+    const entry = cells.get(cluster);
+    if (entry) row.cells[cluster] = entry.cell;
+    if (entry?.status.path && row.path === undefined) row.path = entry.status.path;
+  }
+  return row;
+}
+
+/** Facets lists the values the filters offer. */
+export interface Facets {
+  kinds: string[];
+  namespaces: string[];
+}
+
+/** facetsOf collects kinds and namespaces (read from the keys, so no record is parsed). */
+export function facetsOf(source: MatrixSource): Facets {
+  const kinds = new Set<string>();
+  const namespaces = new Set<string>();
+  for (const key of source.keys()) {
+    const parts = key.split('/');
+    if (parts[1]) kinds.add(parts[1]);
+    if (parts[2] && parts[2] !== '_') namespaces.add(parts[2]);
+  }
+  return { kinds: [...kinds].sort(), namespaces: [...namespaces].sort() };
+}

@@ -1,0 +1,156 @@
+// The dashboard API through fastify inject on a real Redis: auth, roles, CSRF, errors, OpenAPI.
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { operatorToken, seededStatus, startDashboardFixture, viewerToken, type DashboardFixture } from './dashboard-fixture';
+
+let fixture: DashboardFixture;
+const key = 'core/ConfigMap/shop/settings';
+const actionUrl = `/api/objects/shared/core/ConfigMap/shop/settings`;
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+beforeAll(async () => {
+  fixture = await startDashboardFixture(inject('redisUrl'));
+  await fixture.store.put(seededStatus('shared', 'ConfigMap', 'shop', 'settings'));
+});
+afterAll(async () => fixture?.stop());
+
+async function signIn(token: string): Promise<{ cookie: string; csrf: string }> {
+  const login = await fixture.app.inject({ method: 'POST', url: '/login', payload: `token=${encodeURIComponent(token)}&next=%2Fobjects`, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  expect(login.statusCode).toBe(303);
+  expect(login.headers.location).toBe('/objects');
+  const setCookie = String(login.headers['set-cookie']);
+  expect(setCookie).toMatch(/HttpOnly/);
+  expect(setCookie).toMatch(/SameSite=Strict/);
+  const cookie = setCookie.split(';')[0]!;
+  const session = await fixture.app.inject({ url: '/api/session', headers: { cookie } });
+  return { cookie, csrf: session.json<{ csrf: string }>().csrf };
+}
+
+describe('authentication', () => {
+  it('serves /healthz without auth', async () => {
+    const response = await fixture.app.inject({ url: '/healthz' });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual({ status: 'ok', redis: 'ok' });
+  });
+
+  it('refuses every API route without credentials or with a wrong token, with a stable code', async () => {
+    for (const url of ['/api/overview', '/api/objects', `/api/objects/shared/core/ConfigMap/shop/settings`, '/api/clusters', '/api/queue', '/api/openapi.json', '/api/session']) {
+      const anonymous = await fixture.app.inject({ url });
+      expect(anonymous.statusCode, url).toBe(401);
+      expect(anonymous.json()).toMatchObject({ code: 'UNAUTHENTICATED' });
+      const wrong = await fixture.app.inject({ url, headers: bearer('not-a-valid-token-at-all') });
+      expect(wrong.statusCode, url).toBe(401);
+    }
+    const events = await fixture.app.inject({ url: '/events', headers: { accept: 'text/event-stream' } });
+    expect(events.statusCode).toBe(303);
+  });
+
+  it('sends a browser without a session to the login form, and back after sign-in', async () => {
+    const page = await fixture.app.inject({ url: '/objects?kind=ConfigMap' });
+    expect(page.statusCode).toBe(303);
+    expect(page.headers.location).toBe('/login?next=%2Fobjects%3Fkind%3DConfigMap');
+    const form = await fixture.app.inject({ url: '/login?next=%2Fobjects' });
+    expect(form.body).toContain('name="token"');
+    const { cookie } = await signIn(viewerToken);
+    const again = await fixture.app.inject({ url: '/objects', headers: { cookie } });
+    expect(again.statusCode).toBe(200);
+    expect(again.body).toContain('vera');
+  });
+
+  it('refuses a wrong token at the login form, a forged cookie, and an off-site next', async () => {
+    const failed = await fixture.app.inject({ method: 'POST', url: '/login', payload: 'token=wrong-token-wrong-token&next=%2F%2Fevil.example', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(failed.statusCode).toBe(303);
+    expect(failed.headers.location).toBe('/login?failed=1&next=%2F');
+    expect(failed.headers['set-cookie']).toBeUndefined();
+    const { cookie } = await signIn(viewerToken);
+    const [name, value] = cookie.split('=') as [string, string];
+    const [payload] = value.split('.');
+    const forgedPayload = Buffer.from(Buffer.from(payload!, 'base64url').toString().replace('"viewer"', '"operator"')).toString('base64url');
+    const forged = await fixture.app.inject({ url: '/api/session', headers: { cookie: `${name}=${forgedPayload}.${value.split('.')[1]}` } });
+    expect(forged.statusCode).toBe(401);
+    const offsite = await fixture.app.inject({ method: 'POST', url: '/login', payload: `token=${viewerToken}&next=%2F%2Fevil.example`, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(offsite.headers.location).toBe('/');
+  });
+
+  it('signs out by clearing the cookie', async () => {
+    const response = await fixture.app.inject({ method: 'POST', url: '/logout' });
+    expect(response.statusCode).toBe(303);
+    expect(String(response.headers['set-cookie'])).toMatch(/Max-Age=0/);
+  });
+});
+
+describe('roles and CSRF', () => {
+  it('lets a viewer read but not act (bearer and session)', async () => {
+    expect((await fixture.app.inject({ url: '/api/objects', headers: bearer(viewerToken) })).statusCode).toBe(200);
+    const denied = await fixture.app.inject({ method: 'POST', url: `${actionUrl}/reconcile`, headers: bearer(viewerToken) });
+    expect(denied.statusCode).toBe(403);
+    expect(denied.json()).toMatchObject({ code: 'FORBIDDEN' });
+    const { cookie, csrf } = await signIn(viewerToken);
+    const viaSession = await fixture.app.inject({ method: 'POST', url: `${actionUrl}/suspend`, headers: { cookie, 'x-csrf-token': csrf } });
+    expect(viaSession.statusCode).toBe(403);
+    expect(viaSession.json()).toMatchObject({ code: 'FORBIDDEN' });
+    expect((await fixture.store.get('shared', key))?.suspended).toBeUndefined();
+    const retry = await fixture.app.inject({ method: 'POST', url: '/api/queue/shared/retry', headers: bearer(viewerToken) });
+    expect(retry.statusCode).toBe(403);
+  });
+
+  it('lets an operator with a bearer token reconcile now: a manual job at the last attempted revision', async () => {
+    const response = await fixture.app.inject({ method: 'POST', url: `${actionUrl}/reconcile`, headers: bearer(operatorToken) });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual({ action: 'reconcile', cluster: 'shared', objectKey: key, queue: 'queued' });
+    const figures = await fixture.queues.figures();
+    expect(figures.find((entry) => entry.cluster === 'shared')?.depth.waiting).toBe(1);
+  });
+
+  it('refuses a cookie-session action without the CSRF token, or with a wrong one, and accepts the right one', async () => {
+    const { cookie, csrf } = await signIn(operatorToken);
+    const missing = await fixture.app.inject({ method: 'POST', url: `${actionUrl}/suspend`, headers: { cookie } });
+    expect(missing.statusCode).toBe(403);
+    expect(missing.json()).toMatchObject({ code: 'CSRF_TOKEN_INVALID' });
+    const wrong = await fixture.app.inject({ method: 'POST', url: `${actionUrl}/suspend`, headers: { cookie, 'x-csrf-token': `${csrf.slice(1)}x` } });
+    expect(wrong.statusCode).toBe(403);
+    const form = await fixture.app.inject({ method: 'POST', url: '/objects/shared/core/ConfigMap/shop/settings/suspend', payload: 'objectKey=x', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(form.statusCode).toBe(403);
+    expect((await fixture.store.get('shared', key))?.suspended).toBeUndefined();
+
+    const ok = await fixture.app.inject({ method: 'POST', url: '/objects/shared/core/ConfigMap/shop/settings/suspend', payload: `_csrf=${encodeURIComponent(csrf)}`, headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(ok.statusCode).toBe(303);
+    expect(ok.headers.location).toBe('/objects/shared/core/ConfigMap/shop/settings?notice=suspend');
+    expect((await fixture.store.get('shared', key))?.suspended).toBe(true);
+    const resumed = await fixture.app.inject({ method: 'POST', url: `${actionUrl}/resume`, headers: { cookie, 'x-csrf-token': csrf } });
+    expect(resumed.json()).toMatchObject({ action: 'resume', suspended: false });
+    expect((await fixture.store.get('shared', key))?.suspended).toBeUndefined();
+  });
+
+  it('answers 404 for actions on an unknown object and 409 for an object without a revision', async () => {
+    const unknown = await fixture.app.inject({ method: 'POST', url: '/api/objects/shared/core/ConfigMap/shop/nothing/reconcile', headers: bearer(operatorToken) });
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json()).toMatchObject({ code: 'NOT_FOUND' });
+    await fixture.store.put(seededStatus('shared', 'ConfigMap', 'shop', 'fresh', { lastAttemptedRevision: undefined, lastAppliedRevision: undefined }));
+    const fresh = await fixture.app.inject({ method: 'POST', url: '/api/objects/shared/core/ConfigMap/shop/fresh/reconcile', headers: bearer(operatorToken) });
+    expect(fresh.statusCode).toBe(409);
+    expect(fresh.json()).toMatchObject({ code: 'NO_REVISION_YET' });
+  });
+
+  it('retries failed objects of a cluster for an operator', async () => {
+    const response = await fixture.app.inject({ method: 'POST', url: '/api/queue/shared/retry', headers: bearer(operatorToken) });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual({ action: 'retry', cluster: 'shared', retried: 0 });
+  });
+});
+
+describe('OpenAPI', () => {
+  it('serves a document with every API route, its parameters and one response per status', async () => {
+    const response = await fixture.app.inject({ url: '/api/openapi.json', headers: bearer(viewerToken) });
+    expect(response.statusCode).toBe(200);
+    const document = response.json<{ openapi: string; paths: Record<string, Record<string, { responses: Record<string, unknown>; parameters?: { name: string }[] }>> }>();
+    expect(document.openapi).toMatch(/^3\./);
+    expect(Object.keys(document.paths).sort()).toEqual([
+      '/api/clusters', '/api/objects', '/api/objects/{cluster}/{group}/{kind}/{namespace}/{name}',
+      '/api/objects/{cluster}/{group}/{kind}/{namespace}/{name}/reconcile', '/api/objects/{cluster}/{group}/{kind}/{namespace}/{name}/resume',
+      '/api/objects/{cluster}/{group}/{kind}/{namespace}/{name}/suspend', '/api/overview', '/api/queue', '/api/queue/{cluster}/retry', '/api/session',
+    ]);
+    expect(Object.keys(document.paths['/api/objects']!.get!.responses).sort()).toEqual(['200', '400', '401']);
+    expect(document.paths['/api/objects']!.get!.parameters?.map((parameter) => parameter.name)).toEqual(expect.arrayContaining(['kind', 'namespace', 'cluster', 'condition', 'q', 'page', 'pageSize']));
+    expect(Object.keys(document.paths['/api/objects/{cluster}/{group}/{kind}/{namespace}/{name}/reconcile']!.post!.responses).sort()).toEqual(['200', '400', '401', '403', '404', '409', '503']);
+  });
+});
