@@ -58,7 +58,7 @@ describe('Kustomize base on the API server', () => {
     const kinds = objects.map((object) => `${object.kind}/${object.metadata.name}`);
     expect(kinds).toEqual(expect.arrayContaining([
       `Namespace/${namespace}`, 'Deployment/tidemark-reconciler', 'Deployment/tidemark-dashboard', 'StatefulSet/tidemark-redis',
-      'Service/tidemark-dashboard', 'Service/tidemark-redis', 'ClusterRole/tidemark-reconciler', 'ClusterRoleBinding/tidemark-reconciler',
+      'Service/tidemark-dashboard', 'Service/tidemark-redis', 'Service/tidemark-reconciler', 'ClusterRole/tidemark-reconciler', 'ClusterRoleBinding/tidemark-reconciler',
       'ServiceAccount/tidemark-reconciler', 'ServiceAccount/tidemark-dashboard', 'PodDisruptionBudget/tidemark-reconciler',
       'PodDisruptionBudget/tidemark-dashboard', 'NetworkPolicy/tidemark-redis', 'NetworkPolicy/tidemark-reconciler', 'NetworkPolicy/tidemark-dashboard',
     ]));
@@ -130,7 +130,7 @@ describe('Helm chart on the API server', () => {
       `Deployment/${release}-tidemark-dashboard`, `Deployment/${reconciler}`, `Namespace/${namespace}`,
       `NetworkPolicy/${release}-tidemark-dashboard`, `NetworkPolicy/${reconciler}`, `NetworkPolicy/${release}-tidemark-redis`,
       `PodDisruptionBudget/${release}-tidemark-dashboard`, `PodDisruptionBudget/${reconciler}`,
-      `Service/${release}-tidemark-dashboard`, `Service/${reconciler}-metrics`, `Service/${release}-tidemark-redis`,
+      `Service/${release}-tidemark-dashboard`, `Service/${reconciler}`, `Service/${release}-tidemark-redis`,
       `ServiceAccount/${release}-tidemark-dashboard`, `ServiceAccount/${reconciler}`, `ServiceAccount/${release}-tidemark-redis`,
       `StatefulSet/${release}-tidemark-redis`,
     ].sort());

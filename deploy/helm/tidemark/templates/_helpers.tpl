@@ -73,3 +73,12 @@ affinity:
       protocol: TCP
 {{- end -}}
 {{- end -}}
+
+{{/* tidemark.clusterNames is the comma-separated list of the clusters in config.clusters. */}}
+{{- define "tidemark.clusterNames" -}}
+{{- $names := list -}}
+{{- range .Values.config.clusters -}}
+{{- $names = append $names .name -}}
+{{- end -}}
+{{- join "," $names -}}
+{{- end -}}

@@ -1,0 +1,200 @@
+// Static policies on what deploy/ renders (Kustomize base and Helm chart): least-privilege RBAC,
+// restricted pods, probes and resources, disruption budgets, the shutdown budget, Redis settings,
+// and a reconciler config that the reconciler's own loader accepts.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { loadConfig as loadDashboardConfig } from '../../apps/dashboard/src/config';
+import { loadConfig } from '../../apps/reconciler/src/config';
+import { component, insecureContainers, podSpecOf, unprobedOrUnbounded, unprotectedDeployments, wildcardRules, type PodSpec } from './policy';
+import { renderHelm, renderKustomize, type Manifest } from './render';
+
+const kubeconfigPath = inject('kubeconfigPath');
+
+/**
+ * The reconciler's worst-case shutdown with libs/queue's defaults: drainTimeoutMs 20 s, then
+ * abortGraceMs 5 s, BullMQ worker close 5 s, Redis quit 2 s.
+ */
+const reconcilerShutdownSeconds = 20 + 5 + 5 + 2;
+
+const renders: [string, () => Promise<Manifest[]>][] = [
+  ['Kustomize base', () => renderKustomize(kubeconfigPath)],
+  ['Helm chart (defaults)', () => renderHelm({ set: ['namespace.create=true'] })],
+  ['Helm chart (extra kinds, remote clusters)', () => renderHelm({
+    set: ['namespace.create=true', 'rbac.extraResources[0].apiGroups[0]=batch', 'rbac.extraResources[0].resources[0]=jobs', 'rbac.extraCrdNames[0]=certificates.cert-manager.io', 'reconciler.clusterKubeconfigsSecret=tidemark-clusters'],
+  })],
+];
+
+function env(container: { env?: { name: string; value?: string }[] }, variable: string): string | undefined {
+  return container.env?.find((entry) => entry.name === variable)?.value;
+}
+
+describe.each(renders)('%s', (_, render) => {
+  let objects: Manifest[] = [];
+  beforeAll(async () => {
+    objects = await render();
+  }, 600_000);
+
+  it('has no RBAC rule with a wildcard', () => {
+    expect(wildcardRules(objects)).toEqual([]);
+  });
+
+  it('gives every container the restricted securityContext and an emptyDir /tmp', () => {
+    expect(objects.filter((object) => podSpecOf(object)).length).toBe(3);
+    expect(insecureContainers(objects)).toEqual([]);
+  });
+
+  it('gives every Deployment and StatefulSet probes, requests and a memory limit', () => {
+    expect(unprobedOrUnbounded(objects)).toEqual([]);
+  });
+
+  it('covers every replicated Deployment with a PodDisruptionBudget', () => {
+    expect(unprotectedDeployments(objects)).toEqual([]);
+  });
+
+  it('labels the namespace to enforce the restricted Pod Security Standard', () => {
+    const [namespace] = objects.filter((object) => object.kind === 'Namespace');
+    expect(namespace?.metadata.labels?.['pod-security.kubernetes.io/enforce']).toBe('restricted');
+  });
+
+  it('runs at least two reconcilers, with a grace period longer than their worst-case shutdown', () => {
+    const deployment = component(objects, 'Deployment', 'reconciler');
+    expect((deployment.spec as { replicas: number }).replicas).toBeGreaterThanOrEqual(2);
+    const pod = podSpecOf(deployment)!;
+    expect(pod.terminationGracePeriodSeconds).toBeGreaterThan(reconcilerShutdownSeconds);
+    expect(pod.automountServiceAccountToken).toBe(true);
+  });
+
+  it('ships a reconciler config that the reconciler loads, with the cache on an emptyDir and health on port 9464', async () => {
+    const deployment = component(objects, 'Deployment', 'reconciler');
+    const pod = podSpecOf(deployment)!;
+    const container = pod.containers[0]!;
+    const configMap = objects.find((object) => object.kind === 'ConfigMap' && object.metadata.name === pod.volumes?.find((volume) => volume.name === 'config')?.configMap?.name);
+    const text = (configMap?.data as Record<string, string> | undefined)?.['tidemark.yaml'];
+    expect(text, 'the ConfigMap mounted as config holds tidemark.yaml').toBeTypeOf('string');
+    const configPath = env(container, 'TIDEMARK_CONFIG')!;
+    const mount = container.volumeMounts?.find((entry) => entry.name === 'config');
+    expect(configPath).toBe(`${mount?.mountPath}/tidemark.yaml`);
+
+    const folder = await mkdtemp(join(tmpdir(), 'tidemark-config-'));
+    try {
+      await writeFile(join(folder, 'tidemark.yaml'), text!);
+      const config = loadConfig({ TIDEMARK_REDIS_URL: env(container, 'TIDEMARK_REDIS_URL'), TIDEMARK_ROLE: env(container, 'TIDEMARK_ROLE') }, join(folder, 'tidemark.yaml'));
+      expect(config.clusters).toEqual([expect.objectContaining({ name: 'in-cluster', inCluster: true })]);
+      expect(config.http.port).toBe(9464);
+      expect(container.ports).toContainEqual(expect.objectContaining({ name: 'http', containerPort: 9464 }));
+      expect((container.readinessProbe as { httpGet: unknown }).httpGet).toEqual({ path: '/readyz', port: 'http' });
+      expect((container.livenessProbe as { httpGet: unknown }).httpGet).toEqual({ path: '/healthz', port: 'http' });
+      const cacheMount = container.volumeMounts?.find((entry) => entry.mountPath === config.cacheDir);
+      expect(pod.volumes?.find((volume) => volume.name === cacheMount?.name)?.emptyDir, 'the Git cache is on an emptyDir').toBeDefined();
+      expect(config.redisUrl).toMatch(/^redis:\/\/[a-z0-9-]+-redis:6379$/);
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
+  });
+
+  it('runs Redis with noeviction and AOF on a persistent volume, maxmemory under the memory limit', () => {
+    const redis = component(objects, 'StatefulSet', 'redis');
+    const container = podSpecOf(redis)!.containers[0]!;
+    const args = (container.args ?? []).join(' ');
+    expect(args).toContain('--maxmemory-policy noeviction');
+    expect(args).toContain('--appendonly yes');
+    const maxmemory = /--maxmemory (\d+)mb/.exec(args)?.[1];
+    const limit = /^(\d+)Mi$/.exec(container.resources?.limits?.memory ?? '')?.[1];
+    expect(Number(maxmemory)).toBeLessThan(Number(limit));
+    const claims = (redis.spec as { volumeClaimTemplates: { metadata: { name: string } }[] }).volumeClaimTemplates.map((claim) => claim.metadata.name);
+    const dataMount = container.volumeMounts?.find((mount) => mount.mountPath === '/data');
+    expect(claims).toContain(dataMount?.name);
+  });
+
+  it('gives the dashboard no Kubernetes access: no token mounted, no binding names it', () => {
+    const deployment = component(objects, 'Deployment', 'dashboard');
+    const pod = podSpecOf(deployment) as PodSpec;
+    expect(pod.automountServiceAccountToken).toBe(false);
+    const serviceAccount = objects.find((object) => object.kind === 'ServiceAccount' && object.metadata.name === pod.serviceAccountName);
+    expect(serviceAccount?.automountServiceAccountToken).toBe(false);
+    const bound = objects.filter((object) => object.kind.endsWith('Binding')).flatMap((object) => (object.subjects as { name: string }[]));
+    expect(bound.map((subject) => subject.name)).not.toContain(pod.serviceAccountName);
+  });
+
+  it('ships a dashboard environment that the dashboard loads: all interfaces, its port, the same Redis and clusters', async () => {
+    const container = podSpecOf(component(objects, 'Deployment', 'dashboard'))!.containers[0]!;
+    const reconciler = podSpecOf(component(objects, 'Deployment', 'reconciler'))!.containers[0]!;
+    const folder = await mkdtemp(join(tmpdir(), 'tidemark-dashboard-'));
+    try {
+      const literal = Object.fromEntries((container.env ?? []).filter((entry) => entry.value !== undefined).map((entry) => [entry.name, entry.value]));
+      const tokensFile = join(folder, 'tokens.json');
+      await writeFile(tokensFile, JSON.stringify([{ name: 'admin', role: 'operator', token: 'a-token-of-twenty-characters' }]));
+      expect(literal.TIDEMARK_DASHBOARD_TOKENS_FILE).toBe('/etc/tidemark/dashboard/tokens.json');
+      // The Secret's values stand in for what the kubelet would inject.
+      const config = loadDashboardConfig({ ...literal, TIDEMARK_DASHBOARD_TOKENS_FILE: tokensFile, TIDEMARK_DASHBOARD_SESSION_SECRET: 's'.repeat(32) });
+      expect(config.host).toBe('0.0.0.0');
+      expect(container.ports).toContainEqual(expect.objectContaining({ name: 'http', containerPort: config.port }));
+      expect(config.redisUrl).toBe(env(reconciler, 'TIDEMARK_REDIS_URL'));
+      expect(config.clusters).toEqual(['in-cluster']);
+      expect((container.env ?? []).find((entry) => entry.name === 'TIDEMARK_DASHBOARD_SESSION_SECRET')).toHaveProperty('valueFrom.secretKeyRef.key', 'session-secret');
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
+  });
+
+  it('isolates each component with a NetworkPolicy; Redis takes connections from the reconciler and dashboard only', () => {
+    const policies = objects.filter((object) => object.kind === 'NetworkPolicy').map((object) => object.spec as {
+      podSelector: { matchLabels: Record<string, string> }; policyTypes: string[]; ingress?: { from?: { podSelector?: { matchLabels: Record<string, string> } }[] }[]; egress?: unknown[];
+    });
+    const of = (name: string) => policies.find((policy) => policy.podSelector.matchLabels['app.kubernetes.io/component'] === name);
+    for (const name of ['reconciler', 'dashboard', 'redis']) expect(of(name)?.policyTypes.sort(), name).toEqual(['Egress', 'Ingress']);
+    const redis = of('redis')!;
+    const sources = (redis.ingress ?? []).flatMap((rule) => rule.from ?? []).map((peer) => peer.podSelector?.matchLabels['app.kubernetes.io/component']);
+    expect(sources.sort()).toEqual(['dashboard', 'reconciler']);
+    expect(redis.egress).toEqual([]);
+  });
+});
+
+describe('the Helm chart refuses what would break the policies', () => {
+  it.each([
+    ['rbac.extraResources[0].apiGroups[0]=*', 'rbac.extraResources[0].resources[0]=jobs'],
+    ['rbac.extraResources[0].apiGroups[0]=batch', 'rbac.extraResources[0].resources[0]=*'],
+    ['rbac.extraResources[0].apiGroups[0]=batch', 'rbac.extraResources[0].resources[0]=jobs', 'rbac.extraResources[0].verbs[0]=*'],
+  ])('a wildcard in rbac.extraResources (%s %s)', async (...set) => {
+    await expect(renderHelm({ set })).rejects.toThrow(/wildcards are not allowed/);
+  }, 600_000);
+
+  it('an external Redis without a URL', async () => {
+    await expect(renderHelm({ set: ['redis.enabled=false'] })).rejects.toThrow(/redis.externalUrl is required/);
+  }, 600_000);
+});
+
+describe('the policy checks catch what they look for', () => {
+  const pod = (patch: Partial<PodSpec['containers'][number]>): Manifest => ({
+    apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'broken' },
+    spec: { replicas: 2, template: { metadata: { labels: { app: 'broken' } }, spec: { volumes: [{ name: 'tmp', emptyDir: {} }], containers: [{ name: 'main', volumeMounts: [{ name: 'tmp', mountPath: '/tmp' }], ...patch }] } } },
+  });
+
+  it('finds a wildcard verb, resource or group', () => {
+    const role: Manifest = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'broad' }, rules: [{ apiGroups: ['*'], resources: ['pods'], verbs: ['get'] }, { apiGroups: [''], resources: ['pods/*'], verbs: ['*'] }] };
+    expect(wildcardRules([role])).toEqual(['ClusterRole/broad: rules[0].apiGroups has a wildcard', 'ClusterRole/broad: rules[1].resources has a wildcard', 'ClusterRole/broad: rules[1].verbs has a wildcard']);
+  });
+
+  it('finds each missing part of the restricted securityContext', () => {
+    expect(insecureContainers([pod({ securityContext: { capabilities: { add: ['NET_ADMIN'] } } })])).toEqual([
+      'Deployment/broken container main: runAsNonRoot is not true',
+      'Deployment/broken container main: readOnlyRootFilesystem is not true',
+      'Deployment/broken container main: allowPrivilegeEscalation is not false',
+      'Deployment/broken container main: does not drop ALL capabilities',
+      'Deployment/broken container main: adds capabilities',
+      'Deployment/broken container main: seccompProfile is not RuntimeDefault',
+    ]);
+  });
+
+  it('finds missing probes, requests and limits, and a Deployment without a budget', () => {
+    expect(unprobedOrUnbounded([pod({})])).toHaveLength(4);
+    expect(unprotectedDeployments([pod({})])).toEqual(['Deployment/broken: no PodDisruptionBudget selects its pods']);
+  });
+
+  it('reads a CronJob\'s pod template too', () => {
+    const cron: Manifest = { apiVersion: 'batch/v1', kind: 'CronJob', metadata: { name: 'nightly' }, spec: { jobTemplate: { spec: { template: { spec: { containers: [{ name: 'main' }] } } } } } };
+    expect(insecureContainers([cron])).toContain('CronJob/nightly container main: /tmp is not an emptyDir (the root filesystem is read-only)');
+  });
+});
