@@ -7,7 +7,7 @@ body { margin:0; font:14px/1.45 system-ui, sans-serif; color:#1f2328; background
 header { display:flex; gap:1.5rem; align-items:center; padding:.6rem 1.2rem; background:#24292f; color:#fff; }
 header a { color:#fff; text-decoration:none; } header nav a { margin-right:1rem; opacity:.8; }
 header nav a[aria-current] { opacity:1; font-weight:600; border-bottom:2px solid #fff; }
-.brand { font-weight:700; } .user { margin-left:auto; } .live { color:#888; } .live.on { color:#3fb950; }
+.brand { font-weight:700; } .user { margin-left:auto; } .live-dot { color:#888; } .live-dot.on { color:#3fb950; }
 main { padding:1rem 1.2rem; max-width:1400px; }
 h1 { font-size:1.3rem; margin:.2rem 0 1rem; } h2 { font-size:1.05rem; margin:1.4rem 0 .5rem; }
 table { border-collapse:collapse; background:#fff; width:100%; } th, td { border:1px solid var(--line); padding:.3rem .5rem; text-align:left; vertical-align:top; }

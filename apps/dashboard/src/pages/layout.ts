@@ -23,6 +23,6 @@ export function layout(options: LayoutOptions, main: SafeHtml): SafeHtml {
 <title>${options.title} · Tidemark</title><link rel="stylesheet" href="/assets/app.css">
 <script src="/assets/app.js" defer></script></head>
 <body data-live="${options.live ?? ''}" data-live-key="${options.liveKey ?? ''}">
-<header><a class="brand" href="/">Tidemark</a><nav>${nav}</nav><span id="live-status" class="live" title="Live updates">●</span>${user}</header>
+<header><a class="brand" href="/">Tidemark</a><nav>${nav}</nav><span id="live-status" class="live-dot" title="Live updates: green while connected">●</span>${user}</header>
 <main>${main}</main></body></html>`;
 }

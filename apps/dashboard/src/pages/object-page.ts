@@ -32,12 +32,19 @@ function inventoryTable(inventory: readonly InventoryEntry[]): SafeHtml {
 ${inventory.map((entry) => html`<tr><td>${entry.apiVersion}</td><td>${entry.kind}</td><td>${entry.namespace || '—'}</td><td>${entry.name}</td></tr>`)}</table>`;
 }
 
+/** changesText names only what an apply changed, e.g. "1 configured, 2 unchanged". */
+function changesText(changes: ReconcileRecord['changes']): string {
+  if (!changes) return '';
+  const parts = (['created', 'configured', 'deleted', 'unchanged'] as const).filter((what) => changes[what] > 0).map((what) => `${changes[what]} ${what}`);
+  return parts.length > 0 ? parts.join(', ') : 'nothing';
+}
+
 function historyTable(history: readonly ReconcileRecord[]): SafeHtml {
   if (history.length === 0) return html`<p class="muted">No reconcile recorded yet.</p>`;
   return html`<table id="history"><tr><th>Started</th><th>Revision</th><th>Result</th><th class="num">Duration</th><th>Stage</th><th>Message</th><th>Changes</th></tr>
 ${history.map((record) => html`<tr><td>${timeAgo(record.startedAt)}</td><td>${shortRevision(record.revision)}</td><td class="result-${record.result}">${record.result}</td>
 <td class="num">${duration(record.durationMs)}</td><td>${record.stage ?? ''}</td><td class="${record.result === 'failed' || record.result === 'stalled' ? 'error' : ''}">${record.message ?? ''}</td>
-<td>${record.changes ? `+${record.changes.created} ~${record.changes.configured} =${record.changes.unchanged} -${record.changes.deleted}` : ''}</td></tr>`)}</table>`;
+<td>${changesText(record.changes)}</td></tr>`)}</table>`;
 }
 
 function actionForm(path: string, verb: string, label: string, principal: Principal | undefined): SafeHtml {

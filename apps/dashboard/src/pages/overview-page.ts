@@ -10,7 +10,7 @@ function sourceRow(source: SourceRow): SafeHtml {
     ? html`<span class="error" title="${source.errorAt ?? ''}">${source.error ?? 'failed'}</span>`
     : source.state === 'ok' ? html`<span class="cond-true">ok</span>` : html`<span class="muted">not polled yet</span>`;
   return html`<tr data-source="${source.name}"><td>${source.name}</td><td>${shortRevision(source.revision)}</td><td>${timeAgo(source.polledAt)}</td>
-<td class="num">${duration(source.durationMs)}</td><td class="num">${source.fetchedObjects ?? '—'}</td><td class="num">${source.sourceErrors ?? 0}</td><td>${state}</td></tr>`;
+<td class="num">${duration(source.durationMs)}</td><td class="num">${source.fetchedObjects ?? '—'}</td><td class="num">${source.sourceErrors ?? '—'}</td><td>${state}</td></tr>`;
 }
 
 /** clusterRow is shared by the overview and the clusters page. */

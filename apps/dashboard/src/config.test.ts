@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, parseTokens } from './config';
+
+const tokens = JSON.stringify([{ name: 'ann', role: 'operator', token: 'a'.repeat(20) }, { name: 'bob', role: 'viewer', token: 'b'.repeat(20) }]);
+
+describe('loadConfig', () => {
+  it('reads the environment with defaults and freezes the result', () => {
+    const config = loadConfig({ TIDEMARK_DASHBOARD_TOKENS: tokens, TIDEMARK_DASHBOARD_CLUSTERS: 'a, b,', TIDEMARK_DASHBOARD_PORT: '9000' });
+    expect(config).toMatchObject({ host: '127.0.0.1', port: 9000, redisPrefix: 'tidemark', clusters: ['a', 'b'], sessionSecretGenerated: true, secureCookies: false });
+    expect(config.tokens.map((token) => token.role)).toEqual(['operator', 'viewer']);
+    expect(Object.isFrozen(config)).toBe(true);
+    expect(Object.isFrozen(config.tokens[0])).toBe(true);
+  });
+
+  it('refuses to run without tokens, with a short secret or a bad port', () => {
+    expect(() => loadConfig({})).toThrow(/TIDEMARK_DASHBOARD_TOKENS_FILE/);
+    expect(() => loadConfig({ TIDEMARK_DASHBOARD_TOKENS: tokens, TIDEMARK_DASHBOARD_SESSION_SECRET: 'short' })).toThrow(ConfigError);
+    expect(() => loadConfig({ TIDEMARK_DASHBOARD_TOKENS: tokens, TIDEMARK_DASHBOARD_PORT: 'http' })).toThrow(/PORT/);
+    expect(() => loadConfig({ TIDEMARK_DASHBOARD_TOKENS_FILE: '/nonexistent/tokens.json' })).toThrow(/Could not read/);
+  });
+});
+
+describe('parseTokens', () => {
+  it('refuses short tokens, unknown roles, duplicates and non-JSON, without quoting the token', () => {
+    expect(() => parseTokens(JSON.stringify([{ name: 'a', role: 'viewer', token: 'short-secret' }]), 'X')).toThrow(/X: \/0\/token/);
+    expect(() => parseTokens(JSON.stringify([{ name: 'a', role: 'viewer', token: 'short-secret' }]), 'X')).not.toThrow(/short-secret/);
+    expect(() => parseTokens(JSON.stringify([{ name: 'a', role: 'admin', token: 'x'.repeat(20) }]), 'X')).toThrow(ConfigError);
+    expect(() => parseTokens(JSON.stringify([{ name: 'a', role: 'viewer', token: 'x'.repeat(20) }, { name: 'b', role: 'viewer', token: 'x'.repeat(20) }]), 'X')).toThrow(/own value/);
+    expect(() => parseTokens('not json', 'X')).toThrow(/not JSON/);
+  });
+});

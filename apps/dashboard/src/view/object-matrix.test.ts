@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import type { ObjectStatus } from '@tidemark/contracts';
+import { summarizeCell } from './cell-state';
+import { facetsOf, queryMatrix, type MatrixSource } from './object-matrix';
+import type { CachedStatus } from './status-cache';
+
+function status(cluster: string, objectKey: string, ready: 'True' | 'False', extra: Partial<ObjectStatus> = {}): ObjectStatus {
+  const [, kind, namespace, name] = objectKey.split('/') as [string, string, string, string];
+  const condition = (type: string, value: 'True' | 'False') => ({ type, status: value, reason: 'R', message: 'm', observedGeneration: 1, lastTransitionTime: '2026-01-01T00:00:00Z' });
+  return {
+    cluster, objectKey, source: 's', apiVersion: 'v1', kind, namespace: namespace === '_' ? '' : namespace, name, path: `dir/${name}.yaml`,
+    conditions: [condition('Ready', ready), condition('Reconciling', ready === 'True' ? 'False' : 'True')], inventory: [], updatedAt: '2026-01-01T00:00:00Z', ...extra,
+  };
+}
+
+function source(statuses: ObjectStatus[]): MatrixSource {
+  const byKey = new Map<string, Map<string, CachedStatus>>();
+  for (const entry of statuses) {
+    const cells = byKey.get(entry.objectKey) ?? new Map<string, CachedStatus>();
+    cells.set(entry.cluster, { status: entry, cell: summarizeCell(entry) });
+    byKey.set(entry.objectKey, cells);
+  }
+  return { keys: () => [...byKey.keys()].sort(), cellsOf: (key) => byKey.get(key), clusters: () => [...new Set(statuses.map((entry) => entry.cluster))].sort() };
+}
+
+const data = source([
+  status('a', 'core/ConfigMap/ns1/one', 'True'),
+  status('b', 'core/ConfigMap/ns1/one', 'False'),
+  status('a', 'core/ConfigMap/ns2/two', 'True', { suspended: true }),
+  status('a', 'apps/Deployment/ns1/web', 'True', { drift: [{ path: '/spec/replicas', desired: 1, live: 2, manager: 'm', detectedAt: '' }] }),
+  status('b', 'core/Namespace/_/ns1', 'True'),
+]);
+
+describe('queryMatrix', () => {
+  it('pages sorted rows and counts all matches', () => {
+    const page = queryMatrix(data, { pageSize: 2, page: 2 });
+    expect(page).toMatchObject({ total: 4, pages: 2, page: 2, clusters: ['a', 'b'] });
+    expect(page.rows.map((row) => row.objectKey)).toEqual(['core/ConfigMap/ns2/two', 'core/Namespace/_/ns1']);
+    expect(queryMatrix(data, { pageSize: 2, page: 9 }).rows).toEqual([]);
+  });
+
+  it('filters by kind, namespace, cluster (also narrowing the columns), condition and text', () => {
+    const keys = (filter: Parameters<typeof queryMatrix>[1]) => queryMatrix(data, filter).rows.map((row) => row.objectKey);
+    expect(keys({ kind: 'Deployment' })).toEqual(['apps/Deployment/ns1/web']);
+    expect(keys({ namespace: 'ns2' })).toEqual(['core/ConfigMap/ns2/two']);
+    expect(keys({ cluster: 'b' })).toEqual(['core/ConfigMap/ns1/one', 'core/Namespace/_/ns1']);
+    expect(queryMatrix(data, { cluster: 'b' }).rows[0]?.cells).toEqual({ b: expect.objectContaining({ state: 'Reconciling' }) });
+    expect(keys({ condition: 'Reconciling' })).toEqual(['core/ConfigMap/ns1/one']);
+    expect(keys({ condition: 'Reconciling', cluster: 'a' })).toEqual([]);
+    expect(keys({ condition: 'Drifted' })).toEqual(['apps/Deployment/ns1/web']);
+    expect(keys({ condition: 'Suspended' })).toEqual(['core/ConfigMap/ns2/two']);
+    expect(keys({ q: 'WEB' })).toEqual(['apps/Deployment/ns1/web']);
+    expect(keys({ q: 'dir/two.yaml' })).toEqual(['core/ConfigMap/ns2/two']);
+  });
+
+  it('clamps the page size and lists facets from the keys', () => {
+    expect(queryMatrix(data, { pageSize: 10_000 }).pageSize).toBe(500);
+    expect(facetsOf(data)).toEqual({ kinds: ['ConfigMap', 'Deployment', 'Namespace'], namespaces: ['ns1', 'ns2'] });
+  });
+});

@@ -1,0 +1,164 @@
+// The dashboard in Debian's Chromium against the rig: real pipeline runs change status, the page follows live.
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { applyObject, applyStatus, ClusterConnection, getObject } from '@tidemark/cluster';
+import { startPipelineHarness, type PipelineHarness } from '../support/pipeline-harness';
+import { installBuiltinCrds } from '../../apps/reconciler/src/builtin-crds';
+import { operatorToken, startDashboardFixture, viewerToken, type DashboardFixture } from './dashboard-fixture';
+import { artifactsDir, openChromium, signIn, type Chromium } from './chromium';
+
+const namespace = `dash-${randomUUID().slice(0, 8)}`;
+const key = `tidemark.dev/WebApp/${namespace}/shop`;
+const cell = `td[data-cell="shared|${key}"]`;
+const detailPath = `/objects/shared/tidemark.dev/WebApp/${namespace}/shop`;
+let harness: PipelineHarness;
+let fixture: DashboardFixture;
+let browser: Chromium;
+let base: string;
+
+const webApp = (image: string) => `apiVersion: tidemark.dev/v1alpha1\nkind: WebApp\nmetadata:\n  name: shop\n  namespace: ${namespace}\nspec:\n  image: ${image}\n  replicas: 2\n`;
+
+/** markDeploymentAvailable plays the deployment controller, which the rig does not run. */
+async function markDeploymentAvailable(): Promise<void> {
+  const deployment = await getObject(harness.connection, { apiVersion: 'apps/v1', kind: 'Deployment', namespace, name: 'shop' });
+  if (!deployment) throw new Error('the WebApp has no Deployment yet');
+  const controller = ClusterConnection.connect({ cluster: 'shared', kubeconfig: inject('kubeconfig'), fieldManager: 'deployment-controller' });
+  await applyStatus(controller, deployment, {
+    observedGeneration: deployment.metadata.generation, replicas: 2, updatedReplicas: 2, readyReplicas: 2, availableReplicas: 2,
+    conditions: [{ type: 'Available', status: 'True', reason: 'MinimumReplicasAvailable', message: 'ok' }],
+  });
+  controller.close();
+}
+
+/** liveLatencyMs waits for the cell to show a state and returns ms since the record was written. */
+async function waitForCellState(state: string): Promise<number> {
+  await browser.page.waitForSelector(`${cell}[data-state="${state}"]`, { timeout: 5_000 });
+  const seen = Date.now();
+  const status = await harness.statusStore.get('shared', key);
+  return seen - Date.parse(status!.updatedAt);
+}
+
+beforeAll(async () => {
+  harness = await startPipelineHarness(inject('kubeconfig'), inject('redisUrl'));
+  await installBuiltinCrds(harness.connection, harness.kinds);
+  fixture = await startDashboardFixture(inject('redisUrl'), { store: harness.statusStore, clusters: ['shared'] });
+  base = await fixture.app.listen({ host: '127.0.0.1', port: 0 });
+  browser = await openChromium();
+  await harness.repo.write('ns.yaml', `apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ${namespace}\n`);
+  await harness.repo.write('shop.yaml', webApp('nginx:1.27'));
+  await harness.pushAndReconcile('add shop');
+  await markDeploymentAvailable();
+  await harness.reconcileKey(key, 'resync');
+});
+afterAll(async () => {
+  await browser?.close();
+  await fixture?.stop();
+  await harness?.stop();
+});
+
+describe('dashboard in Chromium', () => {
+  it('follows a Git push live: the WebApp goes Ready → Reconciling → Ready on the objects page without a reload', async () => {
+    const { page } = browser;
+    await signIn(page, base, operatorToken, `/objects?namespace=${namespace}`);
+    await page.waitForSelector(`${cell}[data-state="Ready"]`);
+    await page.waitForSelector('#live-status.on');
+    await page.evaluate('window.tidemarkNoReload = "kept"');
+
+    await harness.repo.write('shop.yaml', webApp('nginx:1.28'));
+    const { results } = await harness.pushAndReconcile('shop to nginx 1.28');
+    expect(results.get(key)).toEqual({ kind: 'requeue', afterMs: 5_000 });
+    expect(await waitForCellState('Reconciling')).toBeLessThan(1_000);
+    expect(await page.locator(`${cell} .gen`).textContent()).toMatch(/^g\d+\/o\d+$/);
+    await page.screenshot({ path: join(artifactsDir, 'objects-reconciling.png'), fullPage: true });
+
+    await markDeploymentAvailable();
+    await harness.reconcileKey(key, 'resync');
+    expect(await waitForCellState('Ready')).toBeLessThan(1_000);
+    expect(await page.evaluate('window.tidemarkNoReload')).toBe('kept');
+    await page.screenshot({ path: join(artifactsDir, 'objects.png'), fullPage: true });
+  });
+
+  it('shows the object detail: conditions, generations, revision and path, inventory and history', async () => {
+    const { page } = browser;
+    await page.goto(`${base}${detailPath}`);
+    await expect.poll(() => page.locator('#conditions tr[data-condition="Ready"] td').nth(1).textContent()).toBe('True');
+    const status = await harness.statusStore.get('shared', key);
+    expect(await page.locator('#facts').textContent()).toContain(status!.lastAppliedRevision!.slice(0, 10));
+    expect(await page.locator('#facts').textContent()).toContain('shop.yaml');
+    expect(await page.locator('#generation').textContent()).toContain(`generation ${status!.generation} / observedGeneration ${status!.observedGeneration}`);
+    expect(await page.locator('#inventory tr').count()).toBe(status!.inventory.length + 1);
+    expect(await page.locator('#inventory').textContent()).toContain('Deployment');
+    expect(await page.locator('#history tr').count()).toBeGreaterThan(1);
+  });
+
+  it('shows the field diff of drift made by hand; the drift item is written into the status record until drift detection lands', async () => {
+    const { page } = browser;
+    await page.goto(`${base}${detailPath}`);
+    await page.waitForSelector('#drift-none');
+    await page.evaluate('window.tidemarkNoReload = "kept"');
+    // Real drift on the cluster: someone scales the Deployment by hand with their own field manager.
+    const person = ClusterConnection.connect({ cluster: 'shared', kubeconfig: inject('kubeconfig'), fieldManager: 'kubectl-scale' });
+    await applyObject(person, { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'shop', namespace }, spec: { replicas: 7 } }, { force: true });
+    person.close();
+    const live = await getObject(harness.connection, { apiVersion: 'apps/v1', kind: 'Deployment', namespace, name: 'shop' });
+    const liveReplicas = (live?.spec as { replicas?: number } | undefined)?.replicas;
+    expect(liveReplicas).toBe(7);
+    await harness.statusStore.update('shared', key, (previous) => ({
+      ...previous!,
+      drift: [{ path: '/spec/replicas', desired: 2, live: liveReplicas, manager: 'kubectl-scale', detectedAt: new Date().toISOString() }],
+      updatedAt: new Date().toISOString(),
+    }));
+    const row = page.locator('#drift tr[data-path="/spec/replicas"]');
+    await row.waitFor({ timeout: 5_000 });
+    expect(await row.locator('pre.desired').textContent()).toBe('2');
+    expect(await row.locator('pre.live').textContent()).toBe('7');
+    expect(await row.locator('td').nth(3).textContent()).toBe('kubectl-scale');
+    expect(await page.locator('#state').textContent()).toContain('Drifted');
+    expect(await page.evaluate('window.tidemarkNoReload')).toBe('kept');
+    await page.screenshot({ path: join(artifactsDir, 'object-drift.png'), fullPage: true });
+  });
+
+  it('lets an operator suspend, resume and reconcile now from the page', async () => {
+    const { page } = browser;
+    await page.goto(`${base}${detailPath}`);
+    await Promise.all([page.waitForURL(/notice=suspend/), page.click('button[data-action="suspend"]')]);
+    expect(await page.locator('#notice').textContent()).toContain('Suspended');
+    expect((await harness.statusStore.get('shared', key))?.suspended).toBe(true);
+    expect(await page.locator('#state').textContent()).toContain('Suspended');
+    await Promise.all([page.waitForURL(/notice=resume/), page.click('button[data-action="resume"]')]);
+    expect((await harness.statusStore.get('shared', key))?.suspended).toBeUndefined();
+    await Promise.all([page.waitForURL(/notice=reconcile/), page.click('button[data-action="reconcile"]')]);
+    expect(await page.locator('#notice').textContent()).toBe('A reconcile is queued.');
+    const figures = await fixture.queues.figures();
+    expect(figures.find((entry) => entry.cluster === 'shared')?.depth.waiting).toBe(1);
+  });
+
+  it('keeps screenshots of the overview, clusters and queue pages', async () => {
+    const { page } = browser;
+    for (const [path, name] of [['/', 'overview'], ['/clusters', 'clusters'], ['/queue', 'queue']] as const) {
+      await page.goto(`${base}${path}`);
+      await page.waitForSelector('main h1');
+      await page.screenshot({ path: join(artifactsDir, `${name}.png`), fullPage: true });
+    }
+    await page.goto(`${base}/`);
+    expect(await page.locator('[data-count="total"]').textContent()).toBe(String((await harness.statusStore.list('shared')).length));
+  });
+
+  it('does not let a viewer act: no buttons, and a forged form post is refused', async () => {
+    const { page } = browser;
+    await page.goto(`${base}/`);
+    await Promise.all([page.waitForURL(/\/login/), page.click('header button.link')]);
+    await signIn(page, base, viewerToken, detailPath);
+    expect(await page.locator('#actions-denied').textContent()).toContain('operator role');
+    expect(await page.locator('button[data-action]').count()).toBe(0);
+    const status = await page.evaluate(`(async () => {
+      const csrf = (await (await fetch('/api/session')).json()).csrf;
+      const response = await fetch('${detailPath}/suspend', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '_csrf=' + encodeURIComponent(csrf) });
+      return response.status;
+    })()`);
+    expect(status).toBe(403);
+    expect((await harness.statusStore.get('shared', key))?.suspended).toBeUndefined();
+    await page.screenshot({ path: join(artifactsDir, 'object-viewer.png'), fullPage: true });
+  });
+});
