@@ -99,6 +99,7 @@ describe('per-object deduplication', () => {
     const withBody = { ...jobFor(cluster, 'core/Secret/shop/db', 1), body: { data: { password: 'aHVudGVyMg==' } } };
     await expect(queues.enqueue(withBody)).rejects.toBeInstanceOf(InvalidJobError);
     await expect(queues.enqueue({ ...jobFor(cluster, 'core/Secret/shop/db', 1), revision: 'main' })).rejects.toThrow(/revision/);
+    await expect(queues.enqueue(jobFor('bad:cluster', 'core/Secret/shop/db', 1))).rejects.toBeInstanceOf(InvalidJobError);
     // Only BullMQ's queue metadata exists: no job, no slot.
     expect((await redis.keys(`${prefix}:*`)).filter((key) => !key.endsWith(':meta'))).toEqual([]);
   });

@@ -72,7 +72,7 @@ export class ReconcileQueues {
     }
     const delayMs = options.delayMs ?? 0;
     if (!(delayMs >= 0 && Number.isFinite(delayMs))) throw new InvalidJobError(`delayMs must be a finite number of ms >= 0; got ${delayMs}.`);
-    const { queue, state } = this.queueFor(job.cluster);
+    const { queue, state } = this.queueForJob(job);
     return guard('enqueue a reconcile job', async () => {
       const slot = await state.writeLatest(job);
       if (slot.kind === 'stalled') return { status: 'stalled' };
@@ -150,6 +150,15 @@ export class ReconcileQueues {
       await Promise.all(failed.map((job) => job.remove().catch(() => undefined)));
       return payloads.size;
     });
+  }
+
+  private queueForJob(job: ReconcileJob): ClusterQueue {
+    this.connected();
+    try {
+      return this.queueFor(job.cluster);
+    } catch (error) {
+      throw new InvalidJobError(error instanceof Error ? error.message : String(error), { cause: error });
+    }
   }
 
   private queueFor(cluster: string): ClusterQueue {
