@@ -21,7 +21,6 @@ export interface ProcessContext {
 
 type Settled = { outcome: ReconcileOutcome; error?: undefined } | { outcome?: undefined; error: unknown };
 
-
 /**
  * createProcessor maps a handler's result to queue behaviour. It throws only DelayedError (the
  * job was moved to delayed, or is left to its lock expiring) and UnrecoverableError (terminal),
@@ -57,7 +56,7 @@ async function run(context: ProcessContext, job: Job<ReconcileJob>, token: strin
     await context.state.recordTimes(undefined, waitMs);
     return 'skipped: stalled at this revision';
   }
-  const settled = await settle(context.handler(payload, lease));
+  const settled = await settle(() => context.handler(payload, lease));
   const processingMs = Date.now() - started;
   if (lease.aborted) await handleAborted(job, token, lease, settled);
   const { outcome } = settled;
@@ -84,9 +83,10 @@ function isStalledAt(state: RunState, payload: ReconcileJob): boolean {
   return state.stalled !== undefined && state.stalled.revision === payload.revision;
 }
 
-async function settle(promise: Promise<ReconcileOutcome>): Promise<Settled> {
+/** settle runs the handler and captures how it ended, sync throws included. */
+async function settle(handle: () => Promise<ReconcileOutcome>): Promise<Settled> {
   try {
-    const outcome = await promise;
+    const outcome = await handle();
     if (outcome?.kind === 'done' || (outcome?.kind === 'requeue' && outcome.afterMs >= 0)) return { outcome };
     return { error: new Error(`the handler returned ${JSON.stringify(outcome)}, not a ReconcileOutcome`) };
   } catch (error) {
