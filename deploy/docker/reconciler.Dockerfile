@@ -1,0 +1,30 @@
+# syntax=docker/dockerfile:1
+# The Tidemark reconciler. Build from the repository root:
+#   docker build -f deploy/docker/reconciler.Dockerfile -t tidemark/reconciler:0.1.0 .
+# Stage 1 installs everything, type-checks and bundles (npm run build -> apps/reconciler/dist);
+# then drops the dev dependencies. The final stage holds node, the production node_modules
+# and one bundled file, and runs as a numeric non-root user.
+
+FROM node:20-slim AS build
+WORKDIR /src
+ENV npm_config_update_notifier=false npm_config_fund=false npm_config_audit=false
+COPY . .
+RUN --mount=type=cache,target=/root/.npm npm ci
+RUN npm run build
+# Production dependencies only; the workspace links (@tidemark/*) are bundled into main.js.
+RUN npm prune --omit=dev && rm -rf node_modules/@tidemark node_modules/.bin
+
+FROM node:20-slim
+ENV NODE_ENV=production HOME=/tmp
+WORKDIR /app
+# package.json says "type": "module" for dist/main.js.
+COPY --from=build /src/apps/reconciler/package.json ./package.json
+COPY --from=build /src/node_modules ./node_modules
+COPY --from=build /src/apps/reconciler/dist ./dist
+# The Git cache when no volume is mounted there (the Kubernetes manifests mount an emptyDir).
+RUN mkdir -p /var/cache/tidemark && chown 10001:10001 /var/cache/tidemark
+USER 10001:10001
+EXPOSE 9464
+HEALTHCHECK --interval=10s --timeout=3s --start-period=20s \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:9464/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+ENTRYPOINT ["node", "--enable-source-maps", "/app/dist/main.js"]
