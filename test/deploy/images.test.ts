@@ -1,0 +1,150 @@
+// The images: their Dockerfiles follow the rules (multi-stage, non-root, production-only), and
+// what they run works. There is no Docker engine here, so the bundles that the images' build
+// stage makes (scripts/build.mjs) run as plain processes: the reconciler fetches from the
+// sample Git server (deploy/docker/git-server.mjs) and applies to the rig's API server.
+import { randomUUID } from 'node:crypto';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { freePort, kubectl } from '@tidemark/testing';
+import { startProgram, waitForHttp, type Started } from './processes';
+import { repoRoot, run } from './render';
+
+const suffix = randomUUID().slice(0, 8);
+
+/** stagesOf splits a Dockerfile into its stages, each the list of its instructions (continuations joined). */
+function stagesOf(text: string): string[][] {
+  const instructions = text.replace(/\\\n/g, ' ').split('\n').map((line) => line.trim()).filter((line) => line && !line.startsWith('#'));
+  const stages: string[][] = [];
+  for (const instruction of instructions) {
+    if (/^FROM\s/i.test(instruction)) stages.push([]);
+    stages.at(-1)?.push(instruction);
+  }
+  return stages;
+}
+
+describe.each([
+  ['reconciler', 9464],
+  ['dashboard', 8080],
+])('deploy/docker/%s.Dockerfile', (app, port) => {
+  let stages: string[][] = [];
+  beforeAll(async () => {
+    stages = stagesOf(await readFile(join(repoRoot, `deploy/docker/${app}.Dockerfile`), 'utf8'));
+  });
+
+  it('builds in one stage (npm ci, npm run build, prune to production) and runs from another', () => {
+    expect(stages.length).toBeGreaterThanOrEqual(2);
+    const build = stages[0]!;
+    expect(build[0]).toBe('FROM node:20-slim AS build');
+    const commands = build.filter((line) => line.startsWith('RUN')).join('\n');
+    expect(commands).toMatch(/npm ci\b/);
+    expect(commands).toMatch(/npm run build\b/);
+    expect(commands).toMatch(/npm prune --omit=dev/);
+  });
+
+  it('runs node:20-slim as a numeric non-root user, with only package.json, node_modules and the bundle', () => {
+    const final = stages.at(-1)!;
+    expect(final[0]).toMatch(/^FROM node:20-slim$/);
+    const user = final.find((line) => line.startsWith('USER'));
+    const [uid, gid] = (user ?? '').replace('USER', '').trim().split(':').map(Number);
+    expect(uid).toBeGreaterThan(0);
+    expect(gid).toBeGreaterThan(0);
+    expect(final.indexOf(user!)).toBeGreaterThan(final.findIndex((line) => line.startsWith('RUN') || line.startsWith('COPY')));
+    const copied = final.filter((line) => line.startsWith('COPY')).map((line) => line.split(/\s+/).at(-2));
+    expect(copied).toEqual([`/src/apps/${app}/package.json`, '/src/node_modules', `/src/apps/${app}/dist`]);
+    expect(final.find((line) => line.startsWith('ENTRYPOINT'))).toContain('/app/dist/main.js');
+    expect(final).toContain(`EXPOSE ${port}`);
+  });
+
+  it('keeps node_modules, dist and the Git history out of the build context', async () => {
+    const ignored = (await readFile(join(repoRoot, `deploy/docker/${app}.Dockerfile.dockerignore`), 'utf8')).split('\n');
+    expect(ignored).toEqual(expect.arrayContaining(['**/node_modules', '**/dist', '.git']));
+  });
+
+  it('has a package.json that makes dist/main.js an ES module', async () => {
+    expect(JSON.parse(await readFile(join(repoRoot, `apps/${app}/package.json`), 'utf8'))).toHaveProperty('type', 'module');
+  });
+});
+
+describe('the bundles the images run', () => {
+  const outdir = `test-artifacts/deploy-bundles-${suffix}`;
+  const namespace = `tm-bundle-${suffix}`;
+  const prefix = `tm-bundle-${suffix}`;
+  let scratch = '';
+  let gitServer: Started | undefined;
+  let gitUrl = '';
+
+  beforeAll(async () => {
+    await run(process.execPath, ['scripts/build.mjs', '--outdir', outdir], repoRoot);
+    await writeFile(join(repoRoot, outdir, 'package.json'), '{ "type": "module" }\n');
+    // A sample repository of this test's own: a namespace and a ConfigMap the reconciler must apply.
+    scratch = await mkdtemp(join(tmpdir(), 'tidemark-bundles-'));
+    await mkdir(join(scratch, 'sample'));
+    await writeFile(join(scratch, 'sample', 'objects.yaml'), [
+      `apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ${namespace}\n`,
+      `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: from-git\n  namespace: ${namespace}\ndata:\n  greeting: hello from the sample Git server\n`,
+    ].join('---\n'));
+    const port = await freePort();
+    gitServer = startProgram(join(repoRoot, 'deploy/docker/git-server.mjs'), { GIT_SERVER_PORT: String(port), GIT_SERVER_HOST: '127.0.0.1', SAMPLE_DIR: join(scratch, 'sample'), HOME: scratch });
+    await waitForHttp(`http://127.0.0.1:${port}/healthz`, gitServer);
+    gitUrl = `http://127.0.0.1:${port}/sample.git`;
+  }, 300_000);
+
+  afterAll(async () => {
+    await gitServer?.stop();
+    await rm(join(repoRoot, outdir), { recursive: true, force: true });
+    if (scratch) await rm(scratch, { recursive: true, force: true });
+  });
+
+  it('the sample Git server serves the repository and refuses pushes', async () => {
+    const clone = join(scratch, 'clone');
+    await run('git', ['clone', '--quiet', gitUrl, clone], scratch);
+    expect(await readFile(join(clone, 'objects.yaml'), 'utf8')).toContain('from-git');
+    await expect(run('git', ['-C', clone, 'push', 'origin', 'HEAD:refs/heads/other'], scratch)).rejects.toThrow(/403/);
+  });
+
+  it('the reconciler bundle serves health, applies the repository to the cluster, and drains within the grace period on SIGTERM', async () => {
+    const httpPort = await freePort();
+    const config = join(scratch, 'tidemark.yaml');
+    await writeFile(config, [
+      `cacheDir: ${join(scratch, 'cache')}`,
+      `http: {port: ${httpPort}, host: 127.0.0.1}`,
+      `redis: {prefix: ${prefix}}`,
+      `sources: [{name: sample, url: "${gitUrl}", ref: {branch: main}, intervalMs: 5000}]`,
+      `clusters: [{name: rig, kubeconfig: "${inject('kubeconfigPath')}"}]`,
+    ].join('\n'));
+    const reconciler = startProgram(join(repoRoot, outdir, 'reconciler/main.js'), { TIDEMARK_CONFIG: config, TIDEMARK_REDIS_URL: inject('redisUrl'), TIDEMARK_ROLE: 'all', HOME: scratch }, ['--enable-source-maps']);
+    try {
+      await waitForHttp(`http://127.0.0.1:${httpPort}/healthz`, reconciler);
+      await waitForHttp(`http://127.0.0.1:${httpPort}/readyz`, reconciler);
+      await expect.poll(() => kubectl(inject('kubeconfigPath'), ['get', 'configmap', 'from-git', '-n', namespace, '-o', 'jsonpath={.data.greeting}']).catch(() => ''), { timeout: 60_000, interval: 500 })
+        .toBe('hello from the sample Git server');
+    } finally {
+      const exit = await reconciler.stop();
+      expect(exit.code, reconciler.output()).toBe(0);
+      // The manifests give it terminationGracePeriodSeconds: 60.
+      expect(exit.ms).toBeLessThan(60_000);
+    }
+  }, 180_000);
+
+  it('the dashboard bundle serves /healthz from the same Redis and stops on SIGTERM', async () => {
+    const port = await freePort();
+    const dashboard = startProgram(join(repoRoot, outdir, 'dashboard/main.js'), {
+      TIDEMARK_REDIS_URL: inject('redisUrl'),
+      TIDEMARK_REDIS_PREFIX: prefix,
+      TIDEMARK_DASHBOARD_HOST: '127.0.0.1',
+      TIDEMARK_DASHBOARD_PORT: String(port),
+      TIDEMARK_DASHBOARD_CLUSTERS: 'rig',
+      TIDEMARK_DASHBOARD_TOKENS: JSON.stringify([{ name: 'admin', role: 'operator', token: 'a-token-of-twenty-characters' }]),
+      TIDEMARK_DASHBOARD_SESSION_SECRET: 's'.repeat(32),
+    });
+    try {
+      await waitForHttp(`http://127.0.0.1:${port}/healthz`, dashboard);
+    } finally {
+      const exit = await dashboard.stop();
+      expect(exit.code, dashboard.output()).toBe(0);
+      expect(exit.ms).toBeLessThan(30_000);
+    }
+  }, 120_000);
+});
