@@ -18,9 +18,20 @@ export function generationBadge(generation: number | undefined, observed: number
   return html`<span class="gen${behind ? ' behind' : ''}" title="generation / observedGeneration">g${generation ?? '?'}/o${observed ?? '?'}</span>`;
 }
 
+// A summary object is replaced on every write, so markup memoised per object never goes stale.
+const rendered = new WeakMap<CellSummary, SafeHtml>();
+
 /** cellHtml renders one matrix cell, the same markup for the page and for live updates. */
 export function cellHtml(cluster: string, objectKey: string, cell: CellSummary | undefined): SafeHtml {
-  const id = cellId(cluster, objectKey);
-  if (!cell) return html`<td class="cell empty" data-cell="${id}"><span class="muted">—</span></td>`;
+  if (!cell) return html`<td class="cell empty" data-cell="${cellId(cluster, objectKey)}"><span class="muted">—</span></td>`;
+  let markup = rendered.get(cell);
+  if (!markup) {
+    markup = renderCell(cellId(cluster, objectKey), cluster, objectKey, cell);
+    rendered.set(cell, markup);
+  }
+  return markup;
+}
+
+function renderCell(id: string, cluster: string, objectKey: string, cell: CellSummary): SafeHtml {
   return html`<td class="cell" data-cell="${id}" data-state="${cell.state}"><a href="/objects/${objectPath(cluster, objectKey)}">${stateBadge(cell.state, cell.reason)}${cell.drifted ? stateBadge('Drifted') : ''}${cell.suspended ? stateBadge('Suspended') : ''}</a> ${generationBadge(cell.generation, cell.observedGeneration)}</td>`;
 }

@@ -3,7 +3,7 @@ import type { ObjectStatus, ReconcileRecord } from '@tidemark/contracts';
 import { readSourceStatus, type SourceStatus } from '@tidemark/poller';
 import type { ClusterQueueFigures, ReconcileQueues } from '@tidemark/queue';
 import type { StatusStore } from '@tidemark/status-store';
-import { facetsOf, queryMatrix, type Facets, type MatrixPage, type ObjectFilter } from './object-matrix';
+import { facetsOf, MatchMemo, queryMatrix, type Facets, type MatrixPage, type ObjectFilter } from './object-matrix';
 import { countStates, emptyCounts, type StateCounts, type StatusTotals } from './overview';
 import { redactStatus } from './redact';
 import type { StatusCache } from './status-cache';
@@ -52,6 +52,8 @@ export interface DashboardDataOptions {
 export class DashboardData {
   private totals: { version: number; value: StatusTotals } | undefined;
   private facets: { version: number; value: Facets } | undefined;
+  /** Keys matching recent filters, valid for one cache version: paging a filter scans once. */
+  private readonly matches = new MatchMemo(() => this.options.cache.version);
 
   constructor(private readonly options: DashboardDataOptions) {}
 
@@ -67,7 +69,7 @@ export class DashboardData {
 
   objects(filter: ObjectFilter): MatrixPage {
     const { cache } = this.options;
-    return queryMatrix({ keys: () => cache.keys(), cellsOf: (key) => cache.cellsOf(key), clusters: () => this.clusterNames() }, filter);
+    return queryMatrix({ keys: () => cache.keys(), cellsOf: (key) => cache.cellsOf(key), clusters: () => this.clusterNames() }, filter, this.matches);
   }
 
   objectFacets(): Facets {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ObjectStatus } from '@tidemark/contracts';
 import { summarizeCell } from './cell-state';
-import { facetsOf, queryMatrix, type MatrixSource } from './object-matrix';
+import { facetsOf, MatchMemo, queryMatrix, type MatrixSource } from './object-matrix';
 import type { CachedStatus } from './status-cache';
 
 function status(cluster: string, objectKey: string, ready: 'True' | 'False', extra: Partial<ObjectStatus> = {}): ObjectStatus {
@@ -17,7 +17,7 @@ function source(statuses: ObjectStatus[]): MatrixSource {
   const byKey = new Map<string, Map<string, CachedStatus>>();
   for (const entry of statuses) {
     const cells = byKey.get(entry.objectKey) ?? new Map<string, CachedStatus>();
-    cells.set(entry.cluster, { status: entry, cell: summarizeCell(entry) });
+    cells.set(entry.cluster, { status: entry, cell: summarizeCell(entry), search: `${entry.objectKey}\n${entry.path ?? ''}`.toLowerCase() });
     byKey.set(entry.objectKey, cells);
   }
   return { keys: () => [...byKey.keys()].sort(), cellsOf: (key) => byKey.get(key), clusters: () => [...new Set(statuses.map((entry) => entry.cluster))].sort() };
@@ -56,5 +56,18 @@ describe('queryMatrix', () => {
   it('clamps the page size and lists facets from the keys', () => {
     expect(queryMatrix(data, { pageSize: 10_000 }).pageSize).toBe(500);
     expect(facetsOf(data)).toEqual({ kinds: ['ConfigMap', 'Deployment', 'Namespace'], namespaces: ['ns1', 'ns2'] });
+  });
+
+  it('serves further pages of a filter from the memo until the data changes', () => {
+    let version = 1;
+    let scans = 0;
+    const counting: MatrixSource = { ...data, keys: () => { scans += 1; return data.keys(); } };
+    const memo = new MatchMemo(() => version);
+    expect(queryMatrix(counting, { namespace: 'ns1', pageSize: 1 }, memo).total).toBe(2);
+    expect(queryMatrix(counting, { namespace: 'ns1', pageSize: 1, page: 2 }, memo).rows[0]?.objectKey).toBe('core/ConfigMap/ns1/one');
+    expect(scans).toBe(1);
+    version = 2;
+    queryMatrix(counting, { namespace: 'ns1', pageSize: 1 }, memo);
+    expect(scans).toBe(2);
   });
 });

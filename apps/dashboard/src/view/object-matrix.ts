@@ -50,30 +50,66 @@ export const maxPageSize = 500;
  * queryMatrix filters and pages the object × cluster matrix. Rows are sorted by key; the scan
  * stops once the page is full, only counting further matches.
  */
-export function queryMatrix(source: MatrixSource, filter: ObjectFilter): MatrixPage {
+export function queryMatrix(source: MatrixSource, filter: ObjectFilter, memo?: MatchMemo): MatrixPage {
   const pageSize = Math.min(Math.max(1, filter.pageSize ?? defaultPageSize), maxPageSize);
   const page = Math.max(1, filter.page ?? 1);
   const clusters = filter.cluster ? source.clusters().filter((name) => name === filter.cluster) : source.clusters();
-  const needle = filter.q?.trim().toLowerCase() ?? '';
-  const first = (page - 1) * pageSize;
+  const keys = isUnfiltered(filter) ? source.keys() : (memo?.get(filter) ?? memo?.set(filter, matchingKeys(source, filter)) ?? matchingKeys(source, filter));
   const rows: MatrixRow[] = [];
-  let total = 0;
-  for (const objectKey of source.keys()) {
+  for (const objectKey of keys.slice((page - 1) * pageSize, page * pageSize)) {
     const cells = source.cellsOf(objectKey);
-    if (!cells || !rowMatches(objectKey, cells, filter, needle)) continue;
-    if (total >= first && rows.length < pageSize) rows.push(toRow(objectKey, cells, clusters));
-    total += 1;
+    if (cells) rows.push(toRow(objectKey, cells, clusters));
   }
-  return { clusters, rows, total, page, pageSize, pages: Math.max(1, Math.ceil(total / pageSize)) };
+  return { clusters, rows, total: keys.length, page, pageSize, pages: Math.max(1, Math.ceil(keys.length / pageSize)) };
 }
 
-function rowMatches(objectKey: string, cells: ReadonlyMap<string, CachedStatus>, filter: ObjectFilter, needle: string): boolean {
+function matchingKeys(source: MatrixSource, filter: ObjectFilter): string[] {
+  const needle = filter.q?.trim().toLowerCase() ?? '';
+  const keys: string[] = [];
+  for (const objectKey of source.keys()) {
+    const cells = source.cellsOf(objectKey);
+    if (cells && rowMatches(cells, filter, needle)) keys.push(objectKey);
+  }
+  return keys;
+}
+
+/** MatchMemo keeps the keys of the last few filters for one version of the data. */
+export class MatchMemo {
+  private readonly entries = new Map<string, string[]>();
+  private version = -1;
+
+  constructor(private readonly currentVersion: () => number, private readonly capacity = 16) {}
+
+  get(filter: ObjectFilter): string[] | undefined {
+    if (this.version !== this.currentVersion()) {
+      this.entries.clear();
+      this.version = this.currentVersion();
+    }
+    return this.entries.get(memoKey(filter));
+  }
+
+  set(filter: ObjectFilter, keys: string[]): string[] {
+    if (this.entries.size >= this.capacity) this.entries.delete(this.entries.keys().next().value ?? '');
+    this.entries.set(memoKey(filter), keys);
+    return keys;
+  }
+}
+
+function memoKey(filter: ObjectFilter): string {
+  return JSON.stringify([filter.kind ?? '', filter.namespace ?? '', filter.cluster ?? '', filter.condition ?? '', filter.q?.trim().toLowerCase() ?? '']);
+}
+
+function isUnfiltered(filter: ObjectFilter): boolean {
+  return !filter.kind && !filter.namespace && !filter.cluster && !filter.condition && !filter.q?.trim();
+}
+
+function rowMatches(cells: ReadonlyMap<string, CachedStatus>, filter: ObjectFilter, needle: string): boolean {
   const any = cells.values().next().value;
   if (!any) return false;
   const { status } = any;
   if (filter.kind && status.kind !== filter.kind) return false;
   if (filter.namespace !== undefined && filter.namespace !== '' && status.namespace !== filter.namespace) return false;
-  if (needle && !objectKey.toLowerCase().includes(needle) && !(status.path ?? '').toLowerCase().includes(needle)) return false;
+  if (needle && !any.search.includes(needle)) return false;
   return cellsMatch(cells, filter);
 }
 

@@ -7,6 +7,8 @@ import { summarizeCell, type CellSummary } from './cell-state';
 export interface CachedStatus {
   status: ObjectStatus;
   cell: CellSummary;
+  /** Lower-case object key and Git path, what the free-text filter searches. */
+  search: string;
 }
 
 /** CachedChange is one applied change, as live updates send it. */
@@ -138,7 +140,7 @@ export class StatusCache {
       this.sorted = undefined;
     }
     this.clusterSet.add(cluster);
-    const entry = { status, cell: summarizeCell(status) };
+    const entry = { status, cell: summarizeCell(status), search: `${objectKey}\n${status.path ?? ''}`.toLowerCase() };
     cells.set(cluster, entry);
     return entry;
   }
