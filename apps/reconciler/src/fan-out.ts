@@ -1,4 +1,4 @@
-import type { ReconcileJob } from '@tidemark/contracts';
+import type { ObjectStatus, ReconcileJob } from '@tidemark/contracts';
 import type { PollResult } from '@tidemark/git-source';
 
 /**
@@ -24,4 +24,17 @@ export function jobsForPoll(result: PollResult, clusters: readonly string[]): Re
 /** jobsForResync re-enqueues every object at a revision, so lost queue state is rebuilt from Git. */
 export function jobsForResync(source: string, revision: string, objectKeys: readonly string[], clusters: readonly string[]): ReconcileJob[] {
   return objectKeys.flatMap((objectKey) => clusters.map((cluster) => ({ source, revision, cluster, objectKey, reason: 'resync' as const })));
+}
+
+/**
+ * jobsForVanished covers a poll without a previous revision (the first one, or after history
+ * was rewritten): it lists every object as added and cannot list removals, so objects the
+ * status store knows from this source that Git no longer has are enqueued for pruning.
+ */
+export function jobsForVanished(result: PollResult, known: readonly ObjectStatus[]): ReconcileJob[] {
+  if (result.previousRevision) return [];
+  const present = new Set(result.changes.map((change) => change.objectKey));
+  return known
+    .filter((record) => record.source === result.source && !present.has(record.objectKey))
+    .map((record) => ({ source: result.source, revision: result.revision, cluster: record.cluster, objectKey: record.objectKey, reason: 'git-removed' as const }));
 }

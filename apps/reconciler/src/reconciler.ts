@@ -13,10 +13,10 @@ import type { ReconcilerConfig } from './config';
 import { connectClusters } from './clusters';
 import { gitDesiredState } from './desired-state';
 import { installBuiltinCrds } from './builtin-crds';
-import { jobsForPoll } from './fan-out';
+import { jobsForPoll, jobsForVanished } from './fan-out';
 import { startHttpServer, type HttpServer } from './http-server';
 import { startFullResync } from './full-resync';
-import { startReferenceWatches } from '@tidemark/watches';
+import { startOwnedWatches, startReferenceWatches } from '@tidemark/watches';
 
 /** RunningReconciler is a started reconciler; stop undoes start, in reverse order. */
 export interface RunningReconciler {
@@ -93,8 +93,10 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
     });
     await workers.start((job, signal) => reconcile(job, deps, signal));
     stops.push(() => workers.close());
-    const watches = startReferenceWatches({ clusters: clusters.main, kinds, statusStore, queues, log });
+    const watches = startReferenceWatches({ clusters: clusters.main, kinds, statusStore, queues, redis, keyPrefix: `${config.redisPrefix}:`, log });
     stops.push(() => watches.stop());
+    const owned = startOwnedWatches({ clusters: clusters.main, statusStore, queues, redis, keyPrefix: `${config.redisPrefix}:`, log });
+    stops.push(() => owned.stop());
   }
 
   let poller: Poller | undefined;
@@ -104,7 +106,8 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
       sources: [...sources.values()],
       keyPrefix: `${config.redisPrefix}:`,
       onChanges: async (result) => {
-        const jobs = jobsForPoll(result, clusterNames);
+        const known = result.previousRevision ? [] : (await Promise.all(clusterNames.map((cluster) => statusStore.list(cluster)))).flat();
+        const jobs = [...jobsForPoll(result, clusterNames), ...jobsForVanished(result, known)];
         for (const job of jobs) await queues.enqueue(job);
         log.info({ source: result.source, revision: result.revision, changes: result.changes.length, errors: result.errors.length, jobs: jobs.length }, 'poll found changes');
         for (const problem of result.errors) log.warn({ source: result.source, problem }, 'source problem');

@@ -9,14 +9,26 @@ import { getByResource } from './read';
 import { waitForEstablished } from './wait';
 
 /** ChangeAction is what applying an object did, as in Flux's change sets. */
-export type ChangeAction = 'created' | 'configured' | 'unchanged' | 'deleted';
+export type ChangeAction = 'created' | 'configured' | 'unchanged' | 'deleted' | 'skipped';
 
 export interface ChangeSetEntry {
   /** `Kind namespace/name`. */
   subject: string;
   action: ChangeAction;
-  /** The object as the API server holds it after the apply (the dry-run result when unchanged). */
+  /** The object as the API server holds it after this step (the live object when nothing was written). */
   object: KubernetesManifest;
+  /** The object before the apply; undefined when it did not exist. */
+  live?: KubernetesManifest;
+  /** The server-side-apply dry-run: what the object would be. */
+  dryRun?: KubernetesManifest;
+}
+
+export interface ChangeSetOptions {
+  /**
+   * decide is asked before writing an object that would change; 'skip' leaves it as it is
+   * (the drift policy `report` uses it). @defaultValue always 'apply'
+   */
+  decide?(object: KubernetesManifest, live: KubernetesManifest | undefined, dryRun: KubernetesManifest): 'apply' | 'skip';
 }
 
 /** The annotation by which an object opts into delete-and-create when an immutable field changes. */
@@ -27,27 +39,28 @@ export const recreateAnnotation = 'tidemark.dev/recreate';
  * each CRD is Established), then cluster-scoped objects, then namespaced ones. Each object is
  * dry-run first; an object whose dry-run equals the live object is not written at all.
  */
-export async function applyChangeSet(connection: ClusterConnection, objects: KubernetesManifest[]): Promise<ChangeSetEntry[]> {
+export async function applyChangeSet(connection: ClusterConnection, objects: KubernetesManifest[], options: ChangeSetOptions = {}): Promise<ChangeSetEntry[]> {
   const entries: ChangeSetEntry[] = [];
   const [definitions, clusterScoped, namespaced] = await partition(connection, objects);
-  entries.push(...(await applyAll(connection, definitions)));
+  entries.push(...(await applyAll(connection, definitions, options)));
   const crds = definitions.filter((object) => object.kind === 'CustomResourceDefinition').map((object) => object.metadata.name);
   if (crds.length > 0) await waitForEstablished(connection, crds);
-  entries.push(...(await applyAll(connection, clusterScoped)));
-  entries.push(...(await applyAll(connection, namespaced)));
+  entries.push(...(await applyAll(connection, clusterScoped, options)));
+  entries.push(...(await applyAll(connection, namespaced, options)));
   return entries;
 }
 
 /** applyWithChangeSet applies one object after a dry-run, and reports what it did. */
-export async function applyWithChangeSet(connection: ClusterConnection, object: KubernetesManifest): Promise<ChangeSetEntry> {
+export async function applyWithChangeSet(connection: ClusterConnection, object: KubernetesManifest, options: ChangeSetOptions = {}): Promise<ChangeSetEntry> {
   const subject = describe(object);
   try {
     const resource = await connection.discovery.resourceFor(object.apiVersion, object.kind);
     const live = await getByResource(connection, resource, resource.namespaced ? object.metadata.namespace : undefined, object.metadata.name);
     const dryRun = await applyToResource(connection, resource, object, { dryRun: true });
-    if (live && sameObject(dryRun, live)) return { subject, action: 'unchanged', object: live };
+    if (live && sameObject(dryRun, live)) return { subject, action: 'unchanged', object: live, live, dryRun };
+    if (options.decide?.(object, live, dryRun) === 'skip') return { subject, action: 'skipped', object: live ?? dryRun, live, dryRun };
     const applied = await applyToResource(connection, resource, object);
-    return { subject, action: live ? 'configured' : 'created', object: applied };
+    return { subject, action: live ? 'configured' : 'created', object: applied, live, dryRun };
   } catch (error) {
     if (error instanceof ApiError && error.isImmutableFieldChange) return recreateOrFail(connection, object, error);
     throw toReconcileFailure(error, `apply ${subject}`);
@@ -81,9 +94,9 @@ async function applyWithRetryWhileTerminating(connection: ClusterConnection, obj
   }
 }
 
-async function applyAll(connection: ClusterConnection, objects: KubernetesManifest[]): Promise<ChangeSetEntry[]> {
+async function applyAll(connection: ClusterConnection, objects: KubernetesManifest[], options: ChangeSetOptions): Promise<ChangeSetEntry[]> {
   const results: ChangeSetEntry[] = [];
-  for (const object of objects) results.push(await applyWithChangeSet(connection, object));
+  for (const object of objects) results.push(await applyWithChangeSet(connection, object, options));
   return results;
 }
 

@@ -5,3 +5,5 @@ export { TerminalError, TransientError, NotReadyError, isReconcileFailure, type 
 export type { KubernetesManifest } from './manifest';
 export type { ObjectStatus, ReconcileRecord, InventoryEntry, DriftItem, ChangeCounts } from './status';
 export type { ReconcileOutcome } from './outcome';
+export { stableStringify } from './stable-stringify';
+export { newestFirst, type ManagedFieldsEntry } from './managed-fields';

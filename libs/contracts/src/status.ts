@@ -10,6 +10,8 @@ export interface InventoryEntry {
 
 /** DriftItem is one field that differs between what Git wants and what the cluster holds. */
 export interface DriftItem {
+  /** The drifted object, `Kind namespace/name` (a CR's owned objects drift too). */
+  object?: string;
   /** JSON pointer, e.g. /spec/replicas. */
   path: string;
   desired: unknown;

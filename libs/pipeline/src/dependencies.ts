@@ -2,6 +2,7 @@ import type { ClusterConnection } from '@tidemark/cluster';
 import type { KubernetesManifest } from '@tidemark/contracts';
 import type { KindRegistry } from '@tidemark/kinds';
 import type { StatusStore } from '@tidemark/status-store';
+import type { DriftPolicy, DriftRules } from '@tidemark/drift';
 
 /** DesiredObject is an object as Git declares it at one revision. */
 export interface DesiredObject {
@@ -32,6 +33,10 @@ export interface PipelineOptions {
   progressingRequeueMs?: number;
   /** Namespace for namespaced objects that Git declares without one. @defaultValue 'default' */
   defaultNamespace?: string;
+  /** Drift policy per kind; an object's tidemark.dev/drift annotation wins. @defaultValue heal for every kind */
+  driftPolicies?: Readonly<Record<string, DriftPolicy>>;
+  /** JSON pointers and field managers that are never drift, for every object. */
+  driftRules?: DriftRules;
 }
 
 /** PipelineDependencies are everything reconcile talks to, handed in by the reconciler app. */

@@ -67,6 +67,7 @@ function startRun(job: ReconcileJob, deps: PipelineDependencies): ReconcileRun {
     kindConditions: [],
     warnings: [],
     events: [],
+    drift: { healed: [], reported: [] },
     deleted: false,
     skipped: false,
   };

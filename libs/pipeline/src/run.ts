@@ -1,5 +1,5 @@
 import type { ChangeSetEntry, ClusterConnection, EventInput } from '@tidemark/cluster';
-import type { InventoryEntry, KubernetesManifest, ObjectRef, ObjectStatus, ReconcileJob } from '@tidemark/contracts';
+import type { DriftItem, InventoryEntry, KubernetesManifest, ObjectRef, ObjectStatus, ReconcileJob } from '@tidemark/contracts';
 import type { Health, RegisteredKind } from '@tidemark/kinds';
 import type { DesiredObject } from './dependencies';
 
@@ -36,6 +36,8 @@ export interface ReconcileRun {
   kindStatus: Record<string, unknown>;
   kindConditions: { type: string; status: 'True' | 'False' | 'Unknown'; reason: string; message: string }[];
   warnings: string[];
+  /** Drift found by this run: healed (re-applied) and reported (left as it is). */
+  drift: { healed: DriftItem[]; reported: DriftItem[] };
   /** Events beyond the change set that this run should emit. */
   events: EventInput[];
   /** Set by the deletion stage when the object was removed and its objects pruned. */

@@ -7,6 +7,7 @@ import { clusterActions } from './cluster-actions';
 import { previousInventory, pruneEntries } from './prune';
 import { inventoryEntry, pruneEmptyAnnotation, staleEntries } from './tracking';
 import { customResourceToApply } from './stage-validate';
+import { driftCheck } from './drift-check';
 
 /**
  * applyStage applies the CR (for a kind) and the rendered objects with server-side apply in
@@ -15,12 +16,14 @@ import { customResourceToApply } from './stage-validate';
 export async function applyStage(run: ReconcileRun, deps: PipelineDependencies): Promise<void> {
   run.stage = 'apply';
   const before = previousInventory(run);
+  const drift = driftCheck(run, deps);
   try {
     if (run.plugin && run.object) {
-      const crEntry = await applyWithChangeSet(run.connection, customResourceToApply(run.object));
+      const crEntry = await applyWithChangeSet(run.connection, customResourceToApply(run), drift.options);
       run.live = crEntry.object;
     }
-    run.changes = await applyChangeSet(run.connection, run.rendered);
+    run.changes = await applyChangeSet(run.connection, run.rendered, drift.options);
+    run.drift = { healed: drift.healed, reported: drift.reported };
     if (!run.plugin) run.live = run.changes[0]?.object ?? run.live;
     run.inventory = run.plugin ? run.rendered.map(inventoryEntry) : [];
     await pruneStale(run, before);

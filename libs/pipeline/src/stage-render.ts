@@ -1,6 +1,6 @@
 import { TerminalError, isReconcileFailure } from '@tidemark/contracts';
 import type { ReconcileRun } from './run';
-import { withOwner } from './tracking';
+import { ownerOfRun, withOwner } from './tracking';
 
 /**
  * renderStage produces the owned objects: for a kind, its base manifests changed by each
@@ -9,7 +9,7 @@ import { withOwner } from './tracking';
  */
 export async function renderStage(run: ReconcileRun): Promise<void> {
   run.stage = 'render';
-  const owner = `${run.job.source}:${run.job.objectKey}`;
+  const owner = ownerOfRun(run);
   if (!run.plugin) {
     run.rendered = run.object ? [withOwner(run.object, owner)] : [];
     return;

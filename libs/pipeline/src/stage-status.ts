@@ -1,7 +1,8 @@
 import { applyStatus, recordEvent, describe, type EventInput } from '@tidemark/cluster';
-import { markProgressing, markReady, Reason, setCondition, type Condition, type KubernetesManifest, type ObjectStatus } from '@tidemark/contracts';
+import { ConditionType, markProgressing, markReady, Reason, setCondition, type Condition, type KubernetesManifest, type ObjectStatus } from '@tidemark/contracts';
 import type { PipelineDependencies } from './dependencies';
 import type { ReconcileRun } from './run';
+import { driftSummary } from './drift-check';
 
 /** statusStage writes conditions, observedGeneration and revisions to the CR's /status and the status store, and emits Events. */
 export async function statusStage(run: ReconcileRun, deps: PipelineDependencies): Promise<void> {
@@ -13,6 +14,7 @@ export async function statusStage(run: ReconcileRun, deps: PipelineDependencies)
     ? markReady(previousConditions, generation, { reason: Reason.Succeeded, message: run.health.message }, now)
     : markProgressing(previousConditions, generation, { reason: Reason.HealthCheckPending, message: run.health.message }, now);
   for (const condition of run.kindConditions) conditions = setCondition(conditions, { ...condition, observedGeneration: generation }, now);
+  conditions = setCondition(conditions, driftCondition(run, generation), now);
 
   const record = statusRecord(run, conditions, now);
   if (run.plugin && run.live) await writeCustomResourceStatus(run, record);
@@ -41,10 +43,18 @@ export function statusRecord(run: ReconcileRun, conditions: Condition[], now: Da
     inventory: run.inventory,
     kindStatus: run.kindStatus,
     warnings: run.warnings,
-    ...(run.previous?.drift ? { drift: run.previous.drift } : {}),
+    ...(run.drift.reported.length > 0 ? { drift: run.drift.reported } : {}),
     ...(run.previous?.suspended ? { suspended: true } : {}),
     updatedAt: now.toISOString(),
   };
+}
+
+/** driftCondition: Drifted=True while reported drift stays; healed drift is said once, as an event. */
+function driftCondition(run: ReconcileRun, generation: number): Omit<Condition, 'lastTransitionTime'> {
+  const { reported, healed } = run.drift;
+  if (reported.length > 0) return { type: ConditionType.Drifted, status: 'True', observedGeneration: generation, reason: Reason.DriftDetected, message: driftSummary(reported) };
+  const message = healed.length > 0 ? `Healed: ${driftSummary(healed)}` : 'The cluster matches Git.';
+  return { type: ConditionType.Drifted, status: 'False', observedGeneration: generation, reason: Reason.NoDrift, message };
 }
 
 async function writeCustomResourceStatus(run: ReconcileRun, record: ObjectStatus): Promise<void> {
@@ -67,7 +77,7 @@ async function writeCustomResourceStatus(run: ReconcileRun, record: ObjectStatus
 async function emitEvents(run: ReconcileRun, deps: PipelineDependencies): Promise<void> {
   const about = run.live;
   if (!about) return;
-  const events: EventInput[] = [...run.events];
+  const events: EventInput[] = [...run.events, ...driftEvents(run)];
   for (const change of run.changes) {
     if (change.action === 'created' || change.action === 'configured') {
       events.push({ type: 'Normal', reason: change.action === 'created' ? 'Created' : 'Updated', message: `${change.subject} ${change.action} from ${run.job.source} at ${run.job.revision.slice(0, 12)}` });
@@ -75,6 +85,16 @@ async function emitEvents(run: ReconcileRun, deps: PipelineDependencies): Promis
   }
   for (const entry of run.pruned) events.push({ type: 'Normal', reason: 'Pruned', message: `${describe({ kind: entry.kind, metadata: entry })} pruned: it left the inventory` });
   await recordEvents(run, deps, about, events);
+}
+
+function driftEvents(run: ReconcileRun): EventInput[] {
+  const events: EventInput[] = [];
+  if (run.drift.healed.length > 0) events.push({ type: 'Normal', reason: 'DriftHealed', message: `Re-applied from Git: ${driftSummary(run.drift.healed)}` });
+  const known = new Set((run.previous?.drift ?? []).map((item) => `${item.object}${item.path}`));
+  if (run.drift.reported.some((item) => !known.has(`${item.object}${item.path}`))) {
+    events.push({ type: 'Warning', reason: 'DriftDetected', message: `${driftSummary(run.drift.reported)} The drift policy is report, so it is left in place.` });
+  }
+  return events;
 }
 
 /** recordEvents emits events; a failure to record one is logged, never a reconcile failure. */

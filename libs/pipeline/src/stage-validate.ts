@@ -1,7 +1,7 @@
 import { TerminalError, type KubernetesManifest } from '@tidemark/contracts';
 import { ApiError, applyObject, toReconcileFailure } from '@tidemark/cluster';
 import type { ReconcileRun } from './run';
-import { cleanupFinalizer } from './tracking';
+import { cleanupFinalizer, ownerOfRun, withOwner } from './tracking';
 
 /**
  * validateStage runs a server-side dry-run of the CR against its CRD, so the API server itself
@@ -11,7 +11,7 @@ import { cleanupFinalizer } from './tracking';
 export async function validateStage(run: ReconcileRun): Promise<void> {
   run.stage = 'validate';
   if (!run.plugin || !run.object) return;
-  const applied = customResourceToApply(run.object);
+  const applied = customResourceToApply(run);
   try {
     await applyObject(run.connection, applied, { dryRun: true });
   } catch (error) {
@@ -26,8 +26,12 @@ export async function validateStage(run: ReconcileRun): Promise<void> {
   run.defaulted = { ...run.object, spec: run.plugin.applyDefaults(spec) };
 }
 
-/** customResourceToApply is the CR as Git declares it, plus Tidemark's cleanup finalizer. */
-export function customResourceToApply(object: KubernetesManifest): KubernetesManifest {
+/**
+ * customResourceToApply is the CR as Git declares it, plus Tidemark's cleanup finalizer and
+ * owner annotation (so a change to the CR in the cluster wakes it, like its owned objects).
+ */
+export function customResourceToApply(run: ReconcileRun): KubernetesManifest {
+  const object = withOwner(run.object!, ownerOfRun(run));
   const finalizers = [...new Set([...(object.metadata.finalizers ?? []), cleanupFinalizer])];
   return { ...object, metadata: { ...object.metadata, finalizers } };
 }

@@ -7,6 +7,11 @@ export const cleanupFinalizer = 'tidemark.dev/cleanup';
 /** Opt-in that lets an object that now renders nothing prune everything it rendered before. */
 export const pruneEmptyAnnotation = 'tidemark.dev/prune-empty';
 
+/** ownerOfRun is the owner annotation's value for the Git object a run reconciles. */
+export function ownerOfRun(run: { job: { source: string; objectKey: string } }): string {
+  return `${run.job.source}:${run.job.objectKey}`;
+}
+
 /** withOwner returns the object with Tidemark's tracking annotation and managed-by label. */
 export function withOwner(object: KubernetesManifest, owner: string): KubernetesManifest {
   return {

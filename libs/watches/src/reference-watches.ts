@@ -1,7 +1,9 @@
 import { listObjects, watchObjects, type ClusterConnection, type RunningWatch } from '@tidemark/cluster';
 import type { KubernetesManifest, ObjectStatus, ReconcileJob } from '@tidemark/contracts';
 import type { KindRegistry, RegisteredKind } from '@tidemark/kinds';
+import type { Redis } from 'ioredis';
 import type { StatusStore } from '@tidemark/status-store';
+import { latestRevision } from './latest-revision';
 
 /** Enqueuer is the one queue call the watches make. */
 export interface Enqueuer {
@@ -19,6 +21,8 @@ export interface ReferenceWatchOptions {
   kinds: KindRegistry;
   statusStore: StatusStore;
   queues: Enqueuer;
+  redis: Redis;
+  keyPrefix: string;
   log?: WatchLogger;
 }
 
@@ -58,8 +62,9 @@ async function wakeReferrers(cluster: string, connection: ClusterConnection, cha
     records ??= await options.statusStore.list(cluster);
     for (const referrer of referrers) {
       const record = records.find((entry) => entry.kind === plugin.kind && entry.namespace === referrer.metadata.namespace && entry.name === referrer.metadata.name);
-      if (!record?.lastAttemptedRevision) continue;
-      await options.queues.enqueue({ source: record.source, revision: record.lastAttemptedRevision, cluster, objectKey: record.objectKey, reason: 'watch' });
+      const revision = record && await latestRevision(options, cluster, record);
+      if (!record || !revision) continue;
+      await options.queues.enqueue({ source: record.source, revision, cluster, objectKey: record.objectKey, reason: 'watch' });
       options.log?.info({ cluster, objectKey: record.objectKey, changed: `${changed.kind} ${namespace}/${changed.metadata.name}` }, 'a referenced object changed');
     }
   }

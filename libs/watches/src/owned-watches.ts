@@ -1,0 +1,119 @@
+import { randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import { watchObjects, type ClusterConnection, type RunningWatch, type WatchEventType } from '@tidemark/cluster';
+import type { KubernetesManifest } from '@tidemark/contracts';
+import { SourceLease } from '@tidemark/poller';
+import { latestRevision } from './latest-revision';
+import type { StatusChange, StatusStore } from '@tidemark/status-store';
+import { lastWriter, managedKinds, ownerOf } from './managed-kinds';
+import type { Enqueuer, WatchLogger } from './reference-watches';
+
+export interface OwnedWatchOptions {
+  clusters: ReadonlyMap<string, ClusterConnection>;
+  statusStore: StatusStore;
+  queues: Enqueuer;
+  /** For the per-cluster lease: one process watches a cluster. */
+  redis: Redis;
+  keyPrefix: string;
+  /** Managers whose writes are Tidemark's own. @defaultValue ['tidemark', 'tidemark-actions', 'tidemark-crds'] */
+  ownManagers?: readonly string[];
+  /** How often the set of managed kinds and the lease are looked at. @defaultValue 5000 */
+  refreshMs?: number;
+  log?: WatchLogger;
+}
+
+/**
+ * startOwnedWatches watches, per cluster, every kind Tidemark owns objects of. A change that
+ * Tidemark did not write, or a deletion, enqueues the Git object that owns the changed object,
+ * so drift is found within moments instead of at the next resync. Watches start and stop as the
+ * set of managed kinds changes, and only the holder of a cluster's lease runs them.
+ */
+export function startOwnedWatches(options: OwnedWatchOptions): { stop(): Promise<void> } {
+  const owner = `${process.pid}:${randomUUID().slice(0, 8)}`;
+  const clusters = new Map([...options.clusters].map(([name, connection]) => [name, new ClusterWatches(name, connection, owner, options)]));
+  const refresh = (cluster: ClusterWatches) => void cluster.refresh().catch((error: unknown) => options.log?.warn({ cluster: cluster.name, err: String(error) }, 'could not refresh owned-object watches'));
+  const tick = () => clusters.forEach(refresh);
+  tick();
+  const timer = setInterval(tick, options.refreshMs ?? 5_000);
+  // A new object of a new kind should be watched at once, not at the next tick.
+  const subscriber = options.redis.duplicate();
+  subscriber.on('error', () => undefined);
+  subscriber.on('message', (_channel: string, message: string) => {
+    const change = JSON.parse(message) as StatusChange;
+    const cluster = clusters.get(change.cluster);
+    if (cluster && change.kind === 'updated') cluster.refreshSoon(refresh);
+  });
+  void subscriber.subscribe(options.statusStore.channel).catch(() => undefined);
+  return {
+    async stop() {
+      clearInterval(timer);
+      subscriber.disconnect();
+      await Promise.all([...clusters.values()].map((cluster) => cluster.stop()));
+    },
+  };
+}
+
+class ClusterWatches {
+  private readonly running = new Map<string, RunningWatch>();
+  private readonly lease: SourceLease;
+  private readonly ownManagers: Set<string>;
+  private pending: NodeJS.Timeout | undefined;
+
+  constructor(readonly name: string, private readonly connection: ClusterConnection, owner: string, private readonly options: OwnedWatchOptions) {
+    this.lease = new SourceLease(options.redis, `${options.keyPrefix}lease:watch:${name}`, owner, Math.max(3 * (options.refreshMs ?? 5_000), 1_000));
+    this.ownManagers = new Set(options.ownManagers ?? ['tidemark', 'tidemark-actions', 'tidemark-crds']);
+  }
+
+  /** refreshSoon coalesces a burst of status changes into one refresh. */
+  refreshSoon(refresh: (cluster: ClusterWatches) => void): void {
+    if (this.pending) return;
+    this.pending = setTimeout(() => {
+      this.pending = undefined;
+      refresh(this);
+    }, 200);
+  }
+
+  async refresh(): Promise<void> {
+    if (!(await this.lease.acquire())) {
+      this.stopAll();
+      return;
+    }
+    const wanted = managedKinds(await this.options.statusStore.list(this.name));
+    for (const [id, watch] of this.running) {
+      if (!wanted.has(id)) {
+        watch.stop();
+        this.running.delete(id);
+      }
+    }
+    for (const [id, kind] of wanted) {
+      if (this.running.has(id)) continue;
+      this.running.set(id, watchObjects(this.connection, {
+        ...kind,
+        onEvent: (type, object, initial) => { if (!initial) void this.onChange(type, object); },
+        onError: (error) => this.options.log?.warn({ cluster: this.name, kind: kind.kind, err: String(error) }, 'owned-object watch failed; retrying'),
+      }));
+    }
+  }
+
+  async stop(): Promise<void> {
+    clearTimeout(this.pending);
+    this.stopAll();
+    await this.lease.release().catch(() => false);
+  }
+
+  private stopAll(): void {
+    for (const watch of this.running.values()) watch.stop();
+    this.running.clear();
+  }
+
+  private async onChange(type: WatchEventType, object: KubernetesManifest): Promise<void> {
+    const owner = ownerOf(object.metadata.annotations);
+    if (!owner) return;
+    if (type !== 'DELETED' && this.ownManagers.has(lastWriter(object.metadata.managedFields) ?? '')) return;
+    const revision = await latestRevision(this.options, this.name, owner);
+    if (!revision) return;
+    await this.options.queues.enqueue({ source: owner.source, revision, cluster: this.name, objectKey: owner.objectKey, reason: 'drift' })
+      .catch((error: unknown) => this.options.log?.warn({ cluster: this.name, objectKey: owner.objectKey, err: String(error) }, 'could not enqueue after a change'));
+  }
+}
+
