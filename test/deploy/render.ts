@@ -1,7 +1,7 @@
 // Renders what deploy/ ships, with the real tools: `kubectl kustomize` from the rig binary and
 // Helm's own template engine from test/helm-render (built here with the Go build cache).
 import { spawn } from 'node:child_process';
-import { readdir, stat } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
@@ -65,8 +65,26 @@ export async function renderHelm(options: HelmRenderOptions = {}): Promise<Manif
 export async function buildHelmRender(): Promise<string> {
   if (!(await isStale())) return helmRenderBinary;
   if (!(await commandExists('go'))) throw new RigError('Go is not installed; test/helm-render is built from the Helm Go module (helm.sh/helm/v3) and needs Go 1.26.');
-  process.stderr.write('helm-render: building from helm.sh/helm/v3 (first build takes a few minutes)\n');
-  await run('go', ['build', '-o', helmRenderBinary, '.'], helmRenderDir);
+  // Test files run in parallel: one builds, the others wait for its lock to go.
+  const lock = join(helmRenderDir, 'bin', '.building');
+  await mkdir(join(helmRenderDir, 'bin'), { recursive: true });
+  const owner = await mkdir(lock).then(() => true, () => false);
+  if (!owner) {
+    const deadline = Date.now() + 900_000;
+    while (await stat(lock).then(() => true, () => false)) {
+      if (Date.now() > deadline) throw new RigError(`${lock} stayed for 15 minutes; remove it if no build is running.`);
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+    return buildHelmRender();
+  }
+  try {
+    process.stderr.write('helm-render: building from helm.sh/helm/v3 (the first build takes a few minutes)\n');
+    const temporary = `${helmRenderBinary}.${process.pid}`;
+    await run('go', ['build', '-o', temporary, '.'], helmRenderDir);
+    await rename(temporary, helmRenderBinary);
+  } finally {
+    await rm(lock, { recursive: true, force: true });
+  }
   return helmRenderBinary;
 }
 
