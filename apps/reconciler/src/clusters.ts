@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { KubeConfig } from '@kubernetes/client-node';
-import { ClusterConnection } from '@tidemark/cluster';
+import { ClusterConnection, type KubeClientOptions } from '@tidemark/cluster';
 import type { ClusterConfig } from './config';
 
 /** ClusterSet holds, per cluster, the main connection and the one for a kind's partial patches. */
@@ -10,13 +10,16 @@ export interface ClusterSet {
   close(): void;
 }
 
-/** connectClusters builds the connections; it reads kubeconfigs but opens no socket yet. */
-export function connectClusters(clusters: readonly ClusterConfig[]): ClusterSet {
+/**
+ * connectClusters builds the connections; it reads kubeconfigs but opens no socket yet.
+ * `observe` gives each cluster's client a hook called after every API request (metrics).
+ */
+export function connectClusters(clusters: readonly ClusterConfig[], observe?: (cluster: string) => KubeClientOptions['onResponse']): ClusterSet {
   const main = new Map<string, ClusterConnection>();
   const actions = new Map<string, ClusterConnection>();
   for (const cluster of clusters) {
     const kubeconfig = loadKubeconfig(cluster);
-    const connection = ClusterConnection.connect({ cluster: cluster.name, kubeconfig, allowExecPlugins: cluster.allowExecPlugins, fieldManager: 'tidemark' });
+    const connection = ClusterConnection.connect({ cluster: cluster.name, kubeconfig, allowExecPlugins: cluster.allowExecPlugins, fieldManager: 'tidemark', onResponse: observe?.(cluster.name) });
     main.set(cluster.name, connection);
     actions.set(cluster.name, connection.asManager('tidemark-actions'));
   }

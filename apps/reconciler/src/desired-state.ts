@@ -1,16 +1,22 @@
 import { TerminalError } from '@tidemark/contracts';
 import type { GitSource } from '@tidemark/git-source';
+import type { ClusterTarget, PlacementCache } from '@tidemark/placement';
 import type { DesiredObject, DesiredStateReader } from '@tidemark/pipeline';
 
-/** gitDesiredState reads desired objects from this process's own Git sources. */
-export function gitDesiredState(sources: ReadonlyMap<string, GitSource>): DesiredStateReader {
+/**
+ * gitDesiredState reads desired objects from this process's own Git sources. An object that
+ * placement does not send to the job's cluster is not desired there: the pipeline prunes it.
+ */
+export function gitDesiredState(sources: ReadonlyMap<string, GitSource>, placement: PlacementCache, clusters: readonly ClusterTarget[]): DesiredStateReader {
   return {
-    async readObject(source, revision, objectKey): Promise<DesiredObject | undefined> {
+    async readObject(source, revision, objectKey, cluster): Promise<DesiredObject | undefined> {
       const gitSource = sources.get(source);
       if (!gitSource) throw new TerminalError('UnknownSource', `job names source "${source}", which is not configured; add it to the config or drop the job.`);
       const found = await gitSource.readObject(revision, objectKey);
       if (!found) return undefined;
-      return { object: found.object as DesiredObject['object'], path: found.path, line: found.line };
+      const rules = await placement.rules(source, gitSource, revision);
+      if (!rules.targets(found.object, found.path, clusters).includes(cluster)) return undefined;
+      return { object: found.object, path: found.path, line: found.line };
     },
   };
 }

@@ -1,40 +1,31 @@
-import type { ObjectStatus, ReconcileJob } from '@tidemark/contracts';
-import type { PollResult } from '@tidemark/git-source';
+import type { ReconcileJob } from '@tidemark/contracts';
 
-/**
- * jobsForPoll turns a poll's changes into one job per (object, cluster). Every change is sent
- * to every target cluster; the job names the object and the revision, never its body.
- */
-export function jobsForPoll(result: PollResult, clusters: readonly string[]): ReconcileJob[] {
-  const jobs: ReconcileJob[] = [];
-  for (const change of result.changes) {
-    for (const cluster of clusters) {
-      jobs.push({
-        source: result.source,
-        revision: result.revision,
-        cluster,
-        objectKey: change.objectKey,
-        reason: change.change === 'removed' ? 'git-removed' : 'git-change',
-      });
-    }
-  }
-  return jobs;
-}
-
-/** jobsForResync re-enqueues every object at a revision, so lost queue state is rebuilt from Git. */
-export function jobsForResync(source: string, revision: string, objectKeys: readonly string[], clusters: readonly string[]): ReconcileJob[] {
-  return objectKeys.flatMap((objectKey) => clusters.map((cluster) => ({ source, revision, cluster, objectKey, reason: 'resync' as const })));
+/** ObjectRoute is where one object goes at a revision, and where it was before. */
+export interface ObjectRoute {
+  source: string;
+  revision: string;
+  objectKey: string;
+  /** Not in Git at the revision. */
+  removed: boolean;
+  /** Clusters placement selects for it now (ignored when removed). */
+  targets: readonly string[];
+  /** Clusters that hold it now, from the status store. */
+  known: readonly string[];
+  /** Why it is routed again: a Git change, or a resync of everything. */
+  reason: 'git-change' | 'resync';
 }
 
 /**
- * jobsForVanished covers a poll without a previous revision (the first one, or after history
- * was rewritten): it lists every object as added and cannot list removals, so objects the
- * status store knows from this source that Git no longer has are enqueued for pruning.
+ * jobsForRoute gives one job per cluster: a reconcile where placement sends the object, and a
+ * prune where it is no longer sent (removed from Git, or its cluster left the placement). The
+ * pipeline makes the same placement decision again, so a job can never apply to the wrong cluster.
  */
-export function jobsForVanished(result: PollResult, known: readonly ObjectStatus[]): ReconcileJob[] {
-  if (result.previousRevision) return [];
-  const present = new Set(result.changes.map((change) => change.objectKey));
-  return known
-    .filter((record) => record.source === result.source && !present.has(record.objectKey))
-    .map((record) => ({ source: result.source, revision: result.revision, cluster: record.cluster, objectKey: record.objectKey, reason: 'git-removed' as const }));
+export function jobsForRoute(route: ObjectRoute): ReconcileJob[] {
+  const job = (cluster: string, reason: ReconcileJob['reason']): ReconcileJob => ({ source: route.source, revision: route.revision, cluster, objectKey: route.objectKey, reason });
+  if (route.removed) return route.known.map((cluster) => job(cluster, 'git-removed'));
+  const targets = new Set(route.targets);
+  return [
+    ...route.targets.map((cluster) => job(cluster, route.reason)),
+    ...route.known.filter((cluster) => !targets.has(cluster)).map((cluster) => job(cluster, 'git-removed')),
+  ];
 }

@@ -3,13 +3,13 @@ import type { Logger } from 'pino';
 import type { GitSource } from '@tidemark/git-source';
 import { readSourceStatus } from '@tidemark/poller';
 import type { ReconcileQueues } from '@tidemark/queue';
-import { jobsForResync } from './fan-out';
+import { routePoll, type RouteContext } from './route-poll';
 
 export interface FullResyncOptions {
   redis: Redis;
   keyPrefix: string;
   sources: ReadonlyMap<string, GitSource>;
-  clusters: readonly string[];
+  route: Omit<RouteContext, 'source'>;
   queues: ReconcileQueues;
   intervalMs: number;
   log: Logger;
@@ -17,8 +17,9 @@ export interface FullResyncOptions {
 
 /**
  * startFullResync re-enqueues every object of every source at its last delivered revision on
- * an interval, so queue state lost with Redis is rebuilt from Git. Deduplication in the queue
- * makes it cheap for objects that already have a job.
+ * an interval, so queue state lost with Redis is rebuilt from Git, and objects that left Git
+ * while nobody watched are pruned. Deduplication in the queue makes it cheap for objects that
+ * already have a job.
  */
 export function startFullResync(options: FullResyncOptions): { stop(): void; runOnce(): Promise<number> } {
   const runOnce = async () => {
@@ -26,11 +27,10 @@ export function startFullResync(options: FullResyncOptions): { stop(): void; run
     for (const [name, source] of options.sources) {
       const { revision } = await readSourceStatus(options.redis, options.keyPrefix, name);
       if (!revision) continue;
-      const listing = await source.listObjects(revision);
-      for (const job of jobsForResync(name, revision, listing.objects.map((object) => object.objectKey), options.clusters)) {
-        await options.queues.enqueue(job);
-        enqueued += 1;
-      }
+      // A poll result without changes or a previous revision routes every object, as placement says.
+      const jobs = await routePoll({ source: name, revision, moved: false, changes: [], errors: [], durationMs: 0, fetchedObjects: 0 }, { ...options.route, source });
+      const counts = await options.queues.enqueueAll(jobs);
+      enqueued += counts.queued + counts.merged;
     }
     options.log.info({ enqueued }, 'full resync enqueued every object from Git');
     return enqueued;

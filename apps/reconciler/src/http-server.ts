@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { registerWebhookRoutes, type Poller } from '@tidemark/poller';
 import type { ReconcilerConfig } from './config';
+import type { ReconcilerMetrics } from './metrics/reconciler-metrics';
 
 export interface HttpServer {
   /** host:port the server listens on. */
@@ -15,11 +16,13 @@ export interface HttpServerOptions {
   log: Logger;
   redis: Redis;
   poller?: Poller;
+  metrics?: ReconcilerMetrics;
 }
 
 /**
  * startHttpServer serves /healthz (the process runs), /readyz (Redis answers) and, on a
- * process that polls, the webhook receiver, whose verified pushes trigger the source's poll.
+ * process that polls, the webhook receiver, whose verified pushes trigger the source's poll,
+ * and /metrics for Prometheus.
  */
 export async function startHttpServer(options: HttpServerOptions): Promise<HttpServer> {
   const { config, redis, poller } = options;
@@ -29,11 +32,14 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     const ready = await redis.ping().then(() => true, () => false);
     return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'redis unreachable' });
   });
+  const metrics = options.metrics;
+  if (metrics) app.get('/metrics', async (_request, reply) => reply.type(metrics.contentType).send(await metrics.render()));
   if (poller && config.webhooks.length > 0) {
     await registerWebhookRoutes(app, {
       hooks: config.webhooks,
       onPush: async (source) => {
         options.log.info({ source }, 'webhook push; polling now');
+        metrics?.webhookArrived(source);
         await poller.trigger(source);
       },
     });

@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import { TerminalError } from '@tidemark/contracts';
 import { GitSource } from '@tidemark/git-source';
 import { createDefaultRegistry } from '@tidemark/kinds';
+import { PlacementCache } from '@tidemark/placement';
 import { reconcile, type PipelineDependencies } from '@tidemark/pipeline';
 import { Poller } from '@tidemark/poller';
 import { assertRedisSafe, ReconcileQueues, ReconcileWorkers } from '@tidemark/queue';
@@ -13,10 +14,11 @@ import type { ReconcilerConfig } from './config';
 import { connectClusters } from './clusters';
 import { gitDesiredState } from './desired-state';
 import { installBuiltinCrds } from './builtin-crds';
-import { jobsForPoll, jobsForVanished } from './fan-out';
+import { routePoll } from './route-poll';
 import { startHttpServer, type HttpServer } from './http-server';
 import { startFullResync } from './full-resync';
 import { startOwnedWatches, startReferenceWatches } from '@tidemark/watches';
+import { ReconcilerMetrics } from './metrics/reconciler-metrics';
 
 /** RunningReconciler is a started reconciler; stop undoes start, in reverse order. */
 export interface RunningReconciler {
@@ -52,10 +54,13 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
   redis.on('error', (error) => log.warn({ err: error.message }, 'redis connection error; reconnecting'));
   stops.push(() => { redis.disconnect(); });
   const statusStore = new StatusStore({ redis, prefix: config.redisPrefix });
-  const clusters = connectClusters(config.clusters);
+  const metrics = new ReconcilerMetrics();
+  const clusters = connectClusters(config.clusters, metrics.kubeObserver);
   stops.push(() => clusters.close());
   const clusterNames = config.clusters.map((cluster) => cluster.name);
   const kinds = createDefaultRegistry();
+  const clusterTargets = config.clusters.map((cluster) => ({ name: cluster.name, labels: cluster.labels }));
+  const placement = new PlacementCache();
 
   const cacheRoot = join(config.cacheDir, `${config.role}-${process.pid}`);
   const sources = new Map(config.sources.map((spec) => [spec.name, new GitSource({ spec, cacheDir: join(cacheRoot, spec.name) })]));
@@ -68,15 +73,17 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
   const queues = new ReconcileQueues({ connection: config.redisUrl, prefix: config.redisPrefix, clusters: clusterNames });
   await queues.start();
   stops.push(() => queues.close());
+  metrics.start({ queues, statusStore, clusters: clusterNames, sourceCacheDir: (source) => join(cacheRoot, source) });
 
   if (config.role !== 'poller') {
     const deps: PipelineDependencies = {
       connectionFor: (cluster) => connectionOf(clusters.main, cluster),
       actionsConnectionFor: (cluster) => connectionOf(clusters.actions, cluster),
-      desired: gitDesiredState(sources),
+      desired: gitDesiredState(sources, placement, clusterTargets),
       kinds,
       statusStore,
       log,
+      observer: metrics.observer,
       options: { resyncIntervalMs: config.resyncIntervalMs },
     };
     for (const [name, connection] of clusters.main) {
@@ -103,11 +110,11 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
   if (config.role !== 'worker') {
     poller = new Poller({
       redis,
-      sources: [...sources.values()],
+      sources: [...sources.values()].map((source) => metrics.instrument(source)),
       keyPrefix: `${config.redisPrefix}:`,
       onChanges: async (result) => {
-        const known = result.previousRevision ? [] : (await Promise.all(clusterNames.map((cluster) => statusStore.list(cluster)))).flat();
-        const jobs = [...jobsForPoll(result, clusterNames), ...jobsForVanished(result, known)];
+        const jobs = await routePoll(result, { source: sources.get(result.source)!, placement, clusters: clusterTargets, statusStore });
+        await metrics.changesFound(result, jobs);
         for (const job of jobs) await queues.enqueue(job);
         log.info({ source: result.source, revision: result.revision, changes: result.changes.length, errors: result.errors.length, jobs: jobs.length }, 'poll found changes');
         for (const problem of result.errors) log.warn({ source: result.source, problem }, 'source problem');
@@ -116,11 +123,11 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
     });
     await poller.start();
     stops.push(() => poller?.stop());
-    const resync = startFullResync({ redis, keyPrefix: `${config.redisPrefix}:`, sources, clusters: clusterNames, queues, intervalMs: config.fullResyncIntervalMs, log });
+    const resync = startFullResync({ redis, keyPrefix: `${config.redisPrefix}:`, sources, route: { placement, clusters: clusterTargets, statusStore }, queues, intervalMs: config.fullResyncIntervalMs, log });
     stops.push(() => resync.stop());
   }
 
-  const http = await startHttpServer({ config, log, poller, redis });
+  const http = await startHttpServer({ config, log, poller, redis, metrics });
   stops.push(() => http.close());
   log.info({ role: config.role, sources: [...sources.keys()], clusters: clusterNames, http: http.address }, 'tidemark reconciler started');
   return { statusStore, queues, http };

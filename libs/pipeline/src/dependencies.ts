@@ -3,6 +3,7 @@ import type { KubernetesManifest } from '@tidemark/contracts';
 import type { KindRegistry } from '@tidemark/kinds';
 import type { StatusStore } from '@tidemark/status-store';
 import type { DriftPolicy, DriftRules } from '@tidemark/drift';
+import type { PipelineObserver } from './observe-run';
 
 /** DesiredObject is an object as Git declares it at one revision. */
 export interface DesiredObject {
@@ -13,11 +14,12 @@ export interface DesiredObject {
 }
 
 /**
- * DesiredStateReader reads an object out of Git at a pinned revision. undefined means the
- * object is not in Git at that revision (it was removed); an invalid object throws TerminalError.
+ * DesiredStateReader reads an object out of Git at a pinned revision, for one cluster.
+ * undefined means the object is not desired there: removed from Git, or not placed on the
+ * cluster. An invalid object throws TerminalError.
  */
 export interface DesiredStateReader {
-  readObject(source: string, revision: string, objectKey: string): Promise<DesiredObject | undefined>;
+  readObject(source: string, revision: string, objectKey: string, cluster: string): Promise<DesiredObject | undefined>;
 }
 
 /** PipelineLogger is the small logging surface the pipeline needs (pino fits it). */
@@ -49,6 +51,8 @@ export interface PipelineDependencies {
   kinds: KindRegistry;
   statusStore: StatusStore;
   log?: PipelineLogger;
+  /** Told how every run ended, for metrics. */
+  observer?: PipelineObserver;
   options?: PipelineOptions;
   now?: () => Date;
 }

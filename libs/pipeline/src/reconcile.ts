@@ -12,6 +12,8 @@ import { statusStage } from './stage-status';
 import { resultStage } from './stage-result';
 import { recordDeletion } from './record-deletion';
 import { recordFailure } from './record-failure';
+import { observeRun } from './observe-run';
+import { withRunLog } from './run-log';
 
 /**
  * reconcile runs the eight stages for one job. It is level-triggered: it compares Git at the
@@ -21,6 +23,7 @@ import { recordFailure } from './record-failure';
  */
 export async function reconcile(job: ReconcileJob, deps: PipelineDependencies, signal?: AbortSignal): Promise<ReconcileOutcome> {
   const run = startRun(job, deps);
+  deps = withRunLog(run, deps);
   try {
     await fetchStage(run, deps);
     signal?.throwIfAborted();
@@ -41,12 +44,14 @@ export async function reconcile(job: ReconcileJob, deps: PipelineDependencies, s
     return resultStage(run, deps);
   } catch (error) {
     const failure = toReconcileFailure(error, `${run.stage} ${job.objectKey}`);
+    run.failure = failure;
     await recordFailure(run, deps, failure).catch((secondary: unknown) => {
       deps.log?.warn({ objectKey: job.objectKey, cluster: job.cluster, err: String(secondary) }, 'could not record the failure');
     });
     throw failure;
   } finally {
     deps.log?.info({ objectKey: job.objectKey, cluster: job.cluster, revision: job.revision, stage: run.stage, durationMs: Date.now() - run.startedAt.getTime() }, 'reconcile finished');
+    observeRun(run, deps, run.failure);
   }
 }
 

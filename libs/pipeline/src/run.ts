@@ -1,5 +1,5 @@
 import type { ChangeSetEntry, ClusterConnection, EventInput } from '@tidemark/cluster';
-import type { DriftItem, InventoryEntry, KubernetesManifest, ObjectRef, ObjectStatus, ReconcileJob } from '@tidemark/contracts';
+import type { DriftItem, InventoryEntry, KubernetesManifest, ObjectRef, ObjectStatus, ReconcileFailure, ReconcileJob } from '@tidemark/contracts';
 import type { Health, RegisteredKind } from '@tidemark/kinds';
 import type { DesiredObject } from './dependencies';
 
@@ -44,4 +44,6 @@ export interface ReconcileRun {
   deleted: boolean;
   /** Set by fetch when a stalled object's spec has not changed: nothing to do. */
   skipped: boolean;
+  /** Set when the run failed, for the observer. */
+  failure?: ReconcileFailure;
 }

@@ -17,7 +17,7 @@ export async function fetchStage(run: ReconcileRun, deps: PipelineDependencies):
     run.skipped = true;
     return;
   }
-  run.desired = await deps.desired.readObject(job.source, job.revision, job.objectKey);
+  run.desired = await deps.desired.readObject(job.source, job.revision, job.objectKey, job.cluster);
   const apiVersion = run.desired?.object.apiVersion ?? run.previous?.apiVersion;
   if (!apiVersion) return; // Neither in Git nor ever reconciled: nothing to do.
   run.plugin = deps.kinds.pluginFor(apiVersion, run.ref.kind);

@@ -1,0 +1,125 @@
+import type { KubeClientOptions } from '@tidemark/cluster';
+import { findCondition, type ReconcileJob } from '@tidemark/contracts';
+import { readCommitTime, type PollResult } from '@tidemark/git-source';
+import type { PipelineObserver, ReconcileObservation } from '@tidemark/pipeline';
+import type { PolledSource } from '@tidemark/poller';
+import type { ClusterQueueFigures } from '@tidemark/queue';
+import type { StatusStore } from '@tidemark/status-store';
+import { CommitClock } from './commit-clock';
+import { createMetricSet, type ReconcilerMetricSet } from './metric-set';
+
+/** MetricSources are what the gauges read at scrape time, handed in once they are started. */
+export interface MetricSources {
+  queues: { figures(): Promise<ClusterQueueFigures[]> };
+  statusStore: Pick<StatusStore, 'list'>;
+  clusters: readonly string[];
+  /** The local object cache of a source, where commit times are read. */
+  sourceCacheDir(source: string): string;
+}
+
+type ResponseEvent = Parameters<NonNullable<KubeClientOptions['onResponse']>>[0];
+
+/**
+ * ReconcilerMetrics turns what the parts report (pipeline runs, polls, API responses, webhooks)
+ * into Prometheus metrics. Counters and histograms are fed as things happen; gauges read Redis
+ * when scraped. Every hook swallows its own errors: metrics never fail the work they measure.
+ */
+export class ReconcilerMetrics {
+  readonly set: ReconcilerMetricSet = createMetricSet();
+  readonly clock = new CommitClock();
+  private sources: MetricSources | undefined;
+
+  /** start gives the gauges what they read; before it, they report nothing. */
+  start(sources: MetricSources): void {
+    this.sources = sources;
+  }
+
+  readonly observer: PipelineObserver = {
+    reconciled: (observation) => this.reconciled(observation),
+  };
+
+  /** kubeObserver is a cluster's onResponse hook for its KubeClient. */
+  readonly kubeObserver = (cluster: string): NonNullable<KubeClientOptions['onResponse']> => (event) => {
+    const verb = verbOf(event);
+    const code = String(event.status);
+    this.set.kubeRequests.inc({ cluster, verb, code });
+    if (event.status >= 400 || event.status === 0) this.set.kubeRequestErrors.inc({ cluster, verb, code });
+    this.set.kubeRequestDuration.observe({ cluster, verb }, event.durationMs / 1000);
+  };
+
+  /** instrument wraps a source so every poll is timed and every failure counted. */
+  instrument(source: PolledSource): PolledSource {
+    const { set, clock } = this;
+    return {
+      name: source.name,
+      spec: source.spec,
+      async poll(options) {
+        clock.pollStarted(source.name);
+        const started = performance.now();
+        try {
+          const result = await source.poll(options);
+          set.gitPollDuration.observe({ source: source.name, outcome: result.fetchedObjects > 0 ? 'fetched' : 'unchanged' }, (performance.now() - started) / 1000);
+          return result;
+        } catch (error) {
+          set.gitPollErrors.inc({ source: source.name });
+          throw error;
+        }
+      },
+    };
+  }
+
+  webhookArrived(source: string): void {
+    this.clock.webhookArrived(source);
+  }
+
+  /** changesFound starts the commit-to-live clock; call it before the jobs are queued. */
+  async changesFound(result: PollResult, jobs: readonly ReconcileJob[]): Promise<void> {
+    const cacheDir = this.sources?.sourceCacheDir(result.source);
+    const commitTime = cacheDir ? await readCommitTime(cacheDir, result.revision) : undefined;
+    this.clock.changesQueued(result.source, jobs, commitTime);
+  }
+
+  get contentType(): string {
+    return this.set.registry.contentType;
+  }
+
+  /** render reads the gauges and returns the exposition text. */
+  async render(): Promise<string> {
+    await Promise.all([this.readQueues(), this.readStatusStore()]).catch(() => undefined);
+    return this.set.registry.metrics();
+  }
+
+  private reconciled(observation: ReconcileObservation): void {
+    const { cluster, kind, result } = observation;
+    this.set.reconcileDuration.observe({ kind, cluster, result }, observation.durationMs / 1000);
+    if (observation.driftHealed > 0) this.set.driftHealed.inc({ cluster }, observation.driftHealed);
+    if (!observation.becameReady) return;
+    const live = this.clock.live(cluster, observation.objectKey, observation.revision);
+    if (live) this.set.commitToLive.observe({ cluster, origin: live.origin }, live.seconds);
+  }
+
+  private async readQueues(): Promise<void> {
+    if (!this.sources) return;
+    for (const figures of await this.sources.queues.figures()) {
+      for (const [state, count] of Object.entries(figures.depth)) this.set.queueDepth.set({ cluster: figures.cluster, state }, count);
+      this.set.queueWait.set({ cluster: figures.cluster, quantile: '0.5' }, figures.waitMs.p50 / 1000);
+      this.set.queueWait.set({ cluster: figures.cluster, quantile: '0.99' }, figures.waitMs.p99 / 1000);
+    }
+  }
+
+  private async readStatusStore(): Promise<void> {
+    if (!this.sources) return;
+    for (const cluster of this.sources.clusters) {
+      const records = await this.sources.statusStore.list(cluster);
+      const ready = records.filter((record) => findCondition(record.conditions, 'Ready')?.status === 'True').length;
+      this.set.objects.set({ cluster, ready: 'true' }, ready);
+      this.set.objects.set({ cluster, ready: 'false' }, records.length - ready);
+      this.set.driftItems.set({ cluster }, records.reduce((sum, record) => sum + (record.drift?.length ?? 0), 0));
+    }
+  }
+}
+
+function verbOf(event: ResponseEvent): string {
+  if (event.apply) return event.dryRun ? 'apply-dry-run' : 'apply';
+  return event.method.toLowerCase();
+}

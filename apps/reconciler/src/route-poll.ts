@@ -1,0 +1,67 @@
+import { isReconcileFailure, type KubernetesManifest, type ReconcileJob } from '@tidemark/contracts';
+import type { GitSource, PollResult } from '@tidemark/git-source';
+import { isPlacementKey, type ClusterTarget, type PlacementCache } from '@tidemark/placement';
+import type { StatusStore } from '@tidemark/status-store';
+import { jobsForRoute } from './fan-out';
+
+export interface RouteContext {
+  source: GitSource;
+  placement: PlacementCache;
+  clusters: readonly ClusterTarget[];
+  statusStore: StatusStore;
+}
+
+/**
+ * routePoll turns a poll into jobs. Normally only the changed objects are routed; when a
+ * Placement changed, or the poll had no previous revision (so removals are unknown), every
+ * object the source has or had is routed again, so moves between clusters and removals are seen.
+ */
+export async function routePoll(result: PollResult, context: RouteContext): Promise<ReconcileJob[]> {
+  const known = await knownClusters(result.source, context);
+  const changes = new Map(result.changes.map((change) => [change.objectKey, change]));
+  const everything = !result.previousRevision || result.changes.some((change) => isPlacementKey(change.objectKey));
+  const paths = new Map<string, string>();
+  for (const change of result.changes) if (change.change !== 'removed') paths.set(change.objectKey, change.path);
+  if (everything) {
+    for (const object of (await context.source.listObjects(result.revision)).objects) paths.set(object.objectKey, object.path);
+  }
+  const keys = new Set([...changes.keys(), ...(everything ? [...paths.keys(), ...known.keys()] : [])]);
+  const rules = await context.placement.rules(result.source, context.source, result.revision);
+  const jobs: ReconcileJob[] = [];
+  for (const objectKey of keys) {
+    if (isPlacementKey(objectKey)) continue;
+    const path = paths.get(objectKey);
+    const object = path === undefined ? undefined : await readForPlacement(context.source, result.revision, objectKey);
+    jobs.push(...jobsForRoute({
+      source: result.source,
+      revision: result.revision,
+      objectKey,
+      removed: path === undefined,
+      targets: path === undefined ? [] : rules.targets(object, path, context.clusters),
+      known: known.get(objectKey) ?? [],
+      reason: changes.has(objectKey) ? 'git-change' : 'resync',
+    }));
+  }
+  return jobs;
+}
+
+/** readForPlacement reads an object for its annotation; a broken one is placed by its path alone. */
+async function readForPlacement(source: GitSource, revision: string, objectKey: string): Promise<KubernetesManifest | undefined> {
+  try {
+    return (await source.readObject(revision, objectKey))?.object;
+  } catch (error) {
+    if (isReconcileFailure(error)) return undefined;
+    throw error;
+  }
+}
+
+async function knownClusters(source: string, context: RouteContext): Promise<Map<string, string[]>> {
+  const known = new Map<string, string[]>();
+  for (const cluster of context.clusters) {
+    for (const record of await context.statusStore.list(cluster.name)) {
+      if (record.source !== source) continue;
+      known.set(record.objectKey, [...(known.get(record.objectKey) ?? []), cluster.name]);
+    }
+  }
+  return known;
+}

@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import type { KubernetesManifest } from '@tidemark/contracts';
+import { PlacementRules, type ClusterTarget } from './placement';
+import { matches, parseSelector, SelectorError } from './label-selector';
+
+const clusters: ClusterTarget[] = [
+  { name: 'prod-eu', labels: { env: 'prod', region: 'eu' } },
+  { name: 'prod-us', labels: { env: 'prod', region: 'us' } },
+  { name: 'dev', labels: { env: 'dev' } },
+];
+const placement = (name: string, rules: unknown[]): KubernetesManifest => ({ apiVersion: 'tidemark.dev/v1alpha1', kind: 'Placement', metadata: { name }, spec: { rules } });
+const object = (annotations?: Record<string, string>): KubernetesManifest => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', ...(annotations ? { annotations } : {}) } });
+
+describe('PlacementRules', () => {
+  const rules = PlacementRules.fromObjects([
+    placement('b-regional', [{ paths: ['apps/eu/**'], clusterSelector: { matchLabels: { region: 'eu' } } }]),
+    placement('a-prod', [
+      { paths: ['apps/'], clusterSelector: { matchLabels: { env: 'prod' } } },
+      { paths: ['sandbox/*.yaml'], clusterSelector: { matchExpressions: [{ key: 'env', operator: 'NotIn', values: ['prod'] }] } },
+    ]),
+  ]);
+
+  it('sends an object to the clusters of the first rule whose paths match its file', () => {
+    expect(rules.targets(object(), 'apps/shop.yaml', clusters)).toEqual(['prod-eu', 'prod-us']);
+    expect(rules.targets(object(), 'apps/eu/shop.yaml', clusters)).toEqual(['prod-eu', 'prod-us']); // a-prod sorts first
+    expect(rules.targets(object(), 'sandbox/try.yaml', clusters)).toEqual(['dev']);
+  });
+
+  it('sends an object no rule matches everywhere', () => {
+    expect(rules.targets(object(), 'base/ns.yaml', clusters)).toEqual(['prod-eu', 'prod-us', 'dev']);
+  });
+
+  it('lets the annotation on the object override the rules', () => {
+    expect(rules.targets(object({ 'tidemark.dev/cluster-selector': 'region in (us), env=prod' }), 'apps/shop.yaml', clusters)).toEqual(['prod-us']);
+    expect(rules.targets(object({ 'tidemark.dev/cluster-selector': 'env!=prod' }), 'apps/shop.yaml', clusters)).toEqual(['dev']);
+  });
+
+  it('names the rule of a broken placement', () => {
+    expect(() => PlacementRules.fromObjects([placement('bad', [{ paths: [], clusterSelector: {} }])])).toThrow(/Placement bad spec.rules\[0\].paths: list at least one path pattern/);
+    expect(() => PlacementRules.fromObjects([placement('bad', [{ paths: ['x'], clusterSelector: { matchExpressions: [{ key: 'a', operator: 'Near' }] } }])])).toThrow(SelectorError);
+  });
+});
+
+describe('label selectors', () => {
+  it('reads every term of the string form', () => {
+    const requirements = parseSelector('env=prod,tier!=db,region in (eu, us),!legacy,gpu');
+    expect(matches(requirements, { env: 'prod', tier: 'web', region: 'us', gpu: 'yes' })).toBe(true);
+    expect(matches(requirements, { env: 'prod', tier: 'db', region: 'us', gpu: 'yes' })).toBe(false);
+    expect(matches(requirements, { env: 'prod', region: 'us', gpu: 'yes', legacy: 'true' })).toBe(false);
+    expect(matches(requirements, { env: 'prod', region: 'ap', gpu: 'yes' })).toBe(false);
+    expect(() => parseSelector('env=prod,(oops')).toThrow(/is not a label selector term/);
+  });
+});

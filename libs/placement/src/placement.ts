@@ -1,0 +1,73 @@
+import ignore from 'ignore';
+import type { KubernetesManifest } from '@tidemark/contracts';
+import { matches, parseSelector, requirementsOf, SelectorError, type LabelSelector, type Requirement } from './label-selector';
+
+/** The kind of the Git object that holds placement rules; it is read, never applied. */
+export const placementApiVersion = 'tidemark.dev/v1alpha1';
+export const placementKind = 'Placement';
+/** Annotation by which an object picks its clusters itself, as a label selector string. */
+export const clusterSelectorAnnotation = 'tidemark.dev/cluster-selector';
+
+/** ClusterTarget is a registered cluster as placement sees it. */
+export interface ClusterTarget {
+  name: string;
+  labels: Readonly<Record<string, string>>;
+}
+
+interface CompiledRule {
+  source: string;
+  matcher: ReturnType<typeof ignore>;
+  requirements: Requirement[];
+}
+
+/**
+ * PlacementRules decide which clusters an object goes to. Rules come from Placement objects in
+ * Git: each lists path patterns (gitignore syntax, relative to the repository root) and a
+ * cluster selector. The first rule whose paths match the object's file wins; an object no rule
+ * matches goes to every cluster; an object's own tidemark.dev/cluster-selector annotation wins
+ * over every rule.
+ */
+export class PlacementRules {
+  private constructor(private readonly rules: CompiledRule[]) {}
+
+  static none(): PlacementRules {
+    return new PlacementRules([]);
+  }
+
+  /** fromObjects compiles Placement objects, in a stable order (by name); bad rules throw SelectorError naming them. */
+  static fromObjects(objects: readonly KubernetesManifest[]): PlacementRules {
+    const sorted = [...objects].sort((a, b) => a.metadata.name.localeCompare(b.metadata.name));
+    const rules: CompiledRule[] = [];
+    for (const object of sorted) {
+      const spec = (object.spec ?? {}) as { rules?: { paths?: string[]; clusterSelector?: LabelSelector }[] };
+      (spec.rules ?? []).forEach((rule, index) => {
+        const where = `Placement ${object.metadata.name} spec.rules[${index}]`;
+        if (!rule.paths?.length) throw new SelectorError(`${where}.paths: list at least one path pattern`);
+        try {
+          rules.push({ source: where, matcher: ignore().add(rule.paths), requirements: requirementsOf(rule.clusterSelector ?? {}) });
+        } catch (error) {
+          throw new SelectorError(`${where}: ${error instanceof Error ? error.message : String(error)}`);
+        }
+      });
+    }
+    return new PlacementRules(rules);
+  }
+
+  /** targets returns the names of the clusters an object declared in `path` goes to. */
+  targets(object: KubernetesManifest | undefined, path: string, clusters: readonly ClusterTarget[]): string[] {
+    const requirements = this.requirementsFor(object, path);
+    return clusters.filter((cluster) => matches(requirements, cluster.labels)).map((cluster) => cluster.name);
+  }
+
+  private requirementsFor(object: KubernetesManifest | undefined, path: string): Requirement[] {
+    const annotated = object?.metadata.annotations?.[clusterSelectorAnnotation];
+    if (annotated !== undefined) return parseSelector(annotated);
+    const rule = this.rules.find((candidate) => candidate.matcher.ignores(path.replace(/^\/+/, '')));
+    return rule?.requirements ?? [];
+  }
+}
+
+/** isPlacementObject tells the objects that hold rules apart from the ones to apply. */
+export function isPlacementObject(apiVersion: string, kind: string): boolean {
+  return apiVersion === placementApiVersion && kind === placementKind;
+}
