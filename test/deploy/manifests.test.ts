@@ -2,14 +2,11 @@
 // with the real tools, every object passes a server-side dry-run, every pod template passes
 // restricted Pod Security admission, and the RBAC grants exactly the documented list.
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { kubectl } from '@tidemark/testing';
 import { applyForReal, canServiceAccount, createIfMissing, createPodsDryRun, describeQuestion, dryRunOnServer, podsOf, type AccessQuestion } from './api-server';
 import { dashboardRefused, reconcilerAllowed, reconcilerRefused } from './access';
-import { crdKustomization, kustomizeBase, renderHelm, renderKustomize, type Manifest } from './render';
+import { crdKustomization, renderBaseIn, renderHelm, renderKustomize, type Manifest } from './render';
 
 const suffix = randomUUID().slice(0, 8);
 const kubeconfigPath = inject('kubeconfigPath');
@@ -40,18 +37,11 @@ describe('deploy/crds kustomization', () => {
 
 describe('Kustomize base on the API server', () => {
   const namespace = `tm-kz-${suffix}`;
-  let overlay = '';
   let objects: Manifest[] = [];
 
   beforeAll(async () => {
-    // An overlay that moves the base to a namespace of this test's own, as a user would.
-    overlay = await mkdtemp(join(tmpdir(), 'tidemark-overlay-'));
-    await writeFile(join(overlay, 'kustomization.yaml'), `apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nnamespace: ${namespace}\nresources:\n  - ${relative(overlay, kustomizeBase)}\n`);
-    objects = await renderKustomize(kubeconfigPath, overlay);
+    objects = await renderBaseIn(kubeconfigPath, namespace);
     await installPrerequisites(objects);
-  });
-  afterAll(async () => {
-    if (overlay) await rm(overlay, { recursive: true, force: true });
   });
 
   it('renders every part: reconciler, dashboard, Redis, config, RBAC, NetworkPolicies, PDBs', () => {

@@ -1,14 +1,14 @@
 // Static policies on what deploy/ renders (Kustomize base and Helm chart): least-privilege RBAC,
 // restricted pods, probes and resources, disruption budgets, the shutdown budget, Redis settings,
 // and a reconciler config that the reconciler's own loader accepts.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { loadConfig as loadDashboardConfig } from '../../apps/dashboard/src/config';
 import { loadConfig } from '../../apps/reconciler/src/config';
 import { component, insecureContainers, podSpecOf, unprobedOrUnbounded, unprotectedDeployments, wildcardRules, type PodSpec } from './policy';
-import { renderHelm, renderKustomize, type Manifest } from './render';
+import { kustomizeBase, renderHelm, renderKustomize, repoRoot, type Manifest } from './render';
 
 const kubeconfigPath = inject('kubeconfigPath');
 
@@ -149,6 +149,24 @@ describe.each(renders)('%s', (_, render) => {
     const sources = (redis.ingress ?? []).flatMap((rule) => rule.from ?? []).map((peer) => peer.podSelector?.matchLabels['app.kubernetes.io/component']);
     expect(sources.sort()).toEqual(['dashboard', 'reconciler']);
     expect(redis.egress).toEqual([]);
+  });
+});
+
+describe('deploy/README.md', () => {
+  it('its Kustomize patch for kinds of plain manifests adds them to the reconciler\'s ClusterRole', async () => {
+    const readme = await readFile(join(repoRoot, 'deploy/README.md'), 'utf8');
+    const patch = [...readme.matchAll(/```yaml\n([\s\S]*?)```/g)].map((match) => match[1]!).find((block) => block.includes('kind: ClusterRole, name: tidemark-reconciler'));
+    expect(patch, 'README has the ClusterRole patch').toBeDefined();
+    const overlay = await mkdtemp(join(tmpdir(), 'tidemark-readme-'));
+    try {
+      await writeFile(join(overlay, 'kustomization.yaml'), `apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - ${relative(overlay, kustomizeBase)}\n${patch}`);
+      const objects = await renderKustomize(kubeconfigPath, overlay);
+      const role = objects.find((object) => object.kind === 'ClusterRole')!;
+      expect(role.rules).toContainEqual({ apiGroups: ['batch'], resources: ['jobs', 'cronjobs'], verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'] });
+      expect(wildcardRules(objects)).toEqual([]);
+    } finally {
+      await rm(overlay, { recursive: true, force: true });
+    }
   });
 });
 

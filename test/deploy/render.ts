@@ -1,8 +1,9 @@
 // Renders what deploy/ ships, with the real tools: `kubectl kustomize` from the rig binary and
 // Helm's own template engine from test/helm-render (built here with the Go build cache).
 import { spawn } from 'node:child_process';
-import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { mkdir, mkdtemp, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
 import { kubectl, RigError, commandExists } from '@tidemark/testing';
@@ -41,6 +42,23 @@ export function parseManifests(text: string): Manifest[] {
 /** renderKustomize runs `kubectl kustomize` on a folder. */
 export async function renderKustomize(kubeconfigPath: string, folder = kustomizeBase): Promise<Manifest[]> {
   return parseManifests(await kubectl(kubeconfigPath, ['kustomize', folder]));
+}
+
+/**
+ * renderBaseIn renders the Kustomize base through an overlay that moves it to `namespace` (and
+ * prefixes names, so cluster-scoped RBAC of parallel tests does not collide), as a user would.
+ */
+export async function renderBaseIn(kubeconfigPath: string, namespace: string, namePrefix = ''): Promise<Manifest[]> {
+  const overlay = await mkdtemp(join(tmpdir(), 'tidemark-overlay-'));
+  try {
+    const lines = ['apiVersion: kustomize.config.k8s.io/v1beta1', 'kind: Kustomization', `namespace: ${namespace}`];
+    if (namePrefix) lines.push(`namePrefix: ${namePrefix}`);
+    lines.push('resources:', `  - ${relative(overlay, kustomizeBase)}`);
+    await writeFile(join(overlay, 'kustomization.yaml'), `${lines.join('\n')}\n`);
+    return await renderKustomize(kubeconfigPath, overlay);
+  } finally {
+    await rm(overlay, { recursive: true, force: true });
+  }
 }
 
 export interface HelmRenderOptions {
