@@ -23,8 +23,8 @@ export interface KubeClientOptions {
   kubeconfig: string | KubeConfig;
   /** Kubeconfigs that run an exec credential plugin are refused unless this is true. @defaultValue false */
   allowExecPlugins?: boolean;
-  /** Called after every request, for metrics. */
-  onResponse?: (event: { method: string; status: number; durationMs: number }) => void;
+  /** Called after every request, for metrics; `apply` marks a server-side apply, `dryRun` a dry-run. */
+  onResponse?: (event: { method: string; status: number; durationMs: number; apply: boolean; dryRun: boolean }) => void;
 }
 
 /**
@@ -61,7 +61,7 @@ export class KubeClient {
     }
     const started = performance.now();
     const { status, text } = await this.send({ ...call, headers, payload, tls: options });
-    this.options.onResponse?.({ method: call.method, status, durationMs: performance.now() - started });
+    this.options.onResponse?.({ method: call.method, status, durationMs: performance.now() - started, apply: call.contentType === 'application/apply-patch+yaml', dryRun: call.query?.dryRun !== undefined });
     const body = text.length > 0 ? safeJson(text) : {};
     if (status < 200 || status >= 300) throw new ApiError(status, body as KubeStatus, call.what);
     return body as T;

@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import type { ReconcileObservation } from '@tidemark/pipeline';
+import { ReconcilerMetrics } from './reconciler-metrics';
+
+const revision = 'c'.repeat(40);
+const observation = (overrides: Partial<ReconcileObservation>): ReconcileObservation => ({
+  cluster: 'east', source: 's', objectKey: 'tidemark.dev/WebApp/ns/shop', revision, kind: 'WebApp',
+  result: 'ready', stage: 'result', durationMs: 40, becameReady: false, driftReported: 0, driftHealed: 0, ...overrides,
+});
+
+describe('ReconcilerMetrics', () => {
+  it('exports reconcile durations, commit-to-live, healed drift and API requests by verb and code', async () => {
+    const metrics = new ReconcilerMetrics();
+    metrics.clock.changesQueued('s', [{ source: 's', revision, cluster: 'east', objectKey: 'tidemark.dev/WebApp/ns/shop', reason: 'git-change' }], new Date(Date.now() - 3_000));
+    metrics.observer.reconciled(observation({ becameReady: true, driftHealed: 2 }));
+    metrics.observer.reconciled(observation({ result: 'terminal', kind: 'Deployment' }));
+    const observe = metrics.kubeObserver('east');
+    observe?.({ method: 'PATCH', status: 200, durationMs: 5, apply: true, dryRun: false });
+    observe?.({ method: 'PATCH', status: 409, durationMs: 5, apply: true, dryRun: true });
+    observe?.({ method: 'GET', status: 404, durationMs: 1, apply: false, dryRun: false });
+    const text = await metrics.render();
+    expect(text).toContain('tidemark_reconcile_duration_seconds_count{kind="WebApp",cluster="east",result="ready"} 1');
+    expect(text).toContain('tidemark_reconcile_duration_seconds_count{kind="Deployment",cluster="east",result="terminal"} 1');
+    expect(text).toMatch(/tidemark_commit_to_live_seconds_sum\{cluster="east",origin="commit"\} 3(\.\d+)?$/m);
+    expect(text).toContain('tidemark_drift_healed_items_total{cluster="east"} 2');
+    expect(text).toContain('tidemark_kube_requests_total{cluster="east",verb="apply",code="200"} 1');
+    expect(text).toContain('tidemark_kube_request_errors_total{cluster="east",verb="apply-dry-run",code="409"} 1');
+    expect(text).toContain('tidemark_kube_request_errors_total{cluster="east",verb="get",code="404"} 1');
+  });
+
+  it('times polls and counts failed ones per source', async () => {
+    const metrics = new ReconcilerMetrics();
+    let fail = false;
+    const source = metrics.instrument({
+      name: 'repo', spec: { intervalMs: 1000, jitter: 0 },
+      poll: async () => {
+        if (fail) throw new Error('unreachable');
+        return { source: 'repo', revision, moved: true, changes: [], errors: [], durationMs: 3, fetchedObjects: 7 };
+      },
+    });
+    await source.poll();
+    fail = true;
+    await expect(source.poll()).rejects.toThrow('unreachable');
+    const text = await metrics.render();
+    expect(text).toContain('tidemark_git_fetch_duration_seconds_count{source="repo",outcome="fetched"} 1');
+    expect(text).toContain('tidemark_git_fetch_errors_total{source="repo"} 1');
+  });
+
+  it('reads queue depth, wait and drift items when scraped', async () => {
+    const metrics = new ReconcilerMetrics();
+    const summary = { count: 3, p50: 250, p99: 1_500, max: 2_000, mean: 400 };
+    metrics.start({
+      clusters: ['east'],
+      sourceCacheDir: () => '/nonexistent',
+      queues: { figures: async () => [{ cluster: 'east', queueName: 'q', paused: false, depth: { waiting: 4, active: 1, delayed: 2, prioritized: 0, failed: 1 }, waitMs: summary, processingMs: summary, failures: [], failingObjects: 1 }] },
+      statusStore: { list: async () => [
+        { drift: [{}, {}], conditions: [{ type: 'Ready', status: 'True' }] },
+        { conditions: [{ type: 'Ready', status: 'False' }] },
+      ] as never },
+    });
+    const text = await metrics.render();
+    expect(text).toContain('tidemark_queue_jobs{cluster="east",state="waiting"} 4');
+    expect(text).toContain('tidemark_queue_wait_seconds{cluster="east",quantile="0.99"} 1.5');
+    expect(text).toContain('tidemark_drift_items{cluster="east"} 2');
+    expect(text).toContain('tidemark_objects{cluster="east",ready="false"} 1');
+  });
+});
