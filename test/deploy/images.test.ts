@@ -1,17 +1,43 @@
 // The images: their Dockerfiles follow the rules (multi-stage, non-root, production-only), and
 // what they run works. There is no Docker engine here, so the bundles that the images' build
 // stage makes (scripts/build.mjs) run as plain processes: the reconciler fetches from the
-// sample Git server (deploy/docker/git-server.mjs) and applies to the rig's API server.
+// sample Git server (deploy/docker/git-server.mjs) and applies to the rig's API server as the
+// ServiceAccount of the Kustomize base, so the RBAC there is shown to be enough for real work.
 import { randomUUID } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
 import { freePort, kubectl } from '@tidemark/testing';
+import { applyForReal } from './api-server';
 import { startProgram, waitForHttp, type Started } from './processes';
-import { repoRoot, run } from './render';
+import { renderBaseIn, repoRoot, run } from './render';
 
 const suffix = randomUUID().slice(0, 8);
+const rbacKinds = new Set(['Namespace', 'ServiceAccount', 'ClusterRole', 'ClusterRoleBinding']);
+
+/**
+ * serviceAccountKubeconfig installs the base's RBAC under a prefix of this test's own and writes a
+ * kubeconfig that authenticates as the reconciler's ServiceAccount with a token from the TokenRequest API.
+ */
+async function serviceAccountKubeconfig(folder: string): Promise<string> {
+  const adminPath = inject('kubeconfigPath');
+  const namespace = `tm-sa-${suffix}`;
+  const prefix = `sa-${suffix}-`;
+  await applyForReal(adminPath, (await renderBaseIn(adminPath, namespace, prefix)).filter((object) => rbacKinds.has(object.kind)));
+  const token = (await kubectl(adminPath, ['create', 'token', `${prefix}tidemark-reconciler`, '-n', namespace, '--duration', '1h'])).trim();
+  const admin = parseYaml(inject('kubeconfig')) as { clusters: { cluster: { server: string; 'certificate-authority-data': string } }[] };
+  const cluster = admin.clusters[0]!.cluster;
+  const path = join(folder, 'reconciler-sa.kubeconfig');
+  await writeFile(path, JSON.stringify({
+    apiVersion: 'v1', kind: 'Config', 'current-context': 'sa',
+    clusters: [{ name: 'rig', cluster: { server: cluster.server, 'certificate-authority-data': cluster['certificate-authority-data'] } }],
+    users: [{ name: 'reconciler', user: { token } }],
+    contexts: [{ name: 'sa', context: { cluster: 'rig', user: 'reconciler' } }],
+  }));
+  return path;
+}
 
 /** stagesOf splits a Dockerfile into its stages, each the list of its instructions (continuations joined). */
 function stagesOf(text: string): string[][] {
@@ -85,6 +111,9 @@ describe('the bundles the images run', () => {
       `apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ${namespace}\n`,
       `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: from-git\n  namespace: ${namespace}\ndata:\n  greeting: hello from the sample Git server\n`,
     ].join('---\n'));
+    // The sample WebApp, moved to this namespace: CRD install, CR, status, owned Deployment, Service, ServiceAccount, ConfigMap.
+    const webapp = await readFile(join(repoRoot, 'examples/sample-repo/webapp/shop.yaml'), 'utf8');
+    await writeFile(join(scratch, 'sample', 'webapp.yaml'), webapp.replace(/namespace: \S+/, `namespace: ${namespace}`));
     const port = await freePort();
     gitServer = startProgram(join(repoRoot, 'deploy/docker/git-server.mjs'), { GIT_SERVER_PORT: String(port), GIT_SERVER_HOST: '127.0.0.1', SAMPLE_DIR: join(scratch, 'sample'), HOME: scratch });
     await waitForHttp(`http://127.0.0.1:${port}/healthz`, gitServer);
@@ -104,15 +133,16 @@ describe('the bundles the images run', () => {
     await expect(run('git', ['-C', clone, 'push', 'origin', 'HEAD:refs/heads/other'], scratch)).rejects.toThrow(/403/);
   });
 
-  it('the reconciler bundle serves health, applies the repository to the cluster, and drains within the grace period on SIGTERM', async () => {
+  it('the reconciler bundle, as the base\'s ServiceAccount, serves health, reconciles the repository and drains within the grace period on SIGTERM', async () => {
     const httpPort = await freePort();
+    const kubeconfig = await serviceAccountKubeconfig(scratch);
     const config = join(scratch, 'tidemark.yaml');
     await writeFile(config, [
       `cacheDir: ${join(scratch, 'cache')}`,
       `http: {port: ${httpPort}, host: 127.0.0.1}`,
       `redis: {prefix: ${prefix}}`,
       `sources: [{name: sample, url: "${gitUrl}", ref: {branch: main}, intervalMs: 5000}]`,
-      `clusters: [{name: rig, kubeconfig: "${inject('kubeconfigPath')}"}]`,
+      `clusters: [{name: rig, kubeconfig: "${kubeconfig}"}]`,
     ].join('\n'));
     const reconciler = startProgram(join(repoRoot, outdir, 'reconciler/main.js'), { TIDEMARK_CONFIG: config, TIDEMARK_REDIS_URL: inject('redisUrl'), TIDEMARK_ROLE: 'all', HOME: scratch }, ['--enable-source-maps']);
     try {
@@ -120,6 +150,10 @@ describe('the bundles the images run', () => {
       await waitForHttp(`http://127.0.0.1:${httpPort}/readyz`, reconciler);
       await expect.poll(() => kubectl(inject('kubeconfigPath'), ['get', 'configmap', 'from-git', '-n', namespace, '-o', 'jsonpath={.data.greeting}']).catch(() => ''), { timeout: 60_000, interval: 500 })
         .toBe('hello from the sample Git server');
+      const admin = inject('kubeconfigPath');
+      await expect.poll(() => kubectl(admin, ['get', 'webapp', 'shop', '-n', namespace, '-o', 'jsonpath={.status.observedGeneration}']).catch(() => ''), { timeout: 60_000, interval: 500 }).toBe('1');
+      expect(await kubectl(admin, ['get', 'deployment', 'shop', '-n', namespace, '-o', 'name'])).toContain('deployment.apps/shop');
+      expect(reconciler.output()).not.toMatch(/forbidden/i);
     } finally {
       const exit = await reconciler.stop();
       expect(exit.code, reconciler.output()).toBe(0);
