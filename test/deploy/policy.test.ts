@@ -152,6 +152,14 @@ describe.each(renders)('%s', (_, render) => {
   });
 });
 
+describe('Kustomize base and Helm chart', () => {
+  it('grant the reconciler the same rules (the chart with default values)', async () => {
+    const rulesOf = (objects: Manifest[]) => objects.find((object) => object.kind === 'ClusterRole')?.rules;
+    const [kustomize, helm] = await Promise.all([renderKustomize(kubeconfigPath), renderHelm()]);
+    expect(rulesOf(helm)).toEqual(rulesOf(kustomize));
+  }, 600_000);
+});
+
 describe('deploy/README.md', () => {
   it('its Kustomize patch for kinds of plain manifests adds them to the reconciler\'s ClusterRole', async () => {
     const readme = await readFile(join(repoRoot, 'deploy/README.md'), 'utf8');
