@@ -155,9 +155,12 @@ describe('live updates', () => {
       text += new TextDecoder().decode(value);
     }
     expect(Date.now() - started).toBeLessThan(1000);
-    const event = JSON.parse(text.split('data: ')[1]!.split('\n')[0]!) as { cells: { id: string; state: string; html: string }[] };
-    expect(event.cells[0]).toMatchObject({ id: 'shared|core/ConfigMap/shop/cm-00', state: 'Stalled' });
-    expect(event.cells[0]!.html).toContain('state-stalled');
+    // Earlier writes may share the stream; find this write's cell among the events.
+    const cells = text.split('\n').filter((line) => line.startsWith('data: '))
+      .flatMap((line) => (JSON.parse(line.slice(6)) as { cells: { id: string; state: string; html: string }[] }).cells);
+    const cell = cells.find((entry) => entry.id === 'shared|core/ConfigMap/shop/cm-00');
+    expect(cell).toMatchObject({ state: 'Stalled' });
+    expect(cell!.html).toContain('state-stalled');
     controller.abort();
   });
 });

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { applyObject, applyStatus, ClusterConnection, getObject } from '@tidemark/cluster';
 import { startPipelineHarness, type PipelineHarness } from '../support/pipeline-harness';
 import { installBuiltinCrds } from '../../apps/reconciler/src/builtin-crds';
-import { operatorToken, startDashboardFixture, viewerToken, type DashboardFixture } from './dashboard-fixture';
+import { operatorToken, seededStatus, stalledConditions, startDashboardFixture, viewerToken, type DashboardFixture } from './dashboard-fixture';
 import { artifactsDir, openChromium, signIn, type Chromium } from './chromium';
 
 const namespace = `dash-${randomUUID().slice(0, 8)}`;
@@ -143,6 +143,26 @@ describe('dashboard in Chromium', () => {
     }
     await page.goto(`${base}/`);
     expect(await page.locator('[data-count="total"]').textContent()).toBe(String((await harness.statusStore.list('shared')).length));
+  });
+
+  it('updates the overview counts and announces new objects on the list without a reload', async () => {
+    const { page } = browser;
+    await page.goto(`${base}/`);
+    await page.waitForSelector('#live-status.on');
+    await page.evaluate('window.tidemarkNoReload = "kept"');
+    const stalledBefore = Number(await page.locator('[data-count="Stalled"]').textContent());
+    const extra = seededStatus('shared', 'ConfigMap', namespace, 'late-arrival', { conditions: stalledConditions });
+    await harness.statusStore.put(extra);
+    await expect.poll(() => page.locator('[data-count="Stalled"]').textContent(), { timeout: 3_000 }).toBe(String(stalledBefore + 1));
+    expect(await page.evaluate('window.tidemarkNoReload')).toBe('kept');
+
+    await page.goto(`${base}/objects?namespace=${namespace}`);
+    await page.waitForSelector('#live-status.on');
+    expect(await page.locator('#live-notice').isVisible()).toBe(false);
+    await harness.statusStore.put({ ...extra, objectKey: `core/ConfigMap/${namespace}/later-still`, name: 'later-still' });
+    await page.locator('#live-notice').waitFor({ state: 'visible', timeout: 3_000 });
+    await harness.statusStore.delete('shared', extra.objectKey);
+    await harness.statusStore.delete('shared', `core/ConfigMap/${namespace}/later-still`);
   });
 
   it('does not let a viewer act: no buttons, and a forged form post is refused', async () => {

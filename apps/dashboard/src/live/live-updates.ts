@@ -15,6 +15,7 @@ export function cellEvent(changes: readonly CachedChange[]): string {
     id: cellId(change.cluster, change.objectKey),
     state: change.entry?.cell.state ?? 'Deleted',
     html: cellHtml(change.cluster, change.objectKey, change.entry?.cell).value,
+    ...(change.created ? { created: true } : {}),
   }));
   return `event: cells\ndata: ${JSON.stringify({ cells })}\n\n`;
 }

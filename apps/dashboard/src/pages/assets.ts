@@ -19,7 +19,7 @@ code, pre { font:12px ui-monospace, monospace; } pre { margin:0; white-space:pre
 .state-suspended, .state-unknown { color:var(--muted); border-color:var(--muted); }
 .cond-true { color:var(--ok); } .cond-false { color:var(--bad); } .cond-unknown { color:var(--muted); }
 .gen { font-size:12px; color:var(--muted); } .gen.behind { color:var(--warn); font-weight:600; }
-.muted { color:var(--muted); } .error { color:var(--bad); } .notice { padding:.5rem .8rem; background:#ddf4ff; border:1px solid #54aeff; margin-bottom:1rem; }
+.muted { color:var(--muted); } .error { color:var(--bad); } [hidden] { display:none !important; } .notice { padding:.5rem .8rem; background:#ddf4ff; border:1px solid #54aeff; margin-bottom:1rem; }
 .tiles { display:flex; flex-wrap:wrap; gap:.8rem; } .tile { background:#fff; border:1px solid var(--line); padding:.6rem 1rem; min-width:8rem; text-decoration:none; color:inherit; }
 .tile strong { display:block; font-size:1.6rem; } form.filters { display:flex; flex-wrap:wrap; gap:.5rem; margin-bottom:.8rem; align-items:end; }
 form.filters label { display:flex; flex-direction:column; font-size:12px; color:var(--muted); } form.inline { display:inline; }
@@ -73,7 +73,11 @@ export const script = `
   events.onerror = function () { if (dot) dot.classList.remove('on'); };
   events.addEventListener('cells', function (event) {
     var cells = JSON.parse(event.data).cells;
-    if (mode === 'cells') patch(cells);
+    if (mode === 'cells') {
+      patch(cells);
+      var notice = document.getElementById('live-notice');
+      if (notice && cells.some(function (cell) { return cell.created; })) notice.hidden = false;
+    }
     else if (mode === 'refresh') schedule();
     else if (mode === 'object' && cells.some(function (cell) { return cell.id === key; })) schedule();
   });

@@ -44,5 +44,5 @@ export function objectsPage(query: ObjectsQuery, matrix: MatrixPage, facets: Fac
     ? html`<p class="muted">No object matches these filters.</p>`
     : html`<table id="matrix"><thead><tr><th>Kind</th><th>Namespace</th><th>Name</th><th>Path</th>${matrix.clusters.map((cluster) => html`<th>${cluster}</th>`)}</tr></thead>
 <tbody>${matrix.rows.map((item) => row(item, matrix.clusters))}</tbody></table>`;
-  return html`<h1>Objects</h1>${filterForm(query, facets, allClusters)}${pager(query, matrix)}${body}${matrix.pages > 1 ? pager(query, matrix) : ''}`;
+  return html`<h1>Objects</h1><p id="live-notice" class="notice" hidden>New objects arrived since this page was loaded. <a href="">Reload the list</a> to see them.</p>${filterForm(query, facets, allClusters)}${pager(query, matrix)}${body}${matrix.pages > 1 ? pager(query, matrix) : ''}`;
 }

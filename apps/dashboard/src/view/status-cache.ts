@@ -17,6 +17,8 @@ export interface CachedChange {
   objectKey: string;
   /** undefined when the record was deleted. */
   entry?: CachedStatus;
+  /** True when the object was not known on any cluster before: a list may need a new row. */
+  created?: boolean;
 }
 
 export interface StatusCacheOptions {
@@ -119,9 +121,11 @@ export class StatusCache {
     const batch = [...this.pending].map((entry) => entry.split('\n') as [string, string]);
     this.pending.clear();
     const statuses = await Promise.all(batch.map(([cluster, key]) => this.options.store.get(cluster, key).catch(() => undefined)));
-    const changes = batch.map(([cluster, objectKey], index) => {
+    const changes = batch.map(([cluster, objectKey], index): CachedChange => {
+      const known = this.byKey.has(objectKey);
       const entry = this.set(cluster, objectKey, statuses[index]);
-      return entry ? { cluster, objectKey, entry } : { cluster, objectKey };
+      if (!entry) return { cluster, objectKey };
+      return known ? { cluster, objectKey, entry } : { cluster, objectKey, entry, created: true };
     });
     this.version += 1;
     for (const listener of this.listeners) listener(changes);
