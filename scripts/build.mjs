@@ -1,10 +1,18 @@
 // Bundles each app into one ES module, apps/<app>/dist/main.js, for Node 20. Workspace
-// libraries (@tidemark/*) are bundled in; npm packages stay external and load from
-// node_modules at run time, so native and optional dependencies keep working.
+// libraries (@tidemark/*) are bundled in; npm packages stay external and load from the top-level
+// node_modules at run time, so native and optional dependencies keep working. Two exceptions keep
+// the image (which ships only the top-level production node_modules) working:
+// - a package a workspace holds its own copy of (libs/x/node_modules/y, another version than the
+//   hoisted one) is bundled from that copy, so the version the library asked for runs;
+// - an external package that is missing at the top level, or there only as a dev dependency
+//   (gone after `npm prune --omit=dev`), fails the build with its name.
 // Usage: node scripts/build.mjs [--outdir DIR]   (npm run build type-checks first)
 // With --outdir (relative to the repository) each bundle goes to DIR/<app>/main.js instead;
 // the tests use it to run the bundles without touching apps/*/dist.
 import { build } from 'esbuild';
+import { existsSync, readFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
@@ -13,18 +21,48 @@ const apps = ['reconciler', 'dashboard'];
 const { values: options } = parseArgs({ options: { outdir: { type: 'string' } } });
 const outfileOf = (app) => (options.outdir ? `${options.outdir}/${app}/main.js` : `apps/${app}/dist/main.js`);
 
-/** externalNpmPackages marks every bare import external except the workspace's own @tidemark/* libraries. */
-const externalNpmPackages = {
-  name: 'external-npm-packages',
-  setup(builder) {
-    builder.onResolve({ filter: /^[^./]/ }, (args) => {
-      if (args.path.startsWith('@tidemark/')) return undefined;
-      return { path: args.path, external: true };
-    });
-  },
-};
+const lockedPackages = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8')).packages;
+
+/** packageName is the npm package of a bare import: 'a/b' -> 'a', '@s/a/b' -> '@s/a'. */
+function packageName(specifier) {
+  const parts = specifier.split('/');
+  return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
+}
+
+/** workspaceOf is the workspace folder (apps/x or libs/x) a file belongs to, if any. */
+function workspaceOf(file) {
+  return /^(apps|libs)\/[^/]+/.exec(relative(root, file))?.[0];
+}
+
+/** externalNpmPackages marks bare imports external (recording them) except @tidemark/* and workspace-local copies. */
+function externalNpmPackages(externals) {
+  return {
+    name: 'external-npm-packages',
+    setup(builder) {
+      builder.onResolve({ filter: /^[^./]/ }, (args) => {
+        if (args.path.startsWith('@tidemark/')) return undefined;
+        const name = packageName(args.path);
+        if (args.path.startsWith('node:') || builtinModules.includes(name)) return { path: args.path, external: true };
+        const workspace = workspaceOf(args.importer);
+        if (workspace && existsSync(join(root, workspace, 'node_modules', name))) return undefined;
+        externals.add(name);
+        return { path: args.path, external: true };
+      });
+    },
+  };
+}
+
+/** checkExternals fails when a production image would not have an external package. */
+function checkExternals(app, externals) {
+  for (const name of externals) {
+    const locked = lockedPackages[`node_modules/${name}`];
+    if (!locked) throw new Error(`apps/${app}: imports ${name}, which is not installed at the top level of node_modules; add it to the importing workspace's dependencies`);
+    if (locked.dev) throw new Error(`apps/${app}: imports ${name}, which is only a dev dependency at the top level and is pruned from the image; add it to the importing workspace's dependencies`);
+  }
+}
 
 for (const app of apps) {
+  const externals = new Set();
   const result = await build({
     absWorkingDir: root,
     entryPoints: [`apps/${app}/src/main.ts`],
@@ -37,9 +75,10 @@ for (const app of apps) {
     legalComments: 'none',
     logLevel: 'warning',
     metafile: true,
-    plugins: [externalNpmPackages],
+    plugins: [externalNpmPackages(externals)],
     banner: { js: '#!/usr/bin/env node' },
   });
+  checkExternals(app, externals);
   const bytes = Object.values(result.metafile.outputs).reduce((sum, output) => sum + output.bytes, 0);
   console.log(`built ${outfileOf(app)} (${Math.round(bytes / 1024)} KiB with its source map)`);
 }
