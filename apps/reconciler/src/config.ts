@@ -45,6 +45,11 @@ const ConfigInput = Type.Object({
     concurrency: Type.Optional(Type.Integer({ minimum: 1, maximum: 256 })),
   }, { additionalProperties: false })),
   resyncIntervalMs: Type.Optional(Type.Integer({ minimum: 10_000 })),
+  healthCheck: Type.Optional(Type.Object({
+    intervalMs: Type.Optional(Type.Integer({ minimum: 200 })),
+    timeoutMs: Type.Optional(Type.Integer({ minimum: 100 })),
+    failureThreshold: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+  }, { additionalProperties: false })),
   fullResyncIntervalMs: Type.Optional(Type.Integer({ minimum: 60_000 })),
   http: Type.Optional(Type.Object({
     port: Type.Integer({ minimum: 0, maximum: 65535 }),
@@ -78,6 +83,8 @@ export interface ReconcilerConfig {
   readonly clusters: readonly ClusterConfig[];
   readonly concurrency: number;
   readonly resyncIntervalMs: number;
+  /** Cluster health checks: how often, how slow counts as down, how many failures make it Unavailable. */
+  readonly healthCheck: { readonly intervalMs: number; readonly timeoutMs: number; readonly failureThreshold: number };
   readonly fullResyncIntervalMs: number;
   /** Health, readiness, metrics and webhooks are served here. @defaultValue 0.0.0.0:9464 */
   readonly http: { readonly port: number; readonly host: string };
@@ -106,8 +113,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, path = env.TIDE
     sources: input.sources.map((source, index) => parseSourceSpec(resolveSourceAuth(source, where(`sources[${index}]`), base, env), where(`sources[${index}]`))),
     clusters: input.clusters.map((cluster, index) => clusterConfig(cluster, where(`clusters[${index}]`), base)),
     concurrency: input.workers?.concurrency ?? 4,
-    resyncIntervalMs: input.resyncIntervalMs ?? 300_000,
-    fullResyncIntervalMs: input.fullResyncIntervalMs ?? 3_600_000,
+    ...intervals(input),
     http: { port: input.http?.port ?? 9464, host: input.http?.host ?? '0.0.0.0' },
     webhooks: webhooks(input, where, base, env),
     logLevel: env.TIDEMARK_LOG_LEVEL ?? 'info',
@@ -116,6 +122,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, path = env.TIDE
 
 function redisOptions(input: ConfigInput, env: NodeJS.ProcessEnv): Pick<ReconcilerConfig, 'redisPrefix' | 'allowEviction'> {
   return { redisPrefix: input.redis?.prefix ?? 'tidemark', allowEviction: input.redis?.allowEviction ?? env.TIDEMARK_ALLOW_EVICTION === 'true' };
+}
+
+function intervals(input: ConfigInput): Pick<ReconcilerConfig, 'resyncIntervalMs' | 'fullResyncIntervalMs' | 'healthCheck'> {
+  const health = input.healthCheck ?? {};
+  return {
+    resyncIntervalMs: input.resyncIntervalMs ?? 300_000,
+    fullResyncIntervalMs: input.fullResyncIntervalMs ?? 3_600_000,
+    healthCheck: { intervalMs: health.intervalMs ?? 5_000, timeoutMs: health.timeoutMs ?? 5_000, failureThreshold: health.failureThreshold ?? 2 },
+  };
 }
 
 function roleOf(value = 'all'): ReconcilerConfig['role'] {

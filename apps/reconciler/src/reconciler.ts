@@ -16,6 +16,8 @@ import { gitDesiredState } from './desired-state';
 import { installBuiltinCrds } from './builtin-crds';
 import { routePoll } from './route-poll';
 import { startHttpServer, type HttpServer } from './http-server';
+import { requeueCluster } from './recover-cluster';
+import { startHealthMonitor } from '@tidemark/cluster-health';
 import { startFullResync } from './full-resync';
 import { startOwnedWatches, startReferenceWatches } from '@tidemark/watches';
 import { ReconcilerMetrics } from './metrics/reconciler-metrics';
@@ -104,6 +106,16 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
     stops.push(() => watches.stop());
     const owned = startOwnedWatches({ clusters: clusters.main, statusStore, queues, redis, keyPrefix: `${config.redisPrefix}:`, log });
     stops.push(() => owned.stop());
+    const keyPrefix = `${config.redisPrefix}:`;
+    const health = startHealthMonitor({
+      clusters: clusters.main, queues, statusStore, redis, keyPrefix, log,
+      intervalMs: config.healthCheck.intervalMs, timeoutMs: config.healthCheck.timeoutMs, failureThreshold: config.healthCheck.failureThreshold,
+      onRecovered: async (cluster) => {
+        const requeued = await requeueCluster(cluster, { redis, keyPrefix, statusStore, queues });
+        log.info({ cluster, requeued }, 're-enqueued the objects of a recovered cluster');
+      },
+    });
+    stops.push(() => health.stop());
   }
 
   let poller: Poller | undefined;

@@ -1,0 +1,122 @@
+import { randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type { ClusterConnection } from '@tidemark/cluster';
+import { ConditionType, Reason, setCondition } from '@tidemark/contracts';
+import { SourceLease } from '@tidemark/poller';
+import type { StatusStore } from '@tidemark/status-store';
+import { readClusterHealth, writeClusterHealth, type ClusterHealth } from './cluster-health-record';
+
+/** QueueSwitch is the part of the queues the monitor drives. */
+export interface QueueSwitch {
+  pause(cluster: string): Promise<void>;
+  resume(cluster: string): Promise<void>;
+}
+
+export interface HealthMonitorOptions {
+  clusters: ReadonlyMap<string, ClusterConnection>;
+  queues: QueueSwitch;
+  statusStore: StatusStore;
+  redis: Redis;
+  keyPrefix: string;
+  /** Called once a cluster is back, to re-enqueue its objects. */
+  onRecovered(cluster: string): Promise<void>;
+  /** @defaultValue 5000 */
+  intervalMs?: number;
+  /** A health request slower than this fails. @defaultValue 5000 */
+  timeoutMs?: number;
+  /** Consecutive failures before a cluster is Unavailable. @defaultValue 2 */
+  failureThreshold?: number;
+  log?: { info(fields: Record<string, unknown>, message: string): void; warn(fields: Record<string, unknown>, message: string): void };
+}
+
+/**
+ * startHealthMonitor checks each cluster's /readyz on an interval (one process per cluster, by
+ * lease). A cluster that fails repeatedly, or answers too slowly, becomes Unavailable: its
+ * queue is paused, so its jobs wait instead of failing in a loop, and its objects say why.
+ * The first good answer resumes the queue and re-enqueues the cluster's objects.
+ */
+export function startHealthMonitor(options: HealthMonitorOptions): { stop(): Promise<void>; checkNow(): Promise<void> } {
+  const owner = `${process.pid}:${randomUUID().slice(0, 8)}`;
+  const monitors = [...options.clusters].map(([name, connection]) => new ClusterMonitor(name, connection, owner, options));
+  const checkNow = async () => {
+    await Promise.all(monitors.map((monitor) => monitor.check().catch((error: unknown) => options.log?.warn({ cluster: monitor.name, err: String(error) }, 'health check bookkeeping failed'))));
+  };
+  const timer = setInterval(() => void checkNow(), options.intervalMs ?? 5_000);
+  timer.unref();
+  void checkNow();
+  return {
+    checkNow,
+    async stop() {
+      clearInterval(timer);
+      await Promise.all(monitors.map((monitor) => monitor.release()));
+    },
+  };
+}
+
+class ClusterMonitor {
+  private failures = 0;
+  private readonly lease: SourceLease;
+
+  constructor(readonly name: string, private readonly connection: ClusterConnection, owner: string, private readonly options: HealthMonitorOptions) {
+    this.lease = new SourceLease(options.redis, `${options.keyPrefix}lease:health:${name}`, owner, Math.max(3 * (options.intervalMs ?? 5_000), 1_000));
+  }
+
+  async check(): Promise<void> {
+    if (!(await this.lease.acquire())) return;
+    const started = performance.now();
+    const problem = await this.probe();
+    const latencyMs = Math.round(performance.now() - started);
+    const previous = await readClusterHealth(this.options.redis, this.options.keyPrefix, this.name);
+    const now = new Date().toISOString();
+    if (!problem) {
+      this.failures = 0;
+      await this.becomeAvailable(previous, latencyMs, now);
+      return;
+    }
+    this.failures += 1;
+    if (this.failures >= (this.options.failureThreshold ?? 2)) await this.becomeUnavailable(previous, problem, latencyMs, now);
+  }
+
+  async release(): Promise<void> {
+    await this.lease.release().catch(() => false);
+  }
+
+  private async probe(): Promise<string | undefined> {
+    const timeoutMs = this.options.timeoutMs ?? 5_000;
+    try {
+      await this.connection.client.request({ method: 'GET', path: '/readyz', what: `health check of ${this.name}`, timeoutMs });
+      return undefined;
+    } catch (error) {
+      return error instanceof Error ? error.message : String(error);
+    }
+  }
+
+  private async becomeAvailable(previous: ClusterHealth, latencyMs: number, now: string): Promise<void> {
+    const recovering = previous.state === 'Unavailable';
+    if (recovering || previous.queuePaused) await this.options.queues.resume(this.name);
+    await writeClusterHealth(this.options.redis, this.options.keyPrefix, { cluster: this.name, state: 'Available', since: previous.state === 'Available' ? previous.since : now, lastCheck: now, latencyMs, queuePaused: false });
+    if (recovering) {
+      this.options.log?.info({ cluster: this.name }, 'cluster is available again; queue resumed');
+      await this.options.onRecovered(this.name);
+    }
+  }
+
+  private async becomeUnavailable(previous: ClusterHealth, problem: string, latencyMs: number, now: string): Promise<void> {
+    const message = `Cluster ${this.name} is unavailable: ${problem}. Its queue is paused until it answers again.`;
+    await writeClusterHealth(this.options.redis, this.options.keyPrefix, { cluster: this.name, state: 'Unavailable', since: previous.state === 'Unavailable' ? previous.since : now, lastCheck: now, latencyMs, message, queuePaused: true });
+    if (previous.state === 'Unavailable') return;
+    await this.options.queues.pause(this.name);
+    this.options.log?.warn({ cluster: this.name, problem }, 'cluster unavailable; queue paused');
+    await this.markObjectsWaiting(message);
+  }
+
+  /** markObjectsWaiting tells each of the cluster's objects why nothing happens to it. */
+  private async markObjectsWaiting(message: string): Promise<void> {
+    for (const record of await this.options.statusStore.list(this.name)) {
+      const generation = record.observedGeneration ?? 0;
+      let conditions = setCondition(record.conditions, { type: ConditionType.Ready, status: 'Unknown', observedGeneration: generation, reason: Reason.ClusterUnavailable, message });
+      conditions = setCondition(conditions, { type: ConditionType.Reconciling, status: 'True', observedGeneration: generation, reason: Reason.ClusterUnavailable, message });
+      await this.options.statusStore.put({ ...record, conditions, updatedAt: new Date().toISOString() });
+    }
+  }
+}

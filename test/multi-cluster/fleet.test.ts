@@ -1,0 +1,134 @@
+// Multi-cluster fan-out on three real control planes: placement by path and annotation, prune on
+// leaving a placement, and isolation: a stopped cluster and a slowed one hold up only themselves.
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createHmac, randomUUID } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { ClusterConnection, getObject } from '@tidemark/cluster';
+import { findCondition } from '@tidemark/contracts';
+import { startControlPlanes, startDelayingProxy, startGitServer, type ControlPlane, type DelayingProxy, type GitServer, type WorkingCopy } from '@tidemark/testing';
+import { loadConfig } from '../../apps/reconciler/src/config';
+import { createLogger } from '../../apps/reconciler/src/logger';
+import { startReconciler, type RunningReconciler } from '../../apps/reconciler/src/reconciler';
+import { readClusterHealth } from '@tidemark/cluster-health';
+import { Redis } from 'ioredis';
+
+const namespace = 'fleet';
+const secret = `hook-${randomUUID()}`;
+const prefix = `fleet-${randomUUID().slice(0, 8)}`;
+let planes: ControlPlane[];
+let proxy: DelayingProxy;
+let git: GitServer;
+let repo: WorkingCopy;
+let workDir: string;
+let reconciler: RunningReconciler;
+let redis: Redis;
+const connections = new Map<string, ClusterConnection>();
+
+const configMap = (name: string, annotations: Record<string, string> = {}) =>
+  stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace, annotations }, data: { name } });
+const placement = (appsSelector: Record<string, string>) => stringify({
+  apiVersion: 'tidemark.dev/v1alpha1', kind: 'Placement', metadata: { name: 'fleet' },
+  spec: { rules: [{ paths: ['apps/'], clusterSelector: { matchLabels: appsSelector } }, { paths: ['dev/'], clusterSelector: { matchLabels: { env: 'dev' } } }] },
+});
+const present = async (cluster: string, name: string) => Boolean(await getObject(connections.get(cluster)!, { apiVersion: 'v1', kind: 'ConfigMap', namespace, name }).catch(() => undefined));
+
+async function pushAndNotify(message: string): Promise<void> {
+  await repo.commitAndPush(message);
+  const body = JSON.stringify({ ref: 'refs/heads/main' });
+  const response = await fetch(`http://${reconciler.http.address}/hooks/fleet`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-github-event': 'push', 'x-hub-signature-256': `sha256=${createHmac('sha256', secret).update(body).digest('hex')}` },
+    body,
+  });
+  expect(response.status).toBe(202);
+}
+
+beforeAll(async () => {
+  planes = await startControlPlanes(3, 'fleet');
+  proxy = await startDelayingProxy(Number(new URL(planes[2]!.server).port), 0);
+  workDir = await mkdtemp(join(tmpdir(), 'tidemark-fleet-'));
+  const slowKubeconfig = join(workDir, 'lab.kubeconfig');
+  await writeFile(slowKubeconfig, planes[2]!.kubeconfig.replace(planes[2]!.server, `https://127.0.0.1:${proxy.port}`));
+  git = await startGitServer();
+  const url = await git.createRepository('fleet');
+  repo = await git.workingCopy('fleet');
+  await repo.write('base/ns.yaml', stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } }));
+  await repo.write('placement.yaml', placement({ env: 'prod' }));
+  await repo.write('apps/web.yaml', configMap('web'));
+  await repo.write('apps/us-only.yaml', configMap('us-only', { 'tidemark.dev/cluster-selector': 'region=us' }));
+  await repo.write('dev/tool.yaml', configMap('tool'));
+  await repo.commitAndPush('fleet');
+
+  const clusters = [
+    { name: 'east', labels: { env: 'prod', region: 'eu' }, kubeconfig: planes[0]!.kubeconfigPath },
+    { name: 'west', labels: { env: 'prod', region: 'us' }, kubeconfig: planes[1]!.kubeconfigPath },
+    { name: 'lab', labels: { env: 'dev' }, kubeconfig: slowKubeconfig },
+  ];
+  await writeFile(join(workDir, 'tidemark.yaml'), stringify({
+    redis: { url: inject('redisUrl'), prefix },
+    cacheDir: join(workDir, 'cache'),
+    sources: [{ name: 'fleet', url, ref: { branch: 'main' }, intervalMs: 600_000 }],
+    clusters,
+    http: { port: 0, host: '127.0.0.1' },
+    webhooks: [{ source: 'fleet', provider: 'github', secret: { env: 'FLEET_SECRET' } }],
+    healthCheck: { intervalMs: 300, timeoutMs: 1_500, failureThreshold: 2 },
+  }));
+  reconciler = await startReconciler(loadConfig({ TIDEMARK_CONFIG: join(workDir, 'tidemark.yaml'), FLEET_SECRET: secret }), createLogger('error'));
+  clusters.forEach((cluster, index) => connections.set(cluster.name, ClusterConnection.connect({ cluster: cluster.name, kubeconfig: planes[index]!.kubeconfig })));
+  redis = new Redis(inject('redisUrl'));
+});
+
+afterAll(async () => {
+  await reconciler?.stop();
+  connections.forEach((connection) => connection.close());
+  redis?.disconnect();
+  await proxy?.stop();
+  await git?.stop();
+  await Promise.all((planes ?? []).map((plane) => plane.stop()));
+  await rm(workDir, { recursive: true, force: true });
+});
+
+describe('fan-out to three clusters', () => {
+  it('places objects by path rule and by annotation, with status per object and cluster', async () => {
+    await expect.poll(() => present('east', 'web'), { timeout: 30_000 }).toBe(true);
+    await expect.poll(() => present('west', 'us-only'), { timeout: 30_000 }).toBe(true);
+    await expect.poll(() => present('lab', 'tool'), { timeout: 30_000 }).toBe(true);
+    expect([await present('west', 'web'), await present('lab', 'web'), await present('east', 'us-only'), await present('east', 'tool')]).toEqual([true, false, false, false]);
+    for (const cluster of ['east', 'west']) {
+      const status = await reconciler.statusStore.get(cluster, `core/ConfigMap/${namespace}/web`);
+      expect(findCondition(status?.conditions, 'Ready')?.status, cluster).toBe('True');
+    }
+    expect(await reconciler.statusStore.get('lab', `core/ConfigMap/${namespace}/web`)).toBeUndefined();
+  });
+
+  it('prunes an object from a cluster that leaves its placement', async () => {
+    await repo.write('placement.yaml', placement({ region: 'eu' }));
+    await pushAndNotify('apps only in eu');
+    await expect.poll(() => present('west', 'web'), { timeout: 20_000 }).toBe(false);
+    expect(await present('east', 'web')).toBe(true);
+    expect(await present('west', 'us-only')).toBe(true); // its annotation still picks west
+  });
+
+  it('keeps a stopped and a slowed cluster from holding up the third, and the stopped one converges after restart', async () => {
+    await planes[1]!.halt();
+    proxy.setDelay(150);
+    await expect.poll(async () => (await readClusterHealth(redis, `${prefix}:`, 'west')).state, { timeout: 20_000 }).toBe('Unavailable');
+    const names = Array.from({ length: 8 }, (_, index) => `wave-${index}`);
+    for (const name of names) await repo.write(`base/${name}.yaml`, configMap(name));
+    await pushAndNotify('a wave for every cluster');
+
+    await expect.poll(async () => (await Promise.all(names.map((name) => present('east', name)))).every(Boolean), { timeout: 20_000 }).toBe(true);
+    const waiting = await reconciler.statusStore.get('west', `core/ConfigMap/${namespace}/us-only`);
+    expect(findCondition(waiting?.conditions, 'Ready')).toMatchObject({ status: 'Unknown', reason: 'ClusterUnavailable' });
+    expect((await readClusterHealth(redis, `${prefix}:`, 'west')).queuePaused).toBe(true);
+
+    await expect.poll(async () => (await Promise.all(names.map((name) => present('lab', name)))).every(Boolean), { timeout: 60_000 }).toBe(true);
+    await planes[1]!.restart();
+    await expect.poll(async () => (await Promise.all(names.map((name) => present('west', name)))).every(Boolean), { timeout: 60_000 }).toBe(true);
+    expect((await readClusterHealth(redis, `${prefix}:`, 'west')).state).toBe('Available');
+    await expect.poll(async () => findCondition((await reconciler.statusStore.get('west', `core/ConfigMap/${namespace}/us-only`))?.conditions, 'Ready')?.status, { timeout: 30_000 }).toBe('True');
+  });
+});
