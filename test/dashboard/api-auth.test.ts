@@ -135,6 +135,12 @@ describe('roles and CSRF', () => {
     const response = await fixture.app.inject({ method: 'POST', url: '/api/queue/shared/retry', headers: bearer(operatorToken) });
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual({ action: 'retry', cluster: 'shared', retried: 0 });
+
+    const { cookie, csrf } = await signIn(operatorToken);
+    const form = await fixture.app.inject({ method: 'POST', url: '/objects/shared/core/ConfigMap/shop/fresh/retry', payload: `_csrf=${encodeURIComponent(csrf)}`, headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(form.headers.location).toBe('/objects/shared/core/ConfigMap/shop/fresh?notice=retry-none');
+    const page = await fixture.app.inject({ url: String(form.headers.location), headers: { cookie } });
+    expect(page.body).toContain('Nothing to retry');
   });
 });
 

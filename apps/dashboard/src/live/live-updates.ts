@@ -9,6 +9,8 @@ export interface LiveUpdatesOptions {
   heartbeatMs?: number;
 }
 
+const maxBufferedBytes = 4 * 1024 * 1024;
+
 /** cellEvent renders changed cells once for every open stream (the markup of the matrix). */
 export function cellEvent(changes: readonly CachedChange[]): string {
   const cells = changes.map((change) => ({
@@ -28,7 +30,12 @@ export async function liveUpdates(app: FastifyInstance, { cache, heartbeatMs = 1
   const streams = new Set<ServerResponse>();
   const unsubscribe = cache.onChange((changes) => {
     const event = cellEvent(changes);
-    for (const stream of streams) stream.write(event);
+    for (const stream of streams) {
+      // A client that cannot keep up is dropped rather than buffered without bound; its
+      // EventSource reconnects and the page reloads its data.
+      if (stream.writableLength > maxBufferedBytes) stream.destroy();
+      else stream.write(event);
+    }
   });
   const heartbeat = setInterval(() => {
     for (const stream of streams) stream.write(': ping\n\n');

@@ -68,9 +68,10 @@ export const script = `
       if (cell) { cell.classList.add('flash'); element.replaceWith(cell); }
     });
   }
-  var events = new EventSource('/events');
-  events.onopen = function () { if (dot) dot.classList.add('on'); };
-  events.onerror = function () { if (dot) dot.classList.remove('on'); };
+  var events = new EventSource('/events'), lost = false;
+  // After a lost connection, changes may have been missed: reload the data once reconnected.
+  events.onopen = function () { if (dot) dot.classList.add('on'); if (lost) { lost = false; refresh(); } };
+  events.onerror = function () { if (dot) dot.classList.remove('on'); lost = true; };
   events.addEventListener('cells', function (event) {
     var cells = JSON.parse(event.data).cells;
     if (mode === 'cells') {

@@ -6,7 +6,7 @@ import type { ConditionFilter } from '../view/cell-state';
 import type { DashboardData } from '../view/dashboard-data';
 import { notFound } from '../api/dashboard-error';
 import { objectKeyOf, objectPath } from '../api/object-key-params';
-import { ObjectKeyParams, ObjectsQuery } from '../api/schemas';
+import { ObjectKeyParams, ObjectsQuery, type ActionResult } from '../api/schemas';
 import { cellId } from './cell';
 import type { SafeHtml } from './html';
 import { layout, type LayoutOptions } from './layout';
@@ -25,8 +25,14 @@ const notices: Record<string, string> = {
   suspend: 'Suspended: the pipeline skips this object until it is resumed.',
   resume: 'Resumed, and a reconcile is queued.',
   retry: 'Failed runs are queued again.',
+  'retry-none': 'Nothing to retry: no failed or stalled run was found.',
 };
 const NoticeQuery = Type.Object({ notice: Type.Optional(Type.String({ maxLength: 20 })) });
+
+/** noticeFor names the notice of an action's result; a retry of nothing says so. */
+function noticeFor(verb: string, result: ActionResult): string {
+  return verb === 'retry' && result.retried === 0 ? 'retry-none' : verb;
+}
 
 function sendPage(reply: FastifyReply, options: LayoutOptions, main: SafeHtml): FastifyReply {
   return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(layout(options, main).value);
@@ -72,12 +78,12 @@ function registerFormActions(app: FastifyInstance, actions: Actions): void {
   for (const [verb, run] of Object.entries(verbs)) {
     app.post<{ Params: ObjectKeyParams }>(`/objects/:cluster/:group/:kind/:namespace/:name/${verb}`, { schema: { hide: true, params: ObjectKeyParams, body: FormBody }, preHandler: requireOperator }, async (request, reply) => {
       const key = objectKeyOf(request.params);
-      await run.call(actions, request.params.cluster, key);
-      return reply.redirect(`/objects/${objectPath(request.params.cluster, key)}?notice=${verb}`, 303);
+      const result = await run.call(actions, request.params.cluster, key);
+      return reply.redirect(`/objects/${objectPath(request.params.cluster, key)}?notice=${noticeFor(verb, result)}`, 303);
     });
   }
   app.post<{ Params: { cluster: string }; Body: { objectKey?: string } }>('/queue/:cluster/retry', { schema: { hide: true, body: FormBody }, preHandler: requireOperator }, async (request, reply) => {
-    await actions.retry(request.params.cluster, request.body.objectKey || undefined);
-    return reply.redirect('/queue?notice=retry', 303);
+    const result = await actions.retry(request.params.cluster, request.body.objectKey || undefined);
+    return reply.redirect(`/queue?notice=${noticeFor('retry', result)}`, 303);
   });
 }
