@@ -11,6 +11,7 @@ import type { AccessToken } from './auth/principal';
 import { SessionCodec } from './auth/session-cookie';
 import { TokenIndex } from './auth/token-index';
 import { liveUpdates } from './live/live-updates';
+import { registerMetrics } from './metrics-routes';
 import { script, stylesheet } from './pages/assets';
 import { pageRoutes } from './pages/page-routes';
 import { Actions } from './view/actions';
@@ -84,6 +85,7 @@ export async function buildDashboard(deps: DashboardDeps): Promise<FastifyInstan
   });
   app.get('/assets/app.css', { schema: { hide: true } }, async (_request, reply) => reply.type('text/css; charset=utf-8').header('cache-control', 'max-age=300').send(stylesheet));
   app.get('/assets/app.js', { schema: { hide: true } }, async (_request, reply) => reply.type('text/javascript; charset=utf-8').header('cache-control', 'max-age=300').send(script));
+  registerMetrics(app, { statusStore: deps.statusStore, queues: deps.queues });
   await app.register(loginRoutes, { tokens, sessions, secureCookies: deps.auth.secureCookies ?? false });
 
   // Everything below needs a principal: the hook is encapsulated in this scope.
