@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { KubeConfig } from '@kubernetes/client-node';
-import { ClusterConnection, type KubeClientOptions } from '@tidemark/cluster';
+import { ClusterConnection, getObject, type KubeClientOptions } from '@tidemark/cluster';
 import type { ClusterConfig } from './config';
 
 /** ClusterSet holds, per cluster, the main connection and the one for a kind's partial patches. */
@@ -11,18 +11,19 @@ export interface ClusterSet {
 }
 
 /**
- * connectClusters builds the connections; it reads kubeconfigs but opens no socket yet.
- * `observe` gives each cluster's client a hook called after every API request (metrics).
+ * connectClusters builds the connections. Kubeconfig files and in-cluster config come first;
+ * clusters whose kubeconfig is in a Secret are then read through the cluster that holds it.
+ * Credentials stay in memory: never in Git, Redis, logs or errors. `observe` gives each
+ * cluster's client a hook called after every API request (metrics).
  */
-export function connectClusters(clusters: readonly ClusterConfig[], observe?: (cluster: string) => KubeClientOptions['onResponse']): ClusterSet {
+export async function connectClusters(clusters: readonly ClusterConfig[], observe?: (cluster: string) => KubeClientOptions['onResponse']): Promise<ClusterSet> {
   const main = new Map<string, ClusterConnection>();
-  const actions = new Map<string, ClusterConnection>();
-  for (const cluster of clusters) {
-    const kubeconfig = loadKubeconfig(cluster);
-    const connection = ClusterConnection.connect({ cluster: cluster.name, kubeconfig, allowExecPlugins: cluster.allowExecPlugins, fieldManager: 'tidemark', onResponse: observe?.(cluster.name) });
-    main.set(cluster.name, connection);
-    actions.set(cluster.name, connection.asManager('tidemark-actions'));
-  }
+  const add = (cluster: ClusterConfig, kubeconfig: KubeConfig) => {
+    main.set(cluster.name, ClusterConnection.connect({ cluster: cluster.name, kubeconfig, allowExecPlugins: cluster.allowExecPlugins, fieldManager: 'tidemark', onResponse: observe?.(cluster.name) }));
+  };
+  for (const cluster of clusters) if (!cluster.kubeconfigSecret) add(cluster, loadKubeconfig(cluster));
+  for (const cluster of clusters) if (cluster.kubeconfigSecret) add(cluster, await kubeconfigFromSecret(cluster, main));
+  const actions = new Map([...main].map(([name, connection]) => [name, connection.asManager('tidemark-actions')]));
   return {
     main,
     actions,
@@ -42,6 +43,24 @@ function loadKubeconfig(cluster: ClusterConfig): KubeConfig {
     config.loadFromString(readFileSync(cluster.kubeconfigPath!, 'utf8'));
   } catch (error) {
     throw new Error(`cluster ${cluster.name}: cannot load kubeconfig ${cluster.kubeconfigPath}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  return config;
+}
+
+async function kubeconfigFromSecret(cluster: ClusterConfig, connected: ReadonlyMap<string, ClusterConnection>): Promise<KubeConfig> {
+  const ref = cluster.kubeconfigSecret!;
+  const where = `cluster ${cluster.name}: kubeconfigSecret ${ref.namespace}/${ref.name} key ${ref.key} on cluster ${ref.cluster}`;
+  const holder = connected.get(ref.cluster);
+  if (!holder) throw new Error(`${where}: cluster ${ref.cluster} is not registered with a kubeconfig file or inCluster`);
+  const secret = (await getObject(holder, { apiVersion: 'v1', kind: 'Secret', namespace: ref.namespace, name: ref.name })) as { data?: Record<string, string> } | undefined;
+  const encoded = secret?.data?.[ref.key];
+  if (!encoded) throw new Error(`${where}: the Secret or its key does not exist`);
+  const config = new KubeConfig();
+  try {
+    config.loadFromString(Buffer.from(encoded, 'base64').toString('utf8'));
+  } catch {
+    // The parser's message could quote the content; say only where.
+    throw new Error(`${where}: the value is not a valid kubeconfig`);
   }
   return config;
 }

@@ -29,6 +29,12 @@ const ClusterInput = Type.Object({
   labels: Type.Optional(Type.Record(Type.String(), Type.String())),
   kubeconfig: Type.Optional(Type.String({ minLength: 1 })),
   inCluster: Type.Optional(Type.Boolean()),
+  kubeconfigSecret: Type.Optional(Type.Object({
+    cluster: Type.String({ minLength: 1 }),
+    namespace: Type.String({ minLength: 1 }),
+    name: Type.String({ minLength: 1 }),
+    key: Type.Optional(Type.String({ minLength: 1 })),
+  }, { additionalProperties: false })),
   allowExecPlugins: Type.Optional(Type.Boolean()),
 }, { additionalProperties: false });
 
@@ -66,9 +72,11 @@ type ConfigInput = Static<typeof ConfigInput>;
 export interface ClusterConfig {
   readonly name: string;
   readonly labels: Readonly<Record<string, string>>;
-  /** Path of a kubeconfig file; absent with inCluster. */
+  /** Path of a kubeconfig file; absent with inCluster or kubeconfigSecret. */
   readonly kubeconfigPath?: string;
   readonly inCluster: boolean;
+  /** A Secret holding the kubeconfig, read through another registered cluster (the management one). */
+  readonly kubeconfigSecret?: { readonly cluster: string; readonly namespace: string; readonly name: string; readonly key: string };
   readonly allowExecPlugins: boolean;
 }
 
@@ -192,13 +200,14 @@ function readSecret(ref: Static<typeof SecretRef>, where: string, base: string, 
 }
 
 function clusterConfig(cluster: Static<typeof ClusterInput>, where: string, base: string): ClusterConfig {
-  if (Boolean(cluster.kubeconfig) === Boolean(cluster.inCluster)) {
-    throw new ConfigError(`${where}: set exactly one of kubeconfig (a file path) or inCluster: true`);
-  }
+  const ways = [cluster.kubeconfig, cluster.inCluster, cluster.kubeconfigSecret].filter(Boolean).length;
+  if (ways !== 1) throw new ConfigError(`${where}: set exactly one of kubeconfig (a file path), inCluster: true, or kubeconfigSecret`);
+  const secret = cluster.kubeconfigSecret;
   return {
     name: cluster.name,
     labels: cluster.labels ?? {},
     ...(cluster.kubeconfig ? { kubeconfigPath: resolvePath(base, cluster.kubeconfig) } : {}),
+    ...(secret ? { kubeconfigSecret: { ...secret, key: secret.key ?? 'kubeconfig' } } : {}),
     inCluster: cluster.inCluster ?? false,
     allowExecPlugins: cluster.allowExecPlugins ?? false,
   };

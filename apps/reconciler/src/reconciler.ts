@@ -57,7 +57,7 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
   stops.push(() => { redis.disconnect(); });
   const statusStore = new StatusStore({ redis, prefix: config.redisPrefix });
   const metrics = new ReconcilerMetrics();
-  const clusters = connectClusters(config.clusters, metrics.kubeObserver);
+  const clusters = await connectClusters(config.clusters, metrics.kubeObserver);
   stops.push(() => clusters.close());
   const clusterNames = config.clusters.map((cluster) => cluster.name);
   const kinds = createDefaultRegistry();
