@@ -4,7 +4,7 @@
 // sample Git server (deploy/docker/git-server.mjs) and applies to the rig's API server as the
 // ServiceAccount of the Kustomize base, so the RBAC there is shown to be enough for real work.
 import { randomUUID } from 'node:crypto';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -37,6 +37,19 @@ async function serviceAccountKubeconfig(folder: string): Promise<string> {
     contexts: [{ name: 'sa', context: { cluster: 'rig', user: 'reconciler' } }],
   }));
   return path;
+}
+
+/** workspaceManifests lists the package.json of every workspace, which `npm ci` needs. */
+async function workspaceManifests(): Promise<string[]> {
+  const root = JSON.parse(await readFile(join(repoRoot, 'package.json'), 'utf8')) as { workspaces: string[] };
+  const found: string[] = [];
+  for (const pattern of root.workspaces) {
+    const folders = pattern.endsWith('/*') ? (await readdir(join(repoRoot, pattern.slice(0, -2)))).map((name) => `${pattern.slice(0, -2)}/${name}`) : [pattern];
+    for (const folder of folders) {
+      if (await stat(join(repoRoot, folder, 'package.json')).then(() => true, () => false)) found.push(`${folder}/package.json`);
+    }
+  }
+  return found;
 }
 
 /** stagesOf splits a Dockerfile into its stages, each the list of its instructions (continuations joined). */
@@ -156,11 +169,52 @@ describe('the bundles the images run', () => {
       expect(reconciler.output()).not.toMatch(/forbidden/i);
     } finally {
       const exit = await reconciler.stop();
-      expect(exit.code, reconciler.output()).toBe(0);
+      expect(exit.code, `exit code ${exit.code} after ${exit.ms} ms; output:\n${reconciler.output()}`).toBe(0);
       // The manifests give it terminationGracePeriodSeconds: 60.
       expect(exit.ms).toBeLessThan(60_000);
     }
   }, 180_000);
+
+  it('run from the image\'s layout: production-only node_modules (npm ci --omit=dev) and the bundle, nothing else', async () => {
+    // The final stage of the Dockerfiles, without Docker: /app/package.json, /app/node_modules, /app/dist.
+    const image = join(scratch, 'image');
+    const manifests = ['package.json', 'package-lock.json', ...(await workspaceManifests())];
+    for (const file of manifests) {
+      await mkdir(join(image, 'src', file, '..'), { recursive: true });
+      await writeFile(join(image, 'src', file), await readFile(join(repoRoot, file)));
+    }
+    await run('npm', ['ci', '--omit=dev', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], join(image, 'src'));
+    await rm(join(image, 'src/node_modules/@tidemark'), { recursive: true, force: true });
+    for (const app of ['reconciler', 'dashboard']) {
+      await mkdir(join(image, app, 'dist'), { recursive: true });
+      await writeFile(join(image, app, 'package.json'), await readFile(join(repoRoot, `apps/${app}/package.json`)));
+      await writeFile(join(image, app, 'dist/main.js'), await readFile(join(repoRoot, outdir, app, 'main.js')));
+      await run('ln', ['-s', '../src/node_modules', join(image, app, 'node_modules')], image);
+    }
+    const httpPort = await freePort();
+    const config = join(scratch, 'image-tidemark.yaml');
+    await writeFile(config, [
+      `cacheDir: ${join(scratch, 'image-cache')}`,
+      `http: {port: ${httpPort}, host: 127.0.0.1}`,
+      `redis: {prefix: ${prefix}-image}`,
+      `sources: [{name: sample, url: "${gitUrl}", ref: {branch: main}, intervalMs: 60000}]`,
+      `clusters: [{name: rig, kubeconfig: "${inject('kubeconfigPath')}"}]`,
+    ].join('\n'));
+    const reconciler = startProgram(join(image, 'reconciler/dist/main.js'), { TIDEMARK_CONFIG: config, TIDEMARK_REDIS_URL: inject('redisUrl'), HOME: scratch });
+    const dashboardPort = await freePort();
+    const dashboard = startProgram(join(image, 'dashboard/dist/main.js'), {
+      TIDEMARK_REDIS_URL: inject('redisUrl'), TIDEMARK_REDIS_PREFIX: `${prefix}-image`, TIDEMARK_DASHBOARD_HOST: '127.0.0.1', TIDEMARK_DASHBOARD_PORT: String(dashboardPort),
+      TIDEMARK_DASHBOARD_TOKENS: JSON.stringify([{ name: 'admin', role: 'viewer', token: 'a-token-of-twenty-characters' }]), TIDEMARK_DASHBOARD_SESSION_SECRET: 's'.repeat(32),
+    });
+    try {
+      await waitForHttp(`http://127.0.0.1:${httpPort}/readyz`, reconciler);
+      await waitForHttp(`http://127.0.0.1:${dashboardPort}/healthz`, dashboard);
+    } finally {
+      const [reconcilerExit, dashboardExit] = await Promise.all([reconciler.stop(), dashboard.stop()]);
+      expect(reconcilerExit.code, `reconciler exit code ${reconcilerExit.code}; output:\n${reconciler.output()}`).toBe(0);
+      expect(dashboardExit.code, `dashboard exit code ${dashboardExit.code}; output:\n${dashboard.output()}`).toBe(0);
+    }
+  }, 300_000);
 
   it('the dashboard bundle serves /healthz from the same Redis and stops on SIGTERM', async () => {
     const port = await freePort();
@@ -177,7 +231,7 @@ describe('the bundles the images run', () => {
       await waitForHttp(`http://127.0.0.1:${port}/healthz`, dashboard);
     } finally {
       const exit = await dashboard.stop();
-      expect(exit.code, dashboard.output()).toBe(0);
+      expect(exit.code, `exit code ${exit.code} after ${exit.ms} ms; output:\n${dashboard.output()}`).toBe(0);
       expect(exit.ms).toBeLessThan(30_000);
     }
   }, 120_000);
