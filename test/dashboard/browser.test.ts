@@ -50,6 +50,8 @@ beforeAll(async () => {
   await harness.pushAndReconcile('add shop');
   await markDeploymentAvailable();
   await harness.reconcileKey(key, 'resync');
+  // The dashboard learns of writes through pub/sub: wait until it has the object before any page loads.
+  await expect.poll(async () => (await fixture.app.inject({ url: `/api/objects?namespace=${namespace}`, headers: { authorization: `Bearer ${viewerToken}` } })).json<{ total: number }>().total).toBe(1);
 });
 afterAll(async () => {
   await browser?.close();
@@ -143,6 +145,26 @@ describe('dashboard in Chromium', () => {
     }
     await page.goto(`${base}/`);
     expect(await page.locator('[data-count="total"]').textContent()).toBe(String((await harness.statusStore.list('shared')).length));
+  });
+
+  it('shows one column per cluster in the matrix, with the state of each cluster', async () => {
+    const { page } = browser;
+    const shop = (await harness.statusStore.get('shared', key))!;
+    const copies = [
+      { ...shop, cluster: 'edge', drift: [{ path: '/spec/replicas', desired: 2, live: 4, manager: 'kubectl-scale', detectedAt: new Date().toISOString() }] },
+      { ...shop, cluster: 'east', conditions: stalledConditions, observedGeneration: (shop.generation ?? 1) - 1 },
+    ];
+    await Promise.all(copies.map((copy) => harness.statusStore.put(copy)));
+    // New clusters are new columns, which only a page load adds: wait until the dashboard has the records.
+    await expect.poll(async () => (await fixture.app.inject({ url: '/api/objects?cluster=east', headers: { authorization: `Bearer ${viewerToken}` } })).json<{ total: number }>().total).toBe(1);
+    await page.goto(`${base}/objects?namespace=${namespace}`);
+    await page.waitForSelector(`td[data-cell="east|${key}"][data-state="Stalled"]`);
+    expect(await page.locator('#matrix thead th').allTextContents()).toEqual(['Kind', 'Namespace', 'Name', 'Path', 'east', 'edge', 'shared']);
+    expect(await page.locator(`td[data-cell="edge|${key}"]`).textContent()).toContain('Drifted');
+    expect(await page.locator(`td[data-cell="east|${key}"] .gen.behind`).count()).toBe(1);
+    await page.screenshot({ path: join(artifactsDir, 'objects-clusters.png'), fullPage: true });
+    await Promise.all(copies.map((copy) => harness.statusStore.delete(copy.cluster, key)));
+    await page.waitForSelector(`td[data-cell="east|${key}"].empty`);
   });
 
   it('updates the overview counts and announces new objects on the list without a reload', async () => {

@@ -1,4 +1,4 @@
-import type { ClusterQueueFigures } from '@tidemark/queue';
+import type { ClusterQueueFigures, DurationSummary } from '@tidemark/queue';
 import type { Principal } from '../auth/principal';
 import type { ClusterRow, QueueView } from '../view/dashboard-data';
 import { objectPath } from '../api/object-key-params';
@@ -18,12 +18,17 @@ function retryForm(cluster: string, principal: Principal | undefined, objectKey?
 ${objectKey ? html`<input type="hidden" name="objectKey" value="${objectKey}">` : ''}<button>${objectKey ? 'Retry' : 'Retry all failed'}</button></form>`;
 }
 
+/** percentiles shows p50 / p99, or a dash before any sample exists. */
+function percentiles(summary: DurationSummary): string {
+  return summary.count === 0 ? '—' : `${duration(summary.p50)} / ${duration(summary.p99)}`;
+}
+
 function clusterQueue(figures: ClusterQueueFigures, principal: Principal | undefined): SafeHtml {
   const { depth } = figures;
   return html`<section data-queue="${figures.cluster}"><h2>${figures.cluster} <small class="muted">${figures.queueName}${figures.paused ? ' · paused' : ''}</small> ${figures.failingObjects > 0 ? retryForm(figures.cluster, principal) : ''}</h2>
 <table><tr><th class="num">Waiting</th><th class="num">Active</th><th class="num">Delayed</th><th class="num">Failed jobs</th><th class="num">Failing objects</th><th class="num">Wait p50 / p99</th><th class="num">Run p50 / p99</th></tr>
 <tr><td class="num">${depth.waiting + depth.prioritized}</td><td class="num">${depth.active}</td><td class="num">${depth.delayed}</td><td class="num">${depth.failed}</td><td class="num">${figures.failingObjects}</td>
-<td class="num">${duration(figures.waitMs.p50)} / ${duration(figures.waitMs.p99)}</td><td class="num">${duration(figures.processingMs.p50)} / ${duration(figures.processingMs.p99)}</td></tr></table>
+<td class="num">${percentiles(figures.waitMs)}</td><td class="num">${percentiles(figures.processingMs)}</td></tr></table>
 ${figures.failures.length === 0 ? html`<p class="muted">No failing object.</p>` : html`<table class="failures"><tr><th>Object</th><th>Revision</th><th class="num">Failures</th><th>Code</th><th>Last error</th><th>When</th><th></th></tr>
 ${figures.failures.map((failure) => html`<tr><td><a href="/objects/${objectPath(figures.cluster, failure.objectKey)}">${failure.objectKey}</a></td><td>${shortRevision(failure.revision)}</td><td class="num">${failure.failures}</td>
 <td>${failure.code}${failure.terminal ? html` <span class="badge state-stalled">terminal</span>` : ''}</td><td class="error">${failure.message}</td><td>${timeAgo(failure.at)}</td><td>${retryForm(figures.cluster, principal, failure.objectKey)}</td></tr>`)}</table>`}</section>`;
