@@ -3,7 +3,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { parse as parseYaml } from 'yaml';
-import { parseSourceSpec, type SourceSpec } from '@tidemark/git-source';
+import { parseSourceSpec, SourceSpecError, type SourceSpec } from '@tidemark/git-source';
 
 /** ConfigError is a mistake in the configuration; its message names the file and field. */
 export class ConfigError extends Error {
@@ -118,7 +118,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, path = env.TIDE
     redisUrl,
     ...redisOptions(input, env),
     cacheDir: resolvePath(base, input.cacheDir ?? '.tidemark/cache'),
-    sources: input.sources.map((source, index) => parseSourceSpec(resolveSourceAuth(source, where(`sources[${index}]`), base, env), where(`sources[${index}]`))),
+    sources: input.sources.map((source, index) => sourceSpec(resolveSourceAuth(source, where(`sources[${index}]`), base, env), where(`sources[${index}]`))),
     clusters: input.clusters.map((cluster, index) => clusterConfig(cluster, where(`clusters[${index}]`), base)),
     concurrency: input.workers?.concurrency ?? 4,
     ...intervals(input),
@@ -139,6 +139,16 @@ function intervals(input: ConfigInput): Pick<ReconcilerConfig, 'resyncIntervalMs
     fullResyncIntervalMs: input.fullResyncIntervalMs ?? 3_600_000,
     healthCheck: { intervalMs: health.intervalMs ?? 5_000, timeoutMs: health.timeoutMs ?? 5_000, failureThreshold: health.failureThreshold ?? 2 },
   };
+}
+
+/** sourceSpec validates one source; its mistakes are configuration mistakes like any other. */
+function sourceSpec(input: Record<string, unknown>, where: string): SourceSpec {
+  try {
+    return parseSourceSpec(input, where);
+  } catch (error) {
+    if (error instanceof SourceSpecError) throw new ConfigError(error.message);
+    throw error;
+  }
 }
 
 function roleOf(value = 'all'): ReconcilerConfig['role'] {
