@@ -39,6 +39,17 @@ async function waitForCellState(state: string): Promise<number> {
   return seen - Date.parse(status!.updatedAt);
 }
 
+/** dashboardCount waits until the dashboard's objects API counts `total` rows for a query (writes arrive by pub/sub). */
+async function dashboardCount(query: string, total: number): Promise<void> {
+  const deadline = Date.now() + 5_000;
+  for (;;) {
+    const response = await fixture.app.inject({ url: `/api/objects?${query}`, headers: { authorization: `Bearer ${viewerToken}` } });
+    if (response.json<{ total: number }>().total === total) return;
+    if (Date.now() > deadline) throw new Error(`the dashboard did not show ${total} objects for ${query} within 5 s`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 beforeAll(async () => {
   harness = await startPipelineHarness(inject('kubeconfig'), inject('redisUrl'));
   await installBuiltinCrds(harness.connection, harness.kinds);
@@ -51,7 +62,7 @@ beforeAll(async () => {
   await markDeploymentAvailable();
   await harness.reconcileKey(key, 'resync');
   // The dashboard learns of writes through pub/sub: wait until it has the object before any page loads.
-  await expect.poll(async () => (await fixture.app.inject({ url: `/api/objects?namespace=${namespace}`, headers: { authorization: `Bearer ${viewerToken}` } })).json<{ total: number }>().total).toBe(1);
+  await dashboardCount(`namespace=${namespace}`, 1);
 });
 afterAll(async () => {
   await browser?.close();
@@ -156,7 +167,7 @@ describe('dashboard in Chromium', () => {
     ];
     await Promise.all(copies.map((copy) => harness.statusStore.put(copy)));
     // New clusters are new columns, which only a page load adds: wait until the dashboard has the records.
-    await expect.poll(async () => (await fixture.app.inject({ url: '/api/objects?cluster=east', headers: { authorization: `Bearer ${viewerToken}` } })).json<{ total: number }>().total).toBe(1);
+    await dashboardCount('cluster=east', 1);
     await page.goto(`${base}/objects?namespace=${namespace}`);
     await page.waitForSelector(`td[data-cell="east|${key}"][data-state="Stalled"]`);
     expect(await page.locator('#matrix thead th').allTextContents()).toEqual(['Kind', 'Namespace', 'Name', 'Path', 'east', 'edge', 'shared']);
