@@ -11,6 +11,8 @@ export default defineConfig({
           name: 'unit',
           include: ['libs/*/src/**/*.test.ts', 'apps/*/src/**/*.test.ts'],
           environment: 'node',
+          // Pure tests first, then the rig suites, each group with its own worker count.
+          sequence: { groupOrder: 0 },
         },
       },
       {
@@ -23,6 +25,7 @@ export default defineConfig({
           hookTimeout: 300_000,
           pool: 'forks',
           maxWorkers: 2,
+          sequence: { groupOrder: 1 },
         },
       },
     ],
