@@ -1,0 +1,79 @@
+// Records the server-side applies Tidemark sends, and replays them with a minimal client: one
+// keep-alive HTTPS agent, the kubeconfig's credentials, no discovery, no parsing beyond the status.
+import https from 'node:https';
+import http from 'node:http';
+import { KubeConfig } from '@kubernetes/client-node';
+import { KubeClient, type KubeRequest } from '@tidemark/cluster';
+
+/** RecordedApply is one SSA PATCH as Tidemark sent it. */
+export interface RecordedApply {
+  path: string;
+  query: Record<string, string>;
+  body: string;
+}
+
+/**
+ * recordApplies wraps KubeClient.request (bench only) and keeps every real (not dry-run) server-
+ * side apply of an object (not its /status) while `active()` is true.
+ */
+export function recordApplies(active: () => boolean): RecordedApply[] & { requests: number } {
+  const recorded = Object.assign([] as RecordedApply[], { requests: 0 });
+  const original = KubeClient.prototype.request;
+  KubeClient.prototype.request = function request<T>(this: KubeClient, call: KubeRequest): Promise<T> {
+    const isApply = call.contentType === 'application/apply-patch+yaml' && call.query?.dryRun === undefined && !call.path.endsWith('/status');
+    if (active()) recorded.requests += 1;
+    if (isApply && active()) {
+      const query = Object.fromEntries(Object.entries(call.query ?? {}).filter(([, value]) => value !== undefined).map(([key, value]) => [key, String(value)]));
+      recorded.push({ path: call.path, query, body: JSON.stringify(call.body) });
+    }
+    return original.call(this, call) as Promise<T>;
+  };
+  return recorded;
+}
+
+/** RawClient sends requests as plainly as Node can. */
+export class RawClient {
+  private readonly agent: https.Agent | http.Agent;
+  private readonly server: URL;
+  private readonly options: https.RequestOptions = {};
+
+  private constructor(private readonly config: KubeConfig, concurrency: number) {
+    this.server = new URL(config.getCurrentCluster()!.server);
+    this.agent = this.server.protocol === 'https:' ? new https.Agent({ keepAlive: true, maxSockets: concurrency }) : new http.Agent({ keepAlive: true, maxSockets: concurrency });
+  }
+
+  static async connect(kubeconfig: string, concurrency: number): Promise<RawClient> {
+    const config = new KubeConfig();
+    config.loadFromString(kubeconfig);
+    const client = new RawClient(config, concurrency);
+    await config.applyToHTTPSOptions(client.options);
+    return client;
+  }
+
+  /** send returns the HTTP status; the body is read and dropped. */
+  send(method: string, path: string, body?: string, contentType = 'application/json'): Promise<number> {
+    const transport = this.server.protocol === 'https:' ? https : http;
+    const headers: Record<string, string> = { ...(this.options.headers as Record<string, string> | undefined), accept: 'application/json' };
+    if (body !== undefined) Object.assign(headers, { 'content-type': contentType, 'content-length': String(Buffer.byteLength(body)) });
+    return new Promise((resolve, reject) => {
+      const request = transport.request({ ...this.options, host: this.server.hostname, port: this.server.port, method, path, headers, agent: this.agent }, (response) => {
+        response.resume();
+        response.on('end', () => resolve(response.statusCode ?? 0));
+      });
+      request.on('error', reject);
+      request.end(body);
+    });
+  }
+
+  /** apply sends one recorded SSA PATCH, with its namespace swapped when asked. */
+  async apply(recorded: RecordedApply, swap?: [string, string]): Promise<void> {
+    const path = swap ? recorded.path.replace(`/namespaces/${swap[0]}/`, `/namespaces/${swap[1]}/`) : recorded.path;
+    const body = swap ? recorded.body.replaceAll(`"namespace":"${swap[0]}"`, `"namespace":"${swap[1]}"`) : recorded.body;
+    const status = await this.send('PATCH', `${path}?${new URLSearchParams(recorded.query)}`, body, 'application/apply-patch+yaml');
+    if (status >= 300) throw new Error(`raw apply of ${path} answered ${status}`);
+  }
+
+  close(): void {
+    this.agent.destroy();
+  }
+}

@@ -1,0 +1,69 @@
+// A whole reconciler on the rig for end-to-end benches: Redis, a Git server, one API server.
+import { createHmac } from 'node:crypto';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { stringify } from 'yaml';
+import { startGitServer, startRedis, type GitServer, type TestRedis, type WorkingCopy } from '@tidemark/testing';
+import { loadConfig } from '../../apps/reconciler/src/config';
+import { startReconciler, type RunningReconciler } from '../../apps/reconciler/src/reconciler';
+
+export interface BenchStack {
+  redis: TestRedis;
+  git: GitServer;
+  repo: WorkingCopy;
+  reconciler: RunningReconciler;
+  /** notify sends the signed GitHub push webhook for the repository's HEAD. */
+  notify(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface BenchStackOptions {
+  workDir: string;
+  kubeconfigPath: string;
+  concurrency: number;
+  /** Files of the first commit. */
+  files: Record<string, string>;
+}
+
+const secret = 'bench-webhook-secret-0123456789';
+
+export async function startBenchStack(options: BenchStackOptions): Promise<BenchStack> {
+  const redis = await startRedis();
+  const git = await startGitServer();
+  const remote = await git.createRepository('bench');
+  const repo = await git.workingCopy('bench');
+  for (const [path, content] of Object.entries(options.files)) await repo.write(path, content);
+  await repo.commitAndPush('bench objects');
+  await mkdir(options.workDir, { recursive: true });
+  const configPath = join(options.workDir, 'tidemark.yaml');
+  await writeFile(configPath, stringify({
+    redis: { url: redis.url },
+    cacheDir: join(options.workDir, 'cache'),
+    // A long interval: changes arrive by webhook, so the figures do not include a poll wait.
+    sources: [{ name: 'bench', url: remote, ref: { branch: 'main' }, intervalMs: 600_000, jitter: 0 }],
+    clusters: [{ name: 'bench', kubeconfig: options.kubeconfigPath }],
+    workers: { concurrency: options.concurrency },
+    http: { port: 0, host: '127.0.0.1' },
+    webhooks: [{ source: 'bench', provider: 'github', secret: { env: 'BENCH_WEBHOOK_SECRET' } }],
+  }));
+  const config = loadConfig({ TIDEMARK_CONFIG: configPath, BENCH_WEBHOOK_SECRET: secret, TIDEMARK_ALLOW_EVICTION: 'true' });
+  const reconciler = await startReconciler(config, pino({ level: 'warn' }));
+  return {
+    redis, git, repo, reconciler,
+    async notify() {
+      const body = JSON.stringify({ ref: 'refs/heads/main', after: await repo.git('rev-parse', 'HEAD') });
+      const response = await fetch(`http://${reconciler.http.address}/hooks/bench`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-github-event': 'push', 'x-hub-signature-256': `sha256=${createHmac('sha256', secret).update(body).digest('hex')}` },
+        body,
+      });
+      if (response.status >= 300) throw new Error(`webhook answered ${response.status}`);
+    },
+    async stop() {
+      await reconciler.stop();
+      await git.stop();
+      await redis.stop();
+    },
+  };
+}
