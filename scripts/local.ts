@@ -1,6 +1,9 @@
 // Runs Tidemark on embedded defaults: local Redis, a local kube-apiserver, and a Git server
 // holding examples/sample-repo. It prints where to push and how to look, then runs until Ctrl-C.
+import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
+import { buildDashboard } from '../apps/dashboard/src/build-app';
 import { createLogger } from '../apps/reconciler/src/logger';
 import { startLocalStack } from '../apps/reconciler/src/local/local-stack';
 
@@ -11,11 +14,24 @@ const say = (line: string) => process.stderr.write(`${line}\n`);
 say('tidemark: starting Redis, a local control plane and a Git server with the sample repository…');
 const stack = await startLocalStack({ workDir: `${root}.tidemark/local`, sampleDir: `${root}examples/sample-repo`, log });
 const kubectl = `${root}test/kube-testenv/bin/kube-testenv kubectl --kubeconfig ${stack.plane.kubeconfigPath}`;
+
+// The dashboard on the same Redis, with one operator token made for this run.
+const token = randomBytes(24).toString('hex');
+const redis = new Redis(stack.redis.url);
+const subscriber = new Redis(stack.redis.url);
+const dashboard = await buildDashboard({
+  statusStore: stack.reconciler.statusStore, queues: stack.reconciler.queues, redis, subscriber,
+  clusters: ['local'], sources: ['sample'], sourceKeyPrefix: 'tidemark:',
+  auth: { tokens: [{ name: 'local', role: 'operator', token }], sessionSecret: randomBytes(32).toString('hex') },
+});
+const dashboardUrl = await dashboard.listen({ host: '127.0.0.1', port: Number(process.env.TIDEMARK_DASHBOARD_PORT ?? 8080) })
+  .catch(() => dashboard.listen({ host: '127.0.0.1', port: 0 }));
 say('');
 say('Tidemark is reconciling the sample repository into the local control plane.');
 say(`  Git remote (push here):   git clone ${stack.remote}`);
 say(`  kubeconfig:               ${stack.plane.kubeconfigPath}`);
 say(`  kubectl:                  ${kubectl} get webapps,configwatchers,deployments -A`);
+say(`  dashboard:                ${dashboardUrl}  (sign in with token ${token})`);
 say(`  health:                   http://${stack.reconciler.http.address}/healthz`);
 say('Press Ctrl-C to stop.');
 say('');
@@ -26,6 +42,9 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     if (stopping) return;
     stopping = true;
     say('tidemark: stopping…');
-    void stack.stop().then(() => process.exit(0));
+    void dashboard.close()
+      .then(() => { redis.disconnect(); subscriber.disconnect(); })
+      .then(() => stack.stop())
+      .then(() => process.exit(0));
   });
 }
