@@ -11,17 +11,20 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { freePort, kubectl } from '@tidemark/testing';
 import { applyForReal } from './api-server';
-import { startProgram, waitForHttp, type Started } from './processes';
+import { startCommand, startProgram, waitForHttp, type Started } from './processes';
 import { renderBaseIn, repoRoot, run } from './render';
 
 const suffix = randomUUID().slice(0, 8);
+const canUnshareMounts = await run('unshare', ['--mount', '--propagation', 'private', 'mount', '-t', 'tmpfs', 'tmpfs', '/run'], repoRoot).then(() => true, () => false);
 const rbacKinds = new Set(['Namespace', 'ServiceAccount', 'ClusterRole', 'ClusterRoleBinding']);
 
+interface ServiceAccountCredentials { namespace: string; token: string; server: string; caData: string }
+
 /**
- * serviceAccountKubeconfig installs the base's RBAC under a prefix of this test's own and writes a
- * kubeconfig that authenticates as the reconciler's ServiceAccount with a token from the TokenRequest API.
+ * reconcilerServiceAccount installs the base's RBAC under a prefix of this test's own and gets a
+ * token for the reconciler's ServiceAccount from the TokenRequest API, as the kubelet would.
  */
-async function serviceAccountKubeconfig(folder: string): Promise<string> {
+async function reconcilerServiceAccount(): Promise<ServiceAccountCredentials> {
   const adminPath = inject('kubeconfigPath');
   const namespace = `tm-sa-${suffix}`;
   const prefix = `sa-${suffix}-`;
@@ -29,6 +32,13 @@ async function serviceAccountKubeconfig(folder: string): Promise<string> {
   const token = (await kubectl(adminPath, ['create', 'token', `${prefix}tidemark-reconciler`, '-n', namespace, '--duration', '1h'])).trim();
   const admin = parseYaml(inject('kubeconfig')) as { clusters: { cluster: { server: string; 'certificate-authority-data': string } }[] };
   const cluster = admin.clusters[0]!.cluster;
+  return { namespace, token, server: cluster.server, caData: cluster['certificate-authority-data'] };
+}
+
+/** serviceAccountKubeconfig writes a kubeconfig that authenticates as the reconciler's ServiceAccount. */
+async function serviceAccountKubeconfig(folder: string, account: ServiceAccountCredentials): Promise<string> {
+  const { token } = account;
+  const cluster = { server: account.server, 'certificate-authority-data': account.caData };
   const path = join(folder, 'reconciler-sa.kubeconfig');
   await writeFile(path, JSON.stringify({
     apiVersion: 'v1', kind: 'Config', 'current-context': 'sa',
@@ -113,6 +123,7 @@ describe('the bundles the images run', () => {
   let scratch = '';
   let gitServer: Started | undefined;
   let gitUrl = '';
+  let account: ServiceAccountCredentials | undefined;
 
   beforeAll(async () => {
     await run(process.execPath, ['scripts/build.mjs', '--outdir', outdir], repoRoot);
@@ -131,6 +142,7 @@ describe('the bundles the images run', () => {
     gitServer = startProgram(join(repoRoot, 'deploy/docker/git-server.mjs'), { GIT_SERVER_PORT: String(port), GIT_SERVER_HOST: '127.0.0.1', SAMPLE_DIR: join(scratch, 'sample'), HOME: scratch });
     await waitForHttp(`http://127.0.0.1:${port}/healthz`, gitServer);
     gitUrl = `http://127.0.0.1:${port}/sample.git`;
+    account = await reconcilerServiceAccount();
   }, 300_000);
 
   afterAll(async () => {
@@ -148,7 +160,7 @@ describe('the bundles the images run', () => {
 
   it('the reconciler bundle, as the base\'s ServiceAccount, serves health, reconciles the repository and drains within the grace period on SIGTERM', async () => {
     const httpPort = await freePort();
-    const kubeconfig = await serviceAccountKubeconfig(scratch);
+    const kubeconfig = await serviceAccountKubeconfig(scratch, account!);
     const config = join(scratch, 'tidemark.yaml');
     await writeFile(config, [
       `cacheDir: ${join(scratch, 'cache')}`,
@@ -172,6 +184,49 @@ describe('the bundles the images run', () => {
       expect(exit.code, `exit code ${exit.code} after ${exit.ms} ms; output:\n${reconciler.output()}`).toBe(0);
       // The manifests give it terminationGracePeriodSeconds: 60.
       expect(exit.ms).toBeLessThan(60_000);
+    }
+  }, 180_000);
+
+  it.skipIf(!canUnshareMounts)('in-cluster mode (the base\'s default cluster) with the ServiceAccount files where Kubernetes mounts them (needs root to unshare a mount namespace; skipped otherwise)', async () => {
+    // What the kubelet gives a pod: token, ca.crt and namespace under /var/run/secrets, and the
+    // API server's address in KUBERNETES_SERVICE_HOST/PORT. A private mount namespace holds them.
+    const files = join(scratch, 'serviceaccount');
+    await mkdir(files, { recursive: true });
+    await writeFile(join(files, 'token'), account!.token);
+    await writeFile(join(files, 'ca.crt'), Buffer.from(account!.caData, 'base64'));
+    await writeFile(join(files, 'namespace'), account!.namespace);
+    // A repository of its own, so what appears in the cluster can only come from this run.
+    const sample = join(scratch, 'in-cluster-sample');
+    await mkdir(sample, { recursive: true });
+    await writeFile(join(sample, 'objects.yaml'), `apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ${namespace}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: in-cluster\n  namespace: ${namespace}\ndata:\n  via: in-cluster config\n`);
+    const gitPort = await freePort();
+    const git = startProgram(join(repoRoot, 'deploy/docker/git-server.mjs'), { GIT_SERVER_PORT: String(gitPort), GIT_SERVER_HOST: '127.0.0.1', SAMPLE_DIR: sample, HOME: scratch });
+    await waitForHttp(`http://127.0.0.1:${gitPort}/healthz`, git);
+    const httpPort = await freePort();
+    const config = join(scratch, 'in-cluster.yaml');
+    await writeFile(config, [
+      `cacheDir: ${join(scratch, 'in-cluster-cache')}`,
+      `http: {port: ${httpPort}, host: 127.0.0.1}`,
+      `redis: {prefix: ${prefix}-in-cluster}`,
+      `sources: [{name: sample, url: "http://127.0.0.1:${gitPort}/sample.git", ref: {branch: main}, intervalMs: 60000}]`,
+      'clusters: [{name: in-cluster, inCluster: true}]',
+    ].join('\n'));
+    const mountDir = '/var/run/secrets/kubernetes.io/serviceaccount';
+    const script = `mount -t tmpfs tmpfs /run && mkdir -p ${mountDir} && cp "$1"/* ${mountDir}/ && shift && exec "$@"`;
+    const server = new URL(account!.server);
+    const reconciler = startCommand('unshare', ['--mount', '--propagation', 'private', 'sh', '-c', script, 'sh', files, process.execPath, join(repoRoot, outdir, 'reconciler/main.js')], {
+      TIDEMARK_CONFIG: config, TIDEMARK_REDIS_URL: inject('redisUrl'), HOME: scratch,
+      KUBERNETES_SERVICE_HOST: server.hostname, KUBERNETES_SERVICE_PORT: server.port,
+    });
+    try {
+      await waitForHttp(`http://127.0.0.1:${httpPort}/readyz`, reconciler);
+      await expect.poll(() => kubectl(inject('kubeconfigPath'), ['get', 'configmap', 'in-cluster', '-n', namespace, '-o', 'jsonpath={.data.via}']).catch(() => ''), { timeout: 60_000, interval: 500 }).toBe('in-cluster config');
+      expect(reconciler.output()).not.toMatch(/forbidden|unauthorized/i);
+      expect(reconciler.output()).toContain('"clusters":["in-cluster"]');
+    } finally {
+      await git.stop();
+      const exit = await reconciler.stop();
+      expect(exit.code, `exit code ${exit.code}; output:\n${reconciler.output()}`).toBe(0);
     }
   }, 180_000);
 

@@ -12,7 +12,12 @@ export interface Started {
 
 /** startProgram runs `node file` with only the given environment (plus PATH). */
 export function startProgram(file: string, env: Record<string, string>, args: string[] = []): Started {
-  const child = spawn(process.execPath, [...args, file], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  return startCommand(process.execPath, [...args, file], env);
+}
+
+/** startCommand runs a command with only the given environment (plus PATH). */
+export function startCommand(command: string, args: string[], env: Record<string, string>): Started {
+  const child = spawn(command, args, { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const keep = (chunk: Buffer) => { output = `${output}${chunk.toString()}`.slice(-20_000); };
   child.stdout?.on('data', keep);
