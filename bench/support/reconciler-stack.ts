@@ -1,4 +1,5 @@
 // A whole reconciler on the rig for end-to-end benches: Redis, a Git server, one API server.
+// Its log goes to stderr: stdout carries only the bench's result.
 import { createHmac } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -48,7 +49,7 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
     webhooks: [{ source: 'bench', provider: 'github', secret: { env: 'BENCH_WEBHOOK_SECRET' } }],
   }));
   const config = loadConfig({ TIDEMARK_CONFIG: configPath, BENCH_WEBHOOK_SECRET: secret, TIDEMARK_ALLOW_EVICTION: 'true' });
-  const reconciler = await startReconciler(config, pino({ level: 'warn' }));
+  const reconciler = await startReconciler(config, pino({ level: 'warn' }, pino.destination(2)));
   return {
     redis, git, repo, reconciler,
     async notify() {

@@ -110,6 +110,18 @@ describe('no credential or Secret value leaks', () => {
     await expect.poll(async () => (await reconciler!.statusStore.get('rig', `core/Secret/${namespace}/api-credentials`))?.drift?.length ?? 0, { timeout: 30_000, interval: 250 }).toBeGreaterThan(0);
   });
 
+  it('exports what it did on /metrics', async () => {
+    const text = await (await fetch(`http://${reconciler!.http.address}/metrics`)).text();
+    const value = (pattern: RegExp) => Number(pattern.exec(text)?.[1] ?? Number.NaN);
+    expect(value(/^tidemark_commit_to_live_seconds_count\{cluster="rig",origin="commit"\} (\d+)$/m)).toBeGreaterThanOrEqual(3);
+    expect(value(/^tidemark_commit_to_live_seconds_count\{cluster="rig",origin="webhook"\} (\d+)$/m)).toBe(1);
+    expect(value(/^tidemark_reconcile_duration_seconds_count\{kind="Secret",cluster="rig",result="ready"\} (\d+)$/m)).toBeGreaterThanOrEqual(1);
+    expect(value(/^tidemark_kube_requests_total\{cluster="rig",verb="apply",code="200"\} (\d+)$/m)).toBeGreaterThan(4);
+    expect(value(/^tidemark_git_fetch_duration_seconds_count\{source="canary",outcome="fetched"\} (\d+)$/m)).toBeGreaterThanOrEqual(2);
+    expect(value(/^tidemark_drift_items\{cluster="rig"\} (\d+)$/m)).toBeGreaterThanOrEqual(1);
+    expect(text).toMatch(/^tidemark_queue_jobs\{cluster="rig",state="waiting"\} \d+$/m);
+  });
+
   it('writes structured pipeline lines with object key, cluster, revision and stage', () => {
     const lines = logLines.map((line) => JSON.parse(line) as Record<string, unknown>);
     const pipelineLines = lines.filter((line) => line.msg === 'reconcile finished');
