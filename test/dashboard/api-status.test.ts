@@ -163,4 +163,17 @@ describe('live updates', () => {
     expect(cell!.html).toContain('state-stalled');
     controller.abort();
   });
+
+  it('ends open event streams when the app closes, so browsers do not hold a stop (runs last)', async () => {
+    const address = `http://127.0.0.1:${(fixture.app.server.address() as { port: number }).port}`;
+    const response = await fetch(`${address}/events`, { headers });
+    const reader = response.body!.getReader();
+    await reader.read();
+    const started = Date.now();
+    const closing = fixture.app.close();
+    // The stream ends at once; the close itself may still wait for the test client's idle keep-alive socket.
+    await expect(async () => { while (!(await reader.read()).done); }).rejects.toThrow(/terminated/);
+    expect(Date.now() - started).toBeLessThan(1000);
+    await closing;
+  });
 });

@@ -42,10 +42,13 @@ export async function liveUpdates(app: FastifyInstance, { cache, heartbeatMs = 1
   }, heartbeatMs);
   heartbeat.unref();
 
-  app.addHook('onClose', async () => {
+  // preClose, not onClose: the server waits for open connections before onClose runs, and an
+  // event stream never ends by itself.
+  app.addHook('preClose', async () => {
     unsubscribe();
     clearInterval(heartbeat);
-    for (const stream of streams) stream.end();
+    // destroy, not end: an ended stream's keep-alive socket would still hold the server open.
+    for (const stream of streams) stream.destroy();
     streams.clear();
   });
 
@@ -60,6 +63,6 @@ export async function liveUpdates(app: FastifyInstance, { cache, heartbeatMs = 1
     });
     stream.write('retry: 1000\n\n');
     streams.add(stream);
-    request.raw.on('close', () => streams.delete(stream));
+    stream.on('close', () => streams.delete(stream));
   });
 }
