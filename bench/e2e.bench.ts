@@ -108,6 +108,10 @@ try {
   say('waiting for the first commit (5 WebApps, warm-up)');
   await waitReady(new Set(warm.keys), 'warm-up', 500);
   const hook = await webhookLatencies(stack);
+  // The reconciler's own view of the same pushes: its commit-to-live histogram, origin webhook.
+  const metrics = await (await fetch(`http://${stack.reconciler.http.address}/metrics`)).text();
+  const sample = (name: string) => Number(new RegExp(`^tidemark_commit_to_live_seconds_${name}\\{cluster="bench",origin="webhook"\\} (\\S+)$`, 'm').exec(metrics)?.[1] ?? Number.NaN);
+  say(`reconciler's commit_to_live metric, origin webhook: ${sample('count')} samples, mean ${Math.round((sample('sum') / sample('count')) * 1000)} ms`);
   const bulk = await thousandWebApps(stack);
   printFigures('e2e', [
     figure(`git push of ${webapps} WebApps until all Ready`, 'ms', bulk.pushMs, `raw SSA of the same ${bulk.objects} objects, concurrency ${concurrency}`, bulk.rawMs),
