@@ -68,6 +68,8 @@ export const script = `
       if (cell) { cell.classList.add('flash'); element.replaceWith(cell); }
     });
   }
+  // Queue figures move without status writes: summary pages also refresh every 5 s while visible.
+  if (mode === 'refresh') setInterval(function () { if (!document.hidden) schedule(); }, 5000);
   var events = new EventSource('/events'), lost = false;
   // After a lost connection, changes may have been missed: reload the data once reconnected.
   events.onopen = function () { if (dot) dot.classList.add('on'); if (lost) { lost = false; refresh(); } };
