@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { ClusterConnection, getObject } from '@tidemark/cluster';
 import { findCondition } from '@tidemark/contracts';
-import { startControlPlanes, startDelayingProxy, startGitServer, type ControlPlane, type DelayingProxy, type GitServer, type WorkingCopy } from '@tidemark/testing';
+import { startControlPlanes, startDelayingProxyProcess, startGitServer, type ControlPlane, type DelayingProxy, type GitServer, type WorkingCopy } from '@tidemark/testing';
 import { loadConfig } from '../../apps/reconciler/src/config';
 import { createLogger } from '../../apps/reconciler/src/logger';
 import { startReconciler, type RunningReconciler } from '../../apps/reconciler/src/reconciler';
@@ -48,7 +48,7 @@ async function pushAndNotify(message: string): Promise<void> {
 
 beforeAll(async () => {
   planes = await startControlPlanes(3, 'fleet');
-  proxy = await startDelayingProxy(Number(new URL(planes[2]!.server).port), 0);
+  proxy = await startDelayingProxyProcess(Number(new URL(planes[2]!.server).port), 0);
   workDir = await mkdtemp(join(tmpdir(), 'tidemark-fleet-'));
   const slowKubeconfig = join(workDir, 'lab.kubeconfig');
   await writeFile(slowKubeconfig, planes[2]!.kubeconfig.replace(planes[2]!.server, `https://127.0.0.1:${proxy.port}`));

@@ -22,3 +22,36 @@ export async function installBuiltinCrds(cluster: ClusterConnection, kinds: Kind
   const changes = await applyChangeSet(connection, toApply);
   return changes.filter((change) => change.action !== 'unchanged').map((change) => change.subject);
 }
+
+/**
+ * keepInstallingBuiltinCrds installs the built-in CRDs on each cluster in the background, each
+ * cluster on its own, retrying one that fails: a slow or dead cluster must not hold up the start
+ * of the others. Objects of those kinds wait (not ready) until their CRD is there.
+ */
+export function keepInstallingBuiltinCrds(
+  clusters: ReadonlyMap<string, ClusterConnection>,
+  kinds: KindRegistry,
+  log: { info(fields: Record<string, unknown>, message: string): void; warn(fields: Record<string, unknown>, message: string): void },
+  retryMs = 30_000,
+): { stop(): void } {
+  const timers = new Set<NodeJS.Timeout>();
+  let stopped = false;
+  const attempt = (name: string, connection: ClusterConnection) => {
+    installBuiltinCrds(connection, kinds).then(
+      (installed) => { if (installed.length > 0) log.info({ cluster: name, installed }, 'installed built-in CRDs'); },
+      (error: unknown) => {
+        if (stopped) return;
+        log.warn({ cluster: name, err: String(error) }, `could not install built-in CRDs yet; retrying in ${retryMs / 1000} s`);
+        const timer = setTimeout(() => { timers.delete(timer); attempt(name, connection); }, retryMs);
+        timers.add(timer);
+      },
+    );
+  };
+  for (const [name, connection] of clusters) attempt(name, connection);
+  return {
+    stop() {
+      stopped = true;
+      timers.forEach(clearTimeout);
+    },
+  };
+}

@@ -13,7 +13,7 @@ import { StatusStore } from '@tidemark/status-store';
 import type { ReconcilerConfig } from './config';
 import { connectClusters } from './clusters';
 import { gitDesiredState } from './desired-state';
-import { installBuiltinCrds } from './builtin-crds';
+import { keepInstallingBuiltinCrds } from './builtin-crds';
 import { routePoll } from './route-poll';
 import { startHttpServer, type HttpServer } from './http-server';
 import { requeueCluster } from './recover-cluster';
@@ -88,11 +88,8 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
       observer: metrics.observer,
       options: { resyncIntervalMs: config.resyncIntervalMs },
     };
-    for (const [name, connection] of clusters.main) {
-      await installBuiltinCrds(connection, kinds)
-        .then((installed) => installed.length > 0 && log.info({ cluster: name, installed }, 'installed built-in CRDs'))
-        .catch((error: unknown) => log.warn({ cluster: name, err: String(error) }, 'could not install built-in CRDs yet; objects of those kinds wait until it works'));
-    }
+    const crds = keepInstallingBuiltinCrds(clusters.main, kinds, log);
+    stops.push(() => crds.stop());
     const workers = new ReconcileWorkers({
       connection: config.redisUrl,
       prefix: config.redisPrefix,

@@ -1,4 +1,7 @@
+import { fork } from 'node:child_process';
 import { createConnection, createServer, type Socket } from 'node:net';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 
 /** DelayingProxy forwards TCP to a loopback port, holding every chunk back for a while. */
 export interface DelayingProxy {
@@ -35,6 +38,28 @@ export async function startDelayingProxy(targetPort: number, delayMs: number): P
     stop: () => new Promise<void>((resolve) => {
       for (const socket of sockets) socket.destroy();
       server.close(() => resolve());
+    }),
+  };
+}
+
+/**
+ * startDelayingProxyProcess is startDelayingProxy in a child process: the proxy's per-chunk
+ * timers then cost the process under test nothing, as a real slow network would not.
+ */
+export async function startDelayingProxyProcess(targetPort: number, delayMs: number): Promise<DelayingProxy> {
+  const main = fileURLToPath(new URL('./delaying-proxy-main.ts', import.meta.url));
+  const child = fork(main, [String(targetPort), String(delayMs)], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+  const port = await new Promise<number>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).once('line', (line) => resolve(Number(line)));
+    child.once('exit', (code) => reject(new Error(`the delaying proxy exited with code ${code} before it listened`)));
+  });
+  return {
+    port,
+    setDelay: (ms) => { child.send({ delayMs: ms }); },
+    stop: () => new Promise<void>((resolve) => {
+      if (child.exitCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.disconnect();
     }),
   };
 }

@@ -7,4 +7,4 @@ export {
   buildKubeTestenv, startControlPlane, startControlPlanes, kubectl, kubeTestenvBinary,
   type ControlPlane, type StartControlPlaneOptions,
 } from './kube-testenv';
-export { startDelayingProxy, type DelayingProxy } from './delaying-proxy';
+export { startDelayingProxy, startDelayingProxyProcess, type DelayingProxy } from './delaying-proxy';
