@@ -10,8 +10,11 @@ const entities: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;
 
 /** escapeHtml escapes text for element content and quoted attribute values. */
 export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (char) => entities[char] ?? char);
+  // Most values (names, numbers, revisions) need nothing: test first, replace only when needed.
+  return needsEscape.test(text) ? text.replace(/[&<>"']/g, (char) => entities[char] ?? char) : text;
 }
+
+const needsEscape = /[&<>"']/;
 
 type Interpolation = SafeHtml | string | number | boolean | undefined | null | readonly Interpolation[];
 
@@ -19,6 +22,7 @@ function render(value: Interpolation): string {
   if (value === undefined || value === null || value === false) return '';
   if (value instanceof SafeHtml) return value.value;
   if (Array.isArray(value)) return value.map(render).join('');
+  if (typeof value === 'number') return String(value);
   return escapeHtml(String(value));
 }
 
