@@ -1,5 +1,7 @@
-// Builds test/kube-testenv when its sources changed, printing progress (see libs/testing).
+// Builds the rig's Go programs when their sources changed, printing progress: the control plane
+// (test/kube-testenv) and Helm's renderer for the deploy checks (test/helm-render).
 import { buildKubeTestenv } from '@tidemark/testing';
+import { buildHelmRender } from '../test/deploy/render';
 
-const binary = await buildKubeTestenv();
-process.stderr.write(`kube-testenv: ${binary}\n`);
+process.stderr.write(`kube-testenv: ${await buildKubeTestenv()}\n`);
+process.stderr.write(`helm-render: ${await buildHelmRender()}\n`);

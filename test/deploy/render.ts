@@ -1,12 +1,12 @@
 // Renders what deploy/ ships, with the real tools: `kubectl kustomize` from the rig binary and
 // Helm's own template engine from test/helm-render (built here with the Go build cache).
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
-import { kubectl, RigError, commandExists } from '@tidemark/testing';
+import { buildGoProgram, kubectl } from '@tidemark/testing';
 
 /** repoRoot is the repository's top folder. */
 export const repoRoot = resolve(fileURLToPath(import.meta.url), '../../..');
@@ -76,44 +76,14 @@ export async function renderHelm(options: HelmRenderOptions = {}): Promise<Manif
   return parseManifests(await run(await buildHelmRender(), args, repoRoot));
 }
 
-/**
- * buildHelmRender builds test/helm-render when its sources are newer than the binary. The first
- * build downloads Helm's modules and compiles them (a few minutes on 2 cores); later ones are cached.
- */
-export async function buildHelmRender(): Promise<string> {
-  if (!(await isStale())) return helmRenderBinary;
-  if (!(await commandExists('go'))) throw new RigError('Go is not installed; test/helm-render is built from the Helm Go module (helm.sh/helm/v3) and needs Go 1.26.');
-  // Test files run in parallel: one builds, the others wait for its lock to go.
-  const lock = join(helmRenderDir, 'bin', '.building');
-  await mkdir(join(helmRenderDir, 'bin'), { recursive: true });
-  const owner = await mkdir(lock).then(() => true, () => false);
-  if (!owner) {
-    const deadline = Date.now() + 900_000;
-    while (await stat(lock).then(() => true, () => false)) {
-      if (Date.now() > deadline) throw new RigError(`${lock} stayed for 15 minutes; remove it if no build is running.`);
-      await new Promise((resolve) => setTimeout(resolve, 1000));
-    }
-    return buildHelmRender();
-  }
-  try {
-    process.stderr.write('helm-render: building from helm.sh/helm/v3 (the first build takes a few minutes)\n');
-    const temporary = `${helmRenderBinary}.${process.pid}`;
-    await run('go', ['build', '-o', temporary, '.'], helmRenderDir);
-    await rename(temporary, helmRenderBinary);
-  } finally {
-    await rm(lock, { recursive: true, force: true });
-  }
-  return helmRenderBinary;
-}
-
-async function isStale(): Promise<boolean> {
-  const binary = await stat(helmRenderBinary).catch(() => undefined);
-  if (!binary) return true;
-  const sources = (await readdir(helmRenderDir)).filter((file) => file.endsWith('.go') || file === 'go.mod' || file === 'go.sum');
-  for (const file of sources) {
-    if ((await stat(join(helmRenderDir, file))).mtimeMs > binary.mtimeMs) return true;
-  }
-  return false;
+/** buildHelmRender builds test/helm-render when its sources changed (see buildGoProgram). */
+export function buildHelmRender(): Promise<string> {
+  return buildGoProgram({
+    dir: helmRenderDir,
+    binary: helmRenderBinary,
+    label: 'helm-render',
+    firstBuildNote: "Helm's template engine from helm.sh/helm/v3; the first build takes a few minutes, later ones come from the Go cache",
+  });
 }
 
 /** run runs a command and resolves with its stdout, or rejects with its stderr. */

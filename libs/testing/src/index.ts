@@ -8,3 +8,4 @@ export {
   type ControlPlane, type StartControlPlaneOptions,
 } from './kube-testenv';
 export { startDelayingProxy, startDelayingProxyProcess, type DelayingProxy } from './delaying-proxy';
+export { buildGoProgram, type GoProgram } from './go-build';

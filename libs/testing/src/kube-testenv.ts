@@ -1,10 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
-import { commandExists, RigError, stopProcess } from './process';
+import { RigError, stopProcess } from './process';
+import { buildGoProgram } from './go-build';
 
 const testenvDir = resolve(fileURLToPath(import.meta.url), '../../../../test/kube-testenv');
 /** kubeTestenvBinary is where the rig's control-plane binary is built. */
@@ -27,46 +28,14 @@ export interface ControlPlane {
   kubectl(args: string[], input?: string): Promise<string>;
 }
 
-/**
- * buildKubeTestenv builds the control-plane binary when its sources are newer than the binary.
- * Go's build cache makes repeated builds cheap; the first one compiles Kubernetes and takes
- * several minutes, so it reports progress on stderr.
- */
-export async function buildKubeTestenv(log: (line: string) => void = (line) => process.stderr.write(`${line}\n`)): Promise<string> {
-  if (!(await isStale())) return kubeTestenvBinary;
-  if (!(await commandExists('go'))) {
-    throw new RigError('Go is not installed, and the test control plane is built from the Kubernetes Go modules. Install Go 1.26 (scripts/setup checks it).');
-  }
-  log('kube-testenv: building kube-apiserver, etcd and kubectl from the upstream Go modules (first build takes 5-15 minutes on 2 cores; later builds come from the Go cache)');
-  const started = Date.now();
-  await new Promise<void>((done, fail) => {
-    const child = spawn('go', ['build', '-v', '-o', kubeTestenvBinary, '.'], { cwd: testenvDir, stdio: ['ignore', 'ignore', 'pipe'] });
-    let compiled = 0;
-    let tail = '';
-    const ticker = setInterval(() => log(`kube-testenv: ${compiled} packages compiled, ${Math.round((Date.now() - started) / 1000)} s`), 15_000);
-    createInterface({ input: child.stderr }).on('line', (line) => {
-      compiled += 1;
-      tail = `${tail}\n${line}`.slice(-4000);
-    });
-    child.on('error', (error) => { clearInterval(ticker); fail(error); });
-    child.on('exit', (code) => {
-      clearInterval(ticker);
-      if (code === 0) done();
-      else fail(new RigError(`go build of test/kube-testenv failed (exit ${code}). Last output:${tail}`));
-    });
-  });
-  log(`kube-testenv: built in ${Math.round((Date.now() - started) / 1000)} s`);
-  return kubeTestenvBinary;
-}
-
-async function isStale(): Promise<boolean> {
-  const binary = await stat(kubeTestenvBinary).catch(() => undefined);
-  if (!binary) return true;
-  const sources = (await readdir(testenvDir)).filter((file) => file.endsWith('.go') || file === 'go.mod' || file === 'go.sum');
-  for (const file of sources) {
-    if ((await stat(join(testenvDir, file))).mtimeMs > binary.mtimeMs) return true;
-  }
-  return false;
+/** buildKubeTestenv builds the control-plane binary when its sources changed (see buildGoProgram). */
+export function buildKubeTestenv(log?: (line: string) => void): Promise<string> {
+  return buildGoProgram({
+    dir: testenvDir,
+    binary: kubeTestenvBinary,
+    label: 'kube-testenv',
+    firstBuildNote: 'kube-apiserver, etcd and kubectl from the upstream Go modules; the first build takes 5-15 minutes on 2 cores, later ones come from the Go cache',
+  }, log);
 }
 
 export interface StartControlPlaneOptions {

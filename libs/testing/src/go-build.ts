@@ -1,0 +1,83 @@
+import { spawn } from 'node:child_process';
+import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { commandExists, RigError } from './process';
+
+export interface GoProgram {
+  /** The Go module's folder. */
+  dir: string;
+  /** Where the binary goes. */
+  binary: string;
+  /** A name for progress lines, e.g. 'kube-testenv'. */
+  label: string;
+  /** What the first build does and how long it takes, said before it starts. */
+  firstBuildNote: string;
+}
+
+/**
+ * buildGoProgram builds a Go program of the rig when its sources are newer than its binary.
+ * Go's build cache makes a rebuild cheap; the first build compiles large upstream modules, so it
+ * reports progress. Test files run in parallel: one process builds, the others wait for its lock,
+ * and the binary appears by an atomic rename, never half-written.
+ */
+export async function buildGoProgram(program: GoProgram, log: (line: string) => void = (line) => process.stderr.write(`${line}\n`)): Promise<string> {
+  if (!(await isStale(program))) return program.binary;
+  if (!(await commandExists('go'))) {
+    throw new RigError(`Go is not installed, and ${program.label} is built from Go modules. Install Go 1.26 (scripts/setup checks it).`);
+  }
+  await mkdir(dirname(program.binary), { recursive: true });
+  const lock = `${program.binary}.building`;
+  if (!(await mkdir(lock).then(() => true, () => false))) {
+    await waitForLock(lock);
+    return buildGoProgram(program, log);
+  }
+  try {
+    await compile(program, log);
+  } finally {
+    await rm(lock, { recursive: true, force: true });
+  }
+  return program.binary;
+}
+
+async function compile(program: GoProgram, log: (line: string) => void): Promise<void> {
+  log(`${program.label}: building (${program.firstBuildNote})`);
+  const started = Date.now();
+  const temporary = `${program.binary}.${process.pid}`;
+  await new Promise<void>((done, fail) => {
+    const child = spawn('go', ['build', '-v', '-o', temporary, '.'], { cwd: program.dir, stdio: ['ignore', 'ignore', 'pipe'] });
+    let compiled = 0;
+    let tail = '';
+    const ticker = setInterval(() => log(`${program.label}: ${compiled} packages compiled, ${Math.round((Date.now() - started) / 1000)} s`), 15_000);
+    createInterface({ input: child.stderr }).on('line', (line) => {
+      compiled += 1;
+      tail = `${tail}\n${line}`.slice(-4000);
+    });
+    child.on('error', (error) => { clearInterval(ticker); fail(error); });
+    child.on('exit', (code) => {
+      clearInterval(ticker);
+      if (code === 0) done();
+      else fail(new RigError(`go build of ${program.dir} failed (exit ${code}). Last output:${tail}`));
+    });
+  });
+  await rename(temporary, program.binary);
+  log(`${program.label}: built in ${Math.round((Date.now() - started) / 1000)} s`);
+}
+
+async function waitForLock(lock: string): Promise<void> {
+  const deadline = Date.now() + 1_800_000;
+  while (await stat(lock).then(() => true, () => false)) {
+    if (Date.now() > deadline) throw new RigError(`${lock} stayed for 30 minutes; remove it if no build is running.`);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+  }
+}
+
+async function isStale(program: GoProgram): Promise<boolean> {
+  const binary = await stat(program.binary).catch(() => undefined);
+  if (!binary) return true;
+  const sources = (await readdir(program.dir)).filter((file) => file.endsWith('.go') || file === 'go.mod' || file === 'go.sum');
+  for (const file of sources) {
+    if ((await stat(join(program.dir, file))).mtimeMs > binary.mtimeMs) return true;
+  }
+  return false;
+}
