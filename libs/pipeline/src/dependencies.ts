@@ -3,7 +3,7 @@ import type { KubernetesManifest } from '@tidemark/contracts';
 import type { KindRegistry } from '@tidemark/kinds';
 import type { StatusStore } from '@tidemark/status-store';
 import type { DriftPolicy, DriftRules } from '@tidemark/drift';
-import type { PipelineObserver } from './observe-run';
+import type { PipelineObserver } from './observer';
 
 /** DesiredObject is an object as Git declares it at one revision. */
 export interface DesiredObject {

@@ -2,4 +2,4 @@ export { reconcile } from './reconcile';
 export type { PipelineDependencies, PipelineOptions, DesiredObject, DesiredStateReader, PipelineLogger } from './dependencies';
 export { ownerAnnotation, cleanupFinalizer, pruneEmptyAnnotation } from './tracking';
 export { specHash } from './hash';
-export type { PipelineObserver, ReconcileObservation, ReconcileResult } from './observe-run';
+export type { PipelineObserver, ReconcileObservation, ReconcileResult } from './observer';
