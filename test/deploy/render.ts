@@ -76,6 +76,18 @@ export async function renderHelm(options: HelmRenderOptions = {}): Promise<Manif
   return parseManifests(await run(await buildHelmRender(), args, repoRoot));
 }
 
+const composeCheckDir = join(repoRoot, 'test/compose-check');
+
+/** buildComposeCheck builds test/compose-check, the Compose loader of `docker compose config`. */
+export function buildComposeCheck(): Promise<string> {
+  return buildGoProgram({
+    dir: composeCheckDir,
+    binary: join(composeCheckDir, 'bin', 'compose-check'),
+    label: 'compose-check',
+    firstBuildNote: 'the Compose loader from github.com/compose-spec/compose-go/v2; about a minute the first time',
+  });
+}
+
 /** buildHelmRender builds test/helm-render when its sources changed (see buildGoProgram). */
 export function buildHelmRender(): Promise<string> {
   return buildGoProgram({
