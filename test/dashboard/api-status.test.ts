@@ -1,5 +1,6 @@
 // Reading status through the API and pages: matrix filters and pages, detail, redaction, escaping, live events.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { writeClusterHealth } from '@tidemark/cluster-health';
 import { progressingConditions, seededStatus, stalledConditions, startDashboardFixture, viewerToken, type DashboardFixture } from './dashboard-fixture';
 
 let fixture: DashboardFixture;
@@ -83,6 +84,18 @@ describe('overview, clusters, queue', () => {
     const page = await fixture.app.inject({ url: '/', headers });
     expect(page.body).toMatch(/data-count="Stalled"[^>]*>1</);
     expect(page.body).toContain('bbbbbbbbbb');
+  });
+
+  it('shows each cluster health as the health checks of the reconciler recorded it', async () => {
+    await writeClusterHealth(fixture.redis, `${fixture.prefix}:`, {
+      cluster: 'edge', state: 'Unavailable', since: new Date().toISOString(), lastCheck: new Date().toISOString(),
+      message: 'The API server did not answer within 5000 ms.', queuePaused: true,
+    });
+    const body = (await fixture.app.inject({ url: '/api/clusters', headers })).json<{ clusters: { name: string; health: { state: string; queuePaused: boolean } }[] }>();
+    expect(body.clusters.map((cluster) => [cluster.name, cluster.health.state])).toEqual([['edge', 'Unavailable'], ['shared', 'Unknown']]);
+    const page = await fixture.app.inject({ url: '/clusters', headers });
+    expect(page.body).toContain('The API server did not answer within 5000 ms.');
+    expect(page.body).toMatch(/<tr data-cluster="edge">.*state-stalled[^>]*>Unavailable</s);
   });
 
   it('shows queue figures per cluster', async () => {

@@ -31,7 +31,13 @@ export const QueueBody = Type.Object({
   error: Type.Optional(Type.String({ description: 'Why the figures could not be read (Redis down).' })),
 });
 
-const ClusterRowBody = Type.Object({ name: Type.String(), counts: StateCountsBody, queue: Type.Optional(QueueFiguresBody) });
+const HealthBody = Type.Object({
+  state: Type.Union([Type.Literal('Available'), Type.Literal('Unavailable'), Type.Literal('Unknown')]),
+  since: Type.String(), lastCheck: Type.String(), latencyMs: Type.Optional(Type.Number()),
+  message: Type.Optional(Type.String()), queuePaused: Type.Boolean(),
+});
+
+const ClusterRowBody = Type.Object({ name: Type.String(), counts: StateCountsBody, health: HealthBody, queue: Type.Optional(QueueFiguresBody) });
 
 export const ClustersBody = Type.Object({ clusters: Type.Array(ClusterRowBody), queueError: Type.Optional(Type.String()) });
 

@@ -13,11 +13,18 @@ function sourceRow(source: SourceRow): SafeHtml {
 <td class="num">${duration(source.durationMs)}</td><td class="num">${source.fetchedObjects ?? '—'}</td><td class="num">${source.sourceErrors ?? '—'}</td><td>${state}</td></tr>`;
 }
 
+/** healthBadge shows reachability from the reconciler's health checks, and a paused queue. */
+function healthBadge({ health, queue }: ClusterRow): SafeHtml {
+  const state = health.state === 'Available' ? 'ready' : health.state === 'Unavailable' ? 'stalled' : 'unknown';
+  const title = health.state === 'Unknown' ? 'No health check recorded yet.' : `${health.message ?? health.state} Since ${health.since}; checked ${health.lastCheck}${health.latencyMs !== undefined ? ` in ${health.latencyMs} ms` : ''}.`;
+  return html`<span class="badge state-${state}" title="${title}">${health.state}</span>${queue?.paused ? html`<span class="badge state-stalled">queue paused</span>` : ''}${health.state === 'Unavailable' && health.message ? html`<div class="error">${health.message}</div>` : ''}`;
+}
+
 /** clusterRow is shared by the overview and the clusters page. */
 export function clusterRow(cluster: ClusterRow): SafeHtml {
   const { counts, queue } = cluster;
   const depth = queue?.depth;
-  const health = queue?.paused ? html`<span class="badge state-stalled">queue paused</span>` : counts.Stalled + counts.Failed > 0 ? html`<span class="badge state-failed">failures</span>` : html`<span class="badge state-ready">ok</span>`;
+  const health = healthBadge(cluster);
   return html`<tr data-cluster="${cluster.name}"><td><a href="/objects?cluster=${encodeURIComponent(cluster.name)}">${cluster.name}</a></td><td>${health}</td>
 <td class="num">${counts.total}</td><td class="num">${counts.Ready}</td><td class="num">${counts.Reconciling}</td><td class="num">${counts.Stalled}</td><td class="num">${counts.Failed}</td><td class="num">${counts.Drifted}</td>
 <td class="num">${depth?.waiting ?? '—'}</td><td class="num">${depth?.active ?? '—'}</td><td class="num">${depth?.delayed ?? '—'}</td><td class="num">${depth?.failed ?? '—'}</td><td class="num">${queue?.failingObjects ?? '—'}</td></tr>`;

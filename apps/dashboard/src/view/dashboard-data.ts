@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { ObjectStatus, ReconcileRecord } from '@tidemark/contracts';
+import { readClusterHealth, type ClusterHealth } from '@tidemark/cluster-health';
 import { readSourceStatus, type SourceStatus } from '@tidemark/poller';
 import type { ClusterQueueFigures, ReconcileQueues } from '@tidemark/queue';
 import type { StatusStore } from '@tidemark/status-store';
@@ -18,6 +19,8 @@ export interface SourceRow extends SourceStatus {
 export interface ClusterRow {
   name: string;
   counts: StateCounts;
+  /** Reachability as the reconciler's health checks last saw it. */
+  health: ClusterHealth;
   queue?: ClusterQueueFigures;
 }
 
@@ -40,8 +43,8 @@ export interface DashboardDataOptions {
   queues: QueueAccess;
   /** A normal (not subscriber) connection, for the poller's source records. */
   redis: Redis;
-  /** The poller's key prefix, e.g. 'tidemark:'. */
-  sourceKeyPrefix: string;
+  /** Key prefix of the reconciler's source and cluster-health records, e.g. 'tidemark:'. */
+  recordKeyPrefix: string;
   /** Sources to show even when no record names them yet. */
   sources?: readonly string[];
   /** Clusters to show even when no record names them yet. */
@@ -99,7 +102,7 @@ export class DashboardData {
 
   async sources(names: readonly string[]): Promise<SourceRow[]> {
     const all = [...new Set([...(this.options.sources ?? []), ...names])].sort();
-    return Promise.all(all.map(async (name) => ({ name, ...(await readSourceStatus(this.options.redis, this.options.sourceKeyPrefix, name)) })));
+    return Promise.all(all.map(async (name) => ({ name, ...(await readSourceStatus(this.options.redis, this.options.recordKeyPrefix, name)) })));
   }
 
   async clusters(): Promise<{ clusters: ClusterRow[]; queueError?: string }> {
@@ -107,8 +110,9 @@ export class DashboardData {
     const queue = await this.queue();
     const byName = new Map(queue.figures.map((figures) => [figures.cluster, figures]));
     const names = [...new Set([...this.clusterNames(), ...byName.keys()])].sort();
-    const clusters = names.map((name) => {
-      const row: ClusterRow = { name, counts: totals.byCluster[name] ?? emptyCounts() };
+    const health = await Promise.all(names.map((name) => readClusterHealth(this.options.redis, this.options.recordKeyPrefix, name)));
+    const clusters = names.map((name, index) => {
+      const row: ClusterRow = { name, counts: totals.byCluster[name] ?? emptyCounts(), health: health[index]! };
       const figures = byName.get(name);
       if (figures) row.queue = figures;
       return row;
