@@ -163,7 +163,7 @@ describe('dashboard in Chromium', () => {
     const shop = (await harness.statusStore.get('shared', key))!;
     const copies = [
       { ...shop, cluster: 'edge', drift: [{ path: '/spec/replicas', desired: 2, live: 4, manager: 'kubectl-scale', detectedAt: new Date().toISOString() }] },
-      { ...shop, cluster: 'east', conditions: stalledConditions, observedGeneration: (shop.generation ?? 1) - 1 },
+      { ...shop, cluster: 'east', conditions: stalledConditions, observedGeneration: (shop.generation ?? 1) - 1, drift: [] },
     ];
     await Promise.all(copies.map((copy) => harness.statusStore.put(copy)));
     // New clusters are new columns, which only a page load adds: wait until the dashboard has the records.
