@@ -21,7 +21,7 @@ const redis = new Redis(stack.redis.url);
 const subscriber = new Redis(stack.redis.url);
 const dashboard = await buildDashboard({
   statusStore: stack.reconciler.statusStore, queues: stack.reconciler.queues, redis, subscriber,
-  clusters: ['local'], sources: ['sample'], sourceKeyPrefix: 'tidemark:',
+  clusters: ['local'], sources: ['sample'], recordKeyPrefix: 'tidemark:',
   auth: { tokens: [{ name: 'local', role: 'operator', token }], sessionSecret: randomBytes(32).toString('hex') },
 });
 const dashboardUrl = await dashboard.listen({ host: '127.0.0.1', port: Number(process.env.TIDEMARK_DASHBOARD_PORT ?? 8080) })
