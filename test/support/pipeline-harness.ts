@@ -27,7 +27,7 @@ export interface PipelineHarness {
   stop(): Promise<void>;
 }
 
-export async function startPipelineHarness(kubeconfig: string, redisUrl: string): Promise<PipelineHarness> {
+export async function startPipelineHarness(kubeconfig: string, redisUrl: string, options: { kinds?: KindRegistry } = {}): Promise<PipelineHarness> {
   const id = randomUUID().slice(0, 8);
   const cluster = 'shared';
   const git: GitServer = await startGitServer();
@@ -40,7 +40,7 @@ export async function startPipelineHarness(kubeconfig: string, redisUrl: string)
   const statusStore = new StatusStore({ redis, prefix: `test-${id}` });
   const connection = ClusterConnection.connect({ cluster, kubeconfig });
   const actions = connection.asManager('tidemark-actions');
-  const kinds = createDefaultRegistry();
+  const kinds = options.kinds ?? createDefaultRegistry();
   const deps: PipelineDependencies = {
     connectionFor: () => connection,
     actionsConnectionFor: () => actions,
