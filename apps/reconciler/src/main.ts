@@ -23,6 +23,12 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'stopping: draining workers');
-    void reconciler.stop().then(() => process.exit(0));
+    void reconciler.stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        log.error({ err: error instanceof Error ? error.message : String(error) }, 'stopping failed');
+        process.exit(1);
+      },
+    );
   });
 }
