@@ -118,7 +118,7 @@ describe('object detail', () => {
     expect(body.clusters).toEqual(['edge', 'shared']);
     const page = await fixture.app.inject({ url: '/objects/edge/tidemark.dev/WebApp/shop/storefront', headers });
     expect(page.body).toContain('Apply failed: conflict.');
-    expect(page.body).toMatch(/<td><code>\/spec\/replicas<\/code><\/td><td><pre class="desired">2<\/pre><\/td><td><pre class="live">5<\/pre><\/td><td>kubectl-edit<\/td>/);
+    expect(page.body).toMatch(/<td class="object">this object<\/td><td><code>\/spec\/replicas<\/code><\/td><td><pre class="desired">2<\/pre><\/td><td><pre class="live">5<\/pre><\/td><td>kubectl-edit<\/td>/);
     const unknown = await fixture.app.inject({ url: '/api/objects/edge/core/ConfigMap/shop/missing', headers });
     expect(unknown.statusCode).toBe(404);
     expect(unknown.json()).toMatchObject({ code: 'NOT_FOUND' });

@@ -12,6 +12,10 @@ const namespace = `dash-${randomUUID().slice(0, 8)}`;
 const key = `tidemark.dev/WebApp/${namespace}/shop`;
 const cell = `td[data-cell="shared|${key}"]`;
 const detailPath = `/objects/shared/tidemark.dev/WebApp/${namespace}/shop`;
+const driftyKey = `apps/Deployment/${namespace}/drifty`;
+const driftyPath = `/objects/shared/apps/Deployment/${namespace}/drifty`;
+// A plain Deployment whose drift is reported, not healed, so the diff stays for the page to show.
+const drifty = `apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: drifty\n  namespace: ${namespace}\n  annotations: {tidemark.dev/drift: report}\nspec:\n  replicas: 2\n  selector:\n    matchLabels: {app: drifty}\n  template:\n    metadata:\n      labels: {app: drifty}\n    spec:\n      containers:\n        - name: app\n          image: nginx:1.27\n`;
 let harness: PipelineHarness;
 let fixture: DashboardFixture;
 let browser: Chromium;
@@ -58,11 +62,12 @@ beforeAll(async () => {
   browser = await openChromium();
   await harness.repo.write('ns.yaml', `apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ${namespace}\n`);
   await harness.repo.write('shop.yaml', webApp('nginx:1.27'));
-  await harness.pushAndReconcile('add shop');
+  await harness.repo.write('drifty.yaml', drifty);
+  await harness.pushAndReconcile('add shop and drifty');
   await markDeploymentAvailable();
   await harness.reconcileKey(key, 'resync');
   // The dashboard learns of writes through pub/sub: wait until it has the object before any page loads.
-  await dashboardCount(`namespace=${namespace}`, 1);
+  await dashboardCount(`namespace=${namespace}`, 2);
 });
 afterAll(async () => {
   await browser?.close();
@@ -105,28 +110,23 @@ describe('dashboard in Chromium', () => {
     expect(await page.locator('#history tr').count()).toBeGreaterThan(1);
   });
 
-  it('shows the field diff of drift made by hand; the drift item is written into the status record until drift detection lands', async () => {
+  it('shows the field diff of drift made by hand: the pipeline reports it (report policy) and the page follows without a reload', async () => {
     const { page } = browser;
-    await page.goto(`${base}${detailPath}`);
+    await page.goto(`${base}${driftyPath}`);
     await page.waitForSelector('#drift-none');
     await page.evaluate('window.tidemarkNoReload = "kept"');
-    // Real drift on the cluster: someone scales the Deployment by hand with their own field manager.
+    // A person scales the Deployment by hand, with their own field manager.
     const person = ClusterConnection.connect({ cluster: 'shared', kubeconfig: inject('kubeconfig'), fieldManager: 'kubectl-scale' });
-    await applyObject(person, { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'shop', namespace }, spec: { replicas: 7 } }, { force: true });
+    await applyObject(person, { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'drifty', namespace }, spec: { replicas: 7 } }, { force: true });
     person.close();
-    const live = await getObject(harness.connection, { apiVersion: 'apps/v1', kind: 'Deployment', namespace, name: 'shop' });
-    const liveReplicas = (live?.spec as { replicas?: number } | undefined)?.replicas;
-    expect(liveReplicas).toBe(7);
-    await harness.statusStore.update('shared', key, (previous) => ({
-      ...previous!,
-      drift: [{ path: '/spec/replicas', desired: 2, live: liveReplicas, manager: 'kubectl-scale', detectedAt: new Date().toISOString() }],
-      updatedAt: new Date().toISOString(),
-    }));
+    await harness.reconcileKey(driftyKey, 'drift');
     const row = page.locator('#drift tr[data-path="/spec/replicas"]');
     await row.waitFor({ timeout: 5_000 });
     expect(await row.locator('pre.desired').textContent()).toBe('2');
     expect(await row.locator('pre.live').textContent()).toBe('7');
-    expect(await row.locator('td').nth(3).textContent()).toBe('kubectl-scale');
+    expect(await row.locator('td').nth(4).textContent()).toBe('kubectl-scale');
+    expect(await row.locator('td.object').textContent()).toBe(`Deployment ${namespace}/drifty`);
+    expect(await page.locator('#conditions tr[data-condition="Drifted"] td').nth(1).textContent()).toBe('True');
     expect(await page.locator('#state').textContent()).toContain('Drifted');
     expect(await page.evaluate('window.tidemarkNoReload')).toBe('kept');
     await page.screenshot({ path: join(artifactsDir, 'object-drift.png'), fullPage: true });

@@ -27,6 +27,7 @@ export const ConditionBody = Type.Object({
 const InventoryBody = Type.Object({ apiVersion: Type.String(), kind: Type.String(), namespace: Type.String(), name: Type.String() });
 
 const DriftBody = Type.Object({
+  object: Type.Optional(Type.String({ description: 'The drifted object, `Kind namespace/name` (owned objects of a CR drift too).' })),
   path: Type.String({ description: 'JSON pointer of the field.' }),
   desired: Type.Unknown(),
   live: Type.Unknown(),

@@ -17,7 +17,7 @@ code, pre { font:12px ui-monospace, monospace; } pre { margin:0; white-space:pre
 .state-ready { color:var(--ok); border-color:var(--ok); } .state-reconciling { color:var(--info); border-color:var(--info); }
 .state-stalled, .state-failed { color:var(--bad); border-color:var(--bad); } .state-drifted { color:var(--warn); border-color:var(--warn); }
 .state-suspended, .state-unknown { color:var(--muted); border-color:var(--muted); }
-.cond-true { color:var(--ok); } .cond-false { color:var(--bad); } .cond-unknown { color:var(--muted); }
+.cond-good { color:var(--ok); } .cond-bad { color:var(--bad); font-weight:600; } .cond-busy { color:var(--info); } .cond-idle, .cond-unknown { color:var(--muted); }
 .gen { font-size:12px; color:var(--muted); } .gen.behind { color:var(--warn); font-weight:600; }
 .muted { color:var(--muted); } .error { color:var(--bad); } [hidden] { display:none !important; } .notice { padding:.5rem .8rem; background:#ddf4ff; border:1px solid #54aeff; margin-bottom:1rem; }
 .tiles { display:flex; flex-wrap:wrap; gap:.8rem; } .tile { background:#fff; border:1px solid var(--line); padding:.6rem 1rem; min-width:8rem; text-decoration:none; color:inherit; }

@@ -14,16 +14,27 @@ export interface ObjectPageInput {
   notice?: string;
 }
 
+// Stalled and Drifted are abnormal-true conditions: True is the bad news there, unlike Ready.
+const abnormalTrue = new Set(['Stalled', 'Drifted']);
+
+/** conditionClass colours a status by what it means for its type, not by True/False alone. */
+function conditionClass(condition: Condition): string {
+  if (condition.status === 'Unknown') return 'cond-unknown';
+  if (condition.type === 'Reconciling') return condition.status === 'True' ? 'cond-busy' : 'cond-idle';
+  const good = abnormalTrue.has(condition.type) ? condition.status === 'False' : condition.status === 'True';
+  return good ? 'cond-good' : 'cond-bad';
+}
+
 function conditionRow(condition: Condition, generation: number | undefined): SafeHtml {
   const stale = generation !== undefined && condition.observedGeneration !== generation;
-  return html`<tr data-condition="${condition.type}"><td>${condition.type}</td><td class="cond-${condition.status.toLowerCase()}">${condition.status}</td>
+  return html`<tr data-condition="${condition.type}"><td>${condition.type}</td><td class="${conditionClass(condition)}">${condition.status}</td>
 <td>${condition.reason}</td><td>${condition.message}</td><td>${timeAgo(condition.lastTransitionTime)}</td><td class="num${stale ? ' gen behind' : ''}">${condition.observedGeneration}</td></tr>`;
 }
 
 function driftTable(drift: readonly DriftItem[] | undefined): SafeHtml {
   if (!drift || drift.length === 0) return html`<p class="muted" id="drift-none">No drift recorded: the live object matches Git on the fields Tidemark owns.</p>`;
-  return html`<table id="drift"><tr><th>Field</th><th>Desired (Git)</th><th>Live (cluster)</th><th>Written by</th><th>Detected</th></tr>
-${drift.map((item) => html`<tr data-path="${item.path}"><td><code>${item.path}</code></td><td><pre class="desired">${jsonValue(item.desired)}</pre></td><td><pre class="live">${jsonValue(item.live)}</pre></td><td>${item.manager}</td><td>${timeAgo(item.detectedAt)}</td></tr>`)}</table>`;
+  return html`<table id="drift"><tr><th>Object</th><th>Field</th><th>Desired (Git)</th><th>Live (cluster)</th><th>Written by</th><th>Detected</th></tr>
+${drift.map((item) => html`<tr data-path="${item.path}"><td class="object">${item.object ?? 'this object'}</td><td><code>${item.path}</code></td><td><pre class="desired">${jsonValue(item.desired)}</pre></td><td><pre class="live">${jsonValue(item.live)}</pre></td><td>${item.manager}</td><td>${timeAgo(item.detectedAt)}</td></tr>`)}</table>`;
 }
 
 function inventoryTable(inventory: readonly InventoryEntry[]): SafeHtml {

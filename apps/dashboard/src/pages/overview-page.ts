@@ -8,7 +8,7 @@ const tiles = ['Ready', 'Reconciling', 'Stalled', 'Failed', 'Drifted', 'Suspende
 function sourceRow(source: SourceRow): SafeHtml {
   const state = source.state === 'error'
     ? html`<span class="error" title="${source.errorAt ?? ''}">${source.error ?? 'failed'}</span>`
-    : source.state === 'ok' ? html`<span class="cond-true">ok</span>` : html`<span class="muted">not polled yet</span>`;
+    : source.state === 'ok' ? html`<span class="cond-good">ok</span>` : html`<span class="muted">not polled yet</span>`;
   return html`<tr data-source="${source.name}"><td>${source.name}</td><td>${shortRevision(source.revision)}</td><td>${timeAgo(source.polledAt)}</td>
 <td class="num">${duration(source.durationMs)}</td><td class="num">${source.fetchedObjects ?? '—'}</td><td class="num">${source.sourceErrors ?? '—'}</td><td>${state}</td></tr>`;
 }
