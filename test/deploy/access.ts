@@ -27,7 +27,7 @@ export function reconcilerAllowed(namespace: string): AccessQuestion[] {
     { verb: 'patch', group: '', resource: 'events', namespace },
     { verb: 'list', group: '', resource: 'pods', namespace },
     { verb: 'delete', group: '', resource: 'pods', namespace },
-    ...['get', 'list', 'create', 'patch'].map((verb) => ({ verb, group: '', resource: 'namespaces' })),
+    ...['get', 'list', 'watch', 'create', 'patch'].map((verb) => ({ verb, group: '', resource: 'namespaces' })),
   ];
 }
 
