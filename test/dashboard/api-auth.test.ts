@@ -19,7 +19,7 @@ async function signIn(token: string): Promise<{ cookie: string; csrf: string }> 
   expect(login.headers.location).toBe('/objects');
   const setCookie = String(login.headers['set-cookie']);
   expect(setCookie).toMatch(/HttpOnly/);
-  expect(setCookie).toMatch(/SameSite=Strict/);
+  expect(setCookie).toMatch(/SameSite=Lax/);
   const cookie = setCookie.split(';')[0]!;
   const session = await fixture.app.inject({ url: '/api/session', headers: { cookie } });
   return { cookie, csrf: session.json<{ csrf: string }>().csrf };

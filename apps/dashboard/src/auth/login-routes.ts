@@ -17,8 +17,10 @@ export function safeNext(next: string | undefined): string {
 
 /** loginRoutes: the sign-in form (token → session cookie) and sign-out. They need no session. */
 export async function loginRoutes(app: FastifyInstance, { tokens, sessions, secureCookies }: LoginRoutesOptions): Promise<void> {
+  // Lax, not Strict: a link to a dashboard page from chat or mail must open signed in. Cross-site
+  // posts still carry no cookie under Lax, and every action checks the CSRF token besides.
   const cookie = (value: string, maxAge: number) =>
-    `${sessionCookieName}=${value}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAge}${secureCookies ? '; Secure' : ''}`;
+    `${sessionCookieName}=${value}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAge}${secureCookies ? '; Secure' : ''}`;
 
   app.get<{ Querystring: { next?: string; failed?: string } }>('/login', {
     schema: { hide: true, querystring: Type.Object({ next: Type.Optional(Type.String({ maxLength: 2000 })), failed: Type.Optional(Type.String({ maxLength: 1 })) }) },
