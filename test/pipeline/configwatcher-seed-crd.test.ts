@@ -10,7 +10,7 @@ import { inject } from 'vitest';
 import { startPipelineHarness, type PipelineHarness } from '../support/pipeline-harness';
 import { installBuiltinCrds } from '../../apps/reconciler/src/builtin-crds';
 
-const seedDir = fileURLToPath(new URL('../../../shared/seed-configwatcher/', import.meta.url));
+const seedDir = fileURLToPath(new URL('../../examples/seed-configwatcher/', import.meta.url));
 const key = 'k8spatterns.com/ConfigWatcher/operator-test/webapp-config-watcher';
 let plane: ControlPlane;
 let harness: PipelineHarness;

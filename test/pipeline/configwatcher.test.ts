@@ -8,7 +8,7 @@ import { kubectl } from '@tidemark/testing';
 import { startPipelineHarness, type PipelineHarness } from '../support/pipeline-harness';
 import { installBuiltinCrds } from '../../apps/reconciler/src/builtin-crds';
 
-const seedDir = fileURLToPath(new URL('../../../shared/seed-configwatcher/', import.meta.url));
+const seedDir = fileURLToPath(new URL('../../examples/seed-configwatcher/', import.meta.url));
 const namespace = `operator-test-${randomUUID().slice(0, 8)}`;
 const key = `k8spatterns.com/ConfigWatcher/${namespace}/webapp-config-watcher`;
 let harness: PipelineHarness;

@@ -4,8 +4,8 @@ import { parse } from 'yaml';
 import { isPlainObject, type PlainObject } from '../shared/plain-object';
 import { configWatcherCrd } from './configwatcher-crd';
 
-// The seed lives beside the repository: /work/shared/seed-configwatcher next to /work/main.
-const seedUrl = new URL('../../../../../shared/seed-configwatcher/', import.meta.url);
+// The seed, as the original example gives it, is kept verbatim in examples/seed-configwatcher.
+const seedUrl = new URL('../../../../../examples/seed-configwatcher/', import.meta.url);
 const seedCrd = parse(readFileSync(new URL('crd.yaml', seedUrl), 'utf8')) as PlainObject;
 const seedCr = parse(readFileSync(new URL('cr.yaml', seedUrl), 'utf8')) as PlainObject;
 
