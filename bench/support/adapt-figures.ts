@@ -9,7 +9,7 @@ const num = (value: unknown): number => (typeof value === 'number' ? value : Num
 
 const adapters: Record<string, (result: Json) => Figure[]> = {
   queue: (result) => [
-    figure(`queue throughput, no-op handler, concurrency ${num(result.concurrency)}`, 'jobs/s', num(result.jobsPerSecond), 'redis-benchmark SET, same clients', num(result.redisSetRps)),
+    figure(`queue throughput, no-op handler, concurrency ${num(result.concurrency)}`, 'jobs/s', num(result.jobsPerSecond), 'redis-benchmark SET ops/s, same clients', num(result.redisSetRps)),
     figure('queue enqueue-to-start p50', 'ms', num(result.enqueueToStartP50Ms), 'redis-benchmark SET p50', num(result.redisSetP50Ms)),
   ],
   'git-poll': (result) => {
