@@ -77,7 +77,7 @@ try {
   const pipelineMs = await runPipeline('pipe-a', webapps);
   recording = false;
   const patches = recorded.splice(0);
-  say(`  ${patches.length} applies (${recorded.requests} API requests in all) in ${Math.round(pipelineMs)} ms`);
+  say(`  ${patches.length} applies (${recorded.requests} API requests in all) in ${Math.round(pipelineMs)} ms; requests: ${JSON.stringify(recorded.byKind)}`);
 
   // After the pipeline, so the raw client meets an API server and etcd at least as warm and as full.
   say(`raw SSA: the same ${patches.length} PATCHes by a minimal client, concurrency ${concurrency}, into fresh namespaces`);
@@ -93,7 +93,7 @@ try {
   printFigures('pipeline', [
     figure(`pipeline apply throughput, ${webapps} WebApps (${patches.length} objects), concurrency ${concurrency}`, 'objects/s', pipelineRate, 'raw SSA of the same PATCHes, same concurrency', rawRate),
     figure(`pipeline time for ${webapps} WebApps`, 'ms', pipelineMs, 'raw SSA time for the same objects', rawMs),
-  ], { apiRequestsPerWebApp: Math.round(recorded.requests / webapps), objectsPerWebApp: patches.length / webapps });
+  ], { apiRequestsPerWebApp: Math.round(recorded.requests / webapps), objectsPerWebApp: patches.length / webapps, requestsByKind: recorded.byKind });
 } finally {
   connection.close();
   client.disconnect();
