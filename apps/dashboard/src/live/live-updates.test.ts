@@ -8,7 +8,7 @@ const status = { cluster: 'c1', objectKey: 'core/ConfigMap/ns/<x>', conditions: 
 describe('cellEvent', () => {
   it('is one SSE `cells` event with the cell markup, escaped, and flags new and deleted objects', () => {
     const event = cellEvent([
-      { cluster: 'c1', objectKey: status.objectKey, entry: { status, cell: summarizeCell(status), search: '' }, created: true },
+      { cluster: 'c1', objectKey: status.objectKey, entry: { status, cell: summarizeCell(status) }, created: true },
       { cluster: 'c2', objectKey: 'core/ConfigMap/ns/gone' },
     ]);
     expect(event.startsWith('event: cells\ndata: ')).toBe(true);

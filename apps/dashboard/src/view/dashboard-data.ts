@@ -72,7 +72,7 @@ export class DashboardData {
 
   objects(filter: ObjectFilter): MatrixPage {
     const { cache } = this.options;
-    return queryMatrix({ keys: () => cache.keys(), cellsOf: (key) => cache.cellsOf(key), clusters: () => this.clusterNames() }, filter, this.matches);
+    return queryMatrix({ keys: () => cache.keys(), rows: () => cache.rows(), cellsOf: (key) => cache.cellsOf(key), clusters: () => this.clusterNames() }, filter, this.matches);
   }
 
   objectFacets(): Facets {

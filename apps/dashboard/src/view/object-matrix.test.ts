@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ObjectStatus } from '@tidemark/contracts';
 import { summarizeCell } from './cell-state';
 import { facetsOf, MatchMemo, queryMatrix, type MatrixSource } from './object-matrix';
-import type { CachedStatus } from './status-cache';
+import type { CachedStatus, ObjectRow } from './status-cache';
 
 function status(cluster: string, objectKey: string, ready: 'True' | 'False', extra: Partial<ObjectStatus> = {}): ObjectStatus {
   const [, kind, namespace, name] = objectKey.split('/') as [string, string, string, string];
@@ -14,13 +14,15 @@ function status(cluster: string, objectKey: string, ready: 'True' | 'False', ext
 }
 
 function source(statuses: ObjectStatus[]): MatrixSource {
-  const byKey = new Map<string, Map<string, CachedStatus>>();
+  const byKey = new Map<string, ObjectRow>();
   for (const entry of statuses) {
-    const cells = byKey.get(entry.objectKey) ?? new Map<string, CachedStatus>();
-    cells.set(entry.cluster, { status: entry, cell: summarizeCell(entry), search: `${entry.objectKey}\n${entry.path ?? ''}`.toLowerCase() });
-    byKey.set(entry.objectKey, cells);
+    const row = byKey.get(entry.objectKey) ?? { objectKey: entry.objectKey, kind: entry.kind, namespace: entry.namespace, search: '', cells: new Map<string, CachedStatus>() };
+    row.search = `${entry.objectKey}\n${entry.path ?? ''}`.toLowerCase();
+    row.cells.set(entry.cluster, { status: entry, cell: summarizeCell(entry) });
+    byKey.set(entry.objectKey, row);
   }
-  return { keys: () => [...byKey.keys()].sort(), cellsOf: (key) => byKey.get(key), clusters: () => [...new Set(statuses.map((entry) => entry.cluster))].sort() };
+  const rows = [...byKey.values()].sort((a, b) => (a.objectKey < b.objectKey ? -1 : 1));
+  return { keys: () => rows.map((row) => row.objectKey), rows: () => rows, cellsOf: (key) => byKey.get(key)?.cells, clusters: () => [...new Set(statuses.map((entry) => entry.cluster))].sort() };
 }
 
 const data = source([
@@ -61,7 +63,7 @@ describe('queryMatrix', () => {
   it('serves further pages of a filter from the memo until the data changes', () => {
     let version = 1;
     let scans = 0;
-    const counting: MatrixSource = { ...data, keys: () => { scans += 1; return data.keys(); } };
+    const counting: MatrixSource = { ...data, rows: () => { scans += 1; return data.rows(); } };
     const memo = new MatchMemo(() => version);
     expect(queryMatrix(counting, { namespace: 'ns1', pageSize: 1 }, memo).total).toBe(2);
     expect(queryMatrix(counting, { namespace: 'ns1', pageSize: 1, page: 2 }, memo).rows[0]?.objectKey).toBe('core/ConfigMap/ns1/one');

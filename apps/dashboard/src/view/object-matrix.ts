@@ -1,10 +1,11 @@
 import { parseObjectKey } from '@tidemark/contracts';
 import { matchesCondition, type CellSummary, type ConditionFilter } from './cell-state';
-import type { CachedStatus } from './status-cache';
+import type { CachedStatus, ObjectRow } from './status-cache';
 
-/** MatrixSource is what the matrix reads: sorted keys and each key's records per cluster. */
+/** MatrixSource is what the matrix reads: sorted keys and rows, and each key's records per cluster. */
 export interface MatrixSource {
   keys(): readonly string[];
+  rows(): readonly ObjectRow[];
   cellsOf(objectKey: string): ReadonlyMap<string, CachedStatus> | undefined;
   clusters(): string[];
 }
@@ -66,10 +67,7 @@ export function queryMatrix(source: MatrixSource, filter: ObjectFilter, memo?: M
 function matchingKeys(source: MatrixSource, filter: ObjectFilter): string[] {
   const needle = filter.q?.trim().toLowerCase() ?? '';
   const keys: string[] = [];
-  for (const objectKey of source.keys()) {
-    const cells = source.cellsOf(objectKey);
-    if (cells && rowMatches(cells, filter, needle)) keys.push(objectKey);
-  }
+  for (const row of source.rows()) if (rowMatches(row, filter, needle)) keys.push(row.objectKey);
   return keys;
 }
 
@@ -103,14 +101,11 @@ function isUnfiltered(filter: ObjectFilter): boolean {
   return !filter.kind && !filter.namespace && !filter.cluster && !filter.condition && !filter.q?.trim();
 }
 
-function rowMatches(cells: ReadonlyMap<string, CachedStatus>, filter: ObjectFilter, needle: string): boolean {
-  const any = cells.values().next().value;
-  if (!any) return false;
-  const { status } = any;
-  if (filter.kind && status.kind !== filter.kind) return false;
-  if (filter.namespace !== undefined && filter.namespace !== '' && status.namespace !== filter.namespace) return false;
-  if (needle && !any.search.includes(needle)) return false;
-  return cellsMatch(cells, filter);
+function rowMatches(row: ObjectRow, filter: ObjectFilter, needle: string): boolean {
+  if (filter.kind && row.kind !== filter.kind) return false;
+  if (filter.namespace && row.namespace !== filter.namespace) return false;
+  if (needle && !row.search.includes(needle)) return false;
+  return cellsMatch(row.cells, filter);
 }
 
 function cellsMatch(cells: ReadonlyMap<string, CachedStatus>, filter: ObjectFilter): boolean {
@@ -139,14 +134,13 @@ export interface Facets {
   namespaces: string[];
 }
 
-/** facetsOf collects kinds and namespaces (read from the keys, so no record is parsed). */
+/** facetsOf collects the kinds and namespaces of all rows. */
 export function facetsOf(source: MatrixSource): Facets {
   const kinds = new Set<string>();
   const namespaces = new Set<string>();
-  for (const key of source.keys()) {
-    const parts = key.split('/');
-    if (parts[1]) kinds.add(parts[1]);
-    if (parts[2] && parts[2] !== '_') namespaces.add(parts[2]);
+  for (const row of source.rows()) {
+    kinds.add(row.kind);
+    if (row.namespace) namespaces.add(row.namespace);
   }
   return { kinds: [...kinds].sort(), namespaces: [...namespaces].sort() };
 }

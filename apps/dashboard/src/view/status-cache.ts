@@ -7,8 +7,17 @@ import { summarizeCell, type CellSummary } from './cell-state';
 export interface CachedStatus {
   status: ObjectStatus;
   cell: CellSummary;
+}
+
+/** ObjectRow is one object with its records per cluster and what the filters compare, computed once per write. */
+export interface ObjectRow {
+  objectKey: string;
+  kind: string;
+  /** '' for cluster-scoped objects. */
+  namespace: string;
   /** Lower-case object key and Git path, what the free-text filter searches. */
   search: string;
+  cells: Map<string, CachedStatus>;
 }
 
 /** CachedChange is one applied change, as live updates send it. */
@@ -37,11 +46,12 @@ type Listener = (changes: readonly CachedChange[]) => void;
  * request. A reconnect of the subscriber reloads everything (messages may have been missed).
  */
 export class StatusCache {
-  private readonly byKey = new Map<string, Map<string, CachedStatus>>();
+  private readonly byKey = new Map<string, ObjectRow>();
   private readonly clusterSet = new Set<string>();
   private readonly pending = new Set<string>();
   private readonly listeners = new Set<Listener>();
-  private sorted: string[] | undefined;
+  private sortedRows: ObjectRow[] | undefined;
+  private sortedKeys: string[] | undefined;
   private timer: NodeJS.Timeout | undefined;
   private started = false;
   /** version grows with every applied change; views cache on it. */
@@ -80,16 +90,22 @@ export class StatusCache {
 
   /** keys returns every object key, sorted, cached until the set of keys changes. */
   keys(): readonly string[] {
-    this.sorted ??= [...this.byKey.keys()].sort();
-    return this.sorted;
+    this.sortedKeys ??= this.rows().map((row) => row.objectKey);
+    return this.sortedKeys;
+  }
+
+  /** rows returns every object row sorted by key: filters scan this array, not the map. */
+  rows(): readonly ObjectRow[] {
+    this.sortedRows ??= [...this.byKey.values()].sort((a, b) => (a.objectKey < b.objectKey ? -1 : a.objectKey > b.objectKey ? 1 : 0));
+    return this.sortedRows;
   }
 
   cellsOf(objectKey: string): ReadonlyMap<string, CachedStatus> | undefined {
-    return this.byKey.get(objectKey);
+    return this.byKey.get(objectKey)?.cells;
   }
 
   *entries(): Generator<CachedStatus> {
-    for (const cells of this.byKey.values()) yield* cells.values();
+    for (const row of this.byKey.values()) yield* row.cells.values();
   }
 
   /** reload reads every record of every cluster. */
@@ -98,7 +114,7 @@ export class StatusCache {
     const clusters = await store.clusters();
     const lists = await Promise.all(clusters.map((cluster) => store.list(cluster)));
     this.byKey.clear();
-    this.sorted = undefined;
+    this.keysChanged();
     for (const cluster of clusters) this.clusterSet.add(cluster);
     for (const status of lists.flat()) this.set(status.cluster, status.objectKey, status);
     this.version += 1;
@@ -132,27 +148,36 @@ export class StatusCache {
   }
 
   private set(cluster: string, objectKey: string, status: ObjectStatus | undefined): CachedStatus | undefined {
-    let cells = this.byKey.get(objectKey);
+    let row = this.byKey.get(objectKey);
     if (!status) {
-      cells?.delete(cluster);
-      if (cells?.size === 0) this.forget(objectKey);
+      row?.cells.delete(cluster);
+      if (row?.cells.size === 0) {
+        this.byKey.delete(objectKey);
+        this.keysChanged();
+      }
       return undefined;
     }
-    if (!cells) {
-      cells = new Map();
-      this.byKey.set(objectKey, cells);
-      this.sorted = undefined;
+    if (!row) {
+      row = newRow(objectKey);
+      this.byKey.set(objectKey, row);
+      this.keysChanged();
     }
     this.clusterSet.add(cluster);
-    const entry = { status, cell: summarizeCell(status), search: `${objectKey}\n${status.path ?? ''}`.toLowerCase() };
-    cells.set(cluster, entry);
+    row.search = `${objectKey}\n${status.path ?? ''}`.toLowerCase();
+    const entry = { status, cell: summarizeCell(status) };
+    row.cells.set(cluster, entry);
     return entry;
   }
 
-  private forget(objectKey: string): void {
-    this.byKey.delete(objectKey);
-    this.sorted = undefined;
+  private keysChanged(): void {
+    this.sortedRows = undefined;
+    this.sortedKeys = undefined;
   }
+}
+
+function newRow(objectKey: string): ObjectRow {
+  const [, kind = '', namespace = ''] = objectKey.split('/');
+  return { objectKey, kind, namespace: namespace === '_' ? '' : namespace, search: objectKey.toLowerCase(), cells: new Map() };
 }
 
 function parseChange(message: string): StatusChange | undefined {
