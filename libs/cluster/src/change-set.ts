@@ -3,6 +3,7 @@ import type { KubernetesManifest } from '@tidemark/contracts';
 import type { ClusterConnection } from './connection';
 import { ApiError, toReconcileFailure } from './api-error';
 import { applyToResource, describe } from './apply';
+import type { ApiResource } from './resource-path';
 import { sameObject } from './compare';
 import { deleteObject } from './delete';
 import { getByResource } from './read';
@@ -56,15 +57,27 @@ export async function applyWithChangeSet(connection: ClusterConnection, object: 
   try {
     const resource = await connection.discovery.resourceFor(object.apiVersion, object.kind);
     const live = await getByResource(connection, resource, resource.namespaced ? object.metadata.namespace : undefined, object.metadata.name);
+    if (!live) return await create(connection, resource, object, options);
     const dryRun = await applyToResource(connection, resource, object, { dryRun: true });
-    if (live && sameObject(dryRun, live)) return { subject, action: 'unchanged', object: live, live, dryRun };
-    if (options.decide?.(object, live, dryRun) === 'skip') return { subject, action: 'skipped', object: live ?? dryRun, live, dryRun };
+    if (sameObject(dryRun, live)) return { subject, action: 'unchanged', object: live, live, dryRun };
+    if (options.decide?.(object, live, dryRun) === 'skip') return { subject, action: 'skipped', object: live, live, dryRun };
     const applied = await applyToResource(connection, resource, object);
-    return { subject, action: live ? 'configured' : 'created', object: applied, live, dryRun };
+    return { subject, action: 'configured', object: applied, live, dryRun };
   } catch (error) {
     if (error instanceof ApiError && error.isImmutableFieldChange) return recreateOrFail(connection, object, error);
     throw toReconcileFailure(error, `apply ${subject}`);
   }
+}
+
+/**
+ * create applies an object that does not exist yet. There is nothing to compare it with, so no
+ * dry-run is spent on it; the API server still validates the apply itself.
+ */
+async function create(connection: ClusterConnection, resource: ApiResource, object: KubernetesManifest, options: ChangeSetOptions): Promise<ChangeSetEntry> {
+  const subject = describe(object);
+  if (options.decide?.(object, undefined, object) === 'skip') return { subject, action: 'skipped', object };
+  const applied = await applyToResource(connection, resource, object);
+  return { subject, action: 'created', object: applied, dryRun: applied };
 }
 
 async function recreateOrFail(connection: ClusterConnection, object: KubernetesManifest, error: ApiError): Promise<ChangeSetEntry> {

@@ -28,9 +28,14 @@ export function ownerOf(annotations: Record<string, string> | undefined): { sour
 }
 
 /**
- * lastWriter is the manager of the newest managedFields entry: when it is Tidemark itself, the
- * change is the echo of its own apply and wakes nothing.
+ * isOwnEcho tells whether a change is only the echo of Tidemark's own write: no other manager's
+ * entry is as new as Tidemark's newest. managedFields times have whole seconds, so an edit in
+ * the same second as Tidemark's write ties, and a tie counts as someone else's change: the cost
+ * is one reconcile that finds nothing to do, never a missed edit.
  */
-export function lastWriter(managedFields: unknown): string | undefined {
-  return newestFirst(managedFields)[0]?.manager;
+export function isOwnEcho(managedFields: unknown, ownManagers: ReadonlySet<string>): boolean {
+  const entries = newestFirst(managedFields);
+  const newestOwn = entries.find((entry) => ownManagers.has(entry.manager ?? ''));
+  if (!newestOwn?.time) return false;
+  return !entries.some((entry) => !ownManagers.has(entry.manager ?? '') && (entry.time === undefined || entry.time >= newestOwn.time!));
 }

@@ -5,7 +5,7 @@ import type { KubernetesManifest } from '@tidemark/contracts';
 import { SourceLease } from '@tidemark/poller';
 import { latestRevision } from './latest-revision';
 import type { StatusChange, StatusStore } from '@tidemark/status-store';
-import { lastWriter, managedKinds, ownerOf } from './managed-kinds';
+import { isOwnEcho, managedKinds, ownerOf } from './managed-kinds';
 import type { Enqueuer, WatchLogger } from './reference-watches';
 
 export interface OwnedWatchOptions {
@@ -109,7 +109,7 @@ class ClusterWatches {
   private async onChange(type: WatchEventType, object: KubernetesManifest): Promise<void> {
     const owner = ownerOf(object.metadata.annotations);
     if (!owner) return;
-    if (type !== 'DELETED' && this.ownManagers.has(lastWriter(object.metadata.managedFields) ?? '')) return;
+    if (type !== 'DELETED' && isOwnEcho(object.metadata.managedFields, this.ownManagers)) return;
     const revision = await latestRevision(this.options, this.name, owner);
     if (!revision) return;
     await this.options.queues.enqueue({ source: owner.source, revision, cluster: this.name, objectKey: owner.objectKey, reason: 'drift' })

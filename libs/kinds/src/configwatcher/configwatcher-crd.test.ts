@@ -5,7 +5,7 @@ import { isPlainObject, type PlainObject } from '../shared/plain-object';
 import { configWatcherCrd } from './configwatcher-crd';
 
 // The seed, as the original example gives it, is kept verbatim in examples/seed-configwatcher.
-const seedUrl = new URL('../../../../../examples/seed-configwatcher/', import.meta.url);
+const seedUrl = new URL('../../../../examples/seed-configwatcher/', import.meta.url);
 const seedCrd = parse(readFileSync(new URL('crd.yaml', seedUrl), 'utf8')) as PlainObject;
 const seedCr = parse(readFileSync(new URL('cr.yaml', seedUrl), 'utf8')) as PlainObject;
 
