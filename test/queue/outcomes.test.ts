@@ -121,6 +121,11 @@ describe('outcomes', () => {
     await waitFor(() => runsOf(key).length === 2, 5_000, 'a run at the new revision');
     expect(runsOf(key)[1]?.revision).toBe(revision(2));
 
+    // An object that never failed or stalled is not "retried": nothing is enqueued for it.
+    const healthy = 'tidemark.dev/WebApp/a/healthy';
+    await queues.enqueue(jobFor(cluster, healthy, 2));
+    await waitFor(() => runsOf(healthy).length === 1, 5_000, 'the healthy object to run');
+    expect(await queues.retryFailed(cluster, healthy)).toBe(0);
     await queues.enqueue(jobFor(cluster, 'tidemark.dev/WebApp/a/other', 1));
     const other = 'tidemark.dev/WebApp/a/other';
     await waitFor(async () => (await figures()).depth.failed === 2, 5_000, 'a second failed job');

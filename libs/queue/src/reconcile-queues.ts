@@ -138,7 +138,10 @@ export class ReconcileQueues {
     const client = this.connected();
     return guard('retry failed jobs', async () => {
       const failed = (await queue.getJobs(['failed'])).filter((job) => objectKey === undefined || objectKeyOfJobId(job.id ?? '') === objectKey);
-      const stalled = objectKey === undefined ? await client.hkeys(state.keys.stalled) : [objectKey];
+      // Only objects that are stalled or failing: a key given by name is retried only if it is one of them.
+      const stalledKeys = await client.hkeys(state.keys.stalled);
+      const failingKeys = objectKey === undefined ? [] : await client.hkeys(state.keys.failures);
+      const stalled = objectKey === undefined ? stalledKeys : [...stalledKeys, ...failingKeys].filter((key) => key === objectKey);
       const payloads = new Map<string, ReconcileJob>();
       for (const job of failed) payloads.set(job.data.objectKey, job.data);
       for (const key of stalled) {
