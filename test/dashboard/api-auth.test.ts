@@ -26,10 +26,13 @@ async function signIn(token: string): Promise<{ cookie: string; csrf: string }> 
 }
 
 describe('authentication', () => {
-  it('serves /healthz without auth', async () => {
+  it('serves /healthz and /readyz without auth', async () => {
     const response = await fixture.app.inject({ url: '/healthz' });
     expect(response.statusCode).toBe(200);
-    expect(response.json()).toEqual({ status: 'ok', redis: 'ok' });
+    expect(response.json()).toEqual({ status: 'ok' });
+    const ready = await fixture.app.inject({ url: '/readyz' });
+    expect(ready.statusCode).toBe(200);
+    expect(ready.json()).toEqual({ status: 'ok', redis: 'ok' });
   });
 
   it('refuses every API route without credentials or with a wrong token, with a stable code', async () => {

@@ -81,7 +81,10 @@ export async function buildDashboard(deps: DashboardDeps): Promise<FastifyInstan
   app.addHook('onReady', async () => cache.start());
   app.addHook('onClose', async () => cache.stop());
 
-  app.get('/healthz', { schema: { hide: true } }, async (_request, reply) => {
+  // Liveness says the process serves; readiness says it can also read Redis. A Redis outage
+  // takes the dashboard out of the Service without restarting it.
+  app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
     const redis = await deps.redis.ping().then(() => 'ok', () => 'down');
     return reply.status(redis === 'ok' ? 200 : 503).send({ status: redis === 'ok' ? 'ok' : 'degraded', redis });
   });

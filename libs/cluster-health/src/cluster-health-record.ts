@@ -1,3 +1,4 @@
+// The light entry point: health records only, without the Kubernetes client (the dashboard reads these).
 import type { Redis } from 'ioredis';
 
 /** ClusterHealth is what Tidemark knows about a cluster's reachability; it holds no credential. */

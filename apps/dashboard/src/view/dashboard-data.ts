@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { ObjectStatus, ReconcileRecord } from '@tidemark/contracts';
-import { readClusterHealth, type ClusterHealth } from '@tidemark/cluster-health';
+import { readClusterHealth, type ClusterHealth } from '@tidemark/cluster-health/records';
 import { readSourceStatus, type SourceStatus } from '@tidemark/poller';
 import type { ClusterQueueFigures, ReconcileQueues } from '@tidemark/queue';
 import type { StatusStore } from '@tidemark/status-store';
