@@ -32,15 +32,12 @@ describe('a 10,000-object repository', () => {
     const { path, text } = largeRepositoryShape.changeOne(7, 42, 'changed');
     await copy.write(path, text);
     const head = await copy.commitAndPush('one object changes');
-    const started = performance.now();
     const result = await source.poll();
-    const elapsed = performance.now() - started;
     expect(result.revision).toBe(head);
     expect(summarise(result.changes)).toEqual([`changed ${largeRepositoryShape.objectKey(7, 42)}`]);
     expect(result.changes[0]).toMatchObject({ path });
     // Commit, root tree, one folder tree, one blob.
     expect(result.fetchedObjects).toBe(4);
-    expect(elapsed).toBeLessThan(2_000);
     expect((await source.readObject(head, largeRepositoryShape.objectKey(7, 42)))?.object.data).toEqual({ value: 'changed' });
   });
 });
