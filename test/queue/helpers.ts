@@ -1,8 +1,10 @@
+import { afterEach, beforeEach } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
-import type { Redis } from 'ioredis';
+import { Redis } from 'ioredis';
+import { ReconcileQueues } from '@tidemark/queue';
 import type { ReconcileJob } from '@tidemark/contracts';
 import type { WorkerFixtureConfig } from './fixtures/worker';
 
@@ -77,4 +79,32 @@ export async function spawnWorker(config: WorkerFixtureConfig): Promise<WorkerPr
 export async function killHard(worker: WorkerProcess): Promise<void> {
   if (worker.child.exitCode === null && worker.child.signalCode === null) worker.child.kill('SIGKILL');
   await worker.exited;
+}
+
+/** QueueFixture is what each queue test gets: a private prefix, a Redis client and started queues. */
+export interface QueueFixture {
+  prefix: string;
+  redis: Redis;
+  queues: ReconcileQueues;
+}
+
+/**
+ * useQueueFixture gives every test of the calling suite a fresh fixture and removes it after the
+ * test: `release` first (the suite's workers or processes), then the queues and every key.
+ */
+export function useQueueFixture(redisUrl: string, clusters: string[], release: () => Promise<void>): QueueFixture {
+  const fixture = {} as QueueFixture;
+  beforeEach(async () => {
+    fixture.prefix = testPrefix();
+    fixture.redis = new Redis(redisUrl);
+    fixture.queues = new ReconcileQueues({ connection: redisUrl, prefix: fixture.prefix, clusters });
+    await fixture.queues.start();
+  });
+  afterEach(async () => {
+    await release();
+    await fixture.queues.close();
+    await removeKeys(fixture.redis, fixture.prefix);
+    fixture.redis.disconnect();
+  });
+  return fixture;
 }
