@@ -85,6 +85,39 @@ async function load(target: URL | (() => URL), headers: Record<string, string>, 
 
 const round = (value: number) => Math.round(value * 100) / 100;
 
+/**
+ * liveUpdateLatency writes one status change at a time and times it until the dashboard's event
+ * stream carries it; the baseline is a bare Redis pub/sub round trip on the same server.
+ */
+async function liveUpdateLatency(base: URL, headers: Record<string, string>, samples: number): Promise<{ live: number[]; pubsub: number[] }> {
+  const response = await fetch(new URL('/events', base), { headers });
+  const reader = response.body!.getReader();
+  const decoder = new TextDecoder();
+  const live: number[] = [];
+  for (let index = 0; index < samples; index += 1) {
+    const record = { ...statusOf('east', index), updatedAt: new Date().toISOString(), generation: 1000 + index };
+    const sent = performance.now();
+    await store.put(record);
+    let text = '';
+    while (!text.includes(`east|${record.objectKey}`)) text += decoder.decode((await reader.read()).value);
+    live.push(performance.now() - sent);
+  }
+  await reader.cancel();
+  const listener = new Redis(testRedis.url);
+  const channel = `${prefix}:bench-pubsub`;
+  await listener.subscribe(channel);
+  const pubsub: number[] = [];
+  for (let index = 0; index < samples; index += 1) {
+    const sent = performance.now();
+    const arrived = new Promise<void>((resolve) => listener.once('message', () => resolve()));
+    await redis.publish(channel, String(index));
+    await arrived;
+    pubsub.push(performance.now() - sent);
+  }
+  listener.disconnect();
+  return { live: live.sort((a, b) => a - b), pubsub: pubsub.sort((a, b) => a - b) };
+}
+
 const testRedis = await startRedis();
 const prefix = `bench-${randomUUID().slice(0, 8)}`;
 const redis = new Redis(testRedis.url);
@@ -129,6 +162,12 @@ try {
   let variant = 0;
   const coldFiltered = await load(() => new URL(`/objects?condition=Stalled&q=team-${variant++ % 40}/`, dashboardBase), auth, durationMs);
 
+  const latency = await liveUpdateLatency(dashboardBase, auth, 100);
+  const rankOf = (sorted: number[], p: number) => round(sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)] ?? 0);
+  const liveUpdate = { p50Ms: rankOf(latency.live, 0.5), p99Ms: rankOf(latency.live, 0.99) };
+  const pubsub = { p50Ms: rankOf(latency.pubsub, 0.5), p99Ms: rankOf(latency.pubsub, 0.99) };
+  console.log(`live update, status write to server-sent event: p50 ${liveUpdate.p50Ms} ms, p99 ${liveUpdate.p99Ms} ms (Redis pub/sub alone: p50 ${pubsub.p50Ms} ms, p99 ${pubsub.p99Ms} ms)`);
+
   const ratio = (result: LoadResult) => ({ rps: round(result.rps / baseline.rps), p50: round(result.p50Ms / baseline.p50Ms), p99: round(result.p99Ms / baseline.p99Ms) });
   console.log(`objects ${objectCount} × ${clusters.length} clusters (seeded in ${seedMs} ms, cache loaded in ${cacheLoadMs} ms), page of 50 rows = ${size} bytes, ${concurrency} connections, ${seconds} s each`);
   console.log('case                       req/s    p50 ms   p99 ms   vs static: req/s  p50   p99');
@@ -141,7 +180,7 @@ try {
   line('objects filtered (cold)', coldFiltered, ratio(coldFiltered));
   console.log(JSON.stringify({
     bench: 'dashboard-objects-page', objects: objectCount, clusters: clusters.length, pageBytes: size, concurrency, seconds, seedMs, cacheLoadMs,
-    static: baseline, page1: first, middlePage: middle, filtered, coldFiltered,
+    static: baseline, page1: first, middlePage: middle, filtered, coldFiltered, liveUpdate, pubsub,
     ratio: { page1: ratio(first), middlePage: ratio(middle), filtered: ratio(filtered), coldFiltered: ratio(coldFiltered) },
   }));
 } finally {

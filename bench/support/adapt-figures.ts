@@ -23,10 +23,18 @@ const adapters: Record<string, (result: Json) => Figure[]> = {
   'dashboard-objects-page': (result) => {
     const base = result.static as Load;
     const cases: [string, string][] = [['page1', 'objects page 1'], ['middlePage', 'objects middle page'], ['filtered', 'objects filtered (repeat)'], ['coldFiltered', 'objects filtered (cold)']];
-    return cases.flatMap(([key, label]) => {
+    const pages = cases.flatMap(([key, label]) => {
       const load = result[key] as Load | undefined;
       return load ? [figure(`dashboard ${label}, ${num(result.objects)} objects × ${num(result.clusters)} clusters`, 'req/s', load.rps, 'static page of the same size', base.rps)] : [];
     });
+    const live = result.liveUpdate as { p50Ms: number; p99Ms: number } | undefined;
+    const pubsub = result.pubsub as { p50Ms: number; p99Ms: number } | undefined;
+    if (!live || !pubsub) return pages;
+    return [
+      ...pages,
+      figure('dashboard live update, status write to server-sent event, p50', 'ms', live.p50Ms, 'Redis pub/sub round trip, p50', pubsub.p50Ms),
+      figure('dashboard live update, status write to server-sent event, p99', 'ms', live.p99Ms, 'Redis pub/sub round trip, p99', pubsub.p99Ms),
+    ];
   },
 };
 
