@@ -107,9 +107,30 @@ async function applyWithRetryWhileTerminating(connection: ClusterConnection, obj
   }
 }
 
+/** Objects of one ordering group applied at once; they do not depend on each other. */
+const groupConcurrency = 4;
+
+/**
+ * applyAll applies one ordering group a few objects at a time, keeping the entries in input
+ * order. After a failure no new object starts, and it returns only once every started apply has
+ * ended, so nothing writes behind the caller's back.
+ */
 async function applyAll(connection: ClusterConnection, objects: KubernetesManifest[], options: ChangeSetOptions): Promise<ChangeSetEntry[]> {
-  const results: ChangeSetEntry[] = [];
-  for (const object of objects) results.push(await applyWithChangeSet(connection, object, options));
+  const results = new Array<ChangeSetEntry>(objects.length);
+  let next = 0;
+  let failure: { error: unknown } | undefined;
+  const lane = async () => {
+    while (next < objects.length && !failure) {
+      const index = next++;
+      try {
+        results[index] = await applyWithChangeSet(connection, objects[index]!, options);
+      } catch (error) {
+        failure ??= { error };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(groupConcurrency, objects.length) }, lane));
+  if (failure) throw failure.error;
   return results;
 }
 
