@@ -1,11 +1,10 @@
 // A whole reconciler on the rig for end-to-end benches: Redis, a Git server, one API server.
 // Its log goes to stderr: stdout carries only the bench's result.
-import { createHmac } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { stringify } from 'yaml';
-import { startGitServer, startRedis, type GitServer, type TestRedis, type WorkingCopy } from '@tidemark/testing';
+import { sendGithubPush, startGitServer, startRedis, type GitServer, type TestRedis, type WorkingCopy } from '@tidemark/testing';
 import { loadConfig } from '../../apps/reconciler/src/config';
 import { startReconciler, type RunningReconciler } from '../../apps/reconciler/src/reconciler';
 
@@ -53,13 +52,8 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
   return {
     redis, git, repo, reconciler,
     async notify() {
-      const body = JSON.stringify({ ref: 'refs/heads/main', after: await repo.git('rev-parse', 'HEAD') });
-      const response = await fetch(`http://${reconciler.http.address}/hooks/bench`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-github-event': 'push', 'x-hub-signature-256': `sha256=${createHmac('sha256', secret).update(body).digest('hex')}` },
-        body,
-      });
-      if (response.status >= 300) throw new Error(`webhook answered ${response.status}`);
+      const status = await sendGithubPush(`http://${reconciler.http.address}/hooks/bench`, secret, { ref: 'refs/heads/main', after: await repo.git('rev-parse', 'HEAD') });
+      if (status >= 300) throw new Error(`webhook answered ${status}`);
     },
     async stop() {
       await reconciler.stop();

@@ -1,12 +1,13 @@
 // The whole reconciler end to end: the sample repository through the real poller, webhook,
 // BullMQ queue, workers and pipeline into a real API server, with watches for ConfigWatcher.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHmac, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { applyObject, ClusterConnection, getObject, listObjects } from '@tidemark/cluster';
+import { sendGithubPush } from '@tidemark/testing';
 import { createLogger } from '../../apps/reconciler/src/logger';
 import { startLocalStack, type LocalStack } from '../../apps/reconciler/src/local/local-stack';
 
@@ -19,17 +20,8 @@ let connection: ClusterConnection;
 
 async function pushAndNotify(message: string): Promise<void> {
   await stack.repo.commitAndPush(message);
-  const body = JSON.stringify({ ref: 'refs/heads/main', after: await stack.repo.git('rev-parse', 'HEAD') });
-  const response = await fetch(`http://${stack.reconciler.http.address}/hooks/sample`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'x-github-event': 'push',
-      'x-hub-signature-256': `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`,
-    },
-    body,
-  });
-  expect(response.status).toBeLessThan(300);
+  const after = await stack.repo.git('rev-parse', 'HEAD');
+  expect(await sendGithubPush(`http://${stack.reconciler.http.address}/hooks/sample`, secret, { ref: 'refs/heads/main', after })).toBeLessThan(300);
 }
 
 beforeAll(async () => {

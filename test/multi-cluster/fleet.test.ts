@@ -1,14 +1,14 @@
 // Multi-cluster fan-out on three real control planes: placement by path and annotation, prune on
 // leaving a placement, and isolation: a stopped cluster and a slowed one hold up only themselves.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createHmac, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { ClusterConnection, getObject } from '@tidemark/cluster';
 import { findCondition } from '@tidemark/contracts';
-import { startControlPlanes, startDelayingProxyProcess, startGitServer, type ControlPlane, type DelayingProxy, type GitServer, type WorkingCopy } from '@tidemark/testing';
+import { sendGithubPush, startControlPlanes, startDelayingProxyProcess, startGitServer, type ControlPlane, type DelayingProxy, type GitServer, type WorkingCopy } from '@tidemark/testing';
 import { loadConfig } from '../../apps/reconciler/src/config';
 import { createLogger } from '../../apps/reconciler/src/logger';
 import { startReconciler, type RunningReconciler } from '../../apps/reconciler/src/reconciler';
@@ -37,13 +37,7 @@ const present = async (cluster: string, name: string) => Boolean(await getObject
 
 async function pushAndNotify(message: string): Promise<void> {
   await repo.commitAndPush(message);
-  const body = JSON.stringify({ ref: 'refs/heads/main' });
-  const response = await fetch(`http://${reconciler.http.address}/hooks/fleet`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-github-event': 'push', 'x-hub-signature-256': `sha256=${createHmac('sha256', secret).update(body).digest('hex')}` },
-    body,
-  });
-  expect(response.status).toBe(202);
+  expect(await sendGithubPush(`http://${reconciler.http.address}/hooks/fleet`, secret)).toBe(202);
 }
 
 beforeAll(async () => {

@@ -9,3 +9,4 @@ export {
 } from './kube-testenv';
 export { startDelayingProxy, startDelayingProxyProcess, type DelayingProxy } from './delaying-proxy';
 export { buildGoProgram, type GoProgram } from './go-build';
+export { sendGithubPush } from './github-push';
