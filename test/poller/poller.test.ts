@@ -28,16 +28,18 @@ async function replica(name: string, options: { intervalMs?: number; leaseTtlMs?
   const source = new GitSource({ spec, cacheDir: dir });
   await source.open();
   const delivered: PollResult[] = [];
+  const headsSeen: (string | undefined)[] = [];
   const connection = redis.connect();
   const poller = new Poller({
     redis: connection, sources: [source], keyPrefix: redis.prefix, leaseTtlMs: options.leaseTtlMs ?? 1_500, owner: name,
     onChanges: async (result) => {
+      headsSeen.push((await readSourceStatus(connection, redis.prefix, 'apps')).head);
       delivered.push(result);
     },
   });
   pollers.push(poller);
   await poller.start();
-  return { poller, delivered, connection };
+  return { poller, delivered, connection, headsSeen };
 }
 
 async function until(check: () => boolean | Promise<boolean>, timeoutMs: number): Promise<number> {
@@ -83,7 +85,9 @@ describe('Poller', () => {
 
     const head = await copy.git('rev-parse', 'HEAD');
     const status = await readSourceStatus(leader.connection, redis.prefix, 'apps');
-    expect(status).toMatchObject({ revision: head, state: 'ok', leader: leader.poller.owner, changes: 1, sourceErrors: 0 });
+    expect(status).toMatchObject({ revision: head, head, state: 'ok', leader: leader.poller.owner, changes: 1, sourceErrors: 0 });
+    // The head is recorded before the changes are handed on, so a watch-woken object already sees it.
+    expect(leader.headsSeen).toEqual([head]);
     expect(status.durationMs).toBeGreaterThanOrEqual(0);
     expect(Date.parse(status.polledAt ?? '')).toBeGreaterThan(Date.now() - 60_000);
     const raw = JSON.stringify(await leader.connection.hgetall(sourceStatusKey(redis.prefix, 'apps')));

@@ -11,7 +11,10 @@ export async function requeueCluster(cluster: string, deps: { redis: Redis; keyP
   const revisions = new Map<string, string | undefined>();
   const jobs = [];
   for (const record of await deps.statusStore.list(cluster)) {
-    if (!revisions.has(record.source)) revisions.set(record.source, (await readSourceStatus(deps.redis, deps.keyPrefix, record.source)).revision);
+    if (!revisions.has(record.source)) {
+      const status = await readSourceStatus(deps.redis, deps.keyPrefix, record.source);
+      revisions.set(record.source, status.head ?? status.revision);
+    }
     const revision = revisions.get(record.source) ?? record.lastAttemptedRevision;
     if (revision) jobs.push({ source: record.source, revision, cluster, objectKey: record.objectKey, reason: 'resync' as const });
   }

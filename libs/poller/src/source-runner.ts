@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import type { PollOptions, PollResult } from '@tidemark/git-source';
 import { pollDelay } from './poll-delay';
 import type { SourceLease } from './source-lease';
-import { recordFailure, recordPoll } from './source-status';
+import { recordFailure, recordHead, recordPoll } from './source-status';
 
 /** PolledSource is what the poller needs of a source; GitSource fits it. */
 export interface PolledSource {
@@ -99,6 +99,9 @@ export class SourceRunner {
     const started = performance.now();
     try {
       const result = await source.poll(this.delivered ? { since: this.delivered } : {});
+      // The head is known before its changes are handed on, so an object woken by a watch in
+      // the meantime is compared with this revision, never with the one before it.
+      if (this.leading) await recordHead(redis, statusKey, result.revision);
       if (result.changes.length > 0 || result.moved) await this.options.onChanges(result);
       this.delivered = result.revision;
       if (this.leading) await recordPoll(redis, statusKey, result, lease.owner);

@@ -5,6 +5,8 @@ import type { PollResult } from '@tidemark/git-source';
 export interface SourceStatus {
   /** Last revision delivered to onChanges; a new leader diffs from it. */
   revision?: string;
+  /** Newest revision fetched, recorded before its changes are delivered; what a woken object is compared with. */
+  head?: string;
   /** When `revision` was first fetched (RFC 3339). */
   fetchedAt?: string;
   /** When the last poll ended, successful or not. */
@@ -36,6 +38,11 @@ export async function recordPoll(redis: Redis, key: string, result: PollResult, 
   };
   if (result.moved) fields.fetchedAt = now;
   await redis.multi().hset(key, fields).hdel(key, 'error', 'errorAt').exec();
+}
+
+/** recordHead writes the newest fetched revision, before its changes are handed on. */
+export async function recordHead(redis: Redis, key: string, revision: string): Promise<void> {
+  await redis.hset(key, 'head', revision);
 }
 
 /** recordFailure writes a failed poll, keeping the last good revision. */
