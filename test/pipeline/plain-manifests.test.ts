@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { getObject } from '@tidemark/cluster';
 import { findCondition, TerminalError } from '@tidemark/contracts';
+import { reconcile } from '@tidemark/pipeline';
 import { startPipelineHarness, type PipelineHarness } from '../support/pipeline-harness';
 
 const namespace = `plain-${randomUUID().slice(0, 8)}`;
@@ -93,5 +94,19 @@ describe('suspend', () => {
     await harness.reconcileKey(key, 'manual');
     const resumed = await getObject(harness.connection, { apiVersion: 'v1', kind: 'ConfigMap', namespace, name: 'held' });
     expect((resumed as { data?: unknown }).data).toEqual({ v: '2' });
+  });
+});
+
+describe('a run that loses its object', () => {
+  it('stops before its next write when its signal aborts, and records no failure', async () => {
+    const key = `core/ConfigMap/${namespace}/abandoned`;
+    await harness.repo.write('app/abandoned.yaml', `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: abandoned\n  namespace: ${namespace}\n`);
+    const { poll } = await harness.repo.commitAndPush('abandoned').then(async () => ({ poll: await harness.source.poll() }));
+    const controller = new AbortController();
+    controller.abort(new Error('lease lost'));
+    const job = { source: 'test', revision: poll.revision, cluster: harness.cluster, objectKey: key, reason: 'git-change' as const };
+    await expect(reconcile(job, harness.deps, controller.signal)).rejects.toThrow('lease lost');
+    expect(await harness.statusStore.get(harness.cluster, key)).toBeUndefined();
+    expect(await getObject(harness.connection, { apiVersion: 'v1', kind: 'ConfigMap', namespace, name: 'abandoned' })).toBeUndefined();
   });
 });

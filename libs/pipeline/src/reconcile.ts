@@ -43,6 +43,8 @@ export async function reconcile(job: ReconcileJob, deps: PipelineDependencies, s
     await recordSuccess(run, deps);
     return resultStage(run, deps);
   } catch (error) {
+    // This worker no longer owns the object (lease lost, shutdown): write nothing more, hand it back.
+    if (signal?.aborted) throw error;
     const failure = toReconcileFailure(error, `${run.stage} ${job.objectKey}`);
     run.failure = failure;
     await recordFailure(run, deps, failure).catch((secondary: unknown) => {
