@@ -7,3 +7,4 @@ export type { ObjectStatus, ReconcileRecord, InventoryEntry, DriftItem, ChangeCo
 export type { ReconcileOutcome } from './outcome';
 export { stableStringify } from './stable-stringify';
 export { newestFirst, type ManagedFieldsEntry } from './managed-fields';
+export { ownerAnnotation, formatOwner, ownerOf, type GitOwner } from './owner';

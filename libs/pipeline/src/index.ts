@@ -1,5 +1,5 @@
 export { reconcile } from './reconcile';
 export type { PipelineDependencies, PipelineOptions, DesiredObject, DesiredStateReader, PipelineLogger } from './dependencies';
-export { ownerAnnotation, cleanupFinalizer, pruneEmptyAnnotation } from './tracking';
+export { cleanupFinalizer, pruneEmptyAnnotation } from './tracking';
 export { specHash } from './hash';
 export type { PipelineObserver, ReconcileObservation, ReconcileResult } from './observer';

@@ -1,7 +1,5 @@
-import type { InventoryEntry, KubernetesManifest } from '@tidemark/contracts';
+import { formatOwner, ownerAnnotation, type InventoryEntry, type KubernetesManifest } from '@tidemark/contracts';
 
-/** Annotation naming the Git object that applied an object: `<source>:<objectKey>`. */
-export const ownerAnnotation = 'tidemark.dev/owner';
 /** Finalizer Tidemark puts on CRs it reconciles, so deleting one cleans up what it owns. */
 export const cleanupFinalizer = 'tidemark.dev/cleanup';
 /** Opt-in that lets an object that now renders nothing prune everything it rendered before. */
@@ -9,7 +7,7 @@ export const pruneEmptyAnnotation = 'tidemark.dev/prune-empty';
 
 /** ownerOfRun is the owner annotation's value for the Git object a run reconciles. */
 export function ownerOfRun(run: { job: { source: string; objectKey: string } }): string {
-  return `${run.job.source}:${run.job.objectKey}`;
+  return formatOwner(run.job);
 }
 
 /** withOwner returns the object with Tidemark's tracking annotation and managed-by label. */

@@ -1,3 +1,3 @@
 export { startReferenceWatches, type ReferenceWatchOptions, type Enqueuer, type WatchLogger } from './reference-watches';
 export { startOwnedWatches, type OwnedWatchOptions } from './owned-watches';
-export { managedKinds, ownerOf, isOwnEcho, type WatchedKind } from './managed-kinds';
+export { managedKinds, isOwnEcho, type WatchedKind } from './managed-kinds';

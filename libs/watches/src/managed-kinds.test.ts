@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { isOwnEcho, managedKinds, ownerOf } from './managed-kinds';
+import { ownerOf } from '@tidemark/contracts';
+import { isOwnEcho, managedKinds } from './managed-kinds';
 
 const own = new Set(['tidemark', 'tidemark-actions']);
 

@@ -19,14 +19,6 @@ export function managedKinds(records: readonly ObjectStatus[]): Map<string, Watc
   return kinds;
 }
 
-/** ownerOf reads the Git object that applied an object from its tidemark.dev/owner annotation. */
-export function ownerOf(annotations: Record<string, string> | undefined): { source: string; objectKey: string } | undefined {
-  const owner = annotations?.['tidemark.dev/owner'];
-  const colon = owner?.indexOf(':') ?? -1;
-  if (!owner || colon <= 0) return undefined;
-  return { source: owner.slice(0, colon), objectKey: owner.slice(colon + 1) };
-}
-
 /**
  * isOwnEcho tells whether a change is only the echo of Tidemark's own write: no other manager's
  * entry is as new as Tidemark's newest. managedFields times have whole seconds, so an edit in

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { watchObjects, type ClusterConnection, type RunningWatch, type WatchEventType } from '@tidemark/cluster';
-import type { KubernetesManifest } from '@tidemark/contracts';
+import { ownerOf, type KubernetesManifest } from '@tidemark/contracts';
 import { SourceLease } from '@tidemark/poller';
 import { latestRevision } from './latest-revision';
 import type { StatusChange, StatusStore } from '@tidemark/status-store';
-import { isOwnEcho, managedKinds, ownerOf } from './managed-kinds';
+import { isOwnEcho, managedKinds } from './managed-kinds';
 import type { Enqueuer, WatchLogger } from './reference-watches';
 
 export interface OwnedWatchOptions {
