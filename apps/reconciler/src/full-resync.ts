@@ -21,7 +21,7 @@ export interface FullResyncOptions {
  * while nobody watched are pruned. Deduplication in the queue makes it cheap for objects that
  * already have a job.
  */
-export function startFullResync(options: FullResyncOptions): { stop(): void; runOnce(): Promise<number> } {
+export function startFullResync(options: FullResyncOptions): { stop(): void } {
   const runOnce = async () => {
     let enqueued = 0;
     for (const [name, source] of options.sources) {
@@ -37,5 +37,5 @@ export function startFullResync(options: FullResyncOptions): { stop(): void; run
   };
   const timer = setInterval(() => void runOnce().catch((error: unknown) => options.log.warn({ err: String(error) }, 'full resync failed')), options.intervalMs);
   timer.unref();
-  return { stop: () => clearInterval(timer), runOnce };
+  return { stop: () => clearInterval(timer) };
 }

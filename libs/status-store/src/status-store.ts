@@ -51,13 +51,6 @@ export class StatusStore {
     await this.publish({ cluster: status.cluster, objectKey: status.objectKey, kind: 'updated' });
   }
 
-  /** update reads, changes and writes a record; `change` gets undefined when there is none. */
-  async update(cluster: string, objectKey: string, change: (previous: ObjectStatus | undefined) => ObjectStatus): Promise<ObjectStatus> {
-    const next = change(await this.get(cluster, objectKey));
-    await this.put(next);
-    return next;
-  }
-
   /**
    * setSuspended marks an object suspended (the pipeline then skips it) or resumes it. An object
    * never reconciled yet gets a minimal record so the flag is kept.
