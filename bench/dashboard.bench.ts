@@ -125,7 +125,7 @@ const subscriber = new Redis(testRedis.url);
 const store = new StatusStore({ redis, prefix });
 const queues = new ReconcileQueues({ connection: redis, prefix, clusters });
 const dashboard = await buildDashboard({
-  statusStore: store, queues, redis, subscriber, clusters, recordKeyPrefix: `${prefix}:`,
+  statusStore: store, queues, redis, subscriber, clusters,
   auth: { tokens: [{ name: 'bench', role: 'viewer', token }], sessionSecret: 'bench-session-secret-of-32-characters!!' },
 });
 const staticServer = Fastify({ logger: false });

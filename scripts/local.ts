@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { buildDashboard } from '../apps/dashboard/src/build-app';
 import { createLogger } from '../apps/reconciler/src/logger';
-import { startLocalStack } from '../apps/reconciler/src/local/local-stack';
+import { startLocalStack } from './local-stack';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const log = createLogger(process.env.TIDEMARK_LOG_LEVEL ?? 'info');
@@ -21,7 +21,7 @@ const redis = new Redis(stack.redis.url);
 const subscriber = new Redis(stack.redis.url);
 const dashboard = await buildDashboard({
   statusStore: stack.reconciler.statusStore, queues: stack.reconciler.queues, redis, subscriber,
-  clusters: ['local'], sources: ['sample'], recordKeyPrefix: 'tidemark:',
+  clusters: ['local'], sources: ['sample'],
   auth: { tokens: [{ name: 'local', role: 'operator', token }], sessionSecret: randomBytes(32).toString('hex') },
 });
 const dashboardUrl = await dashboard.listen({ host: '127.0.0.1', port: Number(process.env.TIDEMARK_DASHBOARD_PORT ?? 8080) })

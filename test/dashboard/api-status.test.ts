@@ -1,6 +1,6 @@
 // Reading status through the API and pages: matrix filters and pages, detail, redaction, escaping, live events.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { writeClusterHealth } from '@tidemark/cluster-health';
+import { writeClusterHealth } from '@tidemark/contracts';
 import { progressingConditions, seededStatus, stalledConditions, startDashboardFixture, viewerToken, type DashboardFixture } from './dashboard-fixture';
 
 let fixture: DashboardFixture;
@@ -22,7 +22,7 @@ beforeAll(async () => {
   })));
   puts.push(fixture.store.put(seededStatus('shared', 'Namespace', '', 'shop')));
   await Promise.all(puts);
-  await fixture.redis.hset(`${fixture.prefix}:source:main-repo`, { revision: 'b'.repeat(40), polledAt: new Date().toISOString(), durationMs: 42, fetchedObjects: 41, sourceErrors: 0, state: 'ok' });
+  await fixture.redis.hset(fixture.store.keys.sourceStatus('main-repo'), { revision: 'b'.repeat(40), polledAt: new Date().toISOString(), durationMs: 42, fetchedObjects: 41, sourceErrors: 0, state: 'ok' });
   // The cache loaded at ready(); the writes above reach it through pub/sub.
   await new Promise((resolve) => setTimeout(resolve, 300));
 });
@@ -87,7 +87,7 @@ describe('overview, clusters, queue', () => {
   });
 
   it('shows each cluster health as the health checks of the reconciler recorded it', async () => {
-    await writeClusterHealth(fixture.redis, `${fixture.prefix}:`, {
+    await writeClusterHealth(fixture.redis, fixture.store.keys, {
       cluster: 'edge', state: 'Unavailable', since: new Date().toISOString(), lastCheck: new Date().toISOString(),
       message: 'The API server did not answer within 5000 ms.', queuePaused: true,
     });

@@ -34,7 +34,7 @@ export async function startDashboardFixture(redisUrl: string, options: Dashboard
   const queues = new ReconcileQueues({ connection: redis, prefix, clusters });
   await queues.start();
   const app = await buildDashboard({
-    statusStore: store, queues, redis, subscriber, clusters, recordKeyPrefix: `${prefix}:`,
+    statusStore: store, queues, redis, subscriber, clusters,
     auth: {
       sessionSecret: 'a-test-session-secret-of-32-characters-or-more',
       tokens: [{ name: 'vera', role: 'viewer', token: viewerToken }, { name: 'otto', role: 'operator', token: operatorToken }],

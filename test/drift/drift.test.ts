@@ -8,7 +8,7 @@ import { Redis } from 'ioredis';
 import { applyObject, ClusterConnection, getObject } from '@tidemark/cluster';
 import { findCondition, type KubernetesManifest } from '@tidemark/contracts';
 import { createLogger } from '../../apps/reconciler/src/logger';
-import { startLocalStack, type LocalStack } from '../../apps/reconciler/src/local/local-stack';
+import { startLocalStack, type LocalStack } from '../../scripts/local-stack';
 
 const namespace = 'drift';
 const canary = 'Y2FuYXJ5LXNlY3JldC12YWx1ZQ=='; // base64 of a value that must never leave the Secret

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { applyObject, ClusterConnection, getObject, listObjects } from '@tidemark/cluster';
 import { sendGithubPush } from '@tidemark/testing';
 import { createLogger } from '../../apps/reconciler/src/logger';
-import { startLocalStack, type LocalStack } from '../../apps/reconciler/src/local/local-stack';
+import { startLocalStack, type LocalStack } from '../../scripts/local-stack';
 
 const sampleDir = fileURLToPath(new URL('../../examples/sample-repo', import.meta.url));
 const secret = `hook-${randomUUID()}`;

@@ -7,12 +7,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { ClusterConnection, getObject } from '@tidemark/cluster';
-import { findCondition } from '@tidemark/contracts';
+import { RecordKeys, findCondition, readClusterHealth } from '@tidemark/contracts';
 import { sendGithubPush, startControlPlanes, startDelayingProxyProcess, startGitServer, type ControlPlane, type DelayingProxy, type GitServer, type WorkingCopy } from '@tidemark/testing';
 import { loadConfig } from '../../apps/reconciler/src/config';
 import { createLogger } from '../../apps/reconciler/src/logger';
 import { startReconciler, type RunningReconciler } from '../../apps/reconciler/src/reconciler';
-import { readClusterHealth } from '@tidemark/cluster-health';
 import { Redis } from 'ioredis';
 
 const namespace = 'fleet';
@@ -109,7 +108,7 @@ describe('fan-out to three clusters', () => {
   it('keeps a stopped and a slowed cluster from holding up the third, and the stopped one converges after restart', async () => {
     await planes[1]!.halt();
     proxy.setDelay(150);
-    await expect.poll(async () => (await readClusterHealth(redis, `${prefix}:`, 'west')).state, { timeout: 20_000 }).toBe('Unavailable');
+    await expect.poll(async () => (await readClusterHealth(redis, new RecordKeys(prefix), 'west')).state, { timeout: 20_000 }).toBe('Unavailable');
     const names = Array.from({ length: 8 }, (_, index) => `wave-${index}`);
     for (const name of names) await repo.write(`base/${name}.yaml`, configMap(name));
     await pushAndNotify('a wave for every cluster');
@@ -117,12 +116,12 @@ describe('fan-out to three clusters', () => {
     await expect.poll(async () => (await Promise.all(names.map((name) => present('east', name)))).every(Boolean), { timeout: 20_000 }).toBe(true);
     const waiting = await reconciler.statusStore.get('west', `core/ConfigMap/${namespace}/us-only`);
     expect(findCondition(waiting?.conditions, 'Ready')).toMatchObject({ status: 'Unknown', reason: 'ClusterUnavailable' });
-    expect((await readClusterHealth(redis, `${prefix}:`, 'west')).queuePaused).toBe(true);
+    expect((await readClusterHealth(redis, new RecordKeys(prefix), 'west')).queuePaused).toBe(true);
 
     await expect.poll(async () => (await Promise.all(names.map((name) => present('lab', name)))).every(Boolean), { timeout: 60_000 }).toBe(true);
     await planes[1]!.restart();
     await expect.poll(async () => (await Promise.all(names.map((name) => present('west', name)))).every(Boolean), { timeout: 60_000 }).toBe(true);
-    expect((await readClusterHealth(redis, `${prefix}:`, 'west')).state).toBe('Available');
+    expect((await readClusterHealth(redis, new RecordKeys(prefix), 'west')).state).toBe('Available');
     await expect.poll(async () => findCondition((await reconciler.statusStore.get('west', `core/ConfigMap/${namespace}/us-only`))?.conditions, 'Ready')?.status, { timeout: 30_000 }).toBe('True');
   });
 });

@@ -169,7 +169,7 @@ async function scrapeDashboard(): Promise<void> {
   const connectionFor = () => new Redis(redis.url);
   const [plain, subscriber] = [connectionFor(), connectionFor()];
   const app = await buildDashboard({
-    statusStore: reconciler!.statusStore, queues: reconciler!.queues, redis: plain, subscriber, clusters: ['rig'], sources: ['canary'], recordKeyPrefix: 'tidemark:',
+    statusStore: reconciler!.statusStore, queues: reconciler!.queues, redis: plain, subscriber, clusters: ['rig'], sources: ['canary'],
     auth: { sessionSecret: randomBytes(24).toString('hex'), tokens: [{ name: 'viewer', role: 'viewer', token: viewerToken }] },
   });
   await app.ready();

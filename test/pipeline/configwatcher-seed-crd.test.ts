@@ -32,7 +32,7 @@ describe('ConfigWatcher with the original CRD', () => {
   it('reconciles with status in the store only, says why, and still restarts pods', async () => {
     await harness.pushAndReconcile('the seed example, unchanged');
     // The ConfigWatcher may have run before its ConfigMap existed; its requeue comes next.
-    await harness.reconcileKey(key, 'requeue');
+    await harness.reconcileKey(key, 'resync');
     // Tidemark leaves a CRD it did not install alone.
     expect(await installBuiltinCrds(harness.connection, harness.kinds)).not.toContain('CustomResourceDefinition configwatchers.k8spatterns.com');
     const crd = await plane.kubectl(['get', 'crd', 'configwatchers.k8spatterns.com', '-o', 'jsonpath={.spec.versions[0].subresources}']);

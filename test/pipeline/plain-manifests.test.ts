@@ -97,6 +97,38 @@ describe('suspend', () => {
   });
 });
 
+describe('suspend during a run', () => {
+  it('keeps a suspend that an operator makes while a run is under way', async () => {
+    const key = `core/ConfigMap/${namespace}/suspended-mid-run`;
+    await harness.repo.write('app/suspended-mid-run.yaml', `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: suspended-mid-run\n  namespace: ${namespace}\n`);
+    await harness.pushAndReconcile('add suspended-mid-run');
+    expect((await harness.statusStore.get(harness.cluster, key))?.suspended).toBeUndefined();
+    // The operator suspends after the run has read the object's status and before it writes it.
+    const deps = {
+      ...harness.deps,
+      desired: {
+        readObject: async (...args: Parameters<typeof harness.deps.desired.readObject>) => {
+          await harness.statusStore.setSuspended(harness.cluster, key, true);
+          return harness.deps.desired.readObject(...args);
+        },
+      },
+    };
+    const revision = (await harness.source.poll()).revision;
+    await reconcile({ source: 'test', revision, cluster: harness.cluster, objectKey: key, reason: 'resync' }, deps);
+    expect((await harness.statusStore.get(harness.cluster, key))?.suspended).toBe(true);
+    expect(await harness.reconcileKey(key, 'resync')).toEqual({ kind: 'done' });
+  });
+
+  it('writes one record and one history entry per run, with the run\'s result', async () => {
+    const key = `core/ConfigMap/${namespace}/history`;
+    await harness.repo.write('app/history.yaml', `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: history\n  namespace: ${namespace}\n`);
+    await harness.pushAndReconcile('add history');
+    await harness.reconcileKey(key, 'resync');
+    const history = await harness.statusStore.history(harness.cluster, key);
+    expect(history.map((entry) => entry.result)).toEqual(['succeeded', 'succeeded']);
+  });
+});
+
 describe('a run that loses its object', () => {
   it('stops before its next write when its signal aborts, and records no failure', async () => {
     const key = `core/ConfigMap/${namespace}/abandoned`;

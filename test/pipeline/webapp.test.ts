@@ -122,7 +122,7 @@ describe('WebApp', () => {
     expect(await harness.reconcileKey(key, 'watch')).toEqual({ kind: 'requeue', afterMs: 1_000 });
     expect(await get('Deployment', 'apps/v1')).toBeUndefined();
     expect(await get('WebApp', 'tidemark.dev/v1alpha1')).toBeUndefined();
-    await harness.reconcileKey(key, 'requeue');
+    await harness.reconcileKey(key, 'resync');
     expect(await get('WebApp', 'tidemark.dev/v1alpha1')).toBeDefined();
     expect(await get('Deployment', 'apps/v1')).toBeDefined();
   });

@@ -6,12 +6,14 @@ import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vi
 import { GitSource, parseSourceSpec, type PollResult } from '@tidemark/git-source';
 import { createHmac } from 'node:crypto';
 import Fastify from 'fastify';
-import { Poller, readSourceStatus, registerWebhookRoutes, sourceStatusKey } from '@tidemark/poller';
+import { RecordKeys, readSourceStatus } from '@tidemark/contracts';
+import { Poller, registerWebhookRoutes } from '@tidemark/poller';
 import { startGitServer, type GitServer, type WorkingCopy } from '@tidemark/testing';
 import { RedisFixture } from './redis-fixture';
 
 const token = 'poller-test-token-0123456789';
 const redis = new RedisFixture(inject('redisUrl'));
+const keys = new RecordKeys(redis.prefix);
 let server: GitServer;
 let url: string;
 let copy: WorkingCopy;
@@ -31,9 +33,9 @@ async function replica(name: string, options: { intervalMs?: number; leaseTtlMs?
   const headsSeen: (string | undefined)[] = [];
   const connection = redis.connect();
   const poller = new Poller({
-    redis: connection, sources: [source], keyPrefix: redis.prefix, leaseTtlMs: options.leaseTtlMs ?? 1_500, owner: name,
+    redis: connection, sources: [source], prefix: redis.prefix, leaseTtlMs: options.leaseTtlMs ?? 1_500, owner: name,
     onChanges: async (result) => {
-      headsSeen.push((await readSourceStatus(connection, redis.prefix, 'apps')).head);
+      headsSeen.push((await readSourceStatus(connection, keys, 'apps')).head);
       delivered.push(result);
     },
   });
@@ -62,7 +64,7 @@ beforeAll(async () => {
 afterEach(async () => {
   await Promise.all(pollers.splice(0).map((poller) => poller.stop()));
   const admin = redis.connect();
-  const keys = await admin.keys(`${redis.prefix}*`);
+  const keys = await admin.keys(`${redis.prefix}:*`);
   if (keys.length > 0) await admin.del(...keys);
 });
 
@@ -84,13 +86,13 @@ describe('Poller', () => {
     expect(leader.delivered).toHaveLength(1);
 
     const head = await copy.git('rev-parse', 'HEAD');
-    const status = await readSourceStatus(leader.connection, redis.prefix, 'apps');
+    const status = await readSourceStatus(leader.connection, keys, 'apps');
     expect(status).toMatchObject({ revision: head, head, state: 'ok', leader: leader.poller.owner, changes: 1, sourceErrors: 0 });
     // The head is recorded before the changes are handed on, so a watch-woken object already sees it.
     expect(leader.headsSeen).toEqual([head]);
     expect(status.durationMs).toBeGreaterThanOrEqual(0);
     expect(Date.parse(status.polledAt ?? '')).toBeGreaterThan(Date.now() - 60_000);
-    const raw = JSON.stringify(await leader.connection.hgetall(sourceStatusKey(redis.prefix, 'apps')));
+    const raw = JSON.stringify(await leader.connection.hgetall(keys.sourceStatus('apps')));
     expect(raw).not.toContain(token);
   });
 
@@ -167,13 +169,13 @@ describe('Poller', () => {
     const source = new GitSource({ spec, cacheDir: dir });
     await source.open();
     const connection = redis.connect();
-    await connection.hset(sourceStatusKey(redis.prefix, 'broken'), 'revision', 'f'.repeat(40));
+    await connection.hset(keys.sourceStatus('broken'), 'revision', 'f'.repeat(40));
     const errors: string[] = [];
-    const poller = new Poller({ redis: connection, sources: [source], keyPrefix: redis.prefix, leaseTtlMs: 1_500, onChanges: async () => undefined, onError: (_source, error) => errors.push(String(error)) });
+    const poller = new Poller({ redis: connection, sources: [source], prefix: redis.prefix, leaseTtlMs: 1_500, onChanges: async () => undefined, onError: (_source, error) => errors.push(String(error)) });
     pollers.push(poller);
     await poller.start();
-    await until(async () => (await readSourceStatus(connection, redis.prefix, 'broken')).state === 'error', 10_000);
-    const status = await readSourceStatus(connection, redis.prefix, 'broken');
+    await until(async () => (await readSourceStatus(connection, keys, 'broken')).state === 'error', 10_000);
+    const status = await readSourceStatus(connection, keys, 'broken');
     expect(status).toMatchObject({ revision: 'f'.repeat(40), state: 'error', error: expect.stringContaining('missing.git') });
     expect(JSON.stringify(status)).not.toContain(token);
     expect(errors.length).toBeGreaterThan(0);

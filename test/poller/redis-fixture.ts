@@ -3,7 +3,7 @@ import { Redis } from 'ioredis';
 
 /** RedisFixture hands out connections to the rig's Redis under one random key prefix, and cleans both up. */
 export class RedisFixture {
-  readonly prefix = `test-${randomUUID().slice(0, 8)}:`;
+  readonly prefix = `test-${randomUUID().slice(0, 8)}`;
   private readonly connections: Redis[] = [];
 
   constructor(private readonly url: string) {}
@@ -17,7 +17,7 @@ export class RedisFixture {
 
   async cleanup(): Promise<void> {
     const admin = this.connect();
-    const keys = await admin.keys(`${this.prefix}*`);
+    const keys = await admin.keys(`${this.prefix}:*`);
     if (keys.length > 0) await admin.del(...keys);
     await Promise.all(this.connections.map((redis) => (redis.status === 'end' ? undefined : redis.quit().catch(() => redis.disconnect()))));
   }

@@ -27,10 +27,6 @@ export interface DashboardDeps {
   /** A connection the dashboard alone uses, for pub/sub. */
   subscriber: Redis;
   auth: { tokens: readonly AccessToken[]; sessionSecret: string; secureCookies?: boolean };
-  /** Key prefix of the reconciler's source and cluster-health records. @defaultValue 'tidemark:' */
-  recordKeyPrefix?: string;
-  /** @deprecated The earlier name of recordKeyPrefix, still accepted. */
-  sourceKeyPrefix?: string;
   /** Clusters and sources to show before any record names them. */
   clusters?: readonly string[];
   sources?: readonly string[];
@@ -56,7 +52,7 @@ export async function buildDashboard(deps: DashboardDeps): Promise<FastifyInstan
   const cache = new StatusCache({ store: deps.statusStore, subscriber: deps.subscriber, batchMs: deps.liveBatchMs ?? 50 });
   const data = new DashboardData({
     cache, store: deps.statusStore, queues: deps.queues, redis: deps.redis,
-    recordKeyPrefix: deps.recordKeyPrefix ?? deps.sourceKeyPrefix ?? 'tidemark:', clusters: deps.clusters ?? [], sources: deps.sources ?? [],
+    clusters: deps.clusters ?? [], sources: deps.sources ?? [],
   });
   const actions = new Actions(deps.statusStore, deps.queues);
   const tokens = new TokenIndex(deps.auth.tokens);

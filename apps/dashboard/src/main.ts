@@ -16,7 +16,6 @@ async function main(): Promise<void> {
   await queues.start();
   const app = await buildDashboard({
     statusStore, queues, redis, subscriber, clusters, logger: true,
-    recordKeyPrefix: `${config.redisPrefix}:`,
     auth: { tokens: config.tokens, sessionSecret: config.sessionSecret, secureCookies: config.secureCookies },
   });
   if (config.sessionSecretGenerated) app.log.warn('TIDEMARK_DASHBOARD_SESSION_SECRET is not set: sessions end when this process restarts.');

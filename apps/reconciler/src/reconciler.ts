@@ -14,11 +14,9 @@ import type { ReconcilerConfig } from './config';
 import { connectClusters } from './clusters';
 import { gitDesiredState } from './desired-state';
 import { keepInstallingBuiltinCrds } from './builtin-crds';
-import { routePoll } from './route-poll';
 import { startHttpServer, type HttpServer } from './http-server';
-import { requeueCluster } from './recover-cluster';
 import { startHealthMonitor } from '@tidemark/cluster-health';
-import { startFullResync } from './full-resync';
+import { requeueCluster, routePoll, startFullResync } from '@tidemark/fanout';
 import { startOwnedWatches, startReferenceWatches } from '@tidemark/watches';
 import { ReconcilerMetrics } from './metrics/reconciler-metrics';
 
@@ -99,16 +97,15 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
     });
     await workers.start((job, signal) => reconcile(job, deps, signal));
     stops.push(() => workers.close());
-    const watches = startReferenceWatches({ clusters: clusters.main, kinds, statusStore, queues, redis, keyPrefix: `${config.redisPrefix}:`, log });
+    const watches = startReferenceWatches({ clusters: clusters.main, kinds, statusStore, queues, redis, log });
     stops.push(() => watches.stop());
-    const owned = startOwnedWatches({ clusters: clusters.main, statusStore, queues, redis, keyPrefix: `${config.redisPrefix}:`, log });
+    const owned = startOwnedWatches({ clusters: clusters.main, statusStore, queues, redis, log });
     stops.push(() => owned.stop());
-    const keyPrefix = `${config.redisPrefix}:`;
     const health = startHealthMonitor({
-      clusters: clusters.main, queues, statusStore, redis, keyPrefix, log,
+      clusters: clusters.main, queues, statusStore, redis, log,
       intervalMs: config.healthCheck.intervalMs, timeoutMs: config.healthCheck.timeoutMs, failureThreshold: config.healthCheck.failureThreshold,
       onRecovered: async (cluster) => {
-        const requeued = await requeueCluster(cluster, { redis, keyPrefix, statusStore, queues });
+        const requeued = await requeueCluster(cluster, { redis, statusStore, queues });
         log.info({ cluster, requeued }, 're-enqueued the objects of a recovered cluster');
       },
     });
@@ -120,7 +117,7 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
     poller = new Poller({
       redis,
       sources: [...sources.values()].map((source) => metrics.instrument(source)),
-      keyPrefix: `${config.redisPrefix}:`,
+      prefix: config.redisPrefix,
       onChanges: async (result) => {
         const jobs = await routePoll(result, { source: sources.get(result.source)!, placement, clusters: clusterTargets, statusStore });
         await metrics.changesFound(result, jobs);
@@ -132,7 +129,7 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
     });
     await poller.start();
     stops.push(() => poller?.stop());
-    const resync = startFullResync({ redis, keyPrefix: `${config.redisPrefix}:`, sources, route: { placement, clusters: clusterTargets, statusStore }, queues, intervalMs: config.fullResyncIntervalMs, log });
+    const resync = startFullResync({ redis, sources, route: { placement, clusters: clusterTargets, statusStore }, queues, intervalMs: config.fullResyncIntervalMs, log });
     stops.push(() => resync.stop());
   }
 

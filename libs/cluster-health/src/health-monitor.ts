@@ -1,10 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { ClusterConnection } from '@tidemark/cluster';
-import { ConditionType, Reason, setCondition } from '@tidemark/contracts';
-import { SourceLease } from '@tidemark/poller';
+import { RedisLease, readClusterHealth, writeClusterHealth, type ClusterHealth, type Logger, type RecordKeys } from '@tidemark/contracts';
 import type { StatusStore } from '@tidemark/status-store';
-import { readClusterHealth, writeClusterHealth, type ClusterHealth } from './cluster-health-record';
 
 /** QueueSwitch is the part of the queues the monitor drives. */
 export interface QueueSwitch {
@@ -16,8 +14,8 @@ export interface HealthMonitorOptions {
   clusters: ReadonlyMap<string, ClusterConnection>;
   queues: QueueSwitch;
   statusStore: StatusStore;
+  /** Health records and leases are named by the status store's keys. */
   redis: Redis;
-  keyPrefix: string;
   /** Called once a cluster is back, to re-enqueue its objects. */
   onRecovered(cluster: string): Promise<void>;
   /** @defaultValue 5000 */
@@ -26,18 +24,20 @@ export interface HealthMonitorOptions {
   timeoutMs?: number;
   /** Consecutive failures before a cluster is Unavailable. @defaultValue 2 */
   failureThreshold?: number;
-  log?: { info(fields: Record<string, unknown>, message: string): void; warn(fields: Record<string, unknown>, message: string): void };
+  log?: Logger;
 }
 
 /**
  * startHealthMonitor checks each cluster's /readyz on an interval (one process per cluster, by
  * lease). A cluster that fails repeatedly, or answers too slowly, becomes Unavailable: its
- * queue is paused, so its jobs wait instead of failing in a loop, and its objects say why.
+ * queue is paused, so its jobs wait instead of failing in a loop, and its objects say why (the
+ * status store shows the availability on every record it reads; no record is rewritten).
  * The first good answer resumes the queue and re-enqueues the cluster's objects.
  */
 export function startHealthMonitor(options: HealthMonitorOptions): { stop(): Promise<void>; checkNow(): Promise<void> } {
   const owner = `${process.pid}:${randomUUID().slice(0, 8)}`;
-  const monitors = [...options.clusters].map(([name, connection]) => new ClusterMonitor(name, connection, owner, options));
+  const keys = options.statusStore.keys;
+  const monitors = [...options.clusters].map(([name, connection]) => new ClusterMonitor(name, connection, owner, keys, options));
   const checkNow = async () => {
     await Promise.all(monitors.map((monitor) => monitor.check().catch((error: unknown) => options.log?.warn({ cluster: monitor.name, err: String(error) }, 'health check bookkeeping failed'))));
   };
@@ -55,10 +55,10 @@ export function startHealthMonitor(options: HealthMonitorOptions): { stop(): Pro
 
 class ClusterMonitor {
   private failures = 0;
-  private readonly lease: SourceLease;
+  private readonly lease: RedisLease;
 
-  constructor(readonly name: string, private readonly connection: ClusterConnection, owner: string, private readonly options: HealthMonitorOptions) {
-    this.lease = new SourceLease(options.redis, `${options.keyPrefix}lease:health:${name}`, owner, Math.max(3 * (options.intervalMs ?? 5_000), 1_000));
+  constructor(readonly name: string, private readonly connection: ClusterConnection, owner: string, private readonly keys: RecordKeys, private readonly options: HealthMonitorOptions) {
+    this.lease = new RedisLease(options.redis, keys.healthLease(name), owner, Math.max(3 * (options.intervalMs ?? 5_000), 1_000));
   }
 
   async check(): Promise<void> {
@@ -66,7 +66,7 @@ class ClusterMonitor {
     const started = performance.now();
     const problem = await this.probe();
     const latencyMs = Math.round(performance.now() - started);
-    const previous = await readClusterHealth(this.options.redis, this.options.keyPrefix, this.name);
+    const previous = await readClusterHealth(this.options.redis, this.keys, this.name);
     const now = new Date().toISOString();
     if (!problem) {
       this.failures = 0;
@@ -94,8 +94,9 @@ class ClusterMonitor {
   private async becomeAvailable(previous: ClusterHealth, latencyMs: number, now: string): Promise<void> {
     const recovering = previous.state === 'Unavailable';
     if (recovering || previous.queuePaused) await this.options.queues.resume(this.name);
-    await writeClusterHealth(this.options.redis, this.options.keyPrefix, { cluster: this.name, state: 'Available', since: previous.state === 'Available' ? previous.since : now, lastCheck: now, latencyMs, queuePaused: false });
+    await writeClusterHealth(this.options.redis, this.keys, { cluster: this.name, state: 'Available', since: previous.state === 'Available' ? previous.since : now, lastCheck: now, latencyMs, queuePaused: false });
     if (recovering) {
+      await this.options.statusStore.announceCluster(this.name);
       this.options.log?.info({ cluster: this.name }, 'cluster is available again; queue resumed');
       await this.options.onRecovered(this.name);
     }
@@ -103,20 +104,10 @@ class ClusterMonitor {
 
   private async becomeUnavailable(previous: ClusterHealth, problem: string, latencyMs: number, now: string): Promise<void> {
     const message = `Cluster ${this.name} is unavailable: ${problem}. Its queue is paused until it answers again.`;
-    await writeClusterHealth(this.options.redis, this.options.keyPrefix, { cluster: this.name, state: 'Unavailable', since: previous.state === 'Unavailable' ? previous.since : now, lastCheck: now, latencyMs, message, queuePaused: true });
+    await writeClusterHealth(this.options.redis, this.keys, { cluster: this.name, state: 'Unavailable', since: previous.state === 'Unavailable' ? previous.since : now, lastCheck: now, latencyMs, message, queuePaused: true });
     if (previous.state === 'Unavailable') return;
     await this.options.queues.pause(this.name);
     this.options.log?.warn({ cluster: this.name, problem }, 'cluster unavailable; queue paused');
-    await this.markObjectsWaiting(message);
-  }
-
-  /** markObjectsWaiting tells each of the cluster's objects why nothing happens to it. */
-  private async markObjectsWaiting(message: string): Promise<void> {
-    for (const record of await this.options.statusStore.list(this.name)) {
-      const generation = record.observedGeneration ?? 0;
-      let conditions = setCondition(record.conditions, { type: ConditionType.Ready, status: 'Unknown', observedGeneration: generation, reason: Reason.ClusterUnavailable, message });
-      conditions = setCondition(conditions, { type: ConditionType.Reconciling, status: 'True', observedGeneration: generation, reason: Reason.ClusterUnavailable, message });
-      await this.options.statusStore.put({ ...record, conditions, updatedAt: new Date().toISOString() });
-    }
+    await this.options.statusStore.announceCluster(this.name);
   }
 }

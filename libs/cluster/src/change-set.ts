@@ -1,5 +1,4 @@
-import { TerminalError } from '@tidemark/contracts';
-import type { KubernetesManifest } from '@tidemark/contracts';
+import { TerminalError, groupOf, type KubernetesManifest } from '@tidemark/contracts';
 import type { ClusterConnection } from './connection';
 import { ApiError, toReconcileFailure } from './api-error';
 import { applyToResource, describe } from './apply';
@@ -88,8 +87,7 @@ async function recreateOrFail(connection: ClusterConnection, object: KubernetesM
       `Revert the change, or annotate the object with ${recreateAnnotation}: "true" to let Tidemark delete and recreate it.`,
       { cause: error });
   }
-  const [group] = object.apiVersion.includes('/') ? object.apiVersion.split('/') : [''];
-  await deleteObject(connection, { group: group ?? '', kind: object.kind, namespace: object.metadata.namespace ?? '', name: object.metadata.name });
+  await deleteObject(connection, { group: groupOf(object.apiVersion), kind: object.kind, namespace: object.metadata.namespace ?? '', name: object.metadata.name });
   const applied = await applyWithRetryWhileTerminating(connection, object);
   return { subject, action: 'configured', object: applied };
 }

@@ -1,3 +1,8 @@
+// libs/cluster owns all Kubernetes I/O: the HTTP client, discovery, server-side apply and its
+// change sets (one file per verb), dry-run, reads, watches, events, finalizers, and the one
+// mapping of API errors to the three failure kinds. It may import only contracts and the
+// Kubernetes client library; nothing else in Tidemark talks to an API server.
+
 export { ApiError, toReconcileFailure, type KubeStatus } from './api-error';
 export { KubeClient, type KubeClientOptions, type KubeRequest } from './kube-client';
 export { Discovery } from './discovery';

@@ -1,3 +1,9 @@
+// libs/contracts owns what libraries share: job payloads, status records, conditions and reasons,
+// the three failure kinds, object keys, the owner annotation, the logger interface, content
+// hashes, and every Redis record read by more than one library (RecordKeys with its one prefix
+// convention, SourceStatus, ClusterHealth, StatusChange, RedisLease, revisionFor). It imports no
+// other Tidemark library; ioredis is used for types only.
+
 export { formatObjectKey, parseObjectKey, groupOf, type ObjectRef } from './object-key';
 export { ReconcileJob, JobReason } from './job';
 export { ConditionType, Reason, setCondition, findCondition, markReady, markProgressing, markStalled, isStalled, type Condition } from './conditions';
@@ -5,6 +11,14 @@ export { TerminalError, TransientError, NotReadyError, isReconcileFailure, type 
 export type { KubernetesManifest } from './manifest';
 export type { ObjectStatus, ReconcileRecord, InventoryEntry, DriftItem, ChangeCounts } from './status';
 export type { ReconcileOutcome } from './outcome';
+export type { Logger } from './logger';
 export { stableStringify } from './stable-stringify';
+export { contentHash } from './content-hash';
 export { newestFirst, type ManagedFieldsEntry } from './managed-fields';
 export { ownerAnnotation, formatOwner, ownerOf, type GitOwner } from './owner';
+export { RecordKeys } from './records/record-keys';
+export { readSourceStatus, parseSourceStatus, type SourceStatus } from './records/source-status';
+export { readClusterHealth, writeClusterHealth, parseClusterHealth, unknownClusterHealth, type ClusterHealth } from './records/cluster-health';
+export { parseStatusChange, type StatusChange } from './records/status-change';
+export { RedisLease } from './records/redis-lease';
+export { revisionFor } from './records/revision-for';

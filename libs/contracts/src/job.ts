@@ -5,7 +5,6 @@ export const JobReason = Type.Union([
   Type.Literal('git-change'),
   Type.Literal('git-removed'),
   Type.Literal('resync'),
-  Type.Literal('requeue'),
   Type.Literal('drift'),
   Type.Literal('watch'),
   Type.Literal('manual'),

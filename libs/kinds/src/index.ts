@@ -1,3 +1,8 @@
+// libs/kinds owns the kind plugins (ConfigWatcher, WebApp, and the plain-manifest health rules):
+// their CRDs, spec schemas, defaults, features, merge managers, render and act functions, and
+// the registry the pipeline looks them up in. It may import only contracts; a kind reaches the
+// cluster only through the ClusterActions it is handed.
+
 export type { ActionContext, ActionResult, ClusterActions, Health, KindPlugin, KubernetesManifest, RenderContext } from './kind-plugin';
 
 export { KindRegistry, type RegisteredKind } from './registry/kind-registry';
@@ -34,5 +39,3 @@ export type { WebAppIdentity } from './webapp/webapp-identity';
 export { mainContainerName, type FeatureSettings, type WebAppSpec } from './webapp/webapp-types';
 
 export { deepMerge } from './shared/deep-merge';
-export { contentHash } from './shared/content-hash';
-export { stableStringify } from './shared/stable-stringify';

@@ -1,5 +1,5 @@
 import { applyObject, deleteObject, getObject, listObjects, type ClusterConnection } from '@tidemark/cluster';
-import type { KubernetesManifest } from '@tidemark/contracts';
+import { groupOf, type KubernetesManifest } from '@tidemark/contracts';
 import type { ClusterActions } from '@tidemark/kinds';
 
 /**
@@ -12,8 +12,7 @@ export function clusterActions(reader: ClusterConnection, patcher: ClusterConnec
     get: (apiVersion, kind, namespace, name) => getObject(reader, { apiVersion, kind, namespace, name }),
     list: (apiVersion, kind, namespace, labelSelector) => listObjects(reader, apiVersion, kind, namespace, labelSelector),
     delete: async (object: KubernetesManifest) => {
-      const group = object.apiVersion.includes('/') ? (object.apiVersion.split('/')[0] ?? '') : '';
-      await deleteObject(reader, { group, kind: object.kind, namespace: object.metadata.namespace ?? '', name: object.metadata.name });
+      await deleteObject(reader, { group: groupOf(object.apiVersion), kind: object.kind, namespace: object.metadata.namespace ?? '', name: object.metadata.name });
     },
     applyPatch: async (object: KubernetesManifest) => {
       await applyObject(patcher, object);

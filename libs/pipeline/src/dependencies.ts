@@ -1,5 +1,5 @@
 import type { ClusterConnection } from '@tidemark/cluster';
-import type { KubernetesManifest } from '@tidemark/contracts';
+import type { KubernetesManifest, Logger } from '@tidemark/contracts';
 import type { KindRegistry } from '@tidemark/kinds';
 import type { StatusStore } from '@tidemark/status-store';
 import type { DriftPolicy, DriftRules } from '@tidemark/drift';
@@ -20,12 +20,6 @@ export interface DesiredObject {
  */
 export interface DesiredStateReader {
   readObject(source: string, revision: string, objectKey: string, cluster: string): Promise<DesiredObject | undefined>;
-}
-
-/** PipelineLogger is the small logging surface the pipeline needs (pino fits it). */
-export interface PipelineLogger {
-  info(fields: Record<string, unknown>, message: string): void;
-  warn(fields: Record<string, unknown>, message: string): void;
 }
 
 export interface PipelineOptions {
@@ -50,7 +44,7 @@ export interface PipelineDependencies {
   desired: DesiredStateReader;
   kinds: KindRegistry;
   statusStore: StatusStore;
-  log?: PipelineLogger;
+  log?: Logger;
   /** Told how every run ended, for metrics. */
   observer?: PipelineObserver;
   options?: PipelineOptions;

@@ -8,6 +8,10 @@ const stageReasons: Record<StageName, string> = {
   features: Reason.FeatureConflict,
   render: Reason.RenderFailed,
   apply: Reason.ApplyFailed,
+  prune: Reason.PruneFailed,
+  // A kind's act is part of applying it.
+  act: Reason.ApplyFailed,
+  health: Reason.HealthCheckPending,
   status: Reason.StatusWriteFailed,
   result: Reason.ApplyFailed,
 };

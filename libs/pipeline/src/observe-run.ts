@@ -17,8 +17,8 @@ export function observeRun(run: ReconcileRun, deps: PipelineDependencies, failur
     stage: run.stage,
     durationMs: Date.now() - run.startedAt.getTime(),
     becameReady: result === 'ready' && !wasReadyAt(run),
-    ...(failure || run.skipped ? {} : { driftReported: run.deleted ? 0 : run.drift.reported.length }),
-    driftHealed: run.drift.healed.length,
+    ...(failure || run.skipped ? {} : { driftReported: run.outcome?.applied.drift.reported.length ?? 0 }),
+    driftHealed: run.outcome?.applied.drift.healed.length ?? 0,
   });
 }
 
@@ -31,7 +31,7 @@ function failureResult(failure: ReconcileFailure): ReconcileResult {
 function successResult(run: ReconcileRun): ReconcileResult {
   if (run.skipped) return 'skipped';
   if (run.deleted || !run.desired) return 'deleted';
-  return run.health.status === 'Ready' ? 'ready' : 'progressing';
+  return run.outcome?.health.status === 'Ready' ? 'ready' : 'progressing';
 }
 
 // The previous record says Ready at this very revision: this run is a resync, not the commit going live.

@@ -1,5 +1,5 @@
 import { toReconcileFailure } from '@tidemark/cluster';
-import { parseObjectKey, type ReconcileJob, type ReconcileOutcome } from '@tidemark/contracts';
+import { parseObjectKey, type ObjectStatus, type ReconcileJob, type ReconcileOutcome } from '@tidemark/contracts';
 import type { PipelineDependencies } from './dependencies';
 import type { ReconcileRun } from './run';
 import { fetchStage } from './stage-fetch';
@@ -8,52 +8,89 @@ import { validateStage } from './stage-validate';
 import { featuresStage } from './stage-features';
 import { renderStage } from './stage-render';
 import { applyStage } from './stage-apply';
+import { pruneStage } from './stage-prune';
+import { actStage } from './stage-act';
+import { healthStage } from './stage-health';
 import { statusStage } from './stage-status';
+import { previousInventory } from './prune';
 import { resultStage } from './stage-result';
-import { recordDeletion } from './record-deletion';
-import { recordFailure } from './record-failure';
+import { reportDeletion } from './record-deletion';
+import { reportFailure } from './record-failure';
+import { finalizeStatus } from './finalize-status';
 import { observeRun } from './observe-run';
 import { withRunLog } from './run-log';
 
 /**
- * reconcile runs the eight stages for one job. It is level-triggered: it compares Git at the
- * job's revision with the cluster and converges, whatever woke it. A failure sets Ready=False
- * with the failing stage's reason and is rethrown as a typed failure for the queue. `signal`
- * aborts when this worker may no longer own the object: the run stops before its next write.
+ * reconcile runs the eight stages for one job, then finalizeStatus writes the run's one status
+ * record. It is level-triggered: it compares Git at the job's revision with the cluster and
+ * converges, whatever woke it. A failure sets Ready=False with the failing stage's reason and is
+ * rethrown as a typed failure for the queue. `signal` aborts when this worker may no longer own
+ * the object: the run stops before its next write, and writes no status.
  */
 export async function reconcile(job: ReconcileJob, deps: PipelineDependencies, signal?: AbortSignal): Promise<ReconcileOutcome> {
   const run = startRun(job, deps);
   deps = withRunLog(run, deps);
   try {
-    await fetchStage(run, deps);
-    signal?.throwIfAborted();
-    if (run.skipped) return resultStage(run, deps);
-    await deletionStage(run, deps);
-    if (run.deleted || !run.desired) {
-      await recordDeletion(run, deps);
-      return resultStage(run, deps);
-    }
-    signal?.throwIfAborted();
-    await validateStage(run);
-    await featuresStage(run);
-    await renderStage(run);
-    signal?.throwIfAborted();
-    await applyStage(run, deps);
-    await statusStage(run, deps);
-    await recordSuccess(run, deps);
-    return resultStage(run, deps);
-  } catch (error) {
-    // This worker no longer owns the object (lease lost, shutdown): write nothing more, hand it back.
-    if (signal?.aborted) throw error;
-    const failure = toReconcileFailure(error, `${run.stage} ${job.objectKey}`);
-    run.failure = failure;
-    await recordFailure(run, deps, failure).catch((secondary: unknown) => {
-      deps.log?.warn({ objectKey: job.objectKey, cluster: job.cluster, err: String(secondary) }, 'could not record the failure');
+    const applied = await runStages(run, deps, signal).catch(async (error: unknown) => {
+      // This worker no longer owns the object (lease lost, shutdown): write nothing more, hand it back.
+      if (signal?.aborted) throw error;
+      run.failure = toReconcileFailure(error, `${run.stage} ${job.objectKey}`);
+      await reportFailure(run, deps, run.failure).catch((secondary: unknown) => {
+        deps.log?.warn({ objectKey: job.objectKey, cluster: job.cluster, err: String(secondary) }, 'could not report the failure');
+      });
+      return undefined;
     });
-    throw failure;
+    await finalize(run, deps, applied, signal);
+    if (run.failure) throw run.failure;
+    return resultStage(run, deps);
   } finally {
     deps.log?.info({ objectKey: job.objectKey, cluster: job.cluster, revision: job.revision, stage: run.stage, durationMs: Date.now() - run.startedAt.getTime() }, 'reconcile finished');
     observeRun(run, deps, run.failure);
+  }
+}
+
+/** runStages is the list of stages; it returns the status record of a run that got through apply. */
+async function runStages(run: ReconcileRun, deps: PipelineDependencies, signal?: AbortSignal): Promise<ObjectStatus | undefined> {
+  await fetchStage(run, deps);
+  signal?.throwIfAborted();
+  if (run.skipped) return undefined;
+  await deletionStage(run, deps);
+  if (run.deleted || !run.desired) {
+    await reportDeletion(run, deps);
+    return undefined;
+  }
+  signal?.throwIfAborted();
+  await validateStage(run);
+  await featuresStage(run);
+  await renderStage(run);
+  signal?.throwIfAborted();
+  const before = previousInventory(run);
+  const applied = await applyStage(run, deps);
+  // From here on, the live object is the one apply returned (a failure reports against it).
+  run.live = applied.live;
+  const pruned = await pruneStage(run, before, applied);
+  const kind = await actStage(run, deps, applied.changes);
+  const health = healthStage(run, applied, pruned, kind);
+  run.outcome = { applied, pruned, kind, health };
+  return statusStage(run, run.outcome, deps);
+}
+
+/**
+ * finalize writes the status record once. A failed run's record is best effort (the failure is
+ * what the queue needs); a successful run whose record cannot be written fails, to be retried.
+ */
+async function finalize(run: ReconcileRun, deps: PipelineDependencies, applied: ObjectStatus | undefined, signal?: AbortSignal): Promise<void> {
+  if (run.failure) {
+    await finalizeStatus(run, deps).catch((secondary: unknown) => {
+      deps.log?.warn({ objectKey: run.job.objectKey, cluster: run.job.cluster, err: String(secondary) }, 'could not record the failure');
+    });
+    return;
+  }
+  signal?.throwIfAborted();
+  try {
+    await finalizeStatus(run, deps, applied);
+  } catch (error) {
+    run.failure = toReconcileFailure(error, `status ${run.job.objectKey}`);
   }
 }
 
@@ -66,28 +103,8 @@ function startRun(job: ReconcileJob, deps: PipelineDependencies): ReconcileRun {
     connection: deps.connectionFor(job.cluster),
     features: [],
     rendered: [],
-    changes: [],
-    inventory: [],
     pruned: [],
-    health: { status: 'Progressing', message: 'Not reconciled yet.' },
-    kindStatus: {},
-    kindConditions: [],
-    warnings: [],
-    events: [],
-    drift: { healed: [], reported: [] },
     deleted: false,
     skipped: false,
   };
-}
-
-async function recordSuccess(run: ReconcileRun, deps: PipelineDependencies): Promise<void> {
-  const count = (action: string) => run.changes.filter((entry) => entry.action === action).length;
-  await deps.statusStore.appendHistory(run.job.cluster, run.job.objectKey, {
-    revision: run.job.revision,
-    startedAt: run.startedAt.toISOString(),
-    durationMs: Date.now() - run.startedAt.getTime(),
-    result: run.health.status === 'Ready' ? 'succeeded' : 'progressing',
-    message: run.health.message,
-    changes: { created: count('created'), configured: count('configured'), unchanged: count('unchanged'), deleted: run.pruned.length },
-  });
 }

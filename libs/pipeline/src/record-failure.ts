@@ -3,22 +3,18 @@ import { markProgressing, markStalled, TerminalError, type ObjectStatus, type Re
 import type { PipelineDependencies } from './dependencies';
 import type { ReconcileRun } from './run';
 import { reasonFor } from './failure';
-import { recordEvents } from './stage-status';
+import { recordEvents } from './events';
 
 /**
- * recordFailure writes a failed run's conditions: Ready=False with the stage's reason, and
- * Stalled=True for a terminal failure. The last applied revision stays what it was.
+ * reportFailure tells the cluster about a failed run: the CR's /status gets Ready=False with the
+ * stage's reason (and Stalled=True for a terminal failure), and a Warning event says why. The
+ * status store record is finalizeStatus's (failureRecord).
  */
-export async function recordFailure(run: ReconcileRun, deps: PipelineDependencies, failure: ReconcileFailure): Promise<void> {
-  const now = deps.now?.() ?? new Date();
+export async function reportFailure(run: ReconcileRun, deps: PipelineDependencies, failure: ReconcileFailure): Promise<void> {
+  // Stalled again with an unchanged spec: the cluster was told the first time.
+  if (run.stalledAgain) return;
   const reason = reasonFor(run.stage, failure);
-  const conditions = failureConditions(run, failure, reason, now);
-  const record = failureRecord(run, conditions, now);
-  await deps.statusStore.put(record);
-  await deps.statusStore.appendHistory(run.job.cluster, run.job.objectKey, {
-    revision: run.job.revision, startedAt: run.startedAt.toISOString(), durationMs: Date.now() - run.startedAt.getTime(),
-    result: failure instanceof TerminalError ? 'stalled' : 'failed', stage: run.stage, message: failure.message,
-  });
+  const conditions = failureConditions(run, failure, reason, deps.now?.() ?? new Date());
   if (run.plugin && run.live && !run.live.metadata.deletionTimestamp) {
     // The whole status is applied again: under one field manager, a partial apply would drop
     // the fields the last successful run wrote (observedGeneration, inventory).
@@ -29,12 +25,15 @@ export async function recordFailure(run: ReconcileRun, deps: PipelineDependencie
 }
 
 function failureConditions(run: ReconcileRun, failure: ReconcileFailure, reason: string, now: Date): ObjectStatus['conditions'] {
+  if (run.stalledAgain && run.previous) return run.previous.conditions;
   const generation = run.live?.metadata.generation ?? run.previous?.observedGeneration ?? 0;
   const mark = failure instanceof TerminalError ? markStalled : markProgressing;
   return mark(run.previous?.conditions ?? [], generation, { reason, message: failure.message }, now);
 }
 
-function failureRecord(run: ReconcileRun, conditions: ObjectStatus['conditions'], now: Date): ObjectStatus {
+/** failureRecord is the status record of a failed run; the last applied revision stays what it was. */
+export function failureRecord(run: ReconcileRun, failure: ReconcileFailure, now: Date): ObjectStatus {
+  const conditions = failureConditions(run, failure, reasonFor(run.stage, failure), now);
   const object = run.object ?? run.live;
   const previous = run.previous;
   return {

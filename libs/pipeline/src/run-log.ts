@@ -1,4 +1,5 @@
-import type { PipelineDependencies, PipelineLogger } from './dependencies';
+import type { Logger } from '@tidemark/contracts';
+import type { PipelineDependencies } from './dependencies';
 import type { ReconcileRun } from './run';
 
 /**
@@ -10,7 +11,7 @@ export function withRunLog(run: ReconcileRun, deps: PipelineDependencies): Pipel
   const log = deps.log;
   if (!log) return deps;
   const context = () => ({ objectKey: run.job.objectKey, cluster: run.job.cluster, source: run.job.source, revision: run.job.revision, stage: run.stage });
-  const scoped: PipelineLogger = {
+  const scoped: Logger = {
     info: (fields, message) => log.info({ ...context(), ...fields }, message),
     warn: (fields, message) => log.warn({ ...context(), ...fields }, message),
   };

@@ -1,14 +1,17 @@
-import type { ChangeSetEntry, ClusterConnection, EventInput } from '@tidemark/cluster';
-import type { DriftItem, InventoryEntry, KubernetesManifest, ObjectRef, ObjectStatus, ReconcileFailure, ReconcileJob } from '@tidemark/contracts';
-import type { Health, RegisteredKind } from '@tidemark/kinds';
+import type { ChangeSetEntry, ClusterConnection } from '@tidemark/cluster';
+import type { KubernetesManifest, ObjectRef, ObjectStatus, ReconcileFailure, ReconcileJob } from '@tidemark/contracts';
+import type { RegisteredKind } from '@tidemark/kinds';
 import type { DesiredObject } from './dependencies';
+import type { ApplyOutcome } from './stage-results';
 
-/** StageName names the eight stages, for reasons, logs and history. */
-export type StageName = 'fetch' | 'deletion' | 'validate' | 'features' | 'render' | 'apply' | 'status' | 'result';
+export type { ApplyOutcome } from './stage-results';
+
+/** StageName names the stages, for reasons, logs and history. */
+export type StageName = 'fetch' | 'deletion' | 'validate' | 'features' | 'render' | 'apply' | 'prune' | 'act' | 'health' | 'status' | 'result';
 
 /**
- * ReconcileRun is the state of one reconcile as it moves through the stages. Each stage reads
- * what earlier stages set and adds its own part; nothing here outlives the run.
+ * ReconcileRun is what the stages up to render learn about one run, and how it ended. The stages
+ * from apply on return typed results instead (ApplyOutcome); nothing here outlives the run.
  */
 export interface ReconcileRun {
   job: ReconcileJob;
@@ -21,7 +24,7 @@ export interface ReconcileRun {
   /** sha256 of the desired object as Git declares it. */
   specHash?: string;
   plugin?: RegisteredKind;
-  /** For a kind plugin: the live CR. For a plain manifest: the live object. */
+  /** For a kind plugin: the live CR. For a plain manifest: the live object. Read before apply. */
   live?: KubernetesManifest;
   /** The desired object with the namespace defaulted (what is applied). */
   object?: KubernetesManifest;
@@ -29,21 +32,16 @@ export interface ReconcileRun {
   defaulted?: KubernetesManifest;
   features: string[];
   rendered: KubernetesManifest[];
-  changes: ChangeSetEntry[];
-  inventory: InventoryEntry[];
-  pruned: InventoryEntry[];
-  health: Health;
-  kindStatus: Record<string, unknown>;
-  kindConditions: { type: string; status: 'True' | 'False' | 'Unknown'; reason: string; message: string }[];
-  warnings: string[];
-  /** Drift found by this run: healed (re-applied) and reported (left as it is). */
-  drift: { healed: DriftItem[]; reported: DriftItem[] };
-  /** Events beyond the change set that this run should emit. */
-  events: EventInput[];
+  /** What the deletion stage pruned, as 'deleted' change-set entries. */
+  pruned: ChangeSetEntry[];
   /** Set by the deletion stage when the object was removed and its objects pruned. */
   deleted: boolean;
-  /** Set by fetch when a stalled object's spec has not changed: nothing to do. */
+  /** Set by fetch for a suspended object, or a stalled one at the revision it stalled at: nothing to do. */
   skipped: boolean;
-  /** Set when the run failed, for the observer. */
+  /** Set by fetch when a stalled object's spec is unchanged at a new revision: it fails again as it did. */
+  stalledAgain?: boolean;
+  /** Set once apply, prune, act and health have all returned. */
+  outcome?: ApplyOutcome;
+  /** Set when the run failed. */
   failure?: ReconcileFailure;
 }

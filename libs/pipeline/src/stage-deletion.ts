@@ -1,7 +1,7 @@
 import { deleteObject, removeFinalizer, toReconcileFailure } from '@tidemark/cluster';
 import type { PipelineDependencies } from './dependencies';
 import type { ReconcileRun } from './run';
-import { previousInventory, pruneEntries } from './prune';
+import { deletedEntry, previousInventory, pruneEntries } from './prune';
 import { appliedByTidemark, cleanupFinalizer } from './tracking';
 
 /**
@@ -31,7 +31,7 @@ export async function deletionStage(run: ReconcileRun, deps: PipelineDependencie
 async function deleteCustomResource(run: ReconcileRun): Promise<void> {
   const live = run.live!;
   await deleteObject(run.connection, { group: run.ref.group, kind: live.kind, namespace: live.metadata.namespace ?? '', name: live.metadata.name });
-  run.pruned.push({ apiVersion: live.apiVersion, kind: live.kind, namespace: live.metadata.namespace ?? '', name: live.metadata.name });
+  run.pruned.push(deletedEntry({ apiVersion: live.apiVersion, kind: live.kind, namespace: live.metadata.namespace ?? '', name: live.metadata.name }));
 }
 
 async function deletePlainObject(run: ReconcileRun, deps: PipelineDependencies): Promise<void> {
@@ -42,5 +42,5 @@ async function deletePlainObject(run: ReconcileRun, deps: PipelineDependencies):
     return;
   }
   const result = await deleteObject(run.connection, { group: run.ref.group, kind: live.kind, namespace: live.metadata.namespace ?? '', name: live.metadata.name });
-  if (result === 'deleted') run.pruned.push({ apiVersion: live.apiVersion, kind: live.kind, namespace: live.metadata.namespace ?? '', name: live.metadata.name });
+  if (result === 'deleted') run.pruned.push(deletedEntry({ apiVersion: live.apiVersion, kind: live.kind, namespace: live.metadata.namespace ?? '', name: live.metadata.name }));
 }

@@ -1,13 +1,13 @@
-import { NotReadyError, isStalled, parseObjectKey, type KubernetesManifest } from '@tidemark/contracts';
+import { ConditionType, NotReadyError, TerminalError, contentHash, findCondition, parseObjectKey, type KubernetesManifest } from '@tidemark/contracts';
 import { getByResource, type ApiResource } from '@tidemark/cluster';
 import type { PipelineDependencies } from './dependencies';
 import type { ReconcileRun } from './run';
-import { specHash } from './hash';
 
 /**
  * fetchStage reads the desired object from Git at the job's revision, the live object from the
- * cluster and the last status. A suspended object, and a stalled object whose spec did not
- * change, are skipped.
+ * cluster and the last status. A suspended object is skipped. A stalled object whose spec did
+ * not change is skipped at the revision it stalled at, and stalls again at a new revision (see
+ * stalledAgain): the pipeline alone decides "stalled", the queue follows what it says.
  */
 export async function fetchStage(run: ReconcileRun, deps: PipelineDependencies): Promise<void> {
   run.stage = 'fetch';
@@ -18,23 +18,32 @@ export async function fetchStage(run: ReconcileRun, deps: PipelineDependencies):
     return;
   }
   run.desired = await deps.desired.readObject(job.source, job.revision, job.objectKey, job.cluster);
+  if (run.desired) run.specHash = contentHash(run.desired.object);
+  if (stalledAgain(run)) return;
   const apiVersion = run.desired?.object.apiVersion ?? run.previous?.apiVersion;
   if (!apiVersion) return; // Neither in Git nor ever reconciled: nothing to do.
   run.plugin = deps.kinds.pluginFor(apiVersion, run.ref.kind);
   const resource = await resourceOrUndefined(run, apiVersion);
   const namespace = namespaceFor(run, resource, deps.options?.defaultNamespace ?? 'default');
-  if (run.desired) {
-    run.specHash = specHash(run.desired.object);
-    run.object = withNamespace(run.desired.object, namespace);
-  }
+  if (run.desired) run.object = withNamespace(run.desired.object, namespace);
   if (resource) run.live = await getByResource(run.connection, resource, namespace || undefined, run.ref.name);
-  run.skipped = stalledAtSameSpec(run);
 }
 
-/** stalledAtSameSpec: a terminal failure is not retried until the spec changes (or a person asks). */
-function stalledAtSameSpec(run: ReconcileRun): boolean {
-  if (run.job.reason === 'manual' || !run.specHash) return false;
-  return isStalled(run.previous?.conditions) && run.previous?.specHash === run.specHash;
+/**
+ * stalledAgain: a terminal failure is not retried until the spec changes (or a person asks). At
+ * the revision it stalled at, the run is skipped; at a new revision with the same spec, it fails
+ * again with the same reason, so the queue's marker moves to that revision and retry finds it.
+ */
+function stalledAgain(run: ReconcileRun): boolean {
+  if (run.job.reason === 'manual' || !run.specHash || run.previous?.specHash !== run.specHash) return false;
+  const stalled = findCondition(run.previous.conditions, ConditionType.Stalled);
+  if (stalled?.status !== 'True') return false;
+  if (run.previous.lastAttemptedRevision === run.job.revision) {
+    run.skipped = true;
+    return true;
+  }
+  run.stalledAgain = true;
+  throw new TerminalError(stalled.reason, stalled.message);
 }
 
 async function resourceOrUndefined(run: ReconcileRun, apiVersion: string): Promise<ApiResource | undefined> {

@@ -1,4 +1,4 @@
-import { formatOwner, ownerAnnotation, type InventoryEntry, type KubernetesManifest } from '@tidemark/contracts';
+import { formatOwner, groupOf, ownerAnnotation, type InventoryEntry, type KubernetesManifest } from '@tidemark/contracts';
 
 /** Finalizer Tidemark puts on CRs it reconciles, so deleting one cleans up what it owns. */
 export const cleanupFinalizer = 'tidemark.dev/cleanup';
@@ -29,8 +29,7 @@ export function inventoryEntry(object: KubernetesManifest): InventoryEntry {
 
 /** inventoryId identifies an entry by group and kind, so a version change is not a prune. */
 export function inventoryId(entry: InventoryEntry): string {
-  const group = entry.apiVersion.includes('/') ? entry.apiVersion.split('/')[0] : '';
-  return `${group}/${entry.kind}/${entry.namespace}/${entry.name}`;
+  return `${groupOf(entry.apiVersion)}/${entry.kind}/${entry.namespace}/${entry.name}`;
 }
 
 /** staleEntries are the previous entries that the new inventory no longer holds. */

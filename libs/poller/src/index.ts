@@ -1,7 +1,9 @@
+// libs/poller owns polling Git sources: one leader per source (a RedisLease), intervals and
+// triggers, webhook verification, and writing the SourceStatus record (whose format and key
+// live in contracts). It may import contracts and git-source.
+
 export { Poller, type PollerOptions } from './poller';
 export type { PolledSource } from './source-runner';
-export { SourceLease } from './source-lease';
-export { readSourceStatus, sourceStatusKey, type SourceStatus } from './source-status';
 export { registerWebhookRoutes, type WebhookHook, type WebhookRoutesOptions } from './webhook-routes';
 export { verifyWebhook, webhookProviders, type WebhookProvider, type WebhookVerdict } from './webhook-signature';
 export { pollDelay } from './poll-delay';

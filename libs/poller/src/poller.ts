@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Redis } from 'ioredis';
+import { RecordKeys, RedisLease } from '@tidemark/contracts';
 import type { PollResult } from '@tidemark/git-source';
-import { SourceLease } from './source-lease';
 import { SourceRunner, type PolledSource } from './source-runner';
-import { sourceStatusKey } from './source-status';
 
 export interface PollerOptions {
   /** A connection the app owns; the poller duplicates it once for its trigger subscription. */
@@ -14,8 +13,8 @@ export interface PollerOptions {
   onChanges(result: PollResult): Promise<void>;
   /** Called with every poll or lease failure, for logging; they are also recorded in the status hash. */
   onError?(source: string, error: unknown): void;
-  /** Prefix of every Redis key and channel. @defaultValue 'tidemark:' */
-  keyPrefix?: string;
+  /** The deployment's key prefix (see RecordKeys). @defaultValue 'tidemark' */
+  prefix?: string;
   /** Lease time: a dead leader's sources are taken over within 1.2 times this. @defaultValue 30000 */
   leaseTtlMs?: number;
   /** This replica's id in leases and status. @defaultValue `${hostname()}:${process.pid}:<random>` */
@@ -30,14 +29,14 @@ export interface PollerOptions {
  */
 export class Poller {
   private readonly runners = new Map<string, SourceRunner>();
-  private readonly keyPrefix: string;
+  private readonly keys: RecordKeys;
   private readonly ttlMs: number;
   readonly owner: string;
   private subscriber: Redis | undefined;
   private tending: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: PollerOptions) {
-    this.keyPrefix = options.keyPrefix ?? 'tidemark:';
+    this.keys = new RecordKeys(options.prefix ?? 'tidemark');
     this.ttlMs = options.leaseTtlMs ?? 30_000;
     this.owner = options.owner ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
     const names = options.sources.map((source) => source.name);
@@ -47,10 +46,10 @@ export class Poller {
   async start(): Promise<void> {
     const { redis, sources } = this.options;
     for (const source of sources) {
-      const lease = new SourceLease(redis, `${this.keyPrefix}lease:${source.name}`, this.owner, this.ttlMs);
+      const lease = new RedisLease(redis, this.keys.sourceLease(source.name), this.owner, this.ttlMs);
       this.runners.set(source.name, new SourceRunner({
         source, lease, redis,
-        statusKey: sourceStatusKey(this.keyPrefix, source.name),
+        statusKey: this.keys.sourceStatus(source.name),
         onChanges: this.options.onChanges,
         onError: this.options.onError ?? (() => undefined),
         random: this.options.random ?? Math.random,
@@ -94,11 +93,11 @@ export class Poller {
   }
 
   private get triggerChannel(): string {
-    return `${this.keyPrefix}poll-now`;
+    return this.keys.pollNow;
   }
 
   private get releasedChannel(): string {
-    return `${this.keyPrefix}lease-released`;
+    return this.keys.leaseReleased;
   }
 
   private async tend(): Promise<void> {

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { PollOptions, PollResult } from '@tidemark/git-source';
 import { pollDelay } from './poll-delay';
-import type { SourceLease } from './source-lease';
+import type { RedisLease } from '@tidemark/contracts';
 import { recordFailure, recordHead, recordPoll } from './source-status';
 
 /** PolledSource is what the poller needs of a source; GitSource fits it. */
@@ -13,7 +13,7 @@ export interface PolledSource {
 
 export interface SourceRunnerOptions {
   source: PolledSource;
-  lease: SourceLease;
+  lease: RedisLease;
   redis: Redis;
   statusKey: string;
   onChanges(result: PollResult): Promise<void>;

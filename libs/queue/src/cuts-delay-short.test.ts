@@ -11,7 +11,7 @@ describe('cutsDelayShort', () => {
 
   it('keeps a backoff or requeue interval for a resync at the same revision', () => {
     expect(cutsDelayShort(job('resync'), { kind: 'written', revisionChanged: false })).toBe(false);
-    expect(cutsDelayShort(job('requeue'), { kind: 'written', revisionChanged: false })).toBe(false);
+    expect(cutsDelayShort(job('git-change'), { kind: 'written', revisionChanged: false })).toBe(false);
   });
 
   it('lets a person or a cluster event ask for a look now', () => {

@@ -1,8 +1,13 @@
+// libs/queue owns the BullMQ queues and workers: one queue per cluster, job ids and
+// deduplication per object, the latest-revision slot, backoff, the stall marker (which follows
+// the pipeline's terminal failures; the pipeline decides what is stalled), leases on running
+// jobs, and queue figures. It may import only contracts.
+
 export { ReconcileQueues } from './reconcile-queues';
 export type { ReconcileQueuesOptions, EnqueueOptions, EnqueueResult } from './reconcile-queues-options';
 export { ReconcileWorkers } from './reconcile-workers';
 export type { ReconcileWorkersOptions, ClusterLimits, ClusterWorkerSpec } from './reconcile-workers-options';
-export type { ReconcileHandler, ReconcileOutcome } from './outcome';
+export type { ReconcileHandler } from './outcome';
 export type { ClusterQueueFigures, QueueDepth, DurationSummary } from './figures';
 export type { FailureRecord, StalledMarker } from './object-records';
 export { assertRedisSafe, type AssertRedisSafeOptions, type RedisSafety } from './assert-redis-safe';

@@ -1,7 +1,4 @@
-import type { ReconcileJob } from '@tidemark/contracts';
-
-/** ReconcileOutcome is what a handler returns: converged, or look again after a while. */
-export type ReconcileOutcome = { kind: 'done' } | { kind: 'requeue'; afterMs: number };
+import type { ReconcileJob, ReconcileOutcome } from '@tidemark/contracts';
 
 /**
  * ReconcileHandler reconciles one object. It throws TerminalError (stalled, no retry at this

@@ -1,12 +1,12 @@
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import { Value } from '@sinclair/typebox/value';
-import { NotReadyError, ReconcileJob, TerminalError } from '@tidemark/contracts';
+import { NotReadyError, ReconcileJob, TerminalError, type ReconcileOutcome } from '@tidemark/contracts';
 import { computeBackoff, type BackoffOptions } from './backoff';
 import { JobAbortedError } from './errors/job-aborted-error';
 import type { LeaseWatch } from './lease-watch';
 import type { FailureRecord } from './object-records';
 import type { ObjectState, RunState } from './object-state';
-import type { ReconcileHandler, ReconcileOutcome } from './outcome';
+import type { ReconcileHandler } from './outcome';
 
 /** ProcessContext is what the processor of one cluster's queue needs. */
 export interface ProcessContext {

@@ -1,3 +1,7 @@
+// libs/testing owns the test rig's helpers: a redis-server, the kube-testenv control planes, a
+// Git server over smart HTTP, working copies, a delaying proxy. Test and bench code only; the
+// production apps never import it. It may import no other Tidemark library.
+
 export { freePort } from './free-port';
 export { RigError, commandExists, run, stopProcess } from './process';
 export { startRedis, waitForPort, type TestRedis, type StartRedisOptions } from './redis';

@@ -1,25 +1,23 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { watchObjects, type ClusterConnection, type RunningWatch, type WatchEventType } from '@tidemark/cluster';
-import { ownerOf, type KubernetesManifest } from '@tidemark/contracts';
-import { SourceLease } from '@tidemark/poller';
+import { RedisLease, ownerOf, parseStatusChange, type KubernetesManifest, type Logger } from '@tidemark/contracts';
 import { latestRevision } from './latest-revision';
-import type { StatusChange, StatusStore } from '@tidemark/status-store';
+import type { StatusStore } from '@tidemark/status-store';
 import { isOwnEcho, managedKinds } from './managed-kinds';
-import type { Enqueuer, WatchLogger } from './reference-watches';
+import type { Enqueuer } from './reference-watches';
 
 export interface OwnedWatchOptions {
   clusters: ReadonlyMap<string, ClusterConnection>;
   statusStore: StatusStore;
   queues: Enqueuer;
-  /** For the per-cluster lease: one process watches a cluster. */
+  /** For the per-cluster lease (named by the status store's keys): one process watches a cluster. */
   redis: Redis;
-  keyPrefix: string;
   /** Managers whose writes are Tidemark's own. @defaultValue ['tidemark', 'tidemark-actions', 'tidemark-crds'] */
   ownManagers?: readonly string[];
   /** How often the set of managed kinds and the lease are looked at. @defaultValue 5000 */
   refreshMs?: number;
-  log?: WatchLogger;
+  log?: Logger;
 }
 
 /**
@@ -39,8 +37,8 @@ export function startOwnedWatches(options: OwnedWatchOptions): { stop(): Promise
   const subscriber = options.redis.duplicate();
   subscriber.on('error', () => undefined);
   subscriber.on('message', (_channel: string, message: string) => {
-    const change = JSON.parse(message) as StatusChange;
-    const cluster = clusters.get(change.cluster);
+    const change = parseStatusChange(message);
+    const cluster = change && clusters.get(change.cluster);
     if (cluster && change.kind === 'updated') cluster.refreshSoon(refresh);
   });
   void subscriber.subscribe(options.statusStore.channel).catch(() => undefined);
@@ -55,12 +53,12 @@ export function startOwnedWatches(options: OwnedWatchOptions): { stop(): Promise
 
 class ClusterWatches {
   private readonly running = new Map<string, RunningWatch>();
-  private readonly lease: SourceLease;
+  private readonly lease: RedisLease;
   private readonly ownManagers: Set<string>;
   private pending: NodeJS.Timeout | undefined;
 
   constructor(readonly name: string, private readonly connection: ClusterConnection, owner: string, private readonly options: OwnedWatchOptions) {
-    this.lease = new SourceLease(options.redis, `${options.keyPrefix}lease:watch:${name}`, owner, Math.max(3 * (options.refreshMs ?? 5_000), 1_000));
+    this.lease = new RedisLease(options.redis, options.statusStore.keys.watchLease(name), owner, Math.max(3 * (options.refreshMs ?? 5_000), 1_000));
     this.ownManagers = new Set(options.ownManagers ?? ['tidemark', 'tidemark-actions', 'tidemark-crds']);
   }
 

@@ -1,5 +1,5 @@
 import { listObjects, watchObjects, type ClusterConnection, type RunningWatch } from '@tidemark/cluster';
-import type { KubernetesManifest, ObjectStatus, ReconcileJob } from '@tidemark/contracts';
+import type { KubernetesManifest, Logger, ObjectStatus, ReconcileJob } from '@tidemark/contracts';
 import type { KindRegistry, RegisteredKind } from '@tidemark/kinds';
 import type { Redis } from 'ioredis';
 import type { StatusStore } from '@tidemark/status-store';
@@ -10,11 +10,6 @@ export interface Enqueuer {
   enqueue(job: ReconcileJob): Promise<unknown>;
 }
 
-/** WatchLogger is the logging surface the watches need (pino fits it). */
-export interface WatchLogger {
-  info(fields: Record<string, unknown>, message: string): void;
-  warn(fields: Record<string, unknown>, message: string): void;
-}
 
 export interface ReferenceWatchOptions {
   clusters: ReadonlyMap<string, ClusterConnection>;
@@ -22,8 +17,7 @@ export interface ReferenceWatchOptions {
   statusStore: StatusStore;
   queues: Enqueuer;
   redis: Redis;
-  keyPrefix: string;
-  log?: WatchLogger;
+  log?: Logger;
 }
 
 /**

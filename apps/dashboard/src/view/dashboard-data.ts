@@ -1,7 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { ObjectStatus, ReconcileRecord } from '@tidemark/contracts';
-import { readClusterHealth, type ClusterHealth } from '@tidemark/cluster-health/records';
-import { readSourceStatus, type SourceStatus } from '@tidemark/poller';
+import { readClusterHealth, readSourceStatus, type ClusterHealth, type ObjectStatus, type ReconcileRecord, type SourceStatus } from '@tidemark/contracts';
 import type { ClusterQueueFigures, ReconcileQueues } from '@tidemark/queue';
 import type { StatusStore } from '@tidemark/status-store';
 import { facetsOf, MatchMemo, queryMatrix, type Facets, type MatrixPage, type ObjectFilter } from './object-matrix';
@@ -41,10 +39,8 @@ export interface DashboardDataOptions {
   cache: StatusCache;
   store: StatusStore;
   queues: QueueAccess;
-  /** A normal (not subscriber) connection, for the poller's source records. */
+  /** A normal (not subscriber) connection, for the source and cluster-health records (named by the store's keys). */
   redis: Redis;
-  /** Key prefix of the reconciler's source and cluster-health records, e.g. 'tidemark:'. */
-  recordKeyPrefix: string;
   /** Sources to show even when no record names them yet. */
   sources?: readonly string[];
   /** Clusters to show even when no record names them yet. */
@@ -102,7 +98,7 @@ export class DashboardData {
 
   async sources(names: readonly string[]): Promise<SourceRow[]> {
     const all = [...new Set([...(this.options.sources ?? []), ...names])].sort();
-    return Promise.all(all.map(async (name) => ({ name, ...(await readSourceStatus(this.options.redis, this.options.recordKeyPrefix, name)) })));
+    return Promise.all(all.map(async (name) => ({ name, ...(await readSourceStatus(this.options.redis, this.options.store.keys, name)) })));
   }
 
   async clusters(): Promise<{ clusters: ClusterRow[]; queueError?: string }> {
@@ -110,7 +106,7 @@ export class DashboardData {
     const queue = await this.queue();
     const byName = new Map(queue.figures.map((figures) => [figures.cluster, figures]));
     const names = [...new Set([...this.clusterNames(), ...byName.keys()])].sort();
-    const health = await Promise.all(names.map((name) => readClusterHealth(this.options.redis, this.options.recordKeyPrefix, name)));
+    const health = await Promise.all(names.map((name) => readClusterHealth(this.options.redis, this.options.store.keys, name)));
     const clusters = names.map((name, index) => {
       const row: ClusterRow = { name, counts: totals.byCluster[name] ?? emptyCounts(), health: health[index]! };
       const figures = byName.get(name);

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
-import type { ObjectStatus } from '@tidemark/contracts';
-import type { StatusChange, StatusStore } from '@tidemark/status-store';
+import { parseStatusChange, type ObjectStatus } from '@tidemark/contracts';
+import type { StatusStore } from '@tidemark/status-store';
 import { summarizeCell, type CellSummary } from './cell-state';
 
 /** CachedStatus is a record with its cell summary, computed once per write. */
@@ -122,7 +122,7 @@ export class StatusCache {
 
   private readonly onMessage = (channel: string, message: string): void => {
     if (channel !== this.options.store.channel) return;
-    const change = parseChange(message);
+    const change = parseStatusChange(message);
     if (!change) return;
     this.pending.add(`${change.cluster}\n${change.objectKey}`);
     this.timer ??= setTimeout(() => void this.flush(), this.options.batchMs ?? 50);
@@ -178,13 +178,4 @@ export class StatusCache {
 function newRow(objectKey: string): ObjectRow {
   const [, kind = '', namespace = ''] = objectKey.split('/');
   return { objectKey, kind, namespace: namespace === '_' ? '' : namespace, search: objectKey.toLowerCase(), cells: new Map() };
-}
-
-function parseChange(message: string): StatusChange | undefined {
-  try {
-    const value = JSON.parse(message) as Partial<StatusChange>;
-    return typeof value.cluster === 'string' && typeof value.objectKey === 'string' ? (value as StatusChange) : undefined;
-  } catch {
-    return undefined;
-  }
 }

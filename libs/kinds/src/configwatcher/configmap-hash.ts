@@ -1,5 +1,5 @@
 import type { KubernetesManifest } from '../kind-plugin';
-import { contentHash } from '../shared/content-hash';
+import { contentHash } from '@tidemark/contracts';
 
 /**
  * configMapHash is the sha256 of a ConfigMap's data and binaryData in a stable key order, so

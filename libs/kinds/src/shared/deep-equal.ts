@@ -1,4 +1,4 @@
-import { stableStringify } from './stable-stringify';
+import { stableStringify } from '@tidemark/contracts';
 
 /** deepEqual compares two JSON values structurally, ignoring object key order. */
 export function deepEqual(left: unknown, right: unknown): boolean {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { contentHash } from '../../shared/content-hash';
+import { contentHash } from '@tidemark/contracts';
 import { appContainer, byKind, renderSpec } from '../../testing/webapp-fixtures';
 import { configHashAnnotation } from './config-feature';
 

@@ -1,4 +1,4 @@
-import { contentHash } from '../../shared/content-hash';
+import { contentHash } from '@tidemark/contracts';
 import type { WebAppFeature } from './webapp-feature';
 import { settingsOf } from './webapp-feature';
 

@@ -1,7 +1,7 @@
 import { TerminalError } from '@tidemark/contracts';
 import { Reason } from '@tidemark/contracts';
 import { deepEqual } from '../../shared/deep-equal';
-import { stableStringify } from '../../shared/stable-stringify';
+import { stableStringify } from '@tidemark/contracts';
 
 interface Claim {
   owner: string;

@@ -17,9 +17,11 @@ export interface RouteContext {
  * object the source has or had is routed again, so moves between clusters and removals are seen.
  */
 export async function routePoll(result: PollResult, context: RouteContext): Promise<ReconcileJob[]> {
-  const known = await knownClusters(result.source, context);
   const changes = new Map(result.changes.map((change) => [change.objectKey, change]));
   const everything = !result.previousRevision || result.changes.some((change) => isPlacementKey(change.objectKey));
+  // Where each object is now: for every object of the source only when everything is routed again.
+  const clusterNames = context.clusters.map((cluster) => cluster.name);
+  const known = await context.statusStore.holders(result.source, clusterNames, everything ? undefined : [...changes.keys()]);
   const paths = new Map<string, string>();
   for (const change of result.changes) if (change.change !== 'removed') paths.set(change.objectKey, change.path);
   if (everything) {
@@ -53,15 +55,4 @@ async function readForPlacement(source: GitSource, revision: string, objectKey: 
     if (isReconcileFailure(error)) return undefined;
     throw error;
   }
-}
-
-async function knownClusters(source: string, context: RouteContext): Promise<Map<string, string[]>> {
-  const known = new Map<string, string[]>();
-  for (const cluster of context.clusters) {
-    for (const record of await context.statusStore.list(cluster.name)) {
-      if (record.source !== source) continue;
-      known.set(record.objectKey, [...(known.get(record.objectKey) ?? []), cluster.name]);
-    }
-  }
-  return known;
 }

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { readSourceStatus } from '@tidemark/poller';
+import { readSourceStatus, revisionFor, type SourceStatus } from '@tidemark/contracts';
 import type { ReconcileQueues } from '@tidemark/queue';
 import type { StatusStore } from '@tidemark/status-store';
 
@@ -7,15 +7,12 @@ import type { StatusStore } from '@tidemark/status-store';
  * requeueCluster re-enqueues every object a cluster holds, at its source's newest revision,
  * once the cluster is back: their status still says they wait for it.
  */
-export async function requeueCluster(cluster: string, deps: { redis: Redis; keyPrefix: string; statusStore: StatusStore; queues: ReconcileQueues }): Promise<number> {
-  const revisions = new Map<string, string | undefined>();
+export async function requeueCluster(cluster: string, deps: { redis: Redis; statusStore: StatusStore; queues: ReconcileQueues }): Promise<number> {
+  const sources = new Map<string, SourceStatus>();
   const jobs = [];
   for (const record of await deps.statusStore.list(cluster)) {
-    if (!revisions.has(record.source)) {
-      const status = await readSourceStatus(deps.redis, deps.keyPrefix, record.source);
-      revisions.set(record.source, status.head ?? status.revision);
-    }
-    const revision = revisions.get(record.source) ?? record.lastAttemptedRevision;
+    if (!sources.has(record.source)) sources.set(record.source, await readSourceStatus(deps.redis, deps.statusStore.keys, record.source));
+    const revision = revisionFor(sources.get(record.source) ?? {}, record, record.source);
     if (revision) jobs.push({ source: record.source, revision, cluster, objectKey: record.objectKey, reason: 'resync' as const });
   }
   const counts = await deps.queues.enqueueAll(jobs);

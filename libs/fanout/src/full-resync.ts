@@ -1,13 +1,11 @@
 import type { Redis } from 'ioredis';
-import type { Logger } from 'pino';
+import { readSourceStatus, type Logger } from '@tidemark/contracts';
 import type { GitSource } from '@tidemark/git-source';
-import { readSourceStatus } from '@tidemark/poller';
 import type { ReconcileQueues } from '@tidemark/queue';
 import { routePoll, type RouteContext } from './route-poll';
 
 export interface FullResyncOptions {
   redis: Redis;
-  keyPrefix: string;
   sources: ReadonlyMap<string, GitSource>;
   route: Omit<RouteContext, 'source'>;
   queues: ReconcileQueues;
@@ -25,7 +23,7 @@ export function startFullResync(options: FullResyncOptions): { stop(): void } {
   const runOnce = async () => {
     let enqueued = 0;
     for (const [name, source] of options.sources) {
-      const { revision } = await readSourceStatus(options.redis, options.keyPrefix, name);
+      const { revision } = await readSourceStatus(options.redis, options.route.statusStore.keys, name);
       if (!revision) continue;
       // A poll result without changes or a previous revision routes every object, as placement says.
       const jobs = await routePoll({ source: name, revision, moved: false, changes: [], errors: [], durationMs: 0, fetchedObjects: 0 }, { ...options.route, source });

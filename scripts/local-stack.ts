@@ -3,8 +3,11 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import type { Logger } from 'pino';
 import { startControlPlane, startGitServer, startRedis, type ControlPlane, type GitServer, type TestRedis, type WorkingCopy } from '@tidemark/testing';
-import { loadConfig, type ReconcilerConfig } from '../config';
-import { startReconciler, type RunningReconciler } from '../reconciler';
+import { loadConfig, type ReconcilerConfig } from '../apps/reconciler/src/config';
+import { startReconciler, type RunningReconciler } from '../apps/reconciler/src/reconciler';
+
+// The local developer stack: what `scripts/tidemark-local` (scripts/local.ts) runs, and what the
+// end-to-end suites start. It is not part of the production app, which never imports the rig.
 
 /** LocalStack is Tidemark on embedded defaults: a local Redis, control plane and Git server. */
 export interface LocalStack {

@@ -5,11 +5,12 @@ const renewScript = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.
 const releaseScript = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end`;
 
 /**
- * SourceLease elects one poller per source across replicas: a Redis key holding the owner's id
- * with an expiry. Acquire is SET NX PX; renew and release compare the owner first, in Lua, so
- * a replica never extends or deletes a lease another one has taken over.
+ * RedisLease elects one holder of something across replicas (a source's poller, a cluster's
+ * health checker or watcher): a Redis key holding the owner's id with an expiry. Acquire is
+ * SET NX PX; renew and release compare the owner first, in Lua, so a replica never extends or
+ * deletes a lease another one has taken over.
  */
-export class SourceLease {
+export class RedisLease {
   constructor(private readonly redis: Redis, readonly key: string, readonly owner: string, readonly ttlMs: number) {
     if (!Number.isInteger(ttlMs) || ttlMs < 100) throw new Error(`the lease time must be an integer of at least 100 ms, got ${ttlMs}`);
   }

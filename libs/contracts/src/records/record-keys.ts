@@ -1,0 +1,73 @@
+/**
+ * RecordKeys builds the name of every Redis key and channel that more than one library reads,
+ * from one deployment prefix. The convention: the prefix is a bare word (`tidemark`, or
+ * `{tidemark}` as a Redis Cluster hash tag) and every key is `<prefix>:<record>:<id>`. Nothing
+ * else builds these names, so a reader and a writer can never disagree about a colon.
+ */
+export class RecordKeys {
+  constructor(readonly prefix: string = 'tidemark') {
+    if (prefix.length === 0 || /\s/.test(prefix) || prefix.endsWith(':')) {
+      throw new Error(`The Redis key prefix "${prefix}" must be a non-empty word without spaces or a trailing colon, such as "tidemark"; keys are built as <prefix>:<record>.`);
+    }
+  }
+
+  /** sourceStatus is the hash of one source's poll status (SourceStatus). */
+  sourceStatus(source: string): string {
+    return `${this.prefix}:source:${source}`;
+  }
+
+  /** clusterHealth is the JSON string of one cluster's health (ClusterHealth). */
+  clusterHealth(cluster: string): string {
+    return `${this.prefix}:cluster-health:${cluster}`;
+  }
+
+  /** objectStatus is the hash objectKey → ObjectStatus JSON of one cluster. */
+  objectStatus(cluster: string): string {
+    return `${this.prefix}:status:${cluster}`;
+  }
+
+  /** suspended is the hash objectKey → "1" of one cluster's suspended objects. */
+  suspended(cluster: string): string {
+    return `${this.prefix}:suspended:${cluster}`;
+  }
+
+  /** history is the capped list of one object's ReconcileRecords, newest first. */
+  history(cluster: string, objectKey: string): string {
+    return `${this.prefix}:history:${cluster}:${objectKey}`;
+  }
+
+  /** statusClusters is the set of clusters that have object status records. */
+  get statusClusters(): string {
+    return `${this.prefix}:status-clusters`;
+  }
+
+  /** statusChanges is the pub/sub channel of StatusChange messages. */
+  get statusChanges(): string {
+    return `${this.prefix}:status-changes`;
+  }
+
+  /** sourceLease elects the one poller of a source. */
+  sourceLease(source: string): string {
+    return `${this.prefix}:lease:${source}`;
+  }
+
+  /** healthLease elects the one health checker of a cluster. */
+  healthLease(cluster: string): string {
+    return `${this.prefix}:lease:health:${cluster}`;
+  }
+
+  /** watchLease elects the one process that watches a cluster's owned objects. */
+  watchLease(cluster: string): string {
+    return `${this.prefix}:lease:watch:${cluster}`;
+  }
+
+  /** pollNow is the channel that asks a source's leader to poll (the message is the source). */
+  get pollNow(): string {
+    return `${this.prefix}:poll-now`;
+  }
+
+  /** leaseReleased is the channel that says a poller gave up a source's lease. */
+  get leaseReleased(): string {
+    return `${this.prefix}:lease-released`;
+  }
+}

@@ -1,0 +1,44 @@
+import { TerminalError, type ObjectStatus, type ReconcileRecord } from '@tidemark/contracts';
+import type { PipelineDependencies } from './dependencies';
+import { failureRecord } from './record-failure';
+import type { ReconcileRun } from './run';
+
+/**
+ * finalizeStatus is the one write of a run to the status store, like Flux's finalizeStatus: the
+ * record and its history entry, in one transaction, from how the run ended. `applied` is the
+ * record the status stage built for a run that got through apply. A skipped run writes nothing;
+ * an object gone from Git loses its record.
+ */
+export async function finalizeStatus(run: ReconcileRun, deps: PipelineDependencies, applied?: ObjectStatus): Promise<void> {
+  if (run.skipped) return;
+  const { cluster, objectKey } = run.job;
+  if (run.failure) {
+    const record = failureRecord(run, run.failure, deps.now?.() ?? new Date());
+    await deps.statusStore.record(cluster, objectKey, record, historyEntry(run, {
+      result: run.failure instanceof TerminalError ? 'stalled' : 'failed', stage: run.stage, message: run.failure.message,
+    }));
+    return;
+  }
+  if (!run.desired) {
+    await deps.statusStore.delete(cluster, objectKey);
+    return;
+  }
+  if (run.deleted) {
+    await deps.statusStore.record(cluster, objectKey, undefined, historyEntry(run, {
+      result: 'pruned', stage: 'deletion', message: `Deleted in the cluster by hand; pruned ${run.pruned.length} objects and will recreate it from Git.`,
+    }));
+    return;
+  }
+  if (!applied || !run.outcome) return;
+  const { health, applied: { changes }, pruned } = run.outcome;
+  const count = (action: string) => changes.filter((entry) => entry.action === action).length;
+  await deps.statusStore.record(cluster, objectKey, applied, historyEntry(run, {
+    result: health.status === 'Ready' ? 'succeeded' : 'progressing',
+    message: health.message,
+    changes: { created: count('created'), configured: count('configured'), unchanged: count('unchanged'), deleted: pruned.length },
+  }));
+}
+
+function historyEntry(run: ReconcileRun, outcome: Pick<ReconcileRecord, 'result'> & Partial<ReconcileRecord>): ReconcileRecord {
+  return { revision: run.job.revision, startedAt: run.startedAt.toISOString(), durationMs: Date.now() - run.startedAt.getTime(), ...outcome };
+}

@@ -1,0 +1,28 @@
+import { toReconcileFailure, type ChangeSetEntry } from '@tidemark/cluster';
+import { TerminalError, type InventoryEntry } from '@tidemark/contracts';
+import { pruneEntries } from './prune';
+import type { ReconcileRun } from './run';
+import type { AppliedObjects } from './stage-results';
+import { pruneEmptyAnnotation, staleEntries } from './tracking';
+
+/**
+ * pruneStage deletes what the last run owned and this one no longer renders, and returns each
+ * deletion as a 'deleted' change-set entry. A CR that now renders nothing would prune all it
+ * rendered before: that takes the tidemark.dev/prune-empty opt-in.
+ */
+export async function pruneStage(run: ReconcileRun, before: readonly InventoryEntry[], applied: AppliedObjects): Promise<ChangeSetEntry[]> {
+  run.stage = 'prune';
+  const stale = staleEntries(before, applied.inventory);
+  if (stale.length === 0) return [];
+  const optedIn = run.object?.metadata.annotations?.[pruneEmptyAnnotation] === 'true';
+  if (applied.inventory.length === 0 && !optedIn) {
+    throw new TerminalError('EmptyRender',
+      `${run.object?.kind} ${run.object?.metadata.name} now renders nothing, which would prune all ${stale.length} objects it rendered before. ` +
+      `If that is intended, annotate it with ${pruneEmptyAnnotation}: "true".`);
+  }
+  try {
+    return await pruneEntries(run.connection, stale);
+  } catch (error) {
+    throw toReconcileFailure(error, `prune ${run.job.objectKey}`);
+  }
+}

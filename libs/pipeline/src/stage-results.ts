@@ -1,0 +1,36 @@
+import type { ChangeSetEntry } from '@tidemark/cluster';
+import type { Condition, DriftItem, InventoryEntry, KubernetesManifest } from '@tidemark/contracts';
+import type { Health } from '@tidemark/kinds';
+
+/** AppliedObjects is what the apply stage did. */
+export interface AppliedObjects {
+  /** For a kind, the CR; for a plain manifest, the object: as the cluster holds it after apply. */
+  live: KubernetesManifest | undefined;
+  /** One entry per rendered object: created, configured, unchanged or skipped (drift reported). */
+  changes: ChangeSetEntry[];
+  /** What the object owns now, for the next run's prune (a plain manifest is its own: none). */
+  inventory: InventoryEntry[];
+  /** Drift found on the way: healed (re-applied) and reported (left as it is). */
+  drift: { healed: DriftItem[]; reported: DriftItem[] };
+}
+
+/** KindCondition is a condition a kind reports; the status stage adds generation and transition time. */
+export type KindCondition = Omit<Condition, 'lastTransitionTime' | 'observedGeneration'>;
+
+/** KindOutcome is what a kind adds to a run (act stage): its status fields and its own conditions. */
+export interface KindOutcome {
+  kindStatus: Record<string, unknown>;
+  kindConditions: KindCondition[];
+}
+
+/**
+ * ApplyOutcome is what the apply, prune, act and health stages returned, kept together once
+ * they have all run: the status stage, finalizeStatus and the observer read it.
+ */
+export interface ApplyOutcome {
+  applied: AppliedObjects;
+  /** 'deleted' change-set entries: what left the inventory and was pruned. */
+  pruned: ChangeSetEntry[];
+  kind: KindOutcome;
+  health: Health;
+}
