@@ -61,6 +61,23 @@ describe('actOnConfigWatcher', () => {
     expect(replay.conditions?.[0]).toMatchObject({ reason: 'Unchanged' });
   });
 
+  it('says the ConfigMap healed back to Git when it changed and came back, and restarts nothing', async () => {
+    const atVersion = (message: string, resourceVersion: string, annotations?: Record<string, string>): KubernetesManifest => ({ ...configMap(message), metadata: { name: 'webapp-config', namespace, resourceVersion, ...(annotations ? { annotations } : {}) } });
+    const cluster = new InMemoryClusterActions([atVersion('hello', '10', { 'tidemark.dev/owner': 'repo:core/ConfigMap/operator-test/webapp-config' }), pod('webapp-1', { app: 'webapp' })]);
+    const recorded = await act(cluster, {});
+    expect(recorded.status).toMatchObject({ lastConfigMapResourceVersion: '10' });
+    // Edited by hand (version 11), then healed back to Git's content by Tidemark (version 12).
+    cluster.put(atVersion('hello', '12', { 'tidemark.dev/owner': 'repo:core/ConfigMap/operator-test/webapp-config' }));
+    const healed = await act(cluster, recorded.status);
+    expect(cluster.deleted).toEqual([]);
+    expect(healed.conditions?.[0]).toMatchObject({ reason: 'HealedBack', message: "ConfigMap operator-test/webapp-config healed back to Git's content; no restart needed." });
+    // A resync later says the same, not "unchanged".
+    expect((await act(cluster, healed.status)).conditions?.[0]).toMatchObject({ reason: 'HealedBack' });
+    // Not Git's: the message does not claim Tidemark healed it.
+    cluster.put(atVersion('hello', '13'));
+    expect((await act(cluster, healed.status)).conditions?.[0]?.message).toMatch(/changed and came back to the content the pods last restarted with/);
+  });
+
   it('ignores metadata-only changes to the ConfigMap', async () => {
     const labelled = { ...configMap('hello'), metadata: { name: 'webapp-config', namespace, labels: { edited: 'by-hand' }, resourceVersion: '42' } };
     const cluster = new InMemoryClusterActions([labelled, pod('webapp-1', { app: 'webapp' })]);

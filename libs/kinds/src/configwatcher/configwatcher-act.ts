@@ -1,4 +1,5 @@
-import type { ActionContext, ActionResult } from '../kind-plugin';
+import { ownerAnnotation } from '@tidemark/contracts';
+import type { ActionContext, ActionResult, KubernetesManifest } from '../kind-plugin';
 import { configMapHash } from './configmap-hash';
 import { ConfigWatcherReason, configMapWatchedCondition } from './configwatcher-conditions';
 import type { ConfigWatcherSpec, ConfigWatcherStatus } from './configwatcher-types';
@@ -22,13 +23,29 @@ export async function actOnConfigWatcher(context: Context): Promise<Result> {
     return watched(previousStatus, 'False', ConfigWatcherReason.ConfigMapMissing, `ConfigMap ${namespace}/${name} does not exist; create it or change spec.configMap.`);
   }
   const hash = configMapHash(configMap);
+  const version = configMap.metadata.resourceVersion;
+  const seenAt = version === undefined ? {} : { lastConfigMapResourceVersion: version };
   if (previousStatus.lastConfigMapHash === undefined) {
-    return watched({ ...previousStatus, lastConfigMapHash: hash, restarts: previousStatus.restarts ?? 0 }, 'True', ConfigWatcherReason.HashRecorded, `Watching ConfigMap ${namespace}/${name}; its current content is recorded and nothing was restarted.`);
+    return watched({ ...previousStatus, lastConfigMapHash: hash, ...seenAt, restarts: previousStatus.restarts ?? 0 }, 'True', ConfigWatcherReason.HashRecorded, `Watching ConfigMap ${namespace}/${name}; its current content is recorded and nothing was restarted.`);
   }
-  if (previousStatus.lastConfigMapHash === hash) {
-    return watched(previousStatus, 'True', ConfigWatcherReason.Unchanged, `ConfigMap ${namespace}/${name} is unchanged since the last restart.`);
+  if (previousStatus.lastConfigMapHash === hash) return unchanged(previousStatus, configMap, `${namespace}/${name}`);
+  return restart(context, { cluster, namespace, matchLabels: object.spec.podSelector.matchLabels ?? {}, configMapHash: hash, ...(version === undefined ? {} : { configMapVersion: version }), now: context.now });
+}
+
+/**
+ * unchanged: the content is what the workloads last restarted with. A newer resourceVersion
+ * means the ConfigMap changed and came back (Tidemark healed a hand edit back to Git's content,
+ * or someone undid their own edit): nothing to restart, and the status says why.
+ */
+function unchanged(previousStatus: Partial<ConfigWatcherStatus>, configMap: KubernetesManifest, name: string): Result {
+  const recorded = previousStatus.lastConfigMapResourceVersion;
+  if (recorded === undefined || recorded === configMap.metadata.resourceVersion) {
+    return watched(previousStatus, 'True', ConfigWatcherReason.Unchanged, `ConfigMap ${name} is unchanged since the last restart.`);
   }
-  return restart(context, { cluster, namespace, matchLabels: object.spec.podSelector.matchLabels ?? {}, configMapHash: hash, now: context.now });
+  const message = configMap.metadata.annotations?.[ownerAnnotation]
+    ? `ConfigMap ${name} healed back to Git's content; no restart needed.`
+    : `ConfigMap ${name} changed and came back to the content the pods last restarted with; no restart needed.`;
+  return watched(previousStatus, 'True', ConfigWatcherReason.HealedBack, message);
 }
 
 async function restart(context: Context, target: RestartTarget): Promise<Result> {
@@ -38,7 +55,7 @@ async function restart(context: Context, target: RestartTarget): Promise<Result>
     // An empty selector matches every pod in the namespace; restarting all of them is never what was meant.
     return watched(previousStatus, 'False', ConfigWatcherReason.EmptySelector, `ConfigMap ${configMap} changed but spec.podSelector.matchLabels is empty; set at least one label so only the intended pods restart.`);
   }
-  const status = { ...previousStatus, lastConfigMapHash: target.configMapHash, restarts: (previousStatus.restarts ?? 0) + 1, lastRestartTime: target.now.toISOString() };
+  const status = { ...previousStatus, lastConfigMapHash: target.configMapHash, ...(target.configMapVersion === undefined ? {} : { lastConfigMapResourceVersion: target.configMapVersion }), restarts: (previousStatus.restarts ?? 0) + 1, lastRestartTime: target.now.toISOString() };
   const selector = Object.entries(target.matchLabels).map(([key, value]) => `${key}=${value}`).join(',');
   if (object.spec.strategy === 'RolloutRestart') {
     const count = await rolloutRestartDeployments(target);

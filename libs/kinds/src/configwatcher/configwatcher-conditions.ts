@@ -6,6 +6,7 @@ export const ConfigWatcherReason = {
   EmptySelector: 'EmptySelector',
   HashRecorded: 'HashRecorded',
   Unchanged: 'Unchanged',
+  HealedBack: 'HealedBack',
   PodsDeleted: 'PodsDeleted',
   DeploymentsRestarted: 'DeploymentsRestarted',
 } as const;

@@ -11,6 +11,7 @@ const configWatcherStatusSchema = {
     lastConfigMapHash: { type: 'string', description: 'sha256 of the ConfigMap data and binaryData last acted on.' },
     restarts: { type: 'integer', format: 'int64', minimum: 0, description: 'How many times the selected workloads were restarted.' },
     lastRestartTime: { type: 'string', format: 'date-time', description: 'When the selected workloads were last restarted.' },
+    lastConfigMapResourceVersion: { type: 'string', description: 'The ConfigMap resourceVersion at which lastConfigMapHash was recorded.' },
   },
 };
 

@@ -16,6 +16,8 @@ export type ConfigWatcherStatus = {
   restarts: number;
   /** RFC 3339 time of the last restart. */
   lastRestartTime: string;
+  /** The ConfigMap's resourceVersion when its hash was last recorded: a later version with the same hash changed and came back. */
+  lastConfigMapResourceVersion: string;
 };
 
 export const configWatcherGroup = 'k8spatterns.com';

@@ -12,6 +12,8 @@ export interface RestartTarget {
   namespace: string;
   matchLabels: Record<string, string>;
   configMapHash: string;
+  /** The ConfigMap's resourceVersion at that hash. */
+  configMapVersion?: string;
   now: Date;
 }
 
