@@ -9,6 +9,8 @@ export interface ApplyOptions {
   force?: boolean;
   /** Apply to a subresource, e.g. 'status'. */
   subresource?: string;
+  /** Receives the API server's warnings about this request. */
+  warnings?: string[];
 }
 
 /** applyObject server-side applies one object with the connection's field manager. */
@@ -32,6 +34,7 @@ export function applyToResource(connection: ClusterConnection, resource: ApiReso
     },
     body,
     contentType: 'application/apply-patch+yaml',
+    ...(options.warnings ? { warnings: options.warnings } : {}),
     what: `${verb} ${describe(object)}${options.subresource ? `/${options.subresource}` : ''} on ${connection.name}`,
   });
 }

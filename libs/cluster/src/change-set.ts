@@ -21,6 +21,8 @@ export interface ChangeSetEntry {
   live?: KubernetesManifest;
   /** The server-side-apply dry-run: what the object would be. */
   dryRun?: KubernetesManifest;
+  /** What the API server warned about while applying it (a deprecated apiVersion, an unknown field). */
+  warnings?: string[];
 }
 
 export interface ChangeSetOptions {
@@ -52,15 +54,22 @@ export async function applyChangeSet(connection: ClusterConnection, objects: Kub
 
 /** applyWithChangeSet applies one object after a dry-run, and reports what it did. */
 export async function applyWithChangeSet(connection: ClusterConnection, object: KubernetesManifest, options: ChangeSetOptions = {}): Promise<ChangeSetEntry> {
+  const warnings: string[] = [];
+  const entry = await applyWarned(connection, object, options, warnings);
+  const unique = [...new Set(warnings)];
+  return unique.length > 0 ? { ...entry, warnings: unique } : entry;
+}
+
+async function applyWarned(connection: ClusterConnection, object: KubernetesManifest, options: ChangeSetOptions, warnings: string[]): Promise<ChangeSetEntry> {
   const subject = describe(object);
   try {
     const resource = await connection.discovery.resourceFor(object.apiVersion, object.kind);
     const live = await getByResource(connection, resource, resource.namespaced ? object.metadata.namespace : undefined, object.metadata.name);
-    if (!live) return await create(connection, resource, object, options);
-    const dryRun = await applyToResource(connection, resource, object, { dryRun: true });
+    if (!live) return await create(connection, resource, object, options, warnings);
+    const dryRun = await applyToResource(connection, resource, object, { dryRun: true, warnings });
     if (sameObject(dryRun, live)) return { subject, action: 'unchanged', object: live, live, dryRun };
     if (options.decide?.(object, live, dryRun) === 'skip') return { subject, action: 'skipped', object: live, live, dryRun };
-    const applied = await applyToResource(connection, resource, object);
+    const applied = await applyToResource(connection, resource, object, { warnings });
     return { subject, action: 'configured', object: applied, live, dryRun };
   } catch (error) {
     if (error instanceof ApiError && error.isImmutableFieldChange) return recreateOrFail(connection, object, error);
@@ -72,10 +81,10 @@ export async function applyWithChangeSet(connection: ClusterConnection, object: 
  * create applies an object that does not exist yet. There is nothing to compare it with, so no
  * dry-run is spent on it; the API server still validates the apply itself.
  */
-async function create(connection: ClusterConnection, resource: ApiResource, object: KubernetesManifest, options: ChangeSetOptions): Promise<ChangeSetEntry> {
+async function create(connection: ClusterConnection, resource: ApiResource, object: KubernetesManifest, options: ChangeSetOptions, warnings: string[]): Promise<ChangeSetEntry> {
   const subject = describe(object);
   if (options.decide?.(object, undefined, object) === 'skip') return { subject, action: 'skipped', object };
-  const applied = await applyToResource(connection, resource, object);
+  const applied = await applyToResource(connection, resource, object, { warnings });
   return { subject, action: 'created', object: applied, dryRun: applied };
 }
 

@@ -1,7 +1,7 @@
 import https from 'node:https';
 import http from 'node:http';
 import { KubeConfig } from '@kubernetes/client-node';
-import { ApiError, type KubeStatus } from './api-error';
+import { ApiError, KubeTransportError, type KubeStatus } from './api-error';
 
 /** RequestOptions describe one call to the API server. */
 export interface KubeRequest {
@@ -14,6 +14,8 @@ export interface KubeRequest {
   what: string;
   /** @defaultValue 30_000 */
   timeoutMs?: number;
+  /** Receives the API server's Warning headers (deprecations, ignored fields), as kubectl prints them. */
+  warnings?: string[];
 }
 
 export interface KubeClientOptions {
@@ -60,8 +62,11 @@ export class KubeClient {
       headers['Content-Length'] = String(Buffer.byteLength(payload));
     }
     const started = performance.now();
-    const { status, text } = await this.send({ ...call, headers, payload, tls: options });
+    const { status, text, warnings } = await this.send({ ...call, headers, payload, tls: options }).catch((error: unknown) => {
+      throw new KubeTransportError(call.what, { cause: error });
+    });
     this.options.onResponse?.({ method: call.method, status, durationMs: performance.now() - started, apply: call.contentType === 'application/apply-patch+yaml', dryRun: call.query?.dryRun !== undefined });
+    call.warnings?.push(...warnings);
     const body = text.length > 0 ? safeJson(text) : {};
     if (status < 200 || status >= 300) throw new ApiError(status, body as KubeStatus, call.what);
     return body as T;
@@ -85,12 +90,12 @@ export class KubeClient {
     });
   }
 
-  private send(call: KubeRequest & { headers: Record<string, string>; payload: string | undefined; tls: https.RequestOptions }): Promise<{ status: number; text: string }> {
+  private send(call: KubeRequest & { headers: Record<string, string>; payload: string | undefined; tls: https.RequestOptions }): Promise<{ status: number; text: string; warnings: string[] }> {
     return new Promise((resolve, reject) => {
       const request = this.transport().request(this.requestOptions(call.method, call.path, call.query, call.headers, call.tls), (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), warnings: parseWarnings(response.headers.warning) }));
         response.on('error', reject);
       });
       request.setTimeout(call.timeoutMs ?? 30_000, () => request.destroy(new Error(`${call.what}: no answer within ${call.timeoutMs ?? 30_000} ms`)));
@@ -136,6 +141,20 @@ export class KubeClient {
     }
     return this.agent;
   }
+}
+
+/**
+ * parseWarnings reads RFC 7234 Warning headers as the API server sends them,
+ * `299 - "apps/v1beta1 Deployment is deprecated"`, and keeps the text.
+ */
+export function parseWarnings(header: string | string[] | undefined): string[] {
+  if (!header) return [];
+  const values = Array.isArray(header) ? header : [header];
+  const warnings: string[] = [];
+  for (const value of values) {
+    for (const match of value.matchAll(/\d{3} \S+ "((?:[^"\\]|\\.)*)"/g)) warnings.push((match[1] ?? '').replace(/\\(.)/g, '$1'));
+  }
+  return warnings;
 }
 
 function headersOf(options: https.RequestOptions): Record<string, string> {

@@ -1,4 +1,4 @@
-import { applyChangeSet, applyWithChangeSet, toReconcileFailure } from '@tidemark/cluster';
+import { applyChangeSet, applyWithChangeSet, toReconcileFailure, type ChangeSetEntry } from '@tidemark/cluster';
 import type { PipelineDependencies } from './dependencies';
 import { driftCheck } from './drift-check';
 import type { ReconcileRun } from './run';
@@ -15,7 +15,12 @@ export async function applyStage(run: ReconcileRun, deps: PipelineDependencies):
   const drift = driftCheck(run, deps);
   try {
     let live = run.live;
-    if (run.plugin && run.object) live = (await applyWithChangeSet(run.connection, customResourceToApply(run), drift.options)).object;
+    const warned: ChangeSetEntry[] = [];
+    if (run.plugin && run.object) {
+      const entry = await applyWithChangeSet(run.connection, customResourceToApply(run), drift.options);
+      live = entry.object;
+      warned.push(entry);
+    }
     const changes = await applyChangeSet(run.connection, run.rendered, drift.options);
     if (!run.plugin) live = changes[0]?.object ?? live;
     return {
@@ -23,8 +28,14 @@ export async function applyStage(run: ReconcileRun, deps: PipelineDependencies):
       changes,
       inventory: run.plugin ? run.rendered.map(inventoryEntry) : [],
       drift: { healed: drift.healed, reported: drift.reported },
+      warnings: apiWarnings([...warned, ...changes]),
     };
   } catch (error) {
     throw toReconcileFailure(error, `apply ${run.job.objectKey}`);
   }
+}
+
+/** apiWarnings are what the API server warned about (a deprecated apiVersion), as the object's warnings. */
+function apiWarnings(entries: readonly ChangeSetEntry[]): string[] {
+  return entries.flatMap((entry) => (entry.warnings ?? []).map((warning) => `The API server warns about ${entry.subject}: ${warning}`));
 }

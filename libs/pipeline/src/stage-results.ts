@@ -12,6 +12,8 @@ export interface AppliedObjects {
   inventory: InventoryEntry[];
   /** Drift found on the way: healed (re-applied) and reported (left as it is). */
   drift: { healed: DriftItem[]; reported: DriftItem[] };
+  /** What the API server warned about while applying (deprecated apiVersions), each a sentence. */
+  warnings: string[];
 }
 
 /** KindCondition is a condition a kind reports; the status stage adds generation and transition time. */

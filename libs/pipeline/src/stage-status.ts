@@ -48,7 +48,7 @@ export function statusRecord(run: ReconcileRun, outcome: ApplyOutcome, condition
     conditions,
     inventory: outcome.applied.inventory,
     kindStatus: outcome.kind.kindStatus,
-    warnings: [],
+    warnings: [...outcome.applied.warnings],
     ...(outcome.applied.drift.reported.length > 0 ? { drift: outcome.applied.drift.reported } : {}),
     updatedAt: now.toISOString(),
   };
