@@ -17,7 +17,8 @@ let harness: PipelineHarness;
 
 beforeAll(async () => {
   plane = await startControlPlane({ name: 'seed-crd' });
-  harness = await startPipelineHarness(plane.kubeconfig, inject('redisUrl'));
+  // The source is allowed to manage the built-in kind's CRD; without it the CRD is a Conflict (test/safety/builtin-crds).
+  harness = await startPipelineHarness(plane.kubeconfig, inject('redisUrl'), { pipeline: { builtinCrdSources: { 'configwatchers.k8spatterns.com': ['test'] } } });
   await harness.repo.write('crd.yaml', await readFile(`${seedDir}/crd.yaml`, 'utf8'));
   await harness.repo.write('cr.yaml', await readFile(`${seedDir}/cr.yaml`, 'utf8'));
   await harness.repo.write('ns.yaml', 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: operator-test\n');

@@ -9,7 +9,7 @@ import { ClusterConnection } from '@tidemark/cluster';
 import { isReconcileFailure, TerminalError, type ReconcileJob, type ReconcileOutcome } from '@tidemark/contracts';
 import { GitSource, parseSourceSpec, type PollResult } from '@tidemark/git-source';
 import { createDefaultRegistry, type KindRegistry } from '@tidemark/kinds';
-import { reconcile, type PipelineDependencies } from '@tidemark/pipeline';
+import { reconcile, type PipelineDependencies, type PipelineOptions } from '@tidemark/pipeline';
 import { StatusStore } from '@tidemark/status-store';
 import { startGitServer, type GitServer, type WorkingCopy } from '@tidemark/testing';
 
@@ -27,7 +27,7 @@ export interface PipelineHarness {
   stop(): Promise<void>;
 }
 
-export async function startPipelineHarness(kubeconfig: string, redisUrl: string, options: { kinds?: KindRegistry } = {}): Promise<PipelineHarness> {
+export async function startPipelineHarness(kubeconfig: string, redisUrl: string, options: { kinds?: KindRegistry; pipeline?: PipelineOptions } = {}): Promise<PipelineHarness> {
   const id = randomUUID().slice(0, 8);
   const cluster = 'shared';
   const git: GitServer = await startGitServer();
@@ -52,6 +52,7 @@ export async function startPipelineHarness(kubeconfig: string, redisUrl: string,
     },
     kinds,
     statusStore,
+    ...(options.pipeline ? { options: options.pipeline } : {}),
   };
   let revision = '';
 

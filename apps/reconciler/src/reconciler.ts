@@ -84,7 +84,7 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
       statusStore,
       log,
       observer: metrics.observer,
-      options: { resyncIntervalMs: config.resyncIntervalMs },
+      options: { resyncIntervalMs: config.resyncIntervalMs, builtinCrdSources: builtinCrdSources(config) },
     };
     const crds = keepInstallingBuiltinCrds(clusters.main, kinds, log);
     stops.push(() => crds.stop());
@@ -137,6 +137,15 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
   stops.push(() => http.close());
   log.info({ role: config.role, sources: [...sources.keys()], clusters: clusterNames, http: http.address }, 'tidemark reconciler started');
   return { statusStore, queues, http };
+}
+
+/** builtinCrdSources maps each built-in CRD a source may manage to the sources allowed to. */
+function builtinCrdSources(config: ReconcilerConfig): Record<string, string[]> {
+  const allowed: Record<string, string[]> = {};
+  for (const source of config.sources) {
+    for (const crd of source.manageBuiltinCrds) (allowed[crd] ??= []).push(source.name);
+  }
+  return allowed;
 }
 
 function connectionOf<T>(map: Map<string, T>, cluster: string): T {

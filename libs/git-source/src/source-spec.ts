@@ -35,6 +35,7 @@ const SourceSpecInput = Type.Object({
   jitter: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
   auth: Type.Optional(SourceAuth),
   ignoreFile: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+  manageBuiltinCrds: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 253 }), { maxItems: 64 })),
 }, { additionalProperties: false });
 
 /** SourceSpec is one validated, frozen Git source. */
@@ -52,6 +53,11 @@ export interface SourceSpec {
   readonly auth?: SourceAuth;
   /** Ignore file (gitignore syntax) at the root of `path`. @defaultValue '.tidemarkignore' */
   readonly ignoreFile: string;
+  /**
+   * CRDs of built-in kinds (e.g. configwatchers.k8spatterns.com) this source may declare and so
+   * replace Tidemark's own; without it such a CRD in Git is a Conflict. @defaultValue []
+   */
+  readonly manageBuiltinCrds: readonly string[];
 }
 
 /** SourceSpecError is a configuration mistake; its message names the field. */
@@ -85,6 +91,7 @@ export function parseSourceSpec(input: unknown, where: string): SourceSpec {
     jitter: input.jitter ?? 0.1,
     ...(input.auth ? { auth: Object.freeze(input.auth) } : {}),
     ignoreFile,
+    manageBuiltinCrds: Object.freeze([...(input.manageBuiltinCrds ?? [])]),
   });
 }
 

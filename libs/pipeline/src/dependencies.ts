@@ -33,6 +33,11 @@ export interface PipelineOptions {
   driftPolicies?: Readonly<Record<string, DriftPolicy>>;
   /** JSON pointers and field managers that are never drift, for every object. */
   driftRules?: DriftRules;
+  /**
+   * Sources allowed to manage the CRD of a built-in kind, by CRD name. Any other source that
+   * declares such a CRD gets a Conflict, and nothing is applied from it. @defaultValue none
+   */
+  builtinCrdSources?: Readonly<Record<string, readonly string[]>>;
 }
 
 /** PipelineDependencies are everything reconcile talks to, handed in by the reconciler app. */

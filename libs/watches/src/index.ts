@@ -5,3 +5,4 @@
 export { startReferenceWatches, type ReferenceWatchOptions, type Enqueuer } from './reference-watches';
 export { startOwnedWatches, type OwnedWatchOptions } from './owned-watches';
 export { managedKinds, isOwnEcho, type WatchedKind } from './managed-kinds';
+export { watchBuiltinCrds, type BuiltinCrdWatchOptions } from './builtin-crd-watch';
