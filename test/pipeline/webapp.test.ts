@@ -110,7 +110,7 @@ describe('WebApp', () => {
     const { results } = await harness.pushAndReconcile('broken webapp');
     const failure = results.get(`tidemark.dev/WebApp/${namespace}/broken`);
     expect(failure).toBeInstanceOf(TerminalError);
-    expect((failure as Error).message).toMatch(/broken\.yaml: WebApp broken is invalid: .*maxReplicas must be at least minReplicas/);
+    expect((failure as Error).message).toMatch(/broken\.yaml: WebApp webapp-[0-9a-f]+\/broken is invalid: .*maxReplicas must be at least minReplicas/);
     const status = await harness.statusStore.get(harness.cluster, `tidemark.dev/WebApp/${namespace}/broken`);
     expect(findCondition(status?.conditions, 'Stalled')).toMatchObject({ status: 'True', reason: 'ValidationFailed' });
     expect(await get('WebApp', 'tidemark.dev/v1alpha1', 'broken')).toBeUndefined();

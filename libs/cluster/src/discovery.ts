@@ -30,7 +30,7 @@ export class Discovery {
     this.groupVersions.delete(apiVersion);
     const refreshed = (await this.list(apiVersion)).find((resource) => resource.kind === kind);
     if (refreshed) return refreshed;
-    throw new NotReadyError('KindNotServed', `cluster ${this.client.cluster} does not serve ${kind} in ${apiVersion}; install its CRD (or wait until it is Established).`, 5_000);
+    throw new NotReadyError('KindNotServed', `waiting for ${kind} (${apiVersion}) to be served on cluster ${this.client.cluster}: install its CRD, or fix apiVersion and kind if they are misspelt.`, 5_000);
   }
 
   /** resourceForGroupKind finds a kind by group alone, at the group's preferred version. */

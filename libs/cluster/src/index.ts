@@ -3,8 +3,9 @@
 // mapping of API errors to the three failure kinds. It may import only contracts and the
 // Kubernetes client library; nothing else in Tidemark talks to an API server.
 
-export { ApiError, toReconcileFailure, type KubeStatus } from './api-error';
-export { KubeClient, type KubeClientOptions, type KubeRequest } from './kube-client';
+export { ApiError, KubeTransportError, toReconcileFailure, type KubeStatus } from './api-error';
+export { cleanApiMessage, isSchemaConversionError } from './api-message';
+export { KubeClient, parseWarnings, type KubeClientOptions, type KubeRequest } from './kube-client';
 export { Discovery } from './discovery';
 export { ClusterConnection } from './connection';
 export { resourcePath, splitApiVersion, type ApiResource } from './resource-path';

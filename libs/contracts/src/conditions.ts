@@ -1,3 +1,5 @@
+import type { FailureCategory } from './errors';
+
 /** Condition follows the Kubernetes convention for status conditions. */
 export interface Condition {
   type: string;
@@ -37,6 +39,13 @@ export const Reason = {
   Suspended: 'Suspended',
   DriftDetected: 'DriftDetected',
   NoDrift: 'NoDrift',
+  KindNotServed: 'KindNotServed',
+  DependencyNotReady: 'DependencyNotReady',
+  Forbidden: 'Forbidden',
+  InternalError: 'InternalError',
+  Conflict: 'Conflict',
+  Orphaned: 'Orphaned',
+  PruneAwaitingConfirmation: 'PruneAwaitingConfirmation',
 } as const;
 export type Reason = (typeof Reason)[keyof typeof Reason];
 
@@ -79,6 +88,27 @@ export function markStalled(conditions: readonly Condition[], generation: number
   let next = setCondition(conditions, { type: ConditionType.Ready, status: 'False', observedGeneration: generation, ...input }, now);
   next = setCondition(next, { type: ConditionType.Reconciling, status: 'False', observedGeneration: generation, ...input }, now);
   return setCondition(next, { type: ConditionType.Stalled, status: 'True', observedGeneration: generation, ...input }, now);
+}
+
+/**
+ * markFailed: a failure that is retried with backoff (transient, forbidden, internal). Ready and
+ * Reconciling turn False, so the object shows as failing, not as making progress.
+ */
+export function markFailed(conditions: readonly Condition[], generation: number, input: ConditionInput, now?: Date): Condition[] {
+  let next = setCondition(conditions, { type: ConditionType.Ready, status: 'False', observedGeneration: generation, ...input }, now);
+  next = setCondition(next, { type: ConditionType.Reconciling, status: 'False', observedGeneration: generation, ...input }, now);
+  return setCondition(next, { type: ConditionType.Stalled, status: 'False', observedGeneration: generation, reason: input.reason, message: 'Not stalled; it will be retried.' }, now);
+}
+
+/**
+ * markFailure sets the conditions of a failed run by its category: invalid stalls, waiting
+ * keeps Reconciling=True (it converges by itself once the dependency is there), every other
+ * category is a failure retried with backoff.
+ */
+export function markFailure(conditions: readonly Condition[], generation: number, category: FailureCategory, input: ConditionInput, now?: Date): Condition[] {
+  if (category === 'invalid') return markStalled(conditions, generation, input, now);
+  if (category === 'waiting') return markProgressing(conditions, generation, input, now);
+  return markFailed(conditions, generation, input, now);
 }
 
 /** isStalled tells whether conditions say Stalled=True. */

@@ -1,29 +1,65 @@
 /**
- * The three kinds of failure that cross a library boundary. Each has a stable `code` and
- * keeps its `cause`. The queue maps them to behaviour: terminal → stalled, no retry until
- * the spec changes; transient → retry with backoff; not-ready → requeue after a delay.
+ * FailureCategory says what a failure is, for the person reading it: `invalid` (fix Git; not
+ * retried until the spec changes), `forbidden` (grant a permission; retried with backoff),
+ * `waiting` (a dependency is not there yet, such as a kind's CRD; requeued), `transient` (retried
+ * with backoff) or `internal` (a fault in Tidemark itself; retried with backoff). The badge, the
+ * overview counts, the queue page and the conditions all read it.
+ */
+export type FailureCategory = 'invalid' | 'forbidden' | 'waiting' | 'transient' | 'internal';
+
+export const failureCategories: readonly FailureCategory[] = ['invalid', 'forbidden', 'waiting', 'transient', 'internal'];
+
+/** FailureOptions are what every failure may carry beyond its code and message. */
+export interface FailureOptions {
+  cause?: unknown;
+  /** Overrides the class's default category. */
+  category?: FailureCategory;
+  /** The raw text behind a cleaned message (an API server's own words), for the detail page only. */
+  detail?: string;
+}
+
+/**
+ * The three kinds of failure that cross a library boundary. Each has a stable `code`, a
+ * `category` and keeps its `cause`. The queue maps the class to behaviour: terminal → stalled,
+ * no retry until the spec changes; transient → retry with backoff; not-ready → requeue after a
+ * delay.
  */
 export class TerminalError extends Error {
   readonly kind = 'terminal' as const;
-  constructor(readonly code: string, message: string, options?: { cause?: unknown }) {
+  /** @defaultValue 'invalid' */
+  readonly category: FailureCategory;
+  readonly detail?: string;
+  constructor(readonly code: string, message: string, options?: FailureOptions) {
     super(message, options);
     this.name = 'TerminalError';
+    this.category = options?.category ?? 'invalid';
+    if (options?.detail !== undefined) this.detail = options.detail;
   }
 }
 
 export class TransientError extends Error {
   readonly kind = 'transient' as const;
-  constructor(readonly code: string, message: string, options?: { cause?: unknown }) {
+  /** @defaultValue 'transient' */
+  readonly category: FailureCategory;
+  readonly detail?: string;
+  constructor(readonly code: string, message: string, options?: FailureOptions) {
     super(message, options);
     this.name = 'TransientError';
+    this.category = options?.category ?? 'transient';
+    if (options?.detail !== undefined) this.detail = options.detail;
   }
 }
 
 export class NotReadyError extends Error {
   readonly kind = 'not-ready' as const;
-  constructor(readonly code: string, message: string, readonly requeueAfterMs: number, options?: { cause?: unknown }) {
+  /** @defaultValue 'waiting' */
+  readonly category: FailureCategory;
+  readonly detail?: string;
+  constructor(readonly code: string, message: string, readonly requeueAfterMs: number, options?: FailureOptions) {
     super(message, options);
     this.name = 'NotReadyError';
+    this.category = options?.category ?? 'waiting';
+    if (options?.detail !== undefined) this.detail = options.detail;
   }
 }
 

@@ -4,12 +4,12 @@
 // convention, SourceStatus, ClusterHealth, StatusChange, RedisLease, revisionFor). It imports no
 // other Tidemark library; ioredis is used for types only.
 
-export { formatObjectKey, parseObjectKey, groupOf, type ObjectRef } from './object-key';
+export { formatObjectKey, parseObjectKey, groupOf, describeObject, type ObjectRef } from './object-key';
 export { ReconcileJob, JobReason } from './job';
-export { ConditionType, Reason, setCondition, findCondition, markReady, markProgressing, markStalled, isStalled, type Condition } from './conditions';
-export { TerminalError, TransientError, NotReadyError, isReconcileFailure, type ReconcileFailure } from './errors';
+export { ConditionType, Reason, setCondition, findCondition, markReady, markProgressing, markStalled, markFailed, markFailure, isStalled, type Condition } from './conditions';
+export { TerminalError, TransientError, NotReadyError, isReconcileFailure, failureCategories, type ReconcileFailure, type FailureCategory, type FailureOptions } from './errors';
 export type { KubernetesManifest } from './manifest';
-export type { ObjectStatus, ReconcileRecord, InventoryEntry, DriftItem, ChangeCounts } from './status';
+export type { ObjectStatus, ReconcileRecord, InventoryEntry, DriftItem, ChangeCounts, FailureSummary } from './status';
 export type { ReconcileOutcome } from './outcome';
 export type { Logger } from './logger';
 export { stableStringify } from './stable-stringify';

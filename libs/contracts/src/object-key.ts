@@ -40,3 +40,11 @@ export function groupOf(apiVersion: string): string {
   const slash = apiVersion.indexOf('/');
   return slash < 0 ? '' : apiVersion.slice(0, slash);
 }
+
+/**
+ * describeObject names an object the way messages do, `Kind namespace/name` (or `Kind name`
+ * when cluster-scoped): never an internal key such as `core/Service/_/web`.
+ */
+export function describeObject(ref: Pick<ObjectRef, 'kind' | 'namespace' | 'name'>): string {
+  return `${ref.kind} ${ref.namespace ? `${ref.namespace}/` : ''}${ref.name}`;
+}

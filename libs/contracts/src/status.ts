@@ -1,4 +1,5 @@
 import type { Condition } from './conditions';
+import type { FailureCategory } from './errors';
 
 /** InventoryEntry is one object a Git object applied, as kept for prune. */
 export interface InventoryEntry {
@@ -55,10 +56,23 @@ export interface ObjectStatus {
   /** Kind-specific status fields, e.g. ConfigWatcher's lastConfigMapHash. */
   kindStatus?: Record<string, unknown>;
   drift?: DriftItem[];
+  /**
+   * The last run's failure, while it lasts: what kind of failure it is (the badge and the counts
+   * read it), its stable code, and the raw text behind the cleaned condition message.
+   */
+  failure?: FailureSummary;
   /** Things a user should know that are not failures, each a sentence. */
   warnings?: string[];
   suspended?: boolean;
   updatedAt: string;
+}
+
+/** FailureSummary is what the status store keeps of a failed run beyond its conditions. */
+export interface FailureSummary {
+  category: FailureCategory;
+  code: string;
+  /** The API server's own words, Go internals and all; shown on the detail page only. */
+  detail?: string;
 }
 
 /** ReconcileRecord is one entry of an object's recent reconcile history. */

@@ -16,11 +16,23 @@ const stageReasons: Record<StageName, string> = {
   result: Reason.ApplyFailed,
 };
 
+/** Failure codes whose reason says more than the stage does. */
+const codeReasons: Record<string, string> = {
+  ImmutableFieldChanged: Reason.ImmutableFieldChanged,
+  FeatureConflict: Reason.FeatureConflict,
+  KindNotServed: Reason.KindNotServed,
+  DependencyNotReady: Reason.DependencyNotReady,
+  Forbidden: Reason.Forbidden,
+  Unauthorized: Reason.Forbidden,
+  InternalError: Reason.InternalError,
+  Conflict: Reason.Conflict,
+  PruneAwaitingConfirmation: Reason.PruneAwaitingConfirmation,
+};
+
 /** reasonFor is the Ready=False reason of a failure in a stage; some failure codes are more specific. */
 export function reasonFor(stage: StageName, failure: ReconcileFailure): string {
-  if (failure.code === 'ImmutableFieldChanged') return Reason.ImmutableFieldChanged;
-  if (failure.code === 'FeatureConflict') return Reason.FeatureConflict;
-  if (failure.code === 'KindNotServed') return 'KindNotServed';
+  const specific = codeReasons[failure.code];
+  if (specific) return specific;
   if (stage === 'fetch' && failure instanceof TerminalError) return Reason.SourceInvalid;
   return stageReasons[stage];
 }

@@ -19,6 +19,7 @@ import { reportFailure } from './record-failure';
 import { finalizeStatus } from './finalize-status';
 import { observeRun } from './observe-run';
 import { withRunLog } from './run-log';
+import { subjectOf } from './subject';
 
 /**
  * reconcile runs the eight stages for one job, then finalizeStatus writes the run's one status
@@ -34,7 +35,7 @@ export async function reconcile(job: ReconcileJob, deps: PipelineDependencies, s
     const applied = await runStages(run, deps, signal).catch(async (error: unknown) => {
       // This worker no longer owns the object (lease lost, shutdown): write nothing more, hand it back.
       if (signal?.aborted) throw error;
-      run.failure = toReconcileFailure(error, `${run.stage} ${job.objectKey}`);
+      run.failure = toReconcileFailure(error, `${run.stage} ${subjectOf(run)}`);
       await reportFailure(run, deps, run.failure).catch((secondary: unknown) => {
         deps.log?.warn({ objectKey: job.objectKey, cluster: job.cluster, err: String(secondary) }, 'could not report the failure');
       });
@@ -60,7 +61,7 @@ async function runStages(run: ReconcileRun, deps: PipelineDependencies, signal?:
     return undefined;
   }
   signal?.throwIfAborted();
-  await validateStage(run);
+  await validateStage(run, deps);
   await featuresStage(run);
   await renderStage(run);
   signal?.throwIfAborted();
@@ -90,7 +91,7 @@ async function finalize(run: ReconcileRun, deps: PipelineDependencies, applied: 
   try {
     await finalizeStatus(run, deps, applied);
   } catch (error) {
-    run.failure = toReconcileFailure(error, `status ${run.job.objectKey}`);
+    run.failure = toReconcileFailure(error, `status ${subjectOf(run)}`);
   }
 }
 

@@ -1,5 +1,5 @@
 import { applyStatus } from '@tidemark/cluster';
-import { markProgressing, markStalled, TerminalError, type ObjectStatus, type ReconcileFailure } from '@tidemark/contracts';
+import { markFailure, TerminalError, type FailureCategory, type ObjectStatus, type ReconcileFailure } from '@tidemark/contracts';
 import type { PipelineDependencies } from './dependencies';
 import type { ReconcileRun } from './run';
 import { reasonFor } from './failure';
@@ -27,8 +27,12 @@ export async function reportFailure(run: ReconcileRun, deps: PipelineDependencie
 function failureConditions(run: ReconcileRun, failure: ReconcileFailure, reason: string, now: Date): ObjectStatus['conditions'] {
   if (run.stalledAgain && run.previous) return run.previous.conditions;
   const generation = run.live?.metadata.generation ?? run.previous?.observedGeneration ?? 0;
-  const mark = failure instanceof TerminalError ? markStalled : markProgressing;
-  return mark(run.previous?.conditions ?? [], generation, { reason, message: failure.message }, now);
+  return markFailure(run.previous?.conditions ?? [], generation, categoryOf(failure), { reason, message: failure.message }, now);
+}
+
+/** categoryOf: the class decides the behaviour (a terminal failure is not retried), so it decides Stalled too. */
+function categoryOf(failure: ReconcileFailure): FailureCategory {
+  return failure instanceof TerminalError ? 'invalid' : failure.category;
 }
 
 /** failureRecord is the status record of a failed run; the last applied revision stays what it was. */
@@ -50,6 +54,8 @@ export function failureRecord(run: ReconcileRun, failure: ReconcileFailure, now:
     lastAttemptedRevision: run.job.revision,
     specHash: run.specHash,
     conditions,
+    // An API server message about a Secret may quote its data: keep the category and code only.
+    failure: { category: categoryOf(failure), code: failure.code, ...(failure.detail && run.ref.kind !== 'Secret' ? { detail: failure.detail } : {}) },
     updatedAt: now.toISOString(),
   };
 }

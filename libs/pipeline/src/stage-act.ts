@@ -3,6 +3,7 @@ import { clusterActions } from './cluster-actions';
 import type { PipelineDependencies } from './dependencies';
 import type { ReconcileRun } from './run';
 import type { KindCondition, KindOutcome } from './stage-results';
+import { subjectOf } from './subject';
 
 /**
  * actStage lets the kind act on the cluster (ConfigWatcher restarts pods) and read figures off
@@ -22,7 +23,7 @@ export async function actStage(run: ReconcileRun, deps: PipelineDependencies, ch
       kindConditions = result.conditions ?? [];
     }
   } catch (error) {
-    throw toReconcileFailure(error, `act ${run.job.objectKey}`);
+    throw toReconcileFailure(error, `act ${subjectOf(run)}`);
   }
   if (run.plugin.observeStatus) kindStatus = { ...kindStatus, ...(run.plugin.observeStatus(changes.map((entry) => entry.object)) as Record<string, unknown>) };
   return { kindStatus, kindConditions };

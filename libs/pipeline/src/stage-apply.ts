@@ -5,6 +5,7 @@ import type { ReconcileRun } from './run';
 import type { AppliedObjects } from './stage-results';
 import { customResourceToApply } from './stage-validate';
 import { inventoryEntry } from './tracking';
+import { subjectOf } from './subject';
 
 /**
  * applyStage applies the CR (for a kind) and the rendered objects with server-side apply in
@@ -31,7 +32,7 @@ export async function applyStage(run: ReconcileRun, deps: PipelineDependencies):
       warnings: apiWarnings([...warned, ...changes]),
     };
   } catch (error) {
-    throw toReconcileFailure(error, `apply ${run.job.objectKey}`);
+    throw toReconcileFailure(error, `apply ${subjectOf(run)}`);
   }
 }
 

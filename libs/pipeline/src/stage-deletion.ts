@@ -3,6 +3,7 @@ import type { PipelineDependencies } from './dependencies';
 import type { ReconcileRun } from './run';
 import { deletedEntry, previousInventory, pruneEntries } from './prune';
 import { appliedByTidemark, cleanupFinalizer } from './tracking';
+import { subjectOf } from './subject';
 
 /**
  * deletionStage handles an object removed from Git, or a CR deleted by hand (deletionTimestamp
@@ -23,7 +24,7 @@ export async function deletionStage(run: ReconcileRun, deps: PipelineDependencie
       await deletePlainObject(run, deps);
     }
   } catch (error) {
-    throw toReconcileFailure(error, `prune ${run.job.objectKey}`);
+    throw toReconcileFailure(error, `prune ${subjectOf(run)}`);
   }
   run.deleted = true;
 }

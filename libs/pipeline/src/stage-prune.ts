@@ -4,6 +4,7 @@ import { pruneEntries } from './prune';
 import type { ReconcileRun } from './run';
 import type { AppliedObjects } from './stage-results';
 import { pruneEmptyAnnotation, staleEntries } from './tracking';
+import { subjectOf } from './subject';
 
 /**
  * pruneStage deletes what the last run owned and this one no longer renders, and returns each
@@ -23,6 +24,6 @@ export async function pruneStage(run: ReconcileRun, before: readonly InventoryEn
   try {
     return await pruneEntries(run.connection, stale);
   } catch (error) {
-    throw toReconcileFailure(error, `prune ${run.job.objectKey}`);
+    throw toReconcileFailure(error, `prune ${subjectOf(run)}`);
   }
 }

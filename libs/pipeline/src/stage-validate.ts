@@ -1,26 +1,31 @@
 import { TerminalError, type KubernetesManifest } from '@tidemark/contracts';
-import { ApiError, applyObject, toReconcileFailure } from '@tidemark/cluster';
+import { ApiError, applyObject, cleanApiMessage, toReconcileFailure } from '@tidemark/cluster';
 import type { ReconcileRun } from './run';
+import type { PipelineDependencies } from './dependencies';
+import { checkBuiltinCrdConflict } from './builtin-crd-conflict';
 import { cleanupFinalizer, ownerOfRun, withOwner } from './tracking';
+import { subjectOf } from './subject';
 
 /**
  * validateStage runs a server-side dry-run of the CR against its CRD, so the API server itself
  * enforces the OpenAPI schema and CEL rules, then fills in the kind's defaults for render.
  * Plain manifests are validated by the apply stage's own dry-run.
  */
-export async function validateStage(run: ReconcileRun): Promise<void> {
+export async function validateStage(run: ReconcileRun, deps: PipelineDependencies): Promise<void> {
   run.stage = 'validate';
+  checkBuiltinCrdConflict(run, deps);
   if (!run.plugin || !run.object) return;
   const applied = customResourceToApply(run);
   try {
     await applyObject(run.connection, applied, { dryRun: true });
   } catch (error) {
-    if (error instanceof ApiError && (error.status === 422 || error.status === 400)) {
+    const failure = toReconcileFailure(error, `validate ${subjectOf(run)}`);
+    if (failure instanceof TerminalError && failure.category === 'invalid' && error instanceof ApiError) {
       throw new TerminalError('ValidationFailed',
-        `${run.desired?.path ?? 'Git'}: ${run.object.kind} ${run.object.metadata.name} is invalid: ${error.body.message ?? error.message}. Fix it in Git; it is not retried until its spec changes.`,
-        { cause: error });
+        `${run.desired?.path ?? 'Git'}: ${subjectOf(run)} is invalid: ${cleanApiMessage(error.body.message ?? error.message)}. Fix it in Git; it is not retried until its spec changes.`,
+        { cause: error, ...(failure.detail ? { detail: failure.detail } : {}) });
     }
-    throw toReconcileFailure(error, `validate ${run.job.objectKey}`);
+    throw failure;
   }
   const spec = (run.object.spec ?? {}) as never;
   run.defaulted = { ...run.object, spec: run.plugin.applyDefaults(spec) };

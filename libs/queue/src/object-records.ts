@@ -1,3 +1,5 @@
+import type { FailureCategory } from '@tidemark/contracts';
+
 /** StalledMarker records a terminal failure: the object is not retried at this revision. */
 export interface StalledMarker {
   revision: string;
@@ -17,6 +19,8 @@ export interface FailureRecord {
   message: string;
   /** True when the last failure was terminal (the object is stalled). */
   terminal: boolean;
+  /** What kind of failure it is (invalid, forbidden, transient, internal); absent in records written before it existed. */
+  category?: FailureCategory;
   at: string;
 }
 

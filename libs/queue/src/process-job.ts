@@ -1,6 +1,6 @@
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import { Value } from '@sinclair/typebox/value';
-import { NotReadyError, ReconcileJob, TerminalError, type ReconcileOutcome } from '@tidemark/contracts';
+import { isReconcileFailure, NotReadyError, ReconcileJob, TerminalError, type FailureCategory, type ReconcileOutcome } from '@tidemark/contracts';
 import { computeBackoff, type BackoffOptions } from './backoff';
 import { JobAbortedError } from './errors/job-aborted-error';
 import type { LeaseWatch } from './lease-watch';
@@ -70,7 +70,8 @@ async function run(context: ProcessContext, job: Job<ReconcileJob>, token: strin
   }
   const { error } = settled;
   if (error instanceof NotReadyError) {
-    await context.state.recordTimes(processingMs, waitMs);
+    // Waiting is not failing: the queue page and the badge must not list it as a failure.
+    await context.state.recordWaiting(payload.objectKey, processingMs, waitMs);
     return delay(context, job, token, payload, error.requeueAfterMs);
   }
   const record = failureRecord(state, payload, error);
@@ -109,9 +110,10 @@ async function handleAborted(job: Job<ReconcileJob>, token: string, lease: Abort
 function failureRecord(state: RunState, payload: ReconcileJob, error: unknown): FailureRecord {
   const previous = state.failure?.revision === payload.revision ? state.failure.failures : 0;
   const terminal = error instanceof TerminalError;
+  const category: FailureCategory = terminal ? 'invalid' : isReconcileFailure(error) ? error.category : 'internal';
   const code = typeof (error as { code?: unknown })?.code === 'string' ? (error as { code: string }).code : 'UNKNOWN';
   const message = error instanceof Error ? error.message : String(error);
-  return { objectKey: payload.objectKey, revision: payload.revision, failures: previous + 1, code, message, terminal, at: new Date().toISOString() };
+  return { objectKey: payload.objectKey, revision: payload.revision, failures: previous + 1, code, message, terminal, category, at: new Date().toISOString() };
 }
 
 /**

@@ -1,6 +1,5 @@
 import { watchObjects, type ClusterConnection, type RunningWatch } from '@tidemark/cluster';
-import type { KubernetesManifest } from '@tidemark/contracts';
-import type { WatchLogger } from './reference-watches';
+import type { KubernetesManifest, Logger } from '@tidemark/contracts';
 
 export interface BuiltinCrdWatchOptions {
   clusters: ReadonlyMap<string, ClusterConnection>;
@@ -10,7 +9,7 @@ export interface BuiltinCrdWatchOptions {
   reinstall(cluster: string): Promise<unknown>;
   /** How long a burst of changes may last before the reinstall. @defaultValue 1000 */
   settleMs?: number;
-  log?: WatchLogger;
+  log?: Logger;
 }
 
 /**

@@ -12,7 +12,7 @@ const Durations = Type.Object({ count: Type.Integer(), p50: Type.Number(), p99: 
 
 export const FailureBody = Type.Object({
   objectKey: Type.String(), revision: Type.String(), failures: Type.Integer(), code: Type.String(),
-  message: Type.String(), terminal: Type.Boolean(), at: Type.String(),
+  message: Type.String(), terminal: Type.Boolean(), category: Type.Optional(Type.String()), at: Type.String(),
 });
 
 export const QueueFiguresBody = Type.Object({

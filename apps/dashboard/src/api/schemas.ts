@@ -54,6 +54,7 @@ export const ObjectStatusBody = Type.Object({
   kindStatus: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
   drift: Type.Optional(Type.Array(DriftBody)),
   warnings: Type.Optional(Type.Array(Type.String())),
+  failure: Type.Optional(Type.Object({ category: Type.String(), code: Type.String(), detail: Type.Optional(Type.String()) })),
   suspended: Type.Optional(Type.Boolean()),
   updatedAt: Type.String(),
 });
@@ -69,7 +70,7 @@ export const ReconcileRecordBody = Type.Object({
 });
 
 export const CellBody = Type.Object({
-  state: Type.Union(['Stalled', 'Failed', 'Reconciling', 'Ready', 'Unknown'].map((state) => Type.Literal(state))),
+  state: Type.Union(['Stalled', 'Failed', 'Waiting', 'Reconciling', 'Ready', 'Unknown'].map((state) => Type.Literal(state))),
   drifted: Type.Boolean(),
   suspended: Type.Boolean(),
   generation: Type.Optional(Type.Integer()),
@@ -79,7 +80,7 @@ export const CellBody = Type.Object({
 });
 
 export const StateCountsBody = Type.Object({
-  total: Type.Integer(), Ready: Type.Integer(), Reconciling: Type.Integer(), Stalled: Type.Integer(),
+  total: Type.Integer(), Ready: Type.Integer(), Reconciling: Type.Integer(), Waiting: Type.Integer(), Stalled: Type.Integer(),
   Failed: Type.Integer(), Unknown: Type.Integer(), Drifted: Type.Integer(), Suspended: Type.Integer(),
 });
 
@@ -92,7 +93,7 @@ export const ObjectKeyParams = Type.Object({
 });
 export type ObjectKeyParams = Static<typeof ObjectKeyParams>;
 
-export const ConditionFilterSchema = Type.Union(['Ready', 'Reconciling', 'Stalled', 'Failed', 'Drifted', 'Suspended', 'Unknown'].map((value) => Type.Literal(value)));
+export const ConditionFilterSchema = Type.Union(['Ready', 'Reconciling', 'Waiting', 'Stalled', 'Failed', 'Drifted', 'Suspended', 'Unknown'].map((value) => Type.Literal(value)));
 
 export const ObjectsQuery = Type.Object({
   kind: Type.Optional(Type.String({ maxLength: 63 })),

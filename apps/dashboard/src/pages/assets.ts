@@ -16,6 +16,7 @@ code, pre { font:12px ui-monospace, monospace; } pre { margin:0; white-space:pre
 .badge { display:inline-block; padding:0 .4rem; border-radius:1rem; font-size:12px; font-weight:600; margin-right:.2rem; border:1px solid; }
 .state-ready { color:var(--ok); border-color:var(--ok); } .state-reconciling { color:var(--info); border-color:var(--info); }
 .state-stalled, .state-failed { color:var(--bad); border-color:var(--bad); } .state-drifted { color:var(--warn); border-color:var(--warn); }
+.state-waiting { color:var(--warn); border-color:var(--warn); }
 .state-suspended, .state-unknown { color:var(--muted); border-color:var(--muted); }
 .cond-good { color:var(--ok); } .cond-bad { color:var(--bad); font-weight:600; } .cond-busy { color:var(--info); } .cond-idle, .cond-unknown { color:var(--muted); }
 .gen { font-size:12px; color:var(--muted); } .gen.behind { color:var(--warn); font-weight:600; }

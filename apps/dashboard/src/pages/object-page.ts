@@ -84,6 +84,14 @@ function kindStatusTable(kindStatus: Record<string, unknown> | undefined): SafeH
   return html`<h2>Kind status</h2><table id="kind-status">${entries.map(([field, value]) => html`<tr><th>${field}</th><td><pre>${jsonValue(value)}</pre></td></tr>`)}</table>`;
 }
 
+/** failureDetail shows what kind of failure the last run had, and the API server's raw words. */
+function failureDetail(status: ObjectStatus): SafeHtml {
+  const failure = status.failure;
+  if (!failure) return html``;
+  return html`<h2>Last failure</h2><dl class="facts" id="failure"><dt>Category</dt><dd data-category="${failure.category}">${failure.category}</dd><dt>Code</dt><dd>${failure.code}</dd></dl>
+${failure.detail ? html`<details id="failure-detail"><summary>The API server's message, as it was sent</summary><pre>${failure.detail}</pre></details>` : ''}`;
+}
+
 /** objectPage: everything known about one object on one cluster. */
 export function objectPage(input: ObjectPageInput): SafeHtml {
   const { status } = input;
@@ -96,7 +104,7 @@ ${others.length > 0 ? html` · also on ${others.map((cluster) => html`<a href="/
 ${actions(status, input.principal)}${facts(status)}
 ${status.warnings?.length ? html`<h2>Warnings</h2><ul>${status.warnings.map((warning) => html`<li>${warning}</li>`)}</ul>` : ''}
 <h2>Conditions</h2>${status.conditions.length === 0 ? html`<p class="muted">No conditions yet.</p>` : html`<table id="conditions"><tr><th>Type</th><th>Status</th><th>Reason</th><th>Message</th><th>Changed</th><th class="num">Observed gen.</th></tr>${status.conditions.map((condition) => conditionRow(condition, status.generation))}</table>`}
-${kindStatusTable(status.kindStatus)}
+${failureDetail(status)}${kindStatusTable(status.kindStatus)}
 <h2>Drift</h2>${driftTable(status.drift)}
 <h2>Inventory</h2>${inventoryTable(status.inventory)}
 <h2>Reconcile history</h2>${historyTable(input.history)}`;

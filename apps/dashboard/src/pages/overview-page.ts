@@ -3,7 +3,7 @@ import type { ClusterRow } from '../view/dashboard-data';
 import { duration, shortRevision, timeAgo } from './format';
 import { html, type SafeHtml } from './html';
 
-const tiles = ['Ready', 'Reconciling', 'Stalled', 'Failed', 'Drifted', 'Suspended'] as const;
+const tiles = ['Ready', 'Reconciling', 'Waiting', 'Stalled', 'Failed', 'Drifted', 'Suspended'] as const;
 
 function sourceRow(source: SourceRow): SafeHtml {
   const state = source.state === 'error'
@@ -26,11 +26,11 @@ export function clusterRow(cluster: ClusterRow): SafeHtml {
   const depth = queue?.depth;
   const health = healthBadge(cluster);
   return html`<tr data-cluster="${cluster.name}"><td><a href="/objects?cluster=${encodeURIComponent(cluster.name)}">${cluster.name}</a></td><td>${health}</td>
-<td class="num">${counts.total}</td><td class="num">${counts.Ready}</td><td class="num">${counts.Reconciling}</td><td class="num">${counts.Stalled}</td><td class="num">${counts.Failed}</td><td class="num">${counts.Drifted}</td>
+<td class="num">${counts.total}</td><td class="num">${counts.Ready}</td><td class="num">${counts.Reconciling}</td><td class="num">${counts.Waiting}</td><td class="num">${counts.Stalled}</td><td class="num">${counts.Failed}</td><td class="num">${counts.Drifted}</td>
 <td class="num">${depth?.waiting ?? '—'}</td><td class="num">${depth?.active ?? '—'}</td><td class="num">${depth?.delayed ?? '—'}</td><td class="num">${depth?.failed ?? '—'}</td><td class="num">${queue?.failingObjects ?? '—'}</td></tr>`;
 }
 
-export const clusterHeader = html`<tr><th>Cluster</th><th>Health</th><th class="num">Objects</th><th class="num">Ready</th><th class="num">Reconciling</th><th class="num">Stalled</th><th class="num">Failed</th><th class="num">Drifted</th>
+export const clusterHeader = html`<tr><th>Cluster</th><th>Health</th><th class="num">Objects</th><th class="num">Ready</th><th class="num">Reconciling</th><th class="num">Waiting</th><th class="num">Stalled</th><th class="num">Failed</th><th class="num">Drifted</th>
 <th class="num">Waiting</th><th class="num">Active</th><th class="num">Delayed</th><th class="num">Failed jobs</th><th class="num">Failing objects</th></tr>`;
 
 /** overviewPage: counts, sources, clusters with their queues. */

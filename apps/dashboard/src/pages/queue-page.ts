@@ -1,3 +1,4 @@
+import { describeObject, parseObjectKey } from '@tidemark/contracts';
 import type { ClusterQueueFigures, DurationSummary } from '@tidemark/queue';
 import type { Principal } from '../auth/principal';
 import type { ClusterRow, QueueView } from '../view/dashboard-data';
@@ -18,6 +19,15 @@ function retryForm(cluster: string, principal: Principal | undefined, objectKey?
 ${objectKey ? html`<input type="hidden" name="objectKey" value="${objectKey}">` : ''}<button>${objectKey ? 'Retry' : 'Retry all failed'}</button></form>`;
 }
 
+/** objectName shows `Kind namespace/name`, never the internal key. */
+function objectName(objectKey: string): string {
+  try {
+    return describeObject(parseObjectKey(objectKey));
+  } catch {
+    return objectKey;
+  }
+}
+
 /** percentiles shows p50 / p99, or a dash before any sample exists. */
 function percentiles(summary: DurationSummary): string {
   return summary.count === 0 ? '—' : `${duration(summary.p50)} / ${duration(summary.p99)}`;
@@ -30,8 +40,8 @@ function clusterQueue(figures: ClusterQueueFigures, principal: Principal | undef
 <tr><td class="num">${depth.waiting + depth.prioritized}</td><td class="num">${depth.active}</td><td class="num">${depth.delayed}</td><td class="num">${depth.failed}</td><td class="num">${figures.failingObjects}</td>
 <td class="num">${percentiles(figures.waitMs)}</td><td class="num">${percentiles(figures.processingMs)}</td></tr></table>
 ${figures.failures.length === 0 ? html`<p class="muted">No failing object.</p>` : html`<table class="failures"><tr><th>Object</th><th>Revision</th><th class="num">Failures</th><th>Code</th><th>Last error</th><th>When</th><th></th></tr>
-${figures.failures.map((failure) => html`<tr><td><a href="/objects/${objectPath(figures.cluster, failure.objectKey)}">${failure.objectKey}</a></td><td>${shortRevision(failure.revision)}</td><td class="num">${failure.failures}</td>
-<td>${failure.code}${failure.terminal ? html` <span class="badge state-stalled">terminal</span>` : ''}</td><td class="error">${failure.message}</td><td>${timeAgo(failure.at)}</td><td>${retryForm(figures.cluster, principal, failure.objectKey)}</td></tr>`)}</table>`}</section>`;
+${figures.failures.map((failure) => html`<tr><td><a href="/objects/${objectPath(figures.cluster, failure.objectKey)}">${objectName(failure.objectKey)}</a></td><td>${shortRevision(failure.revision)}</td><td class="num">${failure.failures}</td>
+<td data-category="${failure.category ?? ''}">${failure.code}${failure.terminal ? html` <span class="badge state-stalled">terminal</span>` : failure.category ? html` <span class="badge state-failed">${failure.category}</span>` : ''}</td><td class="error">${failure.message}</td><td>${timeAgo(failure.at)}</td><td>${retryForm(figures.cluster, principal, failure.objectKey)}</td></tr>`)}</table>`}</section>`;
 }
 
 /** queuePage: per cluster, jobs per state, timings, and failing objects with their last error. */

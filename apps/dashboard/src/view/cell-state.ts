@@ -1,12 +1,12 @@
 import { findCondition, type ObjectStatus } from '@tidemark/contracts';
 
 /** CellState is the one-word summary of an object on a cluster, in order of urgency. */
-export type CellState = 'Stalled' | 'Failed' | 'Reconciling' | 'Ready' | 'Unknown';
+export type CellState = 'Stalled' | 'Failed' | 'Waiting' | 'Reconciling' | 'Ready' | 'Unknown';
 
 /** ConditionFilter is what the condition filter and the overview counts select on. */
 export type ConditionFilter = CellState | 'Drifted' | 'Suspended';
 
-export const conditionFilters: readonly ConditionFilter[] = ['Ready', 'Reconciling', 'Stalled', 'Failed', 'Drifted', 'Suspended', 'Unknown'];
+export const conditionFilters: readonly ConditionFilter[] = ['Ready', 'Reconciling', 'Waiting', 'Stalled', 'Failed', 'Drifted', 'Suspended', 'Unknown'];
 
 /** CellSummary is what a matrix cell shows and what live updates carry. */
 export interface CellSummary {
@@ -21,12 +21,14 @@ export interface CellSummary {
 }
 
 /**
- * cellStateOf reads the conditions the pipeline writes: Stalled wins, then Reconciling, then
+ * cellStateOf reads the conditions and the failure the pipeline writes: Stalled wins, then the
+ * last run's failure (waiting for a dependency, or failed and retried), then Reconciling, then
  * Ready. Ready=False without Reconciling is a failure waiting for a retry.
  */
-export function cellStateOf(status: Pick<ObjectStatus, 'conditions'>): CellState {
+export function cellStateOf(status: Pick<ObjectStatus, 'conditions' | 'failure'>): CellState {
   const conditions = status.conditions;
   if (findCondition(conditions, 'Stalled')?.status === 'True') return 'Stalled';
+  if (status.failure) return status.failure.category === 'waiting' ? 'Waiting' : 'Failed';
   if (findCondition(conditions, 'Reconciling')?.status === 'True') return 'Reconciling';
   const ready = findCondition(conditions, 'Ready')?.status;
   if (ready === 'True') return 'Ready';

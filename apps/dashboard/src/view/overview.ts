@@ -5,6 +5,7 @@ export interface StateCounts {
   total: number;
   Ready: number;
   Reconciling: number;
+  Waiting: number;
   Stalled: number;
   Failed: number;
   Unknown: number;
@@ -20,7 +21,7 @@ export interface StatusTotals {
 }
 
 export function emptyCounts(): StateCounts {
-  return { total: 0, Ready: 0, Reconciling: 0, Stalled: 0, Failed: 0, Unknown: 0, Drifted: 0, Suspended: 0 };
+  return { total: 0, Ready: 0, Reconciling: 0, Waiting: 0, Stalled: 0, Failed: 0, Unknown: 0, Drifted: 0, Suspended: 0 };
 }
 
 function add(counts: StateCounts, { cell }: CachedStatus): void {

@@ -33,6 +33,8 @@ export function redactStatus(status: ObjectStatus): ObjectStatus {
   const isSecret = status.kind === 'Secret';
   const copy: ObjectStatus = { ...status };
   if (status.kindStatus) copy.kindStatus = redactValue(status.kindStatus) as Record<string, unknown>;
+  // An API server message about a Secret may quote its data: keep the category and code only.
+  if (isSecret && status.failure?.detail) copy.failure = { category: status.failure.category, code: status.failure.code };
   if (status.drift) copy.drift = status.drift.map((item) => redactDrift(item, isSecret));
   return copy;
 }
