@@ -1,5 +1,5 @@
 import { applyStatus } from '@tidemark/cluster';
-import { markFailure, TerminalError, type FailureCategory, type ObjectStatus, type ReconcileFailure } from '@tidemark/contracts';
+import { markFailure, TerminalError, type FailureCategory, type FailureSummary, type ObjectStatus, type ReconcileFailure } from '@tidemark/contracts';
 import type { PipelineDependencies } from './dependencies';
 import type { ReconcileRun } from './run';
 import { reasonFor } from './failure';
@@ -30,6 +30,12 @@ function failureConditions(run: ReconcileRun, failure: ReconcileFailure, reason:
   return markFailure(run.previous?.conditions ?? [], generation, categoryOf(failure), { reason, message: failure.message }, now);
 }
 
+/** failureSummary: an API server message about a Secret may quote its data, so a Secret keeps the category and code only. */
+function failureSummary(run: ReconcileRun, failure: ReconcileFailure): FailureSummary {
+  const detail = failure.detail && run.ref.kind !== 'Secret' ? { detail: failure.detail } : {};
+  return { category: categoryOf(failure), code: failure.code, ...detail };
+}
+
 /** categoryOf: the class decides the behaviour (a terminal failure is not retried), so it decides Stalled too. */
 function categoryOf(failure: ReconcileFailure): FailureCategory {
   return failure instanceof TerminalError ? 'invalid' : failure.category;
@@ -54,8 +60,7 @@ export function failureRecord(run: ReconcileRun, failure: ReconcileFailure, now:
     lastAttemptedRevision: run.job.revision,
     specHash: run.specHash,
     conditions,
-    // An API server message about a Secret may quote its data: keep the category and code only.
-    failure: { category: categoryOf(failure), code: failure.code, ...(failure.detail && run.ref.kind !== 'Secret' ? { detail: failure.detail } : {}) },
+    failure: failureSummary(run, failure),
     updatedAt: now.toISOString(),
   };
 }
