@@ -24,7 +24,11 @@ export { restartedAtAnnotation, restartHashAnnotation } from './configwatcher/re
 export type { ConfigWatcherSpec, ConfigWatcherStatus, RestartStrategy } from './configwatcher/configwatcher-types';
 
 export { createWebAppPlugin, webAppPlugin } from './webapp/webapp-plugin';
-export { webAppCrd } from './webapp/crd/webapp-crd';
+export { webAppCrd, defaultConversionService, v1alpha1DeprecationWarning } from './webapp/crd/webapp-crd';
+export { convertWebApp, webAppSpecOf, webAppApiVersions } from './webapp/versions/convert-webapp-version';
+export { v1alpha1FieldsAnnotation, v1beta1FieldsAnnotation } from './webapp/versions/convert-webapp';
+export { splitImage, joinImage, type ImageReference } from './webapp/versions/image-reference';
+export type { WebAppSpecV1beta1, FeatureEntryV1beta1, ImagePullPolicy } from './webapp/versions/webapp-v1beta1-types';
 export { renderWebApp } from './webapp/render/render-webapp';
 export { observeWebAppStatus, type WebAppStatus } from './webapp/observe-webapp-status';
 export { applyWebAppDefaults, enabledWebAppFeatures } from './webapp/apply-webapp-defaults';

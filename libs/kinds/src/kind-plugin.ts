@@ -62,6 +62,15 @@ export interface KindPlugin<Spec = unknown, Status = Record<string, unknown>> {
   plural: string;
   /** The CRD Tidemark installs when a cluster does not have one. */
   crd: KubernetesManifest;
+  /**
+   * servedVersions lists every version the CRD serves, `version` (the storage version) first;
+   * the registry finds the plugin under each. Absent: `version` alone.
+   */
+  servedVersions?: readonly string[];
+  /** convert returns the object in another served version (pure); Tidemark's conversion webhook serves it. */
+  convert?(object: KubernetesManifest, toApiVersion: string): KubernetesManifest;
+  /** specOf reads the spec the other hooks take from an object of any served version. Absent: `object.spec`. */
+  specOf?(object: KubernetesManifest): Spec;
   /** applyDefaults returns the spec with kind-specific defaults filled in (pure). */
   applyDefaults(spec: Spec): Spec;
   /** enabledFeatures lists feature ids this object turns on (the features stage). */

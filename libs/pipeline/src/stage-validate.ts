@@ -27,7 +27,8 @@ export async function validateStage(run: ReconcileRun, deps: PipelineDependencie
     }
     throw failure;
   }
-  const spec = (run.object.spec ?? {}) as never;
+  // A kind served in several versions reads one spec shape whatever version Git uses.
+  const spec = (run.plugin.specOf ? run.plugin.specOf(run.object) : run.object.spec ?? {}) as never;
   run.defaulted = { ...run.object, spec: run.plugin.applyDefaults(spec) };
 }
 

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { isPlainObject, type PlainObject } from '../shared/plain-object';
+import { undescribedFields } from '../testing/undescribed-fields';
 import { configWatcherCrd } from './configwatcher-crd';
 
 // The seed, as the original example gives it, is kept verbatim in examples/seed-configwatcher.
@@ -12,11 +13,25 @@ const seedCr = parse(readFileSync(new URL('cr.yaml', seedUrl), 'utf8')) as Plain
 /** withoutAdditions removes what Tidemark adds to the seed CRD, leaving what must equal the seed. */
 function withoutAdditions(crd: PlainObject): PlainObject {
   const copy = structuredClone(crd) as { spec: { versions: PlainObject[] } };
-  const version = copy.spec.versions[0] as { subresources?: unknown; schema: { openAPIV3Schema: { properties: { status?: unknown; spec: { properties: PlainObject } } } } };
+  const version = copy.spec.versions[0] as { subresources?: unknown; additionalPrinterColumns?: unknown; schema: { openAPIV3Schema: { properties: { status?: unknown; spec: { properties: PlainObject } } } } };
   delete version.subresources;
   delete version.schema.openAPIV3Schema.properties.status;
   delete version.schema.openAPIV3Schema.properties.spec.properties.strategy;
+  // Descriptions where the seed has none (for kubectl explain) and -o wide columns add to its shape, not change it.
+  dropAddedDescriptions(version.schema.openAPIV3Schema as PlainObject, seedSchema);
+  version.additionalPrinterColumns = (version.additionalPrinterColumns as PlainObject[]).filter((column) => column.priority === undefined);
   return copy as PlainObject;
+}
+
+const seedSchema = ((seedCrd.spec as { versions: PlainObject[] }).versions[0] as { schema: { openAPIV3Schema: PlainObject } }).schema.openAPIV3Schema;
+
+function dropAddedDescriptions(node: PlainObject, seed: PlainObject | undefined): void {
+  if (seed?.description === undefined) delete node.description;
+  const properties = isPlainObject(node.properties) ? node.properties : {};
+  const seedProperties = isPlainObject(seed?.properties) ? seed.properties : {};
+  for (const [name, child] of Object.entries(properties)) {
+    if (isPlainObject(child)) dropAddedDescriptions(child, isPlainObject(seedProperties[name]) ? seedProperties[name] : undefined);
+  }
 }
 
 function versionOf(crd: PlainObject): PlainObject {
@@ -34,7 +49,12 @@ describe('configWatcherCrd', () => {
     expect(JSON.stringify(configWatcherCrd)).toContain('감시할 ConfigMap 이름');
     expect(JSON.stringify(configWatcherCrd)).toContain('재시작할 Pod의 라벨 선택자');
     expect(spec.names.shortNames).toEqual(['cw']);
-    expect(spec.versions[0]?.additionalPrinterColumns).toEqual([{ name: 'ConfigMap', type: 'string', jsonPath: '.spec.configMap' }]);
+    const columns = spec.versions[0]?.additionalPrinterColumns as PlainObject[];
+    expect(columns.filter((column) => column.priority === undefined)).toEqual([{ name: 'ConfigMap', type: 'string', jsonPath: '.spec.configMap' }]);
+  });
+
+  it('describes every field for kubectl explain', () => {
+    expect(undescribedFields((versionOf(configWatcherCrd) as { schema: { openAPIV3Schema: PlainObject } }).schema.openAPIV3Schema)).toEqual([]);
   });
 
   it('adds a status subresource with the fields act() records', () => {

@@ -36,15 +36,17 @@ export const configWatcherCrd: KubernetesManifest = {
         schema: {
           openAPIV3Schema: {
             type: 'object',
+            description: 'ConfigWatcher restarts the pods that match podSelector when the named ConfigMap changes (the Operator-pattern example, reconciled by Tidemark).',
             properties: {
               spec: {
                 type: 'object',
+                description: 'Which ConfigMap to watch and which pods to restart when it changes.',
                 properties: {
                   configMap: { type: 'string', description: '감시할 ConfigMap 이름' },
                   podSelector: {
                     type: 'object',
                     description: '재시작할 Pod의 라벨 선택자',
-                    properties: { matchLabels: { type: 'object', additionalProperties: { type: 'string' } } },
+                    properties: { matchLabels: { type: 'object', additionalProperties: { type: 'string' }, description: 'Labels a pod must all carry to be restarted.' } },
                   },
                   strategy: {
                     type: 'string',
@@ -60,7 +62,13 @@ export const configWatcherCrd: KubernetesManifest = {
           },
         },
         subresources: { status: {} },
-        additionalPrinterColumns: [{ name: 'ConfigMap', type: 'string', jsonPath: '.spec.configMap' }],
+        // The seed's one column by default; -o wide adds what Tidemark observed.
+        additionalPrinterColumns: [
+          { name: 'ConfigMap', type: 'string', jsonPath: '.spec.configMap' },
+          { name: 'Ready', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status', priority: 1, description: 'Whether the last reconcile succeeded.' },
+          { name: 'Restarts', type: 'integer', jsonPath: '.status.restarts', priority: 1, description: 'How many times the selected workloads were restarted.' },
+          { name: 'Last Restart', type: 'date', jsonPath: '.status.lastRestartTime', priority: 1, description: 'When they were last restarted.' },
+        ],
       },
     ],
     names: {

@@ -20,11 +20,13 @@ export class KindRegistry {
 
   /** register adds a plugin; registering the same group/version/kind twice is a mistake. */
   register(plugin: RegisteredKind): this {
-    const key = registryKey(`${plugin.group}/${plugin.version}`, plugin.kind);
-    if (this.plugins.has(key)) {
-      throw new TerminalError('KindAlreadyRegistered', `Kind ${plugin.kind} (${plugin.group}/${plugin.version}) is registered twice; register each kind once.`);
+    const versions = plugin.servedVersions ?? [plugin.version];
+    const keys = versions.map((version) => registryKey(`${plugin.group}/${version}`, plugin.kind));
+    const taken = versions.find((_version, index) => this.plugins.has(keys[index]!));
+    if (taken !== undefined) {
+      throw new TerminalError('KindAlreadyRegistered', `Kind ${plugin.kind} (${plugin.group}/${taken}) is registered twice; register each kind once.`);
     }
-    this.plugins.set(key, plugin);
+    for (const key of keys) this.plugins.set(key, plugin);
     return this;
   }
 
@@ -35,7 +37,7 @@ export class KindRegistry {
 
   /** list returns the plugins in registration order (the order CRDs are installed in). */
   list(): RegisteredKind[] {
-    return [...this.plugins.values()];
+    return [...new Set(this.plugins.values())];
   }
 }
 

@@ -11,12 +11,12 @@ export const conditionsSchema = {
     type: 'object',
     required: ['type', 'status', 'reason', 'message', 'lastTransitionTime'],
     properties: {
-      type: { type: 'string', maxLength: 316 },
-      status: { type: 'string', enum: ['True', 'False', 'Unknown'] },
-      observedGeneration: { type: 'integer', format: 'int64', minimum: 0 },
-      reason: { type: 'string', maxLength: 1024 },
-      message: { type: 'string', maxLength: 32768 },
-      lastTransitionTime: { type: 'string', format: 'date-time' },
+      type: { type: 'string', maxLength: 316, description: 'Ready, Reconciling, Stalled, Drifted, or a kind-specific condition.' },
+      status: { type: 'string', enum: ['True', 'False', 'Unknown'], description: 'True, False or Unknown.' },
+      observedGeneration: { type: 'integer', format: 'int64', minimum: 0, description: 'The metadata.generation this condition was set for.' },
+      reason: { type: 'string', maxLength: 1024, description: 'A PascalCase word saying why, e.g. Applied, ValidationFailed, ClusterUnavailable.' },
+      message: { type: 'string', maxLength: 32768, description: 'What happened, in a sentence a person can act on.' },
+      lastTransitionTime: { type: 'string', format: 'date-time', description: 'When status last changed.' },
     },
   },
 } as const;

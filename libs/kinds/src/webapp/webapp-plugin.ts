@@ -5,7 +5,8 @@ import { webAppFeatures } from './features/index';
 import type { WebAppFeature } from './features/webapp-feature';
 import { observeWebAppStatus, type WebAppStatus } from './observe-webapp-status';
 import { renderWebApp } from './render/render-webapp';
-import { webAppGroup, webAppKind, webAppPlural, webAppVersion, type WebAppSpec } from './webapp-types';
+import { convertWebApp, webAppSpecOf } from './versions/convert-webapp-version';
+import { webAppGroup, webAppKind, webAppPlural, webAppStorageVersion, webAppVersion, webAppVersionV1alpha1, type WebAppSpec } from './webapp-types';
 
 /**
  * createWebAppPlugin builds the WebApp kind for a feature list. The CRD, the enabled
@@ -18,6 +19,9 @@ export function createWebAppPlugin(features: readonly WebAppFeature[] = webAppFe
     kind: webAppKind,
     plural: webAppPlural,
     crd: webAppCrd(features),
+    servedVersions: [webAppStorageVersion, webAppVersionV1alpha1],
+    convert: convertWebApp,
+    specOf: webAppSpecOf,
     applyDefaults: applyWebAppDefaults,
     enabledFeatures: (spec) => enabledWebAppFeatures(spec, features),
     render: (context) => renderWebApp(context, features),

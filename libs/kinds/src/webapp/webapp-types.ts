@@ -7,7 +7,8 @@ export type EnvVar = { name: string; value?: string; valueFrom?: PlainObject };
 export type FeatureSettings = { enabled?: boolean } & PlainObject;
 
 /**
- * WebAppSpec is the spec of a WebApp. `features` is keyed by feature id and each feature
+ * WebAppSpec is the spec render reads: v1alpha1's shape plus what only v1beta1 can say.
+ * Objects of either served version become one with `webAppSpecOf`. `features` is keyed by feature id and each feature
  * types its own settings (see `settingsOf`), so a new feature needs no change here.
  */
 export type WebAppSpec = {
@@ -19,12 +20,18 @@ export type WebAppSpec = {
   env?: EnvVar[];
   resources?: { limits?: Record<string, string | number>; requests?: Record<string, string | number> };
   features?: Record<string, FeatureSettings | undefined>;
+  /** The container's imagePullPolicy; only v1beta1 can set it (spec.image.pullPolicy). */
+  imagePullPolicy?: string;
   /** Per component (deployment, service, hpa, …): a partial object deep-merged last. */
   override?: Record<string, PlainObject | undefined>;
 };
 
 export const webAppGroup = 'tidemark.dev';
-export const webAppVersion = 'v1alpha1';
+/** webAppVersion is the storage version, the one the plugin is registered under first. */
+export const webAppVersion = 'v1beta1';
+export const webAppStorageVersion = webAppVersion;
+/** webAppVersionV1alpha1 is the first version, still served, deprecated. */
+export const webAppVersionV1alpha1 = 'v1alpha1';
 export const webAppKind = 'WebApp';
 export const webAppPlural = 'webapps';
 

@@ -1,13 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { isPlainObject, type PlainObject } from '../../shared/plain-object';
 import { webAppFeatures } from '../features/index';
+import { undescribedFields } from '../../testing/undescribed-fields';
 import { webAppCrd } from './webapp-crd';
 
 const crd = webAppCrd(webAppFeatures);
-const crdSpec = crd.spec as { group: string; scope: string; names: PlainObject; versions: PlainObject[] };
-const version = crdSpec.versions[0] as { name: string; served: boolean; storage: boolean; subresources: PlainObject; additionalPrinterColumns: PlainObject[]; schema: { openAPIV3Schema: PlainObject } };
+type Version = { name: string; served: boolean; storage: boolean; deprecated?: boolean; deprecationWarning?: string; subresources: PlainObject; additionalPrinterColumns: PlainObject[]; schema: { openAPIV3Schema: PlainObject } };
+const crdSpec = crd.spec as { group: string; scope: string; names: PlainObject; versions: Version[]; conversion: PlainObject };
+const [beta, alpha] = crdSpec.versions as [Version, Version];
+const version = alpha;
 const root = version.schema.openAPIV3Schema;
 const spec = (root.properties as { spec: PlainObject & { properties: Record<string, PlainObject> } }).spec;
+const betaRoot = beta.schema.openAPIV3Schema;
+const betaSpec = (betaRoot.properties as { spec: PlainObject & { properties: Record<string, PlainObject> } }).spec;
 
 /** structuralProblems lists where a schema breaks the structural-schema rules of apiextensions.k8s.io/v1. */
 function structuralProblems(node: PlainObject, path: string): string[] {
@@ -38,10 +43,34 @@ function listMapKeyProblems(node: PlainObject, path: string): string[] {
 }
 
 describe('webAppCrd', () => {
-  it('is named and served as tidemark.dev/v1alpha1 WebApp', () => {
+  it('serves v1beta1 (storage) and v1alpha1 (deprecated, with a warning), converted by a webhook', () => {
     expect(crd.metadata.name).toBe('webapps.tidemark.dev');
     expect(crdSpec).toMatchObject({ group: 'tidemark.dev', scope: 'Namespaced', names: { kind: 'WebApp', plural: 'webapps', singular: 'webapp' } });
-    expect(version).toMatchObject({ name: 'v1alpha1', served: true, storage: true, subresources: { status: {} } });
+    expect(beta).toMatchObject({ name: 'v1beta1', served: true, storage: true, subresources: { status: {} } });
+    expect(beta.deprecated).toBeUndefined();
+    expect(alpha).toMatchObject({ name: 'v1alpha1', served: true, storage: false, deprecated: true, subresources: { status: {} } });
+    expect(alpha.deprecationWarning).toContain('use tidemark.dev/v1beta1');
+    expect(crdSpec.conversion).toMatchObject({ strategy: 'Webhook', webhook: { conversionReviewVersions: ['v1'] } });
+  });
+
+  it('describes every field of both versions, for kubectl explain', () => {
+    expect(undescribedFields(root)).toEqual([]);
+    expect(undescribedFields(betaRoot)).toEqual([]);
+    expect(undescribedFields({ properties: { a: { type: 'string' }, b: { type: 'object', description: 'b', properties: { c: { type: 'string' } } } } })).toEqual(['a', 'b.c']);
+  });
+
+  it('has a structural v1beta1 schema: the image in parts, features a list keyed by name', () => {
+    expect(structuralProblems(betaRoot, 'openAPIV3Schema')).toEqual([]);
+    expect(betaSpec.required).toEqual(['image']);
+    expect(Object.keys(betaSpec.properties.image?.properties as PlainObject)).toEqual(['repository', 'tag', 'digest', 'pullPolicy']);
+    const features = betaSpec.properties.features as PlainObject & { items: { properties: Record<string, PlainObject>; 'x-kubernetes-validations': unknown[] } };
+    expect(features).toMatchObject({ type: 'array', 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'], maxItems: 6 });
+    expect(features.items.properties.name).toMatchObject({ enum: ['config', 'metrics', 'autoscaling', 'disruptionBudget', 'ingress', 'networkPolicy'] });
+    expect(Object.keys(features.items.properties.ingress?.properties as PlainObject)).toEqual(['host', 'path', 'className', 'tlsSecretName']);
+    expect(JSON.stringify(features.items.properties.ingress)).toContain('"rule":"(has(self.host) && size(self.host) > 0)"');
+    expect(JSON.stringify(features.items)).not.toContain('self.enabled');
+    expect(JSON.stringify(features.items['x-kubernetes-validations'])).toContain("self.name != 'ingress' || has(self.ingress)");
+    expect(JSON.stringify(betaSpec['x-kubernetes-validations'])).toContain("self.features.exists(f, f.name == 'autoscaling')");
   });
 
   it('has a structural schema', () => {
@@ -60,7 +89,7 @@ describe('webAppCrd', () => {
     const features = spec.properties.features?.properties as Record<string, { properties: { enabled: PlainObject } }>;
     expect(Object.keys(features)).toEqual(['config', 'metrics', 'autoscaling', 'disruptionBudget', 'ingress', 'networkPolicy']);
     for (const feature of Object.values(features)) {
-      expect(feature.properties.enabled).toEqual({ type: 'boolean', default: false });
+      expect(feature.properties.enabled).toMatchObject({ type: 'boolean', default: false });
     }
   });
 
@@ -83,13 +112,21 @@ describe('webAppCrd', () => {
     expect(rules).toContain('set features.disruptionBudget.minAvailable or maxUnavailable, not both');
   });
 
-  it('shows Image, Replicas, Ready and Age in kubectl get', () => {
-    expect(version.additionalPrinterColumns.map((column) => [column.name, column.jsonPath])).toEqual([
-      ['Image', '.spec.image'],
-      ['Replicas', '.spec.replicas'],
-      ['Ready', '.status.conditions[?(@.type=="Ready")].status'],
-      ['Age', '.metadata.creationTimestamp'],
+  it('shows the image, replicas, readiness and why in kubectl get; revision and message with -o wide', () => {
+    const columns = (v: Version) => v.additionalPrinterColumns.map((column) => [column.name, column.jsonPath, column.priority ?? 0]);
+    expect(columns(beta)).toEqual([
+      ['Image', '.spec.image.repository', 0],
+      ['Tag', '.spec.image.tag', 0],
+      ['Replicas', '.spec.replicas', 0],
+      ['Available', '.status.readyReplicas', 0],
+      ['Ready', '.status.conditions[?(@.type=="Ready")].status', 0],
+      ['Reason', '.status.conditions[?(@.type=="Ready")].reason', 0],
+      ['Revision', '.status.lastAppliedRevision', 1],
+      ['Message', '.status.conditions[?(@.type=="Ready")].message', 1],
+      ['Age', '.metadata.creationTimestamp', 0],
     ]);
+    expect(columns(alpha)[0]).toEqual(['Image', '.spec.image', 0]);
+    expect(columns(alpha).slice(1)).toEqual(columns(beta).slice(2));
   });
 
   it('declares the status fields the pipeline writes', () => {

@@ -5,8 +5,8 @@ import { defaultPort } from '../webapp-types';
 
 const quantity = { 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }] };
 
-const baseSpecProperties = {
-  image: { type: 'string', minLength: 1, description: 'Container image of the app.' },
+/** sharedSpecProperties are the spec fields v1alpha1 and v1beta1 have in common. */
+export const sharedSpecProperties = {
   replicas: { type: 'integer', minimum: 0, description: 'Number of pods; 1 when unset. Must not be set with features.autoscaling.' },
   port: { type: 'integer', minimum: 1, maximum: 65535, default: defaultPort, description: 'Port the app listens on, published as the `http` port.' },
   env: {
@@ -18,9 +18,9 @@ const baseSpecProperties = {
       type: 'object',
       required: ['name'],
       properties: {
-        name: { type: 'string', minLength: 1 },
-        value: { type: 'string' },
-        valueFrom: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+        name: { type: 'string', minLength: 1, description: 'Name of the variable.' },
+        value: { type: 'string', description: 'Its value; do not put secrets here, use valueFrom.secretKeyRef.' },
+        valueFrom: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true, description: 'A source for the value, as in a container spec (secretKeyRef, configMapKeyRef, fieldRef, resourceFieldRef).' },
       },
     },
   },
@@ -28,24 +28,26 @@ const baseSpecProperties = {
     type: 'object',
     description: 'Compute requests and limits of the app container.',
     properties: {
-      limits: { type: 'object', additionalProperties: quantity },
-      requests: { type: 'object', additionalProperties: quantity },
+      limits: { type: 'object', additionalProperties: quantity, description: 'Most of each resource (cpu, memory, …) the container may use.' },
+      requests: { type: 'object', additionalProperties: quantity, description: 'Resources reserved for the container; autoscaling measures CPU against this.' },
     },
   },
 };
 
 /**
- * webAppSpecSchema assembles spec's schema from the base fields, each feature's own schema
+ * webAppSpecSchemaV1alpha1 assembles spec's schema from the base fields, each feature's own schema
  * under spec.features, and one free-form override per component (base and feature
  * components alike), so adding a feature extends the CRD without editing it.
  */
-export function webAppSpecSchema(features: readonly WebAppFeature[], baseComponents: readonly ComponentDeclaration[]): PlainObject {
+export function webAppSpecSchemaV1alpha1(features: readonly WebAppFeature[], baseComponents: readonly ComponentDeclaration[]): PlainObject {
   const specValidations = features.flatMap((feature) => feature.specValidations ?? []);
   return {
     type: 'object',
+    description: 'What the app is and which features it uses; Tidemark renders a ServiceAccount, Deployment and Service from it, plus what each feature adds.',
     required: ['image'],
     properties: {
-      ...baseSpecProperties,
+      image: { type: 'string', minLength: 1, description: 'Container image of the app, e.g. registry.example.com/shop/web:1.2.' },
+      ...sharedSpecProperties,
       features: {
         type: 'object',
         description: 'Optional capabilities; each is off unless enabled is true.',
@@ -57,7 +59,8 @@ export function webAppSpecSchema(features: readonly WebAppFeature[], baseCompone
   };
 }
 
-function overrideSchema(components: readonly ComponentDeclaration[]): PlainObject {
+/** overrideSchema is spec.override: one free-form partial object per component. */
+export function overrideSchema(components: readonly ComponentDeclaration[]): PlainObject {
   const entries = components.map((component) => [
     component.name,
     {

@@ -3,6 +3,7 @@ import { pipelineStatusProperties } from '../../shared/status-schema';
 /** webAppStatusSchema: the pipeline's status fields, the inventory and the ready replica count. */
 export const webAppStatusSchema = {
   type: 'object',
+  description: 'What Tidemark last observed and did for this WebApp; written by the reconciler, never by hand.',
   properties: {
     ...pipelineStatusProperties,
     inventory: {
@@ -13,10 +14,10 @@ export const webAppStatusSchema = {
         type: 'object',
         required: ['apiVersion', 'kind', 'name'],
         properties: {
-          apiVersion: { type: 'string' },
-          kind: { type: 'string' },
-          namespace: { type: 'string' },
-          name: { type: 'string' },
+          apiVersion: { type: 'string', description: 'API version of the applied object.' },
+          kind: { type: 'string', description: 'Kind of the applied object.' },
+          namespace: { type: 'string', description: 'Its namespace; empty for cluster-scoped objects.' },
+          name: { type: 'string', description: 'Its name.' },
         },
       },
     },

@@ -17,9 +17,9 @@ export const autoscalingFeature: WebAppFeature = {
     type: 'object',
     description: 'Scale the Deployment on CPU with a HorizontalPodAutoscaler. Do not set spec.replicas with it.',
     properties: {
-      enabled: { type: 'boolean', default: false },
-      minReplicas: { type: 'integer', minimum: 1, default: 1 },
-      maxReplicas: { type: 'integer', minimum: 1 },
+      enabled: { type: 'boolean', default: false, description: 'Turn autoscaling on.' },
+      minReplicas: { type: 'integer', minimum: 1, default: 1, description: 'Fewest pods the autoscaler keeps.' },
+      maxReplicas: { type: 'integer', minimum: 1, description: 'Most pods the autoscaler may run; required when enabled.' },
       targetCPUUtilization: { type: 'integer', minimum: 1, maximum: 100, default: 80, description: 'Target average CPU utilisation, in percent of requests.' },
     },
     'x-kubernetes-validations': [
@@ -32,6 +32,12 @@ export const autoscalingFeature: WebAppFeature = {
       // Rejected rather than ignored: a replica count that silently does nothing misleads.
       rule: '!(has(self.features) && has(self.features.autoscaling) && has(self.features.autoscaling.enabled) && self.features.autoscaling.enabled && has(self.replicas))',
       message: 'spec.replicas must not be set when features.autoscaling is enabled; the HorizontalPodAutoscaler owns the replica count (use minReplicas and maxReplicas)',
+    },
+  ],
+  specValidationsV1beta1: [
+    {
+      rule: '!(has(self.features) && self.features.exists(f, f.name == \'autoscaling\') && has(self.replicas))',
+      message: 'spec.replicas must not be set when the autoscaling feature is listed; the HorizontalPodAutoscaler owns the replica count (use minReplicas and maxReplicas)',
     },
   ],
   components: [{ name: 'hpa', apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler' }],

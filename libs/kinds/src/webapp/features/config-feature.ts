@@ -21,9 +21,9 @@ export const configFeature: WebAppFeature = {
     type: 'object',
     description: 'Configuration data, mounted as files and exposed as environment variables; a change restarts the pods.',
     properties: {
-      enabled: { type: 'boolean', default: false },
-      data: { type: 'object', additionalProperties: { type: 'string' } },
-      mountPath: { type: 'string', default: '/etc/config', pattern: '^/' },
+      enabled: { type: 'boolean', default: false, description: 'Turn the config feature on.' },
+      data: { type: 'object', additionalProperties: { type: 'string' }, description: 'Keys and values of the ConfigMap: each key becomes a file under mountPath and an environment variable.' },
+      mountPath: { type: 'string', default: '/etc/config', pattern: '^/', description: 'Directory the data is mounted at in the app container.' },
     },
   },
   components: [{ name: 'configMap', apiVersion: 'v1', kind: 'ConfigMap' }],

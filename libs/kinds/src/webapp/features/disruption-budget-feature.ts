@@ -14,7 +14,7 @@ export const disruptionBudgetFeature: WebAppFeature = {
     type: 'object',
     description: 'Limit voluntary disruptions (node drains) with a PodDisruptionBudget.',
     properties: {
-      enabled: { type: 'boolean', default: false },
+      enabled: { type: 'boolean', default: false, description: 'Turn the disruption budget on.' },
       minAvailable: { ...intOrString, description: 'Pods (or a percentage) that must stay available.' },
       maxUnavailable: { ...intOrString, description: 'Pods (or a percentage) that may be unavailable; 1 when neither is set.' },
     },

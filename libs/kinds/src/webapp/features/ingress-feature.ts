@@ -13,7 +13,7 @@ export const ingressFeature: WebAppFeature = {
     type: 'object',
     description: 'Expose the app through an Ingress.',
     properties: {
-      enabled: { type: 'boolean', default: false },
+      enabled: { type: 'boolean', default: false, description: 'Turn the Ingress on.' },
       host: { type: 'string', maxLength: 253, description: 'Host name; required when enabled.' },
       path: { type: 'string', default: '/', pattern: '^/', description: 'Path prefix routed to the app.' },
       className: { type: 'string', description: 'IngressClass to use; the cluster default when empty.' },

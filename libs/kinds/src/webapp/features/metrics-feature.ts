@@ -16,15 +16,21 @@ export const metricsFeature: WebAppFeature = {
     type: 'object',
     description: 'Expose Prometheus metrics on a named port.',
     properties: {
-      enabled: { type: 'boolean', default: false },
-      port: { type: 'integer', minimum: 1, maximum: 65535, default: 9090 },
-      path: { type: 'string', default: '/metrics', pattern: '^/' },
+      enabled: { type: 'boolean', default: false, description: 'Turn the metrics port on.' },
+      port: { type: 'integer', minimum: 1, maximum: 65535, default: 9090, description: 'Port the app serves metrics on, published as the `metrics` port; must differ from spec.port.' },
+      path: { type: 'string', default: '/metrics', pattern: '^/', description: 'HTTP path Prometheus scrapes.' },
     },
   },
   specValidations: [
     {
       rule: '!(has(self.features) && has(self.features.metrics) && has(self.features.metrics.enabled) && self.features.metrics.enabled && has(self.features.metrics.port) && has(self.port) && self.features.metrics.port == self.port)',
       message: 'features.metrics.port must differ from spec.port; the app port is already published as http',
+    },
+  ],
+  specValidationsV1beta1: [
+    {
+      rule: '!(has(self.features) && has(self.port) && self.features.exists(f, f.name == \'metrics\' && has(f.metrics) && has(f.metrics.port) && f.metrics.port == self.port))',
+      message: 'the metrics feature\'s port must differ from spec.port; the app port is already published as http',
     },
   ],
   components: [],

@@ -18,9 +18,10 @@ export const networkPolicyFeature: WebAppFeature = {
     type: 'object',
     description: 'Restrict incoming traffic with a NetworkPolicy. Remember to allow the ingress controller namespace when ingress is enabled.',
     properties: {
-      enabled: { type: 'boolean', default: false },
+      enabled: { type: 'boolean', default: false, description: 'Turn the NetworkPolicy on.' },
       allowFrom: {
         type: 'object',
+        description: 'Which pods may connect; with neither namespaces nor podLabels, every pod of this namespace and no other.',
         properties: {
           namespaces: { type: 'array', items: { type: 'string' }, description: 'Namespaces whose pods may connect.' },
           podLabels: { type: 'object', additionalProperties: { type: 'string' }, description: 'Labels of pods in this namespace that may connect.' },

@@ -30,8 +30,10 @@ export interface WebAppFeature {
   id: string;
   /** OpenAPI schema of spec.features.<id>, with its CEL rules; must have an `enabled` boolean. */
   schema: PlainObject;
-  /** CEL rules that need the whole spec (e.g. spec.replicas against autoscaling). */
+  /** CEL rules that need the whole spec (e.g. spec.replicas against autoscaling), on v1alpha1's shape. */
   specValidations?: readonly ValidationRule[];
+  /** The same rules on v1beta1's shape, where spec.features is a list of {name, <id>: settings}. */
+  specValidationsV1beta1?: readonly ValidationRule[];
   /** Every component this feature may add; they also become spec.override.<name>. */
   components: readonly ComponentDeclaration[];
   /** configure returns the names of the components this spec needs (from `components`). */

@@ -34,6 +34,7 @@ function deploymentSpec(spec: WebAppSpec, identity: WebAppIdentity): Record<stri
   const container: Record<string, unknown> = {
     name: mainContainerName,
     image: spec.image,
+    ...(spec.imagePullPolicy ? { imagePullPolicy: spec.imagePullPolicy } : {}),
     ports: [{ name: 'http', containerPort: spec.port ?? defaultPort, protocol: 'TCP' }],
   };
   if (spec.env && spec.env.length > 0) {
