@@ -19,3 +19,4 @@ export { recordEvent, type EventInput } from './events';
 export { waitForEstablished } from './wait';
 export { removeFinalizer } from './finalizer';
 export { watchObjects, type WatchOptions, type RunningWatch, type WatchEventType } from './watch';
+export { crdVersions, listPage, rewriteObject, setStoredVersions, type CrdVersions } from './storage-version';

@@ -1,0 +1,128 @@
+import { createServer, type Server } from 'node:https';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { KindRegistry } from '@tidemark/kinds';
+import { caBundleOf, defaultRotationPolicy, rotateCertificates, type CertificateState, type RotationPolicy, type RotationStep } from './certificate-rotation';
+import { convertReview } from './convert-review';
+
+/** ConversionWebhookOptions configure the server; the API servers must reach it at `hosts`. */
+export interface ConversionWebhookOptions {
+  kinds: KindRegistry;
+  /** Address to listen on. @defaultValue 0.0.0.0 */
+  host?: string;
+  /** Port to listen on; 0 picks a free one. @defaultValue 9443 */
+  port?: number;
+  /** DNS names and IPs the serving certificate covers (the Service's DNS names, or 127.0.0.1). */
+  certificateHosts: readonly string[];
+  /** @defaultValue defaultRotationPolicy (CA one year, serving certificate 30 days) */
+  rotation?: RotationPolicy;
+  /** Largest review body accepted. @defaultValue 32 MiB */
+  bodyLimitBytes?: number;
+  /** Called for a review that failed, with a message that names the object (never its data). */
+  onFailure?(message: string): void;
+}
+
+/** conversionPath is where the webhook answers ConversionReviews. */
+export const conversionPath = '/convert';
+
+/**
+ * ConversionWebhook serves the kinds' conversions over HTTPS with a certificate it creates and
+ * renews itself (`rotate`); `caBundle` is what the CRDs must trust. Construction does nothing;
+ * `start` listens and `stop` closes.
+ */
+export class ConversionWebhook {
+  private server: Server | undefined;
+  private state: CertificateState | undefined;
+
+  constructor(private readonly options: ConversionWebhookOptions) {
+    if (options.certificateHosts.length === 0) throw new Error('ConversionWebhook needs at least one certificate host: the name or IP the API servers call it at');
+  }
+
+  /** start creates the certificates (or takes `initial`, e.g. from a shared store) and listens; it returns the port. */
+  async start(initial?: CertificateState, now = new Date()): Promise<number> {
+    if (initial) this.state = initial;
+    else await this.rotate(now);
+    const state = this.state!;
+    this.server = createServer({ key: state.serving.keyPem, cert: state.serving.certPem, minVersion: 'TLSv1.2' }, (request, response) => void this.handle(request, response));
+    const server = this.server;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.options.port ?? 9443, this.options.host ?? '0.0.0.0', () => resolve());
+    });
+    return (server.address() as AddressInfo).port;
+  }
+
+  /**
+   * rotate renews what is due (see rotateCertificates) and loads a new serving certificate
+   * into the running server. After a `trust` or `created` step, publish `caBundle` to the
+   * CRDs before the next call: that call may start serving a certificate of the new CA.
+   */
+  async rotate(now = new Date(), force?: 'ca' | 'serving'): Promise<RotationStep> {
+    const { state, step } = await rotateCertificates(this.state, this.options.certificateHosts, now, this.options.rotation ?? defaultRotationPolicy, force);
+    this.useCertificates(state);
+    return step;
+  }
+
+  /** useCertificates takes certificates rotated elsewhere (another replica, through a shared store). */
+  useCertificates(state: CertificateState): void {
+    const changed = this.state?.serving.certPem !== state.serving.certPem;
+    this.state = state;
+    if (changed && this.server) {
+      this.server.setSecureContext({ key: state.serving.keyPem, cert: state.serving.certPem });
+      // Kept-alive connections would go on with the old certificate; new ones get the new one.
+      this.server.closeIdleConnections();
+    }
+  }
+
+  /** certificates is the current state, to share through a store. */
+  certificates(): CertificateState | undefined {
+    return this.state;
+  }
+
+  /** caBundle is the base64 PEM of the CAs the API servers must trust now. */
+  caBundle(): string {
+    if (!this.state) throw new Error('ConversionWebhook has no certificates yet; call start first');
+    return caBundleOf(this.state);
+  }
+
+  /** servingCertificate is the PEM certificate being served (for tests and diagnostics). */
+  servingCertificate(): string | undefined {
+    return this.state?.serving.certPem;
+  }
+
+  async stop(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    if (!server) return;
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const reply = (status: number, body: unknown) => {
+      response.writeHead(status, { 'content-type': 'application/json' });
+      response.end(JSON.stringify(body));
+    };
+    if (request.method !== 'POST' || request.url?.split('?')[0] !== conversionPath) return reply(404, { message: `POST ConversionReviews to ${conversionPath}` });
+    try {
+      const review = convertReview(JSON.parse(await readBody(request, this.options.bodyLimitBytes ?? 32 * 1024 * 1024)), this.options.kinds);
+      if (review.response?.result.status === 'Failure') this.options.onFailure?.(review.response.result.message ?? 'conversion failed');
+      reply(200, review);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      this.options.onFailure?.(message);
+      reply(400, { message });
+    }
+  }
+}
+
+async function readBody(request: IncomingMessage, limit: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request) {
+    size += (chunk as Buffer).length;
+    if (size > limit) throw new Error(`the review is larger than ${limit} bytes`);
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
