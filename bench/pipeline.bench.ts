@@ -13,6 +13,7 @@ import { reconcile, type DesiredObject, type PipelineDependencies } from '@tidem
 import { StatusStore } from '@tidemark/status-store';
 import { startControlPlane, startRedis } from '@tidemark/testing';
 import { installBuiltinCrds } from '../apps/reconciler/src/builtin-crds';
+import { startTestConversionWebhook } from '../test/support/conversion-webhook';
 import { figure, pool, printFigures, say } from './support/figures';
 import { RawClient, recordApplies } from './support/raw-apply';
 import { webApp } from './support/webapps';
@@ -64,8 +65,9 @@ async function runPipeline(prefix: string, count: number): Promise<number> {
   return elapsed;
 }
 
+const conversion = await startTestConversionWebhook(kinds);
 try {
-  await installBuiltinCrds(connection, kinds);
+  await installBuiltinCrds(connection, kinds, conversion.conversion());
   say('warming up (20 WebApps, not measured)');
   for (let attempt = 0; attempt < 30; attempt += 1) {
     const ok = await runPipeline('warm', 20).then(() => true, () => false);
@@ -99,6 +101,7 @@ try {
   client.disconnect();
   await redis.stop();
   await plane.stop();
+  await conversion.stop();
 }
 
 function namespaceOf(path: string): string {

@@ -9,14 +9,17 @@ import { startControlPlane, type ControlPlane } from '@tidemark/testing';
 import { inject } from 'vitest';
 import { startPipelineHarness, type PipelineHarness } from '../support/pipeline-harness';
 import { installBuiltinCrds } from '../../apps/reconciler/src/builtin-crds';
+import { startTestConversionWebhook, type TestConversionWebhook } from '../support/conversion-webhook';
 
 const seedDir = fileURLToPath(new URL('../../examples/seed-configwatcher/', import.meta.url));
 const key = 'k8spatterns.com/ConfigWatcher/operator-test/webapp-config-watcher';
 let plane: ControlPlane;
 let harness: PipelineHarness;
+let conversion: TestConversionWebhook;
 
 beforeAll(async () => {
   plane = await startControlPlane({ name: 'seed-crd' });
+  conversion = await startTestConversionWebhook();
   // The source is allowed to manage the built-in kind's CRD; without it the CRD is a Conflict (test/safety/builtin-crds).
   harness = await startPipelineHarness(plane.kubeconfig, inject('redisUrl'), { pipeline: { builtinCrdSources: { 'configwatchers.k8spatterns.com': ['test'] } } });
   await harness.repo.write('crd.yaml', await readFile(`${seedDir}/crd.yaml`, 'utf8'));
@@ -27,6 +30,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await harness?.stop();
   await plane?.stop();
+  await conversion?.stop();
 });
 
 describe('ConfigWatcher with the original CRD', () => {
@@ -35,7 +39,7 @@ describe('ConfigWatcher with the original CRD', () => {
     // The ConfigWatcher may have run before its ConfigMap existed; its requeue comes next.
     await harness.reconcileKey(key, 'resync');
     // Tidemark leaves a CRD it did not install alone.
-    expect(await installBuiltinCrds(harness.connection, harness.kinds)).not.toContain('CustomResourceDefinition configwatchers.k8spatterns.com');
+    expect(await installBuiltinCrds(harness.connection, harness.kinds, conversion.conversion())).not.toContain('CustomResourceDefinition configwatchers.k8spatterns.com');
     const crd = await plane.kubectl(['get', 'crd', 'configwatchers.k8spatterns.com', '-o', 'jsonpath={.spec.versions[0].subresources}']);
     expect(crd).toBe('');
 

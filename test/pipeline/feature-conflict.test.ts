@@ -8,6 +8,7 @@ import { createWebAppPlugin, KindRegistry, webAppFeatures, type WebAppFeature } 
 import { startControlPlane, type ControlPlane } from '@tidemark/testing';
 import { startPipelineHarness, type PipelineHarness } from '../support/pipeline-harness';
 import { installBuiltinCrds } from '../../apps/reconciler/src/builtin-crds';
+import { startTestConversionWebhook, type TestConversionWebhook } from '../support/conversion-webhook';
 
 function logLevelFeature(id: string, level: string): WebAppFeature {
   return {
@@ -22,16 +23,19 @@ function logLevelFeature(id: string, level: string): WebAppFeature {
 const key = 'tidemark.dev/WebApp/default/clash';
 let plane: ControlPlane;
 let harness: PipelineHarness;
+let conversion: TestConversionWebhook;
 
 beforeAll(async () => {
   plane = await startControlPlane({ name: 'features' });
   const kinds = new KindRegistry().register(createWebAppPlugin([...webAppFeatures, logLevelFeature('quiet-logs', 'warn'), logLevelFeature('debug-logs', 'debug')]));
   harness = await startPipelineHarness(plane.kubeconfig, inject('redisUrl'), { kinds });
-  await installBuiltinCrds(harness.connection, kinds);
+  conversion = await startTestConversionWebhook(kinds);
+  await installBuiltinCrds(harness.connection, kinds, conversion.conversion());
 });
 afterAll(async () => {
   await harness?.stop();
   await plane?.stop();
+  await conversion?.stop();
 });
 
 describe('feature conflicts', () => {

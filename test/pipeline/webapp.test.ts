@@ -42,8 +42,9 @@ describe('WebApp', () => {
     expect(configMaps).toBe('hello');
 
     const table = await kubectl(inject('kubeconfigPath'), ['get', 'webapps', '-n', namespace]);
-    expect(table).toMatch(/NAME\s+IMAGE\s+REPLICAS\s+READY\s+AGE/);
-    expect(table).toMatch(/shop\s+nginx:1\.27\s+2\s+False/);
+    // kubectl shows the storage version, v1beta1: the image in parts, then readiness and why.
+    expect(table).toMatch(/NAME\s+IMAGE\s+TAG\s+REPLICAS\s+AVAILABLE\s+READY\s+REASON\s+AGE/);
+    expect(table).toMatch(/shop\s+nginx\s+1\.27\s+2\s+(\d+\s+)?False\s+\w+/);
     const status = JSON.parse(await kubectl(inject('kubeconfigPath'), ['get', 'webapp', 'shop', '-n', namespace, '-o', 'jsonpath={.status}'])) as Record<string, unknown>;
     const cr = await get('WebApp', 'tidemark.dev/v1alpha1');
     expect(status.observedGeneration).toBe(cr?.metadata.generation);

@@ -1,4 +1,6 @@
 import { applyChangeSet, getObject, type ClusterConnection } from '@tidemark/cluster';
+import { TerminalError, type KubernetesManifest } from '@tidemark/contracts';
+import { migrateStorage, needsConversionWebhook, withConversion, type CrdConversion, type StorageMigrationOptions } from '@tidemark/conversion';
 import type { KindRegistry } from '@tidemark/kinds';
 
 /** The field manager that installs built-in CRDs. */
@@ -9,7 +11,7 @@ export const crdInstallerManager = 'tidemark-crds';
  * Tidemark installed before (so upgrades reach it). A CRD someone else manages, such as the
  * original ConfigWatcher CRD pushed through Git, is left as it is.
  */
-export async function installBuiltinCrds(cluster: ClusterConnection, kinds: KindRegistry): Promise<string[]> {
+export async function installBuiltinCrds(cluster: ClusterConnection, kinds: KindRegistry, conversion?: CrdConversion): Promise<string[]> {
   // A manager of its own: a CRD pushed through Git is applied as 'tidemark' and is not ours to replace.
   const connection = cluster.asManager(crdInstallerManager);
   const toApply = [];
@@ -17,31 +19,62 @@ export async function installBuiltinCrds(cluster: ClusterConnection, kinds: Kind
     const live = await getObject(connection, { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', name: plugin.crd.metadata.name });
     const managers = (live?.metadata.managedFields as { manager?: string; operation?: string }[] | undefined) ?? [];
     const ours = managers.some((entry) => entry.manager === connection.fieldManager && entry.operation === 'Apply');
-    if (!live || ours) toApply.push(plugin.crd);
+    if (!live || ours) toApply.push(crdWithConversion(plugin.crd, conversion));
   }
   const changes = await applyChangeSet(connection, toApply);
   return changes.filter((change) => change.action !== 'unchanged').map((change) => change.subject);
 }
 
 /**
+ * crdWithConversion fills in Tidemark's conversion webhook. Every write of a multi-version CRD
+ * carries it: one written without it would convert by relabelling, and store objects wrongly.
+ */
+function crdWithConversion(crd: KubernetesManifest, conversion: CrdConversion | undefined): KubernetesManifest {
+  if (!needsConversionWebhook(crd)) return crd;
+  if (!conversion) {
+    throw new TerminalError('ConversionWebhookMissing', `CRD ${crd.metadata.name} serves several versions and needs Tidemark's conversion webhook; configure conversionWebhook (or pass a CrdConversion to installBuiltinCrds).`);
+  }
+  return withConversion(crd, conversion);
+}
+
+/** KeepInstallingOptions tune keepInstallingBuiltinCrds. */
+export interface KeepInstallingOptions {
+  /** Wait before retrying a cluster that failed. @defaultValue 30000 */
+  retryMs?: number;
+  /** The conversion webhook's current address and CA, for CRDs that serve several versions. */
+  conversion?: () => CrdConversion;
+  /** Rate and progress of the storage version migration that follows each install. */
+  migration?: Omit<StorageMigrationOptions, 'log' | 'signal'>;
+}
+
+/**
  * keepInstallingBuiltinCrds installs the built-in CRDs on each cluster in the background, each
  * cluster on its own, retrying one that fails: a slow or dead cluster must not hold up the start
- * of the others. Objects of those kinds wait (not ready) until their CRD is there.
+ * of the others. Objects of those kinds wait (not ready) until their CRD is there. After each
+ * install, objects still stored in an older version of a CRD are rewritten (migrateStorage).
  */
 export function keepInstallingBuiltinCrds(
   clusters: ReadonlyMap<string, ClusterConnection>,
   kinds: KindRegistry,
   log: { info(fields: Record<string, unknown>, message: string): void; warn(fields: Record<string, unknown>, message: string): void },
-  retryMs = 30_000,
-): { stop(): void } {
+  options: KeepInstallingOptions = {},
+): { stop(): void; reinstall(): Promise<void> } {
+  const { retryMs = 30_000, conversion, migration } = options;
   const timers = new Set<NodeJS.Timeout>();
+  const abort = new AbortController();
   let stopped = false;
   const attempt = (name: string, connection: ClusterConnection) => {
-    installBuiltinCrds(connection, kinds).then(
-      (installed) => { if (installed.length > 0) log.info({ cluster: name, installed }, 'installed built-in CRDs'); },
+    installBuiltinCrds(connection, kinds, conversion?.()).then(
+      async (installed) => {
+        if (installed.length > 0) log.info({ cluster: name, installed }, 'installed built-in CRDs');
+        // After an upgrade the cluster may still store objects in an older version: rewrite them.
+        for (const plugin of kinds.list()) {
+          if (needsConversionWebhook(plugin.crd)) await migrateStorage(connection, plugin.crd.metadata.name, { ...migration, log, signal: abort.signal });
+        }
+      },
       (error: unknown) => {
         if (stopped) return;
-        log.warn({ cluster: name, err: String(error) }, `could not install built-in CRDs yet; retrying in ${retryMs / 1000} s`);
+        log.warn({ cluster: name, err: String(error) }, `could not install the built-in CRDs or migrate their stored objects yet; retrying in ${retryMs / 1000} s`);
         const timer = setTimeout(() => { timers.delete(timer); attempt(name, connection); }, retryMs);
         timers.add(timer);
       },
@@ -51,7 +84,18 @@ export function keepInstallingBuiltinCrds(
   return {
     stop() {
       stopped = true;
+      abort.abort();
       timers.forEach(clearTimeout);
+    },
+    /** reinstall applies the CRDs to every cluster now (a new CA bundle); a cluster that fails is retried later. */
+    async reinstall() {
+      await Promise.all([...clusters].map(async ([name, connection]) => {
+        try {
+          await installBuiltinCrds(connection, kinds, conversion?.());
+        } catch (error) {
+          if (!stopped) log.warn({ cluster: name, err: String(error) }, 'could not update the built-in CRDs; retrying at the next check');
+        }
+      }));
     },
   };
 }

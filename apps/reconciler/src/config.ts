@@ -61,6 +61,21 @@ const ConfigInput = Type.Object({
     port: Type.Integer({ minimum: 0, maximum: 65535 }),
     host: Type.Optional(Type.String()),
   }, { additionalProperties: false })),
+  conversionWebhook: Type.Optional(Type.Object({
+    host: Type.Optional(Type.String({ minLength: 1 })),
+    port: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
+    url: Type.Optional(Type.String({ pattern: '^https://' })),
+    service: Type.Optional(Type.Object({
+      namespace: Type.String({ minLength: 1 }),
+      name: Type.String({ minLength: 1 }),
+      port: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535 })),
+    }, { additionalProperties: false })),
+    certificateHosts: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+    checkIntervalMs: Type.Optional(Type.Integer({ minimum: 1_000 })),
+    caValidityHours: Type.Optional(Type.Integer({ minimum: 1 })),
+    servingValidityHours: Type.Optional(Type.Integer({ minimum: 1 })),
+    migrationObjectsPerSecond: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 1000 })),
+  }, { additionalProperties: false })),
   webhooks: Type.Optional(Type.Array(Type.Object({
     source: Type.String({ minLength: 1 }),
     provider: Type.Union([Type.Literal('github'), Type.Literal('gitea'), Type.Literal('gogs'), Type.Literal('gitlab'), Type.Literal('generic')]),
@@ -98,6 +113,31 @@ export interface ReconcilerConfig {
   readonly http: { readonly port: number; readonly host: string };
   readonly webhooks: readonly { readonly source: string; readonly provider: 'github' | 'gitea' | 'gogs' | 'gitlab' | 'generic'; readonly secret: string }[];
   readonly logLevel: string;
+  /** Where the CRD conversion webhook listens, how API servers reach it, and its certificates. */
+  readonly conversionWebhook: ConversionWebhookConfig;
+}
+
+/**
+ * ConversionWebhookConfig: with `service`, the API servers call the Service (deploy/ sets it);
+ * with `url`, that URL; with neither, https://127.0.0.1:<port>/convert, for API servers on the
+ * same machine (the test rig, scripts/tidemark-local).
+ */
+export interface ConversionWebhookConfig {
+  /** @defaultValue 0.0.0.0 with a service or url, 127.0.0.1 otherwise */
+  readonly host: string;
+  /** @defaultValue 9443 with a service or url, 0 (a free port) otherwise */
+  readonly port: number;
+  readonly clientConfig: { readonly loopback: true } | { readonly url: string } | { readonly service: { readonly namespace: string; readonly name: string; readonly port: number } };
+  /** Names and IPs the serving certificate covers. @defaultValue the Service's DNS names, the URL's host, or 127.0.0.1 */
+  readonly certificateHosts: readonly string[];
+  /** How often certificates are checked for renewal and the CRDs' caBundle re-applied. @defaultValue 60000 */
+  readonly checkIntervalMs: number;
+  /** @defaultValue one year */
+  readonly caValidityMs: number;
+  /** @defaultValue 30 days */
+  readonly servingValidityMs: number;
+  /** Storage version migration: most objects rewritten per second, per cluster. @defaultValue 20 */
+  readonly migrationObjectsPerSecond: number;
 }
 
 /**
@@ -125,7 +165,38 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, path = env.TIDE
     http: { port: input.http?.port ?? 9464, host: input.http?.host ?? '0.0.0.0' },
     webhooks: webhooks(input, where, base, env),
     logLevel: env.TIDEMARK_LOG_LEVEL ?? 'info',
+    conversionWebhook: conversionWebhookConfig(input, where),
   });
+}
+
+function conversionWebhookConfig(input: ConfigInput, where: (field: string) => string): ConversionWebhookConfig {
+  const hook = input.conversionWebhook ?? {};
+  if (hook.url && hook.service) throw new ConfigError(`${where('conversionWebhook')}: set url or service, not both`);
+  const clientConfig = conversionClientConfig(hook);
+  const remote = !('loopback' in clientConfig);
+  return {
+    host: hook.host ?? (remote ? '0.0.0.0' : '127.0.0.1'),
+    port: hook.port ?? (remote ? 9443 : 0),
+    clientConfig,
+    certificateHosts: hook.certificateHosts ?? certificateHostsFor(clientConfig),
+    checkIntervalMs: hook.checkIntervalMs ?? 60_000,
+    caValidityMs: (hook.caValidityHours ?? 365 * 24) * 3600_000,
+    servingValidityMs: (hook.servingValidityHours ?? 30 * 24) * 3600_000,
+    migrationObjectsPerSecond: hook.migrationObjectsPerSecond ?? 20,
+  };
+}
+
+function conversionClientConfig(hook: NonNullable<ConfigInput['conversionWebhook']>): ConversionWebhookConfig['clientConfig'] {
+  if (hook.service) return { service: { namespace: hook.service.namespace, name: hook.service.name, port: hook.service.port ?? 9443 } };
+  return hook.url ? { url: hook.url } : { loopback: true };
+}
+
+function certificateHostsFor(clientConfig: ConversionWebhookConfig['clientConfig']): string[] {
+  if ('service' in clientConfig) {
+    const { name, namespace } = clientConfig.service;
+    return [`${name}.${namespace}.svc`, `${name}.${namespace}.svc.cluster.local`];
+  }
+  return 'url' in clientConfig ? [new URL(clientConfig.url).hostname.replace(/^\[|\]$/g, '')] : ['127.0.0.1'];
 }
 
 function redisOptions(input: ConfigInput, env: NodeJS.ProcessEnv): Pick<ReconcilerConfig, 'redisPrefix' | 'allowEviction'> {

@@ -14,6 +14,7 @@ import type { ReconcilerConfig } from './config';
 import { connectClusters } from './clusters';
 import { gitDesiredState } from './desired-state';
 import { keepInstallingBuiltinCrds } from './builtin-crds';
+import { startConversionWebhook } from './conversion-webhook';
 import { startHttpServer, type HttpServer } from './http-server';
 import { startHealthMonitor } from '@tidemark/cluster-health';
 import { requeueCluster, routePoll, startFullResync } from '@tidemark/fanout';
@@ -86,8 +87,14 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
       observer: metrics.observer,
       options: { resyncIntervalMs: config.resyncIntervalMs, builtinCrdSources: builtinCrdSources(config) },
     };
-    const crds = keepInstallingBuiltinCrds(clusters.main, kinds, log);
+    const conversion = await startConversionWebhook(config.conversionWebhook, kinds, log);
+    stops.push(() => conversion.stop());
+    const crds = keepInstallingBuiltinCrds(clusters.main, kinds, log, {
+      conversion: () => conversion.conversion(),
+      migration: { objectsPerSecond: config.conversionWebhook.migrationObjectsPerSecond, onProgress: (progress) => metrics.storageMigration(progress) },
+    });
     stops.push(() => crds.stop());
+    conversion.keepCurrent(() => crds.reinstall());
     const workers = new ReconcileWorkers({
       connection: config.redisUrl,
       prefix: config.redisPrefix,

@@ -15,6 +15,8 @@ export interface ReconcilerMetricSet {
   queueWait: Gauge<'cluster' | 'quantile'>;
   driftItems: Gauge<'cluster'>;
   objects: Gauge<'cluster' | 'ready'>;
+  storageMigrated: Gauge<'cluster' | 'crd'>;
+  storageMigrationTotal: Gauge<'cluster' | 'crd'>;
 }
 
 const fast = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
@@ -42,5 +44,7 @@ export function createMetricSet(): ReconcilerMetricSet {
     queueWait: new Gauge({ name: 'tidemark_queue_wait_seconds', help: 'Wait from enqueue to the start of a run over the last 1,000 jobs, as quantiles.', labelNames: ['cluster', 'quantile'], registers }),
     driftItems: new Gauge({ name: 'tidemark_drift_items', help: 'Drift items left in place (report policy) on a cluster, from the status store.', labelNames: ['cluster'], registers }),
     objects: new Gauge({ name: 'tidemark_objects', help: 'Objects in the status store per cluster, by their Ready condition.', labelNames: ['cluster', 'ready'], registers }),
+    storageMigrated: new Gauge({ name: 'tidemark_storage_migration_migrated_objects', help: 'Objects of a CRD rewritten in its storage version by the running (or last) storage version migration.', labelNames: ['cluster', 'crd'], registers }),
+    storageMigrationTotal: new Gauge({ name: 'tidemark_storage_migration_objects', help: 'Objects of a CRD the running (or last) storage version migration has to rewrite, as far as known.', labelNames: ['cluster', 'crd'], registers }),
   };
 }

@@ -68,6 +68,12 @@ export class ReconcilerMetrics {
     };
   }
 
+  /** storageMigration records a storage version migration's progress. */
+  storageMigration(progress: { cluster: string; crd: string; migrated: number; total: number }): void {
+    this.set.storageMigrated.set({ cluster: progress.cluster, crd: progress.crd }, progress.migrated);
+    this.set.storageMigrationTotal.set({ cluster: progress.cluster, crd: progress.crd }, progress.total);
+  }
+
   webhookArrived(source: string): void {
     this.clock.webhookArrived(source);
   }
