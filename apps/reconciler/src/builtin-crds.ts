@@ -63,22 +63,21 @@ export function keepInstallingBuiltinCrds(
   const timers = new Set<NodeJS.Timeout>();
   const abort = new AbortController();
   let stopped = false;
+  const installAndMigrate = async (name: string, connection: ClusterConnection) => {
+    const installed = await installBuiltinCrds(connection, kinds, conversion?.());
+    if (installed.length > 0) log.info({ cluster: name, installed }, 'installed built-in CRDs');
+    // After an upgrade the cluster may still store objects in an older version: rewrite them.
+    for (const plugin of kinds.list()) {
+      if (needsConversionWebhook(plugin.crd)) await migrateStorage(connection, plugin.crd.metadata.name, { ...migration, log, signal: abort.signal });
+    }
+  };
   const attempt = (name: string, connection: ClusterConnection) => {
-    installBuiltinCrds(connection, kinds, conversion?.()).then(
-      async (installed) => {
-        if (installed.length > 0) log.info({ cluster: name, installed }, 'installed built-in CRDs');
-        // After an upgrade the cluster may still store objects in an older version: rewrite them.
-        for (const plugin of kinds.list()) {
-          if (needsConversionWebhook(plugin.crd)) await migrateStorage(connection, plugin.crd.metadata.name, { ...migration, log, signal: abort.signal });
-        }
-      },
-      (error: unknown) => {
-        if (stopped) return;
-        log.warn({ cluster: name, err: String(error) }, `could not install the built-in CRDs or migrate their stored objects yet; retrying in ${retryMs / 1000} s`);
-        const timer = setTimeout(() => { timers.delete(timer); attempt(name, connection); }, retryMs);
-        timers.add(timer);
-      },
-    );
+    installAndMigrate(name, connection).catch((error: unknown) => {
+      if (stopped) return;
+      log.warn({ cluster: name, err: String(error) }, `could not install the built-in CRDs or migrate their stored objects yet; retrying in ${retryMs / 1000} s`);
+      const timer = setTimeout(() => { timers.delete(timer); attempt(name, connection); }, retryMs);
+      timers.add(timer);
+    });
   };
   for (const [name, connection] of clusters) attempt(name, connection);
   return {
