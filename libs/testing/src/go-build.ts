@@ -13,6 +13,12 @@ export interface GoProgram {
   label: string;
   /** What the first build does and how long it takes, said before it starts. */
   firstBuildNote: string;
+  /**
+   * The package to build, when it is not the module's own folder: the main package of a pinned
+   * upstream tool that the module names with a `tool` directive (e.g. 'sigs.k8s.io/kustomize/kustomize/v5').
+   * @defaultValue '.'
+   */
+  package?: string;
 }
 
 /**
@@ -45,7 +51,7 @@ async function compile(program: GoProgram, log: (line: string) => void): Promise
   const started = Date.now();
   const temporary = `${program.binary}.${process.pid}`;
   await new Promise<void>((done, fail) => {
-    const child = spawn('go', ['build', '-v', '-o', temporary, '.'], { cwd: program.dir, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn('go', ['build', '-v', '-o', temporary, program.package ?? '.'], { cwd: program.dir, stdio: ['ignore', 'ignore', 'pipe'] });
     let compiled = 0;
     let tail = '';
     const ticker = setInterval(() => log(`${program.label}: ${compiled} packages compiled, ${Math.round((Date.now() - started) / 1000)} s`), 15_000);

@@ -14,3 +14,4 @@ export {
 export { startDelayingProxy, startDelayingProxyProcess, type DelayingProxy } from './delaying-proxy';
 export { buildGoProgram, type GoProgram } from './go-build';
 export { sendGithubPush } from './github-push';
+export { buildRenderTools, renderToolsDir } from './render-tools';
