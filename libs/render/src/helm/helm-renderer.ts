@@ -1,0 +1,76 @@
+import { writeFile } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { stringify } from 'yaml';
+import { substituteDeep } from '../cluster-values';
+import { RenderFailure } from '../render-failure';
+import type { Renderer, RenderJob, UnitRepo } from '../renderer';
+import { folderOf, resolveRepoPath } from '../repo-path';
+import { runSandboxed } from '../sandbox';
+import { parseUnitConfig, unitConfigFile } from '../unit-config';
+import { checkVendoredDependencies } from './chart-dependencies';
+
+/**
+ * helmRenderer renders a folder holding Chart.yaml with the real `helm template`: no
+ * repositories configured, no downloads, CRDs from `crds/` included first. Hooks are rendered
+ * as ordinary objects (Tidemark has no install or upgrade moment to run them at, and a chart's
+ * pre-install Job is usually something it needs); test hooks are skipped (`--skip-tests`):
+ * Tidemark never runs `helm test`.
+ */
+export const helmRenderer: Renderer = {
+  name: 'helm',
+  markers: ['Chart.yaml'],
+  ownsNestedUnits: true,
+  inputs: helmInputs,
+  render: renderChart,
+};
+
+/** helmInputs checks that dependencies are vendored and returns the folders of values files outside the chart. */
+async function helmInputs(folder: string, _marker: string, repo: UnitRepo): Promise<string[]> {
+  await checkVendoredDependencies(folder, repo);
+  const configPath = folder === '.' ? unitConfigFile : `${folder}/${unitConfigFile}`;
+  const config = parseUnitConfig(await repo.readText(configPath), configPath);
+  const folders = new Set<string>();
+  for (const file of config.helm?.valuesFiles ?? []) {
+    const path = resolveRepoPath(folder, file);
+    if (path === undefined) throw new RenderFailure('PathEscapeRefused', `${configPath}: values file "${file}" leads out of the repository`, configPath);
+    if ((await repo.readText(path)) === undefined) throw new RenderFailure('RenderConfigInvalid', `${configPath}: values file "${file}" does not exist at this revision`, configPath);
+    const parent = folderOf(path);
+    if (parent !== folder && !parent.startsWith(`${folder}/`)) folders.add(parent);
+  }
+  return [...folders].sort();
+}
+
+async function renderChart(job: RenderJob): Promise<string> {
+  const helm = job.config.helm ?? {};
+  const args = ['template', helm.releaseName ?? releaseNameOf(job.folder), join(job.root, job.folder), '--namespace', helm.namespace ?? 'default', '--include-crds', '--skip-tests'];
+  for (const file of helm.valuesFiles ?? []) args.push('--values', join(job.root, resolveRepoPath(job.folder, file) ?? file));
+  if (helm.values) args.push('--values', await writeValues(job, 'values-inline.yaml', helm.values));
+  if (job.cluster) {
+    const perCluster = helm.clusterValues?.[job.cluster.name] ?? {};
+    const where = `${job.folder}/${unitConfigFile}`;
+    const clusterValues = { ...(substituteDeep(perCluster, job.cluster, where) as object), tidemark: { cluster: job.cluster } };
+    args.push('--values', await writeValues(job, 'values-cluster.yaml', clusterValues));
+  }
+  if (helm.kubeVersion) args.push('--kube-version', helm.kubeVersion);
+  return runSandboxed({
+    command: job.tools.helm,
+    args,
+    cwd: job.root,
+    home: job.scratch,
+    limits: job.limits,
+    label: `helm template ${job.folder}`,
+    env: { HELM_REPOSITORY_CONFIG: join(job.scratch, 'repositories.yaml'), HELM_REGISTRY_CONFIG: join(job.scratch, 'registry.json') },
+  });
+}
+
+async function writeValues(job: RenderJob, name: string, values: unknown): Promise<string> {
+  const path = join(job.scratch, name);
+  await writeFile(path, stringify(values));
+  return path;
+}
+
+/** releaseNameOf derives a valid release name from the chart folder's name. */
+function releaseNameOf(folder: string): string {
+  const name = basename(folder === '.' ? 'release' : folder).toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 53);
+  return name || 'release';
+}

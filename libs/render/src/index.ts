@@ -1,0 +1,18 @@
+export type { Renderer, RenderJob, RenderTools, UnitRepo } from './renderer';
+export { RendererRegistry } from './renderer-registry';
+export { builtinRenderers } from './builtin-renderers';
+export { kustomizeRenderer, kustomizationFiles } from './kustomize/kustomize-renderer';
+export { helmRenderer } from './helm/helm-renderer';
+export { UnitRenderer, type UnitRendererOptions, type RenderedUnit } from './unit-renderer';
+export type { PlannedUnit, UnitPlan } from './plan-units';
+export { isMarkerOrConfig } from './plan-units';
+export { RenderFailure, type RenderFailureCode } from './render-failure';
+export type { RepoEntry, RepoReader } from './repo-reader';
+export { RepoView } from './repo-view';
+export { isUnder, resolveRepoPath, folderOf } from './repo-path';
+export { defaultSandboxLimits, runSandboxed, canIsolateNetwork, type SandboxLimits } from './sandbox';
+export { defaultInputLimits, type InputLimits } from './materialise';
+export { unitConfigFile, parseUnitConfig, type UnitConfig } from './unit-config';
+export { substituteClusterValues, type ClusterValues } from './cluster-values';
+export { scrubSecrets, type SopsKeys } from './sops/decrypt-sops';
+export { sopsFormatOf } from './sops/sops-files';

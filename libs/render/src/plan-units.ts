@@ -1,0 +1,93 @@
+import { createHash } from 'node:crypto';
+import { RenderFailure } from './render-failure';
+import type { RendererRegistry } from './renderer-registry';
+import { folderOf, isUnder } from './repo-path';
+import type { RepoView } from './repo-view';
+import { unitConfigFile } from './unit-config';
+
+/** PlannedUnit is one render unit at a revision: its folder, renderer and every folder it reads. */
+export interface PlannedUnit {
+  folder: string;
+  renderer: string;
+  marker: string;
+  /** Folders read besides its own (bases, components, values files elsewhere), repository paths. */
+  inputs: readonly string[];
+  /** Changes exactly when a file in the unit's folder or an input folder changes. */
+  digest: string;
+  /** Set when the unit's inputs cannot be rendered (a remote base, a path out of the repository). */
+  failure?: RenderFailure;
+}
+
+/** UnitPlan is every unit of a source at a revision, and the folders whose files are not plain manifests. */
+export interface UnitPlan {
+  units: PlannedUnit[];
+  /** Unit folders, and folders inside the source path that a unit reads (a shared base). */
+  claimed: string[];
+}
+
+interface Candidate {
+  folder: string;
+  renderer: string;
+  marker: string;
+  inputs: string[];
+  failure?: RenderFailure;
+}
+
+/**
+ * planUnits finds the render units among marker files (kustomization.yaml, Chart.yaml, …) of a
+ * source. A kustomization that another one of the source uses is an input, not a unit of its
+ * own; a chart inside another chart (its `charts/`) belongs to that chart.
+ */
+export async function planUnits(registry: RendererRegistry, view: RepoView, sourcePath: string, markerPaths: Iterable<string>): Promise<UnitPlan> {
+  const candidates = await findCandidates(registry, view, markerPaths);
+  const used = new Set(candidates.flatMap((candidate) => candidate.inputs));
+  const owners = candidates.filter((candidate) => registry.get(candidate.renderer)?.ownsNestedUnits);
+  const units: PlannedUnit[] = [];
+  for (const candidate of candidates) {
+    if (used.has(candidate.folder)) continue;
+    if (owners.some((owner) => owner.folder !== candidate.folder && isUnder(candidate.folder, owner.folder))) continue;
+    units.push({ ...candidate, digest: await digestOf(view, candidate) });
+  }
+  const claimed = new Set<string>();
+  for (const candidate of candidates) {
+    claimed.add(candidate.folder);
+    for (const input of candidate.inputs) if (isUnder(input, sourcePath)) claimed.add(input);
+  }
+  return { units, claimed: [...claimed].sort() };
+}
+
+async function findCandidates(registry: RendererRegistry, view: RepoView, markerPaths: Iterable<string>): Promise<Candidate[]> {
+  const names = new Map<string, Set<string>>();
+  for (const path of markerPaths) {
+    const folder = folderOf(path);
+    const set = names.get(folder) ?? new Set<string>();
+    set.add(path.slice(folder === '.' ? 0 : folder.length + 1));
+    names.set(folder, set);
+  }
+  const candidates: Candidate[] = [];
+  for (const [folder, fileNames] of [...names].sort(([a], [b]) => a.localeCompare(b))) {
+    const found = registry.unitOf(fileNames);
+    if (!found) continue;
+    try {
+      const inputs = await found.renderer.inputs(folder, found.marker, view);
+      candidates.push({ folder, renderer: found.renderer.name, marker: found.marker, inputs });
+    } catch (error) {
+      if (!(error instanceof RenderFailure)) throw error;
+      candidates.push({ folder, renderer: found.renderer.name, marker: found.marker, inputs: [], failure: error });
+    }
+  }
+  return candidates;
+}
+
+async function digestOf(view: RepoView, candidate: Candidate): Promise<string> {
+  const hash = createHash('sha256').update(`${candidate.renderer}\0${candidate.marker}\0${candidate.failure?.message ?? ''}\0`);
+  for (const folder of [candidate.folder, ...candidate.inputs]) {
+    hash.update(`${folder}\0${(await view.treeOf(folder)) ?? '-'}\0`);
+  }
+  return hash.digest('base64url').slice(0, 32);
+}
+
+/** isMarkerOrConfig tells whether a file name can change which units exist or how they render. */
+export function isMarkerOrConfig(name: string, markers: ReadonlySet<string>): boolean {
+  return markers.has(name) || name === unitConfigFile;
+}

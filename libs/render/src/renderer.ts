@@ -1,0 +1,62 @@
+import type { SandboxLimits } from './sandbox';
+import type { UnitConfig } from './unit-config';
+import type { ClusterValues } from './cluster-values';
+
+/** UnitRepo is what a renderer may read while it finds a unit's inputs: files and folders at one revision. */
+export interface UnitRepo {
+  /** readText returns a file's text (repository path), or undefined when there is none. */
+  readText(path: string): Promise<string | undefined>;
+  /** isFolder tells whether a repository path is a folder. */
+  isFolder(path: string): Promise<boolean>;
+  /** list returns the names in a folder (files and folders), empty when there is no such folder. */
+  list(folder: string): Promise<string[]>;
+  /** markerIn returns the file of `renderer` that makes a folder a unit (e.g. kustomization.yaml), if it has one. */
+  markerIn(folder: string, renderer: string): Promise<string | undefined>;
+}
+
+/** RenderTools are the absolute paths of the pinned binaries. */
+export interface RenderTools {
+  kustomize: string;
+  helm: string;
+  sops: string;
+  /** Further tools by name, for renderers added later. */
+  [name: string]: string;
+}
+
+/** RenderJob is one render of a unit whose input tree is written under `root`. */
+export interface RenderJob {
+  /** The unit's folder, relative to the repository root. */
+  folder: string;
+  /** The file that made it a unit. */
+  marker: string;
+  /** The repository root, written from Git (only the unit's input folders). */
+  root: string;
+  /** An empty folder for HOME, caches and files the renderer generates. */
+  scratch: string;
+  config: UnitConfig;
+  /** The target cluster's values, when the unit is rendered per cluster. */
+  cluster?: ClusterValues;
+  tools: Readonly<RenderTools>;
+  limits: SandboxLimits;
+}
+
+/**
+ * Renderer turns one kind of render unit into Kubernetes objects (a YAML stream). It is a
+ * plugin: the registry finds units by its marker files, asks it which other folders a unit
+ * reads, writes those folders out of Git, then asks it to render. Plain manifests need no renderer.
+ */
+export interface Renderer {
+  /** A short name shown with every rendered object ('kustomize', 'helm'). */
+  readonly name: string;
+  /** File names that make their folder a unit of this renderer, in order of preference. */
+  readonly markers: readonly string[];
+  /**
+   * inputs returns the folders, besides the unit's own, that rendering reads (repository paths,
+   * transitively). It throws a RenderFailure for a reference that cannot be rendered here (a
+   * remote base, a path out of the repository).
+   */
+  inputs(folder: string, marker: string, repo: UnitRepo): Promise<string[]>;
+  /** nested tells whether units found inside this unit's folder belong to it (a chart's `charts/`). */
+  readonly ownsNestedUnits: boolean;
+  render(job: RenderJob): Promise<string>;
+}

@@ -1,0 +1,91 @@
+import { posix } from 'node:path';
+import type { RepoEntry, RepoReader } from './repo-reader';
+import type { UnitRepo } from './renderer';
+import type { RendererRegistry } from './renderer-registry';
+
+/** TreeCache keeps parsed trees by OID across revisions: trees never change, so a hit is always right. */
+export class TreeCache {
+  private readonly trees = new Map<string, Promise<readonly RepoEntry[]>>();
+
+  constructor(private readonly capacity = 20_000) {}
+
+  read(reader: RepoReader, oid: string): Promise<readonly RepoEntry[]> {
+    let entries = this.trees.get(oid);
+    if (entries) {
+      this.trees.delete(oid);
+    } else {
+      entries = reader.readTree(oid);
+      entries.catch(() => this.trees.delete(oid));
+    }
+    this.trees.set(oid, entries);
+    if (this.trees.size > this.capacity) {
+      const oldest = this.trees.keys().next().value;
+      if (oldest !== undefined) this.trees.delete(oldest);
+    }
+    return entries;
+  }
+}
+
+/**
+ * RepoView reads one revision by repository path, resolving each folder's tree once. It is what
+ * renderers see while they find a unit's inputs (UnitRepo), and what the digests are made of.
+ */
+export class RepoView implements UnitRepo {
+  private readonly folders = new Map<string, Promise<string | undefined>>();
+
+  constructor(
+    private readonly reader: RepoReader,
+    readonly revision: string,
+    private readonly trees: TreeCache,
+    private readonly registry: RendererRegistry,
+  ) {}
+
+  /** treeOf returns a folder's tree OID at this revision, or undefined when there is no such folder. */
+  treeOf(folder: string): Promise<string | undefined> {
+    let tree = this.folders.get(folder);
+    if (!tree) {
+      tree = folder === '.' ? this.reader.treeAt(this.revision, '.') : this.childTree(folder);
+      this.folders.set(folder, tree);
+    }
+    return tree;
+  }
+
+  private async childTree(folder: string): Promise<string | undefined> {
+    const entry = await this.entry(folder);
+    return entry?.type === 'tree' ? entry.oid : undefined;
+  }
+
+  /** entry returns the tree entry of a path, or undefined. */
+  async entry(path: string): Promise<RepoEntry | undefined> {
+    const parent = posix.dirname(path);
+    const tree = await this.treeOf(parent === '' ? '.' : parent);
+    if (!tree) return undefined;
+    const name = posix.basename(path);
+    return (await this.trees.read(this.reader, tree)).find((item) => item.path === name);
+  }
+
+  async entries(folder: string): Promise<readonly RepoEntry[]> {
+    const tree = await this.treeOf(folder);
+    return tree ? this.trees.read(this.reader, tree) : [];
+  }
+
+  async readText(path: string): Promise<string | undefined> {
+    const entry = await this.entry(path);
+    if (!entry || entry.type !== 'blob') return undefined;
+    return new TextDecoder().decode(await this.reader.readBlob(entry.oid));
+  }
+
+  async isFolder(path: string): Promise<boolean> {
+    return (await this.treeOf(path)) !== undefined;
+  }
+
+  async list(folder: string): Promise<string[]> {
+    return (await this.entries(folder)).map((entry) => entry.path);
+  }
+
+  async markerIn(folder: string, renderer: string): Promise<string | undefined> {
+    const markers = this.registry.get(renderer)?.markers ?? [];
+    const names = new Set((await this.entries(folder)).filter((entry) => entry.type === 'blob').map((entry) => entry.path));
+    return markers.find((marker) => names.has(marker));
+  }
+}

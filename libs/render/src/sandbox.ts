@@ -1,0 +1,136 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { RenderFailure } from './render-failure';
+
+/** SandboxLimits bound one renderer run. */
+export interface SandboxLimits {
+  /** Wall-clock time before the run is killed. @defaultValue 60_000 */
+  timeoutMs: number;
+  /** Most bytes of standard output kept; more kills the run. @defaultValue 32 MiB */
+  maxOutputBytes: number;
+  /** Resident memory at which the run is killed (also the Go runtime's soft limit). @defaultValue 1 GiB */
+  maxMemoryBytes: number;
+}
+
+export const defaultSandboxLimits: Readonly<SandboxLimits> = Object.freeze({
+  timeoutMs: 60_000,
+  maxOutputBytes: 32 * 1024 * 1024,
+  maxMemoryBytes: 1024 * 1024 * 1024,
+});
+
+/** SandboxRun is one command to run in the sandbox. */
+export interface SandboxRun {
+  /** Absolute path of the binary. */
+  command: string;
+  args: readonly string[];
+  /** Working folder, inside the unit's temporary tree. */
+  cwd: string;
+  /** The only environment the tool gets, besides the sandbox's own (HOME, TMPDIR, proxies). */
+  env?: Readonly<Record<string, string>>;
+  /** An empty folder that serves as HOME, TMPDIR and the tools' caches. */
+  home: string;
+  limits: SandboxLimits;
+  /** What the message calls the run, e.g. "kustomize build overlays/staging". */
+  label: string;
+}
+
+const memoryPollMs = 50;
+// A proxy that refuses every connection: tools that would reach the network fail at once.
+const closedProxy = 'http://127.0.0.1:9';
+let networkNamespace: boolean | undefined;
+
+/** canIsolateNetwork tells whether `unshare --net` works here (it does not in most containers). */
+export function canIsolateNetwork(): boolean {
+  if (networkNamespace === undefined) {
+    const probe = spawnSync('unshare', ['--map-root-user', '--net', 'true'], { stdio: 'ignore', timeout: 5_000 });
+    networkNamespace = probe.status === 0;
+  }
+  return networkNamespace;
+}
+
+/**
+ * runSandboxed runs a renderer the way Argo CD's repo-server runs its tools: a clean
+ * environment (no proxies, credentials or PATH of ours, an empty HOME), no network (a network
+ * namespace where the kernel allows one, and a proxy that refuses every connection in any
+ * case), and limits on time, output and resident memory. It resolves with standard output and
+ * rejects with a RenderFailure naming the run and the tool's own message.
+ */
+export function runSandboxed(run: SandboxRun): Promise<string> {
+  const [command, args] = canIsolateNetwork()
+    ? ['unshare', ['--map-root-user', '--net', run.command, ...run.args]]
+    : [run.command, [...run.args]];
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd: run.cwd, env: sandboxEnv(run), stdio: ['ignore', 'pipe', 'pipe'] });
+    const stdout: Buffer[] = [];
+    let outputBytes = 0;
+    let stderr = '';
+    let killedFor: RenderFailure | undefined;
+    const kill = (failure: RenderFailure): void => {
+      killedFor ??= failure;
+      child.kill('SIGKILL');
+    };
+    const timer = setTimeout(() => kill(new RenderFailure('RenderTimedOut', `${run.label} took longer than ${run.limits.timeoutMs} ms and was stopped`)), run.limits.timeoutMs);
+    const memory = setInterval(() => {
+      void residentBytes(child.pid).then((bytes) => {
+        if (bytes > run.limits.maxMemoryBytes) kill(new RenderFailure('RenderMemoryExceeded', `${run.label} used more than ${run.limits.maxMemoryBytes} bytes of memory and was stopped`));
+      });
+    }, memoryPollMs);
+    child.stdout.on('data', (chunk: Buffer) => {
+      outputBytes += chunk.byteLength;
+      if (outputBytes > run.limits.maxOutputBytes) kill(new RenderFailure('RenderOutputTooLarge', `${run.label} wrote more than ${run.limits.maxOutputBytes} bytes of output and was stopped`));
+      else stdout.push(chunk);
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr = `${stderr}${chunk.toString()}`.slice(-8_000);
+    });
+    const finish = (): void => {
+      clearTimeout(timer);
+      clearInterval(memory);
+    };
+    child.on('error', (error: NodeJS.ErrnoException) => {
+      finish();
+      reject(error.code === 'ENOENT'
+        ? new RenderFailure('RenderToolMissing', `${run.label}: ${run.command} is not installed (scripts/setup builds it into tools/bin)`)
+        : new RenderFailure('RenderFailed', `${run.label} could not start: ${error.message}`));
+    });
+    child.on('close', (code) => {
+      finish();
+      if (killedFor) reject(killedFor);
+      else if (code === 0) resolve(Buffer.concat(stdout).toString('utf8'));
+      else reject(new RenderFailure('RenderFailed', `${run.label} failed: ${toolMessage(stderr, code)}`));
+    });
+  });
+}
+
+function sandboxEnv(run: SandboxRun): NodeJS.ProcessEnv {
+  return {
+    PATH: '/nonexistent',
+    HOME: run.home,
+    TMPDIR: run.home,
+    XDG_CACHE_HOME: `${run.home}/.cache`,
+    XDG_CONFIG_HOME: `${run.home}/.config`,
+    XDG_DATA_HOME: `${run.home}/.local/share`,
+    HTTP_PROXY: closedProxy,
+    HTTPS_PROXY: closedProxy,
+    http_proxy: closedProxy,
+    https_proxy: closedProxy,
+    NO_PROXY: '',
+    no_proxy: '',
+    GOMEMLIMIT: String(Math.floor(run.limits.maxMemoryBytes * 0.8)),
+    ...run.env,
+  };
+}
+
+/** toolMessage is the tool's last words, one line each, without Go's usage dump. */
+function toolMessage(stderr: string, code: number | null): string {
+  const lines = stderr.split('\n').map((line) => line.trim()).filter((line) => line && !line.startsWith('Usage:'));
+  const tail = lines.slice(-6).join(' ').replace(/^Error:\s*/, '');
+  return tail || `exit code ${code ?? 'none'}`;
+}
+
+async function residentBytes(pid: number | undefined): Promise<number> {
+  if (pid === undefined) return 0;
+  const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
+  const match = /VmRSS:\s+(\d+) kB/.exec(status);
+  return match?.[1] ? Number(match[1]) * 1024 : 0;
+}

@@ -1,0 +1,156 @@
+import { createHash } from 'node:crypto';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ClusterValues } from './cluster-values';
+import { defaultInputLimits, materialiseFolders, type InputLimits } from './materialise';
+import { planUnits, type PlannedUnit, type UnitPlan } from './plan-units';
+import { RenderFailure } from './render-failure';
+import type { RenderTools } from './renderer';
+import type { RendererRegistry } from './renderer-registry';
+import type { RepoReader } from './repo-reader';
+import { RepoView, TreeCache } from './repo-view';
+import { defaultSandboxLimits, type SandboxLimits } from './sandbox';
+import { decryptInPlace, scrubSecrets, type SopsKeys } from './sops/decrypt-sops';
+import { findSopsFiles } from './sops/sops-files';
+import { parseUnitConfig, unitConfigFile, type UnitConfig } from './unit-config';
+
+export interface UnitRendererOptions {
+  registry: RendererRegistry;
+  tools: Readonly<RenderTools>;
+  /** Limits of one renderer run; unset fields keep `defaultSandboxLimits`. */
+  limits?: Partial<SandboxLimits>;
+  /** Limits of one unit's input tree; unset fields keep `defaultInputLimits`. */
+  inputLimits?: Partial<InputLimits>;
+  /** Keys for sops-encrypted files. @defaultValue none: an encrypted file fails its unit */
+  sops?: SopsKeys;
+  /** Where input trees are written while a unit renders. @defaultValue the system's temporary folder */
+  workDir?: string;
+  /** Renders run at once in this process. @defaultValue 2 */
+  concurrency?: number;
+  /** Rendered outputs kept by input digest. @defaultValue 512 */
+  cacheSize?: number;
+}
+
+/** RenderedUnit is a unit's output: a YAML stream of Kubernetes objects. */
+export interface RenderedUnit {
+  text: string;
+  /** The unit's config, read at the same revision. */
+  config: UnitConfig;
+}
+
+/**
+ * UnitRenderer plans and renders units. A render writes the unit's input folders from the Git
+ * object store into a fresh temporary tree, decrypts sops files there, runs the renderer in the
+ * sandbox and removes the tree. Outputs are kept by input digest (and cluster values), so a
+ * unit whose files did not change is never rendered twice in this process.
+ */
+export class UnitRenderer {
+  private readonly trees = new TreeCache();
+  private readonly outputs = new Map<string, Promise<RenderedUnit>>();
+  private readonly limits: SandboxLimits;
+  private readonly inputLimits: InputLimits;
+  private running = 0;
+  private readonly waiting: Array<() => void> = [];
+
+  constructor(private readonly options: UnitRendererOptions) {
+    this.limits = { ...defaultSandboxLimits, ...options.limits };
+    this.inputLimits = { ...defaultInputLimits, ...options.inputLimits };
+  }
+
+  get registry(): RendererRegistry {
+    return this.options.registry;
+  }
+
+  /** view reads one revision by path, sharing this renderer's tree cache. */
+  view(reader: RepoReader, revision: string): RepoView {
+    return new RepoView(reader, revision, this.trees, this.options.registry);
+  }
+
+  plan(view: RepoView, sourcePath: string, markerPaths: Iterable<string>): Promise<UnitPlan> {
+    return planUnits(this.options.registry, view, sourcePath, markerPaths);
+  }
+
+  /** render renders a unit at the view's revision, for one cluster when given; it throws a RenderFailure. */
+  render(view: RepoView, reader: RepoReader, unit: PlannedUnit, cluster?: ClusterValues): Promise<RenderedUnit> {
+    if (unit.failure) return Promise.reject(unit.failure);
+    const key = cluster ? `${unit.digest}\0${clusterKey(cluster)}` : unit.digest;
+    let output = this.outputs.get(key);
+    if (output) {
+      this.outputs.delete(key);
+    } else {
+      output = this.limited(() => this.renderFresh(view, reader, unit, cluster));
+      output.catch(() => this.outputs.delete(key));
+    }
+    this.outputs.set(key, output);
+    if (this.outputs.size > (this.options.cacheSize ?? 512)) {
+      const oldest = this.outputs.keys().next().value;
+      if (oldest !== undefined) this.outputs.delete(oldest);
+    }
+    return output;
+  }
+
+  /** configOf reads a unit's tidemark-render.yaml at the view's revision. */
+  async configOf(view: RepoView, folder: string): Promise<UnitConfig> {
+    const path = folder === '.' ? unitConfigFile : `${folder}/${unitConfigFile}`;
+    return parseUnitConfig(await view.readText(path), path);
+  }
+
+  private async renderFresh(view: RepoView, reader: RepoReader, unit: PlannedUnit, cluster: ClusterValues | undefined): Promise<RenderedUnit> {
+    const renderer = this.options.registry.get(unit.renderer);
+    if (!renderer) throw new RenderFailure('RenderFailed', `${unit.folder}: no renderer named ${unit.renderer} is registered`);
+    const work = await mkdtemp(join(this.options.workDir ?? tmpdir(), 'tidemark-render-'));
+    const root = join(work, 'repo');
+    const scratch = join(work, 'scratch');
+    let secrets: string[] = [];
+    try {
+      const config = await this.configOf(view, unit.folder);
+      await mkdir(scratch, { recursive: true });
+      const folders = [unit.folder, ...unit.inputs];
+      await materialiseFolders(reader, view.revision, folders, root, this.inputLimits);
+      const encrypted = await findSopsFiles(root, folders);
+      if (encrypted.length > 0) {
+        secrets = await decryptInPlace(encrypted, { sops: this.options.tools.sops, keys: this.options.sops ?? {}, scratch, limits: this.limits });
+      }
+      const text = await renderer.render({
+        folder: unit.folder, marker: unit.marker, root, scratch, config, tools: this.options.tools, limits: this.limits,
+        ...(cluster ? { cluster } : {}),
+      });
+      return { text, config };
+    } catch (error) {
+      throw located(error, unit, work, secrets);
+    } finally {
+      await rm(work, { recursive: true, force: true });
+    }
+  }
+
+  private async limited<T>(work: () => Promise<T>): Promise<T> {
+    while (this.running >= (this.options.concurrency ?? 2)) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    this.running += 1;
+    try {
+      return await work();
+    } finally {
+      this.running -= 1;
+      this.waiting.shift()?.();
+    }
+  }
+}
+
+/** located turns any failure into a RenderFailure whose message uses repository paths and holds no decrypted value. */
+function located(error: unknown, unit: PlannedUnit, work: string, secrets: readonly string[]): RenderFailure {
+  const failure = error instanceof RenderFailure ? error : new RenderFailure('RenderFailed', `${unit.folder}: ${error instanceof Error ? error.message : String(error)}`);
+  const message = scrubSecrets(failure.message, secrets).split(`${work}/repo/`).join('').split(`${work}/scratch/`).join('').split(work).join('<render>');
+  const line = failure.line ?? lineOf(message);
+  return new RenderFailure(failure.code, message, failure.file ?? unit.folder, line);
+}
+
+/** lineOf picks "line N" or "file:N" out of a renderer's message, when it gives one. */
+function lineOf(message: string): number | undefined {
+  const match = /\bline (\d+)\b/.exec(message) ?? /\.ya?ml:(\d+)/.exec(message);
+  return match?.[1] ? Number(match[1]) : undefined;
+}
+
+function clusterKey(cluster: ClusterValues): string {
+  const sorted = (record: Readonly<Record<string, string>>) => Object.entries(record).sort(([a], [b]) => a.localeCompare(b));
+  return createHash('sha256').update(JSON.stringify([cluster.name, sorted(cluster.labels), sorted(cluster.variables)])).digest('base64url');
+}
