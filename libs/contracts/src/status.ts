@@ -31,6 +31,16 @@ export interface ChangeCounts {
 }
 
 /**
+ * RenderUnitRef names the render unit an object came from. `clusterValues` are the
+ * `${cluster.…}` values (name, labels.KEY, variables.KEY) of a unit rendered per cluster.
+ */
+export interface RenderUnitRef {
+  renderer: string;
+  folder: string;
+  clusterValues?: Record<string, string>;
+}
+
+/**
  * ObjectStatus is what the status store keeps per (cluster, object): enough for the dashboard
  * to show every cluster at once, without any object body or Secret data.
  */
@@ -38,9 +48,11 @@ export interface ObjectStatus {
   cluster: string;
   objectKey: string;
   source: string;
-  /** The file in Git that declares the object, and its line. */
+  /** The file in Git that declares the object, and its line; for a rendered object its unit's folder. */
   path?: string;
   line?: number;
+  /** Set for a rendered object: its renderer and unit folder, and the values its cluster got when the unit renders per cluster. */
+  renderUnit?: RenderUnitRef;
   apiVersion: string;
   kind: string;
   namespace: string;

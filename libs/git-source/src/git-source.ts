@@ -11,6 +11,8 @@ import { RevisionIndex } from './revision-index';
 import { refPrefix, selectRevision, type RemoteTarget } from './select-revision';
 import type { SourceError } from './source-error';
 import type { SourceAuth, SourceSpec } from './source-spec';
+import { UnitIndexer, type UnitRendering } from './unit-index';
+import type { UnitProvenance } from './revision-index';
 
 export interface GitSourceOptions {
   spec: SourceSpec;
@@ -24,6 +26,8 @@ export interface GitSourceOptions {
   revisionCacheSize?: number;
   /** Pack files after which the object cache is emptied and fetched afresh. @defaultValue 100 */
   maxPacks?: number;
+  /** Renders Kustomize, Helm and other units. @defaultValue none: every YAML file is a plain manifest */
+  rendering?: UnitRendering;
 }
 
 /** PollResult is what one poll found. When `previousRevision` is absent, `changes` lists every object as added. */
@@ -43,9 +47,12 @@ export interface PollResult {
 /** ReadObjectResult is an object as declared at a revision (a copy: callers may change it). */
 export interface ReadObjectResult {
   object: Manifest;
+  /** The file that declares it, or for a rendered object its unit's folder with a trailing slash. */
   path: string;
   line: number;
   blobOid: string;
+  /** Set for a rendered object: the renderer and the unit's folder. */
+  unit?: UnitProvenance;
 }
 
 /** ObjectListing is every object at a revision, for a full resync; erroring objects are listed too. */
@@ -62,6 +69,8 @@ export interface PollOptions {
 }
 
 const revisionPattern = /^[0-9a-f]{40}$/;
+// A unit's output is read like one file, with room for a chart's many objects.
+const renderedOutputLimits = { maxFileBytes: 32 * 1024 * 1024, maxDocuments: 20_000 };
 
 /**
  * GitSource reads one Git source: it polls the remote ref, fetches only new objects into a
@@ -81,12 +90,14 @@ export class GitSource {
   constructor(private readonly options: GitSourceOptions) {
     const { spec } = options;
     this.store = new GitStore(options.cacheDir, spec.url, spec.auth ? authHeaders(spec.auth) : {});
+    const limits = { ...defaultLoadLimits, ...options.limits };
     this.builder = new IndexBuilder({
       store: this.store,
       path: spec.path,
       ignoreFile: spec.ignoreFile,
-      limits: { ...defaultLoadLimits, ...options.limits },
+      limits,
       parsedBlobs: new BoundedCache<string, ManifestFile>(options.parsedBlobCacheSize ?? 50_000),
+      ...(options.rendering ? { units: new UnitIndexer(this.store, options.rendering, { ...limits, ...renderedOutputLimits, ...options.rendering.outputLimits }) } : {}),
     });
     this.indexes = new BoundedCache(options.revisionCacheSize ?? 4);
   }
@@ -143,17 +154,33 @@ export class GitSource {
 
   /**
    * readObject returns an object at a revision, or undefined when Git does not declare it
-   * there. An object that is declared but broken (duplicate, unparsable file, symlink) throws
-   * a TerminalError naming the file, the line and the reason. A revision not yet in the local
-   * cache is fetched first.
+   * there. An object that is declared but broken (duplicate, unparsable file, symlink, failed
+   * render) throws a TerminalError naming the file, the line and the reason. A revision not yet
+   * in the local cache is fetched first. With a cluster, an object of a unit rendered per
+   * cluster is that cluster's version, and undefined when the cluster's render lacks it.
    */
-  async readObject(revision: string, objectKey: string): Promise<ReadObjectResult | undefined> {
+  async readObject(revision: string, objectKey: string, cluster?: string): Promise<ReadObjectResult | undefined> {
     const built = await this.indexFor(revision);
     const found = built.index.lookup(objectKey);
     if (!found) return undefined;
     if ('error' in found) throw new TerminalError(found.error.code, found.error.message);
     const { object } = found;
-    return { object: structuredClone(object.manifest), path: object.path, line: object.line, blobOid: object.blobOid };
+    const perCluster = cluster !== undefined && object.variants !== undefined;
+    const manifest = perCluster ? object.variants?.get(cluster) : object.manifest;
+    if (!manifest) return undefined;
+    const unit = object.unit && perCluster ? { ...object.unit, clusterValues: this.clusterValues(cluster) } : object.unit;
+    return { object: structuredClone(manifest), path: object.path, line: object.line, blobOid: object.blobOid, ...(unit ? { unit } : {}) };
+  }
+
+  /** clusterValues lists what a cluster hands to units rendered per cluster, as `${cluster.…}` names them. */
+  private clusterValues(cluster: string): Record<string, string> {
+    const values = this.options.rendering?.clusters?.find((candidate) => candidate.name === cluster);
+    if (!values) return {};
+    return {
+      name: values.name,
+      ...Object.fromEntries(Object.entries(values.labels).map(([key, value]) => [`labels.${key}`, value])),
+      ...Object.fromEntries(Object.entries(values.variables).map(([key, value]) => [`variables.${key}`, value])),
+    };
   }
 
   /** listObjects lists every object at a revision for a full resync. */

@@ -6,6 +6,7 @@ import { loadManifestFile, type ManifestFile } from './load-manifest-file';
 import { RevisionIndex, type FileContent, type FileUpdate } from './revision-index';
 import type { SourceError } from './source-error';
 import { diffTrees, type FileDelta, type TreeFile } from './tree-diff';
+import { emptyUnitState, isUnitPath, UnitIndexer, type UnitState } from './unit-index';
 
 /** BuiltIndex is the object index of one revision and what it was read from. */
 export interface BuiltIndex {
@@ -16,6 +17,8 @@ export interface BuiltIndex {
   ignoreOid?: string;
   index: RevisionIndex;
   errors: SourceError[];
+  /** The render units of this revision (empty when the source renders none). */
+  units: UnitState;
 }
 
 export interface IndexBuilderOptions {
@@ -26,6 +29,8 @@ export interface IndexBuilderOptions {
   limits: LoadLimits;
   /** Parsed blobs by OID, shared across revisions: an unchanged file is never parsed twice. */
   parsedBlobs: BoundedCache<string, ManifestFile>;
+  /** Renders Kustomize, Helm and other units; without it every YAML file is a plain manifest. */
+  units?: UnitIndexer;
 }
 
 const manifestFile = /\.(ya?ml|json)$/i;
@@ -42,30 +47,51 @@ export class IndexBuilder {
     const tree = await store.treeAt(revision, path);
     const ignoreOid = tree ? (await store.readTree(tree)).find((item) => item.path === ignoreFile && item.type === 'blob')?.oid : undefined;
     const rules = await this.rules(ignoreOid);
-    const from = basis ?? { index: RevisionIndex.empty() };
-    const deltas = await this.deltas(tree, ignoreOid, basis);
-    const updates: FileUpdate[] = [];
-    for (const delta of deltas) {
-      const repoPath = path === '.' ? delta.path : `${path}/${delta.path}`;
-      if (delta.after && counts(delta.path, delta.after, rules)) {
-        updates.push({ path: repoPath, content: await this.content(repoPath, delta.after) });
-      } else if (from.index.fileAt(repoPath)) {
-        updates.push({ path: repoPath });
-      }
+    const from = basis ?? { index: RevisionIndex.empty(), units: emptyUnitState };
+    const changed = await this.deltas(tree, ignoreOid, basis);
+    const { complete } = changed;
+    let { deltas } = changed;
+    const planned = await this.options.units?.plan(revision, path, { deltas, complete, rules }, from.units);
+    const claimed = planned?.state.claimed ?? [];
+    // Files that enter or leave a unit change kind without changing content: compare every file.
+    if (basis && !complete && !sameFolders(claimed, from.units.claimed)) deltas = await this.everyFile(tree, basis);
+    const updates = await this.fileUpdates(deltas, from.index, rules, claimed);
+    let units = emptyUnitState;
+    if (planned && this.options.units) {
+      const rendered = await this.options.units.updates(planned.view, planned.units, from.units);
+      updates.push(...rendered.updates);
+      units = { ...planned.state, units: rendered.units };
     }
     const { index, touched } = from.index.update(updates);
     const errors = tree ? index.errors() : [pathMissing(path, revision), ...index.errors()];
-    const built: BuiltIndex = { revision, index, errors, ...(tree ? { tree } : {}), ...(ignoreOid ? { ignoreOid } : {}) };
+    const built: BuiltIndex = { revision, index, errors, units, ...(tree ? { tree } : {}), ...(ignoreOid ? { ignoreOid } : {}) };
     return { built, touched };
   }
 
-  private async deltas(tree: string | undefined, ignoreOid: string | undefined, basis: BuiltIndex | undefined): Promise<FileDelta[]> {
+  /** fileUpdates turns file deltas into index updates: plain manifests in, files of a unit's folders out. */
+  private async fileUpdates(deltas: readonly FileDelta[], index: RevisionIndex, rules: Ignore | undefined, claimed: readonly string[]): Promise<FileUpdate[]> {
+    const { path } = this.options;
+    const updates: FileUpdate[] = [];
+    for (const delta of deltas) {
+      const repoPath = path === '.' ? delta.path : `${path}/${delta.path}`;
+      if (delta.after && counts(delta.path, delta.after, rules) && !UnitIndexer.isClaimed(repoPath, claimed)) {
+        updates.push({ path: repoPath, content: await this.content(repoPath, delta.after) });
+      } else if (index.fileAt(repoPath)) {
+        updates.push({ path: repoPath });
+      }
+    }
+    return updates;
+  }
+
+  /** deltas returns the changed files, or every file (`complete`) when there is nothing to diff against. */
+  private async deltas(tree: string | undefined, ignoreOid: string | undefined, basis: BuiltIndex | undefined): Promise<{ deltas: FileDelta[]; complete: boolean }> {
     const { store } = this.options;
-    if (!basis) return diffTrees(store.readTree, undefined, tree);
+    if (!basis) return { deltas: await diffTrees(store.readTree, undefined, tree), complete: true };
     // A changed ignore file changes which files count, and a basis tree gone from a reset cache
     // cannot be walked: then compare every file with the basis index, not only changed ones.
     const walkable = !basis.tree || (await store.hasObject(basis.tree));
-    return basis.ignoreOid !== ignoreOid || !walkable ? this.everyFile(tree, basis) : diffTrees(store.readTree, basis.tree, tree);
+    if (basis.ignoreOid !== ignoreOid || !walkable) return { deltas: await this.everyFile(tree, basis), complete: true };
+    return { deltas: await diffTrees(store.readTree, basis.tree, tree), complete: false };
   }
 
   private async everyFile(tree: string | undefined, basis: BuiltIndex): Promise<FileDelta[]> {
@@ -73,6 +99,7 @@ export class IndexBuilder {
     const present = new Set(deltas.map((delta) => delta.path));
     const prefix = this.options.path === '.' ? '' : `${this.options.path}/`;
     for (const repoPath of basis.index.paths()) {
+      if (isUnitPath(repoPath)) continue;
       const relative = repoPath.slice(prefix.length);
       if (!present.has(relative)) deltas.push({ path: relative });
     }
@@ -109,6 +136,10 @@ export class IndexBuilder {
 function counts(path: string, file: TreeFile, rules: Ignore | undefined): boolean {
   if (rules?.ignores(path)) return false;
   return file.type === 'commit' || file.mode === symlinkMode || manifestFile.test(path);
+}
+
+function sameFolders(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((folder, index) => folder === b[index]);
 }
 
 function pathMissing(path: string, revision: string): SourceError {

@@ -11,3 +11,5 @@ export type { SourceError, SourceErrorCode } from './source-error';
 export type { Manifest } from './manifest';
 export { defaultLoadLimits, type LoadLimits } from './load-limits';
 export { loadManifestFile, type ManifestFile, type ManifestEntry, type FileProblem } from './load-manifest-file';
+export type { UnitRendering, UnitState } from './unit-index';
+export type { UnitProvenance } from './revision-index';

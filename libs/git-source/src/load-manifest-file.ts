@@ -1,4 +1,4 @@
-import { identifyManifest, type IdentifiedManifest } from './manifest';
+import { identifyManifest, type IdentifiedManifest, type Manifest } from './manifest';
 import type { LoadLimits } from './load-limits';
 import { loadYamlDocuments, LoadFailure } from './load-yaml';
 import type { SourceErrorCode } from './source-error';
@@ -13,6 +13,8 @@ export interface FileProblem {
 /** ManifestEntry is one object read from a file, with the line its document starts on. */
 export interface ManifestEntry extends IdentifiedManifest {
   line: number;
+  /** For an object of a unit rendered per cluster: its manifest for each cluster that gets it. */
+  variants?: ReadonlyMap<string, Manifest>;
 }
 
 /**

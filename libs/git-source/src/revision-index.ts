@@ -2,6 +2,14 @@ import type { FileProblem, ManifestEntry } from './load-manifest-file';
 import type { Manifest } from './manifest';
 import { describeLocation, type SourceError } from './source-error';
 
+/** UnitProvenance says which render unit produced an object: the renderer and the unit's folder. */
+export interface UnitProvenance {
+  renderer: string;
+  folder: string;
+  /** For an object of a unit rendered per cluster, read for one cluster: the values that cluster got. */
+  clusterValues?: Record<string, string>;
+}
+
 /** IndexedObject is one declaration of an object at a revision, or a hold on it by a broken file. */
 export interface IndexedObject {
   objectKey: string;
@@ -12,6 +20,10 @@ export interface IndexedObject {
   manifest?: Manifest;
   /** Set when the file that declared this object can no longer be read: the object is held, not removed. */
   error?: SourceError;
+  /** Set for an object a render unit produced. */
+  unit?: UnitProvenance;
+  /** For a unit rendered per cluster: the manifest for each cluster that gets the object. */
+  variants?: ReadonlyMap<string, Manifest>;
 }
 
 /** IndexedFile records what one file contributed to the index. */
@@ -26,6 +38,8 @@ export interface IndexedFile {
 export interface FileContent {
   path: string;
   blobOid: string;
+  /** Set when the "file" is a render unit's output. */
+  unit?: UnitProvenance;
   entries: readonly ManifestEntry[];
   problems: readonly FileProblem[];
 }
@@ -122,6 +136,8 @@ function declarations(content: FileContent, previous: IndexedFile | undefined): 
   const { path, blobOid } = content;
   const objects: IndexedObject[] = content.entries.map((entry) => ({
     objectKey: entry.objectKey, path, blobOid, line: entry.line, fingerprint: entry.fingerprint, manifest: entry.manifest,
+    ...(content.unit ? { unit: content.unit } : {}),
+    ...(entry.variants ? { variants: entry.variants } : {}),
   }));
   const [problem] = content.problems;
   if (!problem || !previous) return objects;
@@ -131,7 +147,7 @@ function declarations(content: FileContent, previous: IndexedFile | undefined): 
     if (present.has(key)) continue;
     const error = { ...locate(path, problem), objectKey: key };
     error.message = `${key} cannot be read: ${error.message}`;
-    objects.push({ objectKey: key, path, blobOid, line: problem.line ?? 0, fingerprint: '', error });
+    objects.push({ objectKey: key, path, blobOid, line: problem.line ?? 0, fingerprint: '', error, ...(content.unit ? { unit: content.unit } : {}) });
   }
   return objects;
 }

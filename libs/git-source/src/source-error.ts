@@ -1,5 +1,8 @@
+import type { RenderFailureCode } from '@tidemark/render';
+
 /** SourceErrorCode names what is wrong with something in Git; stable for the dashboard and alerts. */
 export type SourceErrorCode =
+  | RenderFailureCode
   | 'ParseFailed'
   | 'LimitExceeded'
   | 'MissingIdentity'
@@ -23,5 +26,6 @@ export interface SourceError {
 
 /** describeLocation renders `path:line` (or `path`) for messages. */
 export function describeLocation(path: string, line?: number): string {
-  return line === undefined ? path : `${path}:${line}`;
+  // Rendered objects have no line of their own (0): the unit's folder is their place.
+  return !line ? path : `${path}:${line}`;
 }

@@ -1,5 +1,5 @@
 import type { ClusterConnection } from '@tidemark/cluster';
-import type { KubernetesManifest, Logger } from '@tidemark/contracts';
+import type { KubernetesManifest, Logger, RenderUnitRef } from '@tidemark/contracts';
 import type { KindRegistry } from '@tidemark/kinds';
 import type { StatusStore } from '@tidemark/status-store';
 import type { DriftPolicy, DriftRules } from '@tidemark/drift';
@@ -8,9 +8,11 @@ import type { PipelineObserver } from './observer';
 /** DesiredObject is an object as Git declares it at one revision. */
 export interface DesiredObject {
   object: KubernetesManifest;
-  /** The file that declares it, relative to the repository root, and its line. */
+  /** The file that declares it, relative to the repository root, and its line; for a rendered object its unit's folder. */
   path: string;
   line?: number;
+  /** Set for a rendered object: the renderer and the unit's folder (its provenance, with the source and revision). */
+  unit?: RenderUnitRef;
 }
 
 /**

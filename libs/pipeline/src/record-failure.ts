@@ -4,6 +4,7 @@ import type { PipelineDependencies } from './dependencies';
 import type { ReconcileRun } from './run';
 import { reasonFor } from './failure';
 import { recordEvents } from './events';
+import { desiredPlace } from './desired-place';
 
 /**
  * reportFailure tells the cluster about a failed run: the CR's /status gets Ready=False with the
@@ -51,7 +52,7 @@ export function failureRecord(run: ReconcileRun, failure: ReconcileFailure, now:
     cluster: run.job.cluster,
     objectKey: run.job.objectKey,
     source: run.job.source,
-    ...(run.desired ? { path: run.desired.path, line: run.desired.line } : {}),
+    ...desiredPlace(run.desired),
     apiVersion: object?.apiVersion ?? previous?.apiVersion ?? '',
     kind: run.ref.kind,
     namespace: object?.metadata.namespace ?? previous?.namespace ?? run.ref.namespace,

@@ -2,6 +2,7 @@ import { applyStatus, type EventInput } from '@tidemark/cluster';
 import { ConditionType, markProgressing, markReady, Reason, setCondition, type Condition, type KubernetesManifest, type ObjectStatus } from '@tidemark/contracts';
 import type { PipelineDependencies } from './dependencies';
 import type { ApplyOutcome, ReconcileRun } from './run';
+import { desiredPlace } from './desired-place';
 import { driftSummary } from './drift-check';
 import { recordEvents } from './events';
 
@@ -35,7 +36,7 @@ export function statusRecord(run: ReconcileRun, outcome: ApplyOutcome, condition
     cluster: run.job.cluster,
     objectKey: run.job.objectKey,
     source: run.job.source,
-    ...(run.desired ? { path: run.desired.path, line: run.desired.line } : {}),
+    ...desiredPlace(run.desired),
     apiVersion: object?.apiVersion ?? run.previous?.apiVersion ?? '',
     kind: run.ref.kind,
     namespace: object?.metadata.namespace ?? '',

@@ -1,0 +1,149 @@
+import { createHash } from 'node:crypto';
+import type { Ignore } from 'ignore';
+import { isUnder, RenderFailure, type ClusterValues, type PlannedUnit, type RepoView, type UnitRenderer } from '@tidemark/render';
+import type { GitStore } from './git-store';
+import type { LoadLimits } from './load-limits';
+import { loadManifestFile, type ManifestEntry } from './load-manifest-file';
+import type { Manifest } from './manifest';
+import type { FileContent, FileUpdate } from './revision-index';
+import type { FileDelta } from './tree-diff';
+
+/** UnitRendering is how a source renders its Kustomize, Helm and other units. */
+export interface UnitRendering {
+  renderer: UnitRenderer;
+  /** Clusters a per-cluster unit is rendered for (name, labels, variables). @defaultValue none */
+  clusters?: readonly ClusterValues[];
+  /** Limits on one unit's rendered output, read like a file. @defaultValue 32 MiB, 20,000 documents */
+  outputLimits?: Partial<LoadLimits>;
+}
+
+/** UnitState is what the index remembers of the units of a revision, to render only what changed. */
+export interface UnitState {
+  /** Marker files (kustomization.yaml, Chart.yaml, …) inside the source path, by repository path. */
+  markers: ReadonlySet<string>;
+  /** Folders whose files are inputs of a unit, never plain manifests. */
+  claimed: readonly string[];
+  units: ReadonlyMap<string, { digest: string; renderer: string; failed: boolean }>;
+}
+
+/** TreeChanges are the files that changed in the source path (every file when `complete`), and its ignore rules. */
+export interface TreeChanges {
+  deltas: readonly FileDelta[];
+  complete: boolean;
+  rules: Ignore | undefined;
+}
+
+export const emptyUnitState: UnitState = { markers: new Set(), claimed: [], units: new Map() };
+
+/** unitPathOf is the index path of a unit: its folder with a trailing slash, never a file's path. */
+export function unitPathOf(folder: string): string {
+  return `${folder}/`;
+}
+
+/** isUnitPath tells whether an index path is a unit's (see unitPathOf). */
+export function isUnitPath(path: string): boolean {
+  return path.endsWith('/');
+}
+
+/**
+ * UnitIndexer keeps the render units of a source in step with its files: it tracks marker files
+ * through tree deltas, plans the units at each revision, and renders only the units whose
+ * input digest changed. A unit's objects enter the index under its folder, like a file's.
+ */
+export class UnitIndexer {
+  private readonly markerNames: ReadonlySet<string>;
+
+  constructor(private readonly store: GitStore, private readonly rendering: UnitRendering, private readonly outputLimits: LoadLimits) {
+    this.markerNames = rendering.renderer.registry.markerNames();
+  }
+
+  /** plan updates the marker set from the deltas and plans the units of the revision. */
+  async plan(revision: string, sourcePath: string, changes: TreeChanges, basis: UnitState): Promise<{ view: RepoView; units: PlannedUnit[]; state: Omit<UnitState, 'units'> }> {
+    const { deltas, complete, rules } = changes;
+    const markers = new Set(complete ? [] : basis.markers);
+    for (const delta of deltas) {
+      const name = delta.path.slice(delta.path.lastIndexOf('/') + 1);
+      if (!this.markerNames.has(name)) continue;
+      const repoPath = sourcePath === '.' ? delta.path : `${sourcePath}/${delta.path}`;
+      if (delta.after?.type === 'blob' && !rules?.ignores(delta.path)) markers.add(repoPath);
+      else markers.delete(repoPath);
+    }
+    const view = this.rendering.renderer.view(this.readerFor(), revision);
+    const plan = await this.rendering.renderer.plan(view, sourcePath, markers);
+    return { view, units: plan.units, state: { markers, claimed: plan.claimed } };
+  }
+
+  /** updates renders the units whose digest changed and removes the units that are gone. */
+  async updates(view: RepoView, units: readonly PlannedUnit[], basis: UnitState): Promise<{ updates: FileUpdate[]; units: UnitState['units'] }> {
+    const updates: FileUpdate[] = [];
+    const states = new Map<string, { digest: string; renderer: string; failed: boolean }>();
+    const rendered = await Promise.all(units.map(async (unit) => {
+      const before = basis.units.get(unit.folder);
+      if (before && before.digest === unit.digest && !before.failed) return { unit, content: undefined, failed: false };
+      const content = await this.render(view, unit);
+      return { unit, content, failed: content.problems.length > 0 && content.entries.length === 0 };
+    }));
+    for (const { unit, content, failed } of rendered) {
+      states.set(unit.folder, { digest: unit.digest, renderer: unit.renderer, failed });
+      if (content) updates.push({ path: unitPathOf(unit.folder), content });
+    }
+    for (const folder of basis.units.keys()) {
+      if (!states.has(folder)) updates.push({ path: unitPathOf(folder) });
+    }
+    return { updates, units: states };
+  }
+
+  /** isClaimed tells whether a repository path lies in a unit's folder or input folder. */
+  static isClaimed(repoPath: string, claimed: readonly string[]): boolean {
+    return claimed.some((folder) => isUnder(repoPath, folder));
+  }
+
+  private async render(view: RepoView, unit: PlannedUnit): Promise<FileContent> {
+    const path = unitPathOf(unit.folder);
+    const provenance = { renderer: unit.renderer, folder: unit.folder };
+    try {
+      const { renderer, clusters = [] } = this.rendering;
+      const config = await renderer.configOf(view, unit.folder);
+      if (!config.perClusterNeeded || clusters.length === 0) {
+        const { text } = await renderer.render(view, this.readerFor(), unit);
+        return { path, blobOid: unit.digest, unit: provenance, ...this.parse(text, unit) };
+      }
+      const variants = await Promise.all(clusters.map(async (cluster) => ({ cluster: cluster.name, text: (await renderer.render(view, this.readerFor(), unit, cluster)).text })));
+      return { path, blobOid: unit.digest, unit: provenance, ...this.mergeVariants(variants, unit) };
+    } catch (error) {
+      if (!(error instanceof RenderFailure)) throw error;
+      return { path, blobOid: unit.digest, unit: provenance, entries: [], problems: [{ code: error.code, reason: error.message, ...(error.line === undefined ? {} : { line: error.line }) }] };
+    }
+  }
+
+  private parse(text: string, unit: PlannedUnit): Pick<FileContent, 'entries' | 'problems'> {
+    const parsed = loadManifestFile(new TextEncoder().encode(text), this.outputLimits);
+    const problems = parsed.problems.map((problem) => ({ ...problem, reason: `${unit.renderer} output: ${problem.reason}` }));
+    // Lines of the rendered stream mean nothing to a user: the unit's folder is the place.
+    return { entries: parsed.entries.map((entry) => ({ ...entry, line: 0 })), problems };
+  }
+
+  /**
+   * mergeVariants joins the renders of a per-cluster unit: each object is listed once, with its
+   * manifest per cluster; a cluster whose render lacks an object does not get it.
+   */
+  private mergeVariants(variants: ReadonlyArray<{ cluster: string; text: string }>, unit: PlannedUnit): Pick<FileContent, 'entries' | 'problems'> {
+    const byKey = new Map<string, ManifestEntry & { variants: Map<string, Manifest> }>();
+    const problems: FileContent['problems'][number][] = [];
+    for (const { cluster, text } of variants) {
+      const parsed = this.parse(text, unit);
+      problems.push(...parsed.problems.map((problem) => ({ ...problem, reason: `for cluster ${cluster}: ${problem.reason}` })));
+      for (const entry of parsed.entries) {
+        const known = byKey.get(entry.objectKey) ?? { ...entry, variants: new Map<string, Manifest>() };
+        known.variants.set(cluster, entry.manifest);
+        known.fingerprint = createHash('sha256').update(known.fingerprint).update(cluster).update(entry.fingerprint).digest('base64url').slice(0, 22);
+        byKey.set(entry.objectKey, known);
+      }
+    }
+    return { entries: [...byKey.values()], problems };
+  }
+
+  private readerFor(): GitStore {
+    return this.store;
+  }
+}
