@@ -14,6 +14,18 @@ RUN npm run build
 # Production dependencies only; the workspace links (@tidemark/*) are bundled into main.js.
 RUN npm prune --omit=dev && rm -rf node_modules/@tidemark node_modules/.bin
 
+# The pinned renderers (tools/*/go.mod): kustomize, helm and sops, built from the Go module proxy,
+# the same versions scripts/setup builds for the tests.
+FROM golang:1.26-bookworm AS tools
+WORKDIR /tools
+COPY tools/kustomize ./kustomize
+COPY tools/helm ./helm
+COPY tools/sops ./sops
+RUN --mount=type=cache,target=/root/.cache/go-build --mount=type=cache,target=/go/pkg/mod \
+    cd kustomize && CGO_ENABLED=0 go build -trimpath -o /out/kustomize sigs.k8s.io/kustomize/kustomize/v5 \
+ && cd ../helm && CGO_ENABLED=0 go build -trimpath -o /out/helm helm.sh/helm/v3/cmd/helm \
+ && cd ../sops && CGO_ENABLED=0 go build -trimpath -o /out/sops github.com/getsops/sops/v3/cmd/sops
+
 FROM node:20-slim
 ENV NODE_ENV=production HOME=/tmp
 WORKDIR /app
@@ -21,6 +33,8 @@ WORKDIR /app
 COPY --from=build /src/apps/reconciler/package.json ./package.json
 COPY --from=build /src/node_modules ./node_modules
 COPY --from=build /src/apps/reconciler/dist ./dist
+# Renderers run as sandboxed subprocesses; the reconciler finds them on PATH (or render.toolsDir).
+COPY --from=tools /out/ /usr/local/bin/
 # The Git cache when no volume is mounted there (the Kubernetes manifests mount an emptyDir).
 RUN mkdir -p /var/cache/tidemark && chown 10001:10001 /var/cache/tidemark
 USER 10001:10001

@@ -101,7 +101,9 @@ describe.each([
     expect(gid).toBeGreaterThan(0);
     expect(final.indexOf(user!)).toBeGreaterThan(final.findIndex((line) => line.startsWith('RUN') || line.startsWith('COPY')));
     const copied = final.filter((line) => line.startsWith('COPY')).map((line) => line.split(/\s+/).at(-2));
-    expect(copied).toEqual([`/src/apps/${app}/package.json`, '/src/node_modules', `/src/apps/${app}/dist`]);
+    // The reconciler also carries the pinned renderers (kustomize, helm, sops) from the tools stage.
+    const renderers = app === 'reconciler' ? ['/out/'] : [];
+    expect(copied).toEqual([`/src/apps/${app}/package.json`, '/src/node_modules', `/src/apps/${app}/dist`, ...renderers]);
     expect(final.find((line) => line.startsWith('ENTRYPOINT'))).toContain('/app/dist/main.js');
     expect(final).toContain(`EXPOSE ${port}`);
   });

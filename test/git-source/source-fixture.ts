@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { GitSource, parseSourceSpec, type LoadLimits, type SourceAuth, type SourceRef, type SourceSpec } from '@tidemark/git-source';
+import { GitSource, parseSourceSpec, type LoadLimits, type SourceAuth, type SourceRef, type SourceSpec, type UnitRendering } from '@tidemark/git-source';
 
 /** SpecInput is the part of a source's config a test chooses; the rest gets defaults. */
 export interface SpecInput {
@@ -22,7 +22,7 @@ export function configMap(name: string, value = '1', namespace?: string): string
 export class SourceFixture {
   private readonly opened: Array<{ source: GitSource; dir: string }> = [];
 
-  async open(spec: SpecInput, options: { limits?: Partial<LoadLimits>; maxPacks?: number } = {}): Promise<GitSource> {
+  async open(spec: SpecInput, options: { limits?: Partial<LoadLimits>; maxPacks?: number; rendering?: UnitRendering } = {}): Promise<GitSource> {
     const parsed: SourceSpec = parseSourceSpec({ name: `s-${randomUUID().slice(0, 8)}`, ref: { branch: 'main' }, intervalMs: 60_000, ...spec }, 'test source');
     const dir = await mkdtemp(join(tmpdir(), 'tidemark-cache-'));
     const source = new GitSource({ spec: parsed, cacheDir: dir, ...options });

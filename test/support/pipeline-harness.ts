@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { ClusterConnection } from '@tidemark/cluster';
 import { isReconcileFailure, TerminalError, type ReconcileJob, type ReconcileOutcome } from '@tidemark/contracts';
-import { GitSource, parseSourceSpec, type PollResult } from '@tidemark/git-source';
+import { GitSource, parseSourceSpec, type PollResult, type UnitRendering } from '@tidemark/git-source';
 import { createDefaultRegistry, type KindRegistry } from '@tidemark/kinds';
 import { reconcile, type PipelineDependencies, type PipelineOptions } from '@tidemark/pipeline';
 import { StatusStore } from '@tidemark/status-store';
@@ -27,14 +27,15 @@ export interface PipelineHarness {
   stop(): Promise<void>;
 }
 
-export async function startPipelineHarness(kubeconfig: string, redisUrl: string, options: { kinds?: KindRegistry; pipeline?: PipelineOptions } = {}): Promise<PipelineHarness> {
+export async function startPipelineHarness(kubeconfig: string, redisUrl: string, options: { kinds?: KindRegistry; pipeline?: PipelineOptions; rendering?: UnitRendering } = {}): Promise<PipelineHarness> {
   const id = randomUUID().slice(0, 8);
   const cluster = 'shared';
   const git: GitServer = await startGitServer();
   const url = await git.createRepository(`pipeline-${id}`);
   const repo = await git.workingCopy(`pipeline-${id}`);
   const cacheDir = await mkdtemp(join(tmpdir(), 'tidemark-harness-cache-'));
-  const source = new GitSource({ spec: parseSourceSpec({ name: 'test', url, ref: { branch: 'main' }, intervalMs: 1000 }, 'harness'), cacheDir });
+  const spec = parseSourceSpec({ name: 'test', url, ref: { branch: 'main' }, intervalMs: 1000 }, 'harness');
+  const source = new GitSource({ spec, cacheDir, ...(options.rendering ? { rendering: options.rendering } : {}) });
   await source.open();
   const redis = new Redis(redisUrl);
   const statusStore = new StatusStore({ redis, prefix: `test-${id}` });
@@ -45,9 +46,9 @@ export async function startPipelineHarness(kubeconfig: string, redisUrl: string,
     connectionFor: () => connection,
     actionsConnectionFor: () => actions,
     desired: {
-      async readObject(_source, revision, objectKey) {
-        const found = await source.readObject(revision, objectKey);
-        return found ? { object: found.object as never, path: found.path, line: found.line } : undefined;
+      async readObject(_source, revision, objectKey, cluster) {
+        const found = await source.readObject(revision, objectKey, cluster);
+        return found ? { object: found.object as never, path: found.path, line: found.line, ...(found.unit ? { unit: found.unit } : {}) } : undefined;
       },
     },
     kinds,

@@ -4,6 +4,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { parse as parseYaml } from 'yaml';
 import { parseSourceSpec, SourceSpecError, type SourceSpec } from '@tidemark/git-source';
+import { RenderInput, renderConfig, type RenderConfig } from './render-config';
 
 /** ConfigError is a mistake in the configuration; its message names the file and field. */
 export class ConfigError extends Error {
@@ -27,6 +28,8 @@ const SourceAuthInput = Type.Union([
 const ClusterInput = Type.Object({
   name: Type.String({ pattern: '^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$' }),
   labels: Type.Optional(Type.Record(Type.String(), Type.String())),
+  /** Values for units rendered per cluster: `${cluster.variables.NAME}`, and `.Values.tidemark.cluster.variables` in Helm. */
+  variables: Type.Optional(Type.Record(Type.String({ pattern: '^[A-Za-z0-9_.-]+$' }), Type.String())),
   kubeconfig: Type.Optional(Type.String({ minLength: 1 })),
   inCluster: Type.Optional(Type.Boolean()),
   kubeconfigSecret: Type.Optional(Type.Object({
@@ -76,6 +79,7 @@ const ConfigInput = Type.Object({
     servingValidityHours: Type.Optional(Type.Integer({ minimum: 1 })),
     migrationObjectsPerSecond: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 1000 })),
   }, { additionalProperties: false })),
+  render: Type.Optional(RenderInput),
   webhooks: Type.Optional(Type.Array(Type.Object({
     source: Type.String({ minLength: 1 }),
     provider: Type.Union([Type.Literal('github'), Type.Literal('gitea'), Type.Literal('gogs'), Type.Literal('gitlab'), Type.Literal('generic')]),
@@ -87,6 +91,8 @@ type ConfigInput = Static<typeof ConfigInput>;
 export interface ClusterConfig {
   readonly name: string;
   readonly labels: Readonly<Record<string, string>>;
+  /** Values handed to units rendered per cluster. */
+  readonly variables: Readonly<Record<string, string>>;
   /** Path of a kubeconfig file; absent with inCluster or kubeconfigSecret. */
   readonly kubeconfigPath?: string;
   readonly inCluster: boolean;
@@ -111,6 +117,8 @@ export interface ReconcilerConfig {
   readonly fullResyncIntervalMs: number;
   /** Health, readiness, metrics and webhooks are served here. @defaultValue 0.0.0.0:9464 */
   readonly http: { readonly port: number; readonly host: string };
+  /** How Kustomize, Helm and sops units are rendered. */
+  readonly render: RenderConfig;
   readonly webhooks: readonly { readonly source: string; readonly provider: 'github' | 'gitea' | 'gogs' | 'gitlab' | 'generic'; readonly secret: string }[];
   readonly logLevel: string;
   /** Where the CRD conversion webhook listens, how API servers reach it, and its certificates. */
@@ -163,6 +171,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, path = env.TIDE
     concurrency: input.workers?.concurrency ?? 4,
     ...intervals(input),
     http: { port: input.http?.port ?? 9464, host: input.http?.host ?? '0.0.0.0' },
+    render: renderConfig(input.render, base, env),
     webhooks: webhooks(input, where, base, env),
     logLevel: env.TIDEMARK_LOG_LEVEL ?? 'info',
     conversionWebhook: conversionWebhookConfig(input, where),
@@ -287,6 +296,7 @@ function clusterConfig(cluster: Static<typeof ClusterInput>, where: string, base
   return {
     name: cluster.name,
     labels: cluster.labels ?? {},
+    variables: cluster.variables ?? {},
     ...(cluster.kubeconfig ? { kubeconfigPath: resolvePath(base, cluster.kubeconfig) } : {}),
     ...(secret ? { kubeconfigSecret: { ...secret, key: secret.key ?? 'kubeconfig' } } : {}),
     inCluster: cluster.inCluster ?? false,

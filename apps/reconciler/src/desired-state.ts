@@ -12,11 +12,11 @@ export function gitDesiredState(sources: ReadonlyMap<string, GitSource>, placeme
     async readObject(source, revision, objectKey, cluster): Promise<DesiredObject | undefined> {
       const gitSource = sources.get(source);
       if (!gitSource) throw new TerminalError('UnknownSource', `job names source "${source}", which is not configured; add it to the config or drop the job.`);
-      const found = await gitSource.readObject(revision, objectKey);
+      const found = await gitSource.readObject(revision, objectKey, cluster);
       if (!found) return undefined;
       const rules = await placement.rules(source, gitSource, revision);
       if (!rules.targets(found.object, found.path, clusters).includes(cluster)) return undefined;
-      return { object: found.object, path: found.path, line: found.line };
+      return { object: found.object, path: found.path, line: found.line, ...(found.unit ? { unit: found.unit } : {}) };
     },
   };
 }

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { TerminalError } from '@tidemark/contracts';
-import { GitSource } from '@tidemark/git-source';
+import { GitSource, type UnitRendering } from '@tidemark/git-source';
+import { builtinRenderers, RendererRegistry, UnitRenderer } from '@tidemark/render';
 import { createDefaultRegistry } from '@tidemark/kinds';
 import { PlacementCache } from '@tidemark/placement';
 import { reconcile, type PipelineDependencies } from '@tidemark/pipeline';
@@ -64,7 +65,8 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
   const placement = new PlacementCache();
 
   const cacheRoot = join(config.cacheDir, `${config.role}-${process.pid}`);
-  const sources = new Map(config.sources.map((spec) => [spec.name, new GitSource({ spec, cacheDir: join(cacheRoot, spec.name) })]));
+  const rendering = unitRendering(config);
+  const sources = new Map(config.sources.map((spec) => [spec.name, new GitSource({ spec, cacheDir: join(cacheRoot, spec.name), ...(rendering ? { rendering } : {}) })]));
   for (const source of sources.values()) await source.open();
   stops.push(async () => {
     for (const source of sources.values()) await source.close();
@@ -159,4 +161,18 @@ function connectionOf<T>(map: Map<string, T>, cluster: string): T {
   const connection = map.get(cluster);
   if (!connection) throw new TerminalError('UnknownCluster', `job names cluster "${cluster}", which is not configured; add it to the clusters list.`);
   return connection;
+}
+
+/** unitRendering builds the renderers every source shares (one output cache, one concurrency limit). */
+function unitRendering(config: ReconcilerConfig): UnitRendering | undefined {
+  const { render } = config;
+  if (!render.enabled) return undefined;
+  const renderer = new UnitRenderer({
+    registry: new RendererRegistry(builtinRenderers),
+    tools: render.tools,
+    limits: render.limits,
+    concurrency: render.concurrency,
+    sops: render.sops,
+  });
+  return { renderer, clusters: config.clusters.map((cluster) => ({ name: cluster.name, labels: cluster.labels, variables: cluster.variables })) };
 }

@@ -70,9 +70,17 @@ ${status.suspended ? actionForm(path, 'resume', 'Resume', principal) : actionFor
 ${actionForm(path, 'retry', 'Retry if failed', principal)}</div>`;
 }
 
+/** renderUnitHtml says which render unit made the object and, per cluster, which values this cluster got. */
+function renderUnitHtml(status: ObjectStatus): SafeHtml {
+  const unit = status.renderUnit;
+  if (!unit) return html``;
+  const values = Object.entries(unit.clusterValues ?? {});
+  return html`<dt>Rendered by</dt><dd id="render-unit">${unit.renderer} from <code>${unit.folder}</code></dd>${values.length > 0 ? html`<dt>Cluster values</dt><dd id="cluster-values">${values.map(([name, value]) => html`<code>\${cluster.${name}}</code> = <code>${value}</code> `)}</dd>` : ''}`;
+}
+
 function facts(status: ObjectStatus): SafeHtml {
   return html`<dl class="facts" id="facts"><dt>Kind</dt><dd>${status.apiVersion} ${status.kind}</dd><dt>Namespace</dt><dd>${status.namespace || 'cluster-scoped'}</dd>
-<dt>Source</dt><dd>${status.source}</dd><dt>Path in Git</dt><dd><code>${status.path ?? 'unknown'}${status.line ? `:${status.line}` : ''}</code></dd>
+<dt>Source</dt><dd>${status.source}</dd><dt>Path in Git</dt><dd><code>${status.path ?? 'unknown'}${status.line ? `:${status.line}` : ''}</code></dd>${renderUnitHtml(status)}
 <dt>Applied revision</dt><dd>${shortRevision(status.lastAppliedRevision)}</dd><dt>Attempted revision</dt><dd>${shortRevision(status.lastAttemptedRevision)}</dd>
 <dt>Generation</dt><dd id="generation">generation ${status.generation ?? '?'} / observedGeneration ${status.observedGeneration ?? '?'} ${generationBadge(status.generation, status.observedGeneration)}${status.generation !== status.observedGeneration ? html` <span class="gen behind">the latest spec is not reconciled yet</span>` : ''}</dd>
 <dt>Updated</dt><dd>${timeAgo(status.updatedAt)}</dd></dl>`;

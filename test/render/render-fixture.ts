@@ -1,0 +1,65 @@
+// Shared parts of the render suites: the pinned tools (built by scripts/setup into tools/bin),
+// a UnitRenderer on them, and the real binaries run directly for comparison.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseAllDocuments } from 'yaml';
+import { formatObjectKey, groupOf } from '@tidemark/contracts';
+import type { UnitRendering } from '@tidemark/git-source';
+import { builtinRenderers, RendererRegistry, UnitRenderer, type ClusterValues, type SopsKeys } from '@tidemark/render';
+import { buildRenderTools, run } from '@tidemark/testing';
+
+export const repoRoot = resolve(fileURLToPath(import.meta.url), '../../..');
+export const examplesDir = join(repoRoot, 'examples/argocd-example-apps');
+
+export interface Tools {
+  kustomize: string;
+  helm: string;
+  sops: string;
+  ageKeygen: string;
+}
+
+/** renderTools builds (when stale) and returns the pinned binaries. */
+export async function renderTools(): Promise<Tools> {
+  const dir = await buildRenderTools();
+  return { kustomize: join(dir, 'kustomize'), helm: join(dir, 'helm'), sops: join(dir, 'sops'), ageKeygen: join(dir, 'age-keygen') };
+}
+
+/** rendering returns what a GitSource needs to render units with the real tools. */
+export function rendering(tools: Tools, options: { clusters?: ClusterValues[]; sops?: SopsKeys; timeoutMs?: number; maxOutputBytes?: number } = {}): UnitRendering {
+  const renderer = new UnitRenderer({
+    registry: new RendererRegistry(builtinRenderers),
+    tools: { kustomize: tools.kustomize, helm: tools.helm, sops: tools.sops },
+    ...(options.sops ? { sops: options.sops } : {}),
+    limits: { ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}), ...(options.maxOutputBytes ? { maxOutputBytes: options.maxOutputBytes } : {}) },
+  });
+  return { renderer, ...(options.clusters ? { clusters: options.clusters } : {}) };
+}
+
+/** kustomizeBuild runs the real `kustomize build` on a folder, as a user would. */
+export function kustomizeBuild(tools: Tools, folder: string): Promise<string> {
+  return run(tools.kustomize, ['build', folder]);
+}
+
+/** helmTemplate runs the real `helm template` on a chart folder, as a user would. */
+export async function helmTemplate(tools: Tools, release: string, chart: string, args: string[] = []): Promise<string> {
+  const home = await mkdtemp(join(tmpdir(), 'tidemark-helm-home-'));
+  try {
+    return await run('env', [`HOME=${home}`, tools.helm, 'template', release, chart, ...args]);
+  } finally {
+    await rm(home, { recursive: true, force: true });
+  }
+}
+
+/** objectsOf parses a YAML stream into objects by Tidemark's object key. */
+export function objectsOf(text: string): Map<string, Record<string, unknown>> {
+  const objects = new Map<string, Record<string, unknown>>();
+  for (const document of parseAllDocuments(text)) {
+    const value = document.toJS() as Record<string, unknown> | null;
+    if (!value) continue;
+    const metadata = value.metadata as { name: string; namespace?: string };
+    objects.set(formatObjectKey({ group: groupOf(String(value.apiVersion)), kind: String(value.kind), namespace: metadata.namespace ?? '', name: metadata.name }), value);
+  }
+  return objects;
+}
