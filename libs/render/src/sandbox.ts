@@ -1,4 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { RenderFailure } from './render-failure';
 
@@ -37,15 +38,17 @@ export interface SandboxRun {
 const memoryPollMs = 50;
 // A proxy that refuses every connection: tools that would reach the network fail at once.
 const closedProxy = 'http://127.0.0.1:9';
-let networkNamespace: boolean | undefined;
+// The unshare binary when `unshare --net` works here (it does not in most containers), else null.
+let unshare: string | null | undefined;
 
-/** canIsolateNetwork tells whether `unshare --net` works here (it does not in most containers). */
+/** canIsolateNetwork tells whether renderers run in a network namespace of their own. */
 export function canIsolateNetwork(): boolean {
-  if (networkNamespace === undefined) {
-    const probe = spawnSync('unshare', ['--map-root-user', '--net', 'true'], { stdio: 'ignore', timeout: 5_000 });
-    networkNamespace = probe.status === 0;
+  if (unshare === undefined) {
+    const found = ['/usr/bin/unshare', '/bin/unshare'].find((path) => existsSync(path));
+    const probe = found ? spawnSync(found, ['--map-root-user', '--net', 'true'], { stdio: 'ignore', timeout: 5_000 }) : undefined;
+    unshare = found && probe?.status === 0 ? found : null;
   }
-  return networkNamespace;
+  return unshare !== null;
 }
 
 /**
@@ -56,8 +59,8 @@ export function canIsolateNetwork(): boolean {
  * rejects with a RenderFailure naming the run and the tool's own message.
  */
 export function runSandboxed(run: SandboxRun): Promise<string> {
-  const [command, args] = canIsolateNetwork()
-    ? ['unshare', ['--map-root-user', '--net', run.command, ...run.args]]
+  const [command, args] = canIsolateNetwork() && unshare
+    ? [unshare, ['--map-root-user', '--net', run.command, ...run.args]]
     : [run.command, [...run.args]];
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd: run.cwd, env: sandboxEnv(run), stdio: ['ignore', 'pipe', 'pipe'] });
