@@ -2,7 +2,7 @@ import { cp, mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import type { Logger } from 'pino';
-import { startControlPlane, startGitServer, startRedis, type ControlPlane, type GitServer, type TestRedis, type WorkingCopy } from '@tidemark/testing';
+import { startControlPlane, startGitServer, startRedis, type ControlPlane, type GitServer, type TestRedis, type WorkingCopy, renderToolsDir } from '@tidemark/testing';
 import { loadConfig, type ReconcilerConfig } from '../apps/reconciler/src/config';
 import { startReconciler, type RunningReconciler } from '../apps/reconciler/src/reconciler';
 
@@ -54,6 +54,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     sources: [{ name: 'sample', url: remote, ref: { branch: 'main' }, intervalMs: options.intervalMs ?? 5_000, jitter: 0.1 }],
     clusters: [{ name: 'local', kubeconfig: plane.kubeconfigPath, labels: { env: 'dev' } }],
     http: { port: options.httpPort ?? 0, host: '127.0.0.1' },
+    // The pinned kustomize, helm and sops that scripts/setup builds.
+    render: { toolsDir: renderToolsDir },
     ...(options.webhookSecret ? { webhooks: [{ source: 'sample', provider: 'github', secret: { env: 'TIDEMARK_SAMPLE_WEBHOOK_SECRET' } }] } : {}),
   }));
   const config = loadConfig({ TIDEMARK_CONFIG: configPath, TIDEMARK_SAMPLE_WEBHOOK_SECRET: options.webhookSecret ?? '', TIDEMARK_LOG_LEVEL: 'info' });

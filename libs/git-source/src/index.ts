@@ -1,6 +1,7 @@
 // libs/git-source owns reading Git: fetching with isomorphic-git, revisions, the per-revision
-// object index, tree diffs by object id, and safe YAML loading with limits. It may import only
-// contracts (and its Git and YAML libraries); it never talks to Redis or a cluster.
+// object index, tree diffs by object id, safe YAML loading with limits, and keeping render units
+// (Kustomize, Helm) in the index. It may import only contracts and render (and its Git and YAML
+// libraries); it never talks to Redis or a cluster.
 
 export { GitSource, type GitSourceOptions, type PollResult, type PollOptions, type ReadObjectResult, type ObjectListing } from './git-source';
 export { parseSourceSpec, parseSourceSpecs, SourceSpecError, SourceRef, SourceAuth, type SourceSpec } from './source-spec';

@@ -1,3 +1,8 @@
+// libs/render owns render units: the renderer registry (Kustomize, Helm; more plug in), finding
+// units and their input folders in a revision, writing those folders from the Git object store
+// into a temporary tree, sops decryption, and running the pinned tools in a bounded sandbox. It
+// may import only contracts (and its YAML and schema libraries); git-source calls it.
+
 export type { Renderer, RenderJob, RenderTools, UnitRepo } from './renderer';
 export { RendererRegistry } from './renderer-registry';
 export { builtinRenderers } from './builtin-renderers';
