@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vi
 import { GitSource, parseSourceSpec, type PollResult } from '@tidemark/git-source';
 import { createHmac } from 'node:crypto';
 import Fastify from 'fastify';
-import { RecordKeys, readSourceStatus } from '@tidemark/contracts';
+import { RecordKeys, readSourceCommits, readSourceStatus } from '@tidemark/contracts';
 import { Poller, registerWebhookRoutes } from '@tidemark/poller';
 import { startGitServer, type GitServer, type WorkingCopy } from '@tidemark/testing';
 import { RedisFixture } from './redis-fixture';
@@ -94,6 +94,20 @@ describe('Poller', () => {
     expect(Date.parse(status.polledAt ?? '')).toBeGreaterThan(Date.now() - 60_000);
     const raw = JSON.stringify(await leader.connection.hgetall(keys.sourceStatus('apps')));
     expect(raw).not.toContain(token);
+  });
+
+  it('records what the sources page shows: ref, head commit, objects declared, problems with file and line, and the fetched commits', async () => {
+    await copy.write('broken.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: broken\ndata: [unclosed\n');
+    const pushed = await copy.commitAndPush('add a broken file\n\nThe body of the message is not shown.');
+    const leader = await replica('recorder-1');
+    await until(() => leader.delivered.length > 0, 10_000);
+    const status = await readSourceStatus(leader.connection, keys, 'apps');
+    expect(status).toMatchObject({ revision: pushed, ref: 'branch main', commitMessage: 'add a broken file', commitAuthor: 'Tidemark Test', declaredObjects: 1, sourceErrors: 1 });
+    expect(Date.parse(status.commitTime ?? '')).toBeGreaterThan(Date.now() - 600_000);
+    expect(status.problems).toEqual([expect.objectContaining({ path: 'broken.yaml', line: expect.any(Number), message: expect.stringContaining('broken.yaml') })]);
+    expect(await readSourceCommits(leader.connection, keys, 'apps')).toEqual([expect.objectContaining({ revision: pushed, message: 'add a broken file', author: 'Tidemark Test' })]);
+    await copy.delete('broken.yaml');
+    await copy.commitAndPush('remove the broken file');
   });
 
   it('hands the source over within the lease time when the leader dies, continuing from the delivered revision', async () => {

@@ -17,9 +17,9 @@ import { gitDesiredState } from './desired-state';
 import { keepInstallingBuiltinCrds } from './builtin-crds';
 import { startConversionWebhook } from './conversion-webhook';
 import { startHttpServer, type HttpServer } from './http-server';
-import { startHealthMonitor } from '@tidemark/cluster-health';
+import { startClusterSeries, startHealthMonitor } from '@tidemark/cluster-health';
 import { requeueCluster, routePoll, startFullResync } from '@tidemark/fanout';
-import { startOwnedWatches, startReferenceWatches } from '@tidemark/watches';
+import { startOwnedWatches, startReferenceWatches, startTreeWatches } from '@tidemark/watches';
 import { ReconcilerMetrics } from './metrics/reconciler-metrics';
 
 /** RunningReconciler is a started reconciler; stop undoes start, in reverse order. */
@@ -110,6 +110,9 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
     stops.push(() => watches.stop());
     const owned = startOwnedWatches({ clusters: clusters.main, statusStore, queues, redis, log });
     stops.push(() => owned.stop());
+    // ReplicaSets and Pods under what Tidemark applied, for the dashboard's resource trees.
+    const trees = startTreeWatches({ clusters: clusters.main, statusStore, redis, log });
+    stops.push(() => trees.stop());
     const health = startHealthMonitor({
       clusters: clusters.main, queues, statusStore, redis, log,
       intervalMs: config.healthCheck.intervalMs, timeoutMs: config.healthCheck.timeoutMs, failureThreshold: config.healthCheck.failureThreshold,
@@ -119,6 +122,9 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
       },
     });
     stops.push(() => health.stop());
+    // An hour of queue depth, run durations and failing objects per cluster, for the dashboard's sparklines.
+    const series = startClusterSeries({ queues, redis, keys: statusStore.keys, log });
+    stops.push(() => series.stop());
   }
 
   let poller: Poller | undefined;

@@ -22,6 +22,42 @@ export interface DriftItem {
   detectedAt: string;
 }
 
+/** ResourceHealth is a live object's health as the kind's health rule read it. */
+export type ResourceHealth = 'Ready' | 'Progressing' | 'Failed' | 'Unknown';
+
+/**
+ * AppliedResource is one object a Git object applied on its last successful run, with what the
+ * apply did and the object's health then: the first level of the dashboard's resource tree.
+ */
+export interface AppliedResource {
+  apiVersion: string;
+  kind: string;
+  namespace: string;
+  name: string;
+  /** The live object's uid; the tree finds its children (ReplicaSets, Pods) by it. */
+  uid?: string;
+  action: 'created' | 'configured' | 'unchanged' | 'skipped';
+  health: ResourceHealth;
+  /** The health rule's sentence, e.g. "Deployment web has 1 of 3 replicas available". */
+  message?: string;
+}
+
+/**
+ * LiveChild is an object Kubernetes controllers made for an applied object (a ReplicaSet, a Pod),
+ * found by owner references in the reconciler's watch data. Never anything but these fields.
+ */
+export interface LiveChild {
+  kind: string;
+  namespace: string;
+  name: string;
+  uid: string;
+  /** The uid of the owner it hangs under. */
+  ownerUid: string;
+  health: ResourceHealth;
+  /** e.g. "Running, 1/1 ready", "Pending: Unschedulable", "2 of 2 replicas ready". */
+  message?: string;
+}
+
 /** ChangeCounts sums what one apply did. */
 export interface ChangeCounts {
   created: number;
@@ -73,6 +109,8 @@ export interface ObjectStatus {
    * read it), its stable code, and the raw text behind the cleaned condition message.
    */
   failure?: FailureSummary;
+  /** What the last successful run applied (the object itself, for a plain manifest), with health. */
+  resources?: AppliedResource[];
   /** Things a user should know that are not failures, each a sentence. */
   warnings?: string[];
   suspended?: boolean;
@@ -96,4 +134,8 @@ export interface ReconcileRecord {
   stage?: string;
   message?: string;
   changes?: ChangeCounts;
+  /** How many runs in a row ended like this one without changing anything (absent: 1). */
+  repeats?: number;
+  /** When the last of those repeats started. */
+  lastAt?: string;
 }

@@ -83,6 +83,18 @@ describe('computeDrift', () => {
     expect(items).toEqual([{ path: '/data/password', desired: '[redacted]', live: 'changed', manager: 'kubectl', detectedAt: now.toISOString() }]);
     expect(JSON.stringify(items)).not.toMatch(/c2VjcmV0/);
   });
+
+  it('copies ConfigMap data, unless the ConfigMap opts into redaction by annotation', () => {
+    const fields = { 'f:data': { 'f:greeting': {} } };
+    const configMap = (annotations?: Record<string, string>): KubernetesManifest => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', ...(annotations ? { annotations } : {}), managedFields: [{ manager: 'tidemark', operation: 'Apply', fieldsV1: fields }] }, data: { greeting: 'hello' } });
+    const liveOf = (desired: KubernetesManifest): KubernetesManifest => ({ ...desired, metadata: { ...desired.metadata, managedFields: [{ manager: 'kubectl', operation: 'Update', time: 'x', fieldsV1: fields }] }, data: { greeting: 'bye' } });
+    const plain = configMap();
+    expect(computeDrift({ desired: plain, live: liveOf(plain), fieldManager: 'tidemark', now })).toEqual([{ path: '/data/greeting', desired: 'hello', live: 'bye', manager: 'kubectl', detectedAt: now.toISOString() }]);
+    const private_ = configMap({ 'tidemark.dev/redact': 'true' });
+    const items = computeDrift({ desired: private_, live: liveOf(private_), fieldManager: 'tidemark', now });
+    expect(items).toEqual([{ path: '/data/greeting', desired: '[redacted]', live: 'changed', manager: 'kubectl', detectedAt: now.toISOString() }]);
+    expect(JSON.stringify(items)).not.toMatch(/hello|bye/);
+  });
 });
 
 describe('drift policy', () => {

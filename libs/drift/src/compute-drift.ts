@@ -1,5 +1,6 @@
 import { newestFirst, stableStringify, type DriftItem, type KubernetesManifest, type ManagedFieldsEntry } from '@tidemark/contracts';
 import { leafPaths, ownsPath, type FieldPath } from './field-set';
+import { isRedacted } from './redaction';
 import { resolvePath, toPointer } from './resolve-path';
 
 /** DriftRules say what does not count as drift. */
@@ -27,7 +28,8 @@ const redacted = '[redacted]';
  * computeDrift compares the dry-run of the desired object with the live one, field by field,
  * over the fields Tidemark's manager owns. Server defaults are equal on both sides and fields
  * other managers own are not Tidemark's, so neither is ever drift. Each item names the manager
- * that last wrote the live value. Secret values are never copied: only that they changed.
+ * that last wrote the live value. Secret values, and the values of an object annotated
+ * `tidemark.dev/redact: "true"`, are never copied: only that they changed.
  */
 export function computeDrift(input: DriftInput): DriftItem[] {
   const { desired, live, now } = input;
@@ -35,7 +37,9 @@ export function computeDrift(input: DriftInput): DriftItem[] {
   if (!live) return [{ path: '/', desired: 'present', live: 'deleted', manager: 'unknown', detectedAt }];
   const ours = managedEntries(desired).find((entry) => entry.manager === input.fieldManager && entry.operation === 'Apply' && !entry.subresource);
   if (!ours) return [];
+  // A Secret's data, and every value of an object that opts into redaction, stay in the cluster.
   const secret = desired.kind === 'Secret' && desired.apiVersion === 'v1';
+  const optedIn = isRedacted(desired) && !secret;
   const items: DriftItem[] = [];
   for (const path of leafPaths(ours.fieldsV1)) {
     const wanted = resolvePath(desired, path);
@@ -45,15 +49,15 @@ export function computeDrift(input: DriftInput): DriftItem[] {
     if (isIgnoredPointer(pointer, input.rules)) continue;
     const manager = writerOf(live, path, input.fieldManager);
     if (input.rules?.ignoreManagers?.includes(manager)) continue;
-    items.push({
-      path: pointer,
-      desired: secret && isSecretData(path) ? redacted : wanted,
-      live: secret && isSecretData(path) ? (actual === undefined ? 'removed' : 'changed') : actual,
-      manager,
-      detectedAt,
-    });
+    const hidden = (secret && isSecretData(path)) || optedIn;
+    items.push({ path: pointer, ...(hidden ? hiddenValues(actual) : { desired: wanted, live: actual }), manager, detectedAt });
   }
   return items;
+}
+
+/** hiddenValues says only that a value changed or went, never what it was. */
+function hiddenValues(actual: unknown): { desired: string; live: string } {
+  return { desired: redacted, live: actual === undefined ? 'removed' : 'changed' };
 }
 
 /** writerOf finds the manager whose field set holds the path in the live object, newest first. */

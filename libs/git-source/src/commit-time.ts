@@ -14,3 +14,23 @@ export async function readCommitTime(cacheDir: string, revision: string): Promis
     return undefined;
   }
 }
+
+/** CommitSummary is what a person recognises a commit by. Never an e-mail address. */
+export interface CommitSummary {
+  /** The first line of the message, at most 200 characters. */
+  message: string;
+  author: string;
+  /** Author time (RFC 3339). */
+  time: string;
+}
+
+/** readCommitSummary reads a commit's subject line, author name and time; undefined when the cache does not hold it. */
+export async function readCommitSummary(cacheDir: string, revision: string): Promise<CommitSummary | undefined> {
+  try {
+    const { commit } = await git.readCommit({ fs, gitdir: cacheDir, oid: revision });
+    const subject = commit.message.split('\n', 1)[0] ?? '';
+    return { message: subject.slice(0, 200), author: commit.author.name.slice(0, 100), time: new Date(commit.author.timestamp * 1000).toISOString() };
+  } catch {
+    return undefined;
+  }
+}

@@ -1,5 +1,6 @@
 import { TerminalError, TransientError } from '@tidemark/contracts';
 import { BoundedCache } from './bounded-cache';
+import { readCommitSummary, type CommitSummary } from './commit-time';
 import { GitStore } from './git-store';
 import { IndexBuilder, type BuiltIndex } from './index-builder';
 import { defaultLoadLimits, type LoadLimits } from './load-limits';
@@ -42,6 +43,10 @@ export interface PollResult {
   durationMs: number;
   /** Objects received from the server: 0 when the ref had not moved. */
   fetchedObjects: number;
+  /** Kubernetes objects the source declares at `revision` (absent on results not made by a poll). */
+  declaredObjects?: number;
+  /** The commit at `revision`: subject, author, time. */
+  commit?: CommitSummary;
 }
 
 /** ReadObjectResult is an object as declared at a revision (a copy: callers may change it). */
@@ -84,6 +89,7 @@ export class GitSource {
   private lastRevision: string | undefined;
   // The index the next one is derived from: the last polled, or (in a worker that never polls) the last read.
   private lastIndex: BuiltIndex | undefined;
+  private described: { revision: string; declaredObjects: number; commit?: CommitSummary } | undefined;
   // Fetches run one at a time: isomorphic-git writes refs and the shallow file without locks.
   private fetching: Promise<unknown> = Promise.resolve();
 
@@ -140,7 +146,10 @@ export class GitSource {
     const { built, changes } = await this.advance(revision, basis);
     this.lastRevision = revision;
     this.lastIndex = built;
+    const { commit, declaredObjects } = await this.describeRevision(built);
     return {
+      ...(commit ? { commit } : {}),
+      declaredObjects,
       source: this.name,
       revision,
       ...(basis ? { previousRevision: basis.revision } : {}),
@@ -150,6 +159,16 @@ export class GitSource {
       durationMs: Math.round(performance.now() - started),
       fetchedObjects,
     };
+  }
+
+  /** describeRevision reads the commit and counts the objects once per revision, not once per poll. */
+  private async describeRevision(built: BuiltIndex): Promise<{ commit?: CommitSummary; declaredObjects: number }> {
+    if (this.described?.revision !== built.revision) {
+      const commit = await readCommitSummary(this.options.cacheDir, built.revision);
+      this.described = { revision: built.revision, declaredObjects: countKeys(built.index.keys()), ...(commit ? { commit } : {}) };
+    }
+    const { commit, declaredObjects } = this.described;
+    return commit ? { commit, declaredObjects } : { declaredObjects };
   }
 
   /**
@@ -282,4 +301,10 @@ export class GitSource {
 function authHeaders(auth: SourceAuth): Record<string, string> {
   const [username, password] = 'token' in auth ? [auth.username ?? 'x-access-token', auth.token] : [auth.username, auth.password];
   return { Authorization: `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}` };
+}
+
+function countKeys(keys: Iterable<string>): number {
+  let count = 0;
+  for (const _key of keys) count += 1;
+  return count;
 }

@@ -1,6 +1,7 @@
 import { TerminalError, type ObjectStatus, type ReconcileRecord } from '@tidemark/contracts';
 import type { PipelineDependencies } from './dependencies';
 import { failureRecord } from './record-failure';
+import { wasReadyAt } from './observe-run';
 import type { ReconcileRun } from './run';
 
 /**
@@ -37,6 +38,8 @@ export async function finalizeStatus(run: ReconcileRun, deps: PipelineDependenci
     message: health.message,
     changes: { created: count('created'), configured: count('configured'), unchanged: count('unchanged'), deleted: pruned.length },
   }));
+  // When the commit reached the cluster, for the dashboard's timelines (a resync at the same revision is not it).
+  if (health.status === 'Ready' && !wasReadyAt(run)) await deps.statusStore.recordRevisionLive(run.job.source, run.job.revision, cluster, new Date());
 }
 
 function historyEntry(run: ReconcileRun, outcome: Pick<ReconcileRecord, 'result'> & Partial<ReconcileRecord>): ReconcileRecord {

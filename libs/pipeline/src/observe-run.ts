@@ -34,8 +34,8 @@ function successResult(run: ReconcileRun): ReconcileResult {
   return run.outcome?.health.status === 'Ready' ? 'ready' : 'progressing';
 }
 
-// The previous record says Ready at this very revision: this run is a resync, not the commit going live.
-function wasReadyAt(run: ReconcileRun): boolean {
+/** wasReadyAt: the previous record says Ready at this very revision, so this run is a resync, not the commit going live. */
+export function wasReadyAt(run: ReconcileRun): boolean {
   const previous = run.previous;
   if (!previous || previous.lastAppliedRevision !== run.job.revision) return false;
   return findCondition(previous.conditions, 'Ready')?.status === 'True';

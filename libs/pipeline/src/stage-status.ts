@@ -5,6 +5,7 @@ import type { ApplyOutcome, ReconcileRun } from './run';
 import { desiredPlace } from './desired-place';
 import { driftSummary } from './drift-check';
 import { recordEvents } from './events';
+import { appliedResources } from './applied-resources';
 
 /**
  * statusStage writes conditions, observedGeneration and revisions to the CR's /status and emits
@@ -50,6 +51,7 @@ export function statusRecord(run: ReconcileRun, outcome: ApplyOutcome, condition
     inventory: outcome.applied.inventory,
     kindStatus: outcome.kind.kindStatus,
     warnings: [...outcome.applied.warnings],
+    resources: appliedResources(outcome.applied.changes),
     ...(outcome.applied.drift.reported.length > 0 ? { drift: outcome.applied.drift.reported } : {}),
     updatedAt: now.toISOString(),
   };

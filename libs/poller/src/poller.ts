@@ -50,6 +50,7 @@ export class Poller {
       this.runners.set(source.name, new SourceRunner({
         source, lease, redis,
         statusKey: this.keys.sourceStatus(source.name),
+        commitsKey: this.keys.sourceCommits(source.name),
         onChanges: this.options.onChanges,
         onError: this.options.onError ?? (() => undefined),
         random: this.options.random ?? Math.random,

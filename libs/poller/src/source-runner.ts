@@ -2,12 +2,12 @@ import type { Redis } from 'ioredis';
 import type { PollOptions, PollResult } from '@tidemark/git-source';
 import { pollDelay } from './poll-delay';
 import type { RedisLease } from '@tidemark/contracts';
-import { recordFailure, recordHead, recordPoll } from './source-status';
+import { describeRef, recordFailure, recordHead, recordPoll } from './source-status';
 
 /** PolledSource is what the poller needs of a source; GitSource fits it. */
 export interface PolledSource {
   readonly name: string;
-  readonly spec: { readonly intervalMs: number; readonly jitter: number };
+  readonly spec: { readonly intervalMs: number; readonly jitter: number; readonly ref?: Readonly<Record<string, string>> };
   poll(options?: PollOptions): Promise<PollResult>;
 }
 
@@ -16,6 +16,8 @@ export interface SourceRunnerOptions {
   lease: RedisLease;
   redis: Redis;
   statusKey: string;
+  /** The source's list of fetched commits. */
+  commitsKey: string;
   onChanges(result: PollResult): Promise<void>;
   onError(source: string, error: unknown): void;
   random: () => number;
@@ -104,7 +106,7 @@ export class SourceRunner {
       if (this.leading) await recordHead(redis, statusKey, result.revision);
       if (result.changes.length > 0 || result.moved) await this.options.onChanges(result);
       this.delivered = result.revision;
-      if (this.leading) await recordPoll(redis, statusKey, result, lease.owner);
+      if (this.leading) await recordPoll(redis, { status: statusKey, commits: this.options.commitsKey }, result, lease.owner, describeRef(source.spec.ref));
     } catch (error) {
       this.options.onError(source.name, error);
       await recordFailure(redis, statusKey, error, Math.round(performance.now() - started), lease.owner).catch(() => undefined);

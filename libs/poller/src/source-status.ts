@@ -1,16 +1,42 @@
 // The poller is the one writer of the SourceStatus record; its format and key live in contracts.
 import type { Redis } from 'ioredis';
+import { keptCommits, keptProblems, type SourceCommit, type SourceProblem } from '@tidemark/contracts';
 import type { PollResult } from '@tidemark/git-source';
 
-/** recordPoll writes a poll whose changes onChanges has taken. */
-export async function recordPoll(redis: Redis, key: string, result: PollResult, leader: string): Promise<void> {
+/** PollRecordKeys name where a poll is recorded: the source's status hash and its commit list. */
+export interface PollRecordKeys {
+  status: string;
+  commits: string;
+}
+
+/**
+ * recordPoll writes a poll whose changes onChanges has taken: the revision and timings, what the
+ * source follows, the head commit, the objects it declares, the first problems with file and
+ * line; a moved poll also adds its commit to the source's commit list.
+ */
+export async function recordPoll(redis: Redis, keys: PollRecordKeys, result: PollResult, leader: string, ref?: string): Promise<void> {
   const now = new Date().toISOString();
   const fields: Record<string, string | number> = {
     revision: result.revision, polledAt: now, durationMs: result.durationMs, fetchedObjects: result.fetchedObjects,
     changes: result.changes.length, sourceErrors: result.errors.length, state: 'ok', leader,
+    problems: JSON.stringify(result.errors.slice(0, keptProblems).map(({ path, line, code, message }): SourceProblem => (line === undefined ? { path, code, message } : { path, line, code, message }))),
   };
   if (result.moved) fields.fetchedAt = now;
-  await redis.multi().hset(key, fields).hdel(key, 'error', 'errorAt').exec();
+  if (ref) fields.ref = ref;
+  if (result.declaredObjects !== undefined) fields.declaredObjects = result.declaredObjects;
+  if (result.commit) Object.assign(fields, { commitMessage: result.commit.message, commitAuthor: result.commit.author, commitTime: result.commit.time });
+  const write = redis.multi().hset(keys.status, fields).hdel(keys.status, 'error', 'errorAt');
+  if (result.moved && result.commit) {
+    const commit: SourceCommit = { revision: result.revision, ...result.commit, fetchedAt: now };
+    write.lpush(keys.commits, JSON.stringify(commit)).ltrim(keys.commits, 0, keptCommits - 1);
+  }
+  await write.exec();
+}
+
+/** describeRef says what a source follows, e.g. "branch main", "tag v1.2.0", "semver ^1". */
+export function describeRef(ref: Readonly<Record<string, string>> | undefined): string | undefined {
+  const entry = ref ? Object.entries(ref)[0] : undefined;
+  return entry ? `${entry[0]} ${entry[1]}` : undefined;
 }
 
 /** recordHead writes the newest fetched revision, before its changes are handed on. */

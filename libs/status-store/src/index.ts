@@ -2,4 +2,4 @@
 // once per run with its history entry, the operator's suspend flag, and the read view that joins
 // them with the cluster's availability; plus the change channel. It may import only contracts.
 
-export { StatusStore, type StatusStoreOptions } from './status-store';
+export { StatusStore, type StatusStoreOptions, type RevisionLive } from './status-store';

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { RecordKeys, parseClusterHealth, type ObjectStatus, type ReconcileRecord, type StatusChange } from '@tidemark/contracts';
+import { RecordKeys, parseClusterHealth, type LiveChild, type ObjectStatus, type ReconcileRecord, type StatusChange } from '@tidemark/contracts';
 import { parseStatusRecord, withClusterAvailability } from './status-view';
 
 export interface StatusStoreOptions {
@@ -16,6 +16,40 @@ export interface StatusStoreOptions {
 const setSuspendedScript = `
 if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then return false end
 if ARGV[2] == '1' then redis.call('HSET', KEYS[2], ARGV[1], '1') else redis.call('HDEL', KEYS[2], ARGV[1]) end
+return 1
+`;
+
+/** RevisionLive says when a revision's objects first and last became Ready on a cluster. */
+export interface RevisionLive {
+  first: string;
+  last: string;
+}
+
+const revisionLiveSeconds = 7 * 24 * 3600;
+
+/** changedNothing: the run created, configured and deleted nothing (a failed run changes nothing either). */
+function changedNothing(entry: ReconcileRecord): boolean {
+  const changes = entry.changes;
+  return !changes || changes.created + changes.configured + changes.deleted === 0;
+}
+
+// Folds a run into the newest history entry when both changed nothing and ended alike
+// (revision, result, stage, message); else pushes it and trims the list.
+const appendHistoryScript = `
+local head = redis.call('LINDEX', KEYS[1], 0)
+if head and ARGV[2] == '1' then
+  local ok, last = pcall(cjson.decode, head)
+  if ok and type(last) == 'table' and last.revision == ARGV[3] and last.result == ARGV[4]
+    and (last.stage or '') == ARGV[5] and (last.message or '') == ARGV[6]
+    and (type(last.changes) ~= 'table' or (last.changes.created == 0 and last.changes.configured == 0 and last.changes.deleted == 0)) then
+    last.repeats = (last.repeats or 1) + 1
+    last.lastAt = ARGV[7]
+    redis.call('LSET', KEYS[1], 0, cjson.encode(last))
+    return 0
+  end
+end
+redis.call('LPUSH', KEYS[1], ARGV[1])
+redis.call('LTRIM', KEYS[1], 0, tonumber(ARGV[8]) - 1)
 return 1
 `;
 
@@ -65,7 +99,7 @@ export class StatusStore {
     const history = this.keys.history(cluster, objectKey);
     const transaction = this.redis.multi();
     if (status) this.addPut(transaction, status);
-    transaction.lpush(history, JSON.stringify(entry)).ltrim(history, 0, this.historyLength - 1);
+    this.addHistory(transaction, history, entry);
     await this.exec(transaction);
     if (status) await this.publish({ cluster, objectKey, kind: 'updated' });
   }
@@ -163,8 +197,75 @@ export class StatusStore {
 
   /** appendHistory adds a history entry alone (seeding, tests); runs use record. */
   async appendHistory(cluster: string, objectKey: string, entry: ReconcileRecord): Promise<void> {
-    const key = this.keys.history(cluster, objectKey);
-    await this.exec(this.redis.multi().lpush(key, JSON.stringify(entry)).ltrim(key, 0, this.historyLength - 1));
+    await this.exec(this.addHistory(this.redis.multi(), this.keys.history(cluster, objectKey), entry));
+  }
+
+  /**
+   * writeLiveChildren records, per applied object (by uid), the children controllers made for it
+   * (ReplicaSets, Pods); an empty list removes the entry. `replace` drops every other entry of
+   * the cluster first, for a watcher that has just listed everything afresh.
+   */
+  async writeLiveChildren(cluster: string, byOwner: ReadonlyMap<string, readonly LiveChild[]>, replace = false): Promise<void> {
+    const key = this.keys.liveChildren(cluster);
+    const transaction = this.redis.multi();
+    if (replace) transaction.del(key);
+    const removed = [...byOwner].filter(([, children]) => children.length === 0).map(([uid]) => uid);
+    const kept = [...byOwner].filter(([, children]) => children.length > 0).map(([uid, children]) => [uid, JSON.stringify(children)] as const);
+    if (removed.length > 0 && !replace) transaction.hdel(key, ...removed);
+    if (kept.length > 0) transaction.hset(key, Object.fromEntries(kept));
+    await this.exec(transaction);
+  }
+
+  /** liveChildren reads the children recorded for the given owner uids. */
+  async liveChildren(cluster: string, ownerUids: readonly string[]): Promise<Map<string, LiveChild[]>> {
+    const found = new Map<string, LiveChild[]>();
+    if (ownerUids.length === 0) return found;
+    const values = await this.redis.hmget(this.keys.liveChildren(cluster), ...ownerUids);
+    values.forEach((value, index) => {
+      if (value) found.set(ownerUids[index]!, JSON.parse(value) as LiveChild[]);
+    });
+    return found;
+  }
+
+  /**
+   * recordRevisionLive notes that an object of a source became Ready at a revision on a cluster:
+   * the first and the last such time per cluster say when the commit reached it. Kept 7 days.
+   */
+  async recordRevisionLive(source: string, revision: string, cluster: string, at: Date): Promise<void> {
+    const key = this.keys.revisionLive(source, revision);
+    const time = at.toISOString();
+    await this.exec(this.redis.multi().hsetnx(key, `${cluster}|first`, time).hset(key, `${cluster}|last`, time).expire(key, revisionLiveSeconds));
+  }
+
+  /** revisionsLive reads, per revision, when it first and last went live on each cluster. */
+  async revisionsLive(source: string, revisions: readonly string[]): Promise<Map<string, Map<string, RevisionLive>>> {
+    const found = new Map<string, Map<string, RevisionLive>>();
+    if (revisions.length === 0) return found;
+    const pipeline = this.redis.pipeline();
+    for (const revision of revisions) pipeline.hgetall(this.keys.revisionLive(source, revision));
+    const answers = (await pipeline.exec()) ?? [];
+    answers.forEach(([error, value], index) => {
+      if (error || !value) return;
+      const byCluster = new Map<string, RevisionLive>();
+      for (const [field, time] of Object.entries(value as Record<string, string>)) {
+        const [cluster, which] = field.split('|') as [string, 'first' | 'last'];
+        const entry = byCluster.get(cluster) ?? { first: time, last: time };
+        entry[which] = time;
+        byCluster.set(cluster, entry);
+      }
+      if (byCluster.size > 0) found.set(revisions[index]!, byCluster);
+    });
+    return found;
+  }
+
+  /**
+   * addHistory adds a run to an object's history. A run that changed nothing and ended like the
+   * newest entry (same revision, result, stage and message) is folded into it as a repeat, so a
+   * health re-check every few seconds does not push the runs that mattered out of the list.
+   */
+  private addHistory(transaction: ReturnType<Redis['multi']>, key: string, entry: ReconcileRecord): ReturnType<Redis['multi']> {
+    return transaction.eval(appendHistoryScript, 1, key, JSON.stringify(entry), changedNothing(entry) ? '1' : '0',
+      entry.revision, entry.result, entry.stage ?? '', entry.message ?? '', entry.startedAt, this.historyLength);
   }
 
   async history(cluster: string, objectKey: string): Promise<ReconcileRecord[]> {

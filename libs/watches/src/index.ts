@@ -6,3 +6,4 @@ export { startReferenceWatches, type ReferenceWatchOptions, type Enqueuer } from
 export { startOwnedWatches, type OwnedWatchOptions } from './owned-watches';
 export { managedKinds, isOwnEcho, type WatchedKind } from './managed-kinds';
 export { watchBuiltinCrds, type BuiltinCrdWatchOptions } from './builtin-crd-watch';
+export { startTreeWatches, type TreeWatchOptions } from './tree-watches';

@@ -61,6 +61,36 @@ export class RecordKeys {
     return `${this.prefix}:lease:watch:${cluster}`;
   }
 
+  /** sourceCommits is the capped list of a source's fetched commits (SourceCommit JSON), newest first. */
+  sourceCommits(source: string): string {
+    return `${this.prefix}:source:${source}:commits`;
+  }
+
+  /** liveChildren is the hash owner uid → LiveChild[] JSON of one cluster: the ReplicaSets and Pods under what Tidemark applied. */
+  liveChildren(cluster: string): string {
+    return `${this.prefix}:tree:${cluster}`;
+  }
+
+  /** revisionLive is the hash `<cluster>|first` / `<cluster>|last` → time an object of a source became Ready at a revision. */
+  revisionLive(source: string, revision: string): string {
+    return `${this.prefix}:revision-live:${source}:${revision}`;
+  }
+
+  /** clusterSeries is the capped list of a cluster's samples (ClusterSample JSON), newest first. */
+  clusterSeries(cluster: string): string {
+    return `${this.prefix}:cluster-series:${cluster}`;
+  }
+
+  /** treeLease elects the one process that records a cluster's resource trees. */
+  treeLease(cluster: string): string {
+    return `${this.prefix}:lease:tree:${cluster}`;
+  }
+
+  /** seriesLease elects the one process that samples the clusters' figures. */
+  get seriesLease(): string {
+    return `${this.prefix}:lease:cluster-series`;
+  }
+
   /** pollNow is the channel that asks a source's leader to poll (the message is the source). */
   get pollNow(): string {
     return `${this.prefix}:poll-now`;

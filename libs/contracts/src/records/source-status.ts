@@ -25,10 +25,45 @@ export interface SourceStatus {
   errorAt?: string;
   /** Which replica polls the source. */
   leader?: string;
+  /** What the source follows, e.g. "branch main" (from its spec). */
+  ref?: string;
+  /** Kubernetes objects the source declares at `revision`. */
+  declaredObjects?: number;
+  /** The commit at `revision`: subject line, author name (never an e-mail), author time. */
+  commitMessage?: string;
+  commitAuthor?: string;
+  commitTime?: string;
+  /** The first problems in the source at `revision`, each with its file and line. */
+  problems?: SourceProblem[];
 }
 
-const numericFields = ['durationMs', 'fetchedObjects', 'changes', 'sourceErrors'] as const;
-const textFields = ['revision', 'head', 'fetchedAt', 'polledAt', 'error', 'errorAt', 'leader'] as const;
+/** SourceProblem is one broken file or object in a source, as the dashboard lists it. */
+export interface SourceProblem {
+  path: string;
+  line?: number;
+  code: string;
+  message: string;
+}
+
+/** SourceCommit is a revision the poller fetched; the source's commit list holds the newest first. */
+export interface SourceCommit {
+  revision: string;
+  /** Subject line. */
+  message: string;
+  author: string;
+  /** Author time. */
+  time: string;
+  /** When the poller first fetched it. */
+  fetchedAt: string;
+}
+
+/** How many problems a source record keeps (the count, sourceErrors, is always complete). */
+export const keptProblems = 50;
+/** How many fetched commits a source keeps for its timeline. */
+export const keptCommits = 30;
+
+const numericFields = ['durationMs', 'fetchedObjects', 'changes', 'sourceErrors', 'declaredObjects'] as const;
+const textFields = ['revision', 'head', 'fetchedAt', 'polledAt', 'error', 'errorAt', 'leader', 'ref', 'commitMessage', 'commitAuthor', 'commitTime'] as const;
 
 /** parseSourceStatus checks a source status hash field by field; unknown fields are dropped. */
 export function parseSourceStatus(raw: Record<string, string>): SourceStatus {
@@ -39,7 +74,31 @@ export function parseSourceStatus(raw: Record<string, string>): SourceStatus {
     if (raw[field] !== undefined && Number.isFinite(value)) status[field] = value;
   }
   if (raw.state === 'ok' || raw.state === 'error') status.state = raw.state;
+  if (raw.problems !== undefined) status.problems = parseProblems(raw.problems);
   return status;
+}
+
+function parseProblems(text: string): SourceProblem[] {
+  try {
+    const value: unknown = JSON.parse(text);
+    if (!Array.isArray(value)) return [];
+    return value.filter((entry): entry is SourceProblem => typeof entry === 'object' && entry !== null && typeof entry.path === 'string' && typeof entry.message === 'string' && typeof entry.code === 'string');
+  } catch {
+    return [];
+  }
+}
+
+/** readSourceCommits lists the revisions the poller fetched, newest first; unreadable entries are dropped. */
+export async function readSourceCommits(redis: Redis, keys: RecordKeys, source: string): Promise<SourceCommit[]> {
+  const raw = await redis.lrange(keys.sourceCommits(source), 0, -1);
+  return raw.flatMap((entry) => {
+    try {
+      const commit = JSON.parse(entry) as SourceCommit;
+      return typeof commit.revision === 'string' && typeof commit.time === 'string' ? [commit] : [];
+    } catch {
+      return [];
+    }
+  });
 }
 
 /** readSourceStatus reads a source's status hash (empty when the source was never polled). */
