@@ -109,6 +109,12 @@ describe('dashboard in Chromium', () => {
     expect(await page.locator('#inventory tr').count()).toBe(status!.inventory.length + 1);
     expect(await page.locator('#inventory').textContent()).toContain('Deployment');
     expect(await page.locator('#history tr').count()).toBeGreaterThan(1);
+    // The resource tree the pipeline recorded: the WebApp, and what it applied, each Ready by its health rule.
+    const boxes = await page.locator('#tree-svg a.tree-node').evaluateAll((nodes) => nodes.map((node) => `${node.getAttribute('data-kind')} ${node.getAttribute('data-health')}`));
+    expect(boxes[0]).toBe('WebApp Ready');
+    expect(boxes).toEqual(expect.arrayContaining(['Deployment Ready', 'Service Ready', 'ServiceAccount Ready']));
+    expect(boxes).toHaveLength(status!.resources!.length + 1);
+    await page.screenshot({ path: join(artifactsDir, 'object-tree.png'), fullPage: true });
   });
 
   it('shows the field diff of drift made by hand: the pipeline reports it (report policy) and the page follows without a reload', async () => {
@@ -121,11 +127,18 @@ describe('dashboard in Chromium', () => {
     await applyObject(person, { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'drifty', namespace }, spec: { replicas: 7 } }, { force: true });
     person.close();
     await harness.reconcileKey(driftyKey, 'drift');
-    const row = page.locator('#drift tr[data-path="/spec/replicas"]');
-    await row.waitFor({ timeout: 5_000 });
+    // Side by side: Git's YAML on the left, the cluster's on the right, the changed line marked, its manager named.
+    const line = page.locator('#drift figure.diff tr.changed[data-path="/spec/replicas"]');
+    await line.waitFor({ timeout: 5_000 });
+    expect(await page.locator('#drift figure.diff').getAttribute('data-object')).toBe(`Deployment ${namespace}/drifty`);
+    expect(await line.locator('code.desired').textContent()).toBe('  replicas: 2');
+    expect(await line.locator('code.live').textContent()).toBe('  replicas: 7');
+    expect(await line.locator('td.manager').textContent()).toBe('kubectl-scale');
+    expect(await line.getAttribute('title')).toContain('written by kubectl-scale');
+    // The same drift as a table of fields, for copying.
+    const row = page.locator('#drift-fields tr[data-path="/spec/replicas"]');
     expect(await row.locator('pre.desired').textContent()).toBe('2');
     expect(await row.locator('pre.live').textContent()).toBe('7');
-    expect(await row.locator('td').nth(4).textContent()).toBe('kubectl-scale');
     expect(await row.locator('td.object').textContent()).toBe(`Deployment ${namespace}/drifty`);
     expect(await page.locator('#conditions tr[data-condition="Drifted"] td').nth(1).textContent()).toBe('True');
     expect(await page.locator('#state').textContent()).toContain('Drifted');

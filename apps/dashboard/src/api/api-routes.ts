@@ -6,8 +6,8 @@ import type { DashboardData } from '../view/dashboard-data';
 import type { ConditionFilter } from '../view/cell-state';
 import { notFound } from './dashboard-error';
 import { objectKeyOf } from './object-key-params';
-import { ActionResult, CellBody, errors, ObjectKeyParams, ObjectsQuery, ObjectStatusBody, ReconcileRecordBody } from './schemas';
-import { ClustersBody, OverviewBody, QueueBody, SessionBody } from './schemas-pages';
+import { ActionResult, CellBody, errors, ObjectKeyParams, ObjectsQuery, ObjectStatusBody, ReconcileRecordBody, TreeNodeBody } from './schemas';
+import { ClusterBody, ClustersBody, OverviewBody, QueueBody, SessionBody, SourceBody } from './schemas-pages';
 
 export interface ApiRoutesOptions {
   data: DashboardData;
@@ -33,6 +33,10 @@ export async function apiRoutes(app: FastifyInstance, { data, actions }: ApiRout
           rows: Type.Array(Type.Object({
             objectKey: Type.String(), group: Type.String(), kind: Type.String(), namespace: Type.String(), name: Type.String(),
             path: Type.Optional(Type.String()), cells: Type.Record(Type.String(), CellBody),
+            rendered: Type.Optional(Type.Array(Type.Object({
+              kind: Type.String(), namespace: Type.String(), name: Type.String(),
+              cells: Type.Record(Type.String(), Type.Object({ health: Type.String(), drifted: Type.Boolean(), message: Type.Optional(Type.String()) })),
+            }), { description: 'What a kind (a WebApp) rendered, with its health per cluster.' })),
           })),
         }),
         ...errors(400, 401),
@@ -46,7 +50,7 @@ export async function apiRoutes(app: FastifyInstance, { data, actions }: ApiRout
   app.get<{ Params: ObjectKeyParams }>('/objects/:cluster/:group/:kind/:namespace/:name', {
     schema: {
       tags: ['status'], summary: 'One object on one cluster: status, drift, inventory and history.', params: ObjectKeyParams,
-      response: { 200: Type.Object({ status: ObjectStatusBody, history: Type.Array(ReconcileRecordBody), clusters: Type.Array(Type.String()) }), ...errors(400, 401, 404) },
+      response: { 200: Type.Object({ status: ObjectStatusBody, history: Type.Array(ReconcileRecordBody), clusters: Type.Array(Type.String()), tree: TreeNodeBody }), ...errors(400, 401, 404) },
     },
   }, async (request) => {
     const key = objectKeyOf(request.params);
@@ -58,6 +62,22 @@ export async function apiRoutes(app: FastifyInstance, { data, actions }: ApiRout
   app.get('/clusters', { schema: { tags: ['status'], summary: 'Clusters with counts and queue figures.', response: { 200: ClustersBody, ...readErrors } } },
     async () => data.clusters());
 
+  app.get('/sources', { schema: { tags: ['status'], summary: 'Git sources: ref, head commit, last poll, problems, objects per cluster.', response: { 200: Type.Array(SourceBody), ...readErrors } } },
+    async () => data.sources());
+  app.get<{ Params: { source: string } }>('/sources/:source', {
+    schema: { tags: ['status'], summary: 'One Git source.', params: Type.Object({ source: Type.String({ minLength: 1, maxLength: 63 }) }), response: { 200: SourceBody, ...errors(400, 401, 404) } },
+  }, async (request) => {
+    const source = await data.source(request.params.source);
+    if (!source) throw notFound(`source ${request.params.source}`);
+    return source;
+  });
+  app.get<{ Params: { cluster: string } }>('/clusters/:cluster', {
+    schema: { tags: ['status'], summary: 'One cluster: health, counts and queue figures.', params: Type.Object({ cluster: Type.String({ minLength: 1, maxLength: 63 }) }), response: { 200: ClusterBody, ...errors(400, 401, 404) } },
+  }, async (request) => {
+    const found = await data.cluster(request.params.cluster);
+    if (!found) throw notFound(`cluster ${request.params.cluster}`);
+    return found;
+  });
   app.get('/queue', { schema: { tags: ['queue'], summary: 'Queue depth per state and failed objects, per cluster.', response: { 200: QueueBody, ...readErrors } } },
     async () => data.queue());
 

@@ -39,21 +39,33 @@ const HealthBody = Type.Object({
 
 const ClusterRowBody = Type.Object({ name: Type.String(), counts: StateCountsBody, health: HealthBody, queue: Type.Optional(QueueFiguresBody) });
 
+export const ClusterBody = Type.Object({ row: ClusterRowBody, queueError: Type.Optional(Type.String()) });
+
 export const ClustersBody = Type.Object({ clusters: Type.Array(ClusterRowBody), queueError: Type.Optional(Type.String()) });
 
-const SourceBody = Type.Object({
+const ProblemBody = Type.Object({ path: Type.String(), line: Type.Optional(Type.Integer()), code: Type.String(), message: Type.String() });
+
+export const SourceBody = Type.Object({
   name: Type.String(),
   revision: Type.Optional(Type.String()),
   fetchedAt: Type.Optional(Type.String()),
   polledAt: Type.Optional(Type.String()),
   durationMs: Type.Optional(Type.Number()),
-  fetchedObjects: Type.Optional(Type.Number()),
+  objects: Type.Integer({ description: 'Git objects of the source with a status record on some cluster, each counted once.' }),
+  byCluster: Type.Record(Type.String(), StateCountsBody, { description: 'The source\'s records per cluster, by state.' }),
+  fetchedObjects: Type.Optional(Type.Number({ description: 'Git objects (commits, trees, blobs) received by the last fetch; 0 when the ref had not moved.' })),
   changes: Type.Optional(Type.Number()),
   sourceErrors: Type.Optional(Type.Number()),
   state: Type.Optional(Type.String()),
   error: Type.Optional(Type.String()),
   errorAt: Type.Optional(Type.String()),
   leader: Type.Optional(Type.String()),
+  ref: Type.Optional(Type.String({ description: 'What the source follows, e.g. "branch main".' })),
+  declaredObjects: Type.Optional(Type.Integer({ description: 'Kubernetes objects the source declares at its revision.' })),
+  commitMessage: Type.Optional(Type.String({ description: 'Subject line of the commit at the revision.' })),
+  commitAuthor: Type.Optional(Type.String()),
+  commitTime: Type.Optional(Type.String()),
+  problems: Type.Optional(Type.Array(ProblemBody, { description: 'The first problems in the source at its revision, with file and line.' })),
 });
 
 export const OverviewBody = Type.Object({

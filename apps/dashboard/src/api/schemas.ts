@@ -35,6 +35,20 @@ const DriftBody = Type.Object({
   detectedAt: Type.String(),
 });
 
+const HealthLiteral = Type.Union(['Ready', 'Progressing', 'Failed', 'Unknown'].map((value) => Type.Literal(value)));
+
+const AppliedResourceBody = Type.Object({
+  apiVersion: Type.String(), kind: Type.String(), namespace: Type.String(), name: Type.String(), uid: Type.Optional(Type.String()),
+  action: Type.String({ description: 'What the last apply did: created, configured, unchanged, skipped.' }), health: HealthLiteral, message: Type.Optional(Type.String()),
+});
+
+/** TreeNodeBody is the resource tree: the Git object, what it applied, and their ReplicaSets and Pods. */
+export const TreeNodeBody = Type.Recursive((node) => Type.Object({
+  id: Type.String(), kind: Type.String(), namespace: Type.String(), name: Type.String(), health: HealthLiteral,
+  sync: Type.String({ description: 'Synced, Drifted, Created, Configured, Skipped, or Live (made by a controller, not by Tidemark).' }),
+  message: Type.Optional(Type.String()), children: Type.Array(node),
+}), { $id: 'TreeNode' });
+
 export const ObjectStatusBody = Type.Object({
   cluster: Type.String(),
   objectKey: Type.String(),
@@ -55,6 +69,7 @@ export const ObjectStatusBody = Type.Object({
   drift: Type.Optional(Type.Array(DriftBody)),
   warnings: Type.Optional(Type.Array(Type.String())),
   failure: Type.Optional(Type.Object({ category: Type.String(), code: Type.String(), detail: Type.Optional(Type.String()) })),
+  resources: Type.Optional(Type.Array(AppliedResourceBody, { description: 'What the last successful run applied, with health.' })),
   suspended: Type.Optional(Type.Boolean()),
   updatedAt: Type.String(),
 });
@@ -67,6 +82,8 @@ export const ReconcileRecordBody = Type.Object({
   stage: Type.Optional(Type.String()),
   message: Type.Optional(Type.String()),
   changes: Type.Optional(Type.Object({ created: Type.Integer(), configured: Type.Integer(), unchanged: Type.Integer(), deleted: Type.Integer() })),
+  repeats: Type.Optional(Type.Integer({ description: 'Runs in a row that ended like this one and changed nothing (absent: 1).' })),
+  lastAt: Type.Optional(Type.String({ description: 'When the last of the repeats started.' })),
 });
 
 export const CellBody = Type.Object({
@@ -99,6 +116,7 @@ export const ObjectsQuery = Type.Object({
   kind: Type.Optional(Type.String({ maxLength: 63 })),
   namespace: Type.Optional(Type.String({ maxLength: 63 })),
   cluster: Type.Optional(Type.String({ maxLength: 63 })),
+  source: Type.Optional(Type.String({ maxLength: 63, description: 'Only objects declared by this Git source.' })),
   condition: Type.Optional(Type.Union([ConditionFilterSchema, Type.Literal('')])),
   q: Type.Optional(Type.String({ maxLength: 200 })),
   page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),

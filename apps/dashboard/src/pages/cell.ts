@@ -15,7 +15,7 @@ export function stateBadge(state: string, title?: string): SafeHtml {
 export function generationBadge(generation: number | undefined, observed: number | undefined): SafeHtml {
   if (generation === undefined && observed === undefined) return html``;
   const behind = generation !== observed;
-  return html`<span class="gen${behind ? ' behind' : ''}" title="generation / observedGeneration">g${generation ?? '?'}/o${observed ?? '?'}</span>`;
+  return html`<span class="gen${behind ? ' behind' : ''}" title="generation / observedGeneration">g${generation ?? '—'}/o${observed ?? '—'}</span>`;
 }
 
 // A summary object is replaced on every write, so markup memoised per object never goes stale.

@@ -8,10 +8,10 @@ export interface LayoutOptions {
   live?: 'cells' | 'refresh' | 'object';
   /** For live 'object': the cell id whose changes refresh the page. */
   liveKey?: string;
-  nav?: 'overview' | 'objects' | 'clusters' | 'queue';
+  nav?: 'overview' | 'objects' | 'sources' | 'clusters' | 'queue';
 }
 
-const links = [['overview', '/', 'Overview'], ['objects', '/objects', 'Objects'], ['clusters', '/clusters', 'Clusters'], ['queue', '/queue', 'Queue']] as const;
+const links = [['overview', '/', 'Overview'], ['objects', '/objects', 'Objects'], ['sources', '/sources', 'Sources'], ['clusters', '/clusters', 'Clusters'], ['queue', '/queue', 'Queue']] as const;
 
 /** layout wraps a page: navigation, who is signed in, and the script for live updates. */
 export function layout(options: LayoutOptions, main: SafeHtml): SafeHtml {
@@ -23,6 +23,7 @@ export function layout(options: LayoutOptions, main: SafeHtml): SafeHtml {
 <title>${options.title} · Tidemark</title><link rel="stylesheet" href="/assets/app.css">
 <script src="/assets/app.js" defer></script></head>
 <body data-live="${options.live ?? ''}" data-live-key="${options.liveKey ?? ''}">
-<header><a class="brand" href="/">Tidemark</a><nav>${nav}</nav><span id="live-status" class="live-dot" title="Live updates: green while connected">●</span>${user}</header>
-<main>${main}</main></body></html>`;
+<a class="skip" href="#main">Skip to the content</a>
+<header><a class="brand" href="/">Tidemark</a><nav aria-label="Pages">${nav}</nav><span id="live-status" class="live-dot" role="img" aria-label="Live updates (green while connected)" title="Live updates: green while connected">●</span>${user}</header>
+<main id="main" tabindex="-1">${main}</main></body></html>`;
 }

@@ -1,7 +1,8 @@
-import type { Facets, MatrixPage, MatrixRow } from '../view/object-matrix';
+import type { Facets, MatrixPage, MatrixRow, RenderedCell, RenderedRow } from '../view/object-matrix';
+import { objectPath } from '../api/object-key-params';
 import { conditionFilters } from '../view/cell-state';
 import type { ObjectsQuery } from '../api/schemas';
-import { cellHtml } from './cell';
+import { cellHtml, stateBadge } from './cell';
 import { html, type SafeHtml } from './html';
 
 function options(values: readonly string[], selected: string | undefined, all: string): SafeHtml {
@@ -15,12 +16,25 @@ function filterForm(query: ObjectsQuery, facets: Facets, clusters: readonly stri
 <label>Cluster<select name="cluster">${options(clusters, query.cluster, 'all clusters')}</select></label>
 <label>Condition<select name="condition">${options(conditionFilters, query.condition, 'any condition')}</select></label>
 <label>Text<input type="search" name="q" value="${query.q ?? ''}" placeholder="name, key or path"></label>
+${query.source ? html`<label>Source<select name="source">${options(facets.sources, query.source, 'all sources')}</select></label>` : facets.sources.length > 1 ? html`<label>Source<select name="source">${options(facets.sources, undefined, 'all sources')}</select></label>` : ''}
 <input type="hidden" name="page" value="1"><button>Filter</button> <a href="/objects">Clear</a></form>`;
 }
 
 function row(item: MatrixRow, clusters: readonly string[]): SafeHtml {
   return html`<tr data-object="${item.objectKey}"><td>${item.kind}</td><td>${item.namespace || html`<span class="muted">cluster-scoped</span>`}</td><td>${item.name}</td>
-<td class="muted">${item.path ?? ''}</td>${clusters.map((cluster) => cellHtml(cluster, item.objectKey, item.cells[cluster]))}</tr>`;
+<td class="muted">${item.path ?? ''}</td>${clusters.map((cluster) => cellHtml(cluster, item.objectKey, item.cells[cluster]))}</tr>${item.rendered?.map((rendered) => renderedRow(item, rendered, clusters)) ?? ''}`;
+}
+
+const healthState: Record<RenderedCell['health'], string> = { Ready: 'Ready', Progressing: 'Reconciling', Failed: 'Failed', Unknown: 'Unknown' };
+
+/** renderedRow is an object a CR rendered, under the CR's row; its cells link to the CR's resource tree. */
+function renderedRow(parent: MatrixRow, rendered: RenderedRow, clusters: readonly string[]): SafeHtml {
+  return html`<tr class="rendered" data-parent="${parent.objectKey}"><td><span class="rendered-mark" aria-hidden="true">↳ </span>${rendered.kind}</td><td>${rendered.namespace || html`<span class="muted">cluster-scoped</span>`}</td><td>${rendered.name}</td>
+<td class="muted">rendered by ${parent.kind} ${parent.name}</td>${clusters.map((cluster) => {
+    const cell = rendered.cells[cluster];
+    if (!cell) return html`<td class="cell empty"><span class="muted">—</span></td>`;
+    return html`<td class="cell" data-state="${healthState[cell.health]}"><a href="/objects/${objectPath(cluster, parent.objectKey)}#tree-heading">${stateBadge(healthState[cell.health], cell.message)}${cell.drifted ? stateBadge('Drifted') : ''}</a></td>`;
+  })}</tr>`;
 }
 
 function pageLink(query: ObjectsQuery, page: number, label: string): SafeHtml {
@@ -42,7 +56,9 @@ ${matrix.page < matrix.pages ? pageLink(query, matrix.page + 1, 'Next') : ''}</d
 export function objectsPage(query: ObjectsQuery, matrix: MatrixPage, facets: Facets, allClusters: readonly string[]): SafeHtml {
   const body = matrix.rows.length === 0
     ? html`<p class="muted">No object matches these filters.</p>`
-    : html`<table id="matrix"><thead><tr><th>Kind</th><th>Namespace</th><th>Name</th><th>Path</th>${matrix.clusters.map((cluster) => html`<th>${cluster}</th>`)}</tr></thead>
-<tbody>${matrix.rows.map((item) => row(item, matrix.clusters))}</tbody></table>`;
-  return html`<h1>Objects</h1><p id="live-notice" class="notice" hidden>New objects arrived since this page was loaded. <a href="">Reload the list</a> to see them.</p>${filterForm(query, facets, allClusters)}${pager(query, matrix)}${body}${matrix.pages > 1 ? pager(query, matrix) : ''}`;
+    : html`<div class="scroll"><table id="matrix"><thead><tr><th>Kind</th><th>Namespace</th><th>Name</th><th>Path</th>${matrix.clusters.map((cluster) => html`<th>${cluster}</th>`)}</tr></thead>
+<tbody>${matrix.rows.map((item) => row(item, matrix.clusters))}</tbody></table></div>`;
+  // New objects are inserted live into #results (the filter form keeps its focus and input).
+  return html`<h1>Objects</h1>${filterForm(query, facets, allClusters)}<p id="live-notice" class="muted" role="status" aria-live="polite"></p>
+<div id="results">${pager(query, matrix)}${body}${matrix.pages > 1 ? pager(query, matrix) : ''}</div>`;
 }

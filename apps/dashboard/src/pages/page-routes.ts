@@ -13,7 +13,10 @@ import { layout, type LayoutOptions } from './layout';
 import { objectPage } from './object-page';
 import { objectsPage } from './objects-page';
 import { overviewPage } from './overview-page';
-import { clustersPage, queuePage } from './queue-page';
+import { queuePage } from './queue-page';
+import { clusterPage, clustersPage } from './clusters-page';
+import { sourcePage, sourcesPage } from './sources-page';
+import { clusterCharts, objectTimeline, sourceTimeline } from './timelines';
 
 export interface PageRoutesOptions {
   data: DashboardData;
@@ -27,6 +30,8 @@ const notices: Record<string, string> = {
   retry: 'Failed runs are queued again.',
   'retry-none': 'Nothing to retry: no failed or stalled run was found.',
 };
+const SourceParams = Type.Object({ source: Type.String({ minLength: 1, maxLength: 63 }) });
+const ClusterParams = Type.Object({ cluster: Type.String({ minLength: 1, maxLength: 63 }) });
 const NoticeQuery = Type.Object({ notice: Type.Optional(Type.String({ maxLength: 20 })) });
 
 /** noticeFor names the notice of an action's result; a retry of nothing says so. */
@@ -55,13 +60,29 @@ export async function pageRoutes(app: FastifyInstance, { data, actions }: PageRo
     const found = await data.object(request.params.cluster, key);
     if (!found) throw notFound(`${key} on cluster ${request.params.cluster}`);
     const notice = request.query.notice ? notices[request.query.notice] : undefined;
-    const main = objectPage({ ...found, clusters: data.clustersOf(key), principal: request.principal, ...(notice ? { notice } : {}) });
+    const timeline = objectTimeline(await data.objectTimeline(key, found.status.source));
+    const main = objectPage({ ...found, timeline, clusters: data.clustersOf(key), principal: request.principal, ...(notice ? { notice } : {}) });
     return sendPage(reply, { title: `${found.status.kind} ${found.status.name}`, nav: 'objects', live: 'object', liveKey: cellId(request.params.cluster, key), principal: request.principal }, main);
+  });
+
+  app.get('/sources', { schema: hide }, async (request, reply) =>
+    sendPage(reply, { title: 'Sources', nav: 'sources', live: 'refresh', principal: request.principal }, sourcesPage(await data.sources())));
+
+  app.get<{ Params: { source: string } }>('/sources/:source', { schema: { ...hide, params: SourceParams } }, async (request, reply) => {
+    const source = await data.source(request.params.source);
+    if (!source) throw notFound(`source ${request.params.source}`);
+    return sendPage(reply, { title: `Source ${source.name}`, nav: 'sources', live: 'refresh', principal: request.principal }, sourcePage({ source, timeline: sourceTimeline(await data.sourceTimeline(source.name), Object.keys(source.byCluster).sort()) }));
   });
 
   app.get('/clusters', { schema: hide }, async (request, reply) => {
     const { clusters, queueError } = await data.clusters();
     return sendPage(reply, { title: 'Clusters', nav: 'clusters', live: 'refresh', principal: request.principal }, clustersPage(clusters, queueError));
+  });
+
+  app.get<{ Params: { cluster: string } }>('/clusters/:cluster', { schema: { ...hide, params: ClusterParams } }, async (request, reply) => {
+    const found = await data.cluster(request.params.cluster);
+    if (!found) throw notFound(`cluster ${request.params.cluster}`);
+    return sendPage(reply, { title: `Cluster ${request.params.cluster}`, nav: 'clusters', live: 'refresh', principal: request.principal }, clusterPage({ ...found, principal: request.principal, charts: clusterCharts(await data.clusterSeries(request.params.cluster)) }));
   });
 
   app.get<{ Querystring: { notice?: string } }>('/queue', { schema: { ...hide, querystring: NoticeQuery } }, async (request, reply) => {

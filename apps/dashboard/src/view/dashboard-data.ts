@@ -1,10 +1,11 @@
 import type { Redis } from 'ioredis';
-import { readClusterHealth, readSourceStatus, type ClusterHealth, type ObjectStatus, type ReconcileRecord, type SourceStatus } from '@tidemark/contracts';
+import { readClusterHealth, readClusterSeries, readSourceCommits, readSourceStatus, type ClusterHealth, type ClusterSample, type ObjectStatus, type ReconcileRecord, type SourceCommit, type SourceStatus } from '@tidemark/contracts';
 import type { ClusterQueueFigures, ReconcileQueues } from '@tidemark/queue';
-import type { StatusStore } from '@tidemark/status-store';
+import type { RevisionLive, StatusStore } from '@tidemark/status-store';
 import { facetsOf, MatchMemo, queryMatrix, type Facets, type MatrixPage, type ObjectFilter } from './object-matrix';
 import { countStates, emptyCounts, type StateCounts, type StatusTotals } from './overview';
 import { redactStatus } from './redact';
+import { buildResourceTree, ownerUidsOf, type TreeNode } from './resource-tree';
 import type { StatusCache } from './status-cache';
 
 /** QueueAccess is the part of ReconcileQueues the dashboard uses. */
@@ -12,6 +13,10 @@ export type QueueAccess = Pick<ReconcileQueues, 'enqueue' | 'figures' | 'retryFa
 
 export interface SourceRow extends SourceStatus {
   name: string;
+  /** Git objects of the source that have a record on some cluster (each counted once). */
+  objects: number;
+  /** The source's records per cluster, by state. */
+  byCluster: Record<string, StateCounts>;
 }
 
 export interface ClusterRow {
@@ -20,6 +25,25 @@ export interface ClusterRow {
   /** Reachability as the reconciler's health checks last saw it. */
   health: ClusterHealth;
   queue?: ClusterQueueFigures;
+}
+
+/** ObjectView is one object on one cluster, as its page shows it. */
+export interface ObjectView {
+  status: ObjectStatus;
+  history: ReconcileRecord[];
+  tree: TreeNode;
+}
+
+/** CommitTimeline is a source's fetched revisions with when each reached each cluster. */
+export interface CommitTimeline {
+  commits: SourceCommit[];
+  live: Map<string, Map<string, RevisionLive>>;
+}
+
+/** ObjectTimeline is an object's runs per cluster, and the commits of its source (for commit times). */
+export interface ObjectTimeline {
+  histories: Map<string, ReconcileRecord[]>;
+  commits: SourceCommit[];
 }
 
 /** QueueView is the queue figures, or why they could not be read. */
@@ -77,10 +101,12 @@ export class DashboardData {
     return this.facets.value;
   }
 
-  /** object reads one record fresh from the store (redacted) with its history. */
-  async object(cluster: string, objectKey: string): Promise<{ status: ObjectStatus; history: ReconcileRecord[] } | undefined> {
+  /** object reads one record fresh from the store (redacted) with its history and the live children of what it applied. */
+  async object(cluster: string, objectKey: string): Promise<ObjectView | undefined> {
     const [status, history] = await Promise.all([this.options.store.get(cluster, objectKey), this.options.store.history(cluster, objectKey)]);
-    return status ? { status: redactStatus(status), history } : undefined;
+    if (!status) return undefined;
+    const children = await this.options.store.liveChildren(cluster, ownerUidsOf(status));
+    return { status: redactStatus(status), history, tree: buildResourceTree(status, children) };
   }
 
   /** otherClusters lists the clusters that also hold a record of the object. */
@@ -96,9 +122,15 @@ export class DashboardData {
     }
   }
 
-  async sources(names: readonly string[]): Promise<SourceRow[]> {
-    const all = [...new Set([...(this.options.sources ?? []), ...names])].sort();
-    return Promise.all(all.map(async (name) => ({ name, ...(await readSourceStatus(this.options.redis, this.options.store.keys, name)) })));
+  /** sources reads each source's poll record and adds its object counts from the status records. */
+  async sources(): Promise<SourceRow[]> {
+    const totals = this.statusTotals();
+    const all = [...new Set([...(this.options.sources ?? []), ...totals.sources])].sort();
+    return Promise.all(all.map(async (name) => {
+      const counts = totals.bySource[name];
+      const record = await readSourceStatus(this.options.redis, this.options.store.keys, name);
+      return { name, ...record, objects: counts?.objects ?? 0, byCluster: counts?.byCluster ?? {} };
+    }));
   }
 
   async clusters(): Promise<{ clusters: ClusterRow[]; queueError?: string }> {
@@ -116,9 +148,46 @@ export class DashboardData {
     return queue.error ? { clusters, queueError: queue.error } : { clusters };
   }
 
+  /** source is one source's row, or undefined when no record or setting names it. */
+  async source(name: string): Promise<SourceRow | undefined> {
+    const known = (this.options.sources ?? []).includes(name) || this.statusTotals().bySource[name] !== undefined;
+    const record = await readSourceStatus(this.options.redis, this.options.store.keys, name);
+    if (!known && Object.keys(record).length === 0) return undefined;
+    const counts = this.statusTotals().bySource[name];
+    return { name, ...record, objects: counts?.objects ?? 0, byCluster: counts?.byCluster ?? {} };
+  }
+
+  /** clusterSeries is a cluster's recent samples (queue depth, run durations, failing objects), oldest first. */
+  async clusterSeries(cluster: string): Promise<ClusterSample[]> {
+    return readClusterSeries(this.options.redis, this.options.store.keys, cluster);
+  }
+
+  /** sourceTimeline lists the revisions the poller fetched, newest first, with when each went live on each cluster. */
+  async sourceTimeline(source: string): Promise<CommitTimeline> {
+    const commits = await readSourceCommits(this.options.redis, this.options.store.keys, source);
+    const live = await this.options.store.revisionsLive(source, commits.map((commit) => commit.revision));
+    return { commits, live };
+  }
+
+  /** objectTimeline reads the object's history on every cluster that has it, and its source's commits. */
+  async objectTimeline(objectKey: string, source: string): Promise<ObjectTimeline> {
+    const clusters = this.clustersOf(objectKey);
+    const histories = await Promise.all(clusters.map((cluster) => this.options.store.history(cluster, objectKey)));
+    const commits = await readSourceCommits(this.options.redis, this.options.store.keys, source);
+    return { histories: new Map(clusters.map((cluster, index) => [cluster, histories[index]!])), commits };
+  }
+
+  /** cluster is one cluster's row, or undefined when no record, queue or setting names it. */
+  async cluster(name: string): Promise<{ row: ClusterRow; queueError?: string } | undefined> {
+    const { clusters, queueError } = await this.clusters();
+    const row = clusters.find((entry) => entry.name === name);
+    if (!row) return undefined;
+    return queueError ? { row, queueError } : { row };
+  }
+
   async overview(): Promise<Overview> {
     const totals = this.statusTotals();
-    const [sources, clusters] = await Promise.all([this.sources(totals.sources), this.clusters()]);
+    const [sources, clusters] = await Promise.all([this.sources(), this.clusters()]);
     const overview: Overview = { counts: totals.all, sources, clusters: clusters.clusters };
     if (clusters.queueError) overview.queueError = clusters.queueError;
     return overview;

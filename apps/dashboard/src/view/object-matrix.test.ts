@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ObjectStatus } from '@tidemark/contracts';
-import { summarizeCell } from './cell-state';
 import { facetsOf, MatchMemo, queryMatrix, type MatrixSource } from './object-matrix';
-import type { CachedStatus, ObjectRow } from './status-cache';
+import { newRow, putRecord, type ObjectRow } from './status-cache';
 
 function status(cluster: string, objectKey: string, ready: 'True' | 'False', extra: Partial<ObjectStatus> = {}): ObjectStatus {
   const [, kind, namespace, name] = objectKey.split('/') as [string, string, string, string];
@@ -16,9 +15,8 @@ function status(cluster: string, objectKey: string, ready: 'True' | 'False', ext
 function source(statuses: ObjectStatus[]): MatrixSource {
   const byKey = new Map<string, ObjectRow>();
   for (const entry of statuses) {
-    const row = byKey.get(entry.objectKey) ?? { objectKey: entry.objectKey, kind: entry.kind, namespace: entry.namespace, search: '', cells: new Map<string, CachedStatus>() };
-    row.search = `${entry.objectKey}\n${entry.path ?? ''}`.toLowerCase();
-    row.cells.set(entry.cluster, { status: entry, cell: summarizeCell(entry) });
+    const row = byKey.get(entry.objectKey) ?? newRow(entry.objectKey);
+    putRecord(row, entry);
     byKey.set(entry.objectKey, row);
   }
   const rows = [...byKey.values()].sort((a, b) => (a.objectKey < b.objectKey ? -1 : 1));
@@ -53,11 +51,20 @@ describe('queryMatrix', () => {
     expect(keys({ condition: 'Suspended' })).toEqual(['core/ConfigMap/ns2/two']);
     expect(keys({ q: 'WEB' })).toEqual(['apps/Deployment/ns1/web']);
     expect(keys({ q: 'dir/two.yaml' })).toEqual(['core/ConfigMap/ns2/two']);
+    expect(keys({ source: 's', kind: 'Namespace' })).toEqual(['core/Namespace/_/ns1']);
+    expect(keys({ source: 'other' })).toEqual([]);
+  });
+
+  it('files an object whose Git file names no namespace under the namespace the reconciler put it in', () => {
+    const carts = source([status('a', 'core/ConfigMap/_/carts', 'True', { namespace: 'default' }), status('a', 'core/Namespace/_/ns1', 'True')]);
+    expect(queryMatrix(carts, { namespace: 'default' }).rows).toEqual([expect.objectContaining({ objectKey: 'core/ConfigMap/_/carts', namespace: 'default' })]);
+    expect(queryMatrix(carts, {}).rows.find((row) => row.name === 'ns1')?.namespace).toBe('');
+    expect(facetsOf(carts).namespaces).toEqual(['default']);
   });
 
   it('clamps the page size and lists facets from the keys', () => {
     expect(queryMatrix(data, { pageSize: 10_000 }).pageSize).toBe(500);
-    expect(facetsOf(data)).toEqual({ kinds: ['ConfigMap', 'Deployment', 'Namespace'], namespaces: ['ns1', 'ns2'] });
+    expect(facetsOf(data)).toEqual({ kinds: ['ConfigMap', 'Deployment', 'Namespace'], namespaces: ['ns1', 'ns2'], sources: ['s'] });
   });
 
   it('serves further pages of a filter from the memo until the data changes', () => {

@@ -1,4 +1,4 @@
-import { parseObjectKey } from '@tidemark/contracts';
+import { parseObjectKey, type ResourceHealth } from '@tidemark/contracts';
 import { matchesCondition, type CellSummary, type ConditionFilter } from './cell-state';
 import type { CachedStatus, ObjectRow } from './status-cache';
 
@@ -15,12 +15,29 @@ export interface ObjectFilter {
   kind?: string;
   namespace?: string;
   cluster?: string;
+  /** Only objects declared by this Git source. */
+  source?: string;
   condition?: ConditionFilter;
   /** Case-insensitive text found in the object key or the Git path. */
   q?: string;
   /** 1-based. */
   page?: number;
   pageSize?: number;
+}
+
+/** RenderedCell is how one object a CR rendered stands on one cluster. */
+export interface RenderedCell {
+  health: ResourceHealth;
+  drifted: boolean;
+  message?: string;
+}
+
+/** RenderedRow is one object a CR rendered (a WebApp's Deployment), with its state per cluster. */
+export interface RenderedRow {
+  kind: string;
+  namespace: string;
+  name: string;
+  cells: Record<string, RenderedCell>;
 }
 
 /** MatrixRow is one object with its cell on each (shown) cluster. */
@@ -32,6 +49,8 @@ export interface MatrixRow {
   name: string;
   path?: string;
   cells: Record<string, CellSummary>;
+  /** The objects it rendered, for a kind (absent for a plain manifest). */
+  rendered?: RenderedRow[];
 }
 
 export interface MatrixPage {
@@ -94,11 +113,11 @@ export class MatchMemo {
 }
 
 function memoKey(filter: ObjectFilter): string {
-  return JSON.stringify([filter.kind ?? '', filter.namespace ?? '', filter.cluster ?? '', filter.condition ?? '', filter.q?.trim().toLowerCase() ?? '']);
+  return JSON.stringify([filter.kind ?? '', filter.namespace ?? '', filter.cluster ?? '', filter.source ?? '', filter.condition ?? '', filter.q?.trim().toLowerCase() ?? '']);
 }
 
 function isUnfiltered(filter: ObjectFilter): boolean {
-  return !filter.kind && !filter.namespace && !filter.cluster && !filter.condition && !filter.q?.trim();
+  return !filter.kind && !filter.namespace && !filter.cluster && !filter.source && !filter.condition && !filter.q?.trim();
 }
 
 function rowMatches(row: ObjectRow, filter: ObjectFilter, needle: string): boolean {
@@ -109,9 +128,10 @@ function rowMatches(row: ObjectRow, filter: ObjectFilter, needle: string): boole
 }
 
 function cellsMatch(cells: ReadonlyMap<string, CachedStatus>, filter: ObjectFilter): boolean {
-  if (!filter.cluster && !filter.condition) return true;
-  for (const [cluster, { cell }] of cells) {
+  if (!filter.cluster && !filter.condition && !filter.source) return true;
+  for (const [cluster, { cell, status }] of cells) {
     if (filter.cluster && cluster !== filter.cluster) continue;
+    if (filter.source && status.source !== filter.source) continue;
     if (!filter.condition || matchesCondition(cell, filter.condition)) return true;
   }
   return false;
@@ -125,22 +145,53 @@ function toRow(objectKey: string, cells: ReadonlyMap<string, CachedStatus>, clus
     if (entry) row.cells[cluster] = entry.cell;
     if (entry?.status.path && row.path === undefined) row.path = entry.status.path;
   }
+  // The record knows the namespace the object lives in; the key only what the file said.
+  for (const { status } of cells.values()) {
+    if (status.namespace) {
+      row.namespace = status.namespace;
+      break;
+    }
+  }
+  const rendered = renderedRows(ref.kind, ref.name, cells, clusters);
+  if (rendered.length > 0) row.rendered = rendered;
   return row;
+}
+
+/** renderedRows lists what a CR rendered on the shown clusters; a plain manifest renders only itself. */
+function renderedRows(kind: string, name: string, cells: ReadonlyMap<string, CachedStatus>, clusters: readonly string[]): RenderedRow[] {
+  const rows = new Map<string, RenderedRow>();
+  for (const cluster of clusters) {
+    const status = cells.get(cluster)?.status;
+    const resources = status?.resources ?? [];
+    if (resources.length === 1 && resources[0]!.kind === kind && resources[0]!.name === name) continue;
+    for (const resource of resources) {
+      const id = `${resource.kind}/${resource.namespace}/${resource.name}`;
+      let row = rows.get(id);
+      if (!row) rows.set(id, (row = { kind: resource.kind, namespace: resource.namespace, name: resource.name, cells: {} }));
+      const subject = `${resource.kind} ${resource.namespace ? `${resource.namespace}/` : ''}${resource.name}`;
+      const drifted = (status?.drift ?? []).some((item) => item.object === subject);
+      row.cells[cluster] = { health: resource.health, drifted, ...(resource.message ? { message: resource.message } : {}) };
+    }
+  }
+  return [...rows.values()];
 }
 
 /** Facets lists the values the filters offer. */
 export interface Facets {
   kinds: string[];
   namespaces: string[];
+  sources: string[];
 }
 
-/** facetsOf collects the kinds and namespaces of all rows. */
+/** facetsOf collects the kinds, namespaces and sources of all rows. */
 export function facetsOf(source: MatrixSource): Facets {
   const kinds = new Set<string>();
   const namespaces = new Set<string>();
+  const sources = new Set<string>();
   for (const row of source.rows()) {
     kinds.add(row.kind);
     if (row.namespace) namespaces.add(row.namespace);
+    for (const { status } of row.cells.values()) sources.add(status.source);
   }
-  return { kinds: [...kinds].sort(), namespaces: [...namespaces].sort() };
+  return { kinds: [...kinds].sort(), namespaces: [...namespaces].sort(), sources: [...sources].sort() };
 }

@@ -18,6 +18,14 @@ export interface StatusTotals {
   byCluster: Record<string, StateCounts>;
   /** Source names that some record names. */
   sources: string[];
+  /** Per source: the Git objects it declares that have a record, and their state per cluster. */
+  bySource: Record<string, SourceCounts>;
+}
+
+/** SourceCounts counts a source's Git objects (each once, whatever the clusters) and its records per cluster. */
+export interface SourceCounts {
+  objects: number;
+  byCluster: Record<string, StateCounts>;
 }
 
 export function emptyCounts(): StateCounts {
@@ -36,11 +44,18 @@ export function countStates(entries: Iterable<CachedStatus>, clusters: readonly 
   const all = emptyCounts();
   const byCluster: Record<string, StateCounts> = {};
   for (const cluster of clusters) byCluster[cluster] = emptyCounts();
-  const sources = new Set<string>();
+  const keysBySource = new Map<string, Set<string>>();
+  const bySource: Record<string, SourceCounts> = {};
   for (const entry of entries) {
+    const { cluster, source, objectKey } = entry.status;
     add(all, entry);
-    add((byCluster[entry.status.cluster] ??= emptyCounts()), entry);
-    sources.add(entry.status.source);
+    add((byCluster[cluster] ??= emptyCounts()), entry);
+    const counts = (bySource[source] ??= { objects: 0, byCluster: {} });
+    add((counts.byCluster[cluster] ??= emptyCounts()), entry);
+    let keys = keysBySource.get(source);
+    if (!keys) keysBySource.set(source, (keys = new Set()));
+    keys.add(objectKey);
   }
-  return { all, byCluster, sources: [...sources].sort() };
+  for (const [source, keys] of keysBySource) bySource[source]!.objects = keys.size;
+  return { all, byCluster, sources: [...keysBySource.keys()].sort(), bySource };
 }

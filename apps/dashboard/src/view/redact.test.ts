@@ -22,7 +22,7 @@ describe('redaction', () => {
 
   it('redacts drift on data paths, drift values holding data, all drift of a Secret, and kind status', () => {
     const status = redactStatus({
-      ...base,
+      ...base, kind: 'Deployment',
       kindStatus: { hash: 'h', data: { x: 'secret' } },
       drift: [drift('/data/key', 'a', 'b'), drift('/spec', { data: 'hidden', replicas: 2 }, { replicas: 3 }), drift('/spec/replicas', 2, 3)],
     });
@@ -30,5 +30,15 @@ describe('redaction', () => {
     expect(status.drift?.map((item) => [item.desired, item.live])).toEqual([['(redacted)', '(redacted)'], [{ data: '(redacted)', replicas: 2 }, { replicas: 3 }], [2, 3]]);
     const secret = redactStatus({ ...base, kind: 'Secret', drift: [drift('/metadata/labels/x', 'a', 'b')] });
     expect(secret.drift?.[0]).toMatchObject({ desired: '(redacted)', live: '(redacted)' });
+  });
+
+  it('shows ConfigMap data (its own or a WebApp\'s), but never a Secret\'s, nor keys named like credentials', () => {
+    const own = redactStatus({ ...base, drift: [drift('/data/greeting', 'hello', 'bye'), drift('/data/password', 'p1', 'p2'), drift('/data', { a: '1', token: 't' }, { a: '2' })] });
+    expect(own.drift?.map((item) => [item.desired, item.live])).toEqual([['hello', 'bye'], ['(redacted)', '(redacted)'], [{ a: '1', token: '(redacted)' }, { a: '2' }]]);
+    const owned = redactStatus({
+      ...base, kind: 'WebApp',
+      drift: [{ ...drift('/data/app.conf', 'x=1', 'x=2'), object: 'ConfigMap shop/web-config' }, { ...drift('/data/key', 'a', 'b'), object: 'Secret shop/web-tls' }],
+    });
+    expect(owned.drift?.map((item) => [item.desired, item.live])).toEqual([['x=1', 'x=2'], ['(redacted)', '(redacted)']]);
   });
 });

@@ -13,7 +13,10 @@ export interface CachedStatus {
 export interface ObjectRow {
   objectKey: string;
   kind: string;
-  /** '' for cluster-scoped objects. */
+  /**
+   * The namespace the reconciler resolved (with discovery and the default namespace), '' for
+   * cluster-scoped objects. A file that names no namespace has `_` in its key but lives in one.
+   */
   namespace: string;
   /** Lower-case object key and Git path, what the free-text filter searches. */
   search: string;
@@ -163,10 +166,7 @@ export class StatusCache {
       this.keysChanged();
     }
     this.clusterSet.add(cluster);
-    row.search = `${objectKey}\n${status.path ?? ''}`.toLowerCase();
-    const entry = { status, cell: summarizeCell(status) };
-    row.cells.set(cluster, entry);
-    return entry;
+    return putRecord(row, status);
   }
 
   private keysChanged(): void {
@@ -175,7 +175,17 @@ export class StatusCache {
   }
 }
 
-function newRow(objectKey: string): ObjectRow {
+/** putRecord sets one cluster's record on an object's row, with what the filters compare. */
+export function putRecord(row: ObjectRow, status: ObjectStatus): CachedStatus {
+  row.search = `${row.objectKey}\n${status.path ?? ''}`.toLowerCase();
+  if (status.namespace) row.namespace = status.namespace;
+  const entry = { status, cell: summarizeCell(status) };
+  row.cells.set(status.cluster, entry);
+  return entry;
+}
+
+/** newRow starts an object's row from its key; putRecord fills in what the records know. */
+export function newRow(objectKey: string): ObjectRow {
   const [, kind = '', namespace = ''] = objectKey.split('/');
   return { objectKey, kind, namespace: namespace === '_' ? '' : namespace, search: objectKey.toLowerCase(), cells: new Map() };
 }

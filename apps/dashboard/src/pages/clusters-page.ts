@@ -1,0 +1,64 @@
+import type { ClusterRow } from '../view/dashboard-data';
+import type { Principal } from '../auth/principal';
+import { clusterQueue, queueLegend } from './queue-page';
+import { duration, timeAgo } from './format';
+import { html, type SafeHtml } from './html';
+
+const stateTiles = ['Ready', 'Reconciling', 'Waiting', 'Stalled', 'Failed', 'Drifted', 'Suspended'] as const;
+
+/** clusterHref is the page of one cluster. */
+export function clusterHref(cluster: string): string {
+  return `/clusters/${encodeURIComponent(cluster)}`;
+}
+
+/** healthBadge shows reachability from the reconciler's health checks, and a paused queue. */
+export function healthBadge({ health, queue }: ClusterRow): SafeHtml {
+  const state = health.state === 'Available' ? 'ready' : health.state === 'Unavailable' ? 'stalled' : 'unknown';
+  const title = health.state === 'Unknown' ? 'No health check recorded yet.' : `${health.message ?? health.state} Since ${health.since}; checked ${health.lastCheck}${health.latencyMs !== undefined ? ` in ${health.latencyMs} ms` : ''}.`;
+  return html`<span class="badge state-${state}" title="${title}">${health.state}</span>${queue?.paused ? html`<span class="badge state-stalled">queue paused</span>` : ''}`;
+}
+
+function notReady(row: ClusterRow): number {
+  return row.counts.Reconciling + row.counts.Waiting + row.counts.Stalled + row.counts.Failed + row.counts.Unknown;
+}
+
+function clusterHealthRow(row: ClusterRow): SafeHtml {
+  const { health } = row;
+  return html`<tr data-cluster="${row.name}"><th scope="row"><a href="${clusterHref(row.name)}">${row.name}</a></th><td>${healthBadge(row)}</td>
+<td>${health.state === 'Unknown' ? '—' : timeAgo(health.since)}</td><td>${health.state === 'Unknown' ? '—' : timeAgo(health.lastCheck)}</td><td class="num">${duration(health.latencyMs)}</td>
+<td class="num">${row.counts.total}</td><td class="num">${notReady(row)}</td><td class="num">${row.counts.Drifted}</td><td class="num">${row.queue ? row.queue.failingObjects : '—'}</td>
+<td class="${health.state === 'Unavailable' ? 'error' : 'muted'}">${health.message ?? ''}</td></tr>`;
+}
+
+/** clustersPage: each cluster's reachability as the health checks last saw it, with a link to its own page. */
+export function clustersPage(clusters: readonly ClusterRow[], queueError: string | undefined): SafeHtml {
+  return html`<h1>Clusters</h1>${queueError ? html`<p class="error">Queue figures unavailable: ${queueError}</p>` : ''}
+${clusters.length === 0 ? html`<p class="muted">No cluster has records yet.</p>` : html`<div class="scroll"><table id="clusters"><caption class="visually-hidden">Clusters and their health</caption>
+<tr><th scope="col">Cluster</th><th scope="col">Health</th><th scope="col">Since</th><th scope="col">Last check</th><th scope="col" class="num">Check latency</th><th scope="col" class="num">Objects</th><th scope="col" class="num">Not ready</th><th scope="col" class="num">Drifted</th><th scope="col" class="num">Failing objects</th><th scope="col">Message</th></tr>
+${clusters.map(clusterHealthRow)}</table></div>`}`;
+}
+
+export interface ClusterPageInput {
+  row: ClusterRow;
+  queueError?: string;
+  principal: Principal | undefined;
+  /** Charts of the cluster's recent figures, when recorded. */
+  charts?: SafeHtml;
+}
+
+/** clusterPage: one cluster's health, its objects by state, its queue, and what the figures mean. */
+export function clusterPage({ row, queueError, principal, charts }: ClusterPageInput): SafeHtml {
+  const { health, counts } = row;
+  const objects = (condition?: string) => `/objects?cluster=${encodeURIComponent(row.name)}${condition ? `&condition=${condition}` : ''}`;
+  return html`<h1>Cluster ${row.name}</h1>
+<dl class="facts" id="cluster-health"><dt>Health</dt><dd>${healthBadge(row)}</dd>
+<dt>Since</dt><dd>${health.state === 'Unknown' ? html`<span class="muted">no health check recorded yet</span>` : timeAgo(health.since)}</dd>
+<dt>Last check</dt><dd>${health.state === 'Unknown' ? '—' : timeAgo(health.lastCheck)}${health.latencyMs !== undefined ? html`, answered in ${duration(health.latencyMs)}` : ''}</dd>
+${health.message ? html`<dt>Message</dt><dd class="${health.state === 'Unavailable' ? 'error' : ''}">${health.message}</dd>` : ''}
+<dt>Queue</dt><dd>${row.queue ? (row.queue.paused ? html`<span class="badge state-stalled">paused</span> while the cluster is unavailable` : 'running') : html`<span class="muted">${queueError ? `unavailable: ${queueError}` : 'not known yet'}</span>`}</dd></dl>
+<h2>Objects</h2><div class="tiles" id="cluster-counts"><a class="tile" href="${objects()}"><strong>${counts.total}</strong>objects</a>
+${stateTiles.map((state) => html`<a class="tile" href="${objects(state)}"><strong class="state-${state.toLowerCase()}">${counts[state]}</strong>${state}</a>`)}</div>
+${charts ?? ''}
+${row.queue ? clusterQueue(row.queue, principal) : ''}
+<h2>What the queue figures mean</h2>${queueLegend}`;
+}
