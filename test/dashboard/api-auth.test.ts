@@ -36,7 +36,7 @@ describe('authentication', () => {
   });
 
   it('refuses every API route without credentials or with a wrong token, with a stable code', async () => {
-    for (const url of ['/api/overview', '/api/objects', `/api/objects/shared/core/ConfigMap/shop/settings`, '/api/clusters', '/api/queue', '/api/openapi.json', '/api/session']) {
+    for (const url of ['/api/overview', '/api/objects', `/api/objects/shared/core/ConfigMap/shop/settings`, '/api/clusters', '/api/clusters/shared', '/api/sources', '/api/sources/main-repo', '/api/queue', '/api/openapi.json', '/api/session']) {
       const anonymous = await fixture.app.inject({ url });
       expect(anonymous.statusCode, url).toBe(401);
       expect(anonymous.json()).toMatchObject({ code: 'UNAUTHENTICATED' });
@@ -154,12 +154,13 @@ describe('OpenAPI', () => {
     const document = response.json<{ openapi: string; paths: Record<string, Record<string, { responses: Record<string, unknown>; parameters?: { name: string }[] }>> }>();
     expect(document.openapi).toMatch(/^3\./);
     expect(Object.keys(document.paths).sort()).toEqual([
-      '/api/clusters', '/api/objects', '/api/objects/{cluster}/{group}/{kind}/{namespace}/{name}',
+      '/api/clusters', '/api/clusters/{cluster}', '/api/objects', '/api/objects/{cluster}/{group}/{kind}/{namespace}/{name}',
       '/api/objects/{cluster}/{group}/{kind}/{namespace}/{name}/reconcile', '/api/objects/{cluster}/{group}/{kind}/{namespace}/{name}/resume',
       '/api/objects/{cluster}/{group}/{kind}/{namespace}/{name}/suspend', '/api/overview', '/api/queue', '/api/queue/{cluster}/retry', '/api/session',
+      '/api/sources', '/api/sources/{source}',
     ]);
     expect(Object.keys(document.paths['/api/objects']!.get!.responses).sort()).toEqual(['200', '400', '401']);
-    expect(document.paths['/api/objects']!.get!.parameters?.map((parameter) => parameter.name)).toEqual(expect.arrayContaining(['kind', 'namespace', 'cluster', 'condition', 'q', 'page', 'pageSize']));
+    expect(document.paths['/api/objects']!.get!.parameters?.map((parameter) => parameter.name)).toEqual(expect.arrayContaining(['kind', 'namespace', 'cluster', 'source', 'condition', 'q', 'page', 'pageSize']));
     expect(Object.keys(document.paths['/api/objects/{cluster}/{group}/{kind}/{namespace}/{name}/reconcile']!.post!.responses).sort()).toEqual(['200', '400', '401', '403', '404', '409', '503']);
   });
 });
