@@ -8,6 +8,7 @@ import { connect } from 'node:tls';
 import { X509Certificate } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { getObject, waitForEstablished } from '@tidemark/cluster';
+import { SecretCertificateStore } from '@tidemark/conversion';
 import { createDefaultRegistry, v1alpha1FieldsAnnotation, v1beta1FieldsAnnotation } from '@tidemark/kinds';
 import { kubeTestenvBinary, startControlPlane, type ControlPlane } from '@tidemark/testing';
 import { installBuiltinCrds } from '../../apps/reconciler/src/builtin-crds';
@@ -51,8 +52,12 @@ async function crdCaBundle(): Promise<string[]> {
 
 /** servedCertificate is the certificate the webhook presents to a new connection. */
 function servedCertificate(): Promise<X509Certificate> {
+  return servedCertificateAt(webhookPort);
+}
+
+function servedCertificateAt(port: number): Promise<X509Certificate> {
   return new Promise((done, fail) => {
-    const socket = connect({ host: '127.0.0.1', port: webhookPort, rejectUnauthorized: false }, () => {
+    const socket = connect({ host: '127.0.0.1', port, rejectUnauthorized: false }, () => {
       done(new X509Certificate(socket.getPeerX509Certificate()!.raw));
       socket.end();
     });
@@ -164,4 +169,33 @@ describe('WebApp served as v1alpha1 and v1beta1', () => {
     expect(served.checkIssued(new X509Certificate(newCa))).toBe(true);
     expect((await getJson('webapps.v1alpha1.tidemark.dev', 'shop')).spec.image).toBe('ghcr.io/acme/shop:1.4.2');
   });
+
+  it('puts the caBundle back when someone changes it', async () => {
+    const ours = await crdCaBundle();
+    const other = Buffer.from(new X509Certificate((await servedCertificate()).raw).toString()).toString('base64');
+    await plane.kubectl(['patch', 'crd', crdName, '--type=json', '-p', JSON.stringify([{ op: 'replace', path: '/spec/conversion/webhook/clientConfig/caBundle', value: other }])]);
+    expect(await crdCaBundle()).not.toEqual(ours);
+    await webhook.checkNow(publish);
+    expect(await crdCaBundle()).toEqual(ours);
+  });
+
+  it('shares its certificates between replicas through a Secret, so one caBundle trusts them all', async () => {
+    const store = () => new SecretCertificateStore(harness.connection, namespace, 'conversion-certs');
+    const settings = { host: '127.0.0.1', port: 0, clientConfig: { loopback: true as const }, certificateHosts: ['127.0.0.1'], checkIntervalMs: 60_000, caValidityMs: 365 * 24 * 3600_000, servingValidityMs: 30 * 24 * 3600_000, migrationObjectsPerSecond: 20 };
+    const [first, second] = [await startConversionWebhook(settings, harness.kinds, quiet, store()), await startConversionWebhook(settings, harness.kinds, quiet, store())];
+    try {
+      const served = (replica: RunningConversionWebhook) => servedCertificateAt(Number(replica.address.split(':').pop()));
+      expect((await served(second)).fingerprint256).toBe((await served(first)).fingerprint256);
+      expect(second.conversion().caBundle).toBe(first.conversion().caBundle);
+      await first.checkNow(async () => undefined, 'serving');
+      await second.checkNow(async () => undefined);
+      expect((await served(second)).fingerprint256).toBe((await served(first)).fingerprint256);
+      const secret = await plane.kubectl(['get', 'secret', 'conversion-certs', '-n', namespace, '-o', 'jsonpath={.data}']);
+      expect(Object.keys(JSON.parse(secret) as object).sort()).toEqual(['ca.crt', 'ca.key', 'tls.crt', 'tls.key', 'trusted.crt']);
+    } finally {
+      await first.stop();
+      await second.stop();
+    }
+  });
 });
+

@@ -23,6 +23,9 @@ export function reconcilerAllowed(namespace: string): AccessQuestion[] {
     { verb: 'list', group: crdGroup, resource: crds },
     { verb: 'create', group: crdGroup, resource: crds },
     ...['webapps.tidemark.dev', 'configwatchers.k8spatterns.com'].flatMap((name) => ['get', 'patch'].map((verb) => ({ verb, group: crdGroup, resource: crds, name }))),
+    // Storage version migration: WebApps written back unchanged, then the CRD's storedVersions trimmed.
+    { verb: 'update', group: 'tidemark.dev', resource: 'webapps', namespace },
+    { verb: 'patch', group: crdGroup, resource: crds, subresource: 'status', name: 'webapps.tidemark.dev' },
     { verb: 'create', group: '', resource: 'events', namespace },
     { verb: 'patch', group: '', resource: 'events', namespace },
     { verb: 'list', group: '', resource: 'pods', namespace },
@@ -42,6 +45,7 @@ export function reconcilerRefused(namespace: string): AccessQuestion[] {
     { verb: 'delete', group: '', resource: 'namespaces', name: namespace },
     { verb: 'delete', group: crdGroup, resource: crds, name: 'webapps.tidemark.dev' },
     { verb: 'patch', group: crdGroup, resource: crds, name: 'certificates.cert-manager.io' },
+    { verb: 'patch', group: crdGroup, resource: crds, subresource: 'status', name: 'configwatchers.k8spatterns.com' },
     { verb: 'create', group: 'rbac.authorization.k8s.io', resource: 'clusterroles' },
     { verb: 'create', group: 'rbac.authorization.k8s.io', resource: 'rolebindings', namespace },
     { verb: 'bind', group: 'rbac.authorization.k8s.io', resource: 'clusterroles', name: 'cluster-admin' },

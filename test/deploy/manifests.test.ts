@@ -121,6 +121,7 @@ describe('Helm chart on the API server', () => {
       `Deployment/${release}-tidemark-dashboard`, `Deployment/${reconciler}`, `Namespace/${namespace}`,
       `NetworkPolicy/${release}-tidemark-dashboard`, `NetworkPolicy/${reconciler}`, `NetworkPolicy/${release}-tidemark-redis`,
       `PodDisruptionBudget/${release}-tidemark-dashboard`, `PodDisruptionBudget/${reconciler}`,
+      `Role/${reconciler}-conversion-webhook`, `RoleBinding/${reconciler}-conversion-webhook`,
       `Service/${release}-tidemark-dashboard`, `Service/${reconciler}`, `Service/${release}-tidemark-redis`,
       `ServiceAccount/${release}-tidemark-dashboard`, `ServiceAccount/${reconciler}`, `ServiceAccount/${release}-tidemark-redis`,
       `StatefulSet/${release}-tidemark-redis`,

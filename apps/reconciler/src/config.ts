@@ -78,6 +78,11 @@ const ConfigInput = Type.Object({
     caValidityHours: Type.Optional(Type.Integer({ minimum: 1 })),
     servingValidityHours: Type.Optional(Type.Integer({ minimum: 1 })),
     migrationObjectsPerSecond: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 1000 })),
+    secret: Type.Optional(Type.Object({
+      cluster: Type.Optional(Type.String({ minLength: 1 })),
+      namespace: Type.String({ minLength: 1 }),
+      name: Type.Optional(Type.String({ minLength: 1 })),
+    }, { additionalProperties: false })),
   }, { additionalProperties: false })),
   render: Type.Optional(RenderInput),
   webhooks: Type.Optional(Type.Array(Type.Object({
@@ -146,6 +151,11 @@ export interface ConversionWebhookConfig {
   readonly servingValidityMs: number;
   /** Storage version migration: most objects rewritten per second, per cluster. @defaultValue 20 */
   readonly migrationObjectsPerSecond: number;
+  /**
+   * The Secret every replica shares the certificates through. @defaultValue with a service:
+   * tidemark-conversion-webhook in the Service's namespace on the first cluster; else none (kept in memory)
+   */
+  readonly secret?: { readonly cluster: string; readonly namespace: string; readonly name: string };
 }
 
 /**
@@ -192,7 +202,18 @@ function conversionWebhookConfig(input: ConfigInput, where: (field: string) => s
     caValidityMs: (hook.caValidityHours ?? 365 * 24) * 3600_000,
     servingValidityMs: (hook.servingValidityHours ?? 30 * 24) * 3600_000,
     migrationObjectsPerSecond: hook.migrationObjectsPerSecond ?? 20,
+    ...certificateSecret(input, clientConfig, where),
   };
+}
+
+function certificateSecret(input: ConfigInput, clientConfig: ConversionWebhookConfig['clientConfig'], where: (field: string) => string): Pick<ConversionWebhookConfig, 'secret'> {
+  const secret = input.conversionWebhook?.secret;
+  const cluster = secret?.cluster ?? input.clusters[0]?.name ?? '';
+  if (secret?.cluster && !input.clusters.some((entry) => entry.name === secret.cluster)) {
+    throw new ConfigError(`${where('conversionWebhook.secret.cluster')}: no cluster is named "${secret.cluster}"`);
+  }
+  if (secret) return { secret: { cluster, namespace: secret.namespace, name: secret.name ?? 'tidemark-conversion-webhook' } };
+  return 'service' in clientConfig ? { secret: { cluster, namespace: clientConfig.service.namespace, name: 'tidemark-conversion-webhook' } } : {};
 }
 
 function conversionClientConfig(hook: NonNullable<ConfigInput['conversionWebhook']>): ConversionWebhookConfig['clientConfig'] {

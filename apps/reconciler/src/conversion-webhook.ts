@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { ConversionWebhook, conversionPath, type CrdConversion, type WebhookClientConfig } from '@tidemark/conversion';
+import { ConversionWebhook, conversionPath, MemoryCertificateStore, rotateCertificates, type CertificateState, type CertificateStore, type CrdConversion, type RotationStep, type WebhookClientConfig } from '@tidemark/conversion';
 import type { KindRegistry } from '@tidemark/kinds';
 import type { ConversionWebhookConfig } from './config';
 
@@ -21,22 +21,37 @@ export interface RunningConversionWebhook {
  * CA, and says how the API servers reach it: the configured Service or URL, or this process's
  * loopback address for API servers on the same machine.
  */
-export async function startConversionWebhook(settings: ConversionWebhookConfig, kinds: KindRegistry, log: Pick<Logger, 'info' | 'warn'>): Promise<RunningConversionWebhook> {
+export async function startConversionWebhook(
+  settings: ConversionWebhookConfig,
+  kinds: KindRegistry,
+  log: Pick<Logger, 'info' | 'warn'>,
+  store: CertificateStore = new MemoryCertificateStore(),
+): Promise<RunningConversionWebhook> {
   const webhook = new ConversionWebhook({
     kinds,
     host: settings.host,
     port: settings.port,
     certificateHosts: settings.certificateHosts,
-    rotation: { caValidityMs: settings.caValidityMs, servingValidityMs: settings.servingValidityMs },
     onFailure: (message) => log.warn({ message }, 'a CRD conversion failed'),
   });
-  const port = await webhook.start();
+  const policy = { caValidityMs: settings.caValidityMs, servingValidityMs: settings.servingValidityMs };
+  // Rotation goes through the store, so replicas behind one Service serve what one caBundle trusts.
+  const renew = async (force?: 'ca' | 'serving'): Promise<{ state: CertificateState; step: RotationStep }> => {
+    const stored = await store.load();
+    const next = await rotateCertificates(stored.state, settings.certificateHosts, new Date(), policy, force);
+    if (next.step === 'none' || await store.save(next.state, stored.version)) return next;
+    const theirs = await store.load();
+    if (!theirs.state) throw new Error('the conversion webhook certificates were written by another replica and then removed; retrying at the next check');
+    return { state: theirs.state, step: 'none' };
+  };
+  const port = await webhook.start((await renew()).state);
   const clientConfig: WebhookClientConfig = 'loopback' in settings.clientConfig
     ? { url: `https://127.0.0.1:${port}${conversionPath}` }
     : 'url' in settings.clientConfig ? { url: settings.clientConfig.url } : { service: { ...settings.clientConfig.service, path: conversionPath } };
   let timer: NodeJS.Timeout | undefined;
   const check = async (publish: () => Promise<void>, force?: 'ca' | 'serving') => {
-    const step = await webhook.rotate(new Date(), force);
+    const { state, step } = await renew(force);
+    webhook.useCertificates(state);
     if (step !== 'none') log.info({ step }, 'conversion webhook certificates renewed');
     await publish();
   };

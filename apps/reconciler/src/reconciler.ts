@@ -16,6 +16,7 @@ import { connectClusters } from './clusters';
 import { gitDesiredState } from './desired-state';
 import { keepInstallingBuiltinCrds } from './builtin-crds';
 import { startConversionWebhook } from './conversion-webhook';
+import { SecretCertificateStore } from '@tidemark/conversion';
 import { startHttpServer, type HttpServer } from './http-server';
 import { startClusterSeries, startHealthMonitor } from '@tidemark/cluster-health';
 import { requeueCluster, routePoll, startFullResync } from '@tidemark/fanout';
@@ -89,7 +90,9 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
       observer: metrics.observer,
       options: { resyncIntervalMs: config.resyncIntervalMs, builtinCrdSources: builtinCrdSources(config) },
     };
-    const conversion = await startConversionWebhook(config.conversionWebhook, kinds, log);
+    const secret = config.conversionWebhook.secret;
+    const store = secret ? new SecretCertificateStore(connectionOf(clusters.main, secret.cluster), secret.namespace, secret.name) : undefined;
+    const conversion = await startConversionWebhook(config.conversionWebhook, kinds, log, store);
     stops.push(() => conversion.stop());
     const crds = keepInstallingBuiltinCrds(clusters.main, kinds, log, {
       conversion: () => conversion.conversion(),

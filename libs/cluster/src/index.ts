@@ -20,3 +20,4 @@ export { waitForEstablished } from './wait';
 export { removeFinalizer } from './finalizer';
 export { watchObjects, type WatchOptions, type RunningWatch, type WatchEventType } from './watch';
 export { crdVersions, listPage, rewriteObject, setStoredVersions, type CrdVersions } from './storage-version';
+export { createObject, replaceObject } from './write';
