@@ -1,4 +1,4 @@
-import { pino, type Logger } from 'pino';
+import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 
 // Keys whose values are credentials or Secret data wherever they appear in a log line.
 const secretKeys = ['password', 'token', 'secret', 'authorization', 'Authorization', 'cookie', 'auth', 'data', 'stringData', 'kubeconfig', 'bearerToken'];
@@ -28,8 +28,8 @@ function scrubStrings(fields: Record<string, unknown>): Record<string, unknown> 
 }
 
 /** createLogger builds the JSON logger every part of the reconciler writes through. */
-export function createLogger(level: string, destination?: NodeJS.WritableStream): Logger {
-  return pino({
+export function createLogger(level: string, destination?: DestinationStream): Logger {
+  const options: LoggerOptions = {
     level,
     base: { app: 'tidemark-reconciler' },
     redact: { paths: redactedPaths, censor: '[redacted]' },
@@ -39,5 +39,6 @@ export function createLogger(level: string, destination?: NodeJS.WritableStream)
         method.apply(this, args.map((arg) => (typeof arg === 'string' ? scrubText(arg) : arg)) as Parameters<typeof method>);
       },
     },
-  }, destination as never);
+  };
+  return destination ? pino(options, destination) : pino(options);
 }

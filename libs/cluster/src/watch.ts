@@ -1,7 +1,7 @@
 import { createInterface } from 'node:readline';
 import type { KubernetesManifest } from '@tidemark/contracts';
 import type { ClusterConnection } from './connection';
-import { ApiError } from './api-error';
+import { ApiError, type KubeStatus } from './api-error';
 import { resourcePath } from './resource-path';
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
@@ -87,7 +87,7 @@ async function stream(connection: ClusterConnection, options: WatchOptions, sinc
     if (!line.trim()) continue;
     const event = JSON.parse(line) as WatchEvent;
     if (event.type === 'ERROR') {
-      throw new ApiError(event.object.code ?? 500, event.object as never, `watch ${options.kind} on ${connection.name}`);
+      throw new ApiError(event.object.code ?? 500, kubeStatusOf(event.object), `watch ${options.kind} on ${connection.name}`);
     }
     version = event.object.metadata?.resourceVersion ?? version;
     if (event.type !== 'BOOKMARK') options.onEvent(event.type, event.object, false);
@@ -100,4 +100,10 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
     const timer = setTimeout(resolve, ms);
     signal.addEventListener('abort', () => { clearTimeout(timer); resolve(); }, { once: true });
   });
+}
+
+/** kubeStatusOf reads the metav1.Status a watch sends as an ERROR event, field by field. */
+function kubeStatusOf(object: Record<string, unknown>): KubeStatus {
+  const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+  return { kind: text(object.kind), status: text(object.status), message: text(object.message), reason: text(object.reason), code: typeof object.code === 'number' ? object.code : undefined };
 }

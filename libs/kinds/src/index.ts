@@ -6,6 +6,7 @@
 export type { ActionContext, ActionResult, ClusterActions, Health, KindPlugin, KubernetesManifest, RenderContext } from './kind-plugin';
 
 export { KindRegistry, type RegisteredKind } from './registry/kind-registry';
+export { parseCustomResource, type CustomResource } from './registry/parse-custom-resource';
 export { builtinKinds } from './registry/builtin-kinds';
 export { createDefaultRegistry } from './registry/create-default-registry';
 export { crdFiles, type CrdFile } from './registry/crd-files';

@@ -1,3 +1,4 @@
+import type { TSchema } from '@sinclair/typebox';
 import type { Condition, KubernetesManifest } from '@tidemark/contracts';
 
 // KubernetesManifest lives in contracts (libs/cluster needs it too); kinds re-export it.
@@ -71,6 +72,11 @@ export interface KindPlugin<Spec = unknown, Status = Record<string, unknown>> {
   convert?(object: KubernetesManifest, toApiVersion: string): KubernetesManifest;
   /** specOf reads the spec the other hooks take from an object of any served version. Absent: `object.spec`. */
   specOf?(object: KubernetesManifest): Spec;
+  /**
+   * The TypeBox type of the spec that the functions below rely on; the registry's
+   * parseCustomResource checks a CR against it before any of them sees it. @defaultValue no check
+   */
+  specType?: TSchema;
   /** applyDefaults returns the spec with kind-specific defaults filled in (pure). */
   applyDefaults(spec: Spec): Spec;
   /** enabledFeatures lists feature ids this object turns on (the features stage). */

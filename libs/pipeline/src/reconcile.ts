@@ -61,16 +61,16 @@ async function runStages(run: ReconcileRun, deps: PipelineDependencies, signal?:
     return undefined;
   }
   signal?.throwIfAborted();
-  await validateStage(run, deps);
-  await featuresStage(run);
-  await renderStage(run);
+  const defaulted = await validateStage(run, deps);
+  const features = featuresStage(run, defaulted);
+  const rendered = renderStage(run, defaulted, features);
   signal?.throwIfAborted();
   const before = previousInventory(run);
-  const applied = await applyStage(run, deps);
+  const applied = await applyStage(run, deps, rendered);
   // From here on, the live object is the one apply returned (a failure reports against it).
   run.live = applied.live;
   const pruned = await pruneStage(run, before, applied);
-  const kind = await actStage(run, deps, applied.changes);
+  const kind = await actStage(run, deps, defaulted, applied.changes);
   const health = healthStage(run, applied, pruned, kind);
   run.outcome = { applied, pruned, kind, health };
   return statusStage(run, run.outcome, deps);
@@ -102,8 +102,6 @@ function startRun(job: ReconcileJob, deps: PipelineDependencies): ReconcileRun {
     startedAt: deps.now?.() ?? new Date(),
     stage: 'fetch',
     connection: deps.connectionFor(job.cluster),
-    features: [],
-    rendered: [],
     pruned: [],
     deleted: false,
     skipped: false,

@@ -10,8 +10,9 @@ export type { ApplyOutcome } from './stage-results';
 export type StageName = 'fetch' | 'deletion' | 'validate' | 'features' | 'render' | 'apply' | 'prune' | 'act' | 'health' | 'status' | 'result';
 
 /**
- * ReconcileRun is what the stages up to render learn about one run, and how it ended. The stages
- * from apply on return typed results instead (ApplyOutcome); nothing here outlives the run.
+ * ReconcileRun is what fetch and deletion learn about one run, and how it ended. The stages from
+ * validate on return typed results instead (the defaulted CR, features, rendered objects,
+ * ApplyOutcome), which reconcile hands to the next; nothing here outlives the run.
  */
 export interface ReconcileRun {
   job: ReconcileJob;
@@ -28,10 +29,6 @@ export interface ReconcileRun {
   live?: KubernetesManifest;
   /** The desired object with the namespace defaulted (what is applied). */
   object?: KubernetesManifest;
-  /** For a kind plugin: the object with kind defaults, which render and act read. */
-  defaulted?: KubernetesManifest;
-  features: string[];
-  rendered: KubernetesManifest[];
   /** What the deletion stage pruned, as 'deleted' change-set entries. */
   pruned: ChangeSetEntry[];
   /** Set by the deletion stage when the object was removed and its objects pruned. */

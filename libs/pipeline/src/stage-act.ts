@@ -1,4 +1,5 @@
 import { toReconcileFailure, type ChangeSetEntry } from '@tidemark/cluster';
+import type { CustomResource } from '@tidemark/kinds';
 import { clusterActions } from './cluster-actions';
 import type { PipelineDependencies } from './dependencies';
 import type { ReconcileRun } from './run';
@@ -9,16 +10,16 @@ import { subjectOf } from './subject';
  * actStage lets the kind act on the cluster (ConfigWatcher restarts pods) and read figures off
  * what it owns (WebApp's readyReplicas). A plain manifest has neither.
  */
-export async function actStage(run: ReconcileRun, deps: PipelineDependencies, changes: readonly ChangeSetEntry[]): Promise<KindOutcome> {
+export async function actStage(run: ReconcileRun, deps: PipelineDependencies, defaulted: CustomResource | undefined, changes: readonly ChangeSetEntry[]): Promise<KindOutcome> {
   run.stage = 'act';
   const previousStatus = run.previous?.kindStatus ?? {};
-  if (!run.plugin || !run.defaulted) return { kindStatus: {}, kindConditions: [] };
+  if (!run.plugin || !defaulted) return { kindStatus: {}, kindConditions: [] };
   let kindStatus: Record<string, unknown> = {};
   let kindConditions: KindCondition[] = [];
   try {
     if (run.plugin.act) {
       const actions = clusterActions(run.connection, deps.actionsConnectionFor(run.job.cluster));
-      const result = await run.plugin.act({ object: run.defaulted as never, previousStatus, cluster: actions, now: deps.now?.() ?? new Date() });
+      const result = await run.plugin.act({ object: defaulted, previousStatus, cluster: actions, now: deps.now?.() ?? new Date() });
       kindStatus = { ...previousStatus, ...(result.status as Record<string, unknown>) };
       kindConditions = result.conditions ?? [];
     }

@@ -1,4 +1,5 @@
 import { applyChangeSet, applyWithChangeSet, toReconcileFailure, type ChangeSetEntry } from '@tidemark/cluster';
+import type { KubernetesManifest } from '@tidemark/contracts';
 import type { PipelineDependencies } from './dependencies';
 import { driftCheck } from './drift-check';
 import type { ReconcileRun } from './run';
@@ -11,7 +12,7 @@ import { subjectOf } from './subject';
  * applyStage applies the CR (for a kind) and the rendered objects with server-side apply in
  * dependency order, healing or reporting drift as each object's policy says.
  */
-export async function applyStage(run: ReconcileRun, deps: PipelineDependencies): Promise<AppliedObjects> {
+export async function applyStage(run: ReconcileRun, deps: PipelineDependencies, rendered: KubernetesManifest[]): Promise<AppliedObjects> {
   run.stage = 'apply';
   const drift = driftCheck(run, deps);
   try {
@@ -22,12 +23,12 @@ export async function applyStage(run: ReconcileRun, deps: PipelineDependencies):
       live = entry.object;
       warned.push(entry);
     }
-    const changes = await applyChangeSet(run.connection, run.rendered, drift.options);
+    const changes = await applyChangeSet(run.connection, rendered, drift.options);
     if (!run.plugin) live = changes[0]?.object ?? live;
     return {
       live,
       changes,
-      inventory: run.plugin ? run.rendered.map(inventoryEntry) : [],
+      inventory: run.plugin ? rendered.map(inventoryEntry) : [],
       drift: { healed: drift.healed, reported: drift.reported },
       warnings: apiWarnings([...warned, ...changes]),
     };

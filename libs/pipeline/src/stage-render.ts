@@ -1,4 +1,5 @@
 import { TerminalError, isReconcileFailure } from '@tidemark/contracts';
+import type { CustomResource, KubernetesManifest } from '@tidemark/kinds';
 import type { ReconcileRun } from './run';
 import { ownerOfRun, withOwner } from './tracking';
 
@@ -7,17 +8,14 @@ import { ownerOfRun, withOwner } from './tracking';
  * feature through the merge managers, then spec.override; for a plain manifest, itself.
  * Every rendered object is labelled as Tidemark's and annotated with the Git object it came from.
  */
-export async function renderStage(run: ReconcileRun): Promise<void> {
+export function renderStage(run: ReconcileRun, defaulted: CustomResource | undefined, features: readonly string[]): KubernetesManifest[] {
   run.stage = 'render';
   const owner = ownerOfRun(run);
-  if (!run.plugin) {
-    run.rendered = run.object ? [withOwner(run.object, owner)] : [];
-    return;
-  }
-  const object = run.defaulted!;
+  if (!run.plugin || !defaulted) return run.object ? [withOwner(run.object, owner)] : [];
+  const object = defaulted;
   try {
-    const rendered = run.plugin.render({ object: object as never, features: run.features });
-    run.rendered = rendered.map((child) => withOwner({
+    const rendered = run.plugin.render({ object, features });
+    return rendered.map((child) => withOwner({
       ...child,
       metadata: { ...child.metadata, namespace: child.metadata.namespace ?? object.metadata.namespace },
     }, owner));

@@ -1,5 +1,6 @@
 import { TerminalError, type KubernetesManifest } from '@tidemark/contracts';
 import { ApiError, applyObject, cleanApiMessage, toReconcileFailure } from '@tidemark/cluster';
+import { parseCustomResource, type CustomResource } from '@tidemark/kinds';
 import type { ReconcileRun } from './run';
 import type { PipelineDependencies } from './dependencies';
 import { checkBuiltinCrdConflict } from './builtin-crd-conflict';
@@ -8,13 +9,14 @@ import { subjectOf } from './subject';
 
 /**
  * validateStage runs a server-side dry-run of the CR against its CRD, so the API server itself
- * enforces the OpenAPI schema and CEL rules, then fills in the kind's defaults for render.
- * Plain manifests are validated by the apply stage's own dry-run.
+ * enforces the OpenAPI schema and CEL rules, then parses it into its kind's spec type and fills
+ * in the kind's defaults: the CR that features, render and act read. Plain manifests are
+ * validated by the apply stage's own dry-run (undefined here).
  */
-export async function validateStage(run: ReconcileRun, deps: PipelineDependencies): Promise<void> {
+export async function validateStage(run: ReconcileRun, deps: PipelineDependencies): Promise<CustomResource | undefined> {
   run.stage = 'validate';
   checkBuiltinCrdConflict(run, deps);
-  if (!run.plugin || !run.object) return;
+  if (!run.plugin || !run.object) return undefined;
   const applied = customResourceToApply(run);
   try {
     await applyObject(run.connection, applied, { dryRun: true });
@@ -27,9 +29,8 @@ export async function validateStage(run: ReconcileRun, deps: PipelineDependencie
     }
     throw failure;
   }
-  // A kind served in several versions reads one spec shape whatever version Git uses.
-  const spec = (run.plugin.specOf ? run.plugin.specOf(run.object) : run.object.spec ?? {}) as never;
-  run.defaulted = { ...run.object, spec: run.plugin.applyDefaults(spec) };
+  const parsed = parseCustomResource(run.plugin, run.object, run.desired?.path ?? 'Git');
+  return { ...parsed, spec: run.plugin.applyDefaults(parsed.spec) };
 }
 
 /**

@@ -1,6 +1,6 @@
 import { listObjects, watchObjects, type ClusterConnection, type RunningWatch } from '@tidemark/cluster';
 import type { KubernetesManifest, Logger, ObjectStatus, ReconcileJob } from '@tidemark/contracts';
-import type { KindRegistry, RegisteredKind } from '@tidemark/kinds';
+import { parseCustomResource, type KindRegistry, type RegisteredKind } from '@tidemark/kinds';
 import type { Redis } from 'ioredis';
 import type { StatusStore } from '@tidemark/status-store';
 import { latestRevision } from './latest-revision';
@@ -65,7 +65,13 @@ async function wakeReferrers(cluster: string, connection: ClusterConnection, cha
 }
 
 function references(plugin: RegisteredKind, candidate: KubernetesManifest, changed: KubernetesManifest): boolean {
-  const referenced = plugin.referencedObjects?.(candidate as never) ?? [];
+  let parsed;
+  try {
+    parsed = parseCustomResource(plugin, candidate, 'cluster');
+  } catch {
+    return false; // A CR whose spec does not fit its kind references nothing; its own run says why.
+  }
+  const referenced = plugin.referencedObjects?.(parsed) ?? [];
   return referenced.some((ref) => ref.kind === changed.kind && ref.name === changed.metadata.name && ref.namespace === (changed.metadata.namespace ?? ''));
 }
 

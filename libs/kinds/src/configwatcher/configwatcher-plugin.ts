@@ -1,6 +1,7 @@
 import type { KindPlugin } from '../kind-plugin';
 import { actOnConfigWatcher } from './configwatcher-act';
 import { configWatcherCrd } from './configwatcher-crd';
+import { configWatcherSpecType } from './configwatcher-spec-type';
 import {
   configWatcherGroup,
   configWatcherKind,
@@ -21,6 +22,7 @@ export const configWatcherPlugin: KindPlugin<ConfigWatcherSpec, ConfigWatcherSta
   kind: configWatcherKind,
   plural: configWatcherPlural,
   crd: configWatcherCrd,
+  specType: configWatcherSpecType,
   applyDefaults: (spec) => ({ ...spec, strategy: spec.strategy ?? 'DeletePods' }),
   enabledFeatures: () => [],
   render: () => [],

@@ -6,6 +6,7 @@ import type { WebAppFeature } from './features/webapp-feature';
 import { observeWebAppStatus, type WebAppStatus } from './observe-webapp-status';
 import { renderWebApp } from './render/render-webapp';
 import { convertWebApp, webAppSpecOf } from './versions/convert-webapp-version';
+import { webAppSpecType } from './webapp-spec-type';
 import { webAppGroup, webAppKind, webAppPlural, webAppStorageVersion, webAppVersion, webAppVersionV1alpha1, type WebAppSpec } from './webapp-types';
 
 /**
@@ -22,6 +23,7 @@ export function createWebAppPlugin(features: readonly WebAppFeature[] = webAppFe
     servedVersions: [webAppStorageVersion, webAppVersionV1alpha1],
     convert: convertWebApp,
     specOf: webAppSpecOf,
+    specType: webAppSpecType,
     applyDefaults: applyWebAppDefaults,
     enabledFeatures: (spec) => enabledWebAppFeatures(spec, features),
     render: (context) => renderWebApp(context, features),
