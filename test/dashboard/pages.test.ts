@@ -91,7 +91,7 @@ describe('sources page', () => {
     expect(page.body).toMatch(/<tr data-source="main-repo"><th scope="row"><a href="\/sources\/main-repo">main-repo<\/a><\/th><td>branch main<\/td><td><span class="commit">shop: two replicas<\/span> <span class="muted">by Ann Operator/);
   });
 
-  it('shows one source: problems with file and line, objects per cluster, and its commits with when they went live', async () => {
+  it('shows one source: problems with file and line, render units and objects per cluster, and its commits with when they went live', async () => {
     const page = await get('/sources/main-repo');
     expect(page.status).toBe(200);
     expect(page.body).toContain('<code>apps/broken.yaml:7</code>');
@@ -99,6 +99,7 @@ describe('sources page', () => {
     expect(page.body).toMatch(/<tr data-cluster="edge">.*>1<\/a><\/td>/s);
     expect(page.body).toMatch(/<tr data-revision="a{40}">.*<td data-cluster="shared"><time[^>]*>1m ago<\/time> <span class="muted">\(60\.0 s after the commit\)/s);
     expect(page.body).toContain('id="commit-to-live"');
+    expect(page.body).toMatch(/<tr data-unit="apps\/overlays\/prod"><th scope="row"><code>apps\/overlays\/prod<\/code><\/th><td>kustomize<\/td><td class="num">2<\/td>\s*<td class="muted">—<\/td><td data-cluster="shared">2 ready<\/td>/);
     expect((await get('/sources/unknown')).status).toBe(404);
     expect((await get('/api/objects?source=main-repo&cluster=edge')).json<{ total: number }>().total).toBe(1);
     expect((await get('/api/objects?source=other')).json<{ total: number }>().total).toBe(0);

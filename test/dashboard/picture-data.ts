@@ -1,5 +1,5 @@
 // Records a new user would see after a first push: six objects of one source (one from a file that names
-// no namespace), a WebApp with what it rendered, drift on its ConfigMap, its ReplicaSet and Pod, a source
+// no namespace, two rendered by a Kustomize overlay), a WebApp with what it rendered, drift on its ConfigMap, its ReplicaSet and Pod, a source
 // record with a broken file, a fetched commit and when it went live. Shared by the page and browser tests.
 import type { DashboardFixture } from './dashboard-fixture';
 import { seededStatus, stalledConditions } from './dashboard-fixture';
@@ -12,7 +12,9 @@ export const uid = { deployment: 'uid-deploy-1', replicaSet: 'uid-rs-1', pod: 'u
 export async function seedPictures(fixture: DashboardFixture): Promise<void> {
   const { store } = fixture;
   // Six objects of one source, one of them from a file that names no namespace (key `_`, record `default`).
-  for (const name of ['a', 'b', 'c', 'd']) await store.put(seededStatus('shared', 'ConfigMap', 'shop', name));
+  for (const name of ['a', 'b']) await store.put(seededStatus('shared', 'ConfigMap', 'shop', name));
+  // Two of them rendered by a Kustomize overlay: the source's one render unit.
+  for (const name of ['c', 'd']) await store.put(seededStatus('shared', 'ConfigMap', 'shop', name, { renderUnit: { renderer: 'kustomize', folder: 'apps/overlays/prod' } }));
   await store.put({ ...seededStatus('shared', 'ConfigMap', 'default', 'carts'), objectKey: 'core/ConfigMap/_/carts', generation: undefined, observedGeneration: undefined });
   await store.put(seededStatus('shared', 'WebApp', 'shop', 'storefront', {
     resources: [

@@ -53,6 +53,7 @@ export const SourceBody = Type.Object({
   durationMs: Type.Optional(Type.Number()),
   objects: Type.Integer({ description: 'Git objects of the source with a status record on some cluster, each counted once.' }),
   byCluster: Type.Record(Type.String(), StateCountsBody, { description: 'The source\'s records per cluster, by state.' }),
+  units: Type.Array(Type.Object({ renderer: Type.String(), folder: Type.String(), objects: Type.Integer(), byCluster: Type.Record(Type.String(), StateCountsBody) }), { description: 'Render units (Kustomize, Helm, …) with their objects per cluster.' }),
   fetchedObjects: Type.Optional(Type.Number({ description: 'Git objects (commits, trees, blobs) received by the last fetch; 0 when the ref had not moved.' })),
   changes: Type.Optional(Type.Number()),
   sourceErrors: Type.Optional(Type.Number()),

@@ -1,6 +1,6 @@
 import type { SourceProblem } from '@tidemark/contracts';
 import type { SourceRow } from '../view/dashboard-data';
-import { emptyCounts } from '../view/overview';
+import { emptyCounts, type StateCounts } from '../view/overview';
 import { clusterHref } from './clusters-page';
 import { duration, shortRevision, timeAgo } from './format';
 import { html, type SafeHtml } from './html';
@@ -47,6 +47,26 @@ ${clusters.map((cluster) => {
   })}</table>`;
 }
 
+/** notReady counts what is not Ready on a cluster: reconciling, waiting, stalled, failed or unknown. */
+function notReady(counts: StateCounts): number {
+  return counts.total - counts.Ready;
+}
+
+/** renderUnits lists the source's Kustomize, Helm and other render units with their objects per cluster. */
+function renderUnits(source: SourceRow): SafeHtml {
+  if (source.units.length === 0) return html`<p class="muted" id="units-none">No render unit: every object comes from a plain YAML file.</p>`;
+  const clusters = Object.keys(source.byCluster).sort();
+  return html`<div class="scroll"><table id="render-units"><caption class="visually-hidden">Render units of the source and their objects per cluster</caption>
+<tr><th scope="col">Folder</th><th scope="col">Renderer</th><th scope="col" class="num">Objects</th>${clusters.map((cluster) => html`<th scope="col">${cluster}</th>`)}</tr>
+${source.units.map((unit) => html`<tr data-unit="${unit.folder}"><th scope="row"><code>${unit.folder}</code></th><td>${unit.renderer}</td><td class="num">${unit.objects}</td>
+${clusters.map((cluster) => {
+    const counts = unit.byCluster[cluster];
+    if (!counts) return html`<td class="muted">—</td>`;
+    const behind = notReady(counts);
+    return html`<td data-cluster="${cluster}">${counts.Ready} ready${behind > 0 ? html`, <span class="error">${behind} not ready</span>` : ''}${counts.Drifted > 0 ? html`, <span class="state-drifted">${counts.Drifted} drifted</span>` : ''}</td>`;
+  })}</tr>`)}</table></div>`;
+}
+
 export interface SourcePageInput {
   source: SourceRow;
   /** The commits timeline, when recorded. */
@@ -62,6 +82,7 @@ export function sourcePage({ source, timeline }: SourcePageInput): SafeHtml {
 <dt>State</dt><dd>${sourceState(source)}</dd>
 <dt>Objects</dt><dd id="source-objects">${source.declaredObjects ?? '—'} declared in Git at this revision; ${source.objects} with a status record</dd></dl>
 <h2>Problems</h2>${problemsTable(source)}
+<h2>Render units</h2>${renderUnits(source)}
 <h2>Objects per cluster</h2>${objectsPerCluster(source)}
 ${timeline ?? ''}`;
 }

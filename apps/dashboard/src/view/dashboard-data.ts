@@ -3,7 +3,7 @@ import { readClusterHealth, readClusterSeries, readSourceCommits, readSourceStat
 import type { ClusterQueueFigures, ReconcileQueues } from '@tidemark/queue';
 import type { RevisionLive, StatusStore } from '@tidemark/status-store';
 import { facetsOf, MatchMemo, queryMatrix, type Facets, type MatrixPage, type ObjectFilter } from './object-matrix';
-import { countStates, emptyCounts, type StateCounts, type StatusTotals } from './overview';
+import { countStates, emptyCounts, type StateCounts, type StatusTotals, type UnitCounts } from './overview';
 import { redactStatus } from './redact';
 import { buildResourceTree, ownerUidsOf, type TreeNode } from './resource-tree';
 import type { StatusCache } from './status-cache';
@@ -17,6 +17,8 @@ export interface SourceRow extends SourceStatus {
   objects: number;
   /** The source's records per cluster, by state. */
   byCluster: Record<string, StateCounts>;
+  /** Its render units with their objects per cluster (plain files belong to none). */
+  units: UnitCounts[];
 }
 
 export interface ClusterRow {
@@ -129,7 +131,7 @@ export class DashboardData {
     return Promise.all(all.map(async (name) => {
       const counts = totals.bySource[name];
       const record = await readSourceStatus(this.options.redis, this.options.store.keys, name);
-      return { name, ...record, objects: counts?.objects ?? 0, byCluster: counts?.byCluster ?? {} };
+      return { name, ...record, objects: counts?.objects ?? 0, byCluster: counts?.byCluster ?? {}, units: counts?.units ?? [] };
     }));
   }
 
@@ -154,7 +156,7 @@ export class DashboardData {
     const record = await readSourceStatus(this.options.redis, this.options.store.keys, name);
     if (!known && Object.keys(record).length === 0) return undefined;
     const counts = this.statusTotals().bySource[name];
-    return { name, ...record, objects: counts?.objects ?? 0, byCluster: counts?.byCluster ?? {} };
+    return { name, ...record, objects: counts?.objects ?? 0, byCluster: counts?.byCluster ?? {}, units: counts?.units ?? [] };
   }
 
   /** clusterSeries is a cluster's recent samples (queue depth, run durations, failing objects), oldest first. */

@@ -26,6 +26,16 @@ export interface StatusTotals {
 export interface SourceCounts {
   objects: number;
   byCluster: Record<string, StateCounts>;
+  /** Its render units (Kustomize, Helm, …) with their objects' records per cluster; plain files have none. */
+  units: UnitCounts[];
+}
+
+/** UnitCounts is one render unit of a source: what renders it, its folder, its objects and their state per cluster. */
+export interface UnitCounts {
+  renderer: string;
+  folder: string;
+  objects: number;
+  byCluster: Record<string, StateCounts>;
 }
 
 export function emptyCounts(): StateCounts {
@@ -39,23 +49,42 @@ function add(counts: StateCounts, { cell }: CachedStatus): void {
   if (cell.suspended) counts.Suspended += 1;
 }
 
+type UnitTally = Omit<UnitCounts, 'objects'> & { keys: Set<string> };
+
+function addToUnit(unitsBySource: Map<string, Map<string, UnitTally>>, entry: CachedStatus): void {
+  const { renderUnit, source, cluster, objectKey } = entry.status;
+  if (!renderUnit) return;
+  let units = unitsBySource.get(source);
+  if (!units) unitsBySource.set(source, (units = new Map()));
+  const id = `${renderUnit.renderer}|${renderUnit.folder}`;
+  let unit = units.get(id);
+  if (!unit) units.set(id, (unit = { renderer: renderUnit.renderer, folder: renderUnit.folder, keys: new Set(), byCluster: {} }));
+  unit.keys.add(objectKey);
+  add((unit.byCluster[cluster] ??= emptyCounts()), entry);
+}
+
 /** countStates sums every (cluster, object) record, overall and per cluster. */
 export function countStates(entries: Iterable<CachedStatus>, clusters: readonly string[]): StatusTotals {
   const all = emptyCounts();
   const byCluster: Record<string, StateCounts> = {};
   for (const cluster of clusters) byCluster[cluster] = emptyCounts();
   const keysBySource = new Map<string, Set<string>>();
+  const unitsBySource = new Map<string, Map<string, UnitTally>>();
   const bySource: Record<string, SourceCounts> = {};
   for (const entry of entries) {
     const { cluster, source, objectKey } = entry.status;
     add(all, entry);
     add((byCluster[cluster] ??= emptyCounts()), entry);
-    const counts = (bySource[source] ??= { objects: 0, byCluster: {} });
+    const counts = (bySource[source] ??= { objects: 0, byCluster: {}, units: [] });
     add((counts.byCluster[cluster] ??= emptyCounts()), entry);
+    addToUnit(unitsBySource, entry);
     let keys = keysBySource.get(source);
     if (!keys) keysBySource.set(source, (keys = new Set()));
     keys.add(objectKey);
   }
   for (const [source, keys] of keysBySource) bySource[source]!.objects = keys.size;
+  for (const [source, units] of unitsBySource) {
+    bySource[source]!.units = [...units.values()].map(({ keys, ...unit }) => ({ ...unit, objects: keys.size })).sort((a, b) => a.folder.localeCompare(b.folder));
+  }
   return { all, byCluster, sources: [...keysBySource.keys()].sort(), bySource };
 }
