@@ -1,6 +1,7 @@
 // Plants canary credentials and Secret data, runs the reconciler on them for real (Git with
-// basic auth, a signed webhook, a Secret applied, then edited by hand and its drift reported), then looks for
-// the canaries in every log line, every Redis key and every API response. It finds none.
+// basic auth, a signed webhook, a Secret applied, then edited by hand and its drift reported, a
+// SOPS-encrypted Secret decrypted at render time and applied), then looks for the canaries in every
+// log line, every Redis key and every API response. It finds none.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createHmac, randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -10,12 +11,13 @@ import { Writable } from 'node:stream';
 import { Redis } from 'ioredis';
 import { stringify } from 'yaml';
 import { ClusterConnection, getObject } from '@tidemark/cluster';
-import { kubectl, startGitServer, startRedis, type GitServer, type TestRedis, type WorkingCopy } from '@tidemark/testing';
+import { kubectl, renderToolsDir, run, startGitServer, startRedis, type GitServer, type TestRedis, type WorkingCopy } from '@tidemark/testing';
 import { loadConfig } from '../../apps/reconciler/src/config';
 import { createLogger } from '../../apps/reconciler/src/logger';
 import { startReconciler, type RunningReconciler } from '../../apps/reconciler/src/reconciler';
 import { buildDashboard } from '../../apps/dashboard/src/build-app';
 import { dumpRedis, findCanaries } from './canary-scan';
+import { renderTools } from '../render/render-fixture';
 
 const tag = randomBytes(6).toString('hex');
 const namespace = `canary-${tag}`;
@@ -24,6 +26,7 @@ const canaries = {
   webhookSecret: `cnry-hook-${randomBytes(9).toString('hex')}`,
   secretData: `cnry-data-${randomBytes(9).toString('hex')}`,
   handEdit: `cnry-edit-${randomBytes(9).toString('hex')}`,
+  sopsValue: `cnry-sops-${randomBytes(9).toString('hex')}`,
   kubeToken: /token:\s*"?([^\s"]+)/.exec(inject('kubeconfig'))?.[1] ?? 'no-token-in-kubeconfig',
 };
 const viewerToken = `viewer-${randomBytes(12).toString('hex')}`;
@@ -55,6 +58,33 @@ async function pushAll(configValue: string, message: string): Promise<void> {
   await repo.commitAndPush(message);
 }
 
+/**
+ * pushSealedSecret commits a kustomization holding a Secret encrypted with sops for a fresh age
+ * key (the reconciler gets the key file), and a second one encrypted for a key it does not have.
+ */
+async function pushSealedSecret(): Promise<string> {
+  const tools = await renderTools();
+  const ageKey = join(workDir, 'tidemark.agekey');
+  await run(tools.ageKeygen, ['-o', ageKey]);
+  await run(tools.ageKeygen, ['-o', join(workDir, 'stranger.agekey')]);
+  const encrypt = async (key: string, name: string) => {
+    const plain = join(workDir, `${name}.yaml`);
+    await writeFile(plain, stringify({ apiVersion: 'v1', kind: 'Secret', metadata: { name }, type: 'Opaque', stringData: { token: canaries.sopsValue } }));
+    const recipient = (await run(tools.ageKeygen, ['-y', key])).trim();
+    return run(tools.sops, ['--encrypt', '--age', recipient, '--encrypted-regex', '^(data|stringData)$', plain], { env: { PATH: process.env.PATH ?? '', HOME: workDir } });
+  };
+  await repo.write('deploy/sealed/kustomization.yaml', stringify({ namespace, resources: ['sealed.enc.yaml'] }));
+  await repo.write('deploy/sealed/sealed.enc.yaml', await encrypt(ageKey, 'sealed'));
+  await repo.write('deploy/stranger/kustomization.yaml', stringify({ namespace, resources: ['stranger.enc.yaml'] }));
+  await repo.write('deploy/stranger/stranger.enc.yaml', await encrypt(join(workDir, 'stranger.agekey'), 'stranger'));
+  return ageKey;
+}
+
+async function sealedValue(): Promise<string | undefined> {
+  const secret = await getObject(connection, { apiVersion: 'v1', kind: 'Secret', namespace, name: 'sealed' }) as { data?: Record<string, string> } | undefined;
+  return secret?.data?.token;
+}
+
 async function record(where: string, response: Promise<Response>): Promise<void> {
   const answered = await response;
   responses.push({ where: `${where} (${answered.status})`, body: await answered.text() });
@@ -72,6 +102,7 @@ beforeAll(async () => {
   git = await startGitServer({ basicAuth: { username: 'tidemark', password: canaries.gitPassword } });
   const remote = await git.createRepository('canary');
   repo = await git.workingCopy('canary');
+  const ageKeyFile = await pushSealedSecret();
   await pushAll('first', 'canary objects');
   const configPath = join(workDir, 'tidemark.yaml');
   await writeFile(configPath, stringify({
@@ -80,6 +111,7 @@ beforeAll(async () => {
     sources: [{ name: 'canary', url: remote, ref: { branch: 'main' }, path: 'deploy', intervalMs: 600_000, auth: { username: 'tidemark', password: { env: 'CANARY_GIT_PASSWORD' } } }],
     clusters: [{ name: 'rig', kubeconfig: inject('kubeconfigPath') }],
     http: { port: 0, host: '127.0.0.1' },
+    render: { toolsDir: renderToolsDir, sops: { ageKeyFile } },
     webhooks: [{ source: 'canary', provider: 'github', secret: { env: 'CANARY_WEBHOOK_SECRET' } }],
   }));
   const config = loadConfig({ TIDEMARK_CONFIG: configPath, CANARY_GIT_PASSWORD: canaries.gitPassword, CANARY_WEBHOOK_SECRET: canaries.webhookSecret, TIDEMARK_LOG_LEVEL: 'debug' });
@@ -108,6 +140,14 @@ describe('no credential or Secret value leaks', () => {
     // A hand edit of the Secret is drift, reported: the drift item goes to the store and the dashboard.
     await kubectl(inject('kubeconfigPath'), ['patch', 'secret', 'api-credentials', '-n', namespace, '--type=merge', '-p', JSON.stringify({ data: { 'api-key': b64(canaries.handEdit) } })]);
     await expect.poll(async () => (await reconciler!.statusStore.get('rig', `core/Secret/${namespace}/api-credentials`))?.drift?.length ?? 0, { timeout: 30_000, interval: 250 }).toBeGreaterThan(0);
+  });
+
+  it('decrypts a SOPS Secret at render time and applies it; a file for another key stops only its unit', async () => {
+    await expect.poll(sealedValue, { timeout: 60_000, interval: 250 }).toBe(b64(canaries.sopsValue));
+    const status = await reconciler!.statusStore.get('rig', `core/Secret/${namespace}/sealed`);
+    expect(status?.renderUnit).toEqual({ renderer: 'kustomize', folder: 'deploy/sealed' });
+    const errors = logLines.filter((line) => line.includes('could not be decrypted'));
+    expect(errors.length + (await sourceErrors()).length).toBeGreaterThan(0);
   });
 
   it('exports what it did on /metrics', async () => {
@@ -164,6 +204,17 @@ describe('no credential or Secret value leaks', () => {
     expect([...keys.values()].flatMap((text) => findCanaries(text, canaries, 'redis'))).toHaveLength(1);
   });
 });
+
+/** sourceErrors reads the source's recorded problems from Redis, where the dashboard finds them. */
+async function sourceErrors(): Promise<string[]> {
+  const client = new Redis(redis.url);
+  try {
+    const keys = await dumpRedis(client);
+    return [...keys.values()].filter((text) => text.includes('stranger.enc.yaml could not be decrypted'));
+  } finally {
+    client.disconnect();
+  }
+}
 
 async function scrapeDashboard(): Promise<void> {
   const connectionFor = () => new Redis(redis.url);
