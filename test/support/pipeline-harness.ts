@@ -24,6 +24,8 @@ export interface PipelineHarness {
   /** pushAndReconcile pushes the working copy, polls, and reconciles every changed object once. */
   pushAndReconcile(message: string): Promise<{ poll: PollResult; results: Map<string, ReconcileOutcome | Error> }>;
   reconcileKey(objectKey: string, reason?: ReconcileJob['reason']): Promise<ReconcileOutcome | Error>;
+  /** reconcileAt reconciles one object at a revision the test polled itself. */
+  reconcileAt(revision: string, objectKey: string, reason: ReconcileJob['reason']): Promise<ReconcileOutcome | Error>;
   stop(): Promise<void>;
 }
 
@@ -57,9 +59,11 @@ export async function startPipelineHarness(kubeconfig: string, redisUrl: string,
   };
   let revision = '';
 
-  const reconcileKey = async (objectKey: string, reason: ReconcileJob['reason'] = 'git-change') => {
+  const reconcileKey = (objectKey: string, reason: ReconcileJob['reason'] = 'git-change') => reconcileAt(revision, objectKey, reason);
+  const reconcileAt = async (at: string, objectKey: string, reason: ReconcileJob['reason']) => {
+    revision = at;
     try {
-      return await reconcile({ source: 'test', revision, cluster, objectKey, reason }, deps);
+      return await reconcile({ source: 'test', revision: at, cluster, objectKey, reason }, deps);
     } catch (error) {
       if (!isReconcileFailure(error)) throw error;
       return error;
@@ -87,6 +91,7 @@ export async function startPipelineHarness(kubeconfig: string, redisUrl: string,
       return { poll, results };
     },
     reconcileKey,
+    reconcileAt,
     async stop() {
       await source.close();
       connection.close();

@@ -21,3 +21,5 @@ export { removeFinalizer } from './finalizer';
 export { watchObjects, type WatchOptions, type RunningWatch, type WatchEventType } from './watch';
 export { crdVersions, listPage, rewriteObject, setStoredVersions, type CrdVersions } from './storage-version';
 export { createObject, replaceObject } from './write';
+export { countCustomResources } from './crd-instances';
+export { foreignObjectsIn } from './namespace-contents';

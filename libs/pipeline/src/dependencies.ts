@@ -4,6 +4,7 @@ import type { KindRegistry } from '@tidemark/kinds';
 import type { StatusStore } from '@tidemark/status-store';
 import type { DriftPolicy, DriftRules } from '@tidemark/drift';
 import type { PipelineObserver } from './observer';
+import type { PruneGuard } from './prune-guards';
 
 /** DesiredObject is an object as Git declares it at one revision. */
 export interface DesiredObject {
@@ -52,6 +53,8 @@ export interface PipelineDependencies {
   kinds: KindRegistry;
   statusStore: StatusStore;
   log?: Logger;
+  /** The guards every delete passes. @defaultValue defaultPruneGuards */
+  pruneGuards?: readonly PruneGuard[];
   /** Told how every run ended, for metrics. */
   observer?: PipelineObserver;
   options?: PipelineOptions;

@@ -2,6 +2,7 @@ import { TerminalError, type ObjectStatus, type ReconcileRecord } from '@tidemar
 import type { PipelineDependencies } from './dependencies';
 import { failureRecord } from './record-failure';
 import { wasReadyAt } from './observe-run';
+import { orphanedRecord } from './record-orphan';
 import type { ReconcileRun } from './run';
 
 /**
@@ -21,7 +22,7 @@ export async function finalizeStatus(run: ReconcileRun, deps: PipelineDependenci
     return;
   }
   if (!run.desired) {
-    await deps.statusStore.delete(cluster, objectKey);
+    await finalizeRemoved(run, deps);
     return;
   }
   if (run.deleted) {
@@ -44,4 +45,15 @@ export async function finalizeStatus(run: ReconcileRun, deps: PipelineDependenci
 
 function historyEntry(run: ReconcileRun, outcome: Pick<ReconcileRecord, 'result'> & Partial<ReconcileRecord>): ReconcileRecord {
   return { revision: run.job.revision, startedAt: run.startedAt.toISOString(), durationMs: Date.now() - run.startedAt.getTime(), ...outcome };
+}
+
+/** finalizeRemoved forgets an object removed from Git, unless a prune guard orphaned it: then it stays listed, saying why. */
+async function finalizeRemoved(run: ReconcileRun, deps: PipelineDependencies): Promise<void> {
+  const { cluster, objectKey } = run.job;
+  if (!run.orphaned) {
+    await deps.statusStore.delete(cluster, objectKey);
+    return;
+  }
+  const record = orphanedRecord(run, run.orphaned, deps.now?.() ?? new Date());
+  await deps.statusStore.record(cluster, objectKey, record, historyEntry(run, { result: 'skipped', stage: 'deletion', message: record.conditions[0]?.message ?? '' }));
 }

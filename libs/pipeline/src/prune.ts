@@ -1,6 +1,10 @@
-import { deleteObject, describe, type ChangeSetEntry, type ClusterConnection } from '@tidemark/cluster';
-import { groupOf, type InventoryEntry, type KubernetesManifest } from '@tidemark/contracts';
+import { ApiError, deleteObject, describe, getByResource, type ChangeSetEntry, type ClusterConnection } from '@tidemark/cluster';
+import { groupOf, NotReadyError, type InventoryEntry, type KubernetesManifest } from '@tidemark/contracts';
+import type { PipelineDependencies } from './dependencies';
 import type { ReconcileRun } from './run';
+import { adjudicatePrune, defaultPruneGuards, describeEntry, type KeptObject, type PruneVerdict } from './prune-guards';
+import { pruneContext } from './prune-context';
+import { inventoryEntry, ownerOfRun } from './tracking';
 
 /** previousInventory is what the last run applied: the CR's in-cluster record first, then the store. */
 export function previousInventory(run: ReconcileRun): InventoryEntry[] {
@@ -9,14 +13,60 @@ export function previousInventory(run: ReconcileRun): InventoryEntry[] {
   return run.previous?.inventory ?? [];
 }
 
-/** pruneEntries deletes inventory entries and returns a 'deleted' change-set entry for each that existed. */
-export async function pruneEntries(connection: ClusterConnection, entries: readonly InventoryEntry[]): Promise<ChangeSetEntry[]> {
+/**
+ * pruneEntries deletes the objects inventory entries name, each only if every prune guard
+ * allows it; each is read first and judged on what the cluster holds. It returns a 'deleted'
+ * change-set entry for each deleted object; the ones kept are added to run.kept with the reason.
+ */
+export async function pruneEntries(run: ReconcileRun, deps: PipelineDependencies, entries: readonly InventoryEntry[]): Promise<ChangeSetEntry[]> {
   const deleted: ChangeSetEntry[] = [];
   for (const entry of entries) {
-    const result = await deleteObject(connection, { group: groupOf(entry.apiVersion), kind: entry.kind, namespace: entry.namespace, name: entry.name });
-    if (result === 'deleted') deleted.push(deletedEntry(entry));
+    const live = await readEntry(run.connection, entry);
+    if (live && (await pruneLive(run, deps, entry, live))) deleted.push(deletedEntry(entry));
   }
   return deleted;
+}
+
+/** pruneLiveObject deletes one live object the run found, if the guards allow; true when it went. */
+export async function pruneLiveObject(run: ReconcileRun, deps: PipelineDependencies, live: KubernetesManifest): Promise<boolean> {
+  const entry = inventoryEntry(live);
+  const gone = await pruneLive(run, deps, entry, live);
+  if (gone) run.pruned.push(deletedEntry(entry));
+  return gone;
+}
+
+/** judgePrune asks every prune guard about one live object. */
+export function judgePrune(run: ReconcileRun, deps: PipelineDependencies, entry: InventoryEntry, live: KubernetesManifest): Promise<PruneVerdict & { guard?: string }> {
+  const candidate = { entry, live, owner: ownerOfRun(run), fieldManager: run.connection.fieldManager, context: pruneContext(run, deps) };
+  return adjudicatePrune(candidate, deps.pruneGuards ?? defaultPruneGuards);
+}
+
+async function pruneLive(run: ReconcileRun, deps: PipelineDependencies, entry: InventoryEntry, live: KubernetesManifest): Promise<boolean> {
+  const verdict = await judgePrune(run, deps, entry, live);
+  if (!verdict.allowed) {
+    recordKept(run, deps, { entry, guard: verdict.guard ?? 'unknown', reason: verdict.reason });
+    return false;
+  }
+  const result = await deleteObject(run.connection, { group: groupOf(entry.apiVersion), kind: entry.kind, namespace: entry.namespace, name: entry.name });
+  return result === 'deleted';
+}
+
+function recordKept(run: ReconcileRun, deps: PipelineDependencies, kept: KeptObject): void {
+  run.kept.push(kept);
+  deps.log?.warn({ objectKey: run.job.objectKey, cluster: run.job.cluster, kept: describeEntry(kept.entry), guard: kept.guard, reason: kept.reason }, 'prune refused');
+}
+
+async function readEntry(connection: ClusterConnection, entry: InventoryEntry): Promise<KubernetesManifest | undefined> {
+  let resource;
+  try {
+    resource = await connection.discovery.resourceForGroupKind(groupOf(entry.apiVersion), entry.kind);
+  } catch (error) {
+    if (error instanceof ApiError && error.isNotFound) return undefined;
+    if (error instanceof NotReadyError && error.code === 'KindNotServed') return undefined;
+    throw error;
+  }
+  const live = await getByResource(connection, resource, resource.namespaced ? entry.namespace || undefined : undefined, entry.name);
+  return live ? { ...live, apiVersion: live.apiVersion || entry.apiVersion, kind: live.kind || entry.kind } : undefined;
 }
 
 /** deletedEntry is the change-set entry of a deletion; its object is the identity the inventory knew. */

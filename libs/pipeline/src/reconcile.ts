@@ -69,7 +69,7 @@ async function runStages(run: ReconcileRun, deps: PipelineDependencies, signal?:
   const applied = await applyStage(run, deps, rendered);
   // From here on, the live object is the one apply returned (a failure reports against it).
   run.live = applied.live;
-  const pruned = await pruneStage(run, before, applied);
+  const pruned = await pruneStage(run, deps, before, applied);
   const kind = await actStage(run, deps, defaulted, applied.changes);
   const health = healthStage(run, applied, pruned, kind);
   run.outcome = { applied, pruned, kind, health };
@@ -103,6 +103,7 @@ function startRun(job: ReconcileJob, deps: PipelineDependencies): ReconcileRun {
     stage: 'fetch',
     connection: deps.connectionFor(job.cluster),
     pruned: [],
+    kept: [],
     deleted: false,
     skipped: false,
   };

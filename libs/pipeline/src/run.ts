@@ -3,6 +3,7 @@ import type { KubernetesManifest, ObjectRef, ObjectStatus, ReconcileFailure, Rec
 import type { RegisteredKind } from '@tidemark/kinds';
 import type { DesiredObject } from './dependencies';
 import type { ApplyOutcome } from './stage-results';
+import type { KeptObject } from './prune-guards';
 
 export type { ApplyOutcome } from './stage-results';
 
@@ -31,6 +32,10 @@ export interface ReconcileRun {
   object?: KubernetesManifest;
   /** What the deletion stage pruned, as 'deleted' change-set entries. */
   pruned: ChangeSetEntry[];
+  /** Objects a prune guard refused to delete (orphaned), each with its reason. */
+  kept: KeptObject[];
+  /** Set by the deletion stage when the object itself, removed from Git, was kept (orphaned). */
+  orphaned?: KeptObject;
   /** Set by the deletion stage when the object was removed and its objects pruned. */
   deleted: boolean;
   /** Set by fetch for a suspended object, or a stalled one at the revision it stalled at: nothing to do. */

@@ -1,14 +1,17 @@
-import { deleteObject, removeFinalizer, toReconcileFailure } from '@tidemark/cluster';
+import { getObject, removeFinalizer, toReconcileFailure } from '@tidemark/cluster';
+import type { KubernetesManifest } from '@tidemark/contracts';
 import type { PipelineDependencies } from './dependencies';
 import type { ReconcileRun } from './run';
-import { deletedEntry, previousInventory, pruneEntries } from './prune';
-import { appliedByTidemark, cleanupFinalizer } from './tracking';
+import { judgePrune, previousInventory, pruneEntries, pruneLiveObject } from './prune';
+import { appliedByTidemark, cleanupFinalizer, inventoryEntry } from './tracking';
 import { subjectOf } from './subject';
 
 /**
  * deletionStage handles an object removed from Git, or a CR deleted by hand (deletionTimestamp
  * set): it prunes what the object applied and drops the finalizer. Removed from Git, the object
- * itself goes too; deleted by hand while still in Git, the next run recreates it.
+ * itself goes too; deleted by hand while still in Git, the next run recreates it. Every delete
+ * passes the prune guards; an object a guard keeps is orphaned: left in the cluster, with the
+ * reason in its status record and an Event. A CR that is kept keeps what it rendered too.
  */
 export async function deletionStage(run: ReconcileRun, deps: PipelineDependencies): Promise<void> {
   run.stage = 'deletion';
@@ -16,12 +19,10 @@ export async function deletionStage(run: ReconcileRun, deps: PipelineDependencie
   const deletedByHand = Boolean(run.plugin && run.live?.metadata.deletionTimestamp);
   if (!removedFromGit && !deletedByHand) return;
   try {
-    run.pruned = await pruneEntries(run.connection, previousInventory(run));
-    if (run.live && run.plugin) {
-      await removeFinalizer(run.connection, run.live, cleanupFinalizer);
-      if (removedFromGit) await deleteCustomResource(run);
-    } else if (run.live && removedFromGit) {
-      await deletePlainObject(run, deps);
+    if (removedFromGit && run.live && (await keptItself(run, deps, run.live))) {
+      if (run.plugin) await removeFinalizer(run.connection, run.live, cleanupFinalizer);
+    } else {
+      await prune(run, deps, removedFromGit);
     }
   } catch (error) {
     throw toReconcileFailure(error, `prune ${subjectOf(run)}`);
@@ -29,10 +30,23 @@ export async function deletionStage(run: ReconcileRun, deps: PipelineDependencie
   run.deleted = true;
 }
 
-async function deleteCustomResource(run: ReconcileRun): Promise<void> {
-  const live = run.live!;
-  await deleteObject(run.connection, { group: run.ref.group, kind: live.kind, namespace: live.metadata.namespace ?? '', name: live.metadata.name });
-  run.pruned.push(deletedEntry({ apiVersion: live.apiVersion, kind: live.kind, namespace: live.metadata.namespace ?? '', name: live.metadata.name }));
+async function prune(run: ReconcileRun, deps: PipelineDependencies, removedFromGit: boolean): Promise<void> {
+  run.pruned = await pruneEntries(run, deps, previousInventory(run));
+  if (run.live && run.plugin) {
+    await removeFinalizer(run.connection, run.live, cleanupFinalizer);
+    if (removedFromGit) await pruneLiveObject(run, deps, await refreshed(run));
+  } else if (run.live && removedFromGit) {
+    await deletePlainObject(run, deps);
+  }
+}
+
+/** keptItself asks the guards about the removed object itself first: kept, it is orphaned with everything it owns. */
+async function keptItself(run: ReconcileRun, deps: PipelineDependencies, live: KubernetesManifest): Promise<boolean> {
+  const verdict = await judgePrune(run, deps, inventoryEntry(live), live);
+  if (verdict.allowed) return false;
+  run.orphaned = { entry: inventoryEntry(live), guard: verdict.guard ?? 'unknown', reason: verdict.reason };
+  deps.log?.warn({ objectKey: run.job.objectKey, cluster: run.job.cluster, guard: verdict.guard, reason: verdict.reason }, 'removed from Git but orphaned, not deleted');
+  return true;
 }
 
 async function deletePlainObject(run: ReconcileRun, deps: PipelineDependencies): Promise<void> {
@@ -42,6 +56,11 @@ async function deletePlainObject(run: ReconcileRun, deps: PipelineDependencies):
     deps.log?.warn({ objectKey: run.job.objectKey, cluster: run.job.cluster }, 'object left Git but was not applied by Tidemark; leaving it in place');
     return;
   }
-  const result = await deleteObject(run.connection, { group: run.ref.group, kind: live.kind, namespace: live.metadata.namespace ?? '', name: live.metadata.name });
-  if (result === 'deleted') run.pruned.push(deletedEntry({ apiVersion: live.apiVersion, kind: live.kind, namespace: live.metadata.namespace ?? '', name: live.metadata.name }));
+  await pruneLiveObject(run, deps, live);
+}
+
+/** refreshed is the CR as it is after its finalizer went. */
+async function refreshed(run: ReconcileRun): Promise<KubernetesManifest> {
+  const live = run.live!;
+  return (await getObject(run.connection, { apiVersion: live.apiVersion, kind: live.kind, namespace: live.metadata.namespace, name: live.metadata.name })) ?? live;
 }

@@ -1,6 +1,7 @@
 import { toReconcileFailure, type ChangeSetEntry } from '@tidemark/cluster';
 import { TerminalError, type InventoryEntry } from '@tidemark/contracts';
 import { pruneEntries } from './prune';
+import type { PipelineDependencies } from './dependencies';
 import type { ReconcileRun } from './run';
 import type { AppliedObjects } from './stage-results';
 import { pruneEmptyAnnotation, staleEntries } from './tracking';
@@ -11,7 +12,7 @@ import { subjectOf } from './subject';
  * deletion as a 'deleted' change-set entry. A CR that now renders nothing would prune all it
  * rendered before: that takes the tidemark.dev/prune-empty opt-in.
  */
-export async function pruneStage(run: ReconcileRun, before: readonly InventoryEntry[], applied: AppliedObjects): Promise<ChangeSetEntry[]> {
+export async function pruneStage(run: ReconcileRun, deps: PipelineDependencies, before: readonly InventoryEntry[], applied: AppliedObjects): Promise<ChangeSetEntry[]> {
   run.stage = 'prune';
   const stale = staleEntries(before, applied.inventory);
   if (stale.length === 0) return [];
@@ -22,7 +23,7 @@ export async function pruneStage(run: ReconcileRun, before: readonly InventoryEn
       `If that is intended, annotate it with ${pruneEmptyAnnotation}: "true".`);
   }
   try {
-    return await pruneEntries(run.connection, stale);
+    return await pruneEntries(run, deps, stale);
   } catch (error) {
     throw toReconcileFailure(error, `prune ${subjectOf(run)}`);
   }

@@ -6,6 +6,7 @@ import { desiredPlace } from './desired-place';
 import { driftSummary } from './drift-check';
 import { recordEvents } from './events';
 import { appliedResources } from './applied-resources';
+import { keptEvents } from './record-deletion';
 
 /**
  * statusStage writes conditions, observedGeneration and revisions to the CR's /status and emits
@@ -50,7 +51,7 @@ export function statusRecord(run: ReconcileRun, outcome: ApplyOutcome, condition
     conditions,
     inventory: outcome.applied.inventory,
     kindStatus: outcome.kind.kindStatus,
-    warnings: [...outcome.applied.warnings],
+    warnings: [...outcome.applied.warnings, ...run.kept.map((kept) => `Not pruned: ${kept.reason}`)],
     resources: appliedResources(outcome.applied.changes),
     ...(outcome.applied.drift.reported.length > 0 ? { drift: outcome.applied.drift.reported } : {}),
     updatedAt: now.toISOString(),
@@ -94,6 +95,7 @@ async function emitEvents(run: ReconcileRun, outcome: ApplyOutcome, earlier: rea
     }
   }
   for (const entry of outcome.pruned) events.push({ type: 'Normal', reason: 'Pruned', message: `${entry.subject} pruned: it left the inventory` });
+  events.push(...keptEvents(run).filter((event) => !run.previous?.warnings?.includes(event.message)));
   await recordEvents(run, deps, about, events);
 }
 
