@@ -192,7 +192,7 @@ describe('dashboard in Chromium', () => {
     await page.waitForSelector(`td[data-cell="east|${key}"].empty`);
   });
 
-  it('updates the overview counts and announces new objects on the list without a reload', async () => {
+  it('updates the overview counts and inserts new objects into an open list without a reload', async () => {
     const { page } = browser;
     await page.goto(`${base}/`);
     await page.waitForSelector('#live-status.on');
@@ -206,8 +206,12 @@ describe('dashboard in Chromium', () => {
     await page.goto(`${base}/objects?namespace=${namespace}`);
     await page.waitForSelector('#live-status.on');
     expect(await page.locator('#live-notice').isVisible()).toBe(false);
+    await page.evaluate('window.tidemarkNoReload = "kept"');
     await harness.statusStore.put({ ...extra, objectKey: `core/ConfigMap/${namespace}/later-still`, name: 'later-still' });
-    await page.locator('#live-notice').waitFor({ state: 'visible', timeout: 3_000 });
+    // The new object is inserted where it sorts, in the open list, and the notice says so.
+    await page.locator(`#matrix tr[data-object="core/ConfigMap/${namespace}/later-still"]`).waitFor({ timeout: 5_000 });
+    expect(await page.locator('#live-notice').textContent()).toContain('1 new object arrived');
+    expect(await page.evaluate('window.tidemarkNoReload')).toBe('kept');
     await harness.statusStore.delete('shared', extra.objectKey);
     await harness.statusStore.delete('shared', `core/ConfigMap/${namespace}/later-still`);
   });

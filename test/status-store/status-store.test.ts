@@ -90,6 +90,19 @@ describe('record', () => {
     subscriber.disconnect();
   });
 
+  it('folds runs that changed nothing and ended alike into the newest history entry, and keeps the runs that changed something', async () => {
+    const status = record('a', 'folded');
+    const run = (configured: number, result: 'succeeded' | 'failed' = 'succeeded', startedAt = new Date().toISOString()) =>
+      ({ revision: 'd'.repeat(40), startedAt, durationMs: 3, result, message: 'Applied.', changes: { created: 0, configured, unchanged: 3, deleted: 0 } });
+    await store.record('a', status.objectKey, status, run(1));
+    await store.record('a', status.objectKey, status, run(0));
+    await store.record('a', status.objectKey, status, run(0, 'succeeded', '2026-11-30T11:00:00.000Z'));
+    await store.record('a', status.objectKey, status, run(0, 'failed'));
+    const history = await store.history('a', status.objectKey);
+    expect(history.map((entry) => [entry.result, entry.changes?.configured, entry.repeats ?? 1])).toEqual([['failed', 0, 1], ['succeeded', 0, 2], ['succeeded', 1, 1]]);
+    expect(history[1]?.lastAt).toBe('2026-11-30T11:00:00.000Z');
+  });
+
   it('skips a stored record that is not one, rather than trusting it', async () => {
     await redis.hset(store.keys.objectStatus('d'), 'core/ConfigMap/shop/garbage', '{"name": 3}');
     expect(await store.get('d', 'core/ConfigMap/shop/garbage')).toBeUndefined();
