@@ -11,11 +11,17 @@ export interface ObjectIdentity {
   name: string;
 }
 
+/** DeletePreconditions make a delete fail (409 Conflict) unless the object is still the one that was checked. */
+export interface DeletePreconditions {
+  uid?: string;
+  resourceVersion?: string;
+}
+
 /**
  * deleteObject deletes one object with background propagation. It returns 'absent' when the
  * object (or its kind) is already gone, so a replayed prune is harmless.
  */
-export async function deleteObject(connection: ClusterConnection, target: ObjectIdentity): Promise<'deleted' | 'absent'> {
+export async function deleteObject(connection: ClusterConnection, target: ObjectIdentity, preconditions?: DeletePreconditions): Promise<'deleted' | 'absent'> {
   let resource;
   try {
     resource = await connection.discovery.resourceForGroupKind(target.group, target.kind);
@@ -27,8 +33,8 @@ export async function deleteObject(connection: ClusterConnection, target: Object
   try {
     await connection.client.request({
       method: 'DELETE',
-      path: resourcePath(resource, target.namespace || undefined, target.name),
-      body: { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Background' },
+      path: resourcePath(resource, resource.namespaced ? target.namespace || undefined : undefined, target.name),
+      body: { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Background', ...(preconditions ? { preconditions } : {}) },
       what: `delete ${target.kind} ${target.namespace ? `${target.namespace}/` : ''}${target.name} on ${connection.name}`,
     });
     return 'deleted';

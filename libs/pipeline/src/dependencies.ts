@@ -22,6 +22,12 @@ export interface DesiredObject {
  * cluster. An invalid object throws TerminalError.
  */
 export interface DesiredStateReader {
+  /**
+   * admitRevision checks the revision a job names before anything is read: it returns the
+   * revision to apply (the job's, or a newer head of the same ref) or throws a TerminalError.
+   * Jobs come from Redis, so without it whoever can write Redis chooses the commit.
+   */
+  admitRevision?(source: string, revision: string): Promise<string>;
   readObject(source: string, revision: string, objectKey: string, cluster: string): Promise<DesiredObject | undefined>;
 }
 

@@ -6,10 +6,10 @@ import { adjudicatePrune, defaultPruneGuards, describeEntry, type KeptObject, ty
 import { pruneContext } from './prune-context';
 import { inventoryEntry, ownerOfRun } from './tracking';
 
-/** previousInventory is what the last run applied: the CR's in-cluster record first, then the store. */
+/** previousInventory is what the last run applied: the CR's in-cluster record first, then the store. A hint, never proof. */
 export function previousInventory(run: ReconcileRun): InventoryEntry[] {
   const inCluster = (run.live?.status as { inventory?: unknown } | undefined)?.inventory;
-  if (Array.isArray(inCluster)) return inCluster as InventoryEntry[];
+  if (Array.isArray(inCluster)) return inCluster.filter(isInventoryEntry).map((entry) => ({ ...entry, namespace: entry.namespace ?? '' }));
   return run.previous?.inventory ?? [];
 }
 
@@ -47,8 +47,9 @@ async function pruneLive(run: ReconcileRun, deps: PipelineDependencies, entry: I
     recordKept(run, deps, { entry, guard: verdict.guard ?? 'unknown', reason: verdict.reason });
     return false;
   }
-  const result = await deleteObject(run.connection, { group: groupOf(entry.apiVersion), kind: entry.kind, namespace: entry.namespace, name: entry.name });
-  return result === 'deleted';
+  // Deleted as judged: a change since the read (the annotation stripped, the object replaced) fails the delete.
+  const target = { group: groupOf(entry.apiVersion), kind: entry.kind, namespace: entry.namespace, name: entry.name };
+  return (await deleteObject(run.connection, target, { uid: live.metadata.uid, resourceVersion: live.metadata.resourceVersion })) === 'deleted';
 }
 
 function recordKept(run: ReconcileRun, deps: PipelineDependencies, kept: KeptObject): void {
@@ -73,4 +74,10 @@ async function readEntry(connection: ClusterConnection, entry: InventoryEntry): 
 export function deletedEntry(entry: InventoryEntry): ChangeSetEntry {
   const object: KubernetesManifest = { apiVersion: entry.apiVersion, kind: entry.kind, metadata: { name: entry.name, ...(entry.namespace ? { namespace: entry.namespace } : {}) } };
   return { subject: describe(object), action: 'deleted', object };
+}
+
+function isInventoryEntry(value: unknown): value is InventoryEntry {
+  const entry = value as Partial<InventoryEntry> | null;
+  return typeof entry === 'object' && entry !== null && typeof entry.apiVersion === 'string' && typeof entry.kind === 'string'
+    && typeof entry.name === 'string' && typeof (entry.namespace ?? '') === 'string';
 }

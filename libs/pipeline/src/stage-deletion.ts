@@ -3,7 +3,7 @@ import type { KubernetesManifest } from '@tidemark/contracts';
 import type { PipelineDependencies } from './dependencies';
 import type { ReconcileRun } from './run';
 import { judgePrune, previousInventory, pruneEntries, pruneLiveObject } from './prune';
-import { appliedByTidemark, cleanupFinalizer, inventoryEntry } from './tracking';
+import { cleanupFinalizer, inventoryEntry } from './tracking';
 import { subjectOf } from './subject';
 
 /**
@@ -36,7 +36,7 @@ async function prune(run: ReconcileRun, deps: PipelineDependencies, removedFromG
     await removeFinalizer(run.connection, run.live, cleanupFinalizer);
     if (removedFromGit) await pruneLiveObject(run, deps, await refreshed(run));
   } else if (run.live && removedFromGit) {
-    await deletePlainObject(run, deps);
+    await pruneLiveObject(run, deps, run.live);
   }
 }
 
@@ -47,16 +47,6 @@ async function keptItself(run: ReconcileRun, deps: PipelineDependencies, live: K
   run.orphaned = { entry: inventoryEntry(live), guard: verdict.guard ?? 'unknown', reason: verdict.reason };
   deps.log?.warn({ objectKey: run.job.objectKey, cluster: run.job.cluster, guard: verdict.guard, reason: verdict.reason }, 'removed from Git but orphaned, not deleted');
   return true;
-}
-
-async function deletePlainObject(run: ReconcileRun, deps: PipelineDependencies): Promise<void> {
-  const live = run.live!;
-  // Only what Tidemark applied is Tidemark's to delete.
-  if (!appliedByTidemark(live, run.connection.fieldManager)) {
-    deps.log?.warn({ objectKey: run.job.objectKey, cluster: run.job.cluster }, 'object left Git but was not applied by Tidemark; leaving it in place');
-    return;
-  }
-  await pruneLiveObject(run, deps, live);
 }
 
 /** refreshed is the CR as it is after its finalizer went. */

@@ -37,9 +37,3 @@ export function staleEntries(previous: readonly InventoryEntry[], next: readonly
   const kept = new Set(next.map(inventoryId));
   return previous.filter((entry) => !kept.has(inventoryId(entry)));
 }
-
-/** appliedByTidemark tells whether a live object carries Tidemark's apply in managedFields. */
-export function appliedByTidemark(live: KubernetesManifest, fieldManager: string): boolean {
-  const entries = live.metadata.managedFields;
-  return Array.isArray(entries) && entries.some((entry: { manager?: string; operation?: string }) => entry.manager === fieldManager && entry.operation === 'Apply');
-}

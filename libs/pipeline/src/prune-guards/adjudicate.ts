@@ -4,13 +4,15 @@ import { builtinCrdGuard } from './builtin-crd-guard';
 import { stillDeclaredGuard } from './still-declared-guard';
 import { crdInstancesGuard } from './crd-instances-guard';
 import { namespaceContentsGuard } from './namespace-contents-guard';
+import { ownershipGuard } from './ownership-guard';
 
 /**
- * defaultPruneGuards are the guards every delete passes, in order: the cheap ones that read only
- * the object first, then those that ask Git, then those that list the cluster.
+ * defaultPruneGuards are the guards every delete passes, in order: ownership first (only what
+ * Tidemark applied for this very Git object is Tidemark's to delete), then the cheap ones that
+ * read only the object, then those that ask Git, then those that list the cluster.
  */
 export const defaultPruneGuards: readonly PruneGuard[] = Object.freeze([
-  pruneAnnotationGuard, builtinCrdGuard, stillDeclaredGuard, crdInstancesGuard, namespaceContentsGuard,
+  ownershipGuard, pruneAnnotationGuard, builtinCrdGuard, stillDeclaredGuard, crdInstancesGuard, namespaceContentsGuard,
 ]);
 
 /** adjudicatePrune asks each guard in turn; the first refusal wins and names its guard. */

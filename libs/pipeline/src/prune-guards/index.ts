@@ -1,5 +1,6 @@
 export { allowPrune, keep, describeEntry, pruneAnnotation, pruneOptIn, type KeptObject, type PruneCandidate, type PruneContext, type PruneGuard, type PruneVerdict } from './prune-guard';
 export { adjudicatePrune, defaultPruneGuards } from './adjudicate';
+export { checkOwnership, ownershipGuard, ownsOwnerAnnotation } from './ownership-guard';
 export { pruneAnnotationGuard } from './prune-annotation-guard';
 export { builtinCrdGuard } from './builtin-crd-guard';
 export { stillDeclaredGuard } from './still-declared-guard';

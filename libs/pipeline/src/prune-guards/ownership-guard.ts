@@ -1,0 +1,42 @@
+import { ownerAnnotation, type ManagedFieldsEntry } from '@tidemark/contracts';
+import { allowPrune, describeEntry, keep, type PruneCandidate, type PruneGuard, type PruneVerdict } from './prune-guard';
+
+/**
+ * ownershipGuard lets Tidemark delete only what it applied for the very Git object asking:
+ * the live object must carry the owner annotation naming that object, and Tidemark's field
+ * manager must own that annotation through an apply (not through a status write). So a name
+ * written into a CR's status, or an object another source applied last, is never deleted.
+ */
+export const ownershipGuard: PruneGuard = {
+  name: 'ownership',
+  check: checkOwnership,
+};
+
+/** checkOwnership is the guard's check, synchronous. */
+export function checkOwnership(candidate: PruneCandidate): PruneVerdict {
+  const what = describeEntry(candidate.entry);
+  const annotated = candidate.live.metadata.annotations?.[ownerAnnotation];
+  if (annotated === undefined) {
+    return keep(`${what} carries no ${ownerAnnotation} annotation, so Tidemark did not apply it for ${candidate.owner}; it is left in place.`);
+  }
+  if (annotated !== candidate.owner) {
+    return keep(`${what} is owned by ${annotated}, not by ${candidate.owner}; it is left in place.`);
+  }
+  if (!ownsOwnerAnnotation(candidate.live.metadata.managedFields, candidate.fieldManager)) {
+    return keep(`${what} names ${candidate.owner} as its owner, but Tidemark's field manager ${candidate.fieldManager} did not apply that annotation; it is left in place.`);
+  }
+  return allowPrune;
+}
+
+/** ownsOwnerAnnotation tells whether an Apply entry of the field manager owns the owner annotation. */
+export function ownsOwnerAnnotation(managedFields: unknown, fieldManager: string): boolean {
+  if (!Array.isArray(managedFields)) return false;
+  return (managedFields as ManagedFieldsEntry[]).some((entry) =>
+    entry.manager === fieldManager && entry.operation === 'Apply' && !entry.subresource && hasOwnerField(entry.fieldsV1));
+}
+
+function hasOwnerField(fieldsV1: unknown): boolean {
+  const metadata = (fieldsV1 as Record<string, unknown> | undefined)?.['f:metadata'] as Record<string, unknown> | undefined;
+  const annotations = metadata?.['f:annotations'] as Record<string, unknown> | undefined;
+  return annotations !== undefined && `f:${ownerAnnotation}` in annotations;
+}
