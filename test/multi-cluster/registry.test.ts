@@ -63,7 +63,7 @@ describe('cluster registry', () => {
     await writeFile(join(dir, 'exec.kubeconfig'), execKubeconfig);
     try {
       await withConfig({ ...base, clusters: [{ name: 'cloud', kubeconfig: join(dir, 'exec.kubeconfig') }] }, async (path) => {
-        await expect(connectClusters(loadConfig({ TIDEMARK_CONFIG: path }).clusters)).rejects.toThrow(/cluster cloud: the kubeconfig runs an exec credential plugin, which is refused unless allowExecPlugins is set/);
+        await expect(connectClusters(loadConfig({ TIDEMARK_CONFIG: path }).clusters)).rejects.toThrow(/cluster cloud: users\[x\]\.exec runs a credential plugin \(get-token\), which is refused unless allowExecPlugins is set/);
       });
       await withConfig({ ...base, clusters: [{ name: 'cloud', kubeconfig: join(dir, 'exec.kubeconfig'), allowExecPlugins: true }] }, async (path) => {
         const clusters = await connectClusters(loadConfig({ TIDEMARK_CONFIG: path }).clusters);

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { KubeConfig } from '@kubernetes/client-node';
-import { ClusterConnection, getObject, type KubeClientOptions } from '@tidemark/cluster';
+import { ClusterConnection, getObject, loadSelfContainedKubeconfig, type KubeClientOptions } from '@tidemark/cluster';
 import type { ClusterConfig } from './config';
 
 /** ClusterSet holds, per cluster, the main connection and the one for a kind's partial patches. */
@@ -55,12 +55,6 @@ async function kubeconfigFromSecret(cluster: ClusterConfig, connected: ReadonlyM
   const secret = (await getObject(holder, { apiVersion: 'v1', kind: 'Secret', namespace: ref.namespace, name: ref.name })) as { data?: Record<string, string> } | undefined;
   const encoded = secret?.data?.[ref.key];
   if (!encoded) throw new Error(`${where}: the Secret or its key does not exist`);
-  const config = new KubeConfig();
-  try {
-    config.loadFromString(Buffer.from(encoded, 'base64').toString('utf8'));
-  } catch {
-    // The parser's message could quote the content; say only where.
-    throw new Error(`${where}: the value is not a valid kubeconfig`);
-  }
-  return config;
+  // From a Secret: inline credentials only, and nothing that runs a command unless allowed.
+  return loadSelfContainedKubeconfig(Buffer.from(encoded, 'base64').toString('utf8'), where, cluster.allowExecPlugins);
 }

@@ -7,13 +7,14 @@ export { ApiError, KubeTransportError, toReconcileFailure, type KubeStatus } fro
 export { cleanApiMessage, isSchemaConversionError } from './api-message';
 export { KubeClient, parseWarnings, type KubeClientOptions, type KubeRequest } from './kube-client';
 export { Discovery } from './discovery';
+export { loadSelfContainedKubeconfig, refuseCommandRunningUsers } from './kubeconfig-guard';
 export { ClusterConnection } from './connection';
 export { resourcePath, splitApiVersion, type ApiResource } from './resource-path';
 export { getObject, getByResource, listObjects, type ObjectName } from './read';
 export { applyObject, applyToResource, describe, type ApplyOptions } from './apply';
 export { applyChangeSet, applyWithChangeSet, recreateAnnotation, type ChangeAction, type ChangeSetEntry, type ChangeSetOptions } from './change-set';
 export { sameObject } from './compare';
-export { deleteObject, type ObjectIdentity } from './delete';
+export { deleteObject, type DeletePreconditions, type ObjectIdentity } from './delete';
 export { applyStatus } from './status';
 export { recordEvent, type EventInput } from './events';
 export { waitForEstablished } from './wait';

@@ -2,6 +2,7 @@ import https from 'node:https';
 import http from 'node:http';
 import { KubeConfig } from '@kubernetes/client-node';
 import { ApiError, KubeTransportError, type KubeStatus } from './api-error';
+import { refuseCommandRunningUsers } from './kubeconfig-guard';
 
 /** RequestOptions describe one call to the API server. */
 export interface KubeRequest {
@@ -23,7 +24,7 @@ export interface KubeClientOptions {
   cluster: string;
   /** A kubeconfig as text, or a loaded KubeConfig (in-cluster config, for instance). */
   kubeconfig: string | KubeConfig;
-  /** Kubeconfigs that run an exec credential plugin are refused unless this is true. @defaultValue false */
+  /** Kubeconfigs with a user that can run a command (exec plugin, legacy auth-provider) are refused unless this is true. @defaultValue false */
   allowExecPlugins?: boolean;
   /** Called after every request, for metrics; `apply` marks a server-side apply, `dryRun` a dry-run. */
   onResponse?: (event: { method: string; status: number; durationMs: number; apply: boolean; dryRun: boolean }) => void;
@@ -45,9 +46,7 @@ export class KubeClient {
     this.config = typeof options.kubeconfig === 'string' ? loadKubeConfig(options.kubeconfig) : options.kubeconfig;
     const current = this.config.getCurrentCluster();
     if (!current) throw new Error(`cluster ${options.cluster}: the kubeconfig has no current cluster; set current-context.`);
-    if (this.config.getCurrentUser()?.exec && !options.allowExecPlugins) {
-      throw new Error(`cluster ${options.cluster}: the kubeconfig runs an exec credential plugin, which is refused unless allowExecPlugins is set for this cluster.`);
-    }
+    refuseCommandRunningUsers(this.config, options.cluster, options.allowExecPlugins ?? false);
     this.server = new URL(current.server);
   }
 
