@@ -8,10 +8,16 @@ import type { DesiredObject, DesiredStateReader } from '@tidemark/pipeline';
  * placement does not send to the job's cluster is not desired there: the pipeline prunes it.
  */
 export function gitDesiredState(sources: ReadonlyMap<string, GitSource>, placement: PlacementCache, clusters: readonly ClusterTarget[]): DesiredStateReader {
+  const sourceOf = (source: string): GitSource => {
+    const gitSource = sources.get(source);
+    if (!gitSource) throw new TerminalError('UnknownSource', `job names source "${source}", which is not configured; add it to the config or drop the job.`);
+    return gitSource;
+  };
   return {
+    // A job from Redis only proposes a revision; the source decides what may be applied.
+    admitRevision: (source, revision) => sourceOf(source).admitRevision(revision),
     async readObject(source, revision, objectKey, cluster): Promise<DesiredObject | undefined> {
-      const gitSource = sources.get(source);
-      if (!gitSource) throw new TerminalError('UnknownSource', `job names source "${source}", which is not configured; add it to the config or drop the job.`);
+      const gitSource = sourceOf(source);
       const found = await gitSource.readObject(revision, objectKey, cluster);
       if (!found) return undefined;
       const rules = await placement.rules(source, gitSource, revision);

@@ -2,6 +2,8 @@ import { TerminalError, TransientError } from '@tidemark/contracts';
 import { BoundedCache } from './bounded-cache';
 import { readCommitSummary, type CommitSummary } from './commit-time';
 import { GitStore } from './git-store';
+import { RevisionGate } from './revision-gate';
+import { defaultGitSizeLimits, type GitSizeLimits } from './pack-size-guard';
 import { IndexBuilder, type BuiltIndex } from './index-builder';
 import { defaultLoadLimits, type LoadLimits } from './load-limits';
 import type { ManifestFile } from './load-manifest-file';
@@ -29,6 +31,8 @@ export interface GitSourceOptions {
   maxPacks?: number;
   /** Renders Kustomize, Helm and other units. @defaultValue none: every YAML file is a plain manifest */
   rendering?: UnitRendering;
+  /** Size limits of one object and of one fetch or revision; unset fields keep `defaultGitSizeLimits`. */
+  sizeLimits?: Partial<GitSizeLimits>;
 }
 
 /** PollResult is what one poll found. When `previousRevision` is absent, `changes` lists every object as added. */
@@ -92,12 +96,16 @@ export class GitSource {
   private described: { revision: string; declaredObjects: number; commit?: CommitSummary } | undefined;
   // Fetches run one at a time: isomorphic-git writes refs and the shallow file without locks.
   private fetching: Promise<unknown> = Promise.resolve();
+  private readonly gate: RevisionGate;
 
   constructor(private readonly options: GitSourceOptions) {
     const { spec } = options;
-    this.store = new GitStore(options.cacheDir, spec.url, spec.auth ? authHeaders(spec.auth) : {});
+    const sizeLimits = { ...defaultGitSizeLimits, ...options.sizeLimits };
+    this.store = new GitStore(options.cacheDir, spec.url, spec.auth ? authHeaders(spec.auth) : {}, { source: spec.name, limits: sizeLimits });
     const limits = { ...defaultLoadLimits, ...options.limits };
     this.builder = new IndexBuilder({
+      source: spec.name,
+      maxRevisionBytes: sizeLimits.maxRevisionBytes,
       store: this.store,
       path: spec.path,
       ignoreFile: spec.ignoreFile,
@@ -106,6 +114,20 @@ export class GitSource {
       ...(options.rendering ? { units: new UnitIndexer(this.store, options.rendering, { ...limits, ...renderedOutputLimits, ...options.rendering.outputLimits }) } : {}),
     });
     this.indexes = new BoundedCache(options.revisionCacheSize ?? 4);
+    this.gate = new RevisionGate({
+      gitdir: options.cacheDir,
+      describe: `source ${spec.name} (${describeRef(spec.ref)})`,
+      refreshHead: () => this.refreshHead(),
+      hasCommit: (oid) => this.store.hasCommit(oid),
+    });
+  }
+
+  /**
+   * admitRevision is the worker's check of a job's revision: it returns the revision to apply
+   * (the job's, or the ref's newer head) or throws RevisionNotAdmitted. See RevisionGate.
+   */
+  admitRevision(revision: string): Promise<string> {
+    return this.gate.admit(revision);
   }
 
   get name(): string {
@@ -145,6 +167,7 @@ export class GitSource {
     const basis = previous ? await this.basisAt(previous) : undefined;
     const { built, changes } = await this.advance(revision, basis);
     this.lastRevision = revision;
+    this.gate.seen(revision);
     this.lastIndex = built;
     const { commit, declaredObjects } = await this.describeRevision(built);
     return {
@@ -263,6 +286,14 @@ export class GitSource {
     return target;
   }
 
+  /** refreshHead asks where the configured ref points and fetches that commit if it is new. */
+  private async refreshHead(): Promise<string> {
+    const target = await this.remoteTarget();
+    if (await this.store.hasCommit(target.commit)) return target.commit;
+    const fetched = await this.serialized(() => this.fetchTarget(target));
+    return fetched.head ?? target.commit;
+  }
+
   private async fetchTarget(target: RemoteTarget): Promise<{ head?: string; objects: number }> {
     if ((await this.store.packCount()) >= (this.options.maxPacks ?? 100)) await this.store.reset();
     try {
@@ -307,4 +338,11 @@ function countKeys(keys: Iterable<string>): number {
   let count = 0;
   for (const _key of keys) count += 1;
   return count;
+}
+
+function describeRef(ref: SourceSpec['ref']): string {
+  if ('branch' in ref) return `branch ${ref.branch}`;
+  if ('tag' in ref) return `tag ${ref.tag}`;
+  if ('semver' in ref) return `tags matching ${ref.semver}`;
+  return `commit ${ref.commit}`;
 }

@@ -7,6 +7,8 @@ import { TerminalError, TransientError } from '@tidemark/contracts';
 import { redactUrl } from './redact-url';
 import type { AdvertisedRef } from './select-revision';
 import type { TreeItem } from './tree-diff';
+import { guardedHttp } from './guarded-http';
+import { defaultGitSizeLimits, PackSizeGuard, type GitSizeLimits } from './pack-size-guard';
 
 /** FetchRequest names what to fetch: one ref (or commit) shallowly, or every branch and tag in full. */
 export type FetchRequest = { ref: string } | { everything: true };
@@ -31,7 +33,12 @@ export class GitStore {
   // isomorphic-git keeps parsed pack indexes here; one object per store keeps reads fast.
   private cache: object = {};
 
-  constructor(private readonly gitdir: string, private readonly url: string, private readonly headers: Readonly<Record<string, string>>) {}
+  constructor(
+    private readonly gitdir: string,
+    private readonly url: string,
+    private readonly headers: Readonly<Record<string, string>>,
+    private readonly sizes: { source: string; limits: GitSizeLimits } = { source: redactUrl(url), limits: defaultGitSizeLimits },
+  ) {}
 
   async init(): Promise<void> {
     await mkdir(this.gitdir, { recursive: true });
@@ -76,8 +83,10 @@ export class GitStore {
     return refs.map((ref) => ({ ref: ref.ref, oid: ref.oid, ...(ref.peeled ? { peeled: ref.peeled } : {}) }));
   }
 
+  /** fetch brings new objects; a pack over the size limits is refused (SourceTooLarge) before it is inflated. */
   async fetch(request: FetchRequest): Promise<FetchOutcome> {
-    const shared = { fs, http, gitdir: this.gitdir, url: this.url, headers: { ...this.headers }, cache: this.cache, ref: haveRef };
+    const guard = new PackSizeGuard(this.sizes.limits, this.sizes.source);
+    const shared = { fs, http: guardedHttp(guard), gitdir: this.gitdir, url: this.url, headers: { ...this.headers }, cache: this.cache, ref: haveRef };
     // The first fetch is shallow (depth 1). Later ones send our last commit as a "have" and no
     // depth: a server ignores haves for the tree of a shallow boundary and would resend every
     // blob, while without depth it sends only what the have lacks. The price: a force-push that
@@ -85,7 +94,7 @@ export class GitStore {
     const depth = (await this.hasRef(haveRef)) ? {} : { depth: 1 };
     const result = await this.remote('fetch from', () => ('everything' in request
       ? git.fetch({ ...shared, remoteRef: 'HEAD', singleBranch: false, tags: true, depth: fullDepth })
-      : git.fetch({ ...shared, remoteRef: request.ref, singleBranch: true, tags: false, ...depth })));
+      : git.fetch({ ...shared, remoteRef: request.ref, singleBranch: true, tags: false, ...depth })), guard);
     const head = result.fetchHead ? await this.peelToCommit(result.fetchHead) : undefined;
     if (head) await git.writeRef({ fs, gitdir: this.gitdir, ref: haveRef, value: head, force: true });
     const packfile = (result as { packfile?: string }).packfile;
@@ -144,10 +153,12 @@ export class GitStore {
     return blob;
   }
 
-  private async remote<T>(verb: string, call: () => Promise<T>): Promise<T> {
+  private async remote<T>(verb: string, call: () => Promise<T>, guard?: PackSizeGuard): Promise<T> {
     try {
       return await call();
     } catch (error) {
+      // A refused pack says so, whatever isomorphic-git wrapped the refusal in.
+      if (guard?.refused) throw guard.refused;
       throw remoteError(`${verb} ${redactUrl(this.url)}`, error);
     }
   }

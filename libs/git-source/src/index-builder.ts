@@ -7,6 +7,7 @@ import { RevisionIndex, type FileContent, type FileUpdate } from './revision-ind
 import type { SourceError } from './source-error';
 import { diffTrees, type FileDelta, type TreeFile } from './tree-diff';
 import { emptyUnitState, isUnitPath, UnitIndexer, type UnitState } from './unit-index';
+import { RevisionBudget } from './revision-budget';
 
 /** BuiltIndex is the object index of one revision and what it was read from. */
 export interface BuiltIndex {
@@ -19,6 +20,9 @@ export interface BuiltIndex {
   errors: SourceError[];
   /** The render units of this revision (empty when the source renders none). */
   units: UnitState;
+  /** Bytes of each plain manifest file, and their sum: the revision's share of the source's byte budget. */
+  fileBytes: ReadonlyMap<string, number>;
+  totalBytes: number;
 }
 
 export interface IndexBuilderOptions {
@@ -31,6 +35,10 @@ export interface IndexBuilderOptions {
   parsedBlobs: BoundedCache<string, ManifestFile>;
   /** Renders Kustomize, Helm and other units; without it every YAML file is a plain manifest. */
   units?: UnitIndexer;
+  /** The source's name, for SourceTooLarge. */
+  source: string;
+  /** Most bytes of manifest files one revision may hold. */
+  maxRevisionBytes: number;
 }
 
 const manifestFile = /\.(ya?ml|json)$/i;
@@ -55,7 +63,8 @@ export class IndexBuilder {
     const claimed = planned?.state.claimed ?? [];
     // Files that enter or leave a unit change kind without changing content: compare every file.
     if (basis && !complete && !sameFolders(claimed, from.units.claimed)) deltas = await this.everyFile(tree, basis);
-    const updates = await this.fileUpdates(deltas, from.index, rules, claimed);
+    const budget = new RevisionBudget(basis, this.options, revision);
+    const updates = await this.fileUpdates(deltas, from.index, rules, claimed, budget);
     let units = emptyUnitState;
     if (planned && this.options.units) {
       const rendered = await this.options.units.updates(planned.view, planned.units, from.units);
@@ -64,19 +73,24 @@ export class IndexBuilder {
     }
     const { index, touched } = from.index.update(updates);
     const errors = tree ? index.errors() : [pathMissing(path, revision), ...index.errors()];
-    const built: BuiltIndex = { revision, index, errors, units, ...(tree ? { tree } : {}), ...(ignoreOid ? { ignoreOid } : {}) };
+    const built: BuiltIndex = {
+      revision, index, errors, units, fileBytes: budget.sizes, totalBytes: budget.total, ...(tree ? { tree } : {}), ...(ignoreOid ? { ignoreOid } : {}),
+    };
     return { built, touched };
   }
 
   /** fileUpdates turns file deltas into index updates: plain manifests in, files of a unit's folders out. */
-  private async fileUpdates(deltas: readonly FileDelta[], index: RevisionIndex, rules: Ignore | undefined, claimed: readonly string[]): Promise<FileUpdate[]> {
+  private async fileUpdates(deltas: readonly FileDelta[], index: RevisionIndex, rules: Ignore | undefined, claimed: readonly string[], budget: RevisionBudget): Promise<FileUpdate[]> {
     const { path } = this.options;
     const updates: FileUpdate[] = [];
     for (const delta of deltas) {
       const repoPath = path === '.' ? delta.path : `${path}/${delta.path}`;
       if (delta.after && counts(delta.path, delta.after, rules) && !UnitIndexer.isClaimed(repoPath, claimed)) {
-        updates.push({ path: repoPath, content: await this.content(repoPath, delta.after) });
+        const { content, bytes } = await this.content(repoPath, delta.after);
+        budget.set(repoPath, bytes);
+        updates.push({ path: repoPath, content });
       } else if (index.fileAt(repoPath)) {
+        budget.remove(repoPath);
         updates.push({ path: repoPath });
       }
     }
@@ -106,8 +120,8 @@ export class IndexBuilder {
     return deltas;
   }
 
-  private async content(path: string, file: TreeFile): Promise<FileContent> {
-    const refused = (code: 'SymlinkRefused' | 'SubmoduleRefused', reason: string): FileContent => ({ path, blobOid: file.oid, entries: [], problems: [{ code, reason }] });
+  private async content(path: string, file: TreeFile): Promise<{ content: FileContent; bytes: number }> {
+    const refused = (code: 'SymlinkRefused' | 'SubmoduleRefused', reason: string) => ({ content: { path, blobOid: file.oid, entries: [], problems: [{ code, reason }] }, bytes: 0 });
     if (file.type === 'commit') return refused('SubmoduleRefused', 'is a submodule; submodules are refused, not followed');
     if (file.mode === symlinkMode) return refused('SymlinkRefused', 'is a symbolic link; symlinks are refused, not followed');
     const { parsedBlobs, store, limits } = this.options;
@@ -116,7 +130,7 @@ export class IndexBuilder {
       parsed = loadManifestFile(await store.readBlob(file.oid), limits);
       parsedBlobs.set(file.oid, parsed);
     }
-    return { path, blobOid: file.oid, entries: parsed.entries, problems: parsed.problems };
+    return { content: { path, blobOid: file.oid, entries: parsed.entries, problems: parsed.problems }, bytes: parsed.bytes ?? 0 };
   }
 
   private async rules(oid: string | undefined): Promise<Ignore | undefined> {

@@ -25,12 +25,18 @@ export interface ManifestFile {
   entries: ManifestEntry[];
   problems: FileProblem[];
   failed: boolean;
+  /** Size of the blob, which counts against the revision's byte budget. */
+  bytes?: number;
 }
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
 /** loadManifestFile parses a blob into objects, per the limits; it never throws. */
 export function loadManifestFile(bytes: Uint8Array, limits: LoadLimits): ManifestFile {
+  return { ...loadBytes(bytes, limits), bytes: bytes.byteLength };
+}
+
+function loadBytes(bytes: Uint8Array, limits: LoadLimits): ManifestFile {
   if (bytes.byteLength > limits.maxFileBytes) {
     return failedFile('LimitExceeded', `the file is ${bytes.byteLength} bytes, more than the limit of ${limits.maxFileBytes}`);
   }

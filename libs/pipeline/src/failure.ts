@@ -27,6 +27,8 @@ const codeReasons: Record<string, string> = {
   InternalError: Reason.InternalError,
   Conflict: Reason.Conflict,
   PruneAwaitingConfirmation: Reason.PruneAwaitingConfirmation,
+  RevisionNotAdmitted: 'RevisionNotAdmitted',
+  SourceTooLarge: 'SourceTooLarge',
 };
 
 /** reasonFor is the Ready=False reason of a failure in a stage; some failure codes are more specific. */

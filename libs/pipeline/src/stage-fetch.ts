@@ -11,6 +11,7 @@ import type { ReconcileRun } from './run';
  */
 export async function fetchStage(run: ReconcileRun, deps: PipelineDependencies): Promise<void> {
   run.stage = 'fetch';
+  if (deps.desired.admitRevision) run.job = { ...run.job, revision: await deps.desired.admitRevision(run.job.source, run.job.revision) };
   const { job } = run;
   run.previous = await deps.statusStore.get(job.cluster, job.objectKey);
   if (run.previous?.suspended) {
