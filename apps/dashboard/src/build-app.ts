@@ -8,7 +8,7 @@ import { ErrorBody } from './api/schemas';
 import { authenticate } from './auth/authenticate';
 import { loginRoutes } from './auth/login-routes';
 import type { AccessToken } from './auth/principal';
-import { SessionCodec } from './auth/session-cookie';
+import { SessionStore } from './auth/session-store';
 import { TokenIndex } from './auth/token-index';
 import { liveUpdates } from './live/live-updates';
 import { registerMetrics } from './metrics-routes';
@@ -26,7 +26,11 @@ export interface DashboardDeps {
   redis: Redis;
   /** A connection the dashboard alone uses, for pub/sub. */
   subscriber: Redis;
-  auth: { tokens: readonly AccessToken[]; sessionSecret: string; secureCookies?: boolean };
+  /**
+   * tokens: who may sign in. sessionSecret: key of the token fingerprints kept with each session
+   * (a token that changes ends its sessions). sessionLifetimeMs: @defaultValue 12 hours.
+   */
+  auth: { tokens: readonly AccessToken[]; sessionSecret: string; secureCookies?: boolean; sessionLifetimeMs?: number };
   /** Clusters and sources to show before any record names them. */
   clusters?: readonly string[];
   sources?: readonly string[];
@@ -34,6 +38,13 @@ export interface DashboardDeps {
   logger?: boolean;
   /** Live-update batching window. @defaultValue 50 */
   liveBatchMs?: number;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** replaceTokens swaps in a reloaded token list; returns how many sessions it ended. */
+    replaceTokens(tokens: readonly AccessToken[]): Promise<number>;
+  }
 }
 
 const securityHeaders = {
@@ -56,7 +67,13 @@ export async function buildDashboard(deps: DashboardDeps): Promise<FastifyInstan
   });
   const actions = new Actions(deps.statusStore, deps.queues);
   const tokens = new TokenIndex(deps.auth.tokens);
-  const sessions = new SessionCodec(deps.auth.sessionSecret);
+  const sessions = new SessionStore({ redis: deps.redis, keys: deps.statusStore.keys, tokens, secret: deps.auth.sessionSecret, lifetimeMs: deps.auth.sessionLifetimeMs });
+  // A reloaded token list ends, at once, every session of a token that was removed or changed.
+  app.decorate('replaceTokens', async (next: readonly AccessToken[]) => {
+    let ended = 0;
+    for (const name of tokens.replace(next)) ended += await sessions.endAllOf(name);
+    return ended;
+  });
 
   // Register external plugins first: swagger sees every route added after it.
   await app.register(swagger, {
@@ -87,7 +104,7 @@ export async function buildDashboard(deps: DashboardDeps): Promise<FastifyInstan
   app.get('/assets/app.css', { schema: { hide: true } }, async (_request, reply) => reply.type('text/css; charset=utf-8').header('cache-control', 'max-age=300').send(stylesheet));
   app.get('/assets/app.js', { schema: { hide: true } }, async (_request, reply) => reply.type('text/javascript; charset=utf-8').header('cache-control', 'max-age=300').send(script));
   registerMetrics(app, { statusStore: deps.statusStore, queues: deps.queues });
-  await app.register(loginRoutes, { tokens, sessions, secureCookies: deps.auth.secureCookies ?? false });
+  await app.register(loginRoutes, { sessions, secureCookies: deps.auth.secureCookies ?? false });
 
   // Everything below needs a principal: the hook is encapsulated in this scope.
   await app.register(async (scope) => {

@@ -32,6 +32,8 @@ export interface DashboardConfig {
   /** Clusters whose queues are shown even before any status record names them. */
   readonly clusters: readonly string[];
   readonly tokens: readonly AccessToken[];
+  /** The tokens file, when tokens come from one: it is watched, and a removed or changed token ends its sessions. */
+  readonly tokensFile?: string;
   readonly sessionSecret: string;
   /** True when no secret was configured: sessions then end when the process restarts. */
   readonly sessionSecretGenerated: boolean;
@@ -57,6 +59,7 @@ export function loadConfig(env: Environment = process.env): DashboardConfig {
     redisPrefix: env.TIDEMARK_REDIS_PREFIX ?? 'tidemark',
     clusters: (env.TIDEMARK_DASHBOARD_CLUSTERS ?? '').split(',').map((name) => name.trim()).filter((name) => name.length > 0),
     tokens: readTokens(env),
+    ...(env.TIDEMARK_DASHBOARD_TOKENS_FILE ? { tokensFile: env.TIDEMARK_DASHBOARD_TOKENS_FILE } : {}),
     sessionSecret: secret ?? randomBytes(32).toString('hex'),
     sessionSecretGenerated: secret === undefined,
     secureCookies: env.TIDEMARK_DASHBOARD_SECURE_COOKIES === 'true',
@@ -80,6 +83,11 @@ function readTokens(env: Environment): AccessToken[] {
   }
   const where = file ?? 'TIDEMARK_DASHBOARD_TOKENS';
   return parseTokens(file === undefined ? (inline ?? '') : readTokenFile(file), where);
+}
+
+/** reloadTokens reads the tokens file again, with the same checks as at start-up. */
+export function reloadTokens(path: string): AccessToken[] {
+  return parseTokens(readTokenFile(path), path);
 }
 
 function readTokenFile(path: string): string {

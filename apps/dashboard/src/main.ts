@@ -2,7 +2,8 @@ import { Redis } from 'ioredis';
 import { ReconcileQueues } from '@tidemark/queue';
 import { StatusStore } from '@tidemark/status-store';
 import { buildDashboard } from './build-app';
-import { loadConfig } from './config';
+import { unwatchFile, watchFile } from 'node:fs';
+import { loadConfig, reloadTokens } from './config';
 
 /** main starts the dashboard and stops it, in reverse order, on SIGINT or SIGTERM. */
 async function main(): Promise<void> {
@@ -20,12 +21,24 @@ async function main(): Promise<void> {
   });
   if (config.sessionSecretGenerated) app.log.warn('TIDEMARK_DASHBOARD_SESSION_SECRET is not set: sessions end when this process restarts.');
   await app.listen({ host: config.host, port: config.port });
+  const tokensFile = config.tokensFile;
+  if (tokensFile) {
+    // A token removed from or changed in the file ends its sessions within seconds, without a restart.
+    watchFile(tokensFile, { interval: 2_000 }, () => {
+      try {
+        void app.replaceTokens(reloadTokens(tokensFile)).then((ended) => app.log.info({ ended }, 'tokens reloaded'), (error: unknown) => app.log.error({ err: String(error) }, 'ending sessions after a token reload failed'));
+      } catch (error) {
+        app.log.error({ err: error instanceof Error ? error.message : String(error) }, 'the tokens file is invalid; the previous tokens stay in force');
+      }
+    });
+  }
 
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     app.log.info({ signal }, 'stopping');
+    if (tokensFile) unwatchFile(tokensFile);
     await app.close();
     await queues.close();
     await Promise.all([redis.quit(), subscriber.quit()]);

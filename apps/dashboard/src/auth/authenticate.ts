@@ -1,14 +1,15 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { csrfInvalid, forbidden, unauthenticated } from '../api/dashboard-error';
 import type { Principal } from './principal';
-import { readCookie, sameText, sessionCookieName, type SessionCodec } from './session-cookie';
+import { readCookie, sameText, sessionCookieName } from './session-cookie';
+import type { SessionStore } from './session-store';
 import type { TokenIndex } from './token-index';
 
 /** csrfHeader carries the session's CSRF token on JSON requests made from our pages. */
 export const csrfHeader = 'x-csrf-token';
 
 /** principalOf finds who sent a request: a bearer token first, then the session cookie. */
-export function principalOf(request: FastifyRequest, tokens: TokenIndex, sessions: SessionCodec): Principal | undefined {
+export async function principalOf(request: FastifyRequest, tokens: TokenIndex, sessions: SessionStore): Promise<Principal | undefined> {
   const authorization = request.headers.authorization;
   if (authorization !== undefined) {
     // A wrong bearer token is refused even if a valid cookie came along: no silent fallback.
@@ -17,14 +18,14 @@ export function principalOf(request: FastifyRequest, tokens: TokenIndex, session
     return found ? { ...found, via: 'bearer' } : undefined;
   }
   const cookie = readCookie(request.headers.cookie, sessionCookieName);
-  const session = cookie ? sessions.verify(cookie) : undefined;
+  const session = cookie ? await sessions.verify(cookie) : undefined;
   return session ? { name: session.name, role: session.role, via: 'session', csrf: session.csrf } : undefined;
 }
 
 /** authenticate is an onRequest hook: API calls get 401, pages are sent to the login form. */
-export function authenticate(tokens: TokenIndex, sessions: SessionCodec) {
+export function authenticate(tokens: TokenIndex, sessions: SessionStore) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    const principal = principalOf(request, tokens, sessions);
+    const principal = await principalOf(request, tokens, sessions);
     if (principal) {
       request.principal = principal;
       return;

@@ -1,22 +1,39 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { loginPage } from '../pages/login-page';
-import { sessionCookieName, type SessionCodec } from './session-cookie';
-import type { TokenIndex } from './token-index';
+import { readCookie, sessionCookieName } from './session-cookie';
+import type { SessionStore } from './session-store';
 
 export interface LoginRoutesOptions {
-  tokens: TokenIndex;
-  sessions: SessionCodec;
+  sessions: SessionStore;
   secureCookies: boolean;
 }
 
-/** safeNext keeps redirects after sign-in on this site: a local path, never `//host`. */
+// Stands for the dashboard's own origin: `next` is resolved the way a browser resolves a
+// Location header against the page, so tabs, backslashes and dot segments count as it counts them.
+const ownOrigin = 'http://dashboard.tidemark.invalid';
+
+/**
+ * safeNext keeps redirects after sign-in on this site. `next` is parsed with the WHATWG URL
+ * parser against our own origin; anything that lands on another origin becomes '/'. What is
+ * returned is the parser's own serialisation of the path, so the browser reads what we checked.
+ */
 export function safeNext(next: string | undefined): string {
-  return next && next.startsWith('/') && !next.startsWith('//') && !next.startsWith('/\\') ? next : '/';
+  if (!next || !next.startsWith('/')) return '/';
+  let url: URL;
+  try {
+    url = new URL(next, ownOrigin);
+  } catch {
+    return '/';
+  }
+  if (url.origin !== ownOrigin) return '/';
+  const local = `${url.pathname}${url.search}${url.hash}`;
+  // A path that serialises as `//x` would itself be read as another host.
+  return local.startsWith('//') || local.startsWith('/\\') ? '/' : local;
 }
 
 /** loginRoutes: the sign-in form (token → session cookie) and sign-out. They need no session. */
-export async function loginRoutes(app: FastifyInstance, { tokens, sessions, secureCookies }: LoginRoutesOptions): Promise<void> {
+export async function loginRoutes(app: FastifyInstance, { sessions, secureCookies }: LoginRoutesOptions): Promise<void> {
   // Lax, not Strict: a link to a dashboard page from chat or mail must open signed in. Cross-site
   // posts still carry no cookie under Lax, and every action checks the CSRF token besides.
   const cookie = (value: string, maxAge: number) =>
@@ -29,15 +46,17 @@ export async function loginRoutes(app: FastifyInstance, { tokens, sessions, secu
   app.post<{ Body: { token: string; next?: string } }>('/login', {
     schema: { hide: true, body: Type.Object({ token: Type.String({ maxLength: 512 }), next: Type.Optional(Type.String({ maxLength: 2000 })) }) },
   }, async (request, reply) => {
-    const found = tokens.find(request.body.token);
+    const opened = await sessions.issue(request.body.token);
     const next = safeNext(request.body.next);
-    if (!found) return reply.redirect(`/login?failed=1&next=${encodeURIComponent(next)}`, 303);
-    const { value } = sessions.issue(found.name, found.role);
-    return reply.header('set-cookie', cookie(value, sessions.maxAgeSeconds)).redirect(next, 303);
+    if (!opened) return reply.redirect(`/login?failed=1&next=${encodeURIComponent(next)}`, 303);
+    return reply.header('set-cookie', cookie(opened.id, sessions.maxAgeSeconds)).redirect(next, 303);
   });
 
-  // Sign-out only clears our cookie; a forged sign-out is harmless, so it needs no CSRF check.
-  app.post('/logout', { schema: { hide: true } }, async (_request, reply) => {
+  // Sign-out ends the session on the server, so a copied cookie stops working too. A forged
+  // sign-out only signs someone out, so it needs no CSRF check.
+  app.post('/logout', { schema: { hide: true } }, async (request, reply) => {
+    const id = readCookie(request.headers.cookie, sessionCookieName);
+    if (id) await sessions.end(id);
     return reply.header('set-cookie', cookie('', 0)).redirect('/login', 303);
   });
 }

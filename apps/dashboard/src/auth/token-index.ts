@@ -3,18 +3,41 @@ import type { AccessToken, Role } from './principal';
 
 /**
  * TokenIndex finds the token a request presents. Tokens are looked up by their SHA-256, so
- * the lookup time says nothing about how much of a guess was right.
+ * the lookup time says nothing about how much of a guess was right. `replace` swaps in a
+ * reloaded list and says whose token was removed or changed, so their sessions can end.
  */
 export class TokenIndex {
-  private readonly byDigest = new Map<string, { name: string; role: Role }>();
+  private byDigest = new Map<string, { name: string; role: Role }>();
+  private byName = new Map<string, AccessToken>();
 
   constructor(tokens: readonly AccessToken[]) {
-    for (const token of tokens) this.byDigest.set(digest(token.token), { name: token.name, role: token.role });
+    this.replace(tokens);
   }
 
   find(presented: string): { name: string; role: Role } | undefined {
     if (presented.length === 0 || presented.length > 512) return undefined;
     return this.byDigest.get(digest(presented));
+  }
+
+  /** hasFingerprint tells whether `name` still has the token a session was opened with (and the same role). */
+  hasFingerprint(name: string, fingerprint: string, fingerprintOf: (token: string) => string): boolean {
+    const current = this.byName.get(name);
+    return current !== undefined && fingerprintOf(current.token) === fingerprint;
+  }
+
+  /** roleOf is the current role of a name, undefined once it has no token. */
+  roleOf(name: string): Role | undefined {
+    return this.byName.get(name)?.role;
+  }
+
+  /** replace swaps in a new token list and returns the names whose token or role was removed or changed. */
+  replace(tokens: readonly AccessToken[]): string[] {
+    const before = this.byName;
+    this.byDigest = new Map(tokens.map((token) => [digest(token.token), { name: token.name, role: token.role }]));
+    this.byName = new Map(tokens.map((token) => [token.name, token]));
+    return [...before.values()]
+      .filter((old) => { const now = this.byName.get(old.name); return !now || now.token !== old.token || now.role !== old.role; })
+      .map((old) => old.name);
   }
 }
 

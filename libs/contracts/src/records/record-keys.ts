@@ -100,4 +100,14 @@ export class RecordKeys {
   get leaseReleased(): string {
     return `${this.prefix}:lease-released`;
   }
+
+  /** dashboardSession is one dashboard sign-in, by the SHA-256 of its cookie's id (never the id). */
+  dashboardSession(hashedId: string): string {
+    return `${this.prefix}:dashboard-session:${hashedId}`;
+  }
+
+  /** dashboardSessionsOf is the set of hashed session ids a token's name signed in with. */
+  dashboardSessionsOf(name: string): string {
+    return `${this.prefix}:dashboard-sessions-of:${name}`;
+  }
 }

@@ -1,0 +1,121 @@
+import { createHash, createHmac, randomBytes } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type { RecordKeys } from '@tidemark/contracts';
+import type { Role } from './principal';
+import type { TokenIndex } from './token-index';
+
+/** Session is what the server keeps for a signed-in browser: who, until when, and its CSRF token. */
+export interface Session {
+  name: string;
+  role: Role;
+  /** Per-session CSRF token, echoed by forms and by JSON requests in a header. */
+  csrf: string;
+  /** Expiry, ms since the epoch. */
+  exp: number;
+}
+
+interface StoredSession extends Session {
+  /** HMAC of the token the session signed in with: a changed or removed token ends it. */
+  token: string;
+}
+
+export interface SessionStoreOptions {
+  redis: Redis;
+  /** The deployment's record keys (dashboardSession, dashboardSessionsOf). */
+  keys: RecordKeys;
+  tokens: TokenIndex;
+  /** Key of the token fingerprints; never stored. */
+  secret: string;
+  /** @defaultValue 12 hours */
+  lifetimeMs?: number;
+}
+
+/**
+ * SessionStore keeps sessions in Redis; the cookie carries only a random id. Redis holds the
+ * id's SHA-256, so reading Redis does not yield a usable cookie, and no token or token hash
+ * (only an HMAC under a key Redis never sees). Signing out deletes the session; a token that is
+ * removed or changed ends every session opened with it, at once when the tokens are reloaded and
+ * in any case at the session's next request.
+ */
+export class SessionStore {
+  readonly lifetimeMs: number;
+
+  constructor(private readonly options: SessionStoreOptions) {
+    this.lifetimeMs = options.lifetimeMs ?? 12 * 3600_000;
+  }
+
+  get maxAgeSeconds(): number {
+    return Math.floor(this.lifetimeMs / 1000);
+  }
+
+  /** issue opens a session for a token that just signed in; it returns the cookie value. */
+  async issue(token: string, now = Date.now()): Promise<{ id: string; session: Session } | undefined> {
+    const found = this.options.tokens.find(token);
+    if (!found) return undefined;
+    const id = randomBytes(32).toString('base64url');
+    const session: Session = { name: found.name, role: found.role, csrf: randomBytes(24).toString('base64url'), exp: now + this.lifetimeMs };
+    const stored: StoredSession = { ...session, token: this.fingerprint(token) };
+    await this.options.redis.multi()
+      .set(this.key(id), JSON.stringify(stored), 'PX', this.lifetimeMs)
+      .sadd(this.byName(found.name), digest(id))
+      .pexpire(this.byName(found.name), this.lifetimeMs)
+      .exec();
+    return { id, session };
+  }
+
+  /** verify returns the live session of a cookie value, or undefined (unknown, ended, expired, token changed). */
+  async verify(id: string, now = Date.now()): Promise<Session | undefined> {
+    if (id.length === 0 || id.length > 128) return undefined;
+    const text = await this.options.redis.get(this.key(id));
+    const stored = text ? parseStored(text) : undefined;
+    if (!stored) return undefined;
+    const { tokens } = this.options;
+    const stale = tokens.roleOf(stored.name) !== stored.role || !tokens.hasFingerprint(stored.name, stored.token, (value) => this.fingerprint(value));
+    if (stored.exp <= now || stale) {
+      await this.end(id);
+      return undefined;
+    }
+    return { name: stored.name, role: stored.role, csrf: stored.csrf, exp: stored.exp };
+  }
+
+  /** end deletes one session (sign-out). */
+  async end(id: string): Promise<void> {
+    await this.options.redis.del(this.key(id));
+  }
+
+  /** endAllOf deletes every session a name signed in with; returns how many ended. */
+  async endAllOf(name: string): Promise<number> {
+    const ids = await this.options.redis.smembers(this.byName(name));
+    const keys = ids.map((hashed) => this.options.keys.dashboardSession(hashed));
+    const ended = keys.length > 0 ? await this.options.redis.del(...keys) : 0;
+    await this.options.redis.del(this.byName(name));
+    return ended;
+  }
+
+  private key(id: string): string {
+    return this.options.keys.dashboardSession(digest(id));
+  }
+
+  private byName(name: string): string {
+    return this.options.keys.dashboardSessionsOf(name);
+  }
+
+  private fingerprint(token: string): string {
+    return createHmac('sha256', this.options.secret).update(token).digest('base64url');
+  }
+}
+
+function digest(value: string): string {
+  return createHash('sha256').update(value).digest('hex');
+}
+
+function parseStored(text: string): StoredSession | undefined {
+  try {
+    const value = JSON.parse(text) as Partial<StoredSession>;
+    const valid = typeof value.name === 'string' && (value.role === 'viewer' || value.role === 'operator')
+      && typeof value.csrf === 'string' && typeof value.exp === 'number' && typeof value.token === 'string';
+    return valid ? (value as StoredSession) : undefined;
+  } catch {
+    return undefined;
+  }
+}
