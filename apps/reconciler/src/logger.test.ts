@@ -28,3 +28,26 @@ describe('createLogger', () => {
     expect(lines.join('')).toContain(canary);
   });
 });
+
+describe('redaction at depth', () => {
+  it('finds canaries nested deep, under any spelling of a secret key, and inside error messages', () => {
+    const { lines, stream } = capture();
+    const log = createLogger('info', stream);
+    const deep = { a: { b: { c: { d: { e: { PASSWORD: canary, apiKey: canary, clientSecret: canary, 'x-auth-token': canary, client_secret: canary } } } } } };
+    const error = Object.assign(new Error(`GET https://git.example/r.git?access_token=${canary} failed: Authorization: Bearer ${canary}`), { config: { headers: { Authorization: canary } }, token: canary });
+    const caused = new Error('outer', { cause: new Error(`inner https://u:${canary}@h/x`) });
+    log.info({ deep, list: [{ Secret: canary }, [`token=${canary}`]] }, 'nested');
+    log.error({ err: error, other: caused }, `see ${`https://h/x?token=${canary}`}`);
+    expect(lines).toHaveLength(2);
+    expect(lines.join('')).not.toContain(canary);
+    expect(lines[1]).toContain('failed');
+  });
+
+  it('survives cycles', () => {
+    const { lines, stream } = capture();
+    const cyclic: Record<string, unknown> = { name: 'x' };
+    cyclic.self = cyclic;
+    createLogger('info', stream).info({ cyclic }, 'cycle');
+    expect(lines[0]).toContain('[circular]');
+  });
+});
