@@ -69,7 +69,7 @@ describe('prune ownership', () => {
     expect(status?.warnings?.join('\n')).toMatch(new RegExp(`ConfigMap ${victims}/coredns carries no tidemark.dev/owner annotation`));
     expect(status?.warnings?.join('\n')).toMatch(/forged-owner names .* but Tidemark's field manager tidemark did not apply that annotation/);
     expect(status?.warnings?.join('\n')).toMatch(/other-source is owned by other:/);
-    const events = await kubectl(inject('kubeconfigPath'), ['get', 'events', '-n', team, '--field-selector', 'reason=PruneRefused', '-o', 'jsonpath={.items[*].message}']);
+    const events = await kubectl(inject('kubeconfigPath'), ['get', 'events', '-n', team, '--field-selector', 'reason=Orphaned', '-o', 'jsonpath={.items[*].message}']);
     expect(events).toMatch(/coredns/);
   });
 
