@@ -38,8 +38,9 @@ describe('ConfigWatcher with the original CRD', () => {
     await harness.pushAndReconcile('the seed example, unchanged');
     // The ConfigWatcher may have run before its ConfigMap existed; its requeue comes next.
     await harness.reconcileKey(key, 'resync');
-    // Tidemark leaves a CRD it did not install alone.
-    expect(await installBuiltinCrds(harness.connection, harness.kinds, conversion.conversion())).not.toContain('CustomResourceDefinition configwatchers.k8spatterns.com');
+    // Tidemark leaves a built-in CRD alone that a source is allowed to manage through Git.
+    const gitManaged = new Set(['configwatchers.k8spatterns.com']);
+    expect(await installBuiltinCrds(harness.connection, harness.kinds, conversion.conversion(), { gitManaged })).not.toContain('CustomResourceDefinition configwatchers.k8spatterns.com');
     const crd = await plane.kubectl(['get', 'crd', 'configwatchers.k8spatterns.com', '-o', 'jsonpath={.spec.versions[0].subresources}']);
     expect(crd).toBe('');
 

@@ -6,20 +6,32 @@ import type { KindRegistry } from '@tidemark/kinds';
 /** The field manager that installs built-in CRDs. */
 export const crdInstallerManager = 'tidemark-crds';
 
+/** CrdOwnership says which built-in CRDs a Git source may manage instead of Tidemark. */
+export interface CrdOwnership {
+  /** CRD names some source lists in manageBuiltinCrds. @defaultValue none */
+  gitManaged?: ReadonlySet<string>;
+}
+
 /**
- * installBuiltinCrds applies the CRD of every registered kind that a cluster lacks, or that
- * Tidemark installed before (so upgrades reach it). A CRD someone else manages, such as the
- * original ConfigWatcher CRD pushed through Git, is left as it is.
+ * installBuiltinCrds applies the CRD of every registered kind that a cluster lacks, that
+ * Tidemark installed before (so upgrades reach it, and a hand edit is undone), or that a Git
+ * source replaced without being allowed to. A CRD an allowed source manages through Git, or one
+ * someone else installed (by hand, by Helm), is left as it is.
  */
-export async function installBuiltinCrds(cluster: ClusterConnection, kinds: KindRegistry, conversion?: CrdConversion): Promise<string[]> {
-  // A manager of its own: a CRD pushed through Git is applied as 'tidemark' and is not ours to replace.
+export async function installBuiltinCrds(cluster: ClusterConnection, kinds: KindRegistry, conversion?: CrdConversion, ownership: CrdOwnership = {}): Promise<string[]> {
+  // A manager of its own: a CRD pushed through Git is applied as cluster.fieldManager ('tidemark').
   const connection = cluster.asManager(crdInstallerManager);
   const toApply = [];
   for (const plugin of kinds.list()) {
-    const live = await getObject(connection, { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', name: plugin.crd.metadata.name });
+    const name = plugin.crd.metadata.name;
+    const live = await getObject(connection, { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', name });
     const managers = (live?.metadata.managedFields as { manager?: string; operation?: string }[] | undefined) ?? [];
-    const ours = managers.some((entry) => entry.manager === connection.fieldManager && entry.operation === 'Apply');
-    if (!live || ours) toApply.push(crdWithConversion(plugin.crd, conversion));
+    const applies = (manager: string) => managers.some((entry) => entry.manager === manager && entry.operation === 'Apply');
+    const fromGit = applies(cluster.fieldManager);
+    const allowedInGit = ownership.gitManaged?.has(name) ?? false;
+    if (!live || (applies(connection.fieldManager) && !(fromGit && allowedInGit)) || (fromGit && !allowedInGit)) {
+      toApply.push(crdWithConversion(plugin.crd, conversion));
+    }
   }
   const changes = await applyChangeSet(connection, toApply);
   return changes.filter((change) => change.action !== 'unchanged').map((change) => change.subject);
@@ -45,6 +57,8 @@ export interface KeepInstallingOptions {
   conversion?: () => CrdConversion;
   /** Rate and progress of the storage version migration that follows each install. */
   migration?: Omit<StorageMigrationOptions, 'log' | 'signal'>;
+  /** Built-in CRDs a Git source may manage instead. */
+  ownership?: CrdOwnership;
 }
 
 /**
@@ -59,12 +73,12 @@ export function keepInstallingBuiltinCrds(
   log: { info(fields: Record<string, unknown>, message: string): void; warn(fields: Record<string, unknown>, message: string): void },
   options: KeepInstallingOptions = {},
 ): { stop(): void; reinstall(): Promise<void> } {
-  const { retryMs = 30_000, conversion, migration } = options;
+  const { retryMs = 30_000, conversion, migration, ownership } = options;
   const timers = new Set<NodeJS.Timeout>();
   const abort = new AbortController();
   let stopped = false;
   const installAndMigrate = async (name: string, connection: ClusterConnection) => {
-    const installed = await installBuiltinCrds(connection, kinds, conversion?.());
+    const installed = await installBuiltinCrds(connection, kinds, conversion?.(), ownership);
     if (installed.length > 0) log.info({ cluster: name, installed }, 'installed built-in CRDs');
     // After an upgrade the cluster may still store objects in an older version: rewrite them.
     for (const plugin of kinds.list()) {
@@ -90,7 +104,7 @@ export function keepInstallingBuiltinCrds(
     async reinstall() {
       await Promise.all([...clusters].map(async ([name, connection]) => {
         try {
-          await installBuiltinCrds(connection, kinds, conversion?.());
+          await installBuiltinCrds(connection, kinds, conversion?.(), ownership);
         } catch (error) {
           if (!stopped) log.warn({ cluster: name, err: String(error) }, 'could not update the built-in CRDs; retrying at the next check');
         }

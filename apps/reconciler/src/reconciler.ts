@@ -20,7 +20,7 @@ import { SecretCertificateStore } from '@tidemark/conversion';
 import { startHttpServer, type HttpServer } from './http-server';
 import { startClusterSeries, startHealthMonitor } from '@tidemark/cluster-health';
 import { requeueCluster, routePoll, startFullResync } from '@tidemark/fanout';
-import { startOwnedWatches, startReferenceWatches, startTreeWatches } from '@tidemark/watches';
+import { startOwnedWatches, startReferenceWatches, startTreeWatches, watchBuiltinCrds } from '@tidemark/watches';
 import { ReconcilerMetrics } from './metrics/reconciler-metrics';
 
 /** RunningReconciler is a started reconciler; stop undoes start, in reverse order. */
@@ -97,8 +97,12 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
     const crds = keepInstallingBuiltinCrds(clusters.main, kinds, log, {
       conversion: () => conversion.conversion(),
       migration: { objectsPerSecond: config.conversionWebhook.migrationObjectsPerSecond, onProgress: (progress) => metrics.storageMigration(progress) },
+      ownership: { gitManaged: new Set(Object.keys(builtinCrdSources(config))) },
     });
     stops.push(() => crds.stop());
+    // A built-in CRD deleted or changed by hand is installed again at once, not at the next start.
+    const crdWatch = watchBuiltinCrds({ clusters: clusters.main, crdNames: kinds.list().map((plugin) => plugin.crd.metadata.name), reinstall: () => crds.reinstall(), log });
+    stops.push(() => crdWatch.stop());
     conversion.keepCurrent(() => crds.reinstall());
     const workers = new ReconcileWorkers({
       connection: config.redisUrl,
