@@ -1,8 +1,10 @@
 // Command kube-testenv runs a real kube-apiserver with an embedded etcd on loopback,
 // built from the upstream Kubernetes Go modules. It is Tidemark's test control plane:
-// no controllers run, no kubelet, only the API server and its storage.
+// with --controllers it also starts kube-controller-manager, kube-scheduler and KWOK nodes
+// (see the kube-controllers binary); without, only the API server and its storage run.
 //
-//	kube-testenv serve --dir DIR [--port N]   start etcd + kube-apiserver, write DIR/kubeconfig
+//	kube-testenv serve --dir DIR [--port N] [--controllers [--nodes N]]
+//	                                          start etcd + kube-apiserver (+ controllers), write DIR/kubeconfig
 //	kube-testenv kubectl ARGS...              the real kubectl command
 package main
 
@@ -31,5 +33,5 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: kube-testenv serve --dir DIR [--port N] | kube-testenv kubectl ARGS...")
+	fmt.Fprintln(os.Stderr, "usage: kube-testenv serve --dir DIR [--port N] [--controllers [--nodes N] [--pods-per-node N]] | kube-testenv kubectl ARGS...")
 }

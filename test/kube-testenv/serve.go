@@ -11,8 +11,10 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strconv"
+	"syscall"
 	"time"
 
 	"go.etcd.io/etcd/server/v3/embed"
@@ -25,11 +27,26 @@ func serve(args []string) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	dir := fs.String("dir", "", "state directory (certificates, etcd data, kubeconfig); reused across restarts")
 	port := fs.Int("port", 0, "secure port of the API server on 127.0.0.1 (0 picks a free one)")
+	withControllers := fs.Bool("controllers", false, "also run kube-controller-manager, kube-scheduler and KWOK's simulated nodes (a full control plane)")
+	nodes := fs.Int("nodes", 2, "with --controllers: how many simulated nodes to register")
+	podsPerNode := fs.Int("pods-per-node", 110, "with --controllers: pods each simulated node can hold")
+	binary := fs.String("controllers-binary", "", "with --controllers: the kube-controllers binary (default: next to this one)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *dir == "" {
 		return errors.New("--dir is required")
+	}
+	if *withControllers && (*nodes < 1 || *podsPerNode < 1) {
+		return errors.New("--nodes and --pods-per-node must be at least 1")
+	}
+	var options *controllerOptions
+	if *withControllers {
+		path, err := controllersBinary(*binary)
+		if err != nil {
+			return err
+		}
+		options = &controllerOptions{binary: path, nodes: *nodes, podsPerNode: *podsPerNode}
 	}
 	stateDir, err := filepath.Abs(*dir)
 	if err != nil {
@@ -60,7 +77,7 @@ func serve(args []string) error {
 	}
 
 	command := app.NewAPIServerCommand()
-	command.SetArgs(apiserverArgs(stateDir, *port, etcdURL, certs))
+	command.SetArgs(apiserverArgs(stateDir, *port, etcdURL, certs, options != nil))
 	done := make(chan error, 1)
 	go func() { done <- command.Execute() }()
 
@@ -72,17 +89,50 @@ func serve(args []string) error {
 			return err
 		}
 	}
-	fmt.Printf("kube-testenv ready server=%s kubeconfig=%s\n", server, kubeconfig)
-	if err := <-done; err != nil {
+	if options == nil {
+		fmt.Printf("kube-testenv ready server=%s kubeconfig=%s\n", server, kubeconfig)
+		return apiserverExit(<-done)
+	}
+	return serveControllers(stateDir, server, kubeconfig, certs, *options, done)
+}
+
+// serveControllers starts the controllers once the API server answers, prints the ready line
+// when they are ready, and stops them first on SIGTERM/SIGINT, while the API server (which
+// handles the same signal itself) drains.
+func serveControllers(stateDir, server, kubeconfig string, certs *pki, options controllerOptions, done <-chan error) error {
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, syscall.SIGTERM, syscall.SIGINT)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { <-signals; cancel() }()
+	running, err := startControllers(ctx, stateDir, kubeconfig, certs, options)
+	if err != nil {
+		return fmt.Errorf("starting the controllers: %w", err)
+	}
+	defer running.stop()
+	fmt.Printf("kube-testenv ready server=%s kubeconfig=%s controllers=kube-controller-manager,kube-scheduler,kwok nodes=%d\n", server, kubeconfig, options.nodes)
+	select {
+	case err := <-done:
+		return apiserverExit(err)
+	case err := <-running.failed:
+		return err
+	case <-ctx.Done():
+		running.stop()
+		return apiserverExit(<-done)
+	}
+}
+
+func apiserverExit(err error) error {
+	if err != nil {
 		return fmt.Errorf("kube-apiserver: %w", err)
 	}
 	return nil
 }
 
-// apiserverArgs are envtest-like flags: loopback only, RBAC, a static admin token,
-// and no admission plugin that needs a controller manager to make progress.
-func apiserverArgs(stateDir string, port int, etcdURL string, certs *pki) []string {
-	return []string{
+// apiserverArgs are envtest-like flags: loopback only, RBAC, a static admin token. Without
+// controllers, no admission plugin that needs a controller manager to make progress.
+func apiserverArgs(stateDir string, port int, etcdURL string, certs *pki, withControllers bool) []string {
+	args := []string{
 		"--bind-address=127.0.0.1",
 		"--advertise-address=127.0.0.1",
 		"--secure-port=" + strconv.Itoa(port),
@@ -98,14 +148,17 @@ func apiserverArgs(stateDir string, port int, etcdURL string, certs *pki) []stri
 		"--service-cluster-ip-range=10.0.0.0/24",
 		"--authorization-mode=RBAC",
 		"--allow-privileged=true",
-		// No controller manager runs here, so nothing would create the default ServiceAccount
-		// that this plugin waits for; pods in fresh namespaces would be refused.
-		"--disable-admission-plugins=ServiceAccount",
 		"--endpoint-reconciler-type=none",
 		"--enable-priority-and-fairness=false",
 		"--profiling=false",
 		"--v=0",
 	}
+	if !withControllers {
+		// No controller manager runs here, so nothing would create the default ServiceAccount
+		// that this plugin waits for; pods in fresh namespaces would be refused.
+		args = append(args, "--disable-admission-plugins=ServiceAccount")
+	}
+	return args
 }
 
 func startEtcd(dir string) (*embed.Etcd, string, error) {

@@ -7,6 +7,8 @@ import { commandExists, RigError } from './process';
 export interface GoProgram {
   /** The Go module's folder. */
   dir: string;
+  /** The main package to build, relative to dir. @defaultValue '.' */
+  package?: string;
   /** Where the binary goes. */
   binary: string;
   /** A name for progress lines, e.g. 'kube-testenv'. */
@@ -81,9 +83,14 @@ async function waitForLock(lock: string): Promise<void> {
 async function isStale(program: GoProgram): Promise<boolean> {
   const binary = await stat(program.binary).catch(() => undefined);
   if (!binary) return true;
-  const sources = (await readdir(program.dir)).filter((file) => file.endsWith('.go') || file === 'go.mod' || file === 'go.sum');
+  const packageDir = join(program.dir, program.package ?? '.');
+  const sources = [
+    ...(await readdir(packageDir)).filter((file) => file.endsWith('.go')).map((file) => join(packageDir, file)),
+    join(program.dir, 'go.mod'), join(program.dir, 'go.sum'),
+  ];
   for (const file of sources) {
-    if ((await stat(join(program.dir, file))).mtimeMs > binary.mtimeMs) return true;
+    const source = await stat(file).catch(() => undefined);
+    if (source && source.mtimeMs > binary.mtimeMs) return true;
   }
   return false;
 }

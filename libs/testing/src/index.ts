@@ -8,8 +8,8 @@ export { startRedis, waitForPort, type TestRedis, type StartRedisOptions } from 
 export { startGitServer, type GitServer, type GitServerOptions } from './git-server';
 export { WorkingCopy } from './working-copy';
 export {
-  buildKubeTestenv, startControlPlane, startControlPlanes, kubectl, kubeTestenvBinary,
-  type ControlPlane, type StartControlPlaneOptions,
+  buildKubeTestenv, buildKubeControllers, startControlPlane, startControlPlanes, kubectl, kubeTestenvBinary, kubeControllersBinary,
+  type ControlPlane, type ControllerOptions, type StartControlPlaneOptions,
 } from './kube-testenv';
 export { startDelayingProxy, startDelayingProxyProcess, type DelayingProxy } from './delaying-proxy';
 export { buildGoProgram, type GoProgram } from './go-build';

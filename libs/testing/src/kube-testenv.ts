@@ -10,10 +10,14 @@ import { buildGoProgram } from './go-build';
 const testenvDir = resolve(fileURLToPath(import.meta.url), '../../../../test/kube-testenv');
 /** kubeTestenvBinary is where the rig's control-plane binary is built. */
 export const kubeTestenvBinary = join(testenvDir, 'bin', 'kube-testenv');
+/** kubeControllersBinary holds kube-controller-manager, kube-scheduler and KWOK, for full control planes. */
+export const kubeControllersBinary = join(testenvDir, 'bin', 'kube-controllers');
 
 /** ControlPlane is one running kube-apiserver (with embedded etcd) from the test rig. */
 export interface ControlPlane {
   name: string;
+  /** controllers is true when kube-controller-manager, kube-scheduler and KWOK nodes run too. */
+  controllers: boolean;
   /** server is https://127.0.0.1:PORT. */
   server: string;
   kubeconfigPath: string;
@@ -38,24 +42,51 @@ export function buildKubeTestenv(log?: (line: string) => void): Promise<string> 
   }, log);
 }
 
+/** buildKubeControllers builds the controllers binary that full control planes run (see buildGoProgram). */
+export function buildKubeControllers(log?: (line: string) => void): Promise<string> {
+  return buildGoProgram({
+    dir: testenvDir,
+    package: './controllers',
+    binary: kubeControllersBinary,
+    label: 'kube-controllers',
+    firstBuildNote: 'kube-controller-manager, kube-scheduler and KWOK from the upstream Go modules, for full control planes; the first build takes several minutes on 2 cores',
+  }, log);
+}
+
+/** ControllerOptions shape the simulated cluster of a full control plane. */
+export interface ControllerOptions {
+  /** Simulated (KWOK) nodes to register. @defaultValue 2 */
+  nodes?: number;
+  /** Pods each node can hold. @defaultValue 110 (the kubelet's default) */
+  podsPerNode?: number;
+}
+
 export interface StartControlPlaneOptions {
   /** A name for logs and for the state directory. @defaultValue `cluster-<n>` */
   name?: string;
-  /** Where the API server's stderr goes. @defaultValue a file `apiserver.log` in its state directory */
-  logFile?: string;
+  /**
+   * controllers makes it a full control plane: kube-controller-manager, kube-scheduler and
+   * KWOK's simulated nodes run too, and start resolves once their leases are held and the
+   * nodes are Ready. @defaultValue false (the API server alone, for the fast suites)
+   */
+  controllers?: boolean | ControllerOptions;
 }
 
 /** startControlPlane starts one kube-apiserver with embedded etcd and waits until /readyz answers. */
 export async function startControlPlane(options: StartControlPlaneOptions = {}): Promise<ControlPlane> {
   const binary = await buildKubeTestenv();
+  const controllers = controllerArgs(options.controllers);
+  if (controllers.length > 0) await buildKubeControllers();
   const name = options.name ?? 'cluster';
+  const what = controllers.length > 0 ? `full control plane ${name}` : `kube-apiserver ${name}`;
+  const readyWithinMs = controllers.length > 0 ? 360_000 : 180_000;
   const dir = await mkdtemp(join(tmpdir(), `tidemark-kube-${name}-`));
   let child: ChildProcess | undefined;
   let port = 0;
   let server = '';
 
   const launch = async () => {
-    const spawned = spawn(binary, ['serve', '--dir', dir, '--port', String(port)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const spawned = spawn(binary, ['serve', '--dir', dir, '--port', String(port), ...controllers], { stdio: ['ignore', 'pipe', 'pipe'] });
     child = spawned;
     const logChunks: string[] = [];
     spawned.stderr?.on('data', (chunk: Buffer) => {
@@ -63,14 +94,14 @@ export async function startControlPlane(options: StartControlPlaneOptions = {}):
       if (logChunks.length > 200) logChunks.shift();
     });
     server = await new Promise<string>((ready, fail) => {
-      const timer = setTimeout(() => fail(new RigError(`kube-apiserver ${name} was not ready within 180 s. Its log:\n${logChunks.join('').slice(-3000)}`)), 180_000);
+      const timer = setTimeout(() => fail(new RigError(`${what} was not ready within ${readyWithinMs / 1000} s. Its log:\n${logChunks.join('').slice(-3000)}`)), readyWithinMs);
       createInterface({ input: spawned.stdout! }).on('line', (line) => {
         const match = /^kube-testenv ready server=(\S+) kubeconfig=(\S+)/.exec(line);
         if (match?.[1]) { clearTimeout(timer); ready(match[1]); }
       });
       spawned.once('exit', (code) => {
         clearTimeout(timer);
-        fail(new RigError(`kube-apiserver ${name} exited with code ${code} before it was ready. Its log:\n${logChunks.join('').slice(-3000)}`));
+        fail(new RigError(`${what} exited with code ${code} before it was ready. Its log:\n${logChunks.join('').slice(-3000)}`));
       });
     });
     port = Number(new URL(server).port);
@@ -81,6 +112,7 @@ export async function startControlPlane(options: StartControlPlaneOptions = {}):
 
   return {
     name,
+    controllers: controllers.length > 0,
     get server() { return server; },
     kubeconfigPath,
     kubeconfig,
@@ -94,13 +126,25 @@ export async function startControlPlane(options: StartControlPlaneOptions = {}):
   };
 }
 
-/** startControlPlanes starts n control planes side by side, one process each. */
-export async function startControlPlanes(count: number, prefix = 'cluster'): Promise<ControlPlane[]> {
+function controllerArgs(controllers: StartControlPlaneOptions['controllers']): string[] {
+  if (!controllers) return [];
+  const { nodes = 2, podsPerNode = 110 } = controllers === true ? {} : controllers;
+  if (!Number.isInteger(nodes) || nodes < 1 || !Number.isInteger(podsPerNode) || podsPerNode < 1) {
+    throw new RigError(`startControlPlane: controllers.nodes (${nodes}) and controllers.podsPerNode (${podsPerNode}) must be whole numbers of at least 1`);
+  }
+  return ['--controllers', '--nodes', String(nodes), '--pods-per-node', String(podsPerNode)];
+}
+
+/**
+ * startControlPlanes starts n control planes side by side, one process each; `controllers`
+ * lists the indexes (from 0) that run as full control planes.
+ */
+export async function startControlPlanes(count: number, prefix = 'cluster', controllers: readonly number[] = []): Promise<ControlPlane[]> {
   await buildKubeTestenv();
   const planes: ControlPlane[] = [];
   try {
     for (let index = 0; index < count; index += 1) {
-      planes.push(await startControlPlane({ name: `${prefix}-${index + 1}` }));
+      planes.push(await startControlPlane({ name: `${prefix}-${index + 1}`, controllers: controllers.includes(index) }));
     }
     return planes;
   } catch (error) {
