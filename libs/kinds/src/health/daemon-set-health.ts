@@ -11,6 +11,11 @@ export const daemonSetHealth: HealthRule = {
       return lag;
     }
     const status = statusOf(live);
+    // Its pod count comes from status, not spec: until the controller has written status once,
+    // "0 of 0 pods" would read as Ready (seen on the rig's real controllers, just after create).
+    if (typeof status.observedGeneration !== 'number') {
+      return { status: 'Progressing', message: `${describe(live)} has no status from the daemonset controller yet; wait for it, or check that the controller is running.` };
+    }
     const desired = numberAt(status, 'desiredNumberScheduled');
     const updated = numberAt(status, 'updatedNumberScheduled');
     const available = numberAt(status, 'numberAvailable');

@@ -34,6 +34,10 @@ describe('healthOf DaemonSet', () => {
     expect(healthOf(daemonSet({ desiredNumberScheduled: 3, updatedNumberScheduled: 2, numberAvailable: 3 })).status).toBe('Progressing');
     expect(healthOf(daemonSet({ desiredNumberScheduled: 3, updatedNumberScheduled: 3, numberAvailable: 1 })).message).toContain('1 of 3 pods available');
   });
+
+  it('is Progressing, not "0 of 0 pods", before its controller has written status', () => {
+    expect(healthOf(live('apps/v1', 'DaemonSet', { generation: 1 }))).toMatchObject({ status: 'Progressing', message: expect.stringContaining('no status from the daemonset controller yet') });
+  });
 });
 
 describe('healthOf ReplicaSet', () => {
