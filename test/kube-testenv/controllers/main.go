@@ -24,8 +24,10 @@ func main() {
 		os.Exit(2)
 	}
 	name, args := os.Args[1], os.Args[2:]
-	// Each component parses os.Args as if it were its own binary.
-	os.Args = append([]string{name}, args...)
+	// Each component parses os.Args as if it were its own binary, under the upstream binary's
+	// name: client-go derives the user agent and the default field manager from it, so
+	// managedFields read `kube-controller-manager` as on a real cluster.
+	os.Args = append([]string{binaryNames[name]}, args...)
 	switch name {
 	case "controller-manager":
 		command := controllermanager.NewControllerManagerCommand()
@@ -45,6 +47,8 @@ func main() {
 		os.Exit(2)
 	}
 }
+
+var binaryNames = map[string]string{"controller-manager": "kube-controller-manager", "scheduler": "kube-scheduler", "kwok": "kwok"}
 
 func usage() {
 	fmt.Fprintln(os.Stderr, "usage: kube-controllers controller-manager|scheduler|kwok ARGS...")
