@@ -1,15 +1,20 @@
-// WebApp end to end on the rig: render, features, override, HPA ownership, validation, finalizer, prune.
+// WebApp end to end on a full control plane (real deployment, replicaset and HPA controllers,
+// scheduler, KWOK nodes): render, features, Ready, HPA ownership, override, validation,
+// finalizer, prune.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { applyObject, applyStatus, ClusterConnection, getObject } from '@tidemark/cluster';
+import { getObject, listObjects } from '@tidemark/cluster';
 import { findCondition, TerminalError, type KubernetesManifest } from '@tidemark/contracts';
-import { kubectl } from '@tidemark/testing';
+import { kubectl, startControlPlane, type ControlPlane } from '@tidemark/testing';
 import { startPipelineHarness, type PipelineHarness } from '../support/pipeline-harness';
+import { startTestConversionWebhook, type TestConversionWebhook } from '../support/conversion-webhook';
 import { installBuiltinCrds } from '../../apps/reconciler/src/builtin-crds';
 
 const namespace = `webapp-${randomUUID().slice(0, 8)}`;
 const key = `tidemark.dev/WebApp/${namespace}/shop`;
+let plane: ControlPlane;
 let harness: PipelineHarness;
+let conversion: TestConversionWebhook;
 
 type Deployment = KubernetesManifest & { spec: { replicas?: number; template: { metadata: { annotations?: Record<string, string> }; spec: { containers: { name: string; image: string; env?: { name: string; value?: string }[] }[] } } } };
 
@@ -20,11 +25,17 @@ function webApp(spec: string): string {
 const get = (kind: string, apiVersion: string, name = 'shop') => getObject(harness.connection, { apiVersion, kind, namespace, name });
 
 beforeAll(async () => {
-  harness = await startPipelineHarness(inject('kubeconfig'), inject('redisUrl'));
-  await installBuiltinCrds(harness.connection, harness.kinds);
+  plane = await startControlPlane({ name: 'webapp', controllers: true });
+  harness = await startPipelineHarness(plane.kubeconfig, inject('redisUrl'));
+  conversion = await startTestConversionWebhook(harness.kinds);
+  await installBuiltinCrds(harness.connection, harness.kinds, conversion.conversion());
   await harness.repo.write('ns.yaml', `apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ${namespace}\n`);
 });
-afterAll(async () => harness?.stop());
+afterAll(async () => {
+  await harness?.stop();
+  await plane?.stop();
+  await conversion?.stop();
+});
 
 describe('WebApp', () => {
   it('renders the base and the config feature, and shows status through kubectl', async () => {
@@ -38,14 +49,14 @@ describe('WebApp', () => {
     expect(deployment.spec.template.metadata.annotations?.['tidemark.dev/config-hash']).toMatch(/^[0-9a-f]{16,}$/);
     expect(await get('Service', 'v1')).toBeDefined();
     expect(await get('ServiceAccount', 'v1')).toBeDefined();
-    const configMaps = await kubectl(inject('kubeconfigPath'), ['get', 'configmaps', '-n', namespace, '-l', 'app.kubernetes.io/managed-by=tidemark', '-o', 'jsonpath={.items[*].data.GREETING}']);
+    const configMaps = await kubectl(plane.kubeconfigPath, ['get', 'configmaps', '-n', namespace, '-l', 'app.kubernetes.io/managed-by=tidemark', '-o', 'jsonpath={.items[*].data.GREETING}']);
     expect(configMaps).toBe('hello');
 
-    const table = await kubectl(inject('kubeconfigPath'), ['get', 'webapps', '-n', namespace]);
+    const table = await kubectl(plane.kubeconfigPath, ['get', 'webapps', '-n', namespace]);
     // kubectl shows the storage version, v1beta1: the image in parts, then readiness and why.
     expect(table).toMatch(/NAME\s+IMAGE\s+TAG\s+REPLICAS\s+AVAILABLE\s+READY\s+REASON\s+AGE/);
     expect(table).toMatch(/shop\s+nginx\s+1\.27\s+2\s+(\d+\s+)?False\s+\w+/);
-    const status = JSON.parse(await kubectl(inject('kubeconfigPath'), ['get', 'webapp', 'shop', '-n', namespace, '-o', 'jsonpath={.status}'])) as Record<string, unknown>;
+    const status = JSON.parse(await kubectl(plane.kubeconfigPath, ['get', 'webapp', 'shop', '-n', namespace, '-o', 'jsonpath={.status}'])) as Record<string, unknown>;
     const cr = await get('WebApp', 'tidemark.dev/v1alpha1');
     expect(status.observedGeneration).toBe(cr?.metadata.generation);
     expect(status.lastAppliedRevision).toBe(poll.revision);
@@ -53,30 +64,35 @@ describe('WebApp', () => {
     expect(cr?.metadata.finalizers).toContain('tidemark.dev/cleanup');
   });
 
-  it('turns Ready once the Deployment is available (the rig has no controllers, so the test writes that status)', async () => {
-    const deployment = (await get('Deployment', 'apps/v1'))!;
-    const controller = ClusterConnection.connect({ cluster: 'shared', kubeconfig: inject('kubeconfig'), fieldManager: 'deployment-controller' });
-    await applyStatus(controller, deployment, {
-      observedGeneration: deployment.metadata.generation, replicas: 2, updatedReplicas: 2, readyReplicas: 2, availableReplicas: 2,
-      conditions: [{ type: 'Available', status: 'True', reason: 'MinimumReplicasAvailable', message: 'ok' }],
-    });
-    controller.close();
-    expect(await harness.reconcileKey(key, 'resync')).toEqual({ kind: 'requeue', afterMs: 300_000 });
+  it('turns Ready once the deployment controller has rolled out its pods', async () => {
+    await expect.poll(async () => {
+      await harness.reconcileKey(key, 'resync');
+      return findCondition((await harness.statusStore.get(harness.cluster, key))?.conditions, 'Ready')?.status;
+    }, { timeout: 90_000, interval: 500 }).toBe('True');
     const status = await harness.statusStore.get(harness.cluster, key);
     expect(findCondition(status?.conditions, 'Ready')).toMatchObject({ status: 'True', reason: 'ReconciliationSucceeded' });
-    expect(await kubectl(inject('kubeconfigPath'), ['get', 'webapp', 'shop', '-n', namespace, '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}'])).toBe('True');
+    expect(await kubectl(plane.kubeconfigPath, ['get', 'webapp', 'shop', '-n', namespace, '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}'])).toBe('True');
+    const pods = (await listObjects(harness.connection, 'v1', 'Pod', namespace, { 'app.kubernetes.io/name': 'shop' })) as (KubernetesManifest & { status?: { phase?: string } })[];
+    expect(pods.map((pod) => pod.status?.phase)).toEqual(['Running', 'Running']);
   });
 
-  it('with autoscaling, adds an HPA and leaves replicas to it; disabling config prunes the ConfigMap', async () => {
-    await harness.repo.write('shop.yaml', webApp('  image: nginx:1.27\n  features:\n    autoscaling:\n      enabled: true\n      minReplicas: 2\n      maxReplicas: 6\n'));
+  it('with autoscaling, adds an HPA and leaves replicas to the HPA controller; disabling config prunes the ConfigMap', async () => {
+    await harness.repo.write('shop.yaml', webApp('  image: nginx:1.27\n  features:\n    autoscaling:\n      enabled: true\n      minReplicas: 3\n      maxReplicas: 6\n'));
     await harness.pushAndReconcile('autoscale shop');
     expect(await get('HorizontalPodAutoscaler', 'autoscaling/v2')).toBeDefined();
-    const hpa = ClusterConnection.connect({ cluster: 'shared', kubeconfig: inject('kubeconfig'), fieldManager: 'horizontal-pod-autoscaler' });
-    await applyObject(hpa, { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'shop', namespace }, spec: { replicas: 4 } });
-    hpa.close();
-    await harness.reconcileKey(key, 'resync');
-    expect(((await get('Deployment', 'apps/v1')) as Deployment).spec.replicas).toBe(4);
-    const configMaps = await kubectl(inject('kubeconfigPath'), ['get', 'configmaps', '-n', namespace, '-l', 'app.kubernetes.io/managed-by=tidemark', '-o', 'name']);
+    // The rig has no metrics server, but the HPA controller still raises replicas to minReplicas.
+    await expect.poll(async () => ((await get('Deployment', 'apps/v1')) as Deployment | undefined)?.spec.replicas, { timeout: 60_000 }).toBe(3);
+    const managedFields = ((await get('Deployment', 'apps/v1'))?.metadata.managedFields ?? []) as { manager?: string; subresource?: string; fieldsV1?: unknown }[];
+    const replicasOwner = managedFields.find((entry) => JSON.stringify(entry.fieldsV1 ?? {}).includes('"f:replicas"'));
+    expect(replicasOwner).toMatchObject({ manager: 'kube-controller-manager', subresource: 'scale' });
+    // Without metrics the HPA is not active, and the WebApp says so rather than claiming Ready.
+    await expect.poll(async () => {
+      await harness.reconcileKey(key, 'resync');
+      const ready = findCondition((await harness.statusStore.get(harness.cluster, key))?.conditions, 'Ready');
+      return `${ready?.status} ${ready?.message}`;
+    }, { timeout: 60_000, interval: 500 }).toMatch(/^False .*not scaling yet.*metrics/);
+    expect(((await get('Deployment', 'apps/v1')) as Deployment).spec.replicas).toBe(3);
+    const configMaps = await kubectl(plane.kubeconfigPath, ['get', 'configmaps', '-n', namespace, '-l', 'app.kubernetes.io/managed-by=tidemark', '-o', 'name']);
     expect(configMaps.trim()).toBe('');
   });
 
@@ -119,7 +135,7 @@ describe('WebApp', () => {
   });
 
   it('cleans up owned objects through the finalizer when the CR is deleted by hand, then recreates it from Git', async () => {
-    await kubectl(inject('kubeconfigPath'), ['delete', 'webapp', 'shop', '-n', namespace, '--wait=false']);
+    await kubectl(plane.kubeconfigPath, ['delete', 'webapp', 'shop', '-n', namespace, '--wait=false']);
     expect(await harness.reconcileKey(key, 'watch')).toEqual({ kind: 'requeue', afterMs: 1_000 });
     expect(await get('Deployment', 'apps/v1')).toBeUndefined();
     expect(await get('WebApp', 'tidemark.dev/v1alpha1')).toBeUndefined();
