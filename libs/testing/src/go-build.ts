@@ -7,8 +7,6 @@ import { commandExists, RigError } from './process';
 export interface GoProgram {
   /** The Go module's folder. */
   dir: string;
-  /** The main package to build, relative to dir. @defaultValue '.' */
-  package?: string;
   /** Where the binary goes. */
   binary: string;
   /** A name for progress lines, e.g. 'kube-testenv'. */
@@ -16,7 +14,8 @@ export interface GoProgram {
   /** What the first build does and how long it takes, said before it starts. */
   firstBuildNote: string;
   /**
-   * The package to build, when it is not the module's own folder: the main package of a pinned
+   * The package to build, when it is not the module's own folder: a folder of the module
+   * ('./controllers', whose .go files then count for staleness too) or the main package of a pinned
    * upstream tool that the module names with a `tool` directive (e.g. 'sigs.k8s.io/kustomize/kustomize/v5').
    * @defaultValue '.'
    */
@@ -83,14 +82,13 @@ async function waitForLock(lock: string): Promise<void> {
 async function isStale(program: GoProgram): Promise<boolean> {
   const binary = await stat(program.binary).catch(() => undefined);
   if (!binary) return true;
-  const packageDir = join(program.dir, program.package ?? '.');
-  const sources = [
-    ...(await readdir(packageDir)).filter((file) => file.endsWith('.go')).map((file) => join(packageDir, file)),
-    join(program.dir, 'go.mod'), join(program.dir, 'go.sum'),
-  ];
-  for (const file of sources) {
-    const source = await stat(file).catch(() => undefined);
-    if (source && source.mtimeMs > binary.mtimeMs) return true;
+  const folders = [program.dir];
+  if (program.package?.startsWith('./')) folders.push(join(program.dir, program.package));
+  for (const folder of folders) {
+    const sources = (await readdir(folder)).filter((file) => file.endsWith('.go') || file === 'go.mod' || file === 'go.sum');
+    for (const file of sources) {
+      if ((await stat(join(folder, file))).mtimeMs > binary.mtimeMs) return true;
+    }
   }
   return false;
 }
