@@ -9,11 +9,13 @@ import { getObject, listObjects } from '@tidemark/cluster';
 import { findCondition, type KubernetesManifest } from '@tidemark/contracts';
 import { startControlPlane, type ControlPlane } from '@tidemark/testing';
 import { startPipelineHarness, type PipelineHarness } from '../support/pipeline-harness';
+import { startTestConversionWebhook, type TestConversionWebhook } from '../support/conversion-webhook';
 import { installBuiltinCrds } from '../../apps/reconciler/src/builtin-crds';
 
 const namespace = `workloads-${randomUUID().slice(0, 8)}`;
 let plane: ControlPlane;
 let harness: PipelineHarness;
+let conversion: TestConversionWebhook;
 
 type Pod = KubernetesManifest & { metadata: { ownerReferences?: { kind: string; name: string }[] }; spec: { nodeName?: string }; status?: { phase?: string; podIP?: string; conditions?: { type: string; status: string }[] } };
 
@@ -48,12 +50,14 @@ const shopPods = () => listObjects(harness.connection, 'v1', 'Pod', namespace, s
 beforeAll(async () => {
   plane = await startControlPlane({ name: 'workloads', controllers: true });
   harness = await startPipelineHarness(plane.kubeconfig, inject('redisUrl'));
-  await installBuiltinCrds(harness.connection, harness.kinds);
+  conversion = await startTestConversionWebhook(harness.kinds);
+  await installBuiltinCrds(harness.connection, harness.kinds, conversion.conversion());
   await harness.repo.write('ns.yaml', `apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ${namespace}\n`);
 });
 afterAll(async () => {
   await harness?.stop();
   await plane?.stop();
+  await conversion?.stop();
 });
 
 describe('workloads on the real controllers', () => {
