@@ -82,9 +82,12 @@ describe('WebApp', () => {
     expect(await get('HorizontalPodAutoscaler', 'autoscaling/v2')).toBeDefined();
     // The rig has no metrics server, but the HPA controller still raises replicas to minReplicas.
     await expect.poll(async () => ((await get('Deployment', 'apps/v1')) as Deployment | undefined)?.spec.replicas, { timeout: 60_000 }).toBe(3);
-    const managedFields = ((await get('Deployment', 'apps/v1'))?.metadata.managedFields ?? []) as { manager?: string; subresource?: string; fieldsV1?: unknown }[];
-    const replicasOwner = managedFields.find((entry) => JSON.stringify(entry.fieldsV1 ?? {}).includes('"f:replicas"'));
-    expect(replicasOwner).toMatchObject({ manager: 'kube-controller-manager', subresource: 'scale' });
+    // The replicas are the HPA's: Tidemark's apply no longer names them, and the HPA says why it scaled.
+    const managedFields = ((await get('Deployment', 'apps/v1'))?.metadata.managedFields ?? []) as { manager?: string; operation?: string; fieldsV1?: { 'f:spec'?: Record<string, unknown> } }[];
+    expect(managedFields.find((entry) => entry.manager === 'tidemark' && entry.operation === 'Apply')?.fieldsV1?.['f:spec']).not.toHaveProperty('f:replicas');
+    const hpaStatus = (await get('HorizontalPodAutoscaler', 'autoscaling/v2'))?.status as { desiredReplicas?: number; conditions?: { type: string; status: string; reason: string }[] } | undefined;
+    expect(hpaStatus?.desiredReplicas).toBe(3);
+    expect(hpaStatus?.conditions?.find((condition) => condition.type === 'AbleToScale')).toMatchObject({ status: 'True' });
     // Without metrics the HPA is not active, and the WebApp says so rather than claiming Ready.
     await expect.poll(async () => {
       await harness.reconcileKey(key, 'resync');
