@@ -37,7 +37,7 @@ describe('redaction at depth', () => {
     const error = Object.assign(new Error(`GET https://git.example/r.git?access_token=${canary} failed: Authorization: Bearer ${canary}`), { config: { headers: { Authorization: canary } }, token: canary });
     const caused = new Error('outer', { cause: new Error(`inner https://u:${canary}@h/x`) });
     log.info({ deep, list: [{ Secret: canary }, [`token=${canary}`]] }, 'nested');
-    log.error({ err: error, other: caused }, `see ${`https://h/x?token=${canary}`}`);
+    log.error({ err: error, other: caused, redis: `redis://:${canary}@redis:6379` }, `see ${`https://h/x?token=${canary}`}`);
     expect(lines).toHaveLength(2);
     expect(lines.join('')).not.toContain(canary);
     expect(lines[1]).toContain('failed');

@@ -17,7 +17,8 @@ export function isSecretKey(key: string): boolean {
   return exactSecretKeys.has(folded) || secretKeyPattern.test(folded);
 }
 
-const urlCredentials = /([a-z][a-z0-9+.-]*:\/\/)[^/@\s:]+:[^/@\s]+@/gi;
+// The user part may be empty (`redis://:password@host`).
+const urlCredentials = /([a-z][a-z0-9+.-]*:\/\/)[^/@\s:]*:[^/@\s]+@/gi;
 const authorizationValue = /\b(bearer|basic|token)(\s+|=|:\s*)[a-z0-9._~+/=-]{8,}/gi;
 const queryCredential = /([?&;](?:access_token|token|api_?key|apikey|key|password|secret|sig|signature|auth)=)[^&#\s"']+/gi;
 
