@@ -103,6 +103,21 @@ describe('record', () => {
     expect(history[1]?.lastAt).toBe('2026-11-30T11:00:00.000Z');
   });
 
+  it('announces every record of a cluster when its availability moves, without writing any', async () => {
+    await store.put(record('e', 'one'));
+    await store.put(record('e', 'two'));
+    const before = await redis.hgetall(store.keys.objectStatus('e'));
+    const subscriber = redis.duplicate();
+    const messages: string[] = [];
+    subscriber.on('message', (_channel: string, message: string) => messages.push(message));
+    await subscriber.subscribe(store.channel);
+    await store.announceCluster('e');
+    await expect.poll(() => messages.map((message) => JSON.parse(message) as { objectKey: string }).map((change) => change.objectKey).sort())
+      .toEqual(['core/ConfigMap/shop/one', 'core/ConfigMap/shop/two']);
+    expect(await redis.hgetall(store.keys.objectStatus('e'))).toEqual(before);
+    subscriber.disconnect();
+  });
+
   it('skips a stored record that is not one, rather than trusting it', async () => {
     await redis.hset(store.keys.objectStatus('d'), 'core/ConfigMap/shop/garbage', '{"name": 3}');
     expect(await store.get('d', 'core/ConfigMap/shop/garbage')).toBeUndefined();

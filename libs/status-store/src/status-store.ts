@@ -187,7 +187,9 @@ export class StatusStore {
    * (its availability moved), without writing any record.
    */
   async announceCluster(cluster: string): Promise<void> {
-    for (const objectKey of await this.objectKeys(cluster)) await this.publish({ cluster, objectKey, kind: 'updated' });
+    const pipeline = this.redis.pipeline();
+    for (const objectKey of await this.objectKeys(cluster)) pipeline.publish(this.channel, JSON.stringify({ cluster, objectKey, kind: 'updated' } satisfies StatusChange));
+    await pipeline.exec();
   }
 
   /** clusters lists the clusters that have records. */
