@@ -117,6 +117,10 @@ describe('kustomize overlays', () => {
     const poll = await source.poll();
     revision = poll.revision;
     expect(poll.changes.map((change) => `${change.change} ${change.objectKey}`)).toEqual(['changed apps/Deployment/production/prod-web']);
+    expect(poll.render).toMatchObject({ planned: 2, rendered: 1 });
+    const idle = await source.poll();
+    expect(idle.moved).toBe(false);
+    expect(idle.render?.rendered).toBe(0);
   });
 
   it('re-renders every overlay of a changed base; a generator change renames the ConfigMap and rolls the Deployment', async () => {

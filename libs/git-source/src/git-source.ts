@@ -4,7 +4,7 @@ import { readCommitSummary, type CommitSummary } from './commit-time';
 import { GitStore } from './git-store';
 import { RevisionGate } from './revision-gate';
 import { defaultGitSizeLimits, type GitSizeLimits } from './pack-size-guard';
-import { IndexBuilder, type BuiltIndex } from './index-builder';
+import { IndexBuilder, type BuiltIndex, type RenderFigures } from './index-builder';
 import { defaultLoadLimits, type LoadLimits } from './load-limits';
 import type { ManifestFile } from './load-manifest-file';
 import type { Manifest } from './manifest';
@@ -51,6 +51,8 @@ export interface PollResult {
   declaredObjects?: number;
   /** The commit at `revision`: subject, author, time. */
   commit?: CommitSummary;
+  /** Render units planned and rendered for this revision (none rendered when nothing moved), and their time. */
+  render?: RenderFigures;
 }
 
 /** ReadObjectResult is an object as declared at a revision (a copy: callers may change it). */
@@ -165,7 +167,7 @@ export class GitSource {
       revision = fetched.head ?? revision;
     }
     const basis = previous ? await this.basisAt(previous) : undefined;
-    const { built, changes } = await this.advance(revision, basis);
+    const { built, changes, fresh } = await this.advance(revision, basis);
     this.lastRevision = revision;
     this.gate.seen(revision);
     this.lastIndex = built;
@@ -181,6 +183,7 @@ export class GitSource {
       errors: built.errors,
       durationMs: Math.round(performance.now() - started),
       fetchedObjects,
+      render: fresh ? built.render : { planned: built.render.planned, rendered: 0, durationMs: 0 },
     };
   }
 
@@ -236,11 +239,11 @@ export class GitSource {
     return { source: this.name, revision, objects: objects.sort((a, b) => a.objectKey.localeCompare(b.objectKey)), errors: built.errors };
   }
 
-  private async advance(revision: string, basis: BuiltIndex | undefined): Promise<{ built: BuiltIndex; changes: ObjectChange[] }> {
-    if (basis?.revision === revision) return { built: basis, changes: [] };
+  private async advance(revision: string, basis: BuiltIndex | undefined): Promise<{ built: BuiltIndex; changes: ObjectChange[]; fresh: boolean }> {
+    if (basis?.revision === revision) return { built: basis, changes: [], fresh: false };
     const { built, touched } = await this.builder.build(revision, basis);
     this.indexes.set(revision, Promise.resolve(built));
-    return { built, changes: diffObjects(basis?.index ?? RevisionIndex.empty(), built.index, touched) };
+    return { built, changes: diffObjects(basis?.index ?? RevisionIndex.empty(), built.index, touched), fresh: true };
   }
 
   /** basisAt returns the index of the revision to diff from; undefined when it is gone (then all is listed). */

@@ -6,7 +6,7 @@ import { loadManifestFile, type ManifestFile } from './load-manifest-file';
 import { RevisionIndex, type FileContent, type FileUpdate } from './revision-index';
 import type { SourceError } from './source-error';
 import { diffTrees, type FileDelta, type TreeFile } from './tree-diff';
-import { emptyUnitState, isUnitPath, UnitIndexer, type UnitState } from './unit-index';
+import { emptyUnitState, isUnitPath, UnitIndexer, type PlannedUnits, type UnitState } from './unit-index';
 import { RevisionBudget } from './revision-budget';
 
 /** BuiltIndex is the object index of one revision and what it was read from. */
@@ -23,6 +23,15 @@ export interface BuiltIndex {
   /** Bytes of each plain manifest file, and their sum: the revision's share of the source's byte budget. */
   fileBytes: ReadonlyMap<string, number>;
   totalBytes: number;
+  /** What building this revision cost in rendering: units planned, units rendered, and the time both took. */
+  render: RenderFigures;
+}
+
+/** RenderFigures say what one revision cost in rendering. */
+export interface RenderFigures {
+  planned: number;
+  rendered: number;
+  durationMs: number;
 }
 
 export interface IndexBuilderOptions {
@@ -57,6 +66,7 @@ export class IndexBuilder {
     const rules = await this.rules(ignoreOid);
     const from = basis ?? { index: RevisionIndex.empty(), units: emptyUnitState };
     const changed = await this.deltas(tree, ignoreOid, basis);
+    const renderStarted = performance.now();
     const { complete } = changed;
     let { deltas } = changed;
     const planned = await this.options.units?.plan(revision, path, { deltas, complete, rules }, from.units);
@@ -65,18 +75,25 @@ export class IndexBuilder {
     if (basis && !complete && !sameFolders(claimed, from.units.claimed)) deltas = await this.everyFile(tree, basis);
     const budget = new RevisionBudget(basis, this.options, revision);
     const updates = await this.fileUpdates(deltas, from.index, rules, claimed, budget);
-    let units = emptyUnitState;
-    if (planned && this.options.units) {
-      const rendered = await this.options.units.updates(planned.view, planned.units, from.units);
-      updates.push(...rendered.updates);
-      units = { ...planned.state, units: rendered.units };
-    }
+    const { units, render, unitUpdates } = await this.renderUnits(planned, from.units, renderStarted);
+    updates.push(...unitUpdates);
     const { index, touched } = from.index.update(updates);
     const errors = tree ? index.errors() : [pathMissing(path, revision), ...index.errors()];
     const built: BuiltIndex = {
-      revision, index, errors, units, fileBytes: budget.sizes, totalBytes: budget.total, ...(tree ? { tree } : {}), ...(ignoreOid ? { ignoreOid } : {}),
+      revision, index, errors, units, render, fileBytes: budget.sizes, totalBytes: budget.total, ...(tree ? { tree } : {}), ...(ignoreOid ? { ignoreOid } : {}),
     };
     return { built, touched };
+  }
+
+  /** renderUnits renders the planned units whose inputs changed, and says what that cost. */
+  private async renderUnits(planned: PlannedUnits | undefined, basis: UnitState, started: number): Promise<{ units: UnitState; render: RenderFigures; unitUpdates: FileUpdate[] }> {
+    if (!planned || !this.options.units) return { units: emptyUnitState, render: { planned: 0, rendered: 0, durationMs: 0 }, unitUpdates: [] };
+    const rendered = await this.options.units.updates(planned.view, planned.units, basis);
+    return {
+      units: { ...planned.state, units: rendered.units },
+      render: { planned: planned.units.length, rendered: rendered.updates.filter((update) => update.content).length, durationMs: performance.now() - started },
+      unitUpdates: rendered.updates,
+    };
   }
 
   /** fileUpdates turns file deltas into index updates: plain manifests in, files of a unit's folders out. */

@@ -33,6 +33,13 @@ export interface TreeChanges {
   rules: Ignore | undefined;
 }
 
+/** PlannedUnits are the units of a revision before rendering, with the view they were planned on. */
+export interface PlannedUnits {
+  view: RepoView;
+  units: PlannedUnit[];
+  state: Omit<UnitState, 'units'>;
+}
+
 export const emptyUnitState: UnitState = { markers: new Set(), claimed: [], units: new Map() };
 
 /** unitPathOf is the index path of a unit: its folder with a trailing slash, never a file's path. */
@@ -58,7 +65,7 @@ export class UnitIndexer {
   }
 
   /** plan updates the marker set from the deltas and plans the units of the revision. */
-  async plan(revision: string, sourcePath: string, changes: TreeChanges, basis: UnitState): Promise<{ view: RepoView; units: PlannedUnit[]; state: Omit<UnitState, 'units'> }> {
+  async plan(revision: string, sourcePath: string, changes: TreeChanges, basis: UnitState): Promise<PlannedUnits> {
     const { deltas, complete, rules } = changes;
     const markers = new Set(complete ? [] : basis.markers);
     for (const delta of deltas) {

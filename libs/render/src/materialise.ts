@@ -1,9 +1,9 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RenderFailure } from './render-failure';
-import type { RepoReader } from './repo-reader';
 import { symlinkMode } from './repo-reader';
 import { outermostFolders } from './repo-path';
+import type { RepoView } from './repo-view';
 
 /** InputLimits bound the input tree of one render unit. */
 export interface InputLimits {
@@ -21,32 +21,41 @@ export const defaultInputLimits: Readonly<InputLimits> = Object.freeze({
   maxFiles: 10_000,
 });
 
+/** WrittenFile is one input file as written: its repository path, where it lies, and its bytes. */
+export interface WrittenFile {
+  path: string;
+  absolute: string;
+  bytes: Uint8Array;
+}
+
 interface Writing {
-  reader: RepoReader;
+  view: RepoView;
   root: string;
   limits: InputLimits;
-  files: number;
   bytes: number;
+  written: WrittenFile[];
 }
 
 /**
- * materialiseFolders writes the given folders of a revision, read from the Git object store,
- * under `root` at their repository paths. A symlink or submodule anywhere in them, or a tree
- * past the limits, refuses the whole unit: rendering never follows a link out of the repository.
+ * materialiseFolders writes the given folders of the view's revision, read from the Git object
+ * store, under `root` at their repository paths. A symlink or submodule anywhere in them, or a
+ * tree past the limits, refuses the whole unit: rendering never follows a link out of the repository.
  */
-export async function materialiseFolders(reader: RepoReader, revision: string, folders: readonly string[], root: string, limits: InputLimits): Promise<void> {
-  const writing: Writing = { reader, root, limits, files: 0, bytes: 0 };
+export async function materialiseFolders(view: RepoView, folders: readonly string[], root: string, limits: InputLimits): Promise<WrittenFile[]> {
+  const writing: Writing = { view, root, limits, bytes: 0, written: [] };
   for (const folder of outermostFolders(folders)) {
-    const tree = await reader.treeAt(revision, folder);
-    if (!tree) throw new RenderFailure('RenderFailed', `${folder} does not exist at revision ${revision}`, folder);
+    const tree = await view.treeOf(folder);
+    if (!tree) throw new RenderFailure('RenderFailed', `${folder} does not exist at revision ${view.revision}`, folder);
     await writeTree(writing, tree, folder);
   }
+  return writing.written;
 }
 
 async function writeTree(writing: Writing, tree: string, folder: string): Promise<void> {
-  const { reader, root, limits } = writing;
+  const { view, root, limits } = writing;
   await mkdir(join(root, folder), { recursive: true });
-  for (const entry of await reader.readTree(tree)) {
+  const files: Promise<void>[] = [];
+  for (const entry of await view.entriesOfTree(tree)) {
     const path = folder === '.' ? entry.path : `${folder}/${entry.path}`;
     if (entry.type === 'tree') {
       await writeTree(writing, entry.oid, path);
@@ -54,12 +63,14 @@ async function writeTree(writing: Writing, tree: string, folder: string): Promis
     }
     if (entry.type === 'commit') throw new RenderFailure('SubmoduleRefused', `${path} is a submodule; submodules are refused, not followed`, path);
     if (entry.mode === symlinkMode) throw new RenderFailure('SymlinkRefused', `${path} is a symbolic link; a render unit's files may not be links (they could point out of the repository)`, path);
-    const bytes = await reader.readBlob(entry.oid);
-    writing.files += 1;
+    if (writing.written.length >= limits.maxFiles) throw new RenderFailure('RenderInputTooLarge', `the unit has more than ${limits.maxFiles} input files (at ${path})`, path);
+    const bytes = await view.readBlob(entry.oid);
     writing.bytes += bytes.byteLength;
     if (bytes.byteLength > limits.maxFileBytes) throw new RenderFailure('RenderInputTooLarge', `${path} is ${bytes.byteLength} bytes, more than the limit of ${limits.maxFileBytes} for a render input`, path);
     if (writing.bytes > limits.maxTotalBytes) throw new RenderFailure('RenderInputTooLarge', `the unit's input files pass ${limits.maxTotalBytes} bytes (at ${path})`, path);
-    if (writing.files > limits.maxFiles) throw new RenderFailure('RenderInputTooLarge', `the unit has more than ${limits.maxFiles} input files (at ${path})`, path);
-    await writeFile(join(root, path), bytes, { mode: entry.mode === '100755' ? 0o755 : 0o644 });
+    const absolute = join(root, path);
+    writing.written.push({ path, absolute, bytes });
+    files.push(writeFile(absolute, bytes, { mode: entry.mode === '100755' ? 0o755 : 0o644 }));
   }
+  await Promise.all(files);
 }

@@ -38,8 +38,8 @@ interface Candidate {
  * source. A kustomization that another one of the source uses is an input, not a unit of its
  * own; a chart inside another chart (its `charts/`) belongs to that chart.
  */
-export async function planUnits(registry: RendererRegistry, view: RepoView, sourcePath: string, markerPaths: Iterable<string>): Promise<UnitPlan> {
-  const candidates = await findCandidates(registry, view, markerPaths);
+export async function planUnits(registry: RendererRegistry, view: RepoView, sourcePath: string, markerPaths: Iterable<string>, known: InputsCache = new InputsCache()): Promise<UnitPlan> {
+  const candidates = await findCandidates(registry, view, markerPaths, known);
   const used = new Set(candidates.flatMap((candidate) => candidate.inputs));
   const owners = candidates.filter((candidate) => registry.get(candidate.renderer)?.ownsNestedUnits);
   const units: PlannedUnit[] = [];
@@ -56,7 +56,37 @@ export async function planUnits(registry: RendererRegistry, view: RepoView, sour
   return { units, claimed: [...claimed].sort() };
 }
 
-async function findCandidates(registry: RendererRegistry, view: RepoView, markerPaths: Iterable<string>): Promise<Candidate[]> {
+/**
+ * InputsCache remembers each unit's input folders with the trees they were read from. While the
+ * unit's folder and every input folder keep their tree, its kustomization and theirs are the
+ * same files, so the inputs are too: a push that changes one overlay re-reads only that one.
+ */
+export class InputsCache {
+  private readonly entries = new Map<string, { trees: string; inputs: string[] }>();
+
+  constructor(private readonly capacity = 10_000) {}
+
+  async inputsOf(view: RepoView, key: string, folder: string, read: () => Promise<string[]>): Promise<string[]> {
+    const known = this.entries.get(key);
+    if (known && known.trees === (await treesOf(view, [folder, ...known.inputs]))) return known.inputs;
+    const inputs = await read();
+    this.entries.delete(key);
+    this.entries.set(key, { trees: await treesOf(view, [folder, ...inputs]), inputs });
+    if (this.entries.size > this.capacity) {
+      const oldest = this.entries.keys().next().value;
+      if (oldest !== undefined) this.entries.delete(oldest);
+    }
+    return inputs;
+  }
+}
+
+async function treesOf(view: RepoView, folders: readonly string[]): Promise<string> {
+  const trees: string[] = [];
+  for (const folder of folders) trees.push(`${folder}=${(await view.treeOf(folder)) ?? '-'}`);
+  return trees.join('\0');
+}
+
+async function findCandidates(registry: RendererRegistry, view: RepoView, markerPaths: Iterable<string>, known: InputsCache): Promise<Candidate[]> {
   const names = new Map<string, Set<string>>();
   for (const path of markerPaths) {
     const folder = folderOf(path);
@@ -69,7 +99,8 @@ async function findCandidates(registry: RendererRegistry, view: RepoView, marker
     const found = registry.unitOf(fileNames);
     if (!found) continue;
     try {
-      const inputs = await found.renderer.inputs(folder, found.marker, view);
+      const key = `${found.renderer.name}\0${found.marker}\0${folder}`;
+      const inputs = await known.inputsOf(view, key, folder, () => found.renderer.inputs(folder, found.marker, view));
       candidates.push({ folder, renderer: found.renderer.name, marker: found.marker, inputs });
     } catch (error) {
       if (!(error instanceof RenderFailure)) throw error;

@@ -26,6 +26,29 @@ export class TreeCache {
   }
 }
 
+/** BlobCache keeps file contents by OID up to a total size; a unit's inputs are read again on every render. */
+export class BlobCache {
+  private readonly blobs = new Map<string, Uint8Array>();
+  private bytes = 0;
+
+  constructor(private readonly maxBytes = 64 * 1024 * 1024) {}
+
+  async read(reader: RepoReader, oid: string): Promise<Uint8Array> {
+    const known = this.blobs.get(oid);
+    if (known) return known;
+    const blob = await reader.readBlob(oid);
+    if (blob.byteLength > this.maxBytes / 16) return blob;
+    this.blobs.set(oid, blob);
+    this.bytes += blob.byteLength;
+    for (const [oldest, value] of this.blobs) {
+      if (this.bytes <= this.maxBytes) break;
+      this.blobs.delete(oldest);
+      this.bytes -= value.byteLength;
+    }
+    return blob;
+  }
+}
+
 /**
  * RepoView reads one revision by repository path, resolving each folder's tree once. It is what
  * renderers see while they find a unit's inputs (UnitRepo), and what the digests are made of.
@@ -38,7 +61,18 @@ export class RepoView implements UnitRepo {
     readonly revision: string,
     private readonly trees: TreeCache,
     private readonly registry: RendererRegistry,
+    private readonly blobs: BlobCache = new BlobCache(),
   ) {}
+
+  /** entriesOfTree reads a tree by OID through the cache. */
+  entriesOfTree(oid: string): Promise<readonly RepoEntry[]> {
+    return this.trees.read(this.reader, oid);
+  }
+
+  /** readBlob reads a file's bytes by OID through the cache. */
+  readBlob(oid: string): Promise<Uint8Array> {
+    return this.blobs.read(this.reader, oid);
+  }
 
   /** treeOf returns a folder's tree OID at this revision, or undefined when there is no such folder. */
   treeOf(folder: string): Promise<string | undefined> {
@@ -72,7 +106,7 @@ export class RepoView implements UnitRepo {
   async readText(path: string): Promise<string | undefined> {
     const entry = await this.entry(path);
     if (!entry || entry.type !== 'blob') return undefined;
-    return new TextDecoder().decode(await this.reader.readBlob(entry.oid));
+    return new TextDecoder().decode(await this.readBlob(entry.oid));
   }
 
   async isFolder(path: string): Promise<boolean> {

@@ -4,12 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ClusterValues } from './cluster-values';
 import { defaultInputLimits, materialiseFolders, type InputLimits } from './materialise';
-import { planUnits, type PlannedUnit, type UnitPlan } from './plan-units';
+import { InputsCache, planUnits, type PlannedUnit, type UnitPlan } from './plan-units';
 import { RenderFailure } from './render-failure';
 import type { RenderTools } from './renderer';
 import type { RendererRegistry } from './renderer-registry';
 import type { RepoReader } from './repo-reader';
-import { RepoView, TreeCache } from './repo-view';
+import { BlobCache, RepoView, TreeCache } from './repo-view';
 import { defaultSandboxLimits, type SandboxLimits } from './sandbox';
 import { decryptInPlace, scrubSecrets, type SopsKeys } from './sops/decrypt-sops';
 import { findSopsFiles } from './sops/sops-files';
@@ -47,6 +47,8 @@ export interface RenderedUnit {
  */
 export class UnitRenderer {
   private readonly trees = new TreeCache();
+  private readonly inputs = new InputsCache();
+  private readonly blobs = new BlobCache();
   private readonly outputs = new Map<string, Promise<RenderedUnit>>();
   private readonly limits: SandboxLimits;
   private readonly inputLimits: InputLimits;
@@ -64,11 +66,11 @@ export class UnitRenderer {
 
   /** view reads one revision by path, sharing this renderer's tree cache. */
   view(reader: RepoReader, revision: string): RepoView {
-    return new RepoView(reader, revision, this.trees, this.options.registry);
+    return new RepoView(reader, revision, this.trees, this.options.registry, this.blobs);
   }
 
   plan(view: RepoView, sourcePath: string, markerPaths: Iterable<string>): Promise<UnitPlan> {
-    return planUnits(this.options.registry, view, sourcePath, markerPaths);
+    return planUnits(this.options.registry, view, sourcePath, markerPaths, this.inputs);
   }
 
   /** render renders a unit at the view's revision, for one cluster when given; it throws a RenderFailure. */
@@ -103,13 +105,15 @@ export class UnitRenderer {
     const root = join(work, 'repo');
     const scratch = join(work, 'scratch');
     let secrets: string[] = [];
+    let decrypted = false;
     try {
       const config = await this.configOf(view, unit.folder);
       await mkdir(scratch, { recursive: true });
       const folders = [unit.folder, ...unit.inputs];
-      await materialiseFolders(reader, view.revision, folders, root, this.inputLimits);
-      const encrypted = await findSopsFiles(root, folders);
+      const written = await materialiseFolders(view, folders, root, this.inputLimits);
+      const encrypted = findSopsFiles(written);
       if (encrypted.length > 0) {
+        decrypted = true;
         secrets = await decryptInPlace(encrypted, { sops: this.options.tools.sops, keys: this.options.sops ?? {}, scratch, limits: this.limits });
       }
       const text = await renderer.render({
@@ -120,7 +124,10 @@ export class UnitRenderer {
     } catch (error) {
       throw located(error, unit, work, secrets);
     } finally {
-      await rm(work, { recursive: true, force: true });
+      // Decrypted files are gone before the render returns; other trees are removed in the background.
+      const removed = rm(work, { recursive: true, force: true });
+      if (decrypted) await removed;
+      else removed.catch(() => undefined);
     }
   }
 

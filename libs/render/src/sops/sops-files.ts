@@ -1,5 +1,4 @@
-import { readdir, readFile } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import type { WrittenFile } from '../materialise';
 
 /** SopsFormat is how sops reads and writes a file (its --input-type and --output-type). */
 export type SopsFormat = 'yaml' | 'json' | 'dotenv';
@@ -27,18 +26,15 @@ export function sopsFormatOf(name: string, text: string): SopsFormat | undefined
   return undefined;
 }
 
-/** findSopsFiles lists the sops-encrypted files under the given folders of a materialised tree. */
-export async function findSopsFiles(root: string, folders: readonly string[]): Promise<SopsFile[]> {
+/** findSopsFiles picks the sops-encrypted files out of a unit's written input files. */
+export function findSopsFiles(files: readonly WrittenFile[]): SopsFile[] {
   const found: SopsFile[] = [];
-  for (const folder of folders) {
-    const entries = await readdir(join(root, folder), { recursive: true, withFileTypes: true }).catch(() => []);
-    for (const entry of entries) {
-      if (!entry.isFile()) continue;
-      const absolute = join(entry.parentPath, entry.name);
-      const text = await readFile(absolute, 'utf8');
-      const format = sopsFormatOf(entry.name, text);
-      if (format) found.push({ absolute, path: relative(root, absolute), format, text });
-    }
+  for (const file of files) {
+    const name = file.path.slice(file.path.lastIndexOf('/') + 1);
+    if (!/\.(ya?ml|json|env)$/i.test(name)) continue;
+    const text = new TextDecoder().decode(file.bytes);
+    const format = sopsFormatOf(name, text);
+    if (format) found.push({ absolute: file.absolute, path: file.path, format, text });
   }
-  return found.filter((file, index) => found.findIndex((other) => other.absolute === file.absolute) === index);
+  return found;
 }

@@ -1,0 +1,95 @@
+// Issue 18 point 8: the render cost of a change to one overlay of a 200-unit Kustomize repository
+// (Tidemark plans every unit, finds the one whose inputs changed, writes its input tree from the
+// Git object store and runs the sandboxed kustomize), against `kustomize build` of that overlay
+// run directly on a checkout, in the same run. A no-op poll must render nothing.
+// Run: npx tsx bench/render.bench.ts [rounds]
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { GitSource, parseSourceSpec } from '@tidemark/git-source';
+import { builtinRenderers, RendererRegistry, UnitRenderer } from '@tidemark/render';
+import { buildRenderTools, run, startGitServer, type WorkingCopy } from '@tidemark/testing';
+
+const rounds = Number(process.argv[2] ?? 10);
+const units = 200;
+
+const overlay = (unit: number, replicas: number) => [
+  `namespace: team-${unit % 20}`, `namePrefix: app-${unit}-`, 'resources:', '  - ../../base', '  - settings.yaml',
+  'replicas:', '  - name: web', `    count: ${replicas}`, 'images:', '  - name: nginx', `    newTag: "1.${unit % 30}"`, '',
+].join('\n');
+
+async function generate(copy: WorkingCopy): Promise<void> {
+  await copy.write('base/deployment.yaml', 'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      containers: [{name: web, image: nginx}]\n');
+  await copy.write('base/service.yaml', 'apiVersion: v1\nkind: Service\nmetadata:\n  name: web\nspec:\n  selector: {app: web}\n  ports: [{port: 80}]\n');
+  await copy.write('base/kustomization.yaml', 'resources: [deployment.yaml, service.yaml]\nconfigMapGenerator:\n  - name: web-config\n    literals: [MODE=base]\n');
+  await Promise.all(Array.from({ length: units }, async (_, unit) => {
+    await copy.write(`apps/app-${unit}/kustomization.yaml`, overlay(unit, 1));
+    await copy.write(`apps/app-${unit}/settings.yaml`, `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  unit: "${unit}"\n`);
+  }));
+}
+
+async function timed<T>(work: () => Promise<T>): Promise<{ ms: number; value: T }> {
+  const started = performance.now();
+  const value = await work();
+  return { ms: performance.now() - started, value };
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+const tools = await buildRenderTools();
+const kustomize = join(tools, 'kustomize');
+const server = await startGitServer();
+const cacheDir = await mkdtemp(join(tmpdir(), 'tidemark-bench-render-'));
+try {
+  const url = await server.createRepository('bench-render');
+  const copy = await server.workingCopy('bench-render');
+  await generate(copy);
+  await copy.commitAndPush(`${units} overlays`);
+  const renderer = new UnitRenderer({ registry: new RendererRegistry(builtinRenderers), tools: { kustomize, helm: join(tools, 'helm'), sops: join(tools, 'sops') } });
+  const source = new GitSource({ spec: parseSourceSpec({ name: 'bench', url, ref: { branch: 'main' }, intervalMs: 60_000 }, 'bench'), cacheDir, rendering: { renderer } });
+  await source.open();
+  const initial = await timed(() => source.poll());
+  if (initial.value.render?.rendered !== units || initial.value.errors.length > 0) throw new Error(`initial poll rendered ${initial.value.render?.rendered} units, errors: ${JSON.stringify(initial.value.errors.slice(0, 2))}`);
+  process.stderr.write(`render bench: ${units} units rendered in ${Math.round(initial.ms)} ms\n`);
+
+  const samples = { tidemark: [] as number[], direct: [] as number[], poll: [] as number[], noop: [] as number[] };
+  for (let round = 0; round < rounds; round += 1) {
+    const unit = (round * 37) % units;
+    await copy.write(`apps/app-${unit}/kustomization.yaml`, overlay(unit, round + 2));
+    await copy.commitAndPush(`round ${round}: app-${unit}`);
+    const changed = await timed(() => source.poll());
+    const render = changed.value.render;
+    if (render?.rendered !== 1 || changed.value.changes.length !== 1) throw new Error(`round ${round}: rendered ${render?.rendered} units, ${changed.value.changes.length} changes`);
+    samples.tidemark.push(render.durationMs);
+    samples.poll.push(changed.ms);
+    samples.direct.push((await timed(() => run(kustomize, ['build', join(copy.dir, `apps/app-${unit}`)]))).ms);
+    const idle = await timed(() => source.poll());
+    if (idle.value.moved || idle.value.render?.rendered !== 0) throw new Error('a no-op poll rendered a unit');
+    samples.noop.push(idle.ms);
+    process.stderr.write(`render bench: round ${round + 1}/${rounds}\n`);
+  }
+
+  const figures = {
+    bench: 'render',
+    units,
+    rounds,
+    initialRenderMs: Math.round(initial.ms),
+    oneOverlayChangeRenderMs: { tidemark: +median(samples.tidemark).toFixed(1), kustomizeBuild: +median(samples.direct).toFixed(1) },
+    oneOverlayChangePollMs: +median(samples.poll).toFixed(1),
+    noopPollMs: +median(samples.noop).toFixed(1),
+    noopPollRenderedUnits: 0,
+    ratio: { oneOverlayChange: +(median(samples.tidemark) / median(samples.direct)).toFixed(2) },
+  };
+  console.log(`render on ${units} Kustomize units, median of ${rounds} rounds (ratio = tidemark / kustomize build directly; goal <= 1.2)`);
+  console.log(`  one overlay changed   tidemark plan + render ${figures.oneOverlayChangeRenderMs.tidemark} ms   kustomize build ${figures.oneOverlayChangeRenderMs.kustomizeBuild} ms   ratio ${figures.ratio.oneOverlayChange}`);
+  console.log(`  the whole poll (fetch, diff, plan, render) ${figures.oneOverlayChangePollMs} ms; a no-op poll ${figures.noopPollMs} ms, rendering nothing`);
+  console.log(JSON.stringify(figures));
+  await source.close();
+} finally {
+  await server.stop();
+  await rm(cacheDir, { recursive: true, force: true });
+}
