@@ -2,7 +2,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { TerminalError } from '@tidemark/contracts';
+import { TerminalError, claimRedisSchema, RecordKeys, redisSchemaVersion } from '@tidemark/contracts';
 import { GitSource, type UnitRendering } from '@tidemark/git-source';
 import { builtinRenderers, RendererRegistry, UnitRenderer } from '@tidemark/render';
 import { createDefaultRegistry } from '@tidemark/kinds';
@@ -56,6 +56,9 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
   const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: null });
   redis.on('error', (error) => log.warn({ err: error.message }, 'redis connection error; reconnecting'));
   stops.push(() => { redis.disconnect(); });
+  // Refuse to run on records a newer release wrote (a downgrade); else record this release's schema.
+  const schema = await claimRedisSchema(redis, new RecordKeys(config.redisPrefix), `reconciler ${process.pid}`);
+  if (schema.previous !== redisSchemaVersion) log.info({ previous: schema.previous || 'none', now: redisSchemaVersion }, 'Redis record schema raised');
   const statusStore = new StatusStore({ redis, prefix: config.redisPrefix });
   const metrics = new ReconcilerMetrics();
   const clusters = await connectClusters(config.clusters, metrics.kubeObserver);

@@ -21,5 +21,6 @@ export { readSourceStatus, parseSourceStatus, readSourceCommits, keptProblems, k
 export { readClusterHealth, writeClusterHealth, parseClusterHealth, unknownClusterHealth, type ClusterHealth } from './records/cluster-health';
 export { parseStatusChange, type StatusChange } from './records/status-change';
 export { RedisLease } from './records/redis-lease';
+export { redisSchemaVersion, reconcileJobName, jobSchemaVersion, claimRedisSchema, SchemaTooNewError } from './records/schema-version';
 export { appendClusterSample, readClusterSeries, type ClusterSample } from './records/cluster-series';
 export { revisionFor } from './records/revision-for';

@@ -115,6 +115,8 @@ export interface ObjectStatus {
   warnings?: string[];
   suspended?: boolean;
   updatedAt: string;
+  /** The Redis schema version of the release that wrote the record (absent: 1, before versions). */
+  schemaVersion?: number;
 }
 
 /** FailureSummary is what the status store keeps of a failed run beyond its conditions. */

@@ -1,6 +1,6 @@
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import { Value } from '@sinclair/typebox/value';
-import { isReconcileFailure, NotReadyError, ReconcileJob, TerminalError, type FailureCategory, type ReconcileOutcome } from '@tidemark/contracts';
+import { isReconcileFailure, jobSchemaVersion, NotReadyError, ReconcileJob, redisSchemaVersion, TerminalError, type FailureCategory, type ReconcileOutcome } from '@tidemark/contracts';
 import { computeBackoff, type BackoffOptions } from './backoff';
 import { JobAbortedError } from './errors/job-aborted-error';
 import type { LeaseWatch } from './lease-watch';
@@ -45,12 +45,30 @@ export function createProcessor(context: ProcessContext) {
   };
 }
 
+/** payloadOf is the job to run: the slot's newest revision, else the job's own data (which may be older). */
+async function payloadOf(context: ProcessContext, job: Job<ReconcileJob>, token: string, latest: ReconcileJob | undefined): Promise<ReconcileJob> {
+  const payload = latest ?? job.data;
+  if (!Value.Check(ReconcileJob, payload)) throw new UnrecoverableError('the job payload is not a ReconcileJob');
+  if (isNewerSchema(job.name)) {
+    // A job a newer release wrote may mean something this one would misread: leave it, not lose it.
+    context.onError(new Error(`job ${job.name} for ${payload.objectKey} has a schema newer than ${redisSchemaVersion}; leaving it for a newer worker`));
+    return delay(context, job, token, payload, newerSchemaDelayMs);
+  }
+  return payload;
+}
+
+function isNewerSchema(name: string): boolean {
+  const schema = jobSchemaVersion(name);
+  return schema === undefined || schema > redisSchemaVersion;
+}
+
+/** How long a job of a newer schema waits before a worker looks at it again. */
+const newerSchemaDelayMs = 30_000;
+
 async function run(context: ProcessContext, job: Job<ReconcileJob>, token: string, lease: AbortSignal): Promise<string> {
   const started = Date.now();
   const state = await context.state.readForRun(job.data.objectKey);
-  // The slot holds the newest revision enqueued for this object; the job's own data may be older.
-  const payload = state.latest ?? job.data;
-  if (!Value.Check(ReconcileJob, payload)) throw new UnrecoverableError('the job payload is not a ReconcileJob');
+  const payload = await payloadOf(context, job, token, state.latest);
   const waitMs = job.attemptsStarted <= 1 ? Math.max(0, (job.processedOn ?? started) - job.timestamp - (job.opts.delay ?? 0)) : undefined;
   if (isStalledAt(state, payload)) {
     await context.state.recordTimes(undefined, waitMs);

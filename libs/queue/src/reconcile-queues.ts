@@ -1,7 +1,7 @@
 import { Queue } from 'bullmq';
 import type { Cluster, Redis } from 'ioredis';
 import { Value } from '@sinclair/typebox/value';
-import { isReconcileFailure, ReconcileJob } from '@tidemark/contracts';
+import { isReconcileFailure, ReconcileJob, reconcileJobName } from '@tidemark/contracts';
 import { closeRedis, openRedis } from './connection';
 import { InvalidJobError } from './errors/invalid-job-error';
 import { InvalidQueueOptionsError } from './errors/invalid-queue-options-error';
@@ -78,7 +78,7 @@ export class ReconcileQueues {
       if (slot.kind === 'stalled') return { status: 'stalled' };
       const jobId = formatJobId(job.objectKey);
       const replace = cutsDelayShort(job, slot);
-      const added = await queue.add('reconcile', job, {
+      const added = await queue.add(reconcileJobName(), job, {
         jobId,
         delay: Math.round(delayMs),
         deduplication: { id: job.objectKey, keepLastIfActive: true, replace },

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { RecordKeys, parseClusterHealth, type LiveChild, type ObjectStatus, type ReconcileRecord, type StatusChange } from '@tidemark/contracts';
+import { RecordKeys, parseClusterHealth, type LiveChild, type ObjectStatus, type ReconcileRecord, type StatusChange, redisSchemaVersion } from '@tidemark/contracts';
 import { parseStatusRecord, withClusterAvailability } from './status-view';
 
 export interface StatusStoreOptions {
@@ -276,7 +276,8 @@ export class StatusStore {
   }
 
   private addPut(transaction: ReturnType<Redis['multi']>, status: ObjectStatus): ReturnType<Redis['multi']> {
-    const { suspended: _ignored, ...stored } = status;
+    const { suspended: _ignored, ...rest } = status;
+    const stored = { ...rest, schemaVersion: redisSchemaVersion };
     return transaction
       .hset(this.keys.objectStatus(status.cluster), status.objectKey, JSON.stringify(stored))
       .sadd(this.keys.statusClusters, status.cluster);

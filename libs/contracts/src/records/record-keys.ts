@@ -46,6 +46,11 @@ export class RecordKeys {
     return `${this.prefix}:status-changes`;
   }
 
+  /** schema is the hash {version, writtenBy, at} of the newest record schema any release wrote here. */
+  get schema(): string {
+    return `${this.prefix}:schema`;
+  }
+
   /** sourceLease elects the one poller of a source. */
   sourceLease(source: string): string {
     return `${this.prefix}:lease:${source}`;

@@ -1,0 +1,51 @@
+// The previous release, built from its own sources: `git archive` of main at 53f8326 (the last
+// commit before Redis schema versions and WebApp v1beta1), bundled with that commit's own
+// scripts/build.mjs and esbuild. Its @tidemark/* libraries are its own; npm packages resolve to
+// this checkout's node_modules (the lockfiles agree on every package both use).
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, readdir, rm, symlink } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const previousReleaseCommit = '53f8326';
+const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+
+function run(command: string, args: string[], cwd: string): Promise<void> {
+  return new Promise((done, fail) => {
+    const child = spawn(command, args, { cwd, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', fail);
+    child.on('exit', (code) => (code === 0 ? done() : fail(new Error(`${command} ${args.join(' ')} in ${cwd}: ${stderr.trim()}`))));
+  });
+}
+
+/** buildPreviousRelease returns the path of the previous release's reconciler bundle (built once per machine). */
+export async function buildPreviousRelease(): Promise<string> {
+  const dir = join(tmpdir(), `tidemark-release-${previousReleaseCommit}`);
+  const bundle = join(dir, 'out', 'reconciler', 'main.js');
+  if (existsSync(bundle)) return bundle;
+  await rm(dir, { recursive: true, force: true });
+  await mkdir(dir, { recursive: true });
+  await run('sh', ['-c', `git -C "${repoRoot}" archive --format=tar ${previousReleaseCommit} | tar -x -C "${dir}"`], dir).catch((error: unknown) => {
+    throw new Error(`cannot read commit ${previousReleaseCommit} (the previous release) from this clone; a shallow clone lacks it: ${String(error)}`);
+  });
+  await linkNodeModules(dir);
+  await run(process.execPath, ['scripts/build.mjs', '--outdir', 'out'], dir);
+  return bundle;
+}
+
+/** linkNodeModules gives the archive this checkout's npm packages and its own workspace libraries. */
+async function linkNodeModules(dir: string): Promise<void> {
+  const modules = join(dir, 'node_modules');
+  await mkdir(join(modules, '@tidemark'), { recursive: true });
+  for (const entry of await readdir(join(repoRoot, 'node_modules'))) {
+    if (entry === '@tidemark' || entry.startsWith('.')) continue;
+    await symlink(join(repoRoot, 'node_modules', entry), join(modules, entry));
+  }
+  for (const name of await readdir(join(dir, 'libs'))) {
+    await symlink(join(dir, 'libs', name), join(modules, '@tidemark', name));
+  }
+}
