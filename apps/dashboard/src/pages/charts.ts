@@ -92,7 +92,7 @@ export function revisionLanes(id: string, title: string, lanes: ReadonlyMap<stri
   if (runs.length === 0) return html``;
   const times = runs.map((run) => Date.parse(run.at));
   const start = Math.min(...times);
-  const end = Math.max(...times, start + 60_000);
+  const end = Math.max(...times, start + 5_000);
   const labelWidth = 110;
   const width = 560;
   const laneHeight = 34;
@@ -105,10 +105,14 @@ export function revisionLanes(id: string, title: string, lanes: ReadonlyMap<stri
 ${entries.map(([cluster, laneRuns], index) => {
     const y = index * laneHeight + 16;
     let previous: string | undefined;
+    let labelEnd = -Infinity;
     const marks = [...laneRuns].sort((a, b) => a.at.localeCompare(b.at)).map((run) => {
       const changed = run.revision !== previous;
       previous = run.revision;
-      return html`${changed ? html`<line class="chart-tick" x1="${x(run.at).toFixed(1)}" y1="${y - 12}" x2="${x(run.at).toFixed(1)}" y2="${y + 12}"/><text class="chart-label small" x="${(x(run.at) + 3).toFixed(1)}" y="${y - 4}">${run.revision.slice(0, 7)}</text>` : ''}<circle class="run run-${run.result}" cx="${x(run.at).toFixed(1)}" cy="${y + 6}" r="4"/>`;
+      // A revision's label is drawn when it does not run into the previous one (the table has them all).
+      const labelled = changed && x(run.at) >= labelEnd;
+      if (labelled) labelEnd = x(run.at) + 48;
+      return html`${changed ? html`<line class="chart-tick" x1="${x(run.at).toFixed(1)}" y1="${y - 12}" x2="${x(run.at).toFixed(1)}" y2="${y + 12}"/>` : ''}${labelled ? html`<text class="chart-label small" x="${(x(run.at) + 3).toFixed(1)}" y="${y - 4}">${run.revision.slice(0, 7)}</text>` : ''}<circle class="run run-${run.result}" cx="${x(run.at).toFixed(1)}" cy="${y + 6}" r="4"/>`;
     });
     return html`<text class="chart-label" x="0" y="${y + 10}">${truncate(cluster, 14)}</text><line class="chart-axis" x1="${labelWidth}" y1="${y + 6}" x2="${labelWidth + width - 10}" y2="${y + 6}"/>${marks}`;
   })}</svg></div><p class="chart-text">${sentence} Each dot is a run (green succeeded, blue progressing, red failed or stalled); a tick marks a new revision.</p>
