@@ -34,12 +34,17 @@ export interface LocalStackOptions {
   httpPort?: number;
   /** Webhook secret for the sample source (GitHub-style HMAC). */
   webhookSecret?: string;
+  /**
+   * controllers runs the control plane with kube-controller-manager, kube-scheduler and KWOK
+   * nodes, so Deployments roll out and pods run as on a real cluster. @defaultValue true
+   */
+  controllers?: boolean;
 }
 
 /** startLocalStack starts the embedded stack, pushes the sample repository and starts the reconciler on it. */
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
   const redis = await startRedis();
-  const plane = await startControlPlane({ name: 'local' });
+  const plane = await startControlPlane({ name: 'local', controllers: options.controllers ?? true });
   const git = await startGitServer();
   const remote = await git.createRepository('sample');
   const repo = await git.workingCopy('sample');

@@ -1,12 +1,14 @@
 // The whole reconciler end to end: the sample repository through the real poller, webhook,
-// BullMQ queue, workers and pipeline into a real API server, with watches for ConfigWatcher.
+// BullMQ queue, workers and pipeline into a full control plane (real controllers, scheduler and
+// KWOK nodes), with watches for ConfigWatcher.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { applyObject, ClusterConnection, getObject, listObjects } from '@tidemark/cluster';
+import { ClusterConnection, getObject, listObjects } from '@tidemark/cluster';
+import type { KubernetesManifest } from '@tidemark/contracts';
 import { sendGithubPush } from '@tidemark/testing';
 import { createLogger } from '../../apps/reconciler/src/logger';
 import { startLocalStack, type LocalStack } from '../../scripts/local-stack';
@@ -51,14 +53,26 @@ describe('tidemark reconciler', () => {
     await expect.poll(async () => ((await getObject(connection, { apiVersion: 'v1', kind: 'ConfigMap', namespace, name: 'settings' })) as { data?: Record<string, string> } | undefined)?.data?.['log-level'], { timeout: 15_000 }).toBe('debug');
   });
 
-  it('restarts the selected pods when the watched ConfigMap is changed by hand', async () => {
+  it('the sample WebApp goes Ready with its Deployment rolled out and its pods Running', async () => {
+    await expect.poll(async () => stack.plane.kubectl(['get', 'webapp', 'shop', '-n', namespace, '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}']), { timeout: 90_000 }).toBe('True');
+    const running = (await listObjects(connection, 'v1', 'Pod', namespace, { 'app.kubernetes.io/name': 'shop' })) as (KubernetesManifest & { status?: { phase?: string } })[];
+    expect(running.map((pod) => pod.status?.phase)).toEqual(['Running', 'Running']);
+  });
+
+  it('restarts the selected pods when the watched ConfigMap is changed by hand, and the Deployment brings them back', async () => {
     await expect.poll(async () => {
       const status = await stack.reconciler.statusStore.get('local', `k8spatterns.com/ConfigWatcher/${namespace}/webapp-config-watcher`);
       return typeof status?.kindStatus?.lastConfigMapHash;
     }, { timeout: 30_000 }).toBe('string');
-    await applyObject(connection, { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'webapp-pod', namespace, labels: { app: 'webapp' } }, spec: { containers: [{ name: 'app', image: 'k8spatterns/mini-http-server' }] } });
+    const runningWebapp = async () => ((await listObjects(connection, 'v1', 'Pod', namespace, { app: 'webapp' })) as (KubernetesManifest & { status?: { phase?: string } })[])
+      .filter((pod) => pod.status?.phase === 'Running' && !pod.metadata.deletionTimestamp).map((pod) => pod.metadata.name);
+    await expect.poll(runningWebapp, { timeout: 60_000 }).toHaveLength(1);
+    const [before] = await runningWebapp();
     await stack.plane.kubectl(['patch', 'configmap', 'webapp-config', '-n', namespace, '--type=merge', '-p', '{"data":{"message":"Greets from your smooth operator!"}}']);
-    await expect.poll(async () => (await listObjects(connection, 'v1', 'Pod', namespace, { app: 'webapp' })).length, { timeout: 15_000 }).toBe(0);
+    await expect.poll(async () => {
+      const now = await runningWebapp();
+      return now.length === 1 && now[0] !== before;
+    }, { timeout: 60_000 }).toBe(true);
   });
 
   it('prunes what is removed from Git', async () => {
