@@ -1,12 +1,14 @@
 // Multi-cluster fan-out on three real control planes: placement by path and annotation, prune on
 // leaving a placement, and isolation: a stopped cluster and a slowed one hold up only themselves.
+// `west` is a full control plane (controllers, scheduler, KWOK nodes), so a Deployment placed
+// there really rolls out, before its cluster stops and after it comes back.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { ClusterConnection, getObject } from '@tidemark/cluster';
+import { ClusterConnection, getObject, listObjects } from '@tidemark/cluster';
 import { RecordKeys, findCondition, readClusterHealth } from '@tidemark/contracts';
 import { sendGithubPush, startControlPlanes, startDelayingProxyProcess, startGitServer, type ControlPlane, type DelayingProxy, type GitServer, type WorkingCopy } from '@tidemark/testing';
 import { loadConfig } from '../../apps/reconciler/src/config';
@@ -32,6 +34,14 @@ const placement = (appsSelector: Record<string, string>) => stringify({
   apiVersion: 'tidemark.dev/v1alpha1', kind: 'Placement', metadata: { name: 'fleet' },
   spec: { rules: [{ paths: ['apps/'], clusterSelector: { matchLabels: appsSelector } }, { paths: ['dev/'], clusterSelector: { matchLabels: { env: 'dev' } } }] },
 });
+// A Deployment for `west` only (the full control plane), by annotation.
+const usDeployment = (name: string) => stringify({
+  apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name, namespace, annotations: { 'tidemark.dev/cluster-selector': 'region=us' } },
+  spec: { replicas: 2, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'app', image: 'registry.example/app:1' }] } } },
+});
+const readyOn = async (cluster: string, key: string) => findCondition((await reconciler.statusStore.get(cluster, key))?.conditions, 'Ready');
+const runningPods = async (cluster: string, app: string) => ((await listObjects(connections.get(cluster)!, 'v1', 'Pod', namespace, { app })) as { status?: { phase?: string } }[])
+  .filter((pod) => pod.status?.phase === 'Running').length;
 const present = async (cluster: string, name: string) => Boolean(await getObject(connections.get(cluster)!, { apiVersion: 'v1', kind: 'ConfigMap', namespace, name }).catch(() => undefined));
 
 async function pushAndNotify(message: string): Promise<void> {
@@ -40,7 +50,7 @@ async function pushAndNotify(message: string): Promise<void> {
 }
 
 beforeAll(async () => {
-  planes = await startControlPlanes(3, 'fleet');
+  planes = await startControlPlanes(3, 'fleet', [1]);
   proxy = await startDelayingProxyProcess(Number(new URL(planes[2]!.server).port), 0);
   workDir = await mkdtemp(join(tmpdir(), 'tidemark-fleet-'));
   const slowKubeconfig = join(workDir, 'lab.kubeconfig');
@@ -53,6 +63,7 @@ beforeAll(async () => {
   await repo.write('apps/web.yaml', configMap('web'));
   await repo.write('apps/us-only.yaml', configMap('us-only', { 'tidemark.dev/cluster-selector': 'region=us' }));
   await repo.write('dev/tool.yaml', configMap('tool'));
+  await repo.write('apps/api.yaml', usDeployment('api'));
   await repo.commitAndPush('fleet');
 
   const clusters = [
@@ -95,6 +106,9 @@ describe('fan-out to three clusters', () => {
       expect(findCondition(status?.conditions, 'Ready')?.status, cluster).toBe('True');
     }
     expect(await reconciler.statusStore.get('lab', `core/ConfigMap/${namespace}/web`)).toBeUndefined();
+    // The real controllers on west roll the Deployment out, and the pipeline sees it Ready there.
+    await expect.poll(async () => (await readyOn('west', `apps/Deployment/${namespace}/api`))?.status, { timeout: 90_000 }).toBe('True');
+    expect(await runningPods('west', 'api')).toBe(2);
   });
 
   it('prunes an object from a cluster that leaves its placement', async () => {
@@ -111,6 +125,7 @@ describe('fan-out to three clusters', () => {
     await expect.poll(async () => (await readClusterHealth(redis, new RecordKeys(prefix), 'west')).state, { timeout: 20_000 }).toBe('Unavailable');
     const names = Array.from({ length: 8 }, (_, index) => `wave-${index}`);
     for (const name of names) await repo.write(`base/${name}.yaml`, configMap(name));
+    await repo.write('apps/wave-api.yaml', usDeployment('wave-api'));
     await pushAndNotify('a wave for every cluster');
 
     await expect.poll(async () => (await Promise.all(names.map((name) => present('east', name)))).every(Boolean), { timeout: 20_000 }).toBe(true);
@@ -123,5 +138,10 @@ describe('fan-out to three clusters', () => {
     await expect.poll(async () => (await Promise.all(names.map((name) => present('west', name)))).every(Boolean), { timeout: 60_000 }).toBe(true);
     expect((await readClusterHealth(redis, new RecordKeys(prefix), 'west')).state).toBe('Available');
     await expect.poll(async () => findCondition((await reconciler.statusStore.get('west', `core/ConfigMap/${namespace}/us-only`))?.conditions, 'Ready')?.status, { timeout: 30_000 }).toBe('True');
+    // After the restart the controllers run again: the Deployment pushed during the outage rolls
+    // out, and the one from before is still Ready with its pods.
+    await expect.poll(async () => (await readyOn('west', `apps/Deployment/${namespace}/wave-api`))?.status, { timeout: 90_000 }).toBe('True');
+    expect(await runningPods('west', 'wave-api')).toBe(2);
+    expect((await readyOn('west', `apps/Deployment/${namespace}/api`))?.status).toBe('True');
   });
 });
