@@ -113,6 +113,19 @@ describe('WebApp served as v1alpha1 and v1beta1', () => {
     expect((await getJson('webapps.v1beta1.tidemark.dev', 'pinned')).spec.image).toEqual({ repository: 'ghcr.io/acme/pinned', tag: '2.0', pullPolicy: 'Always' });
   });
 
+  it('is explained field by field by kubectl explain, in both versions', async () => {
+    const spec = await plane.kubectl(['explain', 'webapps.spec']);
+    expect(spec).toContain('VERSION:    v1beta1');
+    expect(spec).toContain('What the app is and which features it uses');
+    expect(spec).toMatch(/features\s+<\[\]Object>\s+The features this app uses, each named once/);
+    const image = await plane.kubectl(['explain', 'webapps.spec.image.tag']);
+    expect(image).toContain('Image tag, e.g. 1.4.2');
+    const alpha = await plane.kubectl(['explain', 'webapps.spec.features.ingress.enabled', '--api-version=tidemark.dev/v1alpha1']);
+    expect(alpha).toContain('Turn the Ingress on.');
+    const status = await plane.kubectl(['explain', 'webapps.status.conditions.reason']);
+    expect(status).toContain('A PascalCase word saying why');
+  });
+
   it('lists both versions with kubectl get, each with its own columns', async () => {
     const beta = await plane.kubectl(['get', 'webapps.v1beta1.tidemark.dev', '-n', namespace]);
     expect(beta).toMatch(/NAME\s+IMAGE\s+TAG\s+REPLICAS\s+AVAILABLE\s+READY\s+REASON\s+AGE/);
