@@ -1,9 +1,13 @@
-// End to end through the whole reconciler (webhook → poller → queue → workers → pipeline → SSA):
-//  1. `git push` of 1,000 WebApps until every one is Ready in the status store. The rig has no
-//     controllers, so a stand-in marks each Deployment available as another field manager; the
-//     owned-object watch then wakes the WebApp, which turns Ready. Baseline: the same objects
-//     (every distinct SSA PATCH the reconciler sent) applied by a minimal client, same concurrency.
-//  2. A one-object push announced by the webhook until it is Ready at the new revision, p50/p99.
+// End to end through the whole reconciler (webhook → poller → queue → workers → pipeline → SSA)
+// on a full control plane: real deployment and replicaset controllers, the scheduler, and KWOK
+// nodes whose pods turn Running and Ready.
+//  1. `git push` of 1,000 WebApps until every one is Ready in the status store (its Deployment
+//     rolled out by the real controllers). Baseline: the same objects (every distinct SSA PATCH the
+//     reconciler sent) applied by a minimal client, same concurrency, on the same control plane,
+//     until every one of those Deployments is available.
+//  2. What the controllers cost the API server: the raw apply alone on the full control plane,
+//     against the same raw apply on a bare API server started in the same run.
+//  3. A one-object push announced by the webhook until it is Ready at the new revision, p50/p99.
 //     Baseline: a raw server-side apply of the same ConfigMap change, p50/p99.
 //   npx tsx bench/e2e.bench.ts [--webapps 1000] [--pushes 50] [--concurrency 16]
 import { randomUUID } from 'node:crypto';
@@ -12,9 +16,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { stringify } from 'yaml';
-import { findCondition } from '@tidemark/contracts';
+import { ClusterConnection, listObjects } from '@tidemark/cluster';
+import { findCondition, type KubernetesManifest } from '@tidemark/contracts';
 import { startControlPlane } from '@tidemark/testing';
-import { startDeploymentController } from './support/deployment-controller';
 import { figure, percentile, pool, printFigures, say, sortedCopy } from './support/figures';
 import { RawClient, recordApplies, type RecordedApply } from './support/raw-apply';
 import { startBenchStack, type BenchStack } from './support/reconciler-stack';
@@ -30,9 +34,14 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 let recording = false;
 const recorded = recordApplies(() => recording);
 const workDir = await mkdtemp(join(tmpdir(), 'tidemark-e2e-bench-'));
-say('starting a control plane, the reconciler and the stand-in deployment controller');
-const plane = await startControlPlane({ name: `bench-e2e-${randomUUID().slice(0, 6)}` });
-const controller = startDeploymentController(plane.kubeconfig, 'e2e-');
+// Every WebApp runs one pod, and the baseline as many again: nodes of the kubelet's default 110
+// pods, enough for both with room to spare.
+const nodes = Math.ceil((2 * webapps + 20) / 100);
+say(`starting a full control plane (${nodes} simulated nodes), a bare API server and the reconciler`);
+const runId = randomUUID().slice(0, 6);
+const plane = await startControlPlane({ name: `bench-e2e-${runId}`, controllers: { nodes } });
+const bare = await startControlPlane({ name: `bench-e2e-bare-${runId}` });
+const watcher = ClusterConnection.connect({ cluster: 'bench', kubeconfig: plane.kubeconfig });
 const hookMap = (value: string) => stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'latency', namespace: hookNamespace }, data: { value } });
 const warm = webAppFiles('e2e-warm', 1, 5);
 const stack = await startBenchStack({
@@ -40,6 +49,7 @@ const stack = await startBenchStack({
   files: { ...warm.files, 'hook/ns.yaml': stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: hookNamespace } }), 'hook/latency.yaml': hookMap('start') },
 });
 const raw = await RawClient.connect(plane.kubeconfig, concurrency);
+const rawBare = await RawClient.connect(bare.kubeconfig, concurrency);
 
 async function readyCount(keys: ReadonlySet<string>, revision?: string): Promise<number> {
   const records = await stack.reconciler.statusStore.list('bench');
@@ -57,11 +67,39 @@ async function waitReady(keys: ReadonlySet<string>, label: string, intervalMs: n
   }
 }
 
-async function thousandWebApps(current: BenchStack): Promise<{ pushMs: number; rawMs: number; objects: number }> {
+type Deployment = KubernetesManifest & { spec?: { replicas?: number }; status?: { observedGeneration?: number; updatedReplicas?: number; availableReplicas?: number } };
+
+/** availableDeployments counts the Deployments in the namespaces that are rolled out and available. */
+async function availableDeployments(namespaces: readonly string[]): Promise<number> {
+  let available = 0;
+  for (const namespace of namespaces) {
+    for (const deployment of (await listObjects(watcher, 'apps/v1', 'Deployment', namespace)) as Deployment[]) {
+      const { status, spec, metadata } = deployment;
+      const replicas = spec?.replicas ?? 1;
+      if (status?.observedGeneration === metadata.generation && status?.updatedReplicas === replicas && status?.availableReplicas === replicas) available += 1;
+    }
+  }
+  return available;
+}
+
+/** rawApply sends every recorded PATCH once, into the `raw-` twin of its namespace; returns ms. */
+async function rawApply(client: RawClient, patches: readonly RecordedApply[]): Promise<number> {
+  for (let n = 0; n < 10; n += 1) await client.send('POST', '/api/v1/namespaces', JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: `raw-${n}` } }));
+  const started = performance.now();
+  await pool([...patches], concurrency, async (patch) => {
+    const namespace = /\/namespaces\/(e2e-\d+)\//.exec(patch.path)?.[1];
+    await client.apply(patch, namespace ? [namespace, namespace.replace('e2e-', 'raw-')] : undefined);
+  });
+  return performance.now() - started;
+}
+
+interface BulkFigures { pushMs: number; rawUntilAvailableMs: number; rawFullMs: number; rawBareMs: number; objects: number; deployments: number }
+
+async function thousandWebApps(current: BenchStack): Promise<BulkFigures> {
   const { files, keys } = webAppFiles('e2e', 10, webapps);
   for (const [path, content] of Object.entries(files)) await current.repo.write(path, content);
   await current.repo.commit(`${webapps} WebApps`);
-  say(`git push of ${webapps} WebApps, webhook, until all are Ready`);
+  say(`git push of ${webapps} WebApps, webhook, until all are Ready (Deployments rolled out by the real controllers)`);
   recording = true;
   const started = performance.now();
   await current.repo.push();
@@ -72,14 +110,23 @@ async function thousandWebApps(current: BenchStack): Promise<{ pushMs: number; r
   // Each object once, as its last PATCH: what a client that knew the result would send.
   const distinct = new Map<string, RecordedApply>();
   for (const patch of recorded.splice(0)) distinct.set(patch.path, patch);
-  say(`raw SSA of the same ${distinct.size} objects, concurrency ${concurrency}`);
-  for (let n = 0; n < 10; n += 1) await raw.send('POST', '/api/v1/namespaces', JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: `raw-${n}` } }));
+  const patches = [...distinct.values()];
+  const deployments = patches.filter((patch) => patch.path.includes('/deployments/')).length;
+  say(`raw SSA of the same ${patches.length} objects on a bare API server, concurrency ${concurrency}`);
+  const rawBareMs = await rawApply(rawBare, patches);
+  say(`raw SSA of the same ${patches.length} objects on the full control plane, then until its ${deployments} Deployments are available`);
   const rawStarted = performance.now();
-  await pool([...distinct.values()], concurrency, async (patch) => {
-    const namespace = /\/namespaces\/(e2e-\d+)\//.exec(patch.path)?.[1];
-    await raw.apply(patch, namespace ? [namespace, namespace.replace('e2e-', 'raw-')] : undefined);
-  });
-  return { pushMs, rawMs: performance.now() - rawStarted, objects: distinct.size };
+  const rawFullMs = await rawApply(raw, patches);
+  const rawNamespaces = Array.from({ length: 10 }, (_, n) => `raw-${n}`);
+  let last = -1;
+  for (;;) {
+    const available = await availableDeployments(rawNamespaces);
+    if (available === deployments) break;
+    if (available !== last) say(`  raw Deployments: ${available}/${deployments} available`);
+    last = available;
+    await sleep(1_000);
+  }
+  return { pushMs, rawUntilAvailableMs: performance.now() - rawStarted, rawFullMs, rawBareMs, objects: patches.length, deployments };
 }
 
 async function webhookLatencies(current: BenchStack): Promise<{ live: number[]; raw: number[] }> {
@@ -114,14 +161,17 @@ try {
   say(`reconciler's commit_to_live metric, origin webhook: ${sample('count')} samples, mean ${Math.round((sample('sum') / sample('count')) * 1000)} ms`);
   const bulk = await thousandWebApps(stack);
   printFigures('e2e', [
-    figure(`git push of ${webapps} WebApps until all Ready`, 'ms', bulk.pushMs, `raw SSA of the same ${bulk.objects} objects, concurrency ${concurrency}`, bulk.rawMs),
+    figure(`git push of ${webapps} WebApps until all Ready (real controllers, KWOK pods)`, 'ms', bulk.pushMs, `raw SSA of the same ${bulk.objects} objects until their ${bulk.deployments} Deployments are available, concurrency ${concurrency}`, bulk.rawUntilAvailableMs),
+    figure(`raw SSA of ${bulk.objects} objects on the full control plane (controllers running)`, 'ms', bulk.rawFullMs, 'the same raw SSA on a bare API server', bulk.rawBareMs),
     figure(`one-object push until Ready via webhook, p50 of ${pushes}`, 'ms', percentile(hook.live, 0.5), 'raw SSA PATCH of the same change, p50', percentile(hook.raw, 0.5)),
     figure(`one-object push until Ready via webhook, p99 of ${pushes}`, 'ms', percentile(hook.live, 0.99), 'raw SSA PATCH of the same change, p99', percentile(hook.raw, 0.99)),
   ]);
 } finally {
   raw.close();
-  controller.stop();
+  rawBare.close();
+  watcher.close();
   await stack.stop();
   await plane.stop();
+  await bare.stop();
   await rm(workDir, { recursive: true, force: true });
 }
