@@ -38,7 +38,9 @@ COPY --from=tools /out/ /usr/local/bin/
 # The Git cache when no volume is mounted there (the Kubernetes manifests mount an emptyDir).
 RUN mkdir -p /var/cache/tidemark && chown 10001:10001 /var/cache/tidemark
 USER 10001:10001
+# 9464: health, metrics and Git webhooks; 9443: the CRD conversion webhook (with conversionWebhook.service or url).
 EXPOSE 9464
+EXPOSE 9443
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s \
   CMD ["node", "-e", "fetch('http://127.0.0.1:9464/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 ENTRYPOINT ["node", "--enable-source-maps", "/app/dist/main.js"]

@@ -13,6 +13,8 @@ const config = (() => {
 })();
 const log = createLogger(config.logLevel);
 const reconciler = await startReconciler(config, log).catch((error: unknown) => {
+  // Also straight to stderr: the logger may not flush before exit, and this is why the process stopped.
+  process.stderr.write(`tidemark could not start: ${error instanceof Error ? error.message : String(error)}\n`);
   log.fatal({ err: error instanceof Error ? error.message : String(error) }, 'tidemark could not start');
   process.exit(1);
 });
