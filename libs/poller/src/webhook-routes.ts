@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { readBody } from './read-body';
 import { verifyWebhook, webhookProviders, type WebhookProvider } from './webhook-signature';
+import { deliveryIdOf, MemoryDeliveryLog, type DeliveryLog } from './webhook-deliveries';
 
 /** WebhookHook binds a source to its provider and its (resolved) secret. */
 export interface WebhookHook {
@@ -20,6 +21,8 @@ export interface WebhookRoutesOptions {
   bodyLimitBytes?: number;
   /** Time for the whole body to arrive; slower gets 408. @defaultValue 10000 */
   bodyTimeoutMs?: number;
+  /** Remembers delivery ids, so a redelivered push triggers once. @defaultValue a MemoryDeliveryLog per receiver */
+  deliveries?: DeliveryLog;
 }
 
 const outcome = {
@@ -42,6 +45,7 @@ export async function registerWebhookRoutes(app: FastifyInstance, options: Webho
   }
   const limit = options.bodyLimitBytes ?? 1024 * 1024;
   const timeoutMs = options.bodyTimeoutMs ?? 10_000;
+  const deliveries = options.deliveries ?? new MemoryDeliveryLog();
   await app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', (_request: FastifyRequest, payload: IncomingMessage) => readBody(payload, limit, timeoutMs));
@@ -59,6 +63,11 @@ export async function registerWebhookRoutes(app: FastifyInstance, options: Webho
       if (!verdict.accepted) return reply.code(verdict.status).send({ code: verdict.code, message: verdict.reason });
       if (verdict.event === 'ping') return reply.code(200).send({ code: 'WEBHOOK_PING', message: 'pong', source: hook.source });
       if (!isJsonObject(body)) return reply.code(400).send({ code: 'WEBHOOK_BODY_INVALID', message: 'the body is not a JSON object' });
+      // Only a verified delivery is recorded, so a forged one cannot use up a real delivery's id.
+      const delivery = deliveryIdOf(request.headers);
+      if (delivery && !(await deliveries.firstSeen(hook.source, delivery))) {
+        return reply.code(200).send({ code: 'WEBHOOK_DUPLICATE', message: 'this delivery was already received; no poll was triggered', source: hook.source });
+      }
       await options.onPush(hook.source);
       return reply.code(202).send({ code: 'WEBHOOK_POLL_TRIGGERED', message: 'a poll of the source was triggered', source: hook.source });
     });
