@@ -9,6 +9,7 @@ export const ErrorCode = {
   JobStalled: 'JOB_STALLED',
   QueueUnavailable: 'QUEUE_UNAVAILABLE',
   Internal: 'INTERNAL_ERROR',
+  TooManyAttempts: 'TOO_MANY_SIGN_IN_ATTEMPTS',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
@@ -24,3 +25,4 @@ export const unauthenticated = () => new DashboardError(ErrorCode.Unauthenticate
 export const forbidden = () => new DashboardError(ErrorCode.Forbidden, 403, 'This action needs the operator role.');
 export const csrfInvalid = () => new DashboardError(ErrorCode.CsrfInvalid, 403, 'The CSRF token is missing or wrong; reload the page and try again.');
 export const notFound = (what: string) => new DashboardError(ErrorCode.NotFound, 404, `${what} was not found.`);
+export const tooManyAttempts = (seconds: number) => new DashboardError(ErrorCode.TooManyAttempts, 429, `Too many failed sign-ins from this address; try again in ${seconds} seconds.`);

@@ -3,10 +3,14 @@ import { Type } from '@sinclair/typebox';
 import { loginPage } from '../pages/login-page';
 import { readCookie, sessionCookieName } from './session-cookie';
 import type { SessionStore } from './session-store';
+import { LoginThrottle } from './login-throttle';
+import { tooManyAttempts } from '../api/dashboard-error';
 
 export interface LoginRoutesOptions {
   sessions: SessionStore;
   secureCookies: boolean;
+  /** Failed sign-ins per client. @defaultValue a LoginThrottle with 5 failures per 15 minutes */
+  throttle?: LoginThrottle;
 }
 
 // Stands for the dashboard's own origin: `next` is resolved the way a browser resolves a
@@ -33,7 +37,7 @@ export function safeNext(next: string | undefined): string {
 }
 
 /** loginRoutes: the sign-in form (token → session cookie) and sign-out. They need no session. */
-export async function loginRoutes(app: FastifyInstance, { sessions, secureCookies }: LoginRoutesOptions): Promise<void> {
+export async function loginRoutes(app: FastifyInstance, { sessions, secureCookies, throttle = new LoginThrottle() }: LoginRoutesOptions): Promise<void> {
   // Lax, not Strict: a link to a dashboard page from chat or mail must open signed in. Cross-site
   // posts still carry no cookie under Lax, and every action checks the CSRF token besides.
   const cookie = (value: string, maxAge: number) =>
@@ -46,9 +50,21 @@ export async function loginRoutes(app: FastifyInstance, { sessions, secureCookie
   app.post<{ Body: { token: string; next?: string } }>('/login', {
     schema: { hide: true, body: Type.Object({ token: Type.String({ maxLength: 512 }), next: Type.Optional(Type.String({ maxLength: 2000 })) }) },
   }, async (request, reply) => {
+    const client = request.ip;
+    const wait = throttle.blockedFor(client);
+    if (wait > 0) {
+      reply.header('retry-after', String(wait));
+      throw tooManyAttempts(wait);
+    }
     const opened = await sessions.issue(request.body.token);
     const next = safeNext(request.body.next);
-    if (!opened) return reply.redirect(`/login?failed=1&next=${encodeURIComponent(next)}`, 303);
+    if (!opened) {
+      throttle.failed(client);
+      // Who tried, never what: the token stays out of the log.
+      request.log.warn({ client }, 'sign-in failed: unknown token');
+      return reply.redirect(`/login?failed=1&next=${encodeURIComponent(next)}`, 303);
+    }
+    throttle.succeeded(client);
     return reply.header('set-cookie', cookie(opened.id, sessions.maxAgeSeconds)).redirect(next, 303);
   });
 
