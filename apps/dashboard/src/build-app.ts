@@ -34,6 +34,8 @@ export interface DashboardDeps {
   /** Clusters and sources to show before any record names them. */
   clusters?: readonly string[];
   sources?: readonly string[];
+  /** When set, /metrics needs this bearer token (TIDEMARK_DASHBOARD_METRICS_TOKEN). */
+  metricsToken?: string;
   /** @defaultValue false */
   logger?: boolean;
   /** Live-update batching window. @defaultValue 50 */
@@ -103,7 +105,7 @@ export async function buildDashboard(deps: DashboardDeps): Promise<FastifyInstan
   });
   app.get('/assets/app.css', { schema: { hide: true } }, async (_request, reply) => reply.type('text/css; charset=utf-8').header('cache-control', 'max-age=300').send(stylesheet));
   app.get('/assets/app.js', { schema: { hide: true } }, async (_request, reply) => reply.type('text/javascript; charset=utf-8').header('cache-control', 'max-age=300').send(script));
-  registerMetrics(app, { statusStore: deps.statusStore, queues: deps.queues });
+  registerMetrics(app, { statusStore: deps.statusStore, queues: deps.queues, ...(deps.metricsToken ? { token: deps.metricsToken } : {}) });
   await app.register(loginRoutes, { sessions, secureCookies: deps.auth.secureCookies ?? false });
 
   // Everything below needs a principal: the hook is encapsulated in this scope.

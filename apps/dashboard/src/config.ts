@@ -39,6 +39,8 @@ export interface DashboardConfig {
   readonly sessionSecretGenerated: boolean;
   /** Mark the session cookie Secure; set it when the dashboard is served over HTTPS. */
   readonly secureCookies: boolean;
+  /** When set, /metrics needs this bearer token. */
+  readonly metricsToken?: string;
 }
 
 type Environment = Readonly<Record<string, string | undefined>>;
@@ -63,8 +65,15 @@ export function loadConfig(env: Environment = process.env): DashboardConfig {
     sessionSecret: secret ?? randomBytes(32).toString('hex'),
     sessionSecretGenerated: secret === undefined,
     secureCookies: env.TIDEMARK_DASHBOARD_SECURE_COOKIES === 'true',
+    ...metricsToken(env.TIDEMARK_DASHBOARD_METRICS_TOKEN, 'TIDEMARK_DASHBOARD_METRICS_TOKEN'),
   };
   return Object.freeze({ ...config, clusters: Object.freeze([...config.clusters]), tokens: Object.freeze(config.tokens.map((token) => Object.freeze(token))) });
+}
+
+function metricsToken(value: string | undefined, name: string): { metricsToken?: string } {
+  if (value === undefined) return {};
+  if (value.length < 16) throw new ConfigError(`${name} must be at least 16 characters; generate one with \`openssl rand -hex 24\`.`);
+  return { metricsToken: value };
 }
 
 function parsePort(raw: string): number {

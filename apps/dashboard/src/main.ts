@@ -16,7 +16,7 @@ async function main(): Promise<void> {
   const queues = new ReconcileQueues({ connection: redis, prefix: config.redisPrefix, clusters });
   await queues.start();
   const app = await buildDashboard({
-    statusStore, queues, redis, subscriber, clusters, logger: true,
+    statusStore, queues, redis, subscriber, clusters, logger: true, ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}),
     auth: { tokens: config.tokens, sessionSecret: config.sessionSecret, secureCookies: config.secureCookies },
   });
   if (config.sessionSecretGenerated) app.log.warn('TIDEMARK_DASHBOARD_SESSION_SECRET is not set: sessions end when this process restarts.');

@@ -1,4 +1,5 @@
-import type { FastifyInstance } from 'fastify';
+import { timingSafeEqual } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { findCondition } from '@tidemark/contracts';
 import type { StatusStore } from '@tidemark/status-store';
@@ -7,6 +8,16 @@ import type { QueueAccess } from './view/dashboard-data';
 export interface MetricsRouteOptions {
   statusStore: Pick<StatusStore, 'list' | 'clusters'>;
   queues: Pick<QueueAccess, 'figures'>;
+  /** When set, /metrics needs `Authorization: Bearer <token>`. @defaultValue none: open, like /healthz */
+  token?: string;
+}
+
+/** bearerMatches compares a request's bearer token with the expected one in constant time. */
+export function bearerMatches(request: FastifyRequest, expected: string): boolean {
+  const presented = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1] ?? '';
+  const left = Buffer.from(presented);
+  const right = Buffer.from(expected);
+  return left.length === right.length && timingSafeEqual(left, right);
 }
 
 /**
@@ -30,7 +41,10 @@ export function registerMetrics(app: FastifyInstance, options: MetricsRouteOptio
     // The route pattern, never the URL: object names would make unbounded label values.
     requests.observe({ route: request.routeOptions.url ?? 'unmatched', method: request.method, code: String(reply.statusCode) }, reply.elapsedTime / 1000);
   });
-  app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
+  app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
+    if (options.token !== undefined && !bearerMatches(request, options.token)) {
+      return reply.status(401).send({ code: 'UNAUTHENTICATED', message: 'The metrics endpoint needs its bearer token.' });
+    }
     await readFigures(options, gauges).catch(() => undefined);
     return reply.type(registry.contentType).send(await registry.metrics());
   });

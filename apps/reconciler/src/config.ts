@@ -121,7 +121,8 @@ export interface ReconcilerConfig {
   readonly healthCheck: { readonly intervalMs: number; readonly timeoutMs: number; readonly failureThreshold: number };
   readonly fullResyncIntervalMs: number;
   /** Health, readiness, metrics and webhooks are served here. @defaultValue 0.0.0.0:9464 */
-  readonly http: { readonly port: number; readonly host: string };
+  /** metricsToken (from TIDEMARK_METRICS_TOKEN): when set, /metrics needs it as a bearer token. */
+  readonly http: { readonly port: number; readonly host: string; readonly metricsToken?: string };
   /** How Kustomize, Helm and sops units are rendered. */
   readonly render: RenderConfig;
   readonly webhooks: readonly { readonly source: string; readonly provider: 'github' | 'gitea' | 'gogs' | 'gitlab' | 'generic'; readonly secret: string }[];
@@ -180,7 +181,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, path = env.TIDE
     clusters: input.clusters.map((cluster, index) => clusterConfig(cluster, where(`clusters[${index}]`), base)),
     concurrency: input.workers?.concurrency ?? 4,
     ...intervals(input),
-    http: { port: input.http?.port ?? 9464, host: input.http?.host ?? '0.0.0.0' },
+    http: { port: input.http?.port ?? 9464, host: input.http?.host ?? '0.0.0.0', ...metricsTokenOf(env) },
     render: renderConfig(input.render, base, env),
     webhooks: webhooks(input, where, base, env),
     logLevel: env.TIDEMARK_LOG_LEVEL ?? 'info',
@@ -227,6 +228,13 @@ function certificateHostsFor(clientConfig: ConversionWebhookConfig['clientConfig
     return [`${name}.${namespace}.svc`, `${name}.${namespace}.svc.cluster.local`];
   }
   return 'url' in clientConfig ? [new URL(clientConfig.url).hostname.replace(/^\[|\]$/g, '')] : ['127.0.0.1'];
+}
+
+function metricsTokenOf(env: NodeJS.ProcessEnv): { metricsToken?: string } {
+  const token = env.TIDEMARK_METRICS_TOKEN;
+  if (token === undefined) return {};
+  if (token.length < 16) throw new ConfigError('TIDEMARK_METRICS_TOKEN must be at least 16 characters; generate one with `openssl rand -hex 24`.');
+  return { metricsToken: token };
 }
 
 function redisOptions(input: ConfigInput, env: NodeJS.ProcessEnv): Pick<ReconcilerConfig, 'redisPrefix' | 'allowEviction'> {

@@ -1,4 +1,5 @@
-import Fastify from 'fastify';
+import { timingSafeEqual } from 'node:crypto';
+import Fastify, { type FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { registerWebhookRoutes, type Poller } from '@tidemark/poller';
@@ -33,7 +34,13 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'redis unreachable' });
   });
   const metrics = options.metrics;
-  if (metrics) app.get('/metrics', async (_request, reply) => reply.type(metrics.contentType).send(await metrics.render()));
+  const token = config.http.metricsToken;
+  if (metrics) {
+    app.get('/metrics', async (request, reply) => {
+      if (token !== undefined && !bearerMatches(request, token)) return reply.code(401).send({ code: 'UNAUTHENTICATED', message: 'The metrics endpoint needs its bearer token.' });
+      return reply.type(metrics.contentType).send(await metrics.render());
+    });
+  }
   if (poller && config.webhooks.length > 0) {
     await registerWebhookRoutes(app, {
       hooks: config.webhooks,
@@ -50,4 +57,12 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     address: address && typeof address === 'object' ? `${address.address}:${address.port}` : `${config.http.host}:${config.http.port}`,
     close: () => app.close(),
   };
+}
+
+/** bearerMatches compares a request's bearer token with the expected one in constant time. */
+function bearerMatches(request: FastifyRequest, expected: string): boolean {
+  const presented = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1] ?? '';
+  const left = Buffer.from(presented);
+  const right = Buffer.from(expected);
+  return left.length === right.length && timingSafeEqual(left, right);
 }
