@@ -10,7 +10,7 @@ import { isReconcileFailure, TerminalError, type ReconcileJob, type ReconcileOut
 import { GitSource, parseSourceSpec, type PollResult, type UnitRendering } from '@tidemark/git-source';
 import { createDefaultRegistry, type KindRegistry } from '@tidemark/kinds';
 import { reconcile, type PipelineDependencies, type PipelineOptions } from '@tidemark/pipeline';
-import { StatusStore } from '@tidemark/status-store';
+import { PruneHolds, StatusStore } from '@tidemark/status-store';
 import { startGitServer, type GitServer, type WorkingCopy } from '@tidemark/testing';
 
 export interface PipelineHarness {
@@ -29,7 +29,7 @@ export interface PipelineHarness {
   stop(): Promise<void>;
 }
 
-export async function startPipelineHarness(kubeconfig: string, redisUrl: string, options: { kinds?: KindRegistry; pipeline?: PipelineOptions; rendering?: UnitRendering } = {}): Promise<PipelineHarness> {
+export async function startPipelineHarness(kubeconfig: string, redisUrl: string, options: { kinds?: KindRegistry; pipeline?: PipelineOptions; rendering?: UnitRendering; pruneHolds?: boolean } = {}): Promise<PipelineHarness> {
   const id = randomUUID().slice(0, 8);
   const cluster = 'shared';
   const git: GitServer = await startGitServer();
@@ -56,6 +56,8 @@ export async function startPipelineHarness(kubeconfig: string, redisUrl: string,
     kinds,
     statusStore,
     ...(options.pipeline ? { options: options.pipeline } : {}),
+    // Mass-prune holds only where a suite asks: the suites remove most of their small repositories on purpose.
+    ...(options.pruneHolds ? { pruneHolds: new PruneHolds(redis, `test-${id}`) } : {}),
   };
   let revision = '';
 

@@ -1,7 +1,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { Redis } from 'ioredis';
-import type { StatusStore } from '@tidemark/status-store';
+import { PruneHolds, type StatusStore } from '@tidemark/status-store';
 import { apiRoutes } from './api/api-routes';
 import { errorHandler } from './api/error-handler';
 import { ErrorBody } from './api/schemas';
@@ -14,6 +14,7 @@ import { liveUpdates } from './live/live-updates';
 import { registerMetrics } from './metrics-routes';
 import { script, stylesheet } from './pages/assets';
 import { pageRoutes } from './pages/page-routes';
+import { pruneHoldRoutes } from './api/prune-hold-routes';
 import { Actions } from './view/actions';
 import { DashboardData, type QueueAccess } from './view/dashboard-data';
 import { StatusCache } from './view/status-cache';
@@ -114,6 +115,7 @@ export async function buildDashboard(deps: DashboardDeps): Promise<FastifyInstan
     scope.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
     await scope.register(apiRoutes, { prefix: '/api', data, actions });
     await scope.register(pageRoutes, { data, actions });
+    await scope.register(pruneHoldRoutes, { holds: new PruneHolds(deps.redis, deps.statusStore.keys.prefix), queues: deps.queues });
     await scope.register(liveUpdates, { cache });
   });
   return app;

@@ -10,7 +10,7 @@ import { PlacementCache } from '@tidemark/placement';
 import { reconcile, type PipelineDependencies } from '@tidemark/pipeline';
 import { Poller } from '@tidemark/poller';
 import { assertRedisSafe, ReconcileQueues, ReconcileWorkers } from '@tidemark/queue';
-import { StatusStore } from '@tidemark/status-store';
+import { PruneHolds, StatusStore } from '@tidemark/status-store';
 import type { ReconcilerConfig } from './config';
 import { connectClusters } from './clusters';
 import { gitDesiredState } from './desired-state';
@@ -91,6 +91,7 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
       statusStore,
       log,
       observer: metrics.observer,
+      pruneHolds: new PruneHolds(redis, config.redisPrefix),
       options: { resyncIntervalMs: config.resyncIntervalMs, builtinCrdSources: builtinCrdSources(config) },
     };
     const secret = config.conversionWebhook.secret;

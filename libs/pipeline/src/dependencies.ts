@@ -1,7 +1,7 @@
 import type { ClusterConnection } from '@tidemark/cluster';
 import type { KubernetesManifest, Logger, RenderUnitRef } from '@tidemark/contracts';
 import type { KindRegistry } from '@tidemark/kinds';
-import type { StatusStore } from '@tidemark/status-store';
+import type { PruneHolds, StatusStore } from '@tidemark/status-store';
 import type { DriftPolicy, DriftRules } from '@tidemark/drift';
 import type { PipelineObserver } from './observer';
 import type { PruneGuard } from './prune-guards';
@@ -47,6 +47,12 @@ export interface PipelineOptions {
    * declares such a CRD gets a Conflict, and nothing is applied from it. @defaultValue none
    */
   builtinCrdSources?: Readonly<Record<string, readonly string[]>>;
+  /**
+   * A revision that removes more than `threshold` of a source's objects on a cluster (and at
+   * least `minimumObjects`) prunes nothing until confirmed on the dashboard.
+   * @defaultValue { threshold: 0.5, minimumObjects: 2 }
+   */
+  massPrune?: { threshold?: number; minimumObjects?: number };
 }
 
 /** PipelineDependencies are everything reconcile talks to, handed in by the reconciler app. */
@@ -59,6 +65,8 @@ export interface PipelineDependencies {
   kinds: KindRegistry;
   statusStore: StatusStore;
   log?: Logger;
+  /** Mass-prune holds; without it, no share of prunes waits for confirmation. */
+  pruneHolds?: PruneHolds;
   /** The guards every delete passes. @defaultValue defaultPruneGuards */
   pruneGuards?: readonly PruneGuard[];
   /** Told how every run ended, for metrics. */

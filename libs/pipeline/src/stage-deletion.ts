@@ -5,6 +5,7 @@ import type { ReconcileRun } from './run';
 import { judgePrune, previousInventory, pruneEntries, pruneLiveObject } from './prune';
 import { cleanupFinalizer, inventoryEntry } from './tracking';
 import { subjectOf } from './subject';
+import { checkMassPrune } from './mass-prune';
 
 /**
  * deletionStage handles an object removed from Git, or a CR deleted by hand (deletionTimestamp
@@ -18,6 +19,8 @@ export async function deletionStage(run: ReconcileRun, deps: PipelineDependencie
   const removedFromGit = !run.desired;
   const deletedByHand = Boolean(run.plugin && run.live?.metadata.deletionTimestamp);
   if (!removedFromGit && !deletedByHand) return;
+  // Outside the try: waiting for confirmation is not a prune failure.
+  if (removedFromGit && run.live) await checkMassPrune(run, deps);
   try {
     if (removedFromGit && run.live && (await keptItself(run, deps, run.live))) {
       if (run.plugin) await removeFinalizer(run.connection, run.live, cleanupFinalizer);

@@ -3,3 +3,4 @@
 // them with the cluster's availability; plus the change channel. It may import only contracts.
 
 export { StatusStore, type StatusStoreOptions, type RevisionLive } from './status-store';
+export { PruneHolds, type PruneHold } from './prune-holds';

@@ -8,10 +8,10 @@ export interface LayoutOptions {
   live?: 'cells' | 'refresh' | 'object';
   /** For live 'object': the cell id whose changes refresh the page. */
   liveKey?: string;
-  nav?: 'overview' | 'objects' | 'sources' | 'clusters' | 'queue';
+  nav?: 'overview' | 'objects' | 'sources' | 'clusters' | 'queue' | 'prunes';
 }
 
-const links = [['overview', '/', 'Overview'], ['objects', '/objects', 'Objects'], ['sources', '/sources', 'Sources'], ['clusters', '/clusters', 'Clusters'], ['queue', '/queue', 'Queue']] as const;
+const links = [['overview', '/', 'Overview'], ['objects', '/objects', 'Objects'], ['sources', '/sources', 'Sources'], ['clusters', '/clusters', 'Clusters'], ['queue', '/queue', 'Queue'], ['prunes', '/prunes', 'Prunes']] as const;
 
 /** layout wraps a page: navigation, who is signed in, and the script for live updates. */
 export function layout(options: LayoutOptions, main: SafeHtml): SafeHtml {

@@ -51,6 +51,16 @@ export class RecordKeys {
     return `${this.prefix}:schema`;
   }
 
+  /** pruneHold is the JSON of one source's mass-prune hold on one cluster (PruneHold). */
+  pruneHold(source: string, cluster: string): string {
+    return `${this.prefix}:prune-hold:${source}:${cluster}`;
+  }
+
+  /** pruneHolds is the set of `<cluster>/<source>` that have a prune hold record. */
+  get pruneHolds(): string {
+    return `${this.prefix}:prune-holds`;
+  }
+
   /** sourceLease elects the one poller of a source. */
   sourceLease(source: string): string {
     return `${this.prefix}:lease:${source}`;

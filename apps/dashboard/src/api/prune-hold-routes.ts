@@ -1,0 +1,54 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { PruneHold, PruneHolds } from '@tidemark/status-store';
+import { requireOperator } from '../auth/authenticate';
+import type { QueueAccess } from '../view/dashboard-data';
+import { layout } from '../pages/layout';
+import { prunesPage } from '../pages/prunes-page';
+import { DashboardError, ErrorCode } from './dashboard-error';
+import { errors } from './schemas';
+
+export interface PruneHoldRoutesOptions {
+  holds: PruneHolds;
+  queues: QueueAccess;
+}
+
+const HoldBody = Type.Object({
+  source: Type.String(), cluster: Type.String(), revision: Type.String(), removed: Type.Array(Type.String()), total: Type.Integer(),
+  threshold: Type.Number(), state: Type.String(), decidedAt: Type.String(), confirmedBy: Type.Optional(Type.String()), confirmedAt: Type.Optional(Type.String()),
+});
+const HoldParams = Type.Object({ cluster: Type.String({ minLength: 1, maxLength: 63 }), source: Type.String({ minLength: 1, maxLength: 253 }) });
+
+/**
+ * pruneHoldRoutes shows the prunes that wait for confirmation (a revision that removes more than
+ * the allowed share of a source's objects) and lets an operator confirm one: its objects are then
+ * reconciled at once, and deleted.
+ */
+export async function pruneHoldRoutes(app: FastifyInstance, { holds, queues }: PruneHoldRoutesOptions): Promise<void> {
+  const confirm = async (params: { cluster: string; source: string }, revision: string, by: string): Promise<PruneHold> => {
+    const hold = await holds.confirm(params.source, params.cluster, revision, by);
+    if (!hold) throw new DashboardError(ErrorCode.NotFound, 404, `No prune of source ${params.source} on cluster ${params.cluster} at revision ${revision} waits for confirmation.`);
+    for (const objectKey of hold.removed) await queues.enqueue({ source: hold.source, revision: hold.revision, cluster: hold.cluster, objectKey, reason: 'manual' });
+    return hold;
+  };
+  app.get('/api/prune-holds', { schema: { tags: ['status'], summary: 'Prunes that wait for confirmation, with every object each would delete.', response: { 200: Type.Array(HoldBody), ...errors(401) } } },
+    async () => holds.waiting());
+  app.post<{ Params: { cluster: string; source: string }; Querystring: { revision: string } }>('/api/prune-holds/:cluster/:source/confirm', {
+    schema: {
+      tags: ['actions'], summary: 'Confirm a waiting prune at the revision shown. Needs the operator role.', params: HoldParams,
+      querystring: Type.Object({ revision: Type.String({ pattern: '^[0-9a-f]{40}$' }) }), response: { 200: HoldBody, ...errors(400, 401, 403, 404) },
+    },
+    preHandler: requireOperator,
+  }, async (request) => confirm(request.params, request.query.revision, request.principal?.name ?? 'unknown'));
+  app.get<{ Querystring: { notice?: string } }>('/prunes', { schema: { hide: true } }, async (request, reply) => {
+    const page = prunesPage(await holds.waiting(), request.principal, request.query.notice === 'confirmed' ? 'The prune is confirmed; its objects are being deleted.' : undefined);
+    return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(layout({ title: 'Prunes', nav: 'prunes', principal: request.principal }, page).value);
+  });
+  app.post<{ Params: { cluster: string; source: string }; Body: { revision?: string } }>('/prunes/:cluster/:source/confirm', {
+    schema: { hide: true, params: HoldParams, body: Type.Object({ _csrf: Type.Optional(Type.String()), revision: Type.String({ pattern: '^[0-9a-f]{40}$' }) }) },
+    preHandler: requireOperator,
+  }, async (request, reply) => {
+    await confirm(request.params, request.body.revision ?? '', request.principal?.name ?? 'unknown');
+    return reply.redirect('/prunes?notice=confirmed', 303);
+  });
+}

@@ -1,0 +1,103 @@
+import type { Redis } from 'ioredis';
+import { RecordKeys } from '@tidemark/contracts';
+
+/**
+ * PruneHold is what one revision of a source would prune on one cluster, decided once for the
+ * revision: `allowed` (a small share; prunes go ahead), `waiting` (more than the allowed share;
+ * nothing is deleted until a person confirms) or `confirmed`.
+ */
+export interface PruneHold {
+  source: string;
+  cluster: string;
+  revision: string;
+  /** Object keys of the source's objects on this cluster that the revision removed. */
+  removed: string[];
+  /** The source's objects on this cluster before the revision. */
+  total: number;
+  /** The share above which a prune waits, as configured when it was decided. */
+  threshold: number;
+  state: 'allowed' | 'waiting' | 'confirmed';
+  decidedAt: string;
+  confirmedBy?: string;
+  confirmedAt?: string;
+}
+
+const holdSeconds = 30 * 24 * 3600;
+
+// The first decision for a revision stands; a newer revision replaces an older one's hold.
+const decideScript = `
+local raw = redis.call('GET', KEYS[1])
+if raw then
+  local ok, current = pcall(cjson.decode, raw)
+  if ok and type(current) == 'table' and current['revision'] == ARGV[1] then return raw end
+end
+redis.call('SET', KEYS[1], ARGV[2], 'EX', tonumber(ARGV[3]))
+redis.call('SADD', KEYS[2], ARGV[4])
+return ARGV[2]
+`;
+
+// Confirm only the hold that was shown: a newer revision's hold is a new question.
+const confirmScript = `
+local raw = redis.call('GET', KEYS[1])
+if not raw then return false end
+local hold = cjson.decode(raw)
+if hold['revision'] ~= ARGV[1] or hold['state'] ~= 'waiting' then return false end
+hold['state'] = 'confirmed'
+hold['confirmedBy'] = ARGV[2]
+hold['confirmedAt'] = ARGV[3]
+local encoded = cjson.encode(hold)
+redis.call('SET', KEYS[1], encoded, 'KEEPTTL')
+return encoded
+`;
+
+/** PruneHolds keeps the mass-prune holds: the pipeline decides them, the dashboard confirms them. */
+export class PruneHolds {
+  private readonly keys: RecordKeys;
+
+  constructor(private readonly redis: Redis, prefix?: string) {
+    this.keys = new RecordKeys(prefix);
+  }
+
+  async get(source: string, cluster: string): Promise<PruneHold | undefined> {
+    return parseHold(await this.redis.get(this.keys.pruneHold(source, cluster)));
+  }
+
+  /**
+   * decide stores a hold for a revision unless one for the same revision is there already (the
+   * first worker to decide wins; the others read its answer), and returns the stored one.
+   */
+  async decide(hold: PruneHold): Promise<PruneHold> {
+    const raw = await this.redis.eval(decideScript, 2, this.keys.pruneHold(hold.source, hold.cluster), this.keys.pruneHolds,
+      hold.revision, JSON.stringify(hold), String(holdSeconds), `${hold.cluster}/${hold.source}`);
+    return parseHold(typeof raw === 'string' ? raw : null) ?? hold;
+  }
+
+  /** confirm lets a waiting hold's prunes go ahead; undefined when there is no such hold at that revision. */
+  async confirm(source: string, cluster: string, revision: string, by: string): Promise<PruneHold | undefined> {
+    const raw = await this.redis.eval(confirmScript, 1, this.keys.pruneHold(source, cluster), revision, by, new Date().toISOString());
+    return parseHold(typeof raw === 'string' ? raw : null);
+  }
+
+  /** waiting lists every hold that waits for confirmation. */
+  async waiting(): Promise<PruneHold[]> {
+    const members = await this.redis.smembers(this.keys.pruneHolds);
+    const holds: PruneHold[] = [];
+    for (const member of members) {
+      const slash = member.indexOf('/');
+      const hold = await this.get(member.slice(slash + 1), member.slice(0, slash));
+      if (!hold) await this.redis.srem(this.keys.pruneHolds, member);
+      else if (hold.state === 'waiting') holds.push(hold);
+    }
+    return holds.sort((a, b) => a.decidedAt.localeCompare(b.decidedAt));
+  }
+}
+
+function parseHold(raw: string | null | undefined): PruneHold | undefined {
+  if (!raw) return undefined;
+  try {
+    const value = JSON.parse(raw) as PruneHold;
+    return typeof value === 'object' && value !== null && Array.isArray(value.removed) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
