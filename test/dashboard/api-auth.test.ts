@@ -156,7 +156,8 @@ describe('OpenAPI', () => {
     expect(Object.keys(document.paths).sort()).toEqual([
       '/api/clusters', '/api/clusters/{cluster}', '/api/objects', '/api/objects/{cluster}/{group}/{kind}/{namespace}/{name}',
       '/api/objects/{cluster}/{group}/{kind}/{namespace}/{name}/reconcile', '/api/objects/{cluster}/{group}/{kind}/{namespace}/{name}/resume',
-      '/api/objects/{cluster}/{group}/{kind}/{namespace}/{name}/suspend', '/api/overview', '/api/queue', '/api/queue/{cluster}/retry', '/api/session',
+      '/api/objects/{cluster}/{group}/{kind}/{namespace}/{name}/suspend', '/api/overview', '/api/prune-holds', '/api/prune-holds/{cluster}/{source}/confirm',
+      '/api/queue', '/api/queue/{cluster}/retry', '/api/session',
       '/api/sources', '/api/sources/{source}',
     ]);
     expect(Object.keys(document.paths['/api/objects']!.get!.responses).sort()).toEqual(['200', '400', '401']);
