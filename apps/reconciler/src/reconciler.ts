@@ -4,7 +4,7 @@ import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { TerminalError, claimRedisSchema, RecordKeys, redisSchemaVersion } from '@tidemark/contracts';
 import { GitSource, type UnitRendering } from '@tidemark/git-source';
-import { builtinRenderers, RendererRegistry, UnitRenderer } from '@tidemark/render';
+import { builtinRenderers, commandRenderer, RendererRegistry, UnitRenderer } from '@tidemark/render';
 import { createDefaultRegistry } from '@tidemark/kinds';
 import { PlacementCache } from '@tidemark/placement';
 import { reconcile, type PipelineDependencies } from '@tidemark/pipeline';
@@ -185,7 +185,7 @@ function unitRendering(config: ReconcilerConfig): UnitRendering | undefined {
   const { render } = config;
   if (!render.enabled) return undefined;
   const renderer = new UnitRenderer({
-    registry: new RendererRegistry(builtinRenderers),
+    registry: new RendererRegistry([...builtinRenderers, ...render.plugins.map(commandRenderer)]),
     tools: render.tools,
     limits: render.limits,
     concurrency: render.concurrency,

@@ -12,6 +12,12 @@ export const RenderInput = Type.Object({
   maxOutputBytes: Type.Optional(Type.Integer({ minimum: 1_024, maximum: 1024 * 1024 * 1024 })),
   maxMemoryBytes: Type.Optional(Type.Integer({ minimum: 64 * 1024 * 1024 })),
   concurrency: Type.Optional(Type.Integer({ minimum: 1, maximum: 64 })),
+  /** Renderers given as commands (like Argo CD's Config Management Plugins): jsonnet, cue, a team's own generator. */
+  plugins: Type.Optional(Type.Array(Type.Object({
+    name: Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,30}$' }),
+    markers: Type.Array(Type.String({ minLength: 1, pattern: '^[^/]+$' }), { minItems: 1 }),
+    command: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }),
+  }, { additionalProperties: false }))),
   sops: Type.Optional(Type.Object({
     /** A file of age identities; mount it from a Secret of the management cluster. */
     ageKeyFile: Type.Optional(Type.String({ minLength: 1 })),
@@ -25,6 +31,8 @@ export interface RenderConfig {
   readonly limits: { readonly timeoutMs: number; readonly maxOutputBytes: number; readonly maxMemoryBytes: number };
   readonly concurrency: number;
   readonly sops: { readonly ageKeyFile?: string };
+  /** Command renderers, after the built-in ones. */
+  readonly plugins: readonly { readonly name: string; readonly markers: readonly string[]; readonly command: readonly string[] }[];
 }
 
 /** renderConfig resolves the render section: tool paths, limits (documented defaults) and key files. */
@@ -37,6 +45,7 @@ export function renderConfig(input: Static<typeof RenderInput> | undefined, base
     limits: limitsOf(input),
     concurrency: input?.concurrency ?? 2,
     sops: input?.sops?.ageKeyFile ? { ageKeyFile: resolvePath(base, input.sops.ageKeyFile) } : {},
+    plugins: input?.plugins ?? [],
   };
 }
 

@@ -21,3 +21,4 @@ export { unitConfigFile, parseUnitConfig, type UnitConfig } from './unit-config'
 export { substituteClusterValues, type ClusterValues } from './cluster-values';
 export { scrubSecrets, type SopsKeys } from './sops/decrypt-sops';
 export { sopsFormatOf } from './sops/sops-files';
+export { commandRenderer, type CommandRendererSpec } from './command-renderer';
