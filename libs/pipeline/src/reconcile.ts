@@ -11,7 +11,8 @@ import { applyStage } from './stage-apply';
 import { pruneStage } from './stage-prune';
 import { actStage } from './stage-act';
 import { healthStage } from './stage-health';
-import { statusStage } from './stage-status';
+import { statusStage, type StatusResult } from './stage-status';
+import { recordEvents } from './events';
 import { previousInventory } from './prune';
 import { resultStage } from './stage-result';
 import { reportDeletion } from './record-deletion';
@@ -32,7 +33,7 @@ export async function reconcile(job: ReconcileJob, deps: PipelineDependencies, s
   const run = startRun(job, deps);
   deps = withRunLog(run, deps);
   try {
-    const applied = await runStages(run, deps, signal).catch(async (error: unknown) => {
+    const status = await runStages(run, deps, signal).catch(async (error: unknown) => {
       // This worker no longer owns the object (lease lost, shutdown): write nothing more, hand it back.
       if (signal?.aborted) throw error;
       run.failure = toReconcileFailure(error, `${run.stage} ${subjectOf(run)}`);
@@ -41,8 +42,9 @@ export async function reconcile(job: ReconcileJob, deps: PipelineDependencies, s
       });
       return undefined;
     });
-    await finalize(run, deps, applied, signal);
+    await finalize(run, deps, status?.record, signal);
     if (run.failure) throw run.failure;
+    if (status && run.live) await recordEvents(run, deps, run.live, status.events);
     return resultStage(run, deps);
   } finally {
     deps.log?.info({ objectKey: job.objectKey, cluster: job.cluster, revision: job.revision, stage: run.stage, durationMs: Date.now() - run.startedAt.getTime() }, 'reconcile finished');
@@ -50,8 +52,8 @@ export async function reconcile(job: ReconcileJob, deps: PipelineDependencies, s
   }
 }
 
-/** runStages is the list of stages; it returns the status record of a run that got through apply. */
-async function runStages(run: ReconcileRun, deps: PipelineDependencies, signal?: AbortSignal): Promise<ObjectStatus | undefined> {
+/** runStages is the list of stages; it returns the status record and Events of a run that got through apply. */
+async function runStages(run: ReconcileRun, deps: PipelineDependencies, signal?: AbortSignal): Promise<StatusResult | undefined> {
   await fetchStage(run, deps);
   signal?.throwIfAborted();
   if (run.skipped) return undefined;

@@ -4,15 +4,21 @@ import type { PipelineDependencies } from './dependencies';
 import type { ApplyOutcome, ReconcileRun } from './run';
 import { desiredPlace } from './desired-place';
 import { driftSummary } from './drift-check';
-import { recordEvents } from './events';
 import { appliedResources } from './applied-resources';
 import { keptEvents } from './record-deletion';
 
+/** StatusResult is the status store record finalizeStatus writes, and the Events to emit after it. */
+export interface StatusResult {
+  record: ObjectStatus;
+  events: EventInput[];
+}
+
 /**
- * statusStage writes conditions, observedGeneration and revisions to the CR's /status and emits
- * Events. It returns the status store record, which finalizeStatus writes.
+ * statusStage writes conditions, observedGeneration and revisions to the CR's /status. It returns
+ * the status store record, which finalizeStatus writes, and the Events, which reconcile emits
+ * after that write so that the status is visible without waiting for them.
  */
-export async function statusStage(run: ReconcileRun, outcome: ApplyOutcome, deps: PipelineDependencies): Promise<ObjectStatus> {
+export async function statusStage(run: ReconcileRun, outcome: ApplyOutcome, deps: PipelineDependencies): Promise<StatusResult> {
   run.stage = 'status';
   const now = deps.now?.() ?? new Date();
   const generation = run.live?.metadata.generation ?? 0;
@@ -27,8 +33,7 @@ export async function statusStage(run: ReconcileRun, outcome: ApplyOutcome, deps
   const record = statusRecord(run, outcome, conditions, now);
   const events: EventInput[] = [];
   if (run.plugin && run.live) events.push(...(await writeCustomResourceStatus(run, outcome, record)));
-  await emitEvents(run, outcome, events, deps);
-  return record;
+  return { record, events: eventsOf(run, outcome, events) };
 }
 
 /** statusRecord builds the status store record of a run that got through apply. */
@@ -85,9 +90,7 @@ async function writeCustomResourceStatus(run: ReconcileRun, outcome: ApplyOutcom
   return [{ type: 'Warning', reason: 'StatusSubresourceMissing', message: warning }];
 }
 
-async function emitEvents(run: ReconcileRun, outcome: ApplyOutcome, earlier: readonly EventInput[], deps: PipelineDependencies): Promise<void> {
-  const about = run.live;
-  if (!about) return;
+function eventsOf(run: ReconcileRun, outcome: ApplyOutcome, earlier: readonly EventInput[]): EventInput[] {
   const events: EventInput[] = [...earlier, ...driftEvents(run, outcome.applied.drift)];
   for (const change of outcome.applied.changes) {
     if (change.action === 'created' || change.action === 'configured') {
@@ -96,7 +99,7 @@ async function emitEvents(run: ReconcileRun, outcome: ApplyOutcome, earlier: rea
   }
   for (const entry of outcome.pruned) events.push({ type: 'Normal', reason: 'Pruned', message: `${entry.subject} pruned: it left the inventory` });
   events.push(...keptEvents(run).filter((event) => !run.previous?.warnings?.includes(event.message)));
-  await recordEvents(run, deps, about, events);
+  return events;
 }
 
 function driftEvents(run: ReconcileRun, drift: ApplyOutcome['applied']['drift']): EventInput[] {
