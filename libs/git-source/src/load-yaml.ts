@@ -33,7 +33,7 @@ export function loadYamlDocuments(text: string, limits: LoadLimits): LoadedValue
   const values: LoadedValue[] = [];
   for (const document of composer.compose(tokens)) {
     const error = document.errors[0];
-    if (error) throw new LoadFailure('ParseFailed', firstLine(error.message), lineOf(error.pos[0]));
+    if (error) throw new LoadFailure('ParseFailed', firstLine(error.message), lineOf(errorOffset(text, error)));
     const contents = document.contents;
     if (contents === null) continue;
     const line = lineOf(contents.range[0]);
@@ -80,4 +80,15 @@ function lineAt(text: string, offset: number): number {
 
 function firstLine(message: string): string {
   return message.split('\n', 1)[0] ?? message;
+}
+
+/**
+ * errorOffset is where a person should look. The parser reports a missing closing quote where
+ * it gave up (the end of the document); the line to fix is the one that opens the quote.
+ */
+function errorOffset(text: string, error: { message: string; pos: [number, number] }): number {
+  const quote = /Missing closing ("|')quote/.exec(error.message)?.[1];
+  if (!quote) return error.pos[0];
+  const opening = text.lastIndexOf(quote, Math.max(0, error.pos[0] - 1));
+  return opening >= 0 ? opening : error.pos[0];
 }
