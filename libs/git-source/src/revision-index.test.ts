@@ -41,6 +41,18 @@ describe('RevisionIndex and diffObjects', () => {
     expect(step(duplicated.index, [{ path: 'd.yaml' }]).changes).toEqual(['changed core/ConfigMap/_/c c.yaml']);
   });
 
+  it('treats the same object written with and without namespace: default as a duplicate naming both files', () => {
+    const withDefault = configMap('c').replace('  name: c\n', '  name: c\n  namespace: default\n');
+    const { index } = step(first.index, [file('e.yaml', withDefault)]);
+    for (const key of ['core/ConfigMap/_/c', 'core/ConfigMap/default/c']) {
+      const found = index.lookup(key);
+      expect(found && 'error' in found && found.error, key).toMatchObject({ code: 'DuplicateObject', message: expect.stringMatching(/c\.yaml:1 and e\.yaml:1|e\.yaml:1 and c\.yaml:1/) });
+    }
+    expect(index.errors().filter((error) => error.code === 'DuplicateObject')).toHaveLength(1);
+    const resolved = step(index, [{ path: 'c.yaml' }]).index.lookup('core/ConfigMap/default/c');
+    expect(resolved && 'object' in resolved).toBe(true);
+  });
+
   it('treats a duplicate inside one file the same way', () => {
     const { index } = step(RevisionIndex.empty(), [file('x.yaml', configMap('x') + '---\n' + configMap('x', '2'))]);
     const found = index.lookup('core/ConfigMap/_/x');

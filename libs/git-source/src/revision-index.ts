@@ -90,10 +90,12 @@ export class RevisionIndex {
   }
 
   lookup(objectKey: string): ObjectLookup {
-    const declared = this.objects.get(objectKey);
-    if (!declared || declared.length === 0) return undefined;
-    const held = declared.find((object) => object.error);
+    const own = this.objects.get(objectKey);
+    if (!own || own.length === 0) return undefined;
+    const held = own.find((object) => object.error);
     if (held?.error) return { error: held.error };
+    // The same live object written with and without `namespace: default` is one object declared twice.
+    const declared = [...own, ...(this.objects.get(otherSpelling(objectKey) ?? '') ?? [])];
     if (declared.length > 1) return { error: duplicateError(objectKey, declared) };
     const [object] = declared;
     return object?.manifest ? { object: { ...object, manifest: object.manifest } } : undefined;
@@ -117,6 +119,9 @@ export class RevisionIndex {
     const errors = [...this.files.values()].flatMap((file) => file.problems);
     for (const [key, declared] of this.objects) {
       if (declared.length > 1) errors.push(duplicateError(key, declared));
+      const other = otherSpelling(key);
+      // Each pair once: reported under the key without a namespace.
+      if (other && key.split('/')[2] === '_' && this.objects.get(other)?.length) errors.push(duplicateError(key, [...declared, ...this.objects.get(other)!]));
     }
     return errors;
   }
@@ -159,6 +164,19 @@ function locate(path: string, problem: FileProblem): SourceError {
     ...(problem.line === undefined ? {} : { line: problem.line }),
     message: `${describeLocation(path, problem.line)}: ${problem.reason}`,
   };
+}
+
+/**
+ * otherSpelling is the key the same live object has when its namespace is written the other way:
+ * `default` for none, none for `default`. A namespaced kind lands in `default` either way, and a
+ * cluster-scoped one ignores the namespace, so both keys always name one live object.
+ */
+function otherSpelling(objectKey: string): string | undefined {
+  const parts = objectKey.split('/');
+  if (parts.length !== 4) return undefined;
+  if (parts[2] === '_') return [parts[0], parts[1], 'default', parts[3]].join('/');
+  if (parts[2] === 'default') return [parts[0], parts[1], '_', parts[3]].join('/');
+  return undefined;
 }
 
 function duplicateError(objectKey: string, declared: readonly IndexedObject[]): SourceError {
