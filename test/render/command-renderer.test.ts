@@ -49,6 +49,25 @@ describe('a command renderer from configuration', () => {
     expect(poll.errors[0]?.message).toContain('fails failing failed: line 7: no such template');
   });
 
+  it('stops a renderer past its output or time limit, and only that unit', async () => {
+    const copy = await server.workingCopy('plugin');
+    await copy.write('endless/endless-output', '');
+    await copy.write('slow/sleeps', '');
+    await copy.commitAndPush('runaway units');
+    const registry = new RendererRegistry([
+      commandRenderer({ name: 'yes', markers: ['endless-output'], command: ['/usr/bin/yes', 'kind: ConfigMap'] }),
+      commandRenderer({ name: 'sleep', markers: ['sleeps'], command: ['/bin/sleep', '60'] }),
+      commandRenderer({ name: 'cat', markers: ['objects.list'], command: ['/bin/cat', 'objects.list'] }),
+    ]);
+    const renderer = new UnitRenderer({ registry, tools: { kustomize: '/nonexistent', helm: '/nonexistent', sops: '/nonexistent' }, limits: { timeoutMs: 2_000, maxOutputBytes: 64 * 1024 } });
+    const bounded = await fixture.open({ url: await copy.git('remote', 'get-url', 'origin') }, { rendering: { renderer } });
+    const result = await bounded.poll();
+    const codes = new Map(result.errors.map((error) => [error.path, error.code]));
+    expect(codes.get('endless/')).toBe('RenderOutputTooLarge');
+    expect(codes.get('slow/')).toBe('RenderTimedOut');
+    expect(await bounded.readObject(result.revision, 'core/ConfigMap/_/from-a-plugin')).toBeDefined();
+  });
+
   it('refuses a command that is not an absolute path', () => {
     expect(() => commandRenderer({ name: 'x', markers: ['m'], command: ['jsonnet'] })).toThrow('command must start with an absolute path');
   });
