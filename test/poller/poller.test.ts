@@ -102,7 +102,7 @@ describe('Poller', () => {
     const leader = await replica('recorder-1');
     await until(() => leader.delivered.length > 0, 10_000);
     const status = await readSourceStatus(leader.connection, keys, 'apps');
-    expect(status).toMatchObject({ revision: pushed, ref: 'branch main', commitMessage: 'add a broken file', commitAuthor: 'Tidemark Test', declaredObjects: 1, sourceErrors: 1 });
+    expect(status).toMatchObject({ revision: pushed, ref: 'branch main', commitMessage: 'add a broken file', commitAuthor: 'Tidemark Test', declaredObjects: 1, sourceErrors: 1, state: 'degraded' });
     expect(Date.parse(status.commitTime ?? '')).toBeGreaterThan(Date.now() - 600_000);
     expect(status.problems).toEqual([expect.objectContaining({ path: 'broken.yaml', line: expect.any(Number), message: expect.stringContaining('broken.yaml') })]);
     expect(await readSourceCommits(leader.connection, keys, 'apps')).toEqual([expect.objectContaining({ revision: pushed, message: 'add a broken file', author: 'Tidemark Test' })]);

@@ -18,7 +18,9 @@ export async function recordPoll(redis: Redis, keys: PollRecordKeys, result: Pol
   const now = new Date().toISOString();
   const fields: Record<string, string | number> = {
     revision: result.revision, polledAt: now, durationMs: result.durationMs, fetchedObjects: result.fetchedObjects,
-    changes: result.changes.length, sourceErrors: result.errors.length, state: 'ok', leader,
+    changes: result.changes.length, sourceErrors: result.errors.length,
+    // Degraded while any file in Git cannot be read: the rest is applied, but not everything.
+    state: result.errors.length > 0 ? 'degraded' : 'ok', leader,
     problems: JSON.stringify(result.errors.slice(0, keptProblems).map(({ path, line, code, message }): SourceProblem => (line === undefined ? { path, code, message } : { path, line, code, message }))),
   };
   if (result.moved) fields.fetchedAt = now;

@@ -13,6 +13,7 @@ export function sourceHref(source: string): string {
 /** sourceState says whether the last poll worked. */
 export function sourceState(source: SourceRow): SafeHtml {
   if (source.state === 'error') return html`<span class="error" title="${source.errorAt ?? ''}">${source.error ?? 'failed'}</span>`;
+  if (source.state === 'degraded') return html`<span class="state-drifted" title="Some files in Git cannot be read; see the source's problems.">degraded (${source.sourceErrors ?? 0} files)</span>`;
   return source.state === 'ok' ? html`<span class="cond-good">ok</span>` : html`<span class="muted">not polled yet</span>`;
 }
 

@@ -19,7 +19,8 @@ export interface SourceStatus {
   changes?: number;
   /** Problems in the source at `revision` (broken files, duplicates). */
   sourceErrors?: number;
-  state?: 'ok' | 'error';
+  /** ok; degraded while a file in Git cannot be read (see problems); error when the last poll failed. */
+  state?: 'ok' | 'degraded' | 'error';
   /** The last poll's failure, when it failed. */
   error?: string;
   errorAt?: string;
@@ -73,7 +74,7 @@ export function parseSourceStatus(raw: Record<string, string>): SourceStatus {
     const value = Number(raw[field]);
     if (raw[field] !== undefined && Number.isFinite(value)) status[field] = value;
   }
-  if (raw.state === 'ok' || raw.state === 'error') status.state = raw.state;
+  if (raw.state === 'ok' || raw.state === 'degraded' || raw.state === 'error') status.state = raw.state;
   if (raw.problems !== undefined) status.problems = parseProblems(raw.problems);
   return status;
 }
