@@ -4,7 +4,8 @@ import { parse } from 'yaml';
 /**
  * refuseCommandRunningUsers throws unless no user in the kubeconfig can make the client run a
  * program: `exec` credential plugins and every legacy `auth-provider` (gcp and azure run their
- * `cmd-path` through a shell; others read local files or call out to token endpoints). Every user
+ * `cmd-path` through a shell; others call out to token endpoints), except the in-cluster loader's
+ * `tokenFile`, which reads the pod's own ServiceAccount token. Every user
  * is checked, not just the current one, so a kubeconfig cannot switch to one later.
  */
 export function refuseCommandRunningUsers(config: KubeConfig, cluster: string, allowExecPlugins: boolean): void {
@@ -13,7 +14,10 @@ export function refuseCommandRunningUsers(config: KubeConfig, cluster: string, a
     if (user.exec) {
       throw new Error(`cluster ${cluster}: users[${user.name}].exec runs a credential plugin (${String((user.exec as { command?: unknown }).command ?? 'a command')}), which is refused unless allowExecPlugins is set for this cluster.`);
     }
-    if (user.authProvider) {
+    // The in-cluster loader's `tokenFile` provider only re-reads the pod's projected ServiceAccount
+    // token (it rotates); it runs nothing. A kubeconfig from a Secret is refused any file path
+    // separately (loadSelfContainedKubeconfig), so this opens no way to the reconciler's files.
+    if (user.authProvider && (user.authProvider as { name?: unknown }).name !== 'tokenFile') {
       throw new Error(`cluster ${cluster}: users[${user.name}].auth-provider (${String((user.authProvider as { name?: unknown }).name ?? 'unnamed')}) is a legacy authenticator that can run a command or read local files, which is refused unless allowExecPlugins is set for this cluster. Use a token or client certificate.`);
     }
   }
