@@ -19,7 +19,7 @@ const key = `apiextensions.k8s.io/CustomResourceDefinition/_/${name}`;
 let plane: ControlPlane;
 let harness: PipelineHarness;
 let conversion: TestConversionWebhook;
-let watch: { synced: Promise<void>; stop(): void } | undefined;
+let watch: { synced: Promise<void>; stop(): Promise<void> } | undefined;
 
 const liveCrd = () => getObject(harness.connection, { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', name });
 const hasStatusSubresource = async () => Boolean(((await liveCrd())?.spec as { versions?: { subresources?: { status?: unknown } }[] } | undefined)?.versions?.[0]?.subresources?.status);
@@ -31,7 +31,7 @@ beforeAll(async () => {
   await installBuiltinCrds(harness.connection, harness.kinds, conversion.conversion());
 });
 afterAll(async () => {
-  watch?.stop();
+  await watch?.stop();
   await harness?.stop();
   await plane?.stop();
   await conversion?.stop();
@@ -79,7 +79,7 @@ describe('built-in CRDs', () => {
   });
 
   it('takes its CRD back from a Git apply that was not allowed, and leaves it to a source that is', async () => {
-    watch?.stop();
+    await watch?.stop();
     // What an earlier Tidemark did: the original CRD applied from Git as Tidemark's main field manager.
     const original = parse(await readFile(seedCrd, 'utf8')) as KubernetesManifest;
     await applyObject(harness.connection, original);

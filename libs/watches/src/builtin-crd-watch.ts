@@ -18,18 +18,21 @@ export interface BuiltinCrdWatchOptions {
  * dry-run with the live CRD first, so Tidemark's own writes and status updates cost one
  * comparison each and write nothing.
  */
-export function watchBuiltinCrds(options: BuiltinCrdWatchOptions): { synced: Promise<void>; stop(): void } {
+export function watchBuiltinCrds(options: BuiltinCrdWatchOptions): { synced: Promise<void>; stop(): Promise<void> } {
   const names = new Set(options.crdNames);
   const timers = new Map<string, NodeJS.Timeout>();
   const watches: RunningWatch[] = [];
+  // Reinstalls under way; stop waits for them, so nothing writes a CRD after it returns.
+  const running = new Set<Promise<unknown>>();
   let stopped = false;
   const schedule = (cluster: string) => {
     if (stopped || timers.has(cluster)) return;
     timers.set(cluster, setTimeout(() => {
       timers.delete(cluster);
-      options.reinstall(cluster).catch((error: unknown) => {
+      const reinstall = options.reinstall(cluster).catch((error: unknown) => {
         options.log?.warn({ cluster, err: String(error) }, 'could not reinstall a built-in CRD; the next change or the start-up retry will');
-      });
+      }).finally(() => running.delete(reinstall));
+      running.add(reinstall);
     }, options.settleMs ?? 1_000));
   };
   for (const [cluster, connection] of options.clusters) {
@@ -46,11 +49,12 @@ export function watchBuiltinCrds(options: BuiltinCrdWatchOptions): { synced: Pro
   }
   return {
     synced: Promise.all(watches.map((watch) => watch.synced)).then(() => undefined),
-    stop() {
+    async stop() {
       stopped = true;
       watches.forEach((watch) => watch.stop());
       timers.forEach(clearTimeout);
       timers.clear();
+      await Promise.all(running);
     },
   };
 }
