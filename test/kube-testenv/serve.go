@@ -257,13 +257,24 @@ current-context: testenv
 	return os.WriteFile(path, []byte(content), 0o600)
 }
 
+// handedOut holds the ports freePort has already given: the kernel may offer a port again once
+// its probe listener is closed, and the API server and etcd must never be handed the same one.
+var handedOut = map[int]bool{}
+
 func freePort() (int, error) {
-	listener, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
+	for attempt := 0; attempt < 50; attempt++ {
+		listener, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return 0, err
+		}
+		port := listener.Addr().(*net.TCPAddr).Port
+		listener.Close()
+		if !handedOut[port] {
+			handedOut[port] = true
+			return port, nil
+		}
 	}
-	defer listener.Close()
-	return listener.Addr().(*net.TCPAddr).Port, nil
+	return 0, errors.New("no free port on 127.0.0.1 that this process has not already used")
 }
 
 func checkPortFree(port int) error {
