@@ -7,15 +7,14 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { getObject, listObjects } from '@tidemark/cluster';
 import { findCondition, type KubernetesManifest } from '@tidemark/contracts';
-import { startControlPlane, type ControlPlane } from '@tidemark/testing';
-import { startPipelineHarness, type PipelineHarness } from '../support/pipeline-harness';
-import { startTestConversionWebhook, type TestConversionWebhook } from '../support/conversion-webhook';
-import { installBuiltinCrds } from '../../apps/reconciler/src/builtin-crds';
+import type { ControlPlane } from '@tidemark/testing';
+import type { PipelineHarness } from '../support/pipeline-harness';
+import { startFullPlaneHarness, type FullPlaneHarness } from '../support/full-plane-harness';
 
 const namespace = `workloads-${randomUUID().slice(0, 8)}`;
 let plane: ControlPlane;
 let harness: PipelineHarness;
-let conversion: TestConversionWebhook;
+let rig: FullPlaneHarness | undefined;
 
 type Pod = KubernetesManifest & { metadata: { ownerReferences?: { kind: string; name: string }[] }; spec: { nodeName?: string }; status?: { phase?: string; podIP?: string; conditions?: { type: string; status: string }[] } };
 
@@ -48,16 +47,11 @@ const shopSelector = { 'app.kubernetes.io/name': 'shop' };
 const shopPods = () => listObjects(harness.connection, 'v1', 'Pod', namespace, shopSelector) as Promise<Pod[]>;
 
 beforeAll(async () => {
-  plane = await startControlPlane({ name: 'workloads', controllers: true });
-  harness = await startPipelineHarness(plane.kubeconfig, inject('redisUrl'));
-  conversion = await startTestConversionWebhook(harness.kinds);
-  await installBuiltinCrds(harness.connection, harness.kinds, conversion.conversion());
-  await harness.repo.write('ns.yaml', `apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ${namespace}\n`);
+  rig = await startFullPlaneHarness('workloads', inject('redisUrl'), namespace);
+  ({ plane, harness } = rig);
 });
 afterAll(async () => {
-  await harness?.stop();
-  await plane?.stop();
-  await conversion?.stop();
+  await rig?.stop();
 });
 
 describe('workloads on the real controllers', () => {

@@ -5,16 +5,15 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { getObject, listObjects } from '@tidemark/cluster';
 import { findCondition, TerminalError, type KubernetesManifest } from '@tidemark/contracts';
-import { kubectl, startControlPlane, type ControlPlane } from '@tidemark/testing';
-import { startPipelineHarness, type PipelineHarness } from '../support/pipeline-harness';
-import { startTestConversionWebhook, type TestConversionWebhook } from '../support/conversion-webhook';
-import { installBuiltinCrds } from '../../apps/reconciler/src/builtin-crds';
+import { kubectl, type ControlPlane } from '@tidemark/testing';
+import type { PipelineHarness } from '../support/pipeline-harness';
+import { startFullPlaneHarness, type FullPlaneHarness } from '../support/full-plane-harness';
 
 const namespace = `webapp-${randomUUID().slice(0, 8)}`;
 const key = `tidemark.dev/WebApp/${namespace}/shop`;
 let plane: ControlPlane;
 let harness: PipelineHarness;
-let conversion: TestConversionWebhook;
+let rig: FullPlaneHarness | undefined;
 
 type Deployment = KubernetesManifest & { spec: { replicas?: number; template: { metadata: { annotations?: Record<string, string> }; spec: { containers: { name: string; image: string; env?: { name: string; value?: string }[] }[] } } } };
 
@@ -25,16 +24,11 @@ function webApp(spec: string): string {
 const get = (kind: string, apiVersion: string, name = 'shop') => getObject(harness.connection, { apiVersion, kind, namespace, name });
 
 beforeAll(async () => {
-  plane = await startControlPlane({ name: 'webapp', controllers: true });
-  harness = await startPipelineHarness(plane.kubeconfig, inject('redisUrl'));
-  conversion = await startTestConversionWebhook(harness.kinds);
-  await installBuiltinCrds(harness.connection, harness.kinds, conversion.conversion());
-  await harness.repo.write('ns.yaml', `apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ${namespace}\n`);
+  rig = await startFullPlaneHarness('webapp', inject('redisUrl'), namespace);
+  ({ plane, harness } = rig);
 });
 afterAll(async () => {
-  await harness?.stop();
-  await plane?.stop();
-  await conversion?.stop();
+  await rig?.stop();
 });
 
 describe('WebApp', () => {
