@@ -3,7 +3,7 @@ import type { PipelineDependencies } from './dependencies';
 import { failureRecord } from './record-failure';
 import { wasReadyAt } from './observe-run';
 import { orphanedRecord } from './record-orphan';
-import type { ReconcileRun } from './run';
+import { isDeleted, isSkipped, prunedBy, type ReconcileRun } from './run';
 
 /**
  * finalizeStatus is the one write of a run to the status store, like Flux's finalizeStatus: the
@@ -12,7 +12,7 @@ import type { ReconcileRun } from './run';
  * an object gone from Git loses its record.
  */
 export async function finalizeStatus(run: ReconcileRun, deps: PipelineDependencies, applied?: ObjectStatus): Promise<void> {
-  if (run.skipped) return;
+  if (isSkipped(run)) return;
   const { cluster, objectKey } = run.job;
   if (run.failure) {
     const record = failureRecord(run, run.failure, deps.now?.() ?? new Date());
@@ -25,9 +25,9 @@ export async function finalizeStatus(run: ReconcileRun, deps: PipelineDependenci
     await finalizeRemoved(run, deps);
     return;
   }
-  if (run.deleted) {
+  if (isDeleted(run)) {
     await deps.statusStore.record(cluster, objectKey, undefined, historyEntry(run, {
-      result: 'pruned', stage: 'deletion', message: `Deleted in the cluster by hand; pruned ${run.pruned.length} objects and will recreate it from Git.`,
+      result: 'pruned', stage: 'deletion', message: `Deleted in the cluster by hand; pruned ${prunedBy(run.deletion).deleted.length} objects and will recreate it from Git.`,
     }));
     return;
   }
@@ -50,10 +50,10 @@ function historyEntry(run: ReconcileRun, outcome: Pick<ReconcileRecord, 'result'
 /** finalizeRemoved forgets an object removed from Git, unless a prune guard orphaned it: then it stays listed, saying why. */
 async function finalizeRemoved(run: ReconcileRun, deps: PipelineDependencies): Promise<void> {
   const { cluster, objectKey } = run.job;
-  if (!run.orphaned) {
+  if (run.deletion?.action !== 'orphaned') {
     await deps.statusStore.delete(cluster, objectKey);
     return;
   }
-  const record = orphanedRecord(run, run.orphaned, deps.now?.() ?? new Date());
+  const record = orphanedRecord(run, run.deletion.orphaned, deps.now?.() ?? new Date());
   await deps.statusStore.record(cluster, objectKey, record, historyEntry(run, { result: 'skipped', stage: 'deletion', message: record.conditions[0]?.message ?? '' }));
 }

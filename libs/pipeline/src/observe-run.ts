@@ -1,6 +1,6 @@
 import { NotReadyError, TerminalError, findCondition, type ReconcileFailure } from '@tidemark/contracts';
 import type { PipelineDependencies } from './dependencies';
-import type { ReconcileRun } from './run';
+import { isDeleted, isSkipped, type ReconcileRun } from './run';
 import type { ReconcileResult } from './observer';
 
 /** observeRun tells the observer, if any, how a run ended. */
@@ -17,7 +17,7 @@ export function observeRun(run: ReconcileRun, deps: PipelineDependencies, failur
     stage: run.stage,
     durationMs: Date.now() - run.startedAt.getTime(),
     becameReady: result === 'ready' && !wasReadyAt(run),
-    ...(failure || run.skipped ? {} : { driftReported: run.outcome?.applied.drift.reported.length ?? 0 }),
+    ...(failure || isSkipped(run) ? {} : { driftReported: run.outcome?.applied.drift.reported.length ?? 0 }),
     driftHealed: run.outcome?.applied.drift.healed.length ?? 0,
   });
 }
@@ -29,8 +29,8 @@ function failureResult(failure: ReconcileFailure): ReconcileResult {
 }
 
 function successResult(run: ReconcileRun): ReconcileResult {
-  if (run.skipped) return 'skipped';
-  if (run.deleted || !run.desired) return 'deleted';
+  if (isSkipped(run)) return 'skipped';
+  if (isDeleted(run) || !run.desired) return 'deleted';
   return run.outcome?.health.status === 'Ready' ? 'ready' : 'progressing';
 }
 

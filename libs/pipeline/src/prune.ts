@@ -1,7 +1,7 @@
 import { ApiError, deleteObject, describe, getByResource, type ChangeSetEntry, type ClusterConnection } from '@tidemark/cluster';
 import { groupOf, NotReadyError, type InventoryEntry, type KubernetesManifest } from '@tidemark/contracts';
 import type { PipelineDependencies } from './dependencies';
-import type { ReconcileRun } from './run';
+import type { PruneResult, ReconcileRun } from './run';
 import { adjudicatePrune, defaultPruneGuards, describeEntry, type KeptObject, type PruneVerdict } from './prune-guards';
 import { pruneContext } from './prune-context';
 import { inventoryEntry, ownerOfRun } from './tracking';
@@ -16,23 +16,27 @@ export function previousInventory(run: ReconcileRun): InventoryEntry[] {
 /**
  * pruneEntries deletes the objects inventory entries name, each only if every prune guard
  * allows it; each is read first and judged on what the cluster holds. It returns a 'deleted'
- * change-set entry for each deleted object; the ones kept are added to run.kept with the reason.
+ * change-set entry for each deleted object, and the ones a guard kept, with the reason.
  */
-export async function pruneEntries(run: ReconcileRun, deps: PipelineDependencies, entries: readonly InventoryEntry[]): Promise<ChangeSetEntry[]> {
-  const deleted: ChangeSetEntry[] = [];
+export async function pruneEntries(run: ReconcileRun, deps: PipelineDependencies, entries: readonly InventoryEntry[]): Promise<PruneResult> {
+  const result: PruneResult = { deleted: [], kept: [] };
   for (const entry of entries) {
     const live = await readEntry(run.connection, entry);
-    if (live && (await pruneLive(run, deps, entry, live))) deleted.push(deletedEntry(entry));
+    if (live) addPruned(result, await pruneLive(run, deps, entry, live));
   }
-  return deleted;
+  return result;
 }
 
-/** pruneLiveObject deletes one live object the run found, if the guards allow; true when it went. */
-export async function pruneLiveObject(run: ReconcileRun, deps: PipelineDependencies, live: KubernetesManifest): Promise<boolean> {
-  const entry = inventoryEntry(live);
-  const gone = await pruneLive(run, deps, entry, live);
-  if (gone) run.pruned.push(deletedEntry(entry));
-  return gone;
+/** pruneLiveObject deletes one live object the run found, if the guards allow. */
+export function pruneLiveObject(run: ReconcileRun, deps: PipelineDependencies, live: KubernetesManifest): Promise<PruneResult> {
+  return pruneLive(run, deps, inventoryEntry(live), live);
+}
+
+/** addPruned adds what one prune did to what a run pruned so far. */
+export function addPruned(into: PruneResult, result: PruneResult): PruneResult {
+  into.deleted.push(...result.deleted);
+  into.kept.push(...result.kept);
+  return into;
 }
 
 /** judgePrune asks every prune guard about one live object. */
@@ -41,20 +45,18 @@ export function judgePrune(run: ReconcileRun, deps: PipelineDependencies, entry:
   return adjudicatePrune(candidate, deps.pruneGuards ?? defaultPruneGuards);
 }
 
-async function pruneLive(run: ReconcileRun, deps: PipelineDependencies, entry: InventoryEntry, live: KubernetesManifest): Promise<boolean> {
+async function pruneLive(run: ReconcileRun, deps: PipelineDependencies, entry: InventoryEntry, live: KubernetesManifest): Promise<PruneResult> {
   const verdict = await judgePrune(run, deps, entry, live);
-  if (!verdict.allowed) {
-    recordKept(run, deps, { entry, guard: verdict.guard ?? 'unknown', reason: verdict.reason });
-    return false;
-  }
+  if (!verdict.allowed) return { deleted: [], kept: [kept(run, deps, { entry, guard: verdict.guard ?? 'unknown', reason: verdict.reason })] };
   // Deleted as judged: a change since the read (the annotation stripped, the object replaced) fails the delete.
   const target = { group: groupOf(entry.apiVersion), kind: entry.kind, namespace: entry.namespace, name: entry.name };
-  return (await deleteObject(run.connection, target, { uid: live.metadata.uid, resourceVersion: live.metadata.resourceVersion })) === 'deleted';
+  const gone = (await deleteObject(run.connection, target, { uid: live.metadata.uid, resourceVersion: live.metadata.resourceVersion })) === 'deleted';
+  return { deleted: gone ? [deletedEntry(entry)] : [], kept: [] };
 }
 
-function recordKept(run: ReconcileRun, deps: PipelineDependencies, kept: KeptObject): void {
-  run.kept.push(kept);
-  deps.log?.warn({ objectKey: run.job.objectKey, cluster: run.job.cluster, kept: describeEntry(kept.entry), guard: kept.guard, reason: kept.reason }, 'prune refused');
+function kept(run: ReconcileRun, deps: PipelineDependencies, object: KeptObject): KeptObject {
+  deps.log?.warn({ objectKey: run.job.objectKey, cluster: run.job.cluster, kept: describeEntry(object.entry), guard: object.guard, reason: object.reason }, 'prune refused');
+  return object;
 }
 
 async function readEntry(connection: ClusterConnection, entry: InventoryEntry): Promise<KubernetesManifest | undefined> {

@@ -1,7 +1,7 @@
 import { toReconcileFailure } from '@tidemark/cluster';
 import { parseObjectKey, type ObjectStatus, type ReconcileJob, type ReconcileOutcome } from '@tidemark/contracts';
 import type { PipelineDependencies } from './dependencies';
-import type { ReconcileRun } from './run';
+import { isDeleted, type FetchResult, type ReconcileRun } from './run';
 import { fetchStage } from './stage-fetch';
 import { deletionStage } from './stage-deletion';
 import { validateStage } from './stage-validate';
@@ -54,11 +54,13 @@ export async function reconcile(job: ReconcileJob, deps: PipelineDependencies, s
 
 /** runStages is the list of stages; it returns the status record and Events of a run that got through apply. */
 async function runStages(run: ReconcileRun, deps: PipelineDependencies, signal?: AbortSignal): Promise<StatusResult | undefined> {
-  await fetchStage(run, deps);
+  const fetched = await fetchStage(run, deps);
+  recordFetched(run, fetched);
+  if (fetched.action === 'stallAgain') throw fetched.failure;
   signal?.throwIfAborted();
-  if (run.skipped) return undefined;
-  await deletionStage(run, deps);
-  if (run.deleted || !run.desired) {
+  if (fetched.action === 'skip') return undefined;
+  run.deletion = await deletionStage(run, deps);
+  if (isDeleted(run) || !run.desired) {
     await reportDeletion(run, deps);
     return undefined;
   }
@@ -73,9 +75,15 @@ async function runStages(run: ReconcileRun, deps: PipelineDependencies, signal?:
   run.live = applied.live;
   const pruned = await pruneStage(run, deps, before, applied);
   const kind = await actStage(run, deps, defaulted, applied.changes);
-  const health = healthStage(run, applied, pruned, kind);
-  run.outcome = { applied, pruned, kind, health };
+  const health = healthStage(run, applied, pruned.deleted, kind);
+  run.outcome = { applied, pruned: pruned.deleted, kept: pruned.kept, kind, health };
   return statusStage(run, run.outcome, deps);
+}
+
+/** recordFetched puts what fetch read on the run, at the revision fetch admitted, for the stages after it. */
+function recordFetched(run: ReconcileRun, result: FetchResult): void {
+  const { revision, ...read } = result.fetched;
+  Object.assign(run, read, { job: { ...run.job, revision }, fetched: result.action });
 }
 
 /**
@@ -104,9 +112,5 @@ function startRun(job: ReconcileJob, deps: PipelineDependencies): ReconcileRun {
     startedAt: deps.now?.() ?? new Date(),
     stage: 'fetch',
     connection: deps.connectionFor(job.cluster),
-    pruned: [],
-    kept: [],
-    deleted: false,
-    skipped: false,
   };
 }

@@ -1,7 +1,7 @@
 import { applyStatus } from '@tidemark/cluster';
 import { markFailure, TerminalError, type FailureCategory, type FailureSummary, type ObjectStatus, type ReconcileFailure } from '@tidemark/contracts';
 import type { PipelineDependencies } from './dependencies';
-import type { ReconcileRun } from './run';
+import { isStalledAgain, type ReconcileRun } from './run';
 import { reasonFor } from './failure';
 import { recordEvents } from './events';
 import { desiredPlace } from './desired-place';
@@ -13,7 +13,7 @@ import { desiredPlace } from './desired-place';
  */
 export async function reportFailure(run: ReconcileRun, deps: PipelineDependencies, failure: ReconcileFailure): Promise<void> {
   // Stalled again with an unchanged spec: the cluster was told the first time.
-  if (run.stalledAgain) return;
+  if (isStalledAgain(run)) return;
   const reason = reasonFor(run.stage, failure);
   const conditions = failureConditions(run, failure, reason, deps.now?.() ?? new Date());
   if (run.plugin && run.live && !run.live.metadata.deletionTimestamp) {
@@ -26,7 +26,7 @@ export async function reportFailure(run: ReconcileRun, deps: PipelineDependencie
 }
 
 function failureConditions(run: ReconcileRun, failure: ReconcileFailure, reason: string, now: Date): ObjectStatus['conditions'] {
-  if (run.stalledAgain && run.previous) return run.previous.conditions;
+  if (isStalledAgain(run) && run.previous) return run.previous.conditions;
   const generation = run.live?.metadata.generation ?? run.previous?.observedGeneration ?? 0;
   return markFailure(run.previous?.conditions ?? [], generation, categoryOf(failure), { reason, message: failure.message }, now);
 }

@@ -1,5 +1,5 @@
 import type { ChangeSetEntry, ClusterConnection } from '@tidemark/cluster';
-import type { KubernetesManifest, ObjectRef, ObjectStatus, ReconcileFailure, ReconcileJob } from '@tidemark/contracts';
+import type { KubernetesManifest, ObjectRef, ObjectStatus, ReconcileFailure, ReconcileJob, TerminalError } from '@tidemark/contracts';
 import type { RegisteredKind } from '@tidemark/kinds';
 import type { DesiredObject } from './dependencies';
 import type { ApplyOutcome } from './stage-results';
@@ -10,17 +10,10 @@ export type { ApplyOutcome } from './stage-results';
 /** StageName names the stages, for reasons, logs and history. */
 export type StageName = 'fetch' | 'deletion' | 'validate' | 'features' | 'render' | 'apply' | 'prune' | 'act' | 'health' | 'status' | 'result';
 
-/**
- * ReconcileRun is what fetch and deletion learn about one run, and how it ended. The stages from
- * validate on return typed results instead (the defaulted CR, features, rendered objects,
- * ApplyOutcome), which reconcile hands to the next; nothing here outlives the run.
- */
-export interface ReconcileRun {
-  job: ReconcileJob;
-  ref: ObjectRef;
-  startedAt: Date;
-  stage: StageName;
-  connection: ClusterConnection;
+/** Fetched is what the fetch stage read: Git at the run's revision, the cluster and the last status. */
+export interface Fetched {
+  /** The revision the run reconciles at: the job's, or the one the source admitted instead. */
+  revision: string;
   previous?: ObjectStatus;
   desired?: DesiredObject;
   /** sha256 of the desired object as Git declares it. */
@@ -30,20 +23,72 @@ export interface ReconcileRun {
   live?: KubernetesManifest;
   /** The desired object with the namespace defaulted (what is applied). */
   object?: KubernetesManifest;
-  /** What the deletion stage pruned, as 'deleted' change-set entries. */
-  pruned: ChangeSetEntry[];
-  /** Objects a prune guard refused to delete (orphaned), each with its reason. */
+}
+
+/**
+ * FetchResult says what the run does with what fetch read: reconcile it; skip it (a suspended
+ * object, or a stalled one at the revision it stalled at); or stall again (a stalled object
+ * whose spec is unchanged at a new revision fails as it did, with `failure`).
+ */
+export type FetchResult =
+  | { action: 'reconcile'; fetched: Fetched }
+  | { action: 'skip'; fetched: Fetched }
+  | { action: 'stallAgain'; fetched: Fetched; failure: TerminalError };
+
+/** PruneResult is what a prune did: 'deleted' change-set entries, and the objects a prune guard kept (orphaned). */
+export interface PruneResult {
+  deleted: ChangeSetEntry[];
   kept: KeptObject[];
-  /** Set by the deletion stage when the object itself, removed from Git, was kept (orphaned). */
-  orphaned?: KeptObject;
-  /** Set by the deletion stage when the object was removed and its objects pruned. */
-  deleted: boolean;
-  /** Set by fetch for a suspended object, or a stalled one at the revision it stalled at: nothing to do. */
-  skipped: boolean;
-  /** Set by fetch when a stalled object's spec is unchanged at a new revision: it fails again as it did. */
-  stalledAgain?: boolean;
+}
+
+/**
+ * DeletionResult is what the deletion stage did: nothing (the object is in Git and not being
+ * deleted); pruned what the object applied (and the object itself, when removed from Git); or
+ * orphaned the removed object, which a prune guard kept, with everything it owns.
+ */
+export type DeletionResult =
+  | { action: 'none' }
+  | { action: 'pruned'; pruned: PruneResult }
+  | { action: 'orphaned'; orphaned: KeptObject };
+
+/**
+ * ReconcileRun is one run as reconcile composes it: the job and its cluster, the stage it is in,
+ * and the stages' results as reconcile records them (what fetch read, what deletion did, the
+ * outcome of apply to health, the failure). Stages read it and return results; only reconcile
+ * writes it (and each stage its own `stage`). Nothing here outlives the run.
+ */
+export interface ReconcileRun extends Partial<Omit<Fetched, 'revision'>> {
+  job: ReconcileJob;
+  ref: ObjectRef;
+  startedAt: Date;
+  stage: StageName;
+  connection: ClusterConnection;
+  /** How fetch judged the run. */
+  fetched?: FetchResult['action'];
+  /** What the deletion stage did. */
+  deletion?: DeletionResult;
   /** Set once apply, prune, act and health have all returned. */
   outcome?: ApplyOutcome;
   /** Set when the run failed. */
   failure?: ReconcileFailure;
+}
+
+/** isSkipped: fetch found nothing to do (suspended, or stalled at this revision). */
+export function isSkipped(run: ReconcileRun): boolean {
+  return run.fetched === 'skip';
+}
+
+/** isStalledAgain: fetch found a stalled object whose spec is unchanged at a new revision. */
+export function isStalledAgain(run: ReconcileRun): boolean {
+  return run.fetched === 'stallAgain';
+}
+
+/** isDeleted: the deletion stage pruned or orphaned the object; nothing was applied. */
+export function isDeleted(run: ReconcileRun): boolean {
+  return run.deletion !== undefined && run.deletion.action !== 'none';
+}
+
+/** prunedBy is what the deletion stage pruned and kept; empty when it did neither. */
+export function prunedBy(deletion: DeletionResult | undefined): PruneResult {
+  return deletion?.action === 'pruned' ? deletion.pruned : { deleted: [], kept: [] };
 }

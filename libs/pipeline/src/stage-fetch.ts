@@ -1,50 +1,55 @@
-import { ConditionType, NotReadyError, TerminalError, contentHash, findCondition, parseObjectKey, type KubernetesManifest } from '@tidemark/contracts';
+import { ConditionType, NotReadyError, TerminalError, contentHash, findCondition, parseObjectKey, type KubernetesManifest, type ReconcileJob } from '@tidemark/contracts';
 import { getByResource, type ApiResource } from '@tidemark/cluster';
 import type { PipelineDependencies } from './dependencies';
-import type { ReconcileRun } from './run';
+import type { Fetched, FetchResult, ReconcileRun } from './run';
 
 /**
  * fetchStage reads the desired object from Git at the job's revision, the live object from the
- * cluster and the last status. A suspended object is skipped. A stalled object whose spec did
- * not change is skipped at the revision it stalled at, and stalls again at a new revision (see
- * stalledAgain): the pipeline alone decides "stalled", the queue follows what it says.
+ * cluster and the last status, and says what the run does with them. A suspended object is
+ * skipped. A stalled object whose spec did not change is skipped at the revision it stalled at,
+ * and stalls again at a new revision: the pipeline alone decides "stalled", the queue follows.
  */
-export async function fetchStage(run: ReconcileRun, deps: PipelineDependencies): Promise<void> {
+export async function fetchStage(run: ReconcileRun, deps: PipelineDependencies): Promise<FetchResult> {
   run.stage = 'fetch';
-  if (deps.desired.admitRevision) run.job = { ...run.job, revision: await deps.desired.admitRevision(run.job.source, run.job.revision) };
-  const { job } = run;
-  run.previous = await deps.statusStore.get(job.cluster, job.objectKey);
-  if (run.previous?.suspended) {
-    run.skipped = true;
-    return;
-  }
-  run.desired = await deps.desired.readObject(job.source, job.revision, job.objectKey, job.cluster);
-  if (run.desired) run.specHash = contentHash(run.desired.object);
-  if (stalledAgain(run)) return;
-  const apiVersion = run.desired?.object.apiVersion ?? run.previous?.apiVersion;
-  if (!apiVersion) return; // Neither in Git nor ever reconciled: nothing to do.
-  run.plugin = deps.kinds.pluginFor(apiVersion, run.ref.kind);
+  const job = await admitted(run.job, deps);
+  const previous = await deps.statusStore.get(job.cluster, job.objectKey);
+  if (previous?.suspended) return { action: 'skip', fetched: { revision: job.revision, previous } };
+  const desired = await deps.desired.readObject(job.source, job.revision, job.objectKey, job.cluster);
+  const fetched: Fetched = { revision: job.revision, previous, desired, specHash: desired ? contentHash(desired.object) : undefined };
+  const stalled = stalledVerdict(job, fetched);
+  if (stalled) return stalled;
+  const apiVersion = desired?.object.apiVersion ?? previous?.apiVersion;
+  if (!apiVersion) return { action: 'reconcile', fetched }; // Neither in Git nor ever reconciled: nothing to do.
+  return { action: 'reconcile', fetched: { ...fetched, ...(await readCluster(run, deps, fetched, apiVersion)) } };
+}
+
+async function admitted(job: ReconcileJob, deps: PipelineDependencies): Promise<ReconcileJob> {
+  if (!deps.desired.admitRevision) return job;
+  return { ...job, revision: await deps.desired.admitRevision(job.source, job.revision) };
+}
+
+/** readCluster finds the kind's plugin and resource, the namespace it is applied in, and the live object. */
+async function readCluster(run: ReconcileRun, deps: PipelineDependencies, fetched: Fetched, apiVersion: string): Promise<Pick<Fetched, 'plugin' | 'object' | 'live'>> {
+  const plugin = deps.kinds.pluginFor(apiVersion, run.ref.kind);
   const resource = await resourceOrUndefined(run, apiVersion);
-  const namespace = namespaceFor(run, resource, deps.options?.defaultNamespace ?? 'default');
-  if (run.desired) run.object = withNamespace(run.desired.object, namespace);
-  if (resource) run.live = await getByResource(run.connection, resource, namespace || undefined, run.ref.name);
+  const namespace = namespaceFor(run, fetched, resource, deps.options?.defaultNamespace ?? 'default');
+  const object = fetched.desired ? withNamespace(fetched.desired.object, namespace) : undefined;
+  const live = resource ? await getByResource(run.connection, resource, namespace || undefined, run.ref.name) : undefined;
+  return { plugin, object, live };
 }
 
 /**
- * stalledAgain: a terminal failure is not retried until the spec changes (or a person asks). At
- * the revision it stalled at, the run is skipped; at a new revision with the same spec, it fails
- * again with the same reason, so the queue's marker moves to that revision and retry finds it.
+ * stalledVerdict: a terminal failure is not retried until the spec changes (or a person asks).
+ * At the revision it stalled at, the run is skipped; at a new revision with the same spec, it
+ * fails again with the same reason, so the queue's marker moves to that revision and retry finds it.
  */
-function stalledAgain(run: ReconcileRun): boolean {
-  if (run.job.reason === 'manual' || !run.specHash || run.previous?.specHash !== run.specHash) return false;
-  const stalled = findCondition(run.previous.conditions, ConditionType.Stalled);
-  if (stalled?.status !== 'True') return false;
-  if (run.previous.lastAttemptedRevision === run.job.revision) {
-    run.skipped = true;
-    return true;
-  }
-  run.stalledAgain = true;
-  throw new TerminalError(stalled.reason, stalled.message);
+function stalledVerdict(job: ReconcileJob, fetched: Fetched): FetchResult | undefined {
+  const { previous, specHash } = fetched;
+  if (job.reason === 'manual' || !specHash || previous?.specHash !== specHash) return undefined;
+  const stalled = findCondition(previous.conditions, ConditionType.Stalled);
+  if (stalled?.status !== 'True') return undefined;
+  if (previous.lastAttemptedRevision === job.revision) return { action: 'skip', fetched };
+  return { action: 'stallAgain', fetched, failure: new TerminalError(stalled.reason, stalled.message) };
 }
 
 async function resourceOrUndefined(run: ReconcileRun, apiVersion: string): Promise<ApiResource | undefined> {
@@ -57,9 +62,9 @@ async function resourceOrUndefined(run: ReconcileRun, apiVersion: string): Promi
   }
 }
 
-function namespaceFor(run: ReconcileRun, resource: ApiResource | undefined, defaultNamespace: string): string {
+function namespaceFor(run: ReconcileRun, fetched: Fetched, resource: ApiResource | undefined, defaultNamespace: string): string {
   if (resource && !resource.namespaced) return '';
-  return run.desired?.object.metadata.namespace || run.previous?.namespace || parseObjectKey(run.job.objectKey).namespace || defaultNamespace;
+  return fetched.desired?.object.metadata.namespace || fetched.previous?.namespace || parseObjectKey(run.job.objectKey).namespace || defaultNamespace;
 }
 
 function withNamespace(object: KubernetesManifest, namespace: string): KubernetesManifest {

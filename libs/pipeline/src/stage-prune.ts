@@ -1,21 +1,21 @@
-import { toReconcileFailure, type ChangeSetEntry } from '@tidemark/cluster';
+import { toReconcileFailure } from '@tidemark/cluster';
 import { TerminalError, type InventoryEntry } from '@tidemark/contracts';
 import { pruneEntries } from './prune';
 import type { PipelineDependencies } from './dependencies';
-import type { ReconcileRun } from './run';
+import type { PruneResult, ReconcileRun } from './run';
 import type { AppliedObjects } from './stage-results';
 import { pruneEmptyAnnotation, staleEntries } from './tracking';
 import { subjectOf } from './subject';
 
 /**
  * pruneStage deletes what the last run owned and this one no longer renders, and returns each
- * deletion as a 'deleted' change-set entry. A CR that now renders nothing would prune all it
+ * deletion as a 'deleted' change-set entry, with the objects a prune guard kept. A CR that now renders nothing would prune all it
  * rendered before: that takes the tidemark.dev/prune-empty opt-in.
  */
-export async function pruneStage(run: ReconcileRun, deps: PipelineDependencies, before: readonly InventoryEntry[], applied: AppliedObjects): Promise<ChangeSetEntry[]> {
+export async function pruneStage(run: ReconcileRun, deps: PipelineDependencies, before: readonly InventoryEntry[], applied: AppliedObjects): Promise<PruneResult> {
   run.stage = 'prune';
   const stale = staleEntries(before, applied.inventory);
-  if (stale.length === 0) return [];
+  if (stale.length === 0) return { deleted: [], kept: [] };
   const optedIn = run.object?.metadata.annotations?.[pruneEmptyAnnotation] === 'true';
   if (applied.inventory.length === 0 && !optedIn) {
     throw new TerminalError('EmptyRender',

@@ -1,6 +1,6 @@
 import type { ReconcileOutcome } from '@tidemark/contracts';
 import type { PipelineDependencies } from './dependencies';
-import type { ReconcileRun } from './run';
+import { isDeleted, isSkipped, type ReconcileRun } from './run';
 
 /**
  * resultStage decides when the object is looked at again: a healthy object at the resync
@@ -9,8 +9,8 @@ import type { ReconcileRun } from './run';
  */
 export function resultStage(run: ReconcileRun, deps: PipelineDependencies): ReconcileOutcome {
   run.stage = 'result';
-  if (run.skipped) return { kind: 'done' };
-  if (run.deleted) return run.desired ? { kind: 'requeue', afterMs: 1_000 } : { kind: 'done' };
+  if (isSkipped(run)) return { kind: 'done' };
+  if (isDeleted(run)) return run.desired ? { kind: 'requeue', afterMs: 1_000 } : { kind: 'done' };
   if (!run.desired) return { kind: 'done' };
   if (run.outcome?.health.status !== 'Ready') return { kind: 'requeue', afterMs: progressingDelay(run, deps) };
   return { kind: 'requeue', afterMs: deps.options?.resyncIntervalMs ?? 300_000 };

@@ -1,6 +1,7 @@
 import type { ChangeSetEntry } from '@tidemark/cluster';
 import type { Condition, DriftItem, InventoryEntry, KubernetesManifest } from '@tidemark/contracts';
 import type { Health } from '@tidemark/kinds';
+import type { KeptObject } from './prune-guards';
 
 /** AppliedObjects is what the apply stage did. */
 export interface AppliedObjects {
@@ -33,6 +34,8 @@ export interface ApplyOutcome {
   applied: AppliedObjects;
   /** 'deleted' change-set entries: what left the inventory and was pruned. */
   pruned: ChangeSetEntry[];
+  /** What a prune guard kept (orphaned) instead, each with the reason. */
+  kept: KeptObject[];
   kind: KindOutcome;
   health: Health;
 }

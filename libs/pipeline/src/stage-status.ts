@@ -56,7 +56,7 @@ export function statusRecord(run: ReconcileRun, outcome: ApplyOutcome, condition
     conditions,
     inventory: outcome.applied.inventory,
     kindStatus: outcome.kind.kindStatus,
-    warnings: [...outcome.applied.warnings, ...run.kept.map((kept) => `Not pruned: ${kept.reason}`)],
+    warnings: [...outcome.applied.warnings, ...outcome.kept.map((kept) => `Not pruned: ${kept.reason}`)],
     resources: appliedResources(outcome.applied.changes),
     ...(outcome.applied.drift.reported.length > 0 ? { drift: outcome.applied.drift.reported } : {}),
     updatedAt: now.toISOString(),
@@ -98,7 +98,7 @@ function eventsOf(run: ReconcileRun, outcome: ApplyOutcome, earlier: readonly Ev
     }
   }
   for (const entry of outcome.pruned) events.push({ type: 'Normal', reason: 'Pruned', message: `${entry.subject} pruned: it left the inventory` });
-  events.push(...keptEvents(run).filter((event) => !run.previous?.warnings?.includes(event.message)));
+  events.push(...keptEvents(outcome.kept).filter((event) => !run.previous?.warnings?.includes(event.message)));
   return events;
 }
 
