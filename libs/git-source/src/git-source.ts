@@ -102,7 +102,8 @@ export class GitSource {
 
   constructor(private readonly options: GitSourceOptions) {
     const { spec } = options;
-    const sizeLimits = { ...defaultGitSizeLimits, ...options.sizeLimits };
+    // The source's own limits (tidemark.yaml, Source objects) win over the reconciler's defaults.
+    const sizeLimits = { ...defaultGitSizeLimits, ...options.sizeLimits, ...spec.limits };
     this.store = new GitStore(options.cacheDir, spec.url, spec.auth ? authHeaders(spec.auth) : {}, { source: spec.name, limits: sizeLimits });
     const limits = { ...defaultLoadLimits, ...options.limits };
     this.builder = new IndexBuilder({

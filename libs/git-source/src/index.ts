@@ -4,7 +4,7 @@
 // libraries); it never talks to Redis or a cluster.
 
 export { GitSource, type GitSourceOptions, type PollResult, type PollOptions, type ReadObjectResult, type ObjectListing } from './git-source';
-export { parseSourceSpec, parseSourceSpecs, SourceSpecError, SourceRef, SourceAuth, type SourceSpec } from './source-spec';
+export { parseSourceSpec, parseSourceSpecs, SourceSpecError, SourceRef, SourceAuth, type SourceSpec, type SourceAllow, type SourceLimits, type SourceServiceAccount, type SourceVerify } from './source-spec';
 export { redactUrl } from './redact-url';
 export { readCommitTime, readCommitSummary, type CommitSummary } from './commit-time';
 export type { ObjectChange } from './object-change';

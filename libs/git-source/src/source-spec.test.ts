@@ -64,3 +64,42 @@ describe('redactUrl', () => {
     expect(redactUrl('::')).toBe('(invalid URL)');
   });
 });
+
+describe('parseSourceSpec: tenancy fields', () => {
+  it('reads the identity, allow-list, signing keys and limits, with defaults', () => {
+    const spec = parseSourceSpec({
+      ...valid,
+      serviceAccount: { namespace: 'team-a', name: 'deployer' },
+      allow: { namespaces: ['team-a', 'team-a-*'], clusterKinds: ['rbac.authorization.k8s.io/ClusterRole'] },
+      verify: { sshKeys: ['ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGx team-a'] },
+      limits: { maxRevisionMiB: 4 },
+    }, 's');
+    expect(spec.serviceAccount).toEqual({ namespace: 'team-a', name: 'deployer' });
+    expect(spec.allow).toEqual({
+      namespaces: ['team-a', 'team-a-*'], kinds: ['*'], denyKinds: [], clusterKinds: ['rbac.authorization.k8s.io/ClusterRole'], clusters: ['*'], createNamespaces: false,
+    });
+    expect(spec.verify).toEqual({ mode: 'head', openpgpKeys: [], sshKeys: ['ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGx team-a'] });
+    expect(spec.limits).toEqual({ maxRevisionBytes: 4 * 1024 * 1024 });
+    expect(Object.isFrozen(spec.allow?.namespaces)).toBe(true);
+  });
+
+  it('leaves them unset when not given', () => {
+    const spec = parseSourceSpec(valid, 's');
+    expect(spec.serviceAccount).toBeUndefined();
+    expect(spec.allow).toBeUndefined();
+    expect(spec.verify).toBeUndefined();
+    expect(spec.limits).toEqual({});
+  });
+
+  it.each([
+    [{ ...valid, serviceAccount: { namespace: 'Team A', name: 'x' } }, 's.serviceAccount.namespace'],
+    [{ ...valid, allow: { namespaces: [] } }, 's.allow.namespaces'],
+    [{ ...valid, allow: { namespaces: ['a'], kinds: ['apps/deployment'] } }, 's.allow.kinds.0'],
+    [{ ...valid, verify: {} }, 's.verify: name at least one key'],
+    [{ ...valid, verify: { openpgpKeys: ['not a key'] } }, 's.verify.openpgpKeys[0]: must be an ASCII-armored OpenPGP public key'],
+    [{ ...valid, verify: { sshKeys: ['ssh-dss AAAA'] } }, 's.verify.sshKeys[0]: must be an SSH public key line'],
+    [{ ...valid, limits: { maxRevisionMiB: 0 } }, 's.limits.maxRevisionMiB'],
+  ])('names the tenancy field at fault: %#', (input, message) => {
+    expect(() => parseSourceSpec(input, 's')).toThrow(message);
+  });
+});

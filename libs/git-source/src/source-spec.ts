@@ -2,6 +2,12 @@ import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import semver from 'semver';
 import { TerminalError } from '@tidemark/contracts';
+import {
+  AllowInput, LimitsInput, ServiceAccountInput, VerifyInput, allowOf, limitsOf, verifyOf,
+  type SourceAllow, type SourceLimits, type SourceServiceAccount, type SourceVerify,
+} from './source-tenancy';
+
+export type { SourceAllow, SourceLimits, SourceServiceAccount, SourceVerify } from './source-tenancy';
 
 /** SourceRef says which revision of the repository a source follows: exactly one of four selectors. */
 export const SourceRef = Type.Union([
@@ -36,6 +42,10 @@ const SourceSpecInput = Type.Object({
   auth: Type.Optional(SourceAuth),
   ignoreFile: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
   manageBuiltinCrds: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 253 }), { maxItems: 64 })),
+  serviceAccount: Type.Optional(ServiceAccountInput),
+  allow: Type.Optional(AllowInput),
+  verify: Type.Optional(VerifyInput),
+  limits: Type.Optional(LimitsInput),
 }, { additionalProperties: false });
 
 /** SourceSpec is one validated, frozen Git source. */
@@ -58,6 +68,17 @@ export interface SourceSpec {
    * replace Tidemark's own; without it such a CRD in Git is a Conflict. @defaultValue []
    */
   readonly manageBuiltinCrds: readonly string[];
+  /**
+   * The ServiceAccount (in each target cluster) this source's objects are applied, read and pruned
+   * as, through impersonation. @defaultValue the reconciler's defaultServiceAccount, else its own identity
+   */
+  readonly serviceAccount?: SourceServiceAccount;
+  /** Namespaces, kinds and clusters this source may reach, checked before any request. @defaultValue no limit */
+  readonly allow?: SourceAllow;
+  /** Keys one of which must have signed the commit (or tag) applied. @defaultValue no signature needed */
+  readonly verify?: SourceVerify;
+  /** This source's Git size limits. @defaultValue the reconciler's */
+  readonly limits: SourceLimits;
 }
 
 /** SourceSpecError is a configuration mistake; its message names the field. */
@@ -92,6 +113,7 @@ export function parseSourceSpec(input: unknown, where: string): SourceSpec {
     ...(input.auth ? { auth: Object.freeze(input.auth) } : {}),
     ignoreFile,
     manageBuiltinCrds: Object.freeze([...(input.manageBuiltinCrds ?? [])]),
+    ...tenancyOf(input, where),
   });
 }
 
@@ -105,6 +127,30 @@ export function parseSourceSpecs(input: unknown, where = 'sources'): SourceSpec[
     seen.add(spec.name);
   });
   return specs;
+}
+
+/** tenancyOf reads the source's identity, allow-list, signing keys and limits. */
+function tenancyOf(input: Static<typeof SourceSpecInput>, where: string): Pick<SourceSpec, 'serviceAccount' | 'allow' | 'verify' | 'limits'> {
+  return {
+    ...(input.serviceAccount ? { serviceAccount: Object.freeze({ ...input.serviceAccount }) } : {}),
+    ...(input.allow ? { allow: allowOf(input.allow) } : {}),
+    ...(input.verify ? { verify: checkedVerify(input.verify, `${where}.verify`) } : {}),
+    limits: limitsOf(input.limits ?? {}),
+  };
+}
+
+function checkedVerify(input: Parameters<typeof verifyOf>[0], field: string): SourceVerify {
+  const verify = verifyOf(input);
+  if (verify.openpgpKeys.length + verify.sshKeys.length === 0) throw new SourceSpecError(`${field}: name at least one key in openpgpKeys or sshKeys`);
+  verify.openpgpKeys.forEach((key, index) => {
+    if (!key.includes('-----BEGIN PGP PUBLIC KEY BLOCK-----')) throw new SourceSpecError(`${field}.openpgpKeys[${index}]: must be an ASCII-armored OpenPGP public key`);
+  });
+  verify.sshKeys.forEach((key, index) => {
+    if (!/^(ssh-ed25519|ssh-rsa|ecdsa-sha2-nistp256|ecdsa-sha2-nistp384|ecdsa-sha2-nistp521) [A-Za-z0-9+/=]+( .*)?$/.test(key.trim())) {
+      throw new SourceSpecError(`${field}.sshKeys[${index}]: must be an SSH public key line ("ssh-ed25519 AAAA… comment")`);
+    }
+  });
+  return verify;
 }
 
 const loopbackHosts = new Set(['localhost', '127.0.0.1', '[::1]']);

@@ -1,0 +1,105 @@
+import { Type } from '@sinclair/typebox';
+
+const dnsLabel = '^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$';
+/** A namespace or cluster pattern: a DNS label with `*` standing for any run of characters. */
+const namePattern = Type.String({ pattern: '^[a-z0-9*]([a-z0-9*-]{0,61}[a-z0-9*])?$' });
+/** A kind pattern: `Kind` (core group), `group/Kind`, with `*` for any group or any kind. */
+const kindPattern = Type.String({ pattern: '^(\\*|([a-z0-9*.-]*/)?([A-Z*][A-Za-z0-9*]*))$' });
+
+/** ServiceAccountInput names the identity a source's objects are applied with, in the target cluster. */
+export const ServiceAccountInput = Type.Object({
+  namespace: Type.String({ pattern: dnsLabel }),
+  name: Type.String({ pattern: '^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$' }),
+}, { additionalProperties: false });
+
+export const AllowInput = Type.Object({
+  namespaces: Type.Array(namePattern, { minItems: 1, maxItems: 256 }),
+  kinds: Type.Optional(Type.Array(kindPattern, { maxItems: 256 })),
+  denyKinds: Type.Optional(Type.Array(kindPattern, { maxItems: 256 })),
+  clusterKinds: Type.Optional(Type.Array(kindPattern, { maxItems: 256 })),
+  clusters: Type.Optional(Type.Array(namePattern, { minItems: 1, maxItems: 256 })),
+  createNamespaces: Type.Optional(Type.Boolean()),
+}, { additionalProperties: false });
+
+export const VerifyInput = Type.Object({
+  /** What must be signed: the head commit, or the annotated tag the source follows. */
+  mode: Type.Optional(Type.Union([Type.Literal('head'), Type.Literal('tag')])),
+  openpgpKeys: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 65_536 }), { maxItems: 64 })),
+  sshKeys: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 16_384 }), { maxItems: 64 })),
+}, { additionalProperties: false });
+
+const mebibytes = (maximum: number) => Type.Integer({ minimum: 1, maximum });
+export const LimitsInput = Type.Object({
+  maxObjectMiB: Type.Optional(mebibytes(1024)),
+  maxFetchMiB: Type.Optional(mebibytes(8192)),
+  maxRevisionMiB: Type.Optional(mebibytes(4096)),
+}, { additionalProperties: false });
+
+/** SourceServiceAccount is a ServiceAccount in the target cluster, used through impersonation. */
+export interface SourceServiceAccount {
+  readonly namespace: string;
+  readonly name: string;
+}
+
+/**
+ * SourceAllow is what a source may reach, checked before any request. Patterns use `*` for any
+ * run of characters. Without an allow-list a source may reach everything its identity may.
+ */
+export interface SourceAllow {
+  /** Namespaces its namespaced objects may be in. */
+  readonly namespaces: readonly string[];
+  /** Namespaced kinds allowed. @defaultValue ['*'] */
+  readonly kinds: readonly string[];
+  /** Kinds refused even when allowed above (namespaced or cluster-scoped). @defaultValue [] */
+  readonly denyKinds: readonly string[];
+  /** Cluster-scoped kinds allowed; any other is refused. @defaultValue [] */
+  readonly clusterKinds: readonly string[];
+  /** Clusters it may apply to; a placement naming another cluster is refused. @defaultValue ['*'] */
+  readonly clusters: readonly string[];
+  /** May it create Namespaces (whose names match `namespaces`)? @defaultValue false */
+  readonly createNamespaces: boolean;
+}
+
+/** SourceVerify: the commit (or tag) a source applies must be signed by one of these keys. */
+export interface SourceVerify {
+  /** @defaultValue 'head' */
+  readonly mode: 'head' | 'tag';
+  /** ASCII-armored OpenPGP public keys. */
+  readonly openpgpKeys: readonly string[];
+  /** SSH public keys as in authorized_keys (`ssh-ed25519 AAAA… comment`). */
+  readonly sshKeys: readonly string[];
+}
+
+/** SourceLimits are the source's own Git size limits, in bytes; unset ones keep the defaults. */
+export interface SourceLimits {
+  readonly maxObjectBytes?: number;
+  readonly maxFetchBytes?: number;
+  readonly maxRevisionBytes?: number;
+}
+
+type AllowInputValue = { namespaces: string[]; kinds?: string[]; denyKinds?: string[]; clusterKinds?: string[]; clusters?: string[]; createNamespaces?: boolean };
+
+export function allowOf(input: AllowInputValue): SourceAllow {
+  return Object.freeze({
+    namespaces: Object.freeze([...input.namespaces]),
+    kinds: Object.freeze([...(input.kinds ?? ['*'])]),
+    denyKinds: Object.freeze([...(input.denyKinds ?? [])]),
+    clusterKinds: Object.freeze([...(input.clusterKinds ?? [])]),
+    clusters: Object.freeze([...(input.clusters ?? ['*'])]),
+    createNamespaces: input.createNamespaces ?? false,
+  });
+}
+
+export function verifyOf(input: { mode?: 'head' | 'tag'; openpgpKeys?: string[]; sshKeys?: string[] }): SourceVerify {
+  return Object.freeze({
+    mode: input.mode ?? 'head',
+    openpgpKeys: Object.freeze([...(input.openpgpKeys ?? [])]),
+    sshKeys: Object.freeze([...(input.sshKeys ?? [])]),
+  });
+}
+
+export function limitsOf(input: { maxObjectMiB?: number; maxFetchMiB?: number; maxRevisionMiB?: number }): SourceLimits {
+  const bytes = (mib: number | undefined) => (mib === undefined ? undefined : mib * 1024 * 1024);
+  const entries = { maxObjectBytes: bytes(input.maxObjectMiB), maxFetchBytes: bytes(input.maxFetchMiB), maxRevisionBytes: bytes(input.maxRevisionMiB) };
+  return Object.freeze(Object.fromEntries(Object.entries(entries).filter(([, value]) => value !== undefined)));
+}
