@@ -135,17 +135,29 @@ describe('outcomes', () => {
     await waitFor(async () => (await figures()).failures.every((record) => record.objectKey !== other), 2_000, 'the stall to clear');
   });
 
-  it('not ready: requeued after the error\'s delay, not counted as a failure', async () => {
+  it('waiting: a requeue ends a failure streak and runs again after its delay, not counted as a failure', async () => {
     const key = 'apps/Deployment/a/rolling';
     await start(async (_job, run) => {
-      if (run === 1) throw new NotReadyError('HealthCheckPending', 'waiting for 3 ready replicas', 300);
+      if (run === 1) throw new TransientError('ApplyFailed', 'connection reset');
+      // The pipeline's answer for an object waiting for a dependency (a not-ready run).
+      if (run === 2) return { kind: 'requeue', afterMs: 300 };
       return { kind: 'done' };
-    });
+    }, { backoff: { baseMs: 20, maxMs: 20, jitter: 0 } });
     await queues.enqueue(jobFor(cluster, key, 1));
-    await sleep(150);
-    expect((await figures()).failures).toEqual([]);
     await waitFor(() => runsOf(key).length === 2, 5_000, 'the second run');
-    expect(gaps(key)[0]).toBeGreaterThanOrEqual(290);
+    await waitFor(async () => (await figures()).failures.length === 0, 2_000, 'the failure streak to end');
+    await waitFor(() => runsOf(key).length === 3, 5_000, 'the third run');
+    expect(gaps(key)[1]).toBeGreaterThanOrEqual(290);
+  });
+
+  it('a thrown NotReadyError is a failure like any other: only a returned requeue waits', async () => {
+    const key = 'apps/Deployment/a/thrown';
+    await start(async (_job, run) => {
+      if (run === 1) throw new NotReadyError('HealthCheckPending', 'waiting for 3 ready replicas', 60_000);
+      return { kind: 'done' };
+    }, { backoff: { baseMs: 20, maxMs: 20, jitter: 0 } });
+    await queues.enqueue(jobFor(cluster, key, 1));
+    await waitFor(() => runsOf(key).length === 2, 5_000, 'the retry after backoff, not after 60 s');
   });
 
   it('an always-failing object does not starve the others', async () => {

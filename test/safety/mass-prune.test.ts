@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { getObject } from '@tidemark/cluster';
-import { findCondition, NotReadyError } from '@tidemark/contracts';
+import { findCondition } from '@tidemark/contracts';
 import { startPipelineHarness, type PipelineHarness } from '../support/pipeline-harness';
 import { operatorToken, startDashboardFixture, viewerToken, type DashboardFixture } from '../dashboard/dashboard-fixture';
 
@@ -41,10 +41,11 @@ describe('mass prune', () => {
     await harness.repo.delete('ns.yaml');
     const { poll, results } = await harness.pushAndReconcile('remove most of the rest');
     for (const name of ['b', 'c']) {
-      const result = results.get(key(name));
-      expect(result).toBeInstanceOf(NotReadyError);
-      expect((result as NotReadyError).code).toBe('PruneAwaitingConfirmation');
-      expect((result as Error).message).toMatch(new RegExp(`ConfigMap ${namespace}/${name} was removed from Git at [0-9a-f]{12}, with 3 of the 4 objects of source test on cluster shared \\(75%\\), more than the 50%`));
+      // Waiting, not failing: the run answers with a requeue, and its record says what it waits for.
+      expect(results.get(key(name))).toEqual({ kind: 'requeue', afterMs: 60_000 });
+      const held = await harness.statusStore.get(harness.cluster, key(name));
+      expect(held?.failure?.code).toBe('PruneAwaitingConfirmation');
+      expect(findCondition(held?.conditions, 'Ready')?.message).toMatch(new RegExp(`ConfigMap ${namespace}/${name} was removed from Git at [0-9a-f]{12}, with 3 of the 4 objects of source test on cluster shared \\(75%\\), more than the 50%`));
     }
     expect(await Promise.all(['b', 'c', 'd'].map(exists))).toEqual([true, true, true]);
     expect((await getObject(harness.connection, { apiVersion: 'v1', kind: 'Namespace', name: namespace }))?.metadata.deletionTimestamp).toBeUndefined();
@@ -59,7 +60,7 @@ describe('mass prune', () => {
     expect(page.body).not.toContain(`ConfigMap ${namespace}/d<`);
     const denied = await dashboard.app.inject({ method: 'POST', url: `/api/prune-holds/shared/test/confirm?revision=${poll.revision}`, headers: { authorization: `Bearer ${viewerToken}` } });
     expect(denied.statusCode).toBe(403);
-    expect(await harness.reconcileAt(poll.revision, key('b'), 'resync')).toBeInstanceOf(NotReadyError);
+    expect(await harness.reconcileAt(poll.revision, key('b'), 'resync')).toEqual({ kind: 'requeue', afterMs: 60_000 });
 
     const confirmed = await dashboard.app.inject({ method: 'POST', url: `/api/prune-holds/shared/test/confirm?revision=${poll.revision}`, headers: { authorization: `Bearer ${operatorToken}` } });
     expect(confirmed.statusCode).toBe(200);

@@ -61,6 +61,8 @@ export async function startPipelineHarness(kubeconfig: string, redisUrl: string,
   };
   let revision = '';
 
+  // A run waiting for a dependency answers with a requeue; its record says it waits.
+  const waiting = async (objectKey: string) => (await statusStore.get(cluster, objectKey))?.failure?.category === 'waiting';
   const reconcileKey = (objectKey: string, reason: ReconcileJob['reason'] = 'git-change') => reconcileAt(revision, objectKey, reason);
   const reconcileAt = async (at: string, objectKey: string, reason: ReconcileJob['reason']) => {
     revision = at;
@@ -86,7 +88,7 @@ export async function startPipelineHarness(kubeconfig: string, redisUrl: string,
         for (const job of pending) {
           const result = await reconcileKey(job.key, job.reason);
           results.set(job.key, result);
-          if (result instanceof Error && !(result instanceof TerminalError)) retry.push(job);
+          if ((result instanceof Error && !(result instanceof TerminalError)) || (await waiting(job.key))) retry.push(job);
         }
         pending = retry;
       }

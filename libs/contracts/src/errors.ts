@@ -20,9 +20,10 @@ export interface FailureOptions {
 
 /**
  * The three kinds of failure that cross a library boundary. Each has a stable `code`, a
- * `category` and keeps its `cause`. The queue maps the class to behaviour: terminal → stalled,
- * no retry until the spec changes; transient → retry with backoff; not-ready → requeue after a
- * delay.
+ * `category` and keeps its `cause`. Terminal → stalled, no retry until the spec changes;
+ * transient → retry with backoff; not-ready → waiting: the pipeline's result stage answers the
+ * queue with a ReconcileOutcome requeue after `requeueAfterMs` (the one way to say "requeue
+ * after"; the queue itself knows only done, requeue, terminal and anything else).
  */
 export class TerminalError extends Error {
   readonly kind = 'terminal' as const;

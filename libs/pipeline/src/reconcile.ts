@@ -25,8 +25,8 @@ import { subjectOf } from './subject';
 /**
  * reconcile runs the eight stages for one job, then finalizeStatus writes the run's one status
  * record. It is level-triggered: it compares Git at the job's revision with the cluster and
- * converges, whatever woke it. A failure sets Ready=False with the failing stage's reason and is
- * rethrown as a typed failure for the queue. `signal` aborts when this worker may no longer own
+ * converges, whatever woke it. A failure sets Ready=False with the failing stage's reason; the
+ * result stage turns it into the run's one answer to the queue (requeue after, or a throw). `signal` aborts when this worker may no longer own
  * the object: the run stops before its next write, and writes no status.
  */
 export async function reconcile(job: ReconcileJob, deps: PipelineDependencies, signal?: AbortSignal): Promise<ReconcileOutcome> {
@@ -43,8 +43,7 @@ export async function reconcile(job: ReconcileJob, deps: PipelineDependencies, s
       return undefined;
     });
     await finalize(run, deps, status?.record, signal);
-    if (run.failure) throw run.failure;
-    if (status && run.live) await recordEvents(run, deps, run.live, status.events);
+    if (status && !run.failure && run.live) await recordEvents(run, deps, run.live, status.events);
     return resultStage(run, deps);
   } finally {
     deps.log?.info({ objectKey: job.objectKey, cluster: job.cluster, revision: job.revision, stage: run.stage, durationMs: Date.now() - run.startedAt.getTime() }, 'reconcile finished');

@@ -1,13 +1,17 @@
-import type { ReconcileOutcome } from '@tidemark/contracts';
+import { NotReadyError, type ReconcileOutcome } from '@tidemark/contracts';
 import type { PipelineDependencies } from './dependencies';
 import { isDeleted, isSkipped, type ReconcileRun } from './run';
 
 /**
- * resultStage decides when the object is looked at again: a healthy object at the resync
- * interval (the safety net behind watches), one still progressing soon, a CR deleted by hand
- * while still in Git at once (to recreate it), a removed object never.
+ * resultStage decides when the object is looked at again, as controller-runtime's
+ * Result{RequeueAfter}: a healthy object at the resync interval (the safety net behind watches),
+ * one still progressing soon, one waiting for a dependency after the wait it names, a CR deleted
+ * by hand while still in Git at once (to recreate it), a removed object never. Any other failure
+ * is thrown for the queue: terminal stalls, the rest is retried with backoff.
  */
 export function resultStage(run: ReconcileRun, deps: PipelineDependencies): ReconcileOutcome {
+  if (run.failure instanceof NotReadyError) return { kind: 'requeue', afterMs: run.failure.requeueAfterMs };
+  if (run.failure) throw run.failure;
   run.stage = 'result';
   if (isSkipped(run)) return { kind: 'done' };
   if (isDeleted(run)) return run.desired ? { kind: 'requeue', afterMs: 1_000 } : { kind: 'done' };

@@ -82,11 +82,6 @@ export class ObjectState {
     return parseRecord<ReconcileJob>(await this.client.hget(this.keys.latest, objectKey))?.revision;
   }
 
-  /** recordWaiting: a not-ready run ends any failure streak; the object waits, it does not fail. */
-  recordWaiting(objectKey: string, processingMs: number, waitMs: number | undefined): Promise<void> {
-    return this.recordSuccess(objectKey, processingMs, waitMs);
-  }
-
   async recordSuccess(objectKey: string, processingMs: number, waitMs: number | undefined): Promise<void> {
     const pipeline = this.client.pipeline()
       .hdel(this.keys.stalled, objectKey)

@@ -1,6 +1,6 @@
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import { Value } from '@sinclair/typebox/value';
-import { isReconcileFailure, jobSchemaVersion, NotReadyError, ReconcileJob, redisSchemaVersion, TerminalError, type FailureCategory, type ReconcileOutcome } from '@tidemark/contracts';
+import { isReconcileFailure, jobSchemaVersion, ReconcileJob, redisSchemaVersion, TerminalError, type FailureCategory, type ReconcileOutcome } from '@tidemark/contracts';
 import { computeBackoff, type BackoffOptions } from './backoff';
 import { JobAbortedError } from './errors/job-aborted-error';
 import type { LeaseWatch } from './lease-watch';
@@ -87,11 +87,6 @@ async function run(context: ProcessContext, job: Job<ReconcileJob>, token: strin
     return 'done';
   }
   const { error } = settled;
-  if (error instanceof NotReadyError) {
-    // Waiting is not failing: the queue page and the badge must not list it as a failure.
-    await context.state.recordWaiting(payload.objectKey, processingMs, waitMs);
-    return delay(context, job, token, payload, error.requeueAfterMs);
-  }
   const record = failureRecord(state, payload, error);
   await context.state.recordFailure(record, processingMs, waitMs);
   if (record.terminal) throw new UnrecoverableError(`${record.code}: ${record.message}`);
