@@ -1,11 +1,9 @@
 // Issue 3 point 9: GitSource.poll on a 10,000-object repository against the native git CLI
 // doing the same work (`git fetch` + `git diff --name-only`) on the same repository, same run.
 // Run: npx tsx bench/git-poll.bench.ts [rounds]
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { GitSource, parseSourceSpec } from '@tidemark/git-source';
-import { run, startGitServer, type WorkingCopy } from '@tidemark/testing';
+import { run, type WorkingCopy } from '@tidemark/testing';
+import { median, openBenchRepository, timed } from './support/git-bench-repository';
 
 const rounds = Number(process.argv[2] ?? 10);
 const folders = 10;
@@ -27,18 +25,6 @@ async function generate(copy: WorkingCopy): Promise<void> {
   await Promise.all(Array.from({ length: folders * filesPerFolder }, (_, file) => copy.write(pathOf(file), fileText(file))));
 }
 
-async function timed<T>(work: () => Promise<T>): Promise<{ ms: number; value: T }> {
-  const started = performance.now();
-  const value = await work();
-  return { ms: performance.now() - started, value };
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-}
-
 /** Native does what a poll does with the git CLI: fetch the branch, then name the changed files. */
 class Native {
   private head = '';
@@ -58,19 +44,12 @@ class Native {
   }
 }
 
-const server = await startGitServer();
-const cacheDir = await mkdtemp(join(tmpdir(), 'tidemark-bench-'));
+const repository = await openBenchRepository('bench', generate);
 try {
-  const url = await server.createRepository('bench');
-  const copy = await server.workingCopy('bench');
-  await generate(copy);
-  await copy.commitAndPush('10,000 objects');
-
-  const source = new GitSource({ spec: parseSourceSpec({ name: 'bench', url, ref: { branch: 'main' }, intervalMs: 60_000 }, 'bench'), cacheDir: join(cacheDir, 'tidemark') });
-  await source.open();
+  const { url, copy, source, scratch } = repository;
   const initial = await timed(() => source.poll());
   if (initial.value.changes.length !== folders * filesPerFolder * objectsPerFile) throw new Error(`expected 10,000 objects, got ${initial.value.changes.length}`);
-  const native = new Native(join(cacheDir, 'native'), url);
+  const native = new Native(join(scratch, 'native'), url);
   const nativeInitial = await timed(() => native.init());
 
   const samples = { noop: { tidemark: [] as number[], native: [] as number[] }, change: { tidemark: [] as number[], native: [] as number[] } };
@@ -108,8 +87,6 @@ try {
   console.log(`  no-op poll          tidemark ${figures.noopPollMs.tidemark} ms   native ${figures.noopPollMs.native} ms   ratio ${figures.ratio.noop}`);
   console.log(`  one-file-change     tidemark ${figures.oneFileChangePollMs.tidemark} ms   native ${figures.oneFileChangePollMs.native} ms   ratio ${figures.ratio.oneFileChange}`);
   console.log(JSON.stringify(figures));
-  await source.close();
 } finally {
-  await server.stop();
-  await rm(cacheDir, { recursive: true, force: true });
+  await repository.stop();
 }

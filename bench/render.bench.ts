@@ -3,12 +3,10 @@
 // Git object store and runs the sandboxed kustomize), against `kustomize build` of that overlay
 // run directly on a checkout, in the same run. A no-op poll must render nothing.
 // Run: npx tsx bench/render.bench.ts [rounds]
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { GitSource, parseSourceSpec } from '@tidemark/git-source';
 import { builtinRenderers, RendererRegistry, UnitRenderer } from '@tidemark/render';
-import { buildRenderTools, run, startGitServer, type WorkingCopy } from '@tidemark/testing';
+import { buildRenderTools, run, type WorkingCopy } from '@tidemark/testing';
+import { median, openBenchRepository, timed } from './support/git-bench-repository';
 
 const rounds = Number(process.argv[2] ?? 10);
 const units = 200;
@@ -28,30 +26,12 @@ async function generate(copy: WorkingCopy): Promise<void> {
   }));
 }
 
-async function timed<T>(work: () => Promise<T>): Promise<{ ms: number; value: T }> {
-  const started = performance.now();
-  const value = await work();
-  return { ms: performance.now() - started, value };
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-}
-
 const tools = await buildRenderTools();
 const kustomize = join(tools, 'kustomize');
-const server = await startGitServer();
-const cacheDir = await mkdtemp(join(tmpdir(), 'tidemark-bench-render-'));
+const renderer = new UnitRenderer({ registry: new RendererRegistry(builtinRenderers), tools: { kustomize, helm: join(tools, 'helm'), sops: join(tools, 'sops') } });
+const repository = await openBenchRepository('bench-render', generate, { renderer });
 try {
-  const url = await server.createRepository('bench-render');
-  const copy = await server.workingCopy('bench-render');
-  await generate(copy);
-  await copy.commitAndPush(`${units} overlays`);
-  const renderer = new UnitRenderer({ registry: new RendererRegistry(builtinRenderers), tools: { kustomize, helm: join(tools, 'helm'), sops: join(tools, 'sops') } });
-  const source = new GitSource({ spec: parseSourceSpec({ name: 'bench', url, ref: { branch: 'main' }, intervalMs: 60_000 }, 'bench'), cacheDir, rendering: { renderer } });
-  await source.open();
+  const { copy, source } = repository;
   const initial = await timed(() => source.poll());
   if (initial.value.render?.rendered !== units || initial.value.errors.length > 0) throw new Error(`initial poll rendered ${initial.value.render?.rendered} units, errors: ${JSON.stringify(initial.value.errors.slice(0, 2))}`);
   process.stderr.write(`render bench: ${units} units rendered in ${Math.round(initial.ms)} ms\n`);
@@ -88,8 +68,6 @@ try {
   console.log(`  one overlay changed   tidemark plan + render ${figures.oneOverlayChangeRenderMs.tidemark} ms   kustomize build ${figures.oneOverlayChangeRenderMs.kustomizeBuild} ms   ratio ${figures.ratio.oneOverlayChange}`);
   console.log(`  the whole poll (fetch, diff, plan, render) ${figures.oneOverlayChangePollMs} ms; a no-op poll ${figures.noopPollMs} ms, rendering nothing`);
   console.log(JSON.stringify(figures));
-  await source.close();
 } finally {
-  await server.stop();
-  await rm(cacheDir, { recursive: true, force: true });
+  await repository.stop();
 }
