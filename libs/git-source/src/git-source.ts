@@ -214,19 +214,8 @@ export class GitSource {
     const perCluster = cluster !== undefined && object.variants !== undefined;
     const manifest = perCluster ? object.variants?.get(cluster) : object.manifest;
     if (!manifest) return undefined;
-    const unit = object.unit && perCluster ? { ...object.unit, clusterValues: this.clusterValues(cluster) } : object.unit;
+    const unit = object.unit ? unitOf(object.unit, perCluster ? cluster : undefined) : undefined;
     return { object: structuredClone(manifest), path: object.path, line: object.line, blobOid: object.blobOid, ...(unit ? { unit } : {}) };
-  }
-
-  /** clusterValues lists what a cluster hands to units rendered per cluster, as `${cluster.…}` names them. */
-  private clusterValues(cluster: string): Record<string, string> {
-    const values = this.options.rendering?.clusters?.find((candidate) => candidate.name === cluster);
-    if (!values) return {};
-    return {
-      name: values.name,
-      ...Object.fromEntries(Object.entries(values.labels).map(([key, value]) => [`labels.${key}`, value])),
-      ...Object.fromEntries(Object.entries(values.variables).map(([key, value]) => [`variables.${key}`, value])),
-    };
   }
 
   /** listObjects lists every object at a revision for a full resync. */
@@ -349,4 +338,11 @@ function describeRef(ref: SourceSpec['ref']): string {
   if ('tag' in ref) return `tag ${ref.tag}`;
   if ('semver' in ref) return `tags matching ${ref.semver}`;
   return `commit ${ref.commit}`;
+}
+
+/** unitOf is an object's provenance as read: for one cluster of a per-cluster unit, the values that cluster got. */
+function unitOf(unit: UnitProvenance, cluster: string | undefined): UnitProvenance {
+  const { valuesByCluster, ...provenance } = unit;
+  const values = cluster === undefined ? undefined : valuesByCluster?.get(cluster);
+  return values ? { ...provenance, clusterValues: values } : provenance;
 }

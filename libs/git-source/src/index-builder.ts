@@ -8,6 +8,7 @@ import type { SourceError } from './source-error';
 import { diffTrees, type FileDelta, type TreeFile } from './tree-diff';
 import { emptyUnitState, isUnitPath, UnitIndexer, type PlannedUnits, type UnitState } from './unit-index';
 import { RevisionBudget } from './revision-budget';
+import { placementOf } from './unit-placement';
 
 /** BuiltIndex is the object index of one revision and what it was read from. */
 export interface BuiltIndex {
@@ -75,9 +76,11 @@ export class IndexBuilder {
     if (basis && !complete && !sameFolders(claimed, from.units.claimed)) deltas = await this.everyFile(tree, basis);
     const budget = new RevisionBudget(basis, this.options, revision);
     const updates = await this.fileUpdates(deltas, from.index, rules, claimed, budget);
-    const { units, render, unitUpdates } = await this.renderUnits(planned, from.units, renderStarted);
-    updates.push(...unitUpdates);
-    const { index, touched } = from.index.update(updates);
+    // Files first: the Placement objects among them say which clusters, with which variables, a unit renders for.
+    const files = from.index.update(updates);
+    const { units, render, unitUpdates } = await this.renderUnits(planned, from.units, renderStarted, files.index);
+    const { index, touched } = files.index.update(unitUpdates);
+    for (const key of files.touched) touched.add(key);
     const errors = tree ? index.errors() : [pathMissing(path, revision), ...index.errors()];
     const built: BuiltIndex = {
       revision, index, errors, units, render, fileBytes: budget.sizes, totalBytes: budget.total, ...(tree ? { tree } : {}), ...(ignoreOid ? { ignoreOid } : {}),
@@ -86,9 +89,9 @@ export class IndexBuilder {
   }
 
   /** renderUnits renders the planned units whose inputs changed, and says what that cost. */
-  private async renderUnits(planned: PlannedUnits | undefined, basis: UnitState, started: number): Promise<{ units: UnitState; render: RenderFigures; unitUpdates: FileUpdate[] }> {
+  private async renderUnits(planned: PlannedUnits | undefined, basis: UnitState, started: number, files: RevisionIndex): Promise<{ units: UnitState; render: RenderFigures; unitUpdates: FileUpdate[] }> {
     if (!planned || !this.options.units) return { units: emptyUnitState, render: { planned: 0, rendered: 0, durationMs: 0 }, unitUpdates: [] };
-    const rendered = await this.options.units.updates(planned.view, planned.units, basis);
+    const rendered = await this.options.units.updates(planned.view, planned.units, basis, placementOf(files));
     return {
       units: { ...planned.state, units: rendered.units },
       render: { planned: planned.units.length, rendered: rendered.updates.filter((update) => update.content).length, durationMs: performance.now() - started },

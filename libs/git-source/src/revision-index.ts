@@ -8,6 +8,8 @@ export interface UnitProvenance {
   folder: string;
   /** For an object of a unit rendered per cluster, read for one cluster: the values that cluster got. */
   clusterValues?: Record<string, string>;
+  /** In the index, for a unit rendered per cluster: the values each cluster got, flattened as `clusterValues`. */
+  valuesByCluster?: ReadonlyMap<string, Record<string, string>>;
 }
 
 /** IndexedObject is one declaration of an object at a revision, or a hold on it by a broken file. */

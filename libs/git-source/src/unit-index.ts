@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Ignore } from 'ignore';
 import { isUnder, RenderFailure, type ClusterValues, type PlannedUnit, type RepoView, type UnitRenderer } from '@tidemark/render';
+import type { PlacementRules } from '@tidemark/placement';
 import type { GitStore } from './git-store';
 import type { LoadLimits } from './load-limits';
 import { loadManifestFile, type ManifestEntry } from './load-manifest-file';
@@ -39,6 +40,12 @@ export interface PlannedUnits {
   units: PlannedUnit[];
   state: Omit<UnitState, 'units'>;
 }
+
+/** UnitPlacement is the source's Placement rules at a revision, or why they cannot be read. */
+export type UnitPlacement = { rules: PlacementRules } | { error: string };
+
+/** UnitTargets are the clusters a unit is rendered for, with their values; `error` when placement cannot say. */
+type UnitTargets = { clusters: ClusterValues[] } | { error: string };
 
 export const emptyUnitState: UnitState = { markers: new Set(), claimed: [], units: new Map() };
 
@@ -80,18 +87,20 @@ export class UnitIndexer {
     return { view, units: plan.units, state: { markers, claimed: plan.claimed } };
   }
 
-  /** updates renders the units whose digest changed and removes the units that are gone. */
-  async updates(view: RepoView, units: readonly PlannedUnit[], basis: UnitState): Promise<{ updates: FileUpdate[]; units: UnitState['units'] }> {
+  /** updates renders the units whose inputs or cluster values changed and removes the units that are gone. */
+  async updates(view: RepoView, units: readonly PlannedUnit[], basis: UnitState, placement: UnitPlacement): Promise<{ updates: FileUpdate[]; units: UnitState['units'] }> {
     const updates: FileUpdate[] = [];
     const states = new Map<string, { digest: string; renderer: string; failed: boolean }>();
     const rendered = await Promise.all(units.map(async (unit) => {
+      const targets = this.targetsFor(unit.folder, placement);
+      const digest = targetsDigest(unit.digest, targets);
       const before = basis.units.get(unit.folder);
-      if (before && before.digest === unit.digest && !before.failed) return { unit, content: undefined, failed: false };
-      const content = await this.render(view, unit);
-      return { unit, content, failed: content.problems.length > 0 && content.entries.length === 0 };
+      if (before && before.digest === digest && !before.failed) return { unit, digest, content: undefined, failed: false };
+      const content = await this.render(view, unit, targets);
+      return { unit, digest, content, failed: content.problems.length > 0 && content.entries.length === 0 };
     }));
-    for (const { unit, content, failed } of rendered) {
-      states.set(unit.folder, { digest: unit.digest, renderer: unit.renderer, failed });
+    for (const { unit, digest, content, failed } of rendered) {
+      states.set(unit.folder, { digest, renderer: unit.renderer, failed });
       if (content) updates.push({ path: unitPathOf(unit.folder), content });
     }
     for (const folder of basis.units.keys()) {
@@ -100,23 +109,42 @@ export class UnitIndexer {
     return { updates, units: states };
   }
 
+  /**
+   * targetsFor lists the clusters a unit in `folder` would be rendered for: the clusters its
+   * Placement rule selects, each with its own variables overlaid by the rule's.
+   */
+  private targetsFor(folder: string, placement: UnitPlacement): UnitTargets | undefined {
+    const clusters = this.rendering.clusters ?? [];
+    if (clusters.length === 0) return undefined;
+    if ('error' in placement) return { error: placement.error };
+    const byName = new Map(clusters.map((cluster) => [cluster.name, cluster]));
+    return {
+      clusters: placement.rules.unitTargets(folder, clusters).flatMap(({ name, variables }) => {
+        const cluster = byName.get(name);
+        return cluster ? [{ ...cluster, variables: { ...cluster.variables, ...variables } }] : [];
+      }),
+    };
+  }
+
   /** isClaimed tells whether a repository path lies in a unit's folder or input folder. */
   static isClaimed(repoPath: string, claimed: readonly string[]): boolean {
     return claimed.some((folder) => isUnder(repoPath, folder));
   }
 
-  private async render(view: RepoView, unit: PlannedUnit): Promise<FileContent> {
+  private async render(view: RepoView, unit: PlannedUnit, targets: UnitTargets | undefined): Promise<FileContent> {
     const path = unitPathOf(unit.folder);
     const provenance = { renderer: unit.renderer, folder: unit.folder };
     try {
-      const { renderer, clusters = [] } = this.rendering;
+      const { renderer } = this.rendering;
       const config = await renderer.configOf(view, unit.folder);
-      if (!config.perClusterNeeded || clusters.length === 0) {
+      if (!config.perClusterNeeded || !targets) {
         const { text } = await renderer.render(view, this.readerFor(), unit);
         return { path, blobOid: unit.digest, unit: provenance, ...this.parse(text, unit) };
       }
-      const variants = await Promise.all(clusters.map(async (cluster) => ({ cluster: cluster.name, text: (await renderer.render(view, this.readerFor(), unit, cluster)).text })));
-      return { path, blobOid: unit.digest, unit: provenance, ...this.mergeVariants(variants, unit) };
+      if ('error' in targets) throw new RenderFailure('RenderConfigInvalid', `${unit.folder} is rendered per cluster, and the source's Placement rules cannot be read: ${targets.error}`);
+      const variants = await Promise.all(targets.clusters.map(async (cluster) => ({ cluster: cluster.name, text: (await renderer.render(view, this.readerFor(), unit, cluster)).text })));
+      const valuesByCluster = new Map(targets.clusters.map((cluster) => [cluster.name, flattenClusterValues(cluster)]));
+      return { path, blobOid: unit.digest, unit: { ...provenance, valuesByCluster }, ...this.mergeVariants(variants, unit) };
     } catch (error) {
       if (!(error instanceof RenderFailure)) throw error;
       return { path, blobOid: unit.digest, unit: provenance, entries: [], problems: [{ code: error.code, reason: error.message, ...(error.line === undefined ? {} : { line: error.line }) }] };
@@ -153,4 +181,19 @@ export class UnitIndexer {
   private readerFor(): GitStore {
     return this.store;
   }
+}
+
+/** targetsDigest is a unit's state digest: its inputs, and the clusters and values it is rendered with. */
+function targetsDigest(digest: string, targets: UnitTargets | undefined): string {
+  if (!targets) return digest;
+  return createHash('sha256').update(digest).update(JSON.stringify(targets)).digest('base64url');
+}
+
+/** flattenClusterValues lists what a cluster hands a unit, by the names `${cluster.…}` uses. */
+function flattenClusterValues(values: ClusterValues): Record<string, string> {
+  return {
+    name: values.name,
+    ...Object.fromEntries(Object.entries(values.labels).map(([key, value]) => [`labels.${key}`, value])),
+    ...Object.fromEntries(Object.entries(values.variables).map(([key, value]) => [`variables.${key}`, value])),
+  };
 }

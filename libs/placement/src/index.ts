@@ -2,6 +2,6 @@
 // selectors, and the cluster-selector annotation. Pure rules plus a per-revision cache; it may
 // import only contracts.
 
-export { PlacementRules, isPlacementObject, placementApiVersion, placementKind, clusterSelectorAnnotation, type ClusterTarget } from './placement';
+export { PlacementRules, isPlacementObject, placementApiVersion, placementKind, clusterSelectorAnnotation, type ClusterTarget, type UnitTarget } from './placement';
 export { parseSelector, requirementsOf, matches, SelectorError, type LabelSelector, type Requirement } from './label-selector';
 export { rulesAt, PlacementCache, isPlacementKey, type PlacementSource } from './source-placement';

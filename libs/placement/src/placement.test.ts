@@ -41,6 +41,39 @@ describe('PlacementRules', () => {
   });
 });
 
+describe('Placement rule variables for render units', () => {
+  const rules = PlacementRules.fromObjects([
+    placement('web', [{
+      paths: ['apps/web/'],
+      clusterSelector: { matchLabels: { env: 'prod' } },
+      variables: { replicas: '2', tag: '1.26' },
+      clusterVariables: [
+        { clusterSelector: { matchLabels: { region: 'us' } }, variables: { replicas: '5' } },
+        { clusterSelector: { matchExpressions: [{ key: 'region', operator: 'Exists' }] }, variables: { tag: '1.27' } },
+      ],
+    }]),
+  ]);
+
+  it('renders a unit for the clusters its rule selects, each with the rule\'s variables and its matching clusterVariables in order', () => {
+    expect(rules.unitTargets('apps/web', clusters)).toEqual([
+      { name: 'prod-eu', variables: { replicas: '2', tag: '1.27' } },
+      { name: 'prod-us', variables: { replicas: '5', tag: '1.27' } },
+    ]);
+  });
+
+  it('renders a unit no rule matches for every cluster, with no variables', () => {
+    expect(rules.unitTargets('apps/api', clusters).map((target) => [target.name, target.variables])).toEqual([['prod-eu', {}], ['prod-us', {}], ['dev', {}]]);
+  });
+
+  it('names the field of a bad variable', () => {
+    const bad = (rule: Record<string, unknown>) => () => PlacementRules.fromObjects([placement('bad', [{ paths: ['x/'], ...rule }])]);
+    expect(bad({ variables: { replicas: 3 } })).toThrow('Placement bad spec.rules[0].variables.replicas: must be a string (quote numbers, as "3")');
+    expect(bad({ variables: { 'no spaces': 'x' } })).toThrow('Placement bad spec.rules[0].variables: "no spaces" is not a variable name');
+    expect(bad({ clusterVariables: [{ clusterSelector: { matchExpressions: [{ key: 'a', operator: 'Near' }] }, variables: {} }] })).toThrow(/Placement bad spec.rules\[0\].clusterVariables\[0\].clusterSelector: matchExpressions: operator "Near"/);
+    expect(bad({ clusterVariables: { region: 'us' } })).toThrow('Placement bad spec.rules[0].clusterVariables: must be a list of {clusterSelector, variables}');
+  });
+});
+
 describe('label selectors', () => {
   it('reads every term of the string form', () => {
     const requirements = parseSelector('env=prod,tier!=db,region in (eu, us),!legacy,gpu');

@@ -1,6 +1,7 @@
 import ignore from 'ignore';
 import type { KubernetesManifest } from '@tidemark/contracts';
 import { matches, parseSelector, requirementsOf, SelectorError, type LabelSelector, type Requirement } from './label-selector';
+import { compileRuleVariables, variablesFor, type RuleVariables } from './rule-variables';
 
 /** The kind of the Git object that holds placement rules; it is read, never applied. */
 export const placementApiVersion = 'tidemark.dev/v1alpha1';
@@ -14,10 +15,24 @@ export interface ClusterTarget {
   labels: Readonly<Record<string, string>>;
 }
 
+/** UnitTarget is a cluster a render unit goes to, with the variables its Placement rule gives that cluster. */
+export interface UnitTarget {
+  name: string;
+  variables: Record<string, string>;
+}
+
 interface CompiledRule {
   source: string;
   matcher: ReturnType<typeof ignore>;
   requirements: Requirement[];
+  variables: RuleVariables;
+}
+
+interface RuleInput {
+  paths?: string[];
+  clusterSelector?: LabelSelector;
+  variables?: unknown;
+  clusterVariables?: unknown;
 }
 
 /**
@@ -39,12 +54,13 @@ export class PlacementRules {
     const sorted = [...objects].sort((a, b) => a.metadata.name.localeCompare(b.metadata.name));
     const rules: CompiledRule[] = [];
     for (const object of sorted) {
-      const spec = (object.spec ?? {}) as { rules?: { paths?: string[]; clusterSelector?: LabelSelector }[] };
+      const spec = (object.spec ?? {}) as { rules?: RuleInput[] };
       (spec.rules ?? []).forEach((rule, index) => {
         const where = `Placement ${object.metadata.name} spec.rules[${index}]`;
         if (!rule.paths?.length) throw new SelectorError(`${where}.paths: list at least one path pattern`);
+        const variables = compileRuleVariables(rule, where);
         try {
-          rules.push({ source: where, matcher: ignore().add(rule.paths), requirements: requirementsOf(rule.clusterSelector ?? {}) });
+          rules.push({ source: where, matcher: ignore().add(rule.paths), requirements: requirementsOf(rule.clusterSelector ?? {}), variables });
         } catch (error) {
           throw new SelectorError(`${where}: ${error instanceof Error ? error.message : String(error)}`);
         }
@@ -59,11 +75,26 @@ export class PlacementRules {
     return clusters.filter((cluster) => matches(requirements, cluster.labels)).map((cluster) => cluster.name);
   }
 
+  /**
+   * unitTargets says which clusters a render unit in `folder` is rendered for, and the variables
+   * the first rule matching the folder gives each (its `variables`, then each `clusterVariables`
+   * entry whose selector matches the cluster). No rule: every cluster, no variables. A rendered
+   * object's own cluster-selector annotation is not known before the render, so it cannot widen this.
+   */
+  unitTargets(folder: string, clusters: readonly ClusterTarget[]): UnitTarget[] {
+    const rule = this.ruleFor(`${folder.replace(/\/+$/, '')}/`);
+    const selected = rule ? clusters.filter((cluster) => matches(rule.requirements, cluster.labels)) : clusters;
+    return selected.map((cluster) => ({ name: cluster.name, variables: rule ? variablesFor(rule.variables, cluster.labels) : {} }));
+  }
+
   private requirementsFor(object: KubernetesManifest | undefined, path: string): Requirement[] {
     const annotated = object?.metadata.annotations?.[clusterSelectorAnnotation];
     if (annotated !== undefined) return parseSelector(annotated);
-    const rule = this.rules.find((candidate) => candidate.matcher.ignores(path.replace(/^\/+/, '')));
-    return rule?.requirements ?? [];
+    return this.ruleFor(path)?.requirements ?? [];
+  }
+
+  private ruleFor(path: string): CompiledRule | undefined {
+    return this.rules.find((candidate) => candidate.matcher.ignores(path.replace(/^\/+/, '')));
   }
 }
 
