@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const apps = ['reconciler', 'dashboard'];
+const apps = ['reconciler', 'dashboard', 'cli'];
 const { values: options } = parseArgs({ options: { outdir: { type: 'string' } } });
 const outfileOf = (app) => (options.outdir ? `${options.outdir}/${app}/main.js` : `apps/${app}/dist/main.js`);
 

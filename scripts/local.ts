@@ -1,6 +1,7 @@
 // Runs Tidemark on embedded defaults: local Redis, a local kube-apiserver, and a Git server
 // holding examples/sample-repo. It prints where to push and how to look, then runs until Ctrl-C.
 import { randomBytes } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { buildDashboard } from '../apps/dashboard/src/build-app';
@@ -26,12 +27,16 @@ const dashboard = await buildDashboard({
 });
 const dashboardUrl = await dashboard.listen({ host: '127.0.0.1', port: Number(process.env.TIDEMARK_DASHBOARD_PORT ?? 8080) })
   .catch(() => dashboard.listen({ host: '127.0.0.1', port: 0 }));
+// The `tidemark` command's config for this run: the dashboard's address and the run's token, owner-only.
+const cliConfig = `${root}.tidemark/local/cli.json`;
+await writeFile(cliConfig, JSON.stringify({ server: dashboardUrl, token }), { mode: 0o600 });
 say('');
 say('Tidemark is reconciling the sample repository into the local control plane.');
 say(`  Git remote (push here):   git clone ${stack.remote}`);
 say(`  kubeconfig:               ${stack.plane.kubeconfigPath}`);
 say(`  kubectl:                  ${kubectl} get webapps,configwatchers,deployments -A`);
 say(`  dashboard:                ${dashboardUrl}  (sign in with token ${token})`);
+say(`  command line:             TIDEMARK_CONFIG=${cliConfig} npx tidemark status`);
 say(`  health:                   http://${stack.reconciler.http.address}/healthz`);
 say('Press Ctrl-C to stop.');
 say('');

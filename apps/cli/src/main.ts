@@ -1,0 +1,4 @@
+import { processIo } from './config';
+import { runCli } from './program';
+
+process.exitCode = await runCli(process.argv.slice(2), processIo());

@@ -1,0 +1,123 @@
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { ApiClient } from './api-client';
+import { CliError, ExitCode } from './cli-error';
+import { loadCliConfig, type CliIo } from './config';
+import { colourWanted, parseFormat, type Output } from './output';
+import { statusCommand } from './commands/status';
+import { getCommand } from './commands/get';
+import { describeCommand } from './commands/describe';
+import { objectActionCommand, retryCommand, type ObjectVerb } from './commands/actions';
+
+interface GlobalOptions { server?: string; output?: string }
+
+const configHelp = `
+The dashboard and its token:
+  --server URL, TIDEMARK_SERVER       the dashboard's address (default http://127.0.0.1:8080)
+  TIDEMARK_TOKEN, TIDEMARK_TOKEN_FILE  an API token (viewer reads; operator also acts)
+  TIDEMARK_CONFIG                      a JSON file {"server", "token" or "tokenFile"};
+                                       default ~/.config/tidemark/config.json
+Exit codes: 0 done, 1 failed, 2 wrong usage or config, 3 (diff, preview) changes found.
+Colour is used on a terminal only; NO_COLOR turns it off.`;
+
+/** buildProgram is the `tidemark` command and its subcommands; `run` reports how it ended. */
+export function buildProgram(io: CliIo, ended: (code: ExitCode) => void): Command {
+  const program = new Command('tidemark')
+    .description('Tidemark from the command line: status, objects, actions and previews, through the dashboard\'s API.')
+    .addOption(new Option('--server <url>', 'the dashboard\'s address (else TIDEMARK_SERVER, the config file, http://127.0.0.1:8080)'))
+    .addOption(new Option('-o, --output <format>', 'table (for people) or json (stable, for scripts)').choices(['table', 'json']).default('table'))
+    .addHelpText('after', configHelp)
+    .showHelpAfterError('(add --help for usage)')
+    .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) })
+    .exitOverride();
+
+  const context = () => {
+    const globals = program.opts<GlobalOptions>();
+    const config = loadCliConfig(io.env, globals.server ? { server: globals.server } : {});
+    const output: Output = { format: parseFormat(globals.output), colour: colourWanted(io.stdout, io.env), write: (text) => io.stdout.write(text) };
+    return { api: new ApiClient({ config }), output };
+  };
+  const action = <A extends unknown[]>(body: (...args: A) => Promise<void>) => async (...args: A) => {
+    await body(...args);
+    ended(ExitCode.Ok);
+  };
+
+  program.command('status').description('Sources, clusters and objects per state.')
+    .action(action(async () => {
+      const { api, output } = context();
+      await statusCommand(api, output);
+    }));
+
+  program.command('get').description('List objects with their state on each cluster; the filters are the dashboard\'s.')
+    .argument('[kind]', 'only this kind (e.g. Deployment, WebApp)')
+    .option('-n, --namespace <namespace>', 'only this namespace')
+    .option('-c, --cluster <cluster>', 'only objects on this cluster')
+    .option('-s, --source <source>', 'only objects declared by this Git source')
+    .addOption(new Option('--condition <state>', 'only objects in this state on some cluster').choices(['Ready', 'Reconciling', 'Waiting', 'Stalled', 'Failed', 'Drifted', 'Suspended', 'Unknown']))
+    .option('-q, --search <text>', 'names, keys or paths containing this text')
+    .option('--page <n>', 'page number', positiveInteger)
+    .option('--page-size <n>', 'objects per page (at most 500)', positiveInteger)
+    .action(action(async (kind: string | undefined, options: { namespace?: string; cluster?: string; source?: string; condition?: string; search?: string; page?: number; pageSize?: number }) => {
+      const { api, output } = context();
+      await getCommand(api, output, { ...options, ...(kind ? { kind } : {}) });
+    }));
+
+  program.command('describe').description('One object: conditions, drift, inventory and history, per cluster.')
+    .argument('<object>', 'Kind/name, Kind/namespace/name or group/Kind/namespace/name')
+    .option('-c, --cluster <cluster>', 'only this cluster')
+    .action(action(async (object: string, options: { cluster?: string }) => {
+      const { api, output } = context();
+      await describeCommand(api, output, object, options.cluster);
+    }));
+
+  const verbs: Record<ObjectVerb, string> = {
+    reconcile: 'Reconcile an object now, at the revision last attempted.',
+    suspend: 'Suspend an object: Tidemark leaves it alone until it is resumed.',
+    resume: 'Resume a suspended object and reconcile it now.',
+  };
+  for (const [verb, description] of Object.entries(verbs) as Array<[ObjectVerb, string]>) {
+    program.command(verb).description(`${description} Needs an operator token.`)
+      .argument('<object>', 'Kind/name, Kind/namespace/name or group/Kind/namespace/name')
+      .option('-c, --cluster <cluster>', 'only this cluster (default: every cluster the object is on)')
+      .action(action(async (object: string, options: { cluster?: string }) => {
+        const { api, output } = context();
+        await objectActionCommand(api, output, verb, object, options.cluster);
+      }));
+  }
+
+  program.command('retry').description('Retry the failed and stalled objects of a cluster, or one object. Needs an operator token.')
+    .requiredOption('-c, --cluster <cluster>', 'the cluster')
+    .argument('[object]', 'only this object')
+    .action(action(async (object: string | undefined, options: { cluster: string }) => {
+      const { api, output } = context();
+      await retryCommand(api, output, options.cluster, object);
+    }));
+
+  return program;
+}
+
+function positiveInteger(text: string): number {
+  const number = Number(text);
+  if (!Number.isInteger(number) || number < 1) throw new InvalidArgumentError('must be a whole number of 1 or more.');
+  return number;
+}
+
+/** runCli runs the program on argv (without node and the script) and resolves with the exit code. */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCode> {
+  let code: ExitCode = ExitCode.Ok;
+  const program = buildProgram(io, (ended) => (code = ended));
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return code;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // --help and --version end "with an error" of exit code 0; usage errors were printed already.
+      return error.exitCode === 0 ? ExitCode.Ok : ExitCode.Usage;
+    }
+    if (error instanceof CliError) {
+      io.stderr.write(`tidemark: ${error.message}\n`);
+      return error.exitCode;
+    }
+    io.stderr.write(`tidemark: unexpected failure: ${error instanceof Error ? error.message : String(error)}\n`);
+    return ExitCode.Failed;
+  }
+}
