@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { RedisLease, appendClusterSample, type ClusterSample, type Logger, type RecordKeys } from '@tidemark/contracts';
+import { RedisLease, appendClusterSample, newestClusterSample, type ClusterSample, type Logger, type RecordKeys } from '@tidemark/contracts';
 
 /** SampledFigures is the part of a cluster's queue figures (from @tidemark/queue) a sample reads. */
 export interface SampledFigures {
@@ -8,6 +8,8 @@ export interface SampledFigures {
   depth: { waiting: number; prioritized: number; active: number; delayed: number };
   processingMs: { count: number; p50: number; p99: number };
   failingObjects: number;
+  /** The queue's counter of failed runs. */
+  failedRuns: number;
 }
 
 export interface ClusterSeriesOptions {
@@ -23,18 +25,26 @@ export interface ClusterSeriesOptions {
   log?: Logger;
 }
 
-/** sampleOf turns one cluster's queue figures into a sample. */
-export function sampleOf(figures: SampledFigures, at: Date): ClusterSample {
+/**
+ * sampleOf turns one cluster's queue figures into a sample. Its failed runs are the counter's
+ * growth since the previous sample; with no previous count (the first sample) there is no
+ * interval to count in, and a counter lower than before (Redis lost it) counts from zero.
+ */
+export function sampleOf(figures: SampledFigures, at: Date, previous?: ClusterSample): ClusterSample {
   const { depth, processingMs } = figures;
   const sample: ClusterSample = { at: at.toISOString(), queued: depth.waiting + depth.prioritized + depth.active + depth.delayed, failing: figures.failingObjects };
   if (processingMs.count > 0) Object.assign(sample, { runP50: Math.round(processingMs.p50), runP99: Math.round(processingMs.p99) });
+  const before = previous?.failedRunsTotal;
+  if (before !== undefined) sample.failedRuns = figures.failedRuns >= before ? figures.failedRuns - before : figures.failedRuns;
+  sample.failedRunsTotal = figures.failedRuns;
   return sample;
 }
 
 /**
- * startClusterSeries samples every cluster's queue depth, run durations and failing objects on
- * an interval into a bounded list per cluster, for the dashboard's sparklines. One replica
- * samples (by lease), so replicas do not write the same minute twice.
+ * startClusterSeries samples every cluster's queue depth, run durations, failing objects and
+ * failed runs on an interval into a bounded list per cluster, for the dashboard's sparklines.
+ * One replica samples (by lease), so replicas do not write the same minute twice; the failed
+ * runs are counted from the newest sample in Redis, so a replica taking over counts on.
  */
 export function startClusterSeries(options: ClusterSeriesOptions): { stop(): Promise<void>; sampleNow(): Promise<void> } {
   const intervalMs = options.intervalMs ?? 15_000;
@@ -43,7 +53,8 @@ export function startClusterSeries(options: ClusterSeriesOptions): { stop(): Pro
     if (!(await lease.acquire())) return;
     const now = new Date();
     for (const figures of await options.queues.figures()) {
-      await appendClusterSample(options.redis, options.keys, figures.cluster, sampleOf(figures, now), options.keep ?? 240);
+      const previous = await newestClusterSample(options.redis, options.keys, figures.cluster);
+      await appendClusterSample(options.redis, options.keys, figures.cluster, sampleOf(figures, now, previous), options.keep ?? 240);
     }
   };
   const tick = () => void sampleNow().catch((error: unknown) => options.log?.warn({ err: String(error) }, 'could not sample the cluster figures'));

@@ -22,5 +22,5 @@ export { readClusterHealth, writeClusterHealth, parseClusterHealth, unknownClust
 export { parseStatusChange, type StatusChange } from './records/status-change';
 export { RedisLease } from './records/redis-lease';
 export { redisSchemaVersion, reconcileJobName, jobSchemaVersion, claimRedisSchema, SchemaTooNewError } from './records/schema-version';
-export { appendClusterSample, readClusterSeries, type ClusterSample } from './records/cluster-series';
+export { appendClusterSample, newestClusterSample, readClusterSeries, type ClusterSample } from './records/cluster-series';
 export { revisionFor } from './records/revision-for';

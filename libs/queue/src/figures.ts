@@ -35,6 +35,8 @@ export interface ClusterQueueFigures {
   failures: FailureRecord[];
   /** All objects whose last run failed (the list above may be shorter). */
   failingObjects: number;
+  /** Runs that ended in an error since the queue's records began: a counter, so its change over a time is the failed runs in it. */
+  failedRuns: number;
 }
 
 /** summarize computes a DurationSummary of samples (nearest-rank percentiles). */
@@ -59,6 +61,7 @@ export async function collectFigures(
       .lrange(context.keys.waitTimes, 0, -1)
       .lrange(context.keys.processingTimes, 0, -1)
       .hvals(context.keys.failures)
+      .get(context.keys.failedRuns)
       .exec(),
   ]);
   const list = (index: number): string[] => {
@@ -86,5 +89,14 @@ export async function collectFigures(
     processingMs: summarize(list(1).map(Number)),
     failures: failures.slice(0, context.failureLimit),
     failingObjects: failures.length,
+    failedRuns: counterValue(replies?.[3]),
   };
+}
+
+/** counterValue reads an INCR counter's reply: 0 when it was never set or is unreadable. */
+function counterValue(reply: [Error | null, unknown] | undefined): number {
+  const [error, result] = reply ?? [null, null];
+  if (error) throw error;
+  const value = Number(result ?? 0);
+  return Number.isSafeInteger(value) && value >= 0 ? value : 0;
 }

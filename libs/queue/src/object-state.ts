@@ -90,9 +90,9 @@ export class ObjectState {
     await pipeline.exec();
   }
 
-  /** recordFailure stores the failure (and the stalled marker when terminal). */
+  /** recordFailure stores the failure (and the stalled marker when terminal) and counts the failed run. */
   async recordFailure(record: FailureRecord, processingMs: number, waitMs: number | undefined): Promise<void> {
-    const pipeline = this.client.pipeline().hset(this.keys.failures, record.objectKey, JSON.stringify(record));
+    const pipeline = this.client.pipeline().hset(this.keys.failures, record.objectKey, JSON.stringify(record)).incr(this.keys.failedRuns);
     if (record.terminal) {
       const marker: StalledMarker = { revision: record.revision, code: record.code, message: record.message, at: record.at };
       pipeline.hset(this.keys.stalled, record.objectKey, JSON.stringify(marker));

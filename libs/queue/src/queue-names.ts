@@ -42,6 +42,8 @@ export interface ObjectStateKeys {
   waitTimes: string;
   /** list of recent processing times (ms), newest first. */
   processingTimes: string;
+  /** counter of runs that ended in an error (transient or terminal), ever: samplers take its differences. */
+  failedRuns: string;
 }
 
 /** objectStateKeys returns the extra keys for one cluster's queue. */
@@ -53,5 +55,6 @@ export function objectStateKeys(prefix: string, cluster: string): ObjectStateKey
     failures: `${base}:failures`,
     waitTimes: `${base}:wait-ms`,
     processingTimes: `${base}:processing-ms`,
+    failedRuns: `${base}:failed-runs`,
   };
 }

@@ -24,6 +24,7 @@ export const QueueFiguresBody = Type.Object({
   processingMs: Durations,
   failures: Type.Array(FailureBody),
   failingObjects: Type.Integer(),
+  failedRuns: Type.Integer({ description: 'Runs that ended in an error since the queue began counting (a counter).' }),
 });
 
 export const QueueBody = Type.Object({

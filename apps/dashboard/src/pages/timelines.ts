@@ -6,7 +6,7 @@ import { html, type SafeHtml } from './html';
 
 const count = (noun: string) => (value: number) => `${value} ${noun}${value === 1 ? '' : 's'}`;
 
-/** clusterCharts: the last hour of a cluster's queue depth, run durations and failing objects. */
+/** clusterCharts: the last hour of a cluster's queue depth, run durations and failed runs per sampling interval. */
 export function clusterCharts(samples: readonly ClusterSample[]): SafeHtml {
   if (samples.length === 0) return html`<h2>Last hour</h2><p class="muted" id="charts-none">No sample yet: the reconciler records one every 15 seconds.</p>`;
   const series = (pick: (sample: ClusterSample) => number | undefined) => samples.map((sample) => ({ at: sample.at, value: pick(sample) }));
@@ -14,7 +14,7 @@ export function clusterCharts(samples: readonly ClusterSample[]): SafeHtml {
 ${sparkline({ id: 'chart-queued', title: 'Queued jobs', points: series((sample) => sample.queued), format: count('job') })}
 ${sparkline({ id: 'chart-run-p50', title: 'Reconcile p50', points: series((sample) => sample.runP50), format: (value) => duration(value) })}
 ${sparkline({ id: 'chart-run-p99', title: 'Reconcile p99', points: series((sample) => sample.runP99), format: (value) => duration(value) })}
-${sparkline({ id: 'chart-failing', title: 'Failing objects', points: series((sample) => sample.failing), format: count('object') })}</div>`;
+${sparkline({ id: 'chart-failed-runs', title: 'Failed runs per interval', points: series((sample) => sample.failedRuns), format: count('run') })}</div>`;
 }
 
 function commitLabel(commit: SourceCommit): string {

@@ -159,7 +159,7 @@ export class DashboardData {
     return { name, ...record, objects: counts?.objects ?? 0, byCluster: counts?.byCluster ?? {}, units: counts?.units ?? [] };
   }
 
-  /** clusterSeries is a cluster's recent samples (queue depth, run durations, failing objects), oldest first. */
+  /** clusterSeries is a cluster's recent samples (queue depth, run durations, failed runs per interval), oldest first. */
   async clusterSeries(cluster: string): Promise<ClusterSample[]> {
     return readClusterSeries(this.options.redis, this.options.store.keys, cluster);
   }

@@ -52,7 +52,7 @@ describe('ReconcilerMetrics', () => {
     metrics.start({
       clusters: ['east'],
       sourceCacheDir: () => '/nonexistent',
-      queues: { figures: async () => [{ cluster: 'east', queueName: 'q', paused: false, depth: { waiting: 4, active: 1, delayed: 2, prioritized: 0, failed: 1 }, waitMs: summary, processingMs: summary, failures: [], failingObjects: 1 }] },
+      queues: { figures: async () => [{ cluster: 'east', queueName: 'q', paused: false, depth: { waiting: 4, active: 1, delayed: 2, prioritized: 0, failed: 1 }, waitMs: summary, processingMs: summary, failures: [], failingObjects: 1, failedRuns: 3 }] },
       statusStore: { list: async () => [
         { drift: [{}, {}], conditions: [{ type: 'Ready', status: 'True' }] },
         { conditions: [{ type: 'Ready', status: 'False' }] },

@@ -15,6 +15,10 @@ export interface ClusterSample {
   runP99?: number;
   /** Objects whose last run failed (each counted once). */
   failing: number;
+  /** Runs that ended in an error since the previous sample (absent in samples written before it was kept). */
+  failedRuns?: number;
+  /** The queue's failed-run counter when the sample was taken, from which the next sample's failedRuns is the difference. */
+  failedRunsTotal?: number;
 }
 
 /** appendClusterSample adds a sample and drops the oldest beyond `keep`. */
@@ -23,15 +27,24 @@ export async function appendClusterSample(redis: Redis, keys: RecordKeys, cluste
   await redis.multi().lpush(key, JSON.stringify(sample)).ltrim(key, 0, keep - 1).exec();
 }
 
+/** newestClusterSample returns a cluster's latest sample, undefined when none was taken or it is unreadable. */
+export async function newestClusterSample(redis: Redis, keys: RecordKeys, cluster: string): Promise<ClusterSample | undefined> {
+  return parseSamples([await redis.lindex(keys.clusterSeries(cluster), 0)])[0];
+}
+
 /** readClusterSeries returns a cluster's samples, oldest first (empty when none were taken); unreadable entries are dropped. */
 export async function readClusterSeries(redis: Redis, keys: RecordKeys, cluster: string): Promise<ClusterSample[]> {
-  const raw = await redis.lrange(keys.clusterSeries(cluster), 0, -1);
+  return parseSamples(await redis.lrange(keys.clusterSeries(cluster), 0, -1)).reverse();
+}
+
+function parseSamples(raw: readonly (string | null)[]): ClusterSample[] {
   return raw.flatMap((entry) => {
+    if (entry === null) return [];
     try {
       const sample = JSON.parse(entry) as ClusterSample;
       return typeof sample.at === 'string' && typeof sample.queued === 'number' ? [sample] : [];
     } catch {
       return [];
     }
-  }).reverse();
+  });
 }
