@@ -37,13 +37,13 @@ func startControllers(ctx context.Context, stateDir, kubeconfig string, certs *p
 		return nil, err
 	}
 	// The state directory may come from an earlier run of this same cluster (restart): its
-	// controllers are gone, so their leases are released now rather than left to expire.
-	for lease := range leaderLeases {
-		err := client.CoordinationV1().Leases("kube-system").Delete(ctx, lease, metav1.DeleteOptions{})
-		if err != nil && !apierrors.IsNotFound(err) {
-			return nil, fmt.Errorf("releasing the lease kube-system/%s of a previous run: %w", lease, err)
-		}
+	// controllers and KWOK are gone, so their leases are released now rather than left to
+	// expire. A node Lease still held by the old KWOK (a new KWOK has a new identity) would keep
+	// its pods unplayed for up to the Lease's 40 s, while the node still looks Ready.
+	if err := releaseLeases(ctx, client, options); err != nil {
+		return nil, err
 	}
+	started := time.Now()
 	if err := registerNodes(ctx, client, options); err != nil {
 		return nil, err
 	}
@@ -64,11 +64,34 @@ func startControllers(ctx context.Context, stateDir, kubeconfig string, certs *p
 		}
 		running.add(c)
 	}
-	if err := waitControllersReady(ctx, client, running, options); err != nil {
+	if err := waitControllersReady(ctx, client, running, options, started); err != nil {
 		running.stop()
 		return nil, err
 	}
 	return running, nil
+}
+
+// releaseLeases deletes the leader Leases of the controller manager and the scheduler and the
+// node Leases of the simulated nodes, as a previous run of this cluster left them.
+func releaseLeases(ctx context.Context, client kubernetes.Interface, options controllerOptions) error {
+	leases := map[string]string{}
+	for lease := range leaderLeases {
+		leases[lease] = "kube-system"
+	}
+	for index := range options.nodes {
+		leases[nodeName(index)] = "kube-node-lease"
+	}
+	for lease, namespace := range leases {
+		err := client.CoordinationV1().Leases(namespace).Delete(ctx, lease, metav1.DeleteOptions{})
+		if err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("releasing the lease %s/%s of a previous run: %w", namespace, lease, err)
+		}
+	}
+	return nil
+}
+
+func nodeName(index int) string {
+	return "kwok-node-" + strconv.Itoa(index)
 }
 
 func clientFor(kubeconfig string) (*kubernetes.Clientset, error) {
@@ -150,7 +173,7 @@ func registerNodes(ctx context.Context, client kubernetes.Interface, options con
 }
 
 func simulatedNode(index, podsPerNode int) *corev1.Node {
-	name := "kwok-node-" + strconv.Itoa(index)
+	name := nodeName(index)
 	podCIDR := fmt.Sprintf("10.244.%d.0/24", index)
 	resources := corev1.ResourceList{
 		corev1.ResourceCPU:    resource.MustParse("32"),
@@ -184,9 +207,10 @@ func simulatedNode(index, podsPerNode int) *corev1.Node {
 }
 
 // waitControllersReady waits until both leader leases are held and renewed, every simulated
-// node is Ready, and the serviceaccount controller has made default/default (which also
-// proves the controller manager's informers have synced).
-func waitControllersReady(ctx context.Context, client kubernetes.Interface, running *components, options controllerOptions) error {
+// node is Ready and its Lease renewed by this run's KWOK (after `started`: a restarted cluster
+// keeps the Ready condition of the run before), and the serviceaccount controller has made
+// default/default (which also proves the controller manager's informers have synced).
+func waitControllersReady(ctx context.Context, client kubernetes.Interface, running *components, options controllerOptions, started time.Time) error {
 	ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
 	defer cancel()
 	var missing string
@@ -194,7 +218,7 @@ func waitControllersReady(ctx context.Context, client kubernetes.Interface, runn
 		if err := running.firstFailure(); err != nil {
 			return err
 		}
-		missing = controllersNotReady(ctx, client, options)
+		missing = controllersNotReady(ctx, client, options, started)
 		if missing == "" {
 			return nil
 		}
@@ -212,7 +236,7 @@ func waitControllersReady(ctx context.Context, client kubernetes.Interface, runn
 }
 
 // controllersNotReady says what is still missing, or "" when everything is ready.
-func controllersNotReady(ctx context.Context, client kubernetes.Interface, options controllerOptions) string {
+func controllersNotReady(ctx context.Context, client kubernetes.Interface, options controllerOptions, started time.Time) string {
 	for lease, component := range leaderLeases {
 		held, err := client.CoordinationV1().Leases("kube-system").Get(ctx, lease, metav1.GetOptions{})
 		if err != nil || !leaseHeld(held) {
@@ -220,10 +244,14 @@ func controllersNotReady(ctx context.Context, client kubernetes.Interface, optio
 		}
 	}
 	for index := range options.nodes {
-		name := "kwok-node-" + strconv.Itoa(index)
+		name := nodeName(index)
 		node, err := client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
 		if err != nil || !nodeReady(node) {
 			return "the simulated node " + name + " is not Ready"
+		}
+		lease, err := client.CoordinationV1().Leases("kube-node-lease").Get(ctx, name, metav1.GetOptions{})
+		if err != nil || !leaseHeld(lease) || lease.Spec.RenewTime.Time.Before(started) {
+			return "KWOK has not taken the Lease kube-node-lease/" + name
 		}
 	}
 	if _, err := client.CoreV1().ServiceAccounts("default").Get(ctx, "default", metav1.GetOptions{}); err != nil {
