@@ -1,10 +1,15 @@
 // The dashboard in Debian's Chromium against the rig: real pipeline runs change status, the page follows live.
+// The cluster is a full control plane: the WebApp's Deployment is rolled out by the real controllers
+// and KWOK's pods, and the reconciler's tree watch records them for the page's resource tree.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import { applyObject, applyStatus, ClusterConnection, getObject } from '@tidemark/cluster';
-import { startPipelineHarness, type PipelineHarness } from '../support/pipeline-harness';
-import { installBuiltinCrds } from '../../apps/reconciler/src/builtin-crds';
+import { applyObject, ClusterConnection } from '@tidemark/cluster';
+import { findCondition } from '@tidemark/contracts';
+import { Redis } from 'ioredis';
+import { startTreeWatches } from '@tidemark/watches';
+import type { PipelineHarness } from '../support/pipeline-harness';
+import { startFullPlaneHarness, type FullPlaneHarness } from '../support/full-plane-harness';
 import { operatorToken, seededStatus, stalledConditions, startDashboardFixture, viewerToken, type DashboardFixture } from './dashboard-fixture';
 import { artifactsDir, openChromium, signIn, type Chromium } from './chromium';
 
@@ -16,26 +21,34 @@ const driftyKey = `apps/Deployment/${namespace}/drifty`;
 const driftyPath = `/objects/shared/apps/Deployment/${namespace}/drifty`;
 // A plain Deployment whose drift is reported, not healed, so the diff stays for the page to show.
 const drifty = `apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: drifty\n  namespace: ${namespace}\n  annotations: {tidemark.dev/drift: report}\nspec:\n  replicas: 2\n  selector:\n    matchLabels: {app: drifty}\n  template:\n    metadata:\n      labels: {app: drifty}\n    spec:\n      containers:\n        - name: app\n          image: nginx:1.27\n`;
+let full: FullPlaneHarness;
 let harness: PipelineHarness;
+let trees: { stop(): Promise<void> } | undefined;
+let treeRedis: Redis | undefined;
 let fixture: DashboardFixture;
 let browser: Chromium;
 let base: string;
 
 const webApp = (image: string) => `apiVersion: tidemark.dev/v1alpha1\nkind: WebApp\nmetadata:\n  name: shop\n  namespace: ${namespace}\nspec:\n  image: ${image}\n  replicas: 2\n`;
 
-/** markDeploymentAvailable plays the deployment controller, which the rig does not run. */
-async function markDeploymentAvailable(): Promise<void> {
-  const deployment = await getObject(harness.connection, { apiVersion: 'apps/v1', kind: 'Deployment', namespace, name: 'shop' });
-  if (!deployment) throw new Error('the WebApp has no Deployment yet');
-  const controller = ClusterConnection.connect({ cluster: 'shared', kubeconfig: inject('kubeconfig'), fieldManager: 'deployment-controller' });
-  await applyStatus(controller, deployment, {
-    observedGeneration: deployment.metadata.generation, replicas: 2, updatedReplicas: 2, readyReplicas: 2, availableReplicas: 2,
-    conditions: [{ type: 'Available', status: 'True', reason: 'MinimumReplicasAvailable', message: 'ok' }],
-  });
-  controller.close();
+/** reconcileUntilReady runs the pipeline on the WebApp until the controllers have rolled its Deployment out and it is Ready. */
+async function reconcileUntilReady(): Promise<void> {
+  const deadline = Date.now() + 90_000;
+  for (;;) {
+    await harness.reconcileKey(key, 'resync');
+    const ready = findCondition((await harness.statusStore.get('shared', key))?.conditions, 'Ready');
+    if (ready?.status === 'True') return;
+    if (Date.now() > deadline) throw new Error(`the WebApp was not Ready within 90 s: ${ready?.message ?? 'no Ready condition'}`);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+  }
 }
 
-/** liveLatencyMs waits for the cell to show a state and returns ms since the record was written. */
+/** podsInTree lists the Pod boxes of the open page's resource tree as `<name> <health>`. */
+async function podsInTree(): Promise<string[]> {
+  return browser.page.locator('#tree-svg a.tree-node[data-kind="Pod"]').evaluateAll((nodes) =>
+    nodes.map((node) => `${node.querySelector('.tree-name')?.textContent ?? ''} ${node.getAttribute('data-health') ?? ''}`));
+}
+
 /**
  * waitForCellState waits for the live page to show a state. How fast that happens is a figure for
  * bench/dashboard.bench.ts, not a bound here: the test asserts that it happens without a reload.
@@ -56,24 +69,26 @@ async function dashboardCount(query: string, total: number): Promise<void> {
 }
 
 beforeAll(async () => {
-  harness = await startPipelineHarness(inject('kubeconfig'), inject('redisUrl'));
-  await installBuiltinCrds(harness.connection, harness.kinds);
+  full = await startFullPlaneHarness('dashboard', inject('redisUrl'), namespace);
+  harness = full.harness;
+  treeRedis = new Redis(inject('redisUrl'));
+  trees = startTreeWatches({ clusters: new Map([['shared', harness.connection]]), statusStore: harness.statusStore, redis: treeRedis, flushMs: 100 });
   fixture = await startDashboardFixture(inject('redisUrl'), { store: harness.statusStore, clusters: ['shared'] });
   base = await fixture.app.listen({ host: '127.0.0.1', port: 0 });
   browser = await openChromium();
-  await harness.repo.write('ns.yaml', `apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ${namespace}\n`);
   await harness.repo.write('shop.yaml', webApp('nginx:1.27'));
   await harness.repo.write('drifty.yaml', drifty);
   await harness.pushAndReconcile('add shop and drifty');
-  await markDeploymentAvailable();
-  await harness.reconcileKey(key, 'resync');
+  await reconcileUntilReady();
   // The dashboard learns of writes through pub/sub: wait until it has the object before any page loads.
   await dashboardCount(`namespace=${namespace}`, 2);
 });
 afterAll(async () => {
   await browser?.close();
   await fixture?.stop();
-  await harness?.stop();
+  await trees?.stop();
+  treeRedis?.disconnect();
+  await full?.stop();
 });
 
 describe('dashboard in Chromium', () => {
@@ -91,8 +106,7 @@ describe('dashboard in Chromium', () => {
     expect(await page.locator(`${cell} .gen`).textContent()).toMatch(/^g\d+\/o\d+$/);
     await page.screenshot({ path: join(artifactsDir, 'objects-reconciling.png'), fullPage: true });
 
-    await markDeploymentAvailable();
-    await harness.reconcileKey(key, 'resync');
+    await reconcileUntilReady();
     await waitForCellState('Ready');
     expect(await page.evaluate('window.tidemarkNoReload')).toBe('kept');
     await page.screenshot({ path: join(artifactsDir, 'objects.png'), fullPage: true });
@@ -109,11 +123,15 @@ describe('dashboard in Chromium', () => {
     expect(await page.locator('#inventory tr').count()).toBe(status!.inventory.length + 1);
     expect(await page.locator('#inventory').textContent()).toContain('Deployment');
     expect(await page.locator('#history tr').count()).toBeGreaterThan(1);
-    // The resource tree the pipeline recorded: the WebApp, and what it applied, each Ready by its health rule.
-    const boxes = await page.locator('#tree-svg a.tree-node').evaluateAll((nodes) => nodes.map((node) => `${node.getAttribute('data-kind')} ${node.getAttribute('data-health')}`));
+    // The resource tree the pipeline recorded: the WebApp, and what it applied, each Ready by its health rule,
+    // with the ReplicaSets and Pods the controllers made under the Deployment (from the tree watch).
+    const treeBoxes = () => page.locator('#tree-svg a.tree-node').evaluateAll((nodes) => nodes.map((node) => `${node.getAttribute('data-kind')} ${node.getAttribute('data-health')}`));
+    // The rollout from nginx 1.27 to 1.28 may still be taking its old Pod away: the open page follows.
+    await expect.poll(async () => (await treeBoxes()).filter((box) => box.startsWith('Pod ')), { timeout: 30_000 }).toEqual(['Pod Ready', 'Pod Ready']);
+    const boxes = await treeBoxes();
     expect(boxes[0]).toBe('WebApp Ready');
-    expect(boxes).toEqual(expect.arrayContaining(['Deployment Ready', 'Service Ready', 'ServiceAccount Ready']));
-    expect(boxes).toHaveLength(status!.resources!.length + 1);
+    expect(boxes).toEqual(expect.arrayContaining(['Deployment Ready', 'Service Ready', 'ServiceAccount Ready', 'ReplicaSet Ready']));
+    expect(boxes.filter((box) => !box.startsWith('Pod ') && !box.startsWith('ReplicaSet '))).toHaveLength(status!.resources!.length + 1);
     await page.screenshot({ path: join(artifactsDir, 'object-tree.png'), fullPage: true });
   });
 
@@ -123,7 +141,7 @@ describe('dashboard in Chromium', () => {
     await page.waitForSelector('#drift-none');
     await page.evaluate('window.tidemarkNoReload = "kept"');
     // A person scales the Deployment by hand, with their own field manager.
-    const person = ClusterConnection.connect({ cluster: 'shared', kubeconfig: inject('kubeconfig'), fieldManager: 'kubectl-scale' });
+    const person = ClusterConnection.connect({ cluster: 'shared', kubeconfig: full.plane.kubeconfig, fieldManager: 'kubectl-scale' });
     await applyObject(person, { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'drifty', namespace }, spec: { replicas: 7 } }, { force: true });
     person.close();
     await harness.reconcileKey(driftyKey, 'drift');
@@ -144,6 +162,23 @@ describe('dashboard in Chromium', () => {
     expect(await page.locator('#state').textContent()).toContain('Drifted');
     expect(await page.evaluate('window.tidemarkNoReload')).toBe('kept');
     await page.screenshot({ path: join(artifactsDir, 'object-drift.png'), fullPage: true });
+  });
+
+  it('draws a Pod the controllers add into the open resource tree, without a reload and without a reconcile', async () => {
+    const { page } = browser;
+    await page.goto(`${base}${driftyPath}`);
+    await page.waitForSelector('#live-status.on');
+    await page.evaluate('window.tidemarkNoReload = "kept"');
+    // The drift test left drifty at 7 replicas: the controllers roll them out and the open tree follows.
+    await expect.poll(async () => (await podsInTree()).filter((pod) => pod.endsWith(' Ready')).length, { timeout: 60_000 }).toBe(7);
+    const before = await podsInTree();
+    // Scaled by hand: no reconcile runs and no status record is written; only the tree watch sees the new Pod.
+    await full.plane.kubectl(['scale', 'deployment', 'drifty', '-n', namespace, '--replicas=8']);
+    await expect.poll(async () => (await podsInTree()).filter((pod) => pod.endsWith(' Ready')).length, { timeout: 60_000 }).toBe(8);
+    const added = (await podsInTree()).filter((name) => !before.includes(name));
+    expect(added).toHaveLength(1);
+    expect(added[0]).toMatch(/^drifty-[a-z0-9]+-[a-z0-9]+ Ready$/);
+    expect(await page.evaluate('window.tidemarkNoReload')).toBe('kept');
   });
 
   it('lets an operator suspend, resume and reconcile now from the page', async () => {

@@ -11,6 +11,7 @@ import type { AccessToken } from './auth/principal';
 import { SessionStore } from './auth/session-store';
 import { TokenIndex } from './auth/token-index';
 import { liveUpdates } from './live/live-updates';
+import { TreeFeed } from './live/tree-feed';
 import { registerMetrics } from './metrics-routes';
 import { script, stylesheet } from './pages/assets';
 import { pageRoutes } from './pages/page-routes';
@@ -64,6 +65,7 @@ const securityHeaders = {
 export async function buildDashboard(deps: DashboardDeps): Promise<FastifyInstance> {
   const app = Fastify({ logger: deps.logger ?? false, trustProxy: false });
   const cache = new StatusCache({ store: deps.statusStore, subscriber: deps.subscriber, batchMs: deps.liveBatchMs ?? 50 });
+  const trees = new TreeFeed({ store: deps.statusStore, subscriber: deps.subscriber });
   const data = new DashboardData({
     cache, store: deps.statusStore, queues: deps.queues, redis: deps.redis,
     clusters: deps.clusters ?? [], sources: deps.sources ?? [],
@@ -94,8 +96,8 @@ export async function buildDashboard(deps: DashboardDeps): Promise<FastifyInstan
   app.addHook('onSend', async (_request, reply) => {
     reply.headers(securityHeaders);
   });
-  app.addHook('onReady', async () => cache.start());
-  app.addHook('onClose', async () => cache.stop());
+  app.addHook('onReady', async () => { await cache.start(); await trees.start(); });
+  app.addHook('onClose', async () => { await trees.stop(); await cache.stop(); });
 
   // Liveness says the process serves; readiness says it can also read Redis. A Redis outage
   // takes the dashboard out of the Service without restarting it.
@@ -116,7 +118,7 @@ export async function buildDashboard(deps: DashboardDeps): Promise<FastifyInstan
     await scope.register(apiRoutes, { prefix: '/api', data, actions });
     await scope.register(pageRoutes, { data, actions });
     await scope.register(pruneHoldRoutes, { holds: new PruneHolds(deps.redis, deps.statusStore.keys.prefix), queues: deps.queues });
-    await scope.register(liveUpdates, { cache });
+    await scope.register(liveUpdates, { cache, trees });
   });
   return app;
 }

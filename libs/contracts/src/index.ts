@@ -20,6 +20,7 @@ export { RecordKeys } from './records/record-keys';
 export { readSourceStatus, parseSourceStatus, readSourceCommits, keptProblems, keptCommits, type SourceStatus, type SourceProblem, type SourceCommit } from './records/source-status';
 export { readClusterHealth, writeClusterHealth, parseClusterHealth, unknownClusterHealth, type ClusterHealth } from './records/cluster-health';
 export { parseStatusChange, type StatusChange } from './records/status-change';
+export { parseTreeChange, type TreeChange } from './records/tree-change';
 export { RedisLease } from './records/redis-lease';
 export { redisSchemaVersion, reconcileJobName, jobSchemaVersion, claimRedisSchema, SchemaTooNewError } from './records/schema-version';
 export { appendClusterSample, newestClusterSample, readClusterSeries, type ClusterSample } from './records/cluster-series';

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { RecordKeys, parseClusterHealth, type LiveChild, type ObjectStatus, type ReconcileRecord, type StatusChange, redisSchemaVersion } from '@tidemark/contracts';
+import { RecordKeys, parseClusterHealth, type LiveChild, type ObjectStatus, type ReconcileRecord, type StatusChange, type TreeChange, redisSchemaVersion } from '@tidemark/contracts';
 import { parseStatusRecord, withClusterAvailability } from './status-view';
 
 export interface StatusStoreOptions {
@@ -202,10 +202,16 @@ export class StatusStore {
     await this.exec(this.addHistory(this.redis.multi(), this.keys.history(cluster, objectKey), entry));
   }
 
+  /** treeChannel is the pub/sub channel that carries TreeChange messages. */
+  get treeChannel(): string {
+    return this.keys.treeChanges;
+  }
+
   /**
    * writeLiveChildren records, per applied object (by uid), the children controllers made for it
    * (ReplicaSets, Pods); an empty list removes the entry. `replace` drops every other entry of
-   * the cluster first, for a watcher that has just listed everything afresh.
+   * the cluster first, for a watcher that has just listed everything afresh. It then announces
+   * the owners on the tree channel, in the same transaction.
    */
   async writeLiveChildren(cluster: string, byOwner: ReadonlyMap<string, readonly LiveChild[]>, replace = false): Promise<void> {
     const key = this.keys.liveChildren(cluster);
@@ -215,6 +221,9 @@ export class StatusStore {
     const kept = [...byOwner].filter(([, children]) => children.length > 0).map(([uid, children]) => [uid, JSON.stringify(children)] as const);
     if (removed.length > 0 && !replace) transaction.hdel(key, ...removed);
     if (kept.length > 0) transaction.hset(key, Object.fromEntries(kept));
+    // A replacement rewrote every owner of the cluster: the message says so instead of naming them all.
+    const change: TreeChange = { cluster, ownerUids: replace ? [] : [...byOwner.keys()], replaced: replace };
+    transaction.publish(this.treeChannel, JSON.stringify(change));
     await this.exec(transaction);
   }
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { ObjectStatus } from '@tidemark/contracts';
 import { summarizeCell } from '../view/cell-state';
-import { cellEvent } from './live-updates';
+import { parseTreeChange } from '@tidemark/contracts';
+import { cellEvent, treeEvent } from './live-updates';
 
 const status = { cluster: 'c1', objectKey: 'core/ConfigMap/ns/<x>', conditions: [], updatedAt: '2026-01-01T00:00:00Z' } as unknown as ObjectStatus;
 
@@ -20,5 +21,21 @@ describe('cellEvent', () => {
     expect(cells[1]).toMatchObject({ id: 'c2|core/ConfigMap/ns/gone', state: 'Deleted' });
     expect(cells[1]!.html).toContain('class="cell empty"');
     expect(cells[1]).not.toHaveProperty('created');
+  });
+});
+
+describe('treeEvent', () => {
+  it('is one SSE `tree` event naming the cluster and owners, read back by the contract parser', () => {
+    const event = treeEvent({ cluster: 'east', ownerUids: ['u-1', 'u-2'], replaced: false });
+    expect(event.startsWith('event: tree\ndata: ')).toBe(true);
+    expect(event.endsWith('\n\n')).toBe(true);
+    expect(parseTreeChange(event.slice('event: tree\ndata: '.length).trim())).toEqual({ cluster: 'east', ownerUids: ['u-1', 'u-2'], replaced: false });
+  });
+
+  it('parses only well-formed messages, keeping string uids', () => {
+    expect(parseTreeChange('not json')).toBeUndefined();
+    expect(parseTreeChange('null')).toBeUndefined();
+    expect(parseTreeChange(JSON.stringify({ cluster: 'east' }))).toBeUndefined();
+    expect(parseTreeChange(JSON.stringify({ cluster: 'east', ownerUids: ['a', 7, null], replaced: 'yes' }))).toEqual({ cluster: 'east', ownerUids: ['a'], replaced: false });
   });
 });

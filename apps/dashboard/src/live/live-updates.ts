@@ -1,10 +1,14 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
+import type { TreeChange } from '@tidemark/contracts';
 import type { StatusCache, CachedChange } from '../view/status-cache';
 import { cellHtml, cellId } from '../pages/cell';
+import type { TreeFeed } from './tree-feed';
 
 export interface LiveUpdatesOptions {
   cache: StatusCache;
+  /** Live children rewritten under some owners: sent as `tree` events. */
+  trees: TreeFeed;
   /** A comment line keeps proxies from closing idle streams. @defaultValue 15000 */
   heartbeatMs?: number;
 }
@@ -22,21 +26,28 @@ export function cellEvent(changes: readonly CachedChange[]): string {
   return `event: cells\ndata: ${JSON.stringify({ cells })}\n\n`;
 }
 
+/** treeEvent names the cluster and owner uids whose live children changed; pages showing one of them redraw. */
+export function treeEvent(change: TreeChange): string {
+  return `event: tree\ndata: ${JSON.stringify(change)}\n\n`;
+}
+
 /**
  * liveUpdates serves GET /events, a server-sent event stream. The cache batches store changes
- * from Redis pub/sub; each batch is one `cells` event to every open stream.
+ * from Redis pub/sub; each batch is one `cells` event to every open stream. Each rewrite of
+ * live children (Pods, ReplicaSets) is one `tree` event.
  */
-export async function liveUpdates(app: FastifyInstance, { cache, heartbeatMs = 15_000 }: LiveUpdatesOptions): Promise<void> {
+export async function liveUpdates(app: FastifyInstance, { cache, trees, heartbeatMs = 15_000 }: LiveUpdatesOptions): Promise<void> {
   const streams = new Set<ServerResponse>();
-  const unsubscribe = cache.onChange((changes) => {
-    const event = cellEvent(changes);
+  const send = (event: string) => {
     for (const stream of streams) {
       // A client that cannot keep up is dropped rather than buffered without bound; its
       // EventSource reconnects and the page reloads its data.
       if (stream.writableLength > maxBufferedBytes) stream.destroy();
       else stream.write(event);
     }
-  });
+  };
+  const unsubscribeCells = cache.onChange((changes) => send(cellEvent(changes)));
+  const unsubscribeTrees = trees.onChange((change) => send(treeEvent(change)));
   const heartbeat = setInterval(() => {
     for (const stream of streams) stream.write(': ping\n\n');
   }, heartbeatMs);
@@ -45,7 +56,8 @@ export async function liveUpdates(app: FastifyInstance, { cache, heartbeatMs = 1
   // preClose, not onClose: the server waits for open connections before onClose runs, and an
   // event stream never ends by itself.
   app.addHook('preClose', async () => {
-    unsubscribe();
+    unsubscribeCells();
+    unsubscribeTrees();
     clearInterval(heartbeat);
     // destroy, not end: an ended stream's keep-alive socket would still hold the server open.
     for (const stream of streams) stream.destroy();

@@ -153,5 +153,13 @@ export const script = `
     else if (mode === 'refresh') schedule();
     else if (mode === 'object' && cells.some(function (cell) { return cell.id === key; })) schedule();
   });
+  // Pods and ReplicaSets under an object this page draws came, went or changed health: redraw its tree.
+  var treeCluster = body.dataset.treeCluster, treeOwners = (body.dataset.treeOwners || '').split(' ').filter(Boolean);
+  events.addEventListener('tree', function (event) {
+    if (mode !== 'object' || !treeCluster) return;
+    var change = JSON.parse(event.data);
+    if (change.cluster !== treeCluster) return;
+    if (change.replaced || change.ownerUids.some(function (uid) { return treeOwners.indexOf(uid) >= 0; })) schedule();
+  });
 })();
 `;

@@ -8,6 +8,8 @@ export interface LayoutOptions {
   live?: 'cells' | 'refresh' | 'object';
   /** For live 'object': the cell id whose changes refresh the page. */
   liveKey?: string;
+  /** For live 'object': the cluster and owner uids whose live children (Pods, ReplicaSets) the page draws; a change under one redraws it. */
+  liveTree?: { cluster: string; ownerUids: readonly string[] };
   nav?: 'overview' | 'objects' | 'sources' | 'clusters' | 'queue' | 'prunes';
 }
 
@@ -22,7 +24,7 @@ export function layout(options: LayoutOptions, main: SafeHtml): SafeHtml {
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${options.title} · Tidemark</title><link rel="stylesheet" href="/assets/app.css">
 <script src="/assets/app.js" defer></script></head>
-<body data-live="${options.live ?? ''}" data-live-key="${options.liveKey ?? ''}">
+<body data-live="${options.live ?? ''}" data-live-key="${options.liveKey ?? ''}"${options.liveTree ? html` data-tree-cluster="${options.liveTree.cluster}" data-tree-owners="${options.liveTree.ownerUids.join(' ')}"` : ''}>
 <a class="skip" href="#main">Skip to the content</a>
 <header><a class="brand" href="/">Tidemark</a><nav aria-label="Pages">${nav}</nav><span id="live-status" class="live-dot" role="img" aria-label="Live updates (green while connected)" title="Live updates: green while connected">●</span>${user}</header>
 <main id="main" tabindex="-1">${main}</main></body></html>`;

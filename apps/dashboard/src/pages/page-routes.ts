@@ -4,6 +4,7 @@ import { requireOperator } from '../auth/authenticate';
 import type { Actions } from '../view/actions';
 import type { ConditionFilter } from '../view/cell-state';
 import type { DashboardData } from '../view/dashboard-data';
+import { ownerUidsOf } from '../view/resource-tree';
 import { notFound } from '../api/dashboard-error';
 import { objectKeyOf, objectPath } from '../api/object-key-params';
 import { ObjectKeyParams, ObjectsQuery, type ActionResult } from '../api/schemas';
@@ -62,7 +63,8 @@ export async function pageRoutes(app: FastifyInstance, { data, actions }: PageRo
     const notice = request.query.notice ? notices[request.query.notice] : undefined;
     const timeline = objectTimeline(await data.objectTimeline(key, found.status.source));
     const main = objectPage({ ...found, timeline, clusters: data.clustersOf(key), principal: request.principal, ...(notice ? { notice } : {}) });
-    return sendPage(reply, { title: `${found.status.kind} ${found.status.name}`, nav: 'objects', live: 'object', liveKey: cellId(request.params.cluster, key), principal: request.principal }, main);
+    const liveTree = { cluster: request.params.cluster, ownerUids: ownerUidsOf(found.status) };
+    return sendPage(reply, { title: `${found.status.kind} ${found.status.name}`, nav: 'objects', live: 'object', liveKey: cellId(request.params.cluster, key), liveTree, principal: request.principal }, main);
   });
 
   app.get('/sources', { schema: hide }, async (request, reply) =>

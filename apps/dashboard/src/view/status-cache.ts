@@ -35,7 +35,7 @@ export interface CachedChange {
 
 export interface StatusCacheOptions {
   store: StatusStore;
-  /** A connection the caller owns and gives to the cache alone: it goes into subscriber mode. */
+  /** A connection the caller owns, for pub/sub only: it goes into subscriber mode (the tree feed shares it). */
   subscriber: Redis;
   /** Changes that arrive within this window are read and announced together. @defaultValue 50 */
   batchMs?: number;

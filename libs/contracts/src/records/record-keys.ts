@@ -46,6 +46,11 @@ export class RecordKeys {
     return `${this.prefix}:status-changes`;
   }
 
+  /** treeChanges is the pub/sub channel of TreeChange messages (live children rewritten). */
+  get treeChanges(): string {
+    return `${this.prefix}:tree-changes`;
+  }
+
   /** schema is the hash {version, writtenBy, at} of the newest record schema any release wrote here. */
   get schema(): string {
     return `${this.prefix}:schema`;
