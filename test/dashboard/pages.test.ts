@@ -136,12 +136,14 @@ describe('object pictures', () => {
 
   it('draws a cluster\'s last hour as sparklines, each with a sentence and a table', async () => {
     for (const [index, queued] of [3, 8, 2].entries()) {
-      await appendClusterSample(fixture.redis, fixture.store.keys, 'edge', { at: new Date(Date.now() - (3 - index) * 15_000).toISOString(), queued, runP50: 120 + index, runP99: 900, failing: index === 2 ? 1 : 0 }, 240);
+      await appendClusterSample(fixture.redis, fixture.store.keys, 'edge', { at: new Date(Date.now() - (3 - index) * 15_000).toISOString(), queued, runP50: 120 + index, runP99: 900, failing: 1, ...(index > 0 ? { failedRuns: index === 2 ? 6 : 0 } : {}), failedRunsTotal: index === 2 ? 6 : 0 }, 240);
     }
     const page = await get('/clusters/edge');
     expect(page.body).toMatch(/<figure class="chart sparkline" id="chart-queued"><figcaption><strong>Queued jobs<\/strong> <span class="chart-now">2 jobs<\/span>/);
     expect(page.body).toMatch(/<svg [^>]*role="img" aria-label="Queued jobs: Now 2 jobs; lowest 2 jobs, highest 8 jobs, over 3 samples/);
-    expect(page.body).toMatch(/id="chart-failing".*<td class="num">1 object<\/td>/s);
+    // Failures are failed runs per interval, not the one failing object: 6 in the last, none before, no count in the first.
+    expect(page.body).toMatch(/<figure class="chart sparkline" id="chart-failed-runs"><figcaption><strong>Failed runs per interval<\/strong> <span class="chart-now">6 runs<\/span>/);
+    expect(page.body).toMatch(/id="chart-failed-runs".*aria-label="Failed runs per interval: Now 6 runs; lowest 0 runs, highest 6 runs, over 2 samples/s);
     expect((await get('/clusters/shared')).body).toContain('id="charts-none"');
   });
 

@@ -49,7 +49,7 @@ beforeAll(async () => {
   fixture = await startDashboardFixture(inject('redisUrl'));
   await seedPictures(fixture);
   for (const [index, queued] of [3, 8, 5, 2].entries()) {
-    await appendClusterSample(fixture.redis, fixture.store.keys, 'edge', { at: new Date(Date.now() - (4 - index) * 15_000).toISOString(), queued, runP50: 120 + index * 10, runP99: 900 - index * 50, failing: index === 3 ? 1 : 0 }, 240);
+    await appendClusterSample(fixture.redis, fixture.store.keys, 'edge', { at: new Date(Date.now() - (4 - index) * 15_000).toISOString(), queued, runP50: 120 + index * 10, runP99: 900 - index * 50, failing: index === 3 ? 1 : 0, failedRuns: index === 3 ? 2 : 0 }, 240);
   }
   await fixture.store.appendHistory('shared', 'core/ConfigMap/shop/c', { revision, startedAt: new Date(commitTime.getTime() + 40_000).toISOString(), durationMs: 800, result: 'succeeded', changes: { created: 1, configured: 0, unchanged: 0, deleted: 0 } });
   base = await fixture.app.listen({ host: '127.0.0.1', port: 0 });
