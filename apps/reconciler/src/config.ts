@@ -85,6 +85,10 @@ const ConfigInput = Type.Object({
     }, { additionalProperties: false })),
   }, { additionalProperties: false })),
   render: Type.Optional(RenderInput),
+  defaultServiceAccount: Type.Optional(Type.Object({
+    namespace: Type.String({ pattern: '^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$' }),
+    name: Type.String({ pattern: '^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$' }),
+  }, { additionalProperties: false })),
   webhooks: Type.Optional(Type.Array(Type.Object({
     source: Type.String({ minLength: 1 }),
     provider: Type.Union([Type.Literal('github'), Type.Literal('gitea'), Type.Literal('gogs'), Type.Literal('gitlab'), Type.Literal('generic')]),
@@ -114,6 +118,11 @@ export interface ReconcilerConfig {
   readonly allowEviction: boolean;
   readonly cacheDir: string;
   readonly sources: readonly SourceSpec[];
+  /**
+   * Lockdown: the ServiceAccount a source without its own `serviceAccount` is applied as. Give it no
+   * permissions and every such source fails closed. @defaultValue none: such sources act as the reconciler
+   */
+  readonly defaultServiceAccount?: { readonly namespace: string; readonly name: string };
   readonly clusters: readonly ClusterConfig[];
   readonly concurrency: number;
   readonly resyncIntervalMs: number;
@@ -179,6 +188,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, path = env.TIDE
     cacheDir: resolvePath(base, input.cacheDir ?? '.tidemark/cache'),
     sources: input.sources.map((source, index) => sourceSpec(resolveSourceAuth(source, where(`sources[${index}]`), base, env), where(`sources[${index}]`))),
     clusters: input.clusters.map((cluster, index) => clusterConfig(cluster, where(`clusters[${index}]`), base)),
+    ...(input.defaultServiceAccount ? { defaultServiceAccount: input.defaultServiceAccount } : {}),
     concurrency: input.workers?.concurrency ?? 4,
     ...intervals(input),
     http: { port: input.http?.port ?? 9464, host: input.http?.host ?? '0.0.0.0', ...metricsTokenOf(env) },

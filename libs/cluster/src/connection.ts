@@ -24,6 +24,21 @@ export class ClusterConnection {
     return new ClusterConnection(this.client, this.discovery, fieldManager);
   }
 
+  /**
+   * asServiceAccount shares this connection's sockets and discovery, but every request impersonates
+   * the ServiceAccount, so the API server applies its RBAC. Discovery stays shared: every
+   * authenticated user may read it, and it says nothing about objects.
+   */
+  asServiceAccount(serviceAccount: { namespace: string; name: string }): ClusterConnection {
+    const user = serviceAccountUser(serviceAccount);
+    return new ClusterConnection(this.client.impersonating(user), this.discovery, this.fieldManager);
+  }
+
+  /** identity is the user this connection acts as: an impersonated ServiceAccount, or undefined for the reconciler's own. */
+  get identity(): string | undefined {
+    return this.client.impersonatedUser;
+  }
+
   get name(): string {
     return this.client.cluster;
   }
@@ -31,4 +46,9 @@ export class ClusterConnection {
   close(): void {
     this.client.close();
   }
+}
+
+/** serviceAccountUser is the user name Kubernetes gives a ServiceAccount: system:serviceaccount:<namespace>:<name>. */
+export function serviceAccountUser(serviceAccount: { namespace: string; name: string }): string {
+  return `system:serviceaccount:${serviceAccount.namespace}:${serviceAccount.name}`;
 }

@@ -8,7 +8,7 @@ export { cleanApiMessage, isSchemaConversionError } from './api-message';
 export { KubeClient, parseWarnings, type KubeClientOptions, type KubeRequest } from './kube-client';
 export { Discovery } from './discovery';
 export { loadSelfContainedKubeconfig, refuseCommandRunningUsers } from './kubeconfig-guard';
-export { ClusterConnection } from './connection';
+export { ClusterConnection, serviceAccountUser } from './connection';
 export { resourcePath, splitApiVersion, type ApiResource } from './resource-path';
 export { getObject, getByResource, listObjects, type ObjectName } from './read';
 export { applyObject, applyToResource, describe, type ApplyOptions } from './apply';

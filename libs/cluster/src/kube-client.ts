@@ -38,23 +38,44 @@ export interface KubeClientOptions {
 export class KubeClient {
   readonly cluster: string;
   readonly server: URL;
+  /** The user every request impersonates (Impersonate-User), or undefined for the kubeconfig's own identity. */
+  readonly impersonatedUser: string | undefined;
   private readonly config: KubeConfig;
-  private agent: https.Agent | http.Agent | undefined;
+  // Shared by this client and every impersonating view of it: one pool of sockets per cluster.
+  private readonly sockets: { agent: https.Agent | http.Agent | undefined };
 
-  constructor(private readonly options: KubeClientOptions) {
+  constructor(private readonly options: KubeClientOptions, view?: { of: KubeClient; user: string }) {
     this.cluster = options.cluster;
+    if (view) {
+      this.config = view.of.config;
+      this.sockets = view.of.sockets;
+      this.server = view.of.server;
+      this.impersonatedUser = view.user;
+      return;
+    }
     this.config = typeof options.kubeconfig === 'string' ? loadKubeConfig(options.kubeconfig) : options.kubeconfig;
     const current = this.config.getCurrentCluster();
     if (!current) throw new Error(`cluster ${options.cluster}: the kubeconfig has no current cluster; set current-context.`);
     refuseCommandRunningUsers(this.config, options.cluster, options.allowExecPlugins ?? false);
     this.server = new URL(current.server);
+    this.sockets = { agent: undefined };
+    this.impersonatedUser = undefined;
+  }
+
+  /**
+   * impersonating is a view of this client whose every request (reads, dry-runs, applies, deletes,
+   * watches) acts as `user`, so the API server checks that user's RBAC, not the reconciler's.
+   */
+  impersonating(user: string): KubeClient {
+    if (this.impersonatedUser !== undefined) throw new Error(`cluster ${this.cluster}: a client already impersonating ${this.impersonatedUser} cannot impersonate ${user}`);
+    return new KubeClient(this.options, { of: this, user });
   }
 
   /** request sends one call and returns the parsed JSON body. */
   async request<T>(call: KubeRequest): Promise<T> {
     const options: https.RequestOptions = {};
     await this.config.applyToHTTPSOptions(options);
-    const headers = headersOf(options);
+    const headers = this.headersFor(options);
     const payload = call.body === undefined ? undefined : JSON.stringify(call.body);
     if (payload !== undefined) {
       headers['Content-Type'] = call.contentType ?? 'application/json';
@@ -71,10 +92,20 @@ export class KubeClient {
     return body as T;
   }
 
-  /** close ends the keep-alive connections. */
+  /** close ends the keep-alive connections (of every view: they share them). */
   close(): void {
-    this.agent?.destroy();
-    this.agent = undefined;
+    this.sockets.agent?.destroy();
+    this.sockets.agent = undefined;
+  }
+
+  private headersFor(options: https.RequestOptions): Record<string, string> {
+    const headers = headersOf(options);
+    // A kubeconfig's own `as:` impersonation must not survive under a source's identity.
+    for (const name of Object.keys(headers)) {
+      if (name.toLowerCase().startsWith('impersonate-')) delete headers[name];
+    }
+    if (this.impersonatedUser !== undefined) headers['Impersonate-User'] = this.impersonatedUser;
+    return headers;
   }
 
   /** stream opens a long-lived GET (a watch) and hands back the raw response. */
@@ -82,7 +113,7 @@ export class KubeClient {
     const options: https.RequestOptions = {};
     await this.config.applyToHTTPSOptions(options);
     return new Promise((resolve, reject) => {
-      const request = this.transport().request(this.requestOptions('GET', path, query, headersOf(options), options), (response) => resolve(response));
+      const request = this.transport().request(this.requestOptions('GET', path, query, this.headersFor(options), options), (response) => resolve(response));
       signal.addEventListener('abort', () => request.destroy(), { once: true });
       request.on('error', reject);
       request.end();
@@ -125,8 +156,8 @@ export class KubeClient {
   }
 
   private agentFor(tls: https.RequestOptions): https.Agent | http.Agent {
-    if (!this.agent) {
-      this.agent = this.server.protocol === 'http:'
+    if (!this.sockets.agent) {
+      this.sockets.agent = this.server.protocol === 'http:'
         ? new http.Agent({ keepAlive: true, maxSockets: 32 })
         : new https.Agent({
           keepAlive: true,
@@ -138,7 +169,7 @@ export class KubeClient {
           ...(tls.servername ? { servername: tls.servername } : {}),
         });
     }
-    return this.agent;
+    return this.sockets.agent;
   }
 }
 

@@ -5,6 +5,7 @@ import type { PruneHolds, StatusStore } from '@tidemark/status-store';
 import type { DriftPolicy, DriftRules } from '@tidemark/drift';
 import type { PipelineObserver } from './observer';
 import type { PruneGuard } from './prune-guards';
+import type { SourceTenancy } from './source-tenancy';
 
 /** DesiredObject is an object as Git declares it at one revision. */
 export interface DesiredObject {
@@ -62,6 +63,11 @@ export interface PipelineDependencies {
   /** actionsConnectionFor returns a connection with a second field manager, for a kind's partial patches. */
   actionsConnectionFor(cluster: string): ClusterConnection;
   desired: DesiredStateReader;
+  /**
+   * tenancyFor returns a source's identity and allow-list. Without it, or for a source with neither,
+   * the run acts as the reconciler and nothing is refused before the API server sees it.
+   */
+  tenancyFor?(source: string): SourceTenancy | undefined;
   kinds: KindRegistry;
   statusStore: StatusStore;
   log?: Logger;

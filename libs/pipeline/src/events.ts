@@ -7,7 +7,7 @@ import type { ReconcileRun } from './run';
 export async function recordEvents(run: ReconcileRun, deps: PipelineDependencies, about: KubernetesManifest, events: readonly EventInput[]): Promise<void> {
   for (const event of events.slice(0, 20)) {
     try {
-      await recordEvent(run.connection, about, event);
+      await recordEvent(run.reportingConnection, about, event);
     } catch (error) {
       deps.log?.warn({ objectKey: run.job.objectKey, cluster: run.job.cluster, err: String(error) }, 'could not record an event');
     }

@@ -6,4 +6,6 @@
 export { reconcile } from './reconcile';
 export type { PipelineDependencies, PipelineOptions, DesiredObject, DesiredStateReader } from './dependencies';
 export { cleanupFinalizer, pruneEmptyAnnotation } from './tracking';
+export type { SourceTenancy } from './source-tenancy';
+export type { AllowList } from './allow-list';
 export type { PipelineObserver, ReconcileObservation, ReconcileResult } from './observer';

@@ -21,6 +21,8 @@ import { finalizeStatus } from './finalize-status';
 import { observeRun } from './observe-run';
 import { withRunLog } from './run-log';
 import { subjectOf } from './subject';
+import { runConnections } from './identity';
+import { identityFailure } from './identity-failure';
 
 /**
  * reconcile runs the eight stages for one job, then finalizeStatus writes the run's one status
@@ -36,7 +38,7 @@ export async function reconcile(job: ReconcileJob, deps: PipelineDependencies, s
     const status = await runStages(run, deps, signal).catch(async (error: unknown) => {
       // This worker no longer owns the object (lease lost, shutdown): write nothing more, hand it back.
       if (signal?.aborted) throw error;
-      run.failure = toReconcileFailure(error, `${run.stage} ${subjectOf(run)}`);
+      run.failure = identityFailure(run, toReconcileFailure(error, `${run.stage} ${subjectOf(run)}`));
       await reportFailure(run, deps, run.failure).catch((secondary: unknown) => {
         deps.log?.warn({ objectKey: job.objectKey, cluster: job.cluster, err: String(secondary) }, 'could not report the failure');
       });
@@ -105,11 +107,14 @@ async function finalize(run: ReconcileRun, deps: PipelineDependencies, applied: 
 }
 
 function startRun(job: ReconcileJob, deps: PipelineDependencies): ReconcileRun {
+  const connections = runConnections(job, deps);
   return {
     job,
     ref: parseObjectKey(job.objectKey),
     startedAt: deps.now?.() ?? new Date(),
     stage: 'fetch',
-    connection: deps.connectionFor(job.cluster),
+    connection: connections.connection,
+    actionsConnection: connections.actions,
+    reportingConnection: connections.reporting,
   };
 }

@@ -20,7 +20,7 @@ export async function reportFailure(run: ReconcileRun, deps: PipelineDependencie
     // The whole status is applied again: under one field manager, a partial apply would drop
     // the fields the last successful run wrote (observedGeneration, inventory).
     const liveStatus = (run.live.status ?? {}) as Record<string, unknown>;
-    await applyStatus(run.connection, run.live, { ...liveStatus, conditions, lastAttemptedRevision: run.job.revision }).catch(() => false);
+    await applyStatus(run.reportingConnection, run.live, { ...liveStatus, conditions, lastAttemptedRevision: run.job.revision }).catch(() => false);
   }
   if (run.live) await recordEvents(run, deps, run.live, [{ type: 'Warning', reason, message: failure.message }]);
 }

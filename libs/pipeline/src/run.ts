@@ -62,7 +62,12 @@ export interface ReconcileRun extends Partial<Omit<Fetched, 'revision'>> {
   ref: ObjectRef;
   startedAt: Date;
   stage: StageName;
+  /** The source's identity (see runConnections): every read and write about its objects. */
   connection: ClusterConnection;
+  /** The same identity with the kind's second field manager. */
+  actionsConnection: ClusterConnection;
+  /** The reconciler's own identity, for the CR's /status and Events only. */
+  reportingConnection: ClusterConnection;
   /** How fetch judged the run. */
   fetched?: FetchResult['action'];
   /** What the deletion stage did. */

@@ -18,7 +18,7 @@ export async function actStage(run: ReconcileRun, deps: PipelineDependencies, de
   let kindConditions: KindCondition[] = [];
   try {
     if (run.plugin.act) {
-      const actions = clusterActions(run.connection, deps.actionsConnectionFor(run.job.cluster));
+      const actions = clusterActions(run.connection, run.actionsConnection);
       const result = await run.plugin.act({ object: defaulted, previousStatus, cluster: actions, now: deps.now?.() ?? new Date() });
       kindStatus = { ...previousStatus, ...(result.status as Record<string, unknown>) };
       kindConditions = result.conditions ?? [];

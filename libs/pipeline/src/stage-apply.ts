@@ -7,6 +7,7 @@ import type { AppliedObjects } from './stage-results';
 import { customResourceToApply } from './stage-validate';
 import { inventoryEntry } from './tracking';
 import { subjectOf } from './subject';
+import { checkRenderedAllowed } from './allow-check';
 
 /**
  * applyStage applies the CR (for a kind) and the rendered objects with server-side apply in
@@ -16,6 +17,7 @@ export async function applyStage(run: ReconcileRun, deps: PipelineDependencies, 
   run.stage = 'apply';
   const drift = driftCheck(run, deps);
   try {
+    await checkRenderedAllowed(run, deps, rendered);
     let live = run.live;
     const warned: ChangeSetEntry[] = [];
     if (run.plugin && run.object) {

@@ -2,6 +2,7 @@ import { ConditionType, NotReadyError, TerminalError, contentHash, findCondition
 import { getByResource, type ApiResource } from '@tidemark/cluster';
 import type { PipelineDependencies } from './dependencies';
 import type { Fetched, FetchResult, ReconcileRun } from './run';
+import { checkAllowed } from './allow-check';
 
 /**
  * fetchStage reads the desired object from Git at the job's revision, the live object from the
@@ -33,6 +34,7 @@ async function readCluster(run: ReconcileRun, deps: PipelineDependencies, fetche
   const plugin = deps.kinds.pluginFor(apiVersion, run.ref.kind);
   const resource = await resourceOrUndefined(run, apiVersion);
   const namespace = namespaceFor(run, fetched, resource, deps.options?.defaultNamespace ?? 'default');
+  checkAllowed(run, deps, resource, namespace, apiVersion);
   const object = fetched.desired ? withNamespace(fetched.desired.object, namespace) : undefined;
   const live = resource ? await getByResource(run.connection, resource, namespace || undefined, run.ref.name) : undefined;
   return { plugin, object, live };

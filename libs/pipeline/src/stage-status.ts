@@ -81,7 +81,7 @@ async function writeCustomResourceStatus(run: ReconcileRun, outcome: ApplyOutcom
     inventory: record.inventory,
     ...outcome.kind.kindStatus,
   };
-  const written = await applyStatus(run.connection, run.live as KubernetesManifest, status);
+  const written = await applyStatus(run.reportingConnection, run.live as KubernetesManifest, status);
   if (written) return [];
   const warning = `The ${run.ref.kind} CRD on cluster ${run.job.cluster} has no status subresource, so status is kept in Tidemark's status store only. Add "subresources: {status: {}}" to the CRD to see it with kubectl.`;
   record.warnings = [...(record.warnings ?? []), warning];
