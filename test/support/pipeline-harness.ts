@@ -9,7 +9,7 @@ import { ClusterConnection } from '@tidemark/cluster';
 import { isReconcileFailure, TerminalError, type ReconcileJob, type ReconcileOutcome } from '@tidemark/contracts';
 import { GitSource, parseSourceSpec, type PollResult, type UnitRendering } from '@tidemark/git-source';
 import { createDefaultRegistry, type KindRegistry } from '@tidemark/kinds';
-import { reconcile, type PipelineDependencies, type PipelineOptions } from '@tidemark/pipeline';
+import { reconcile, type PipelineDependencies, type PipelineOptions, type SourceTenancy } from '@tidemark/pipeline';
 import { PruneHolds, StatusStore } from '@tidemark/status-store';
 import { startGitServer, type GitServer, type WorkingCopy } from '@tidemark/testing';
 
@@ -26,10 +26,12 @@ export interface PipelineHarness {
   reconcileKey(objectKey: string, reason?: ReconcileJob['reason']): Promise<ReconcileOutcome | Error>;
   /** reconcileAt reconciles one object at a revision the test polled itself. */
   reconcileAt(revision: string, objectKey: string, reason: ReconcileJob['reason']): Promise<ReconcileOutcome | Error>;
+  /** requests counts the calls made to the API server so far (every identity, discovery included). */
+  requests(): number;
   stop(): Promise<void>;
 }
 
-export async function startPipelineHarness(kubeconfig: string, redisUrl: string, options: { kinds?: KindRegistry; pipeline?: PipelineOptions; rendering?: UnitRendering; pruneHolds?: boolean } = {}): Promise<PipelineHarness> {
+export async function startPipelineHarness(kubeconfig: string, redisUrl: string, options: { kinds?: KindRegistry; pipeline?: PipelineOptions; rendering?: UnitRendering; pruneHolds?: boolean; tenancyFor?: (source: string) => SourceTenancy | undefined } = {}): Promise<PipelineHarness> {
   const id = randomUUID().slice(0, 8);
   const cluster = 'shared';
   const git: GitServer = await startGitServer();
@@ -41,7 +43,8 @@ export async function startPipelineHarness(kubeconfig: string, redisUrl: string,
   await source.open();
   const redis = new Redis(redisUrl);
   const statusStore = new StatusStore({ redis, prefix: `test-${id}` });
-  const connection = ClusterConnection.connect({ cluster, kubeconfig });
+  let requests = 0;
+  const connection = ClusterConnection.connect({ cluster, kubeconfig, onResponse: () => { requests += 1; } });
   const actions = connection.asManager('tidemark-actions');
   const kinds = options.kinds ?? createDefaultRegistry();
   const deps: PipelineDependencies = {
@@ -55,6 +58,7 @@ export async function startPipelineHarness(kubeconfig: string, redisUrl: string,
     },
     kinds,
     statusStore,
+    ...(options.tenancyFor ? { tenancyFor: options.tenancyFor } : {}),
     ...(options.pipeline ? { options: options.pipeline } : {}),
     // Mass-prune holds only where a suite asks: the suites remove most of their small repositories on purpose.
     ...(options.pruneHolds ? { pruneHolds: new PruneHolds(redis, `test-${id}`) } : {}),
@@ -96,6 +100,7 @@ export async function startPipelineHarness(kubeconfig: string, redisUrl: string,
     },
     reconcileKey,
     reconcileAt,
+    requests: () => requests,
     async stop() {
       await source.close();
       connection.close();

@@ -7,12 +7,13 @@ import { GitSource, type UnitRendering } from '@tidemark/git-source';
 import { builtinRenderers, commandRenderer, RendererRegistry, UnitRenderer } from '@tidemark/render';
 import { createDefaultRegistry } from '@tidemark/kinds';
 import { PlacementCache } from '@tidemark/placement';
-import { reconcile, type PipelineDependencies, type SourceTenancy } from '@tidemark/pipeline';
+import { reconcile, type PipelineDependencies } from '@tidemark/pipeline';
 import { Poller } from '@tidemark/poller';
 import { assertRedisSafe, ReconcileQueues, ReconcileWorkers } from '@tidemark/queue';
 import { PruneHolds, StatusStore } from '@tidemark/status-store';
 import type { ReconcilerConfig } from './config';
 import { connectClusters } from './clusters';
+import { sourceTenancy } from './source-tenancy';
 import { gitDesiredState } from './desired-state';
 import { keepInstallingBuiltinCrds } from './builtin-crds';
 import { startConversionWebhook } from './conversion-webhook';
@@ -164,17 +165,6 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
   stops.push(() => http.close());
   log.info({ role: config.role, sources: [...sources.keys()], clusters: clusterNames, http: http.address }, 'tidemark reconciler started');
   return { statusStore, queues, http };
-}
-
-/** sourceTenancy gives each source's identity (its own, else the lockdown default) and allow-list to the pipeline. */
-function sourceTenancy(config: ReconcilerConfig): (source: string) => SourceTenancy | undefined {
-  const bySource = new Map(config.sources.map((spec) => {
-    const serviceAccount = spec.serviceAccount ?? config.defaultServiceAccount;
-    return [spec.name, { ...(serviceAccount ? { serviceAccount } : {}), ...(spec.allow ? { allow: spec.allow } : {}) }];
-  }));
-  // A job naming an unknown source reads nothing from Git; under lockdown it still acts as the default.
-  const fallback = config.defaultServiceAccount ? { serviceAccount: config.defaultServiceAccount } : undefined;
-  return (source) => bySource.get(source) ?? fallback;
 }
 
 /** builtinCrdSources maps each built-in CRD a source may manage to the sources allowed to. */

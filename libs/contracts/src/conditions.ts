@@ -42,6 +42,8 @@ export const Reason = {
   KindNotServed: 'KindNotServed',
   DependencyNotReady: 'DependencyNotReady',
   Forbidden: 'Forbidden',
+  /** The source's allow-list does not cover the object; nothing was sent to the cluster for it. */
+  NotAllowed: 'NotAllowed',
   InternalError: 'InternalError',
   Conflict: 'Conflict',
   Orphaned: 'Orphaned',

@@ -23,6 +23,7 @@ const codeReasons: Record<string, string> = {
   KindNotServed: Reason.KindNotServed,
   DependencyNotReady: Reason.DependencyNotReady,
   Forbidden: Reason.Forbidden,
+  NotAllowed: Reason.NotAllowed,
   Unauthorized: Reason.Forbidden,
   InternalError: Reason.InternalError,
   Conflict: Reason.Conflict,

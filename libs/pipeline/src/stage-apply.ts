@@ -8,6 +8,7 @@ import { customResourceToApply } from './stage-validate';
 import { inventoryEntry } from './tracking';
 import { subjectOf } from './subject';
 import { checkRenderedAllowed } from './allow-check';
+import { identityPreflight } from './identity-preflight';
 
 /**
  * applyStage applies the CR (for a kind) and the rendered objects with server-side apply in
@@ -18,6 +19,7 @@ export async function applyStage(run: ReconcileRun, deps: PipelineDependencies, 
   const drift = driftCheck(run, deps);
   try {
     await checkRenderedAllowed(run, deps, rendered);
+    await identityPreflight(run, rendered);
     let live = run.live;
     const warned: ChangeSetEntry[] = [];
     if (run.plugin && run.object) {

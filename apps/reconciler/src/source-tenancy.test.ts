@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from './config';
+import { sourceTenancy } from './source-tenancy';
+
+async function configOf(lines: string[]) {
+  const dir = await mkdtemp(join(tmpdir(), 'tidemark-tenancy-'));
+  try {
+    await writeFile(join(dir, 'tidemark.yaml'), lines.join('\n'));
+    return loadConfig({ TIDEMARK_CONFIG: join(dir, 'tidemark.yaml') });
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+const base = [
+  'redis: { url: redis://127.0.0.1:6379 }',
+  'clusters: [{ name: dev, kubeconfig: dev.kubeconfig }]',
+  'sources:',
+  '  - { name: team-a, url: "https://git.example.com/a.git", ref: { branch: main }, intervalMs: 60000, serviceAccount: { namespace: team-a, name: deployer }, allow: { namespaces: [team-a] } }',
+  '  - { name: legacy, url: "https://git.example.com/l.git", ref: { branch: main }, intervalMs: 60000 }',
+];
+
+describe('sourceTenancy', () => {
+  it('gives a source its own ServiceAccount and allow-list, and one without none when there is no lockdown', async () => {
+    const tenancy = sourceTenancy(await configOf(base));
+    expect(tenancy('team-a')).toEqual({ serviceAccount: { namespace: 'team-a', name: 'deployer' }, allow: expect.objectContaining({ namespaces: ['team-a'] }) });
+    expect(tenancy('legacy')).toEqual({});
+    expect(tenancy('unknown')).toBeUndefined();
+  });
+
+  it('under defaultServiceAccount lockdown, a source without its own, or an unknown one, acts as the default', async () => {
+    const tenancy = sourceTenancy(await configOf([...base, 'defaultServiceAccount: { namespace: tidemark-tenants, name: nobody }']));
+    expect(tenancy('legacy')).toEqual({ serviceAccount: { namespace: 'tidemark-tenants', name: 'nobody' } });
+    expect(tenancy('unknown')).toEqual({ serviceAccount: { namespace: 'tidemark-tenants', name: 'nobody' } });
+    expect(tenancy('team-a')?.serviceAccount).toEqual({ namespace: 'team-a', name: 'deployer' });
+  });
+
+  it('refuses a malformed lockdown ServiceAccount, naming the field', async () => {
+    await expect(configOf([...base, 'defaultServiceAccount: { namespace: Bad, name: nobody }'])).rejects.toThrow(/defaultServiceAccount\.namespace/);
+  });
+});
