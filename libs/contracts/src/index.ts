@@ -9,6 +9,7 @@ export { ReconcileJob, JobReason } from './job';
 export { ConditionType, Reason, setCondition, findCondition, markReady, markProgressing, markStalled, markFailed, markFailure, isStalled, type Condition } from './conditions';
 export { TerminalError, TransientError, NotReadyError, isReconcileFailure, failureCategories, type ReconcileFailure, type FailureCategory, type FailureOptions } from './errors';
 export type { KubernetesManifest } from './manifest';
+export type { SourceAllowList } from './source-allow';
 export type { ObjectStatus, RenderUnitRef, ReconcileRecord, InventoryEntry, DriftItem, ChangeCounts, FailureSummary, AppliedResource, LiveChild, ResourceHealth } from './status';
 export type { ReconcileOutcome } from './outcome';
 export type { Logger } from './logger';

@@ -1,3 +1,4 @@
+import type { SourceAllowList } from '@tidemark/contracts';
 import { Type } from '@sinclair/typebox';
 
 const dnsLabel = '^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$';
@@ -41,24 +42,8 @@ export interface SourceServiceAccount {
   readonly name: string;
 }
 
-/**
- * SourceAllow is what a source may reach, checked before any request. Patterns use `*` for any
- * run of characters. Without an allow-list a source may reach everything its identity may.
- */
-export interface SourceAllow {
-  /** Namespaces its namespaced objects may be in. */
-  readonly namespaces: readonly string[];
-  /** Namespaced kinds allowed. @defaultValue ['*'] */
-  readonly kinds: readonly string[];
-  /** Kinds refused even when allowed above (namespaced or cluster-scoped). @defaultValue [] */
-  readonly denyKinds: readonly string[];
-  /** Cluster-scoped kinds allowed; any other is refused. @defaultValue [] */
-  readonly clusterKinds: readonly string[];
-  /** Clusters it may apply to; a placement naming another cluster is refused. @defaultValue ['*'] */
-  readonly clusters: readonly string[];
-  /** May it create Namespaces (whose names match `namespaces`)? @defaultValue false */
-  readonly createNamespaces: boolean;
-}
+/** SourceAllow is a source's allow-list (the type lives in contracts: the pipeline checks it). */
+export type SourceAllow = SourceAllowList;
 
 /** SourceVerify: the commit (or tag) a source applies must be signed by one of these keys. */
 export interface SourceVerify {

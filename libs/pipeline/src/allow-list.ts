@@ -1,15 +1,7 @@
-/**
- * AllowList is what a source may reach (SourceSpec.allow): patterns use `*` for any run of
- * characters; kinds are written `Kind` (core group) or `group/Kind`.
- */
-export interface AllowList {
-  readonly namespaces: readonly string[];
-  readonly kinds: readonly string[];
-  readonly denyKinds: readonly string[];
-  readonly clusterKinds: readonly string[];
-  readonly clusters: readonly string[];
-  readonly createNamespaces: boolean;
-}
+import type { SourceAllowList } from '@tidemark/contracts';
+
+/** AllowList is a source's allow-list (SourceSpec.allow). */
+export type AllowList = SourceAllowList;
 
 /** AllowTarget is one object on one cluster; `namespace` is undefined for a cluster-scoped kind. */
 export interface AllowTarget {
