@@ -39,7 +39,7 @@ describe('authentication', () => {
     for (const url of ['/api/overview', '/api/objects', `/api/objects/shared/core/ConfigMap/shop/settings`, '/api/clusters', '/api/clusters/shared', '/api/sources', '/api/sources/main-repo', '/api/queue', '/api/openapi.json', '/api/session']) {
       const anonymous = await fixture.app.inject({ url });
       expect(anonymous.statusCode, url).toBe(401);
-      expect(anonymous.json()).toMatchObject({ code: 'UNAUTHENTICATED' });
+      expect(anonymous.json()).toMatchObject({ code: 'Unauthenticated' });
       const wrong = await fixture.app.inject({ url, headers: bearer('not-a-valid-token-at-all') });
       expect(wrong.statusCode, url).toBe(401);
     }
@@ -86,11 +86,11 @@ describe('roles and CSRF', () => {
     expect((await fixture.app.inject({ url: '/api/objects', headers: bearer(viewerToken) })).statusCode).toBe(200);
     const denied = await fixture.app.inject({ method: 'POST', url: `${actionUrl}/reconcile`, headers: bearer(viewerToken) });
     expect(denied.statusCode).toBe(403);
-    expect(denied.json()).toMatchObject({ code: 'FORBIDDEN' });
+    expect(denied.json()).toMatchObject({ code: 'Forbidden' });
     const { cookie, csrf } = await signIn(viewerToken);
     const viaSession = await fixture.app.inject({ method: 'POST', url: `${actionUrl}/suspend`, headers: { cookie, 'x-csrf-token': csrf } });
     expect(viaSession.statusCode).toBe(403);
-    expect(viaSession.json()).toMatchObject({ code: 'FORBIDDEN' });
+    expect(viaSession.json()).toMatchObject({ code: 'Forbidden' });
     expect((await fixture.store.get('shared', key))?.suspended).toBeUndefined();
     const retry = await fixture.app.inject({ method: 'POST', url: '/api/queue/shared/retry', headers: bearer(viewerToken) });
     expect(retry.statusCode).toBe(403);
@@ -108,7 +108,7 @@ describe('roles and CSRF', () => {
     const { cookie, csrf } = await signIn(operatorToken);
     const missing = await fixture.app.inject({ method: 'POST', url: `${actionUrl}/suspend`, headers: { cookie } });
     expect(missing.statusCode).toBe(403);
-    expect(missing.json()).toMatchObject({ code: 'CSRF_TOKEN_INVALID' });
+    expect(missing.json()).toMatchObject({ code: 'CsrfTokenInvalid' });
     const wrong = await fixture.app.inject({ method: 'POST', url: `${actionUrl}/suspend`, headers: { cookie, 'x-csrf-token': `${csrf.slice(1)}x` } });
     expect(wrong.statusCode).toBe(403);
     const form = await fixture.app.inject({ method: 'POST', url: '/objects/shared/core/ConfigMap/shop/settings/suspend', payload: 'objectKey=x', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' } });
@@ -127,11 +127,11 @@ describe('roles and CSRF', () => {
   it('answers 404 for actions on an unknown object and 409 for an object without a revision', async () => {
     const unknown = await fixture.app.inject({ method: 'POST', url: '/api/objects/shared/core/ConfigMap/shop/nothing/reconcile', headers: bearer(operatorToken) });
     expect(unknown.statusCode).toBe(404);
-    expect(unknown.json()).toMatchObject({ code: 'NOT_FOUND' });
+    expect(unknown.json()).toMatchObject({ code: 'NotFound' });
     await fixture.store.put(seededStatus('shared', 'ConfigMap', 'shop', 'fresh', { lastAttemptedRevision: undefined, lastAppliedRevision: undefined }));
     const fresh = await fixture.app.inject({ method: 'POST', url: '/api/objects/shared/core/ConfigMap/shop/fresh/reconcile', headers: bearer(operatorToken) });
     expect(fresh.statusCode).toBe(409);
-    expect(fresh.json()).toMatchObject({ code: 'NO_REVISION_YET' });
+    expect(fresh.json()).toMatchObject({ code: 'NoRevisionYet' });
   });
 
   it('retries failed objects of a cluster for an operator', async () => {

@@ -65,12 +65,12 @@ describe('objects matrix', () => {
     expect((await objects('q=apps/storefront.yaml')).total).toBe(1);
   });
 
-  it('refuses bad filters with 400 BAD_REQUEST (unknown parameters are ignored)', async () => {
+  it('refuses bad filters with 400 BadRequest (unknown parameters are ignored)', async () => {
     expect((await objects('colour=red')).total).toBe(32);
     for (const query of ['pageSize=0', 'pageSize=501', 'page=-1', 'condition=Happy', 'q=' + 'x'.repeat(201)]) {
       const response = await fixture.app.inject({ url: `/api/objects?${query}`, headers });
       expect(response.statusCode, query).toBe(400);
-      expect(response.json()).toMatchObject({ code: 'BAD_REQUEST' });
+      expect(response.json()).toMatchObject({ code: 'BadRequest' });
     }
   });
 });
@@ -121,7 +121,7 @@ describe('object detail', () => {
     expect(page.body).toMatch(/<td class="object">this object<\/td><td><code>\/spec\/replicas<\/code><\/td><td><pre class="desired">2<\/pre><\/td><td><pre class="live">5<\/pre><\/td><td>kubectl-edit<\/td>/);
     const unknown = await fixture.app.inject({ url: '/api/objects/edge/core/ConfigMap/shop/missing', headers });
     expect(unknown.statusCode).toBe(404);
-    expect(unknown.json()).toMatchObject({ code: 'NOT_FOUND' });
+    expect(unknown.json()).toMatchObject({ code: 'NotFound' });
   });
 
   it('never shows Secret data: drift on data fields and data-like kind status are redacted, unknown fields dropped', async () => {

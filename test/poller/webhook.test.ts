@@ -54,29 +54,29 @@ describe('webhook receiver', () => {
     ['gl', { 'x-gitlab-token': secret, 'x-gitlab-event': 'Push Hook' }],
     ['plain', { 'x-tidemark-signature': `sha256=${sign(pushBody)}` }],
   ])('a valid push to %s triggers exactly one poll of that source', async (source, headers) => {
-    expect(await deliver(source, headers)).toEqual({ status: 202, code: 'WEBHOOK_POLL_TRIGGERED' });
+    expect(await deliver(source, headers)).toEqual({ status: 202, code: 'WebhookPollTriggered' });
     expect(pushes).toEqual([source]);
   });
 
   it.each([
-    ['a mutated body', { 'x-hub-signature-256': `sha256=${sign(pushBody)}`, 'x-github-event': 'push' }, pushBody.replace('main', 'evil'), 'WEBHOOK_SIGNATURE_INVALID'],
-    ['a mutated signature', { 'x-hub-signature-256': `sha256=${sign(`${pushBody} `)}`, 'x-github-event': 'push' }, pushBody, 'WEBHOOK_SIGNATURE_INVALID'],
-    ['no signature', { 'x-github-event': 'push' }, pushBody, 'WEBHOOK_SIGNATURE_MISSING'],
-    ['a SHA-1-only signature', { 'x-hub-signature': `sha1=${sign(pushBody, 'sha1')}`, 'x-github-event': 'push' }, pushBody, 'WEBHOOK_SHA1_REFUSED'],
+    ['a mutated body', { 'x-hub-signature-256': `sha256=${sign(pushBody)}`, 'x-github-event': 'push' }, pushBody.replace('main', 'evil'), 'WebhookSignatureInvalid'],
+    ['a mutated signature', { 'x-hub-signature-256': `sha256=${sign(`${pushBody} `)}`, 'x-github-event': 'push' }, pushBody, 'WebhookSignatureInvalid'],
+    ['no signature', { 'x-github-event': 'push' }, pushBody, 'WebhookSignatureMissing'],
+    ['a SHA-1-only signature', { 'x-hub-signature': `sha1=${sign(pushBody, 'sha1')}`, 'x-github-event': 'push' }, pushBody, 'WebhookSha1Refused'],
   ])('refuses %s with 401 and triggers nothing', async (_name, headers, body, code) => {
     expect(await deliver('gh', headers, body)).toEqual({ status: 401, code });
     expect(pushes).toEqual([]);
   });
 
   it('refuses an unknown source with 401, like a bad signature', async () => {
-    expect(await deliver('nope', { 'x-hub-signature-256': `sha256=${sign(pushBody)}`, 'x-github-event': 'push' })).toEqual({ status: 401, code: 'WEBHOOK_SIGNATURE_INVALID' });
+    expect(await deliver('nope', { 'x-hub-signature-256': `sha256=${sign(pushBody)}`, 'x-github-event': 'push' })).toEqual({ status: 401, code: 'WebhookSignatureInvalid' });
     expect(pushes).toEqual([]);
   });
 
   it('answers a signed non-push event or a non-JSON body with 400, a ping with 200, and triggers nothing', async () => {
-    expect(await deliver('gh', { 'x-hub-signature-256': `sha256=${sign(pushBody)}`, 'x-github-event': 'issues' })).toEqual({ status: 400, code: 'WEBHOOK_NOT_A_PUSH' });
-    expect(await deliver('gh', { 'x-hub-signature-256': `sha256=${sign(pushBody)}`, 'x-github-event': 'ping' })).toEqual({ status: 200, code: 'WEBHOOK_PING' });
-    expect(await deliver('plain', { 'x-tidemark-signature': `sha256=${sign('[1]')}` }, '[1]')).toEqual({ status: 400, code: 'WEBHOOK_BODY_INVALID' });
+    expect(await deliver('gh', { 'x-hub-signature-256': `sha256=${sign(pushBody)}`, 'x-github-event': 'issues' })).toEqual({ status: 400, code: 'WebhookNotAPush' });
+    expect(await deliver('gh', { 'x-hub-signature-256': `sha256=${sign(pushBody)}`, 'x-github-event': 'ping' })).toEqual({ status: 200, code: 'WebhookPing' });
+    expect(await deliver('plain', { 'x-tidemark-signature': `sha256=${sign('[1]')}` }, '[1]')).toEqual({ status: 400, code: 'WebhookBodyInvalid' });
     expect(pushes).toEqual([]);
   });
 

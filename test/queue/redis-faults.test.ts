@@ -55,7 +55,7 @@ describe('Redis stopped and restarted', () => {
     await server.kill();
     const refused = await queues.enqueue(jobFor(cluster, objects[0]!, 3)).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(QueueUnavailableError);
-    expect((refused as QueueUnavailableError).code).toBe('QUEUE_UNAVAILABLE');
+    expect((refused as QueueUnavailableError).code).toBe('QueueUnavailable');
     await sleep(60_000);
     expect(processes.map((worker) => worker.child.exitCode)).toEqual([null, null]);
     await server.restart();

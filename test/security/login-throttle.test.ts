@@ -22,7 +22,7 @@ describe('sign-in throttling', () => {
     expect(guesses.slice(5).every((status) => status === 429)).toBe(true);
     const blocked = await signIn(viewerToken, '10.0.0.7');
     expect(blocked.statusCode).toBe(429);
-    expect(blocked.json()).toMatchObject({ code: 'TOO_MANY_SIGN_IN_ATTEMPTS' });
+    expect(blocked.json()).toMatchObject({ code: 'TooManySignInAttempts' });
     expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
     expect(blocked.headers['set-cookie']).toBeUndefined();
     expect((await signIn(viewerToken, '10.0.0.8')).statusCode).toBe(303);

@@ -99,7 +99,7 @@ describe('sessions', () => {
     for (const cookie of ['tidemark_session=%E0%A4%A', 'tidemark_session=%', `tidemark_session=${'x'.repeat(5000)}`]) {
       const response = await fixture.app.inject({ url: '/api/session', headers: { cookie } });
       expect(response.statusCode, cookie).toBe(401);
-      expect(response.json()).toMatchObject({ code: 'UNAUTHENTICATED' });
+      expect(response.json()).toMatchObject({ code: 'Unauthenticated' });
     }
   });
 });

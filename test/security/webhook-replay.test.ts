@@ -31,15 +31,15 @@ describe('webhook deliveries', () => {
     const id = randomUUID();
     const answers = [];
     for (let attempt = 0; attempt < 10; attempt += 1) answers.push(await deliver(id));
-    expect(answers[0]).toEqual({ status: 202, code: 'WEBHOOK_POLL_TRIGGERED' });
-    expect(answers.slice(1).every((answer) => answer.code === 'WEBHOOK_DUPLICATE' && answer.status === 200)).toBe(true);
+    expect(answers[0]).toEqual({ status: 202, code: 'WebhookPollTriggered' });
+    expect(answers.slice(1).every((answer) => answer.code === 'WebhookDuplicate' && answer.status === 200)).toBe(true);
     expect(pushes).toEqual(['apps']);
   });
 
   it('a forged delivery does not use up a real delivery\'s id', async () => {
     const id = randomUUID();
     expect((await deliver(id, 'sha256=' + '0'.repeat(64))).status).toBe(401);
-    expect(await deliver(id)).toEqual({ status: 202, code: 'WEBHOOK_POLL_TRIGGERED' });
+    expect(await deliver(id)).toEqual({ status: 202, code: 'WebhookPollTriggered' });
     expect(pushes).toHaveLength(2);
   });
 });

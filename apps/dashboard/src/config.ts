@@ -6,7 +6,7 @@ import type { AccessToken } from './auth/principal';
 
 /** ConfigError is a mistake in the dashboard configuration; its message names the variable. */
 export class ConfigError extends Error {
-  readonly code = 'CONFIG_INVALID';
+  readonly code = 'ConfigInvalid';
   constructor(message: string) {
     super(message);
     this.name = 'ConfigError';

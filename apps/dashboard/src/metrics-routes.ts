@@ -43,7 +43,7 @@ export function registerMetrics(app: FastifyInstance, options: MetricsRouteOptio
   });
   app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
     if (options.token !== undefined && !bearerMatches(request, options.token)) {
-      return reply.status(401).send({ code: 'UNAUTHENTICATED', message: 'The metrics endpoint needs its bearer token.' });
+      return reply.status(401).send({ code: 'Unauthenticated', message: 'The metrics endpoint needs its bearer token.' });
     }
     await readFigures(options, gauges).catch(() => undefined);
     return reply.type(registry.contentType).send(await registry.metrics());

@@ -8,7 +8,7 @@ import { RenderInput, renderConfig, type RenderConfig } from './render-config';
 
 /** ConfigError is a mistake in the configuration; its message names the file and field. */
 export class ConfigError extends Error {
-  readonly code = 'CONFIG_INVALID';
+  readonly code = 'ConfigInvalid';
   constructor(message: string) {
     super(message);
     this.name = 'ConfigError';

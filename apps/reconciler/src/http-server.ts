@@ -37,7 +37,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
   const token = config.http.metricsToken;
   if (metrics) {
     app.get('/metrics', async (request, reply) => {
-      if (token !== undefined && !bearerMatches(request, token)) return reply.code(401).send({ code: 'UNAUTHENTICATED', message: 'The metrics endpoint needs its bearer token.' });
+      if (token !== undefined && !bearerMatches(request, token)) return reply.code(401).send({ code: 'Unauthenticated', message: 'The metrics endpoint needs its bearer token.' });
       return reply.type(metrics.contentType).send(await metrics.render());
     });
   }

@@ -13,7 +13,7 @@ export interface KubeStatus {
 
 /** ApiError is a non-2xx answer from the API server, before it is mapped to a failure kind. */
 export class ApiError extends Error {
-  readonly code = 'KUBE_API_ERROR';
+  readonly code = 'KubeApiError';
   constructor(readonly status: number, readonly body: KubeStatus, readonly what: string) {
     super(`${what}: ${body.message ?? `HTTP ${status}`}`);
     this.name = 'ApiError';
@@ -29,7 +29,7 @@ export class ApiError extends Error {
 
 /** KubeTransportError is a request that got no HTTP answer: refused, reset, timed out. */
 export class KubeTransportError extends Error {
-  readonly code = 'KUBE_UNREACHABLE';
+  readonly code = 'KubeUnreachable';
   constructor(readonly what: string, options: { cause: unknown }) {
     super(`${what}: ${options.cause instanceof Error ? options.cause.message : String(options.cause)}`, options);
     this.name = 'KubeTransportError';

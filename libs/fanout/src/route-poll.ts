@@ -1,6 +1,6 @@
-import { isReconcileFailure, type KubernetesManifest, type ReconcileJob } from '@tidemark/contracts';
+import type { ReconcileJob } from '@tidemark/contracts';
 import type { GitSource, PollResult } from '@tidemark/git-source';
-import { isPlacementKey, type ClusterTarget, type PlacementCache } from '@tidemark/placement';
+import { clusterSelectorAnnotation, isPlacementKey, type ClusterTarget, type PlacementCache } from '@tidemark/placement';
 import type { StatusStore } from '@tidemark/status-store';
 import { jobsForRoute } from './fan-out';
 
@@ -33,26 +33,17 @@ export async function routePoll(result: PollResult, context: RouteContext): Prom
   for (const objectKey of keys) {
     if (isPlacementKey(objectKey)) continue;
     const path = paths.get(objectKey);
-    const object = path === undefined ? undefined : await readForPlacement(context.source, result.revision, objectKey);
+    // The annotation alone, from the index the poll parsed: never the whole object read again.
+    const selector = path === undefined ? undefined : await context.source.annotationOf(result.revision, objectKey, clusterSelectorAnnotation);
     jobs.push(...jobsForRoute({
       source: result.source,
       revision: result.revision,
       objectKey,
       removed: path === undefined,
-      targets: path === undefined ? [] : rules.targets(object, path, context.clusters),
+      targets: path === undefined ? [] : rules.targetsFor(path, selector, context.clusters),
       known: known.get(objectKey) ?? [],
       reason: changes.has(objectKey) ? 'git-change' : 'resync',
     }));
   }
   return jobs;
-}
-
-/** readForPlacement reads an object for its annotation; a broken one is placed by its path alone. */
-async function readForPlacement(source: GitSource, revision: string, objectKey: string): Promise<KubernetesManifest | undefined> {
-  try {
-    return (await source.readObject(revision, objectKey))?.object;
-  } catch (error) {
-    if (isReconcileFailure(error)) return undefined;
-    throw error;
-  }
 }

@@ -218,6 +218,17 @@ export class GitSource {
     return { object: structuredClone(manifest), path: object.path, line: object.line, blobOid: object.blobOid, ...(unit ? { unit } : {}) };
   }
 
+  /**
+   * annotationOf reads one annotation of an object at a revision from the parsed index, without
+   * copying the object (routing reads the cluster selector of every object it routes). A broken
+   * or absent object has none.
+   */
+  async annotationOf(revision: string, objectKey: string, annotation: string): Promise<string | undefined> {
+    const found = (await this.indexFor(revision)).index.lookup(objectKey);
+    if (!found || 'error' in found) return undefined;
+    return found.object.manifest?.metadata.annotations?.[annotation];
+  }
+
   /** listObjects lists every object at a revision for a full resync. */
   async listObjects(revision: string): Promise<ObjectListing> {
     const built = await this.indexFor(revision);

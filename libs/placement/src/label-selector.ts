@@ -11,7 +11,7 @@ export interface LabelSelector {
 
 /** SelectorError is a selector that cannot be read; its message says where and why. */
 export class SelectorError extends Error {
-  readonly code = 'SELECTOR_INVALID';
+  readonly code = 'SelectorInvalid';
 }
 
 /** requirementsOf turns a structured selector into requirements; an empty selector selects everything. */

@@ -35,6 +35,11 @@ describe('PlacementRules', () => {
     expect(rules.targets(object({ 'tidemark.dev/cluster-selector': 'env!=prod' }), 'apps/shop.yaml', clusters)).toEqual(['dev']);
   });
 
+  it('places by path and cluster-selector alone as it places the object (routing reads only the annotation)', () => {
+    expect(rules.targetsFor('apps/shop.yaml', 'region in (us), env=prod', clusters)).toEqual(['prod-us']);
+    expect(rules.targetsFor('apps/shop.yaml', undefined, clusters)).toEqual(rules.targets(object({}), 'apps/shop.yaml', clusters));
+  });
+
   it('names the rule of a broken placement', () => {
     expect(() => PlacementRules.fromObjects([placement('bad', [{ paths: [], clusterSelector: {} }])])).toThrow(/Placement bad spec.rules\[0\].paths: list at least one path pattern/);
     expect(() => PlacementRules.fromObjects([placement('bad', [{ paths: ['x'], clusterSelector: { matchExpressions: [{ key: 'a', operator: 'Near' }] } }])])).toThrow(SelectorError);

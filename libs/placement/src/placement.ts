@@ -71,7 +71,12 @@ export class PlacementRules {
 
   /** targets returns the names of the clusters an object declared in `path` goes to. */
   targets(object: KubernetesManifest | undefined, path: string, clusters: readonly ClusterTarget[]): string[] {
-    const requirements = this.requirementsFor(object, path);
+    return this.targetsFor(path, object?.metadata.annotations?.[clusterSelectorAnnotation], clusters);
+  }
+
+  /** targetsFor is targets for an object known by its path and its cluster-selector annotation only. */
+  targetsFor(path: string, clusterSelector: string | undefined, clusters: readonly ClusterTarget[]): string[] {
+    const requirements = this.requirementsFor(path, clusterSelector);
     return clusters.filter((cluster) => matches(requirements, cluster.labels)).map((cluster) => cluster.name);
   }
 
@@ -87,9 +92,8 @@ export class PlacementRules {
     return selected.map((cluster) => ({ name: cluster.name, variables: rule ? variablesFor(rule.variables, cluster.labels) : {} }));
   }
 
-  private requirementsFor(object: KubernetesManifest | undefined, path: string): Requirement[] {
-    const annotated = object?.metadata.annotations?.[clusterSelectorAnnotation];
-    if (annotated !== undefined) return parseSelector(annotated);
+  private requirementsFor(path: string, clusterSelector: string | undefined): Requirement[] {
+    if (clusterSelector !== undefined) return parseSelector(clusterSelector);
     return this.ruleFor(path)?.requirements ?? [];
   }
 

@@ -25,7 +25,7 @@ export function readBody(stream: IncomingMessage, limitBytes: number, timeoutMs:
       stream.resume();
       reject(error);
     };
-    const timer = setTimeout(() => fail(new BodyError(408, 'WEBHOOK_BODY_TIMEOUT', `the body did not arrive within ${timeoutMs} ms`)), timeoutMs);
+    const timer = setTimeout(() => fail(new BodyError(408, 'WebhookBodyTimeout', `the body did not arrive within ${timeoutMs} ms`)), timeoutMs);
     stream.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size > limitBytes) fail(tooLarge(limitBytes));
@@ -43,5 +43,5 @@ export function readBody(stream: IncomingMessage, limitBytes: number, timeoutMs:
 }
 
 function tooLarge(limitBytes: number): BodyError {
-  return new BodyError(413, 'WEBHOOK_BODY_TOO_LARGE', `the body is larger than ${limitBytes} bytes`);
+  return new BodyError(413, 'WebhookBodyTooLarge', `the body is larger than ${limitBytes} bytes`);
 }

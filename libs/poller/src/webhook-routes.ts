@@ -58,18 +58,18 @@ export async function registerWebhookRoutes(app: FastifyInstance, options: Webho
     }, async (request, reply) => {
       const hook = hooks.get(request.params.source);
       const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-      if (!hook) return reply.code(401).send({ code: 'WEBHOOK_SIGNATURE_INVALID', message: 'the signature does not match' });
+      if (!hook) return reply.code(401).send({ code: 'WebhookSignatureInvalid', message: 'the signature does not match' });
       const verdict = verifyWebhook(hook.provider, hook.secret, request.headers, body);
       if (!verdict.accepted) return reply.code(verdict.status).send({ code: verdict.code, message: verdict.reason });
-      if (verdict.event === 'ping') return reply.code(200).send({ code: 'WEBHOOK_PING', message: 'pong', source: hook.source });
-      if (!isJsonObject(body)) return reply.code(400).send({ code: 'WEBHOOK_BODY_INVALID', message: 'the body is not a JSON object' });
+      if (verdict.event === 'ping') return reply.code(200).send({ code: 'WebhookPing', message: 'pong', source: hook.source });
+      if (!isJsonObject(body)) return reply.code(400).send({ code: 'WebhookBodyInvalid', message: 'the body is not a JSON object' });
       // Only a verified delivery is recorded, so a forged one cannot use up a real delivery's id.
       const delivery = deliveryIdOf(request.headers);
       if (delivery && !(await deliveries.firstSeen(hook.source, delivery))) {
-        return reply.code(200).send({ code: 'WEBHOOK_DUPLICATE', message: 'this delivery was already received; no poll was triggered', source: hook.source });
+        return reply.code(200).send({ code: 'WebhookDuplicate', message: 'this delivery was already received; no poll was triggered', source: hook.source });
       }
       await options.onPush(hook.source);
-      return reply.code(202).send({ code: 'WEBHOOK_POLL_TRIGGERED', message: 'a poll of the source was triggered', source: hook.source });
+      return reply.code(202).send({ code: 'WebhookPollTriggered', message: 'a poll of the source was triggered', source: hook.source });
     });
   }, { prefix: options.prefix ?? '/hooks' });
 }

@@ -43,7 +43,7 @@ export function verifyWebhook(provider: WebhookProvider, secret: string, headers
   const event = header(headers, scheme.event.header) ?? '';
   if (scheme.event.push.includes(event)) return { accepted: true, event: 'push' };
   if (scheme.event.ping?.includes(event)) return { accepted: true, event: 'ping' };
-  return refuse(400, 'WEBHOOK_NOT_A_PUSH', `event "${event.slice(0, 40)}" is not a push`);
+  return refuse(400, 'WebhookNotAPush', `event "${event.slice(0, 40)}" is not a push`);
 }
 
 function checkSignature(headers: Headers, scheme: Scheme, secret: string, body: Buffer): WebhookVerdict | undefined {
@@ -51,22 +51,22 @@ function checkSignature(headers: Headers, scheme: Scheme, secret: string, body: 
   const given = header(headers, name);
   if (given === undefined) {
     if (header(headers, 'x-hub-signature') !== undefined) {
-      return refuse(401, 'WEBHOOK_SHA1_REFUSED', 'SHA-1 signatures (X-Hub-Signature) are refused; send a SHA-256 signature');
+      return refuse(401, 'WebhookSha1Refused', 'SHA-1 signatures (X-Hub-Signature) are refused; send a SHA-256 signature');
     }
-    return refuse(401, 'WEBHOOK_SIGNATURE_MISSING', `the ${name} header is missing`);
+    return refuse(401, 'WebhookSignatureMissing', `the ${name} header is missing`);
   }
   const hex = given.startsWith(prefix) ? given.slice(prefix.length) : '';
-  if (!/^[0-9a-f]{64}$/i.test(hex)) return refuse(401, 'WEBHOOK_SIGNATURE_MALFORMED', `the ${name} header is not ${prefix}<64 hex digits>`);
+  if (!/^[0-9a-f]{64}$/i.test(hex)) return refuse(401, 'WebhookSignatureMalformed', `the ${name} header is not ${prefix}<64 hex digits>`);
   const expected = createHmac('sha256', secret).update(body).digest();
-  return timingSafeEqual(expected, Buffer.from(hex, 'hex')) ? undefined : refuse(401, 'WEBHOOK_SIGNATURE_INVALID', 'the signature does not match the body');
+  return timingSafeEqual(expected, Buffer.from(hex, 'hex')) ? undefined : refuse(401, 'WebhookSignatureInvalid', 'the signature does not match the body');
 }
 
 function checkToken(headers: Headers, name: string, secret: string): WebhookVerdict | undefined {
   const given = header(headers, name);
-  if (given === undefined) return refuse(401, 'WEBHOOK_SIGNATURE_MISSING', `the ${name} header is missing`);
+  if (given === undefined) return refuse(401, 'WebhookSignatureMissing', `the ${name} header is missing`);
   // Hash both sides so the comparison is constant time whatever the lengths.
   const digest = (text: string) => createHash('sha256').update(text).digest();
-  return timingSafeEqual(digest(given), digest(secret)) ? undefined : refuse(401, 'WEBHOOK_SIGNATURE_INVALID', 'the token does not match');
+  return timingSafeEqual(digest(given), digest(secret)) ? undefined : refuse(401, 'WebhookSignatureInvalid', 'the token does not match');
 }
 
 function header(headers: Headers, name: string): string | undefined {

@@ -124,7 +124,7 @@ function failureRecord(state: RunState, payload: ReconcileJob, error: unknown): 
   const previous = state.failure?.revision === payload.revision ? state.failure.failures : 0;
   const terminal = error instanceof TerminalError;
   const category: FailureCategory = terminal ? 'invalid' : isReconcileFailure(error) ? error.category : 'internal';
-  const code = typeof (error as { code?: unknown })?.code === 'string' ? (error as { code: string }).code : 'UNKNOWN';
+  const code = typeof (error as { code?: unknown })?.code === 'string' ? (error as { code: string }).code : 'Unknown';
   const message = error instanceof Error ? error.message : String(error);
   return { objectKey: payload.objectKey, revision: payload.revision, failures: previous + 1, code, message, terminal, category, at: new Date().toISOString() };
 }

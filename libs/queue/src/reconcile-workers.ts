@@ -149,7 +149,7 @@ async function writeLimits(client: Redis | Cluster, prefix: string, spec: Cluste
 async function recordStalledOut(state: ObjectState, job: Job<ReconcileJob>, message: string): Promise<void> {
   const objectKey = job.data?.objectKey ?? objectKeyOfJobId(job.id ?? '');
   if (!objectKey) return;
-  const record = { objectKey, revision: job.data?.revision ?? '', failures: 1, code: 'QUEUE_STALLED_OUT', message, terminal: true, at: new Date().toISOString() };
+  const record = { objectKey, revision: job.data?.revision ?? '', failures: 1, code: 'QueueStalledOut', message, terminal: true, at: new Date().toISOString() };
   await state.recordFailure(record, 0, undefined);
 }
 

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process'
 
 /** RigError is a failure of the test rig itself, with the fix in its message. */
 export class RigError extends Error {
-  readonly code = 'RIG_ERROR';
+  readonly code = 'RigError';
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'RigError';

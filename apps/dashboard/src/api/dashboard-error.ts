@@ -1,15 +1,15 @@
 /** ErrorCode is the stable, machine-readable code of every error the dashboard answers with. */
 export const ErrorCode = {
-  Unauthenticated: 'UNAUTHENTICATED',
-  Forbidden: 'FORBIDDEN',
-  CsrfInvalid: 'CSRF_TOKEN_INVALID',
-  NotFound: 'NOT_FOUND',
-  BadRequest: 'BAD_REQUEST',
-  NoRevision: 'NO_REVISION_YET',
-  JobStalled: 'JOB_STALLED',
-  QueueUnavailable: 'QUEUE_UNAVAILABLE',
-  Internal: 'INTERNAL_ERROR',
-  TooManyAttempts: 'TOO_MANY_SIGN_IN_ATTEMPTS',
+  Unauthenticated: 'Unauthenticated',
+  Forbidden: 'Forbidden',
+  CsrfInvalid: 'CsrfTokenInvalid',
+  NotFound: 'NotFound',
+  BadRequest: 'BadRequest',
+  NoRevision: 'NoRevisionYet',
+  JobStalled: 'JobStalled',
+  QueueUnavailable: 'QueueUnavailable',
+  Internal: 'InternalError',
+  TooManyAttempts: 'TooManySignInAttempts',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

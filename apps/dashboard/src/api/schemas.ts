@@ -3,7 +3,7 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 // Response schemas double as an allow-list: fastify serialises only the fields named here.
 
 export const ErrorBody = Type.Object({
-  code: Type.String({ description: 'Stable machine-readable code, e.g. UNAUTHENTICATED.' }),
+  code: Type.String({ description: 'Stable machine-readable code, e.g. Unauthenticated.' }),
   message: Type.String(),
 }, { $id: 'ErrorBody' });
 export type ErrorBody = Static<typeof ErrorBody>;

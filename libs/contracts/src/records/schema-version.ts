@@ -26,7 +26,7 @@ export function jobSchemaVersion(name: string): number | undefined {
 
 /** SchemaTooNewError: Redis holds records of a newer release; this one must not run on them. */
 export class SchemaTooNewError extends Error {
-  readonly code = 'REDIS_SCHEMA_TOO_NEW';
+  readonly code = 'RedisSchemaTooNew';
   constructor(readonly found: number, readonly running: number, readonly where: string) {
     super(`Redis at prefix "${where}" holds records of schema ${found}, written by a newer Tidemark; this release reads schema ${running} and older. Downgrading is refused so that no record is misread: run the newer release again, or give this one an empty Redis or another prefix.`);
     this.name = 'SchemaTooNewError';

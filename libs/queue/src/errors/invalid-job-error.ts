@@ -6,7 +6,7 @@ import { TerminalError } from '@tidemark/contracts';
  */
 export class InvalidJobError extends TerminalError {
   constructor(message: string, options?: { cause?: unknown }) {
-    super('QUEUE_INVALID_JOB', message, options);
+    super('QueueInvalidJob', message, options);
     this.name = 'InvalidJobError';
   }
 }

@@ -1,6 +1,6 @@
 /** InvalidQueueOptionsError: options given to a queue class cannot work; the message says which. */
 export class InvalidQueueOptionsError extends Error {
-  readonly code = 'QUEUE_INVALID_OPTIONS';
+  readonly code = 'QueueInvalidOptions';
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'InvalidQueueOptionsError';

@@ -7,7 +7,7 @@ export type AbortCause = 'lease-lost' | 'shutdown' | 'cancelled';
  * `shutdown`: the process is draining and the job will be handed back.
  */
 export class JobAbortedError extends Error {
-  readonly code = 'QUEUE_JOB_ABORTED';
+  readonly code = 'QueueJobAborted';
   constructor(readonly abortCause: AbortCause, message: string) {
     super(message);
     this.name = 'JobAbortedError';
