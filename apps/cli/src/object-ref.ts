@@ -35,7 +35,7 @@ export async function resolveObject(api: ApiClient, typed: string): Promise<Reso
   const [kind, namespace, name] = parts.length === 3 ? parts as [string, string, string] : [parts[0]!, undefined, parts[1]!];
   const page = await api.get<ObjectPage>('/objects', { kind, namespace, q: name, pageSize: 500 });
   const matches = page.rows.filter((row) => row.name === name && row.kind.toLowerCase() === kind.toLowerCase());
-  if (matches.length === 0) throw new CliError('NOT_FOUND', `no ${kind} named ${name}${namespace ? ` in namespace ${namespace}` : ''} is known to Tidemark`);
+  if (matches.length === 0) throw new CliError('NotFound', `no ${kind} named ${name}${namespace ? ` in namespace ${namespace}` : ''} is known to Tidemark`);
   if (matches.length > 1) throw new CliError('Ambiguous', `${typed} matches ${matches.length} objects: ${matches.map((row) => row.objectKey).join(', ')}; name one by its key`, ExitCode.Usage);
   return fromRow(matches[0]!);
 }
@@ -57,10 +57,10 @@ export async function clustersOfObject(api: ApiClient, object: ResolvedObject): 
   const overview = await api.get<{ clusters: Array<{ name: string }> }>('/clusters');
   for (const { name } of overview.clusters) {
     const found = await api.get<{ clusters: string[] }>(objectPath(name, object.key)).catch((error: unknown) => {
-      if (error instanceof CliError && error.code === 'NOT_FOUND') return undefined;
+      if (error instanceof CliError && error.code === 'NotFound') return undefined;
       throw error;
     });
     if (found) return found.clusters;
   }
-  throw new CliError('NOT_FOUND', `${object.objectKey} is on no cluster`);
+  throw new CliError('NotFound', `${object.objectKey} is on no cluster`);
 }
