@@ -44,7 +44,7 @@ describe('built-in CRDs', () => {
     const failure = results.get(key);
     expect(failure).toBeInstanceOf(TerminalError);
     expect((failure as TerminalError).code).toBe('Conflict');
-    expect((failure as Error).message).toMatch(/crd\.yaml:\d+\) is the CRD of Tidemark's built-in kind ConfigWatcher \(k8spatterns\.com\/v1\)/);
+    expect((failure as Error).message).toMatch(/CustomResourceDefinition configwatchers\.k8spatterns\.com \(crd\.yaml:\d+\) is the CRD of Tidemark's built-in kind ConfigWatcher \(k8spatterns\.com\/v1\)/);
     expect((failure as Error).message).toContain('manageBuiltinCrds');
     expect(await hasStatusSubresource()).toBe(true);
     const record = await harness.statusStore.get(harness.cluster, key);
