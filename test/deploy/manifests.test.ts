@@ -121,7 +121,7 @@ describe('Helm chart on the API server', () => {
       `Deployment/${release}-tidemark-dashboard`, `Deployment/${reconciler}`, `Namespace/${namespace}`,
       `NetworkPolicy/${release}-tidemark-dashboard`, `NetworkPolicy/${reconciler}`, `NetworkPolicy/${release}-tidemark-redis`,
       `PodDisruptionBudget/${release}-tidemark-dashboard`, `PodDisruptionBudget/${reconciler}`,
-      `Role/${reconciler}-conversion-webhook`, `RoleBinding/${reconciler}-conversion-webhook`,
+      `Role/${reconciler}-conversion-webhook`, `RoleBinding/${reconciler}-conversion-webhook`, `Secret/${release}-tidemark-redis-auth`,
       `Service/${release}-tidemark-dashboard`, `Service/${reconciler}`, `Service/${release}-tidemark-redis`,
       `ServiceAccount/${release}-tidemark-dashboard`, `ServiceAccount/${reconciler}`, `ServiceAccount/${release}-tidemark-redis`,
       `StatefulSet/${release}-tidemark-redis`,

@@ -88,7 +88,8 @@ describe.each(renders)('%s', (_, render) => {
       expect((container.livenessProbe as { httpGet: unknown }).httpGet).toEqual({ path: '/healthz', port: 'http' });
       const cacheMount = container.volumeMounts?.find((entry) => entry.mountPath === config.cacheDir);
       expect(pod.volumes?.find((volume) => volume.name === cacheMount?.name)?.emptyDir, 'the Git cache is on an emptyDir').toBeDefined();
-      expect(config.redisUrl).toMatch(/^redis:\/\/[a-z0-9-]+-redis:6379$/);
+      // The chart's Redis needs its password (Kubernetes puts it in for $(…)); the Kustomize base leaves AUTH to the user.
+      expect(config.redisUrl).toMatch(/^redis:\/\/(default:\$\(TIDEMARK_REDIS_PASSWORD\)@)?[a-z0-9-]+-redis:6379$/);
     } finally {
       await rm(folder, { recursive: true, force: true });
     }
@@ -185,6 +186,11 @@ describe('the Helm chart refuses what would break the policies', () => {
     ['rbac.extraResources[0].apiGroups[0]=batch', 'rbac.extraResources[0].resources[0]=jobs', 'rbac.extraResources[0].verbs[0]=*'],
   ])('a wildcard in rbac.extraResources (%s %s)', async (...set) => {
     await expect(renderHelm({ set })).rejects.toThrow(/wildcards are not allowed/);
+  }, 600_000);
+
+  it.each(['impersonate', 'escalate', 'bind'])('the verb %s in rbac.extraResources (impersonation comes only through tenants)', async (verb) => {
+    const set = ['rbac.extraResources[0].apiGroups[0]=', 'rbac.extraResources[0].resources[0]=serviceaccounts', `rbac.extraResources[0].verbs[0]=${verb}`];
+    await expect(renderHelm({ set })).rejects.toThrow(new RegExp(`verb "${verb}" in rbac.extraResources\\[0\\] is refused`));
   }, 600_000);
 
   it('an external Redis without a URL', async () => {

@@ -65,6 +65,8 @@ export interface HelmRenderOptions {
   name?: string;
   namespace?: string;
   set?: string[];
+  /** Values files, as `helm template -f`. */
+  values?: string[];
   kubeVersion?: string;
 }
 
@@ -72,6 +74,7 @@ export interface HelmRenderOptions {
 export async function renderHelm(options: HelmRenderOptions = {}): Promise<Manifest[]> {
   const args = [helmChart, '--name', options.name ?? 'tidemark', '--namespace', options.namespace ?? 'tidemark'];
   for (const value of options.set ?? []) args.push('--set', value);
+  for (const file of options.values ?? []) args.push('--values', file);
   if (options.kubeVersion) args.push('--kube-version', options.kubeVersion);
   return parseManifests(await run(await buildHelmRender(), args, repoRoot));
 }

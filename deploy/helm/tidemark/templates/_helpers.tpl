@@ -23,9 +23,10 @@ app.kubernetes.io/managed-by: {{ .root.Release.Service }}
 helm.sh/chart: {{ printf "%s-%s" .root.Chart.Name .root.Chart.Version | replace "+" "_" }}
 {{- end -}}
 
+{{/* tidemark.redisUrl: the bundled Redis's password comes from TIDEMARK_REDIS_PASSWORD, set just before (see tidemark.redisEnv). */}}
 {{- define "tidemark.redisUrl" -}}
 {{- if .Values.redis.enabled -}}
-{{- printf "redis://%s-redis:6379" (include "tidemark.fullname" .) -}}
+{{- printf "redis://default:$(TIDEMARK_REDIS_PASSWORD)@%s-redis:6379" (include "tidemark.fullname" .) -}}
 {{- else -}}
 {{- required "redis.externalUrl is required when redis.enabled is false" .Values.redis.externalUrl -}}
 {{- end -}}
@@ -40,6 +41,19 @@ helm.sh/chart: {{ printf "%s-%s" .root.Chart.Name .root.Chart.Version | replace 
 {{- range .words -}}
 {{- if contains "*" . -}}
 {{- fail (printf "rbac: %q in %s: wildcards are not allowed; list each resource and verb" . $.where) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+  tidemark.noPrivilegeVerbs fails the render when extra rules would let the reconciler grant more
+  than it holds (escalate, bind) or act as someone else (impersonate). Impersonation is granted only
+  through `tenants`, on exactly the named ServiceAccounts.
+*/}}
+{{- define "tidemark.noPrivilegeVerbs" -}}
+{{- range .words -}}
+{{- if has (lower .) (list "escalate" "bind" "impersonate") -}}
+{{- fail (printf "rbac: verb %q in %s is refused: escalate and bind let the reconciler grant what it does not hold, and impersonate is given only through tenants[].serviceAccount" . $.where) -}}
 {{- end -}}
 {{- end -}}
 {{- end -}}
@@ -81,4 +95,22 @@ affinity:
 {{- $names = append $names .name -}}
 {{- end -}}
 {{- join "," $names -}}
+{{- end -}}
+
+{{/* tidemark.redisSecret names the Secret holding the bundled Redis's password (key `password`). */}}
+{{- define "tidemark.redisSecret" -}}
+{{- default (printf "%s-redis-auth" (include "tidemark.fullname" .)) .Values.redis.auth.existingSecret -}}
+{{- end -}}
+
+{{/* tidemark.redisEnv is the env of a pod that talks to Redis: the password first, then the URL that uses it. */}}
+{{- define "tidemark.redisEnv" -}}
+{{- if .Values.redis.enabled }}
+- name: TIDEMARK_REDIS_PASSWORD
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "tidemark.redisSecret" . }}
+      key: password
+{{- end }}
+- name: TIDEMARK_REDIS_URL
+  value: {{ include "tidemark.redisUrl" . | quote }}
 {{- end -}}
