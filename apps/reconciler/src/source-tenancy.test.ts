@@ -38,6 +38,11 @@ describe('sourceTenancy', () => {
     expect(tenancy('team-a')?.serviceAccount).toEqual({ namespace: 'team-a', name: 'deployer' });
   });
 
+  it('refuses a source that asks for signed commits, which this release cannot verify (fails closed)', async () => {
+    const signed = base.map((line) => line.replace('intervalMs: 60000 }', 'intervalMs: 60000, verify: { sshKeys: ["ssh-ed25519 AAAAC3NzaC1lZDI1NTE5 team"] } }'));
+    await expect(configOf(signed)).rejects.toThrow(/sources\[1\]\.verify: signed-commit verification is not supported by this release yet/);
+  });
+
   it('refuses a malformed lockdown ServiceAccount, naming the field', async () => {
     await expect(configOf([...base, 'defaultServiceAccount: { namespace: Bad, name: nobody }'])).rejects.toThrow(/defaultServiceAccount\.namespace/);
   });
