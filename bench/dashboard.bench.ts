@@ -1,7 +1,10 @@
 // Dashboard benchmark: the objects page for 10,000 objects × 3 clusters, rendered server-side with
 // pagination and auth, against a static page of the same byte size served by fastify in the same
 // run, so the cost of rendering shows as a ratio (requests/s and p50/p99 latency).
-//   npx tsx bench/dashboard.bench.ts [--objects 10000] [--seconds 5] [--concurrency 16] [--no-resources]
+// Then an A/B on the same Redis and records: the previous release's dashboard (53f8326, before the
+// pictures) and this one, the same pages, alternating for --rounds rounds so load drift on a shared
+// machine hits both alike; each ratio is the median over the rounds.
+//   npx tsx bench/dashboard.bench.ts [--objects 10000] [--seconds 5] [--concurrency 16] [--rounds 3] [--no-resources] [--no-previous]
 // WebApp records carry the objects they applied (3 each), which the matrix shows as rows under them.
 import { randomUUID } from 'node:crypto';
 import { Agent, request } from 'node:http';
@@ -13,6 +16,7 @@ import { ReconcileQueues } from '@tidemark/queue';
 import { StatusStore } from '@tidemark/status-store';
 import { startRedis } from '@tidemark/testing';
 import { buildDashboard } from '../apps/dashboard/src/build-app';
+import { startPreviousDashboard } from './support/previous-dashboard';
 
 const { values } = parseArgs({
   options: {
@@ -21,8 +25,12 @@ const { values } = parseArgs({
     concurrency: { type: 'string', default: '16' },
     // Records as older reconcilers wrote them, without what a WebApp applied, to compare with earlier runs.
     'no-resources': { type: 'boolean', default: false },
+    // Skip the A/B against the previous release's dashboard (it is built from Git on first use).
+    'no-previous': { type: 'boolean', default: false },
+    rounds: { type: 'string', default: '3' },
   },
 });
+const rounds = Number(values.rounds);
 const objectCount = Number(values.objects);
 const seconds = Number(values.seconds);
 const concurrency = Number(values.concurrency);
@@ -126,6 +134,44 @@ async function liveUpdateLatency(base: URL, headers: Record<string, string>, sam
   return { live: live.sort((a, b) => a - b), pubsub: pubsub.sort((a, b) => a - b) };
 }
 
+const median = (values: readonly number[]) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)] ?? 0;
+
+/**
+ * compareWithPreviousRelease loads the same pages from the previous release's dashboard and this
+ * one, on the same records, alternating which goes first, and prints this/previous per page.
+ */
+async function compareWithPreviousRelease(current: URL, auth: Record<string, string>): Promise<void> {
+  const previous = await startPreviousDashboard({ redisUrl: testRedis.url, prefix, clusters, token });
+  try {
+    const paths = [['objects page 1', '/objects'], ['objects middle page', `/objects?page=${Math.ceil(objectCount / 100)}`],
+      ['objects filtered', '/objects?condition=Stalled&q=object-0'], ['WebApps only', '/objects?kind=WebApp']] as const;
+    const results = paths.map(() => ({ ratios: [] as { rps: number; p50: number; p99: number }[], bytes: { previous: 0, current: 0 } }));
+    for (let round = 0; round < rounds; round += 1) {
+      for (const [index, [, path]] of paths.entries()) {
+        const measure = (base: URL, ms = seconds * 1000) => load(new URL(path, base), auth, ms);
+        // Warm both (JIT, the previous one's caches, sockets) before the first round.
+        if (round === 0) await Promise.all([measure(previous.base, 1000), measure(current, 1000)]);
+        const [old, now] = round % 2 === 0
+          ? [await measure(previous.base), await measure(current)]
+          : await measure(current).then(async (now) => [await measure(previous.base), now] as const);
+        results[index]!.ratios.push({ rps: now.rps / old.rps, p50: now.p50Ms / old.p50Ms, p99: now.p99Ms / old.p99Ms });
+        results[index]!.bytes = { previous: old.bytes, current: now.bytes };
+      }
+    }
+    console.log(`A/B against the previous release's dashboard (${previous.commit}), same Redis and records, ${rounds} alternating rounds of ${seconds} s; this/previous, median over rounds`);
+    console.log('case                    req/s   p50    p99    bytes previous → this   req/s ratio per round');
+    const summary = paths.map(([name], index) => {
+      const { ratios, bytes } = results[index]!;
+      const row = { case: name, rps: round(median(ratios.map((ratio) => ratio.rps))), p50: round(median(ratios.map((ratio) => ratio.p50))), p99: round(median(ratios.map((ratio) => ratio.p99))), bytes, rounds: ratios.map((ratio) => round(ratio.rps)) };
+      console.log(`${name.padEnd(22)} ${String(row.rps).padStart(6)} ${String(row.p50).padStart(5)} ${String(row.p99).padStart(6)}   ${String(bytes.previous).padStart(8)} → ${String(bytes.current).padEnd(8)}   ${row.rounds.join(' ')}`);
+      return row;
+    });
+    console.log(JSON.stringify({ bench: 'dashboard-objects-page-ab', previous: previous.commit, objects: objectCount, withResources, rounds, seconds, concurrency, cases: summary }));
+  } finally {
+    await previous.stop();
+  }
+}
+
 const testRedis = await startRedis();
 const prefix = `bench-${randomUUID().slice(0, 8)}`;
 const redis = new Redis(testRedis.url);
@@ -191,6 +237,7 @@ try {
     static: baseline, page1: first, middlePage: middle, filtered, coldFiltered, liveUpdate, pubsub,
     ratio: { page1: ratio(first), middlePage: ratio(middle), filtered: ratio(filtered), coldFiltered: ratio(coldFiltered) },
   }));
+  if (!values['no-previous']) await compareWithPreviousRelease(dashboardBase, auth);
 } finally {
   await staticServer.close();
   await dashboard.close();

@@ -3,6 +3,7 @@
 // scripts/build.mjs and esbuild. Its @tidemark/* libraries are its own; npm packages resolve to
 // this checkout's node_modules (the lockfiles agree on every package both use).
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -22,9 +23,14 @@ function run(command: string, args: string[], cwd: string): Promise<void> {
   });
 }
 
-/** buildPreviousRelease returns the path of the previous release's reconciler bundle (built once per machine). */
+/**
+ * buildPreviousRelease returns the path of the previous release's reconciler bundle (built once per
+ * checkout: its npm packages are links into this checkout's node_modules, which a build made from
+ * another, since removed, worktree would leave dangling). The dashboard's bundle lies beside it.
+ */
 export async function buildPreviousRelease(): Promise<string> {
-  const dir = join(tmpdir(), `tidemark-release-${previousReleaseCommit}`);
+  const checkout = createHash('sha256').update(repoRoot).digest('hex').slice(0, 8);
+  const dir = join(tmpdir(), `tidemark-release-${previousReleaseCommit}-${checkout}`);
   const bundle = join(dir, 'out', 'reconciler', 'main.js');
   if (existsSync(bundle)) return bundle;
   await rm(dir, { recursive: true, force: true });
