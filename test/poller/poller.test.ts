@@ -133,8 +133,11 @@ describe('Poller', () => {
     expect(await until(() => second.poller.isLeader('apps'), 5_000)).toBeLessThan(1_000);
   });
 
+  // The next two tests name a leader and a follower, so leadership must not move under a loaded
+  // machine (a 1.5 s lease did); and "at once" means well before the 60 s interval, not within a
+  // fetch time that a loaded machine can exceed.
   it('polls immediately when any replica is triggered (as the webhook does), not only on the interval', async () => {
-    const [one, two] = await Promise.all([replica('trigger-1'), replica('trigger-2')]);
+    const [one, two] = await Promise.all([replica('trigger-1', { leaseTtlMs: 15_000 }), replica('trigger-2', { leaseTtlMs: 15_000 })]);
     await until(() => one.delivered.length + two.delivered.length > 0, 10_000);
     const follower = one.poller.isLeader('apps') ? two : one;
     const leader = follower === one ? two : one;
@@ -143,20 +146,21 @@ describe('Poller', () => {
     await copy.write('a.yaml', configMap('a', 'triggered'));
     const head = await copy.commitAndPush('triggered');
     expect(await follower.poller.trigger('apps')).toBe(true);
-    expect(await until(() => leader.delivered.length > before, 5_000)).toBeLessThan(5_000);
+    await until(() => leader.delivered.length > before, 30_000);
     expect(leader.delivered.at(-1)).toMatchObject({ revision: head, changes: [{ objectKey: 'core/ConfigMap/_/a', change: 'changed' }] });
     expect(await follower.poller.trigger('unknown')).toBe(false);
   });
 
   it('polls at once on a signed push webhook received by a follower, long before the interval', async () => {
-    const [one, two] = await Promise.all([replica('hook-1'), replica('hook-2')]);
+    const [one, two] = await Promise.all([replica('hook-1', { leaseTtlMs: 15_000 }), replica('hook-2', { leaseTtlMs: 15_000 })]);
     await until(() => one.delivered.length + two.delivered.length > 0, 10_000);
     const follower = one.poller.isLeader('apps') ? two : one;
     const leader = follower === one ? two : one;
     const before = leader.delivered.length;
     const app = Fastify();
     const secret = 'end-to-end-webhook-secret';
-    await registerWebhookRoutes(app, { hooks: [{ source: 'apps', provider: 'github', secret }], onPush: (source) => follower.poller.trigger(source).then(() => undefined) });
+    const pushes: string[] = [];
+    await registerWebhookRoutes(app, { hooks: [{ source: 'apps', provider: 'github', secret }], onPush: (source) => { pushes.push(source); return follower.poller.trigger(source).then(() => undefined); } });
     const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
     try {
       await copy.write('a.yaml', configMap('a', 'from-webhook'));
@@ -165,11 +169,13 @@ describe('Poller', () => {
       const signature = createHmac('sha256', secret).update(body).digest('hex');
       const forged = await fetch(`${baseUrl}/hooks/apps`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-github-event': 'push', 'x-hub-signature-256': `sha256=${'0'.repeat(64)}` }, body });
       expect(forged.status).toBe(401);
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      // Refused before anything is triggered: the answer comes after the signature check.
+      expect(pushes).toEqual([]);
       expect(leader.delivered.length).toBe(before);
       const response = await fetch(`${baseUrl}/hooks/apps`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-github-event': 'push', 'x-hub-signature-256': `sha256=${signature}` }, body });
       expect(response.status).toBe(202);
-      await until(() => leader.delivered.length > before, 5_000);
+      expect(pushes).toEqual(['apps']);
+      await until(() => leader.delivered.length > before, 30_000);
       expect(leader.delivered.at(-1)?.revision).toBe(head);
     } finally {
       await app.close();
