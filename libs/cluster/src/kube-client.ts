@@ -114,7 +114,10 @@ export class KubeClient {
     await this.config.applyToHTTPSOptions(options);
     return new Promise((resolve, reject) => {
       const request = this.transport().request(this.requestOptions('GET', path, query, this.headersFor(options), options), (response) => resolve(response));
-      signal.addEventListener('abort', () => request.destroy(), { once: true });
+      // The signal outlives this request (a watch reconnects under one signal): drop the listener when the request ends.
+      const abort = () => request.destroy();
+      signal.addEventListener('abort', abort, { once: true });
+      request.once('close', () => signal.removeEventListener('abort', abort));
       request.on('error', reject);
       request.end();
     });
