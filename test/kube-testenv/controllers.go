@@ -103,6 +103,19 @@ func clientFor(kubeconfig string) (*kubernetes.Clientset, error) {
 	return kubernetes.NewForConfig(config)
 }
 
+// leaderElectionArgs keep leader election (the ready line waits for the leases) but give it the
+// patience of a loaded test machine: with the defaults (15 s lease, 10 s renew deadline) a
+// controller manager whose lease renewal waited 10 s for a busy API server gave up its lease and
+// exited, which ended the whole control plane (seen with 1,000 WebApps at a load average of 30).
+// There is only ever one candidate, so a long lease costs nothing.
+var leaderElectionArgs = []string{
+	"--leader-elect=true",
+	"--leader-elect-resource-namespace=kube-system",
+	"--leader-elect-lease-duration=120s",
+	"--leader-elect-renew-deadline=100s",
+	"--leader-elect-retry-period=2s",
+}
+
 // controllerManagerArgs run the default controller set (deployment, replicaset, statefulset,
 // daemonset, job, cronjob, namespace, garbage collector, serviceaccount and its token,
 // endpointslice, HPA, disruption, node lifecycle, …) with leader election and no serving port,
@@ -110,12 +123,10 @@ func clientFor(kubeconfig string) (*kubernetes.Clientset, error) {
 // which are sized for a shared production API server, not a test server with thousands of
 // objects created at once.
 func controllerManagerArgs(kubeconfig string, certs *pki) []string {
-	return []string{
+	return append([]string{
 		"controller-manager",
 		"--kubeconfig=" + kubeconfig,
 		"--secure-port=0",
-		"--leader-elect=true",
-		"--leader-elect-resource-namespace=kube-system",
 		"--controllers=*",
 		"--cluster-name=tidemark-testenv",
 		"--service-account-private-key-file=" + certs.ServiceAccountKeyFile,
@@ -128,21 +139,19 @@ func controllerManagerArgs(kubeconfig string, certs *pki) []string {
 		"--concurrent-gc-syncs=20",
 		"--profiling=false",
 		"--v=0",
-	}
+	}, leaderElectionArgs...)
 }
 
 func schedulerArgs(kubeconfig string) []string {
-	return []string{
+	return append([]string{
 		"scheduler",
 		"--kubeconfig=" + kubeconfig,
 		"--secure-port=0",
-		"--leader-elect=true",
-		"--leader-elect-resource-namespace=kube-system",
 		"--kube-api-qps=300",
 		"--kube-api-burst=600",
 		"--profiling=false",
 		"--v=0",
-	}
+	}, leaderElectionArgs...)
 }
 
 // kwokArgs let KWOK manage the nodes registered here (marked the way kwokctl marks its own).
