@@ -44,8 +44,7 @@ describe('materialiseFolders', () => {
     expect((await readdir(join(root, 'base'))).length).toBe(12);
   });
 
-  it('counts files before writing them at once, so a folder past the file limit is refused', async () => {
-    // One flat folder: every file's check runs before any file is written.
+  it('refuses a folder past the file limit', async () => {
     await expect(write(store, ['base'], { ...defaultInputLimits, maxFiles: 10 })).rejects.toThrow(/more than 10 input files/);
     await expect(write(store, ['base'], { ...defaultInputLimits, maxFiles: 12 })).resolves.toBeDefined();
   });

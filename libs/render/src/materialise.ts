@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RenderFailure } from './render-failure';
-import { symlinkMode, type RepoEntry } from './repo-reader';
+import { symlinkMode } from './repo-reader';
 import { outermostFolders } from './repo-path';
 import type { RepoView } from './repo-view';
 
@@ -33,7 +33,6 @@ interface Writing {
   root: string;
   limits: InputLimits;
   bytes: number;
-  files: number;
   written: WrittenFile[];
 }
 
@@ -43,41 +42,35 @@ interface Writing {
  * tree past the limits, refuses the whole unit: rendering never follows a link out of the repository.
  */
 export async function materialiseFolders(view: RepoView, folders: readonly string[], root: string, limits: InputLimits): Promise<WrittenFile[]> {
-  const writing: Writing = { view, root, limits, bytes: 0, files: 0, written: [] };
-  // Folders and their files are written at once, not one after another: a render waits on every
-  // file system call, and under load each one is a trip through libuv's thread pool.
-  await settled(outermostFolders(folders).map(async (folder) => {
+  const writing: Writing = { view, root, limits, bytes: 0, written: [] };
+  for (const folder of outermostFolders(folders)) {
     const tree = await view.treeOf(folder);
     if (!tree) throw new RenderFailure('RenderFailed', `${folder} does not exist at revision ${view.revision}`, folder);
     await writeTree(writing, tree, folder);
-  }));
+  }
   return writing.written;
 }
 
 async function writeTree(writing: Writing, tree: string, folder: string): Promise<void> {
-  const [entries] = await Promise.all([writing.view.entriesOfTree(tree), mkdir(join(writing.root, folder), { recursive: true })]);
-  await settled(entries.map((entry) => writeEntry(writing, entry, folder === '.' ? entry.path : `${folder}/${entry.path}`)));
-}
-
-async function writeEntry(writing: Writing, entry: RepoEntry, path: string): Promise<void> {
   const { view, root, limits } = writing;
-  if (entry.type === 'tree') return writeTree(writing, entry.oid, path);
-  if (entry.type === 'commit') throw new RenderFailure('SubmoduleRefused', `${path} is a submodule; submodules are refused, not followed`, path);
-  if (entry.mode === symlinkMode) throw new RenderFailure('SymlinkRefused', `${path} is a symbolic link; a render unit's files may not be links (they could point out of the repository)`, path);
-  // Counted before the first await: files are written at once, so the count must not wait for them.
-  writing.files += 1;
-  if (writing.files > limits.maxFiles) throw new RenderFailure('RenderInputTooLarge', `the unit has more than ${limits.maxFiles} input files (at ${path})`, path);
-  const bytes = await view.readBlob(entry.oid);
-  writing.bytes += bytes.byteLength;
-  if (bytes.byteLength > limits.maxFileBytes) throw new RenderFailure('RenderInputTooLarge', `${path} is ${bytes.byteLength} bytes, more than the limit of ${limits.maxFileBytes} for a render input`, path);
-  if (writing.bytes > limits.maxTotalBytes) throw new RenderFailure('RenderInputTooLarge', `the unit's input files pass ${limits.maxTotalBytes} bytes (at ${path})`, path);
-  const absolute = join(root, path);
-  writing.written.push({ path, absolute, bytes });
-  await writeFile(absolute, bytes, { mode: entry.mode === '100755' ? 0o755 : 0o644 });
-}
-
-/** settled waits for every write to end, so none lands after the caller removes the tree, then throws the first failure. */
-async function settled(pending: readonly Promise<void>[]): Promise<void> {
-  const failed = (await Promise.allSettled(pending)).find((result) => result.status === 'rejected');
-  if (failed) throw failed.reason;
+  await mkdir(join(root, folder), { recursive: true });
+  const files: Promise<void>[] = [];
+  for (const entry of await view.entriesOfTree(tree)) {
+    const path = folder === '.' ? entry.path : `${folder}/${entry.path}`;
+    if (entry.type === 'tree') {
+      await writeTree(writing, entry.oid, path);
+      continue;
+    }
+    if (entry.type === 'commit') throw new RenderFailure('SubmoduleRefused', `${path} is a submodule; submodules are refused, not followed`, path);
+    if (entry.mode === symlinkMode) throw new RenderFailure('SymlinkRefused', `${path} is a symbolic link; a render unit's files may not be links (they could point out of the repository)`, path);
+    if (writing.written.length >= limits.maxFiles) throw new RenderFailure('RenderInputTooLarge', `the unit has more than ${limits.maxFiles} input files (at ${path})`, path);
+    const bytes = await view.readBlob(entry.oid);
+    writing.bytes += bytes.byteLength;
+    if (bytes.byteLength > limits.maxFileBytes) throw new RenderFailure('RenderInputTooLarge', `${path} is ${bytes.byteLength} bytes, more than the limit of ${limits.maxFileBytes} for a render input`, path);
+    if (writing.bytes > limits.maxTotalBytes) throw new RenderFailure('RenderInputTooLarge', `the unit's input files pass ${limits.maxTotalBytes} bytes (at ${path})`, path);
+    const absolute = join(root, path);
+    writing.written.push({ path, absolute, bytes });
+    files.push(writeFile(absolute, bytes, { mode: entry.mode === '100755' ? 0o755 : 0o644 }));
+  }
+  await Promise.all(files);
 }

@@ -30,8 +30,6 @@ interface Candidate {
   renderer: string;
   marker: string;
   inputs: string[];
-  /** The trees of the folder and its inputs, as read while planning: what the digest is made of. */
-  trees: string;
   failure?: RenderFailure;
 }
 
@@ -48,8 +46,7 @@ export async function planUnits(registry: RendererRegistry, view: RepoView, sour
   for (const candidate of candidates) {
     if (used.has(candidate.folder)) continue;
     if (owners.some((owner) => owner.folder !== candidate.folder && isUnder(candidate.folder, owner.folder))) continue;
-    const { trees, ...unit } = candidate;
-    units.push({ ...unit, digest: digestOf(candidate, trees) });
+    units.push({ ...candidate, digest: await digestOf(view, candidate) });
   }
   const claimed = new Set<string>();
   for (const candidate of candidates) {
@@ -69,27 +66,23 @@ export class InputsCache {
 
   constructor(private readonly capacity = 10_000) {}
 
-  /** inputsOf returns a unit's input folders, and the trees of its folder and those (one read of each). */
-  async inputsOf(view: RepoView, key: string, folder: string, read: () => Promise<string[]>): Promise<{ inputs: string[]; trees: string }> {
+  async inputsOf(view: RepoView, key: string, folder: string, read: () => Promise<string[]>): Promise<string[]> {
     const known = this.entries.get(key);
-    if (known) {
-      const trees = await treesOf(view, [folder, ...known.inputs]);
-      if (known.trees === trees) return known;
-    }
+    if (known && known.trees === (await treesOf(view, [folder, ...known.inputs]))) return known.inputs;
     const inputs = await read();
-    const trees = await treesOf(view, [folder, ...inputs]);
     this.entries.delete(key);
-    this.entries.set(key, { trees, inputs });
+    this.entries.set(key, { trees: await treesOf(view, [folder, ...inputs]), inputs });
     if (this.entries.size > this.capacity) {
       const oldest = this.entries.keys().next().value;
       if (oldest !== undefined) this.entries.delete(oldest);
     }
-    return { inputs, trees };
+    return inputs;
   }
 }
 
 async function treesOf(view: RepoView, folders: readonly string[]): Promise<string> {
-  const trees = await Promise.all(folders.map(async (folder) => `${folder}=${(await view.treeOf(folder)) ?? '-'}`));
+  const trees: string[] = [];
+  for (const folder of folders) trees.push(`${folder}=${(await view.treeOf(folder)) ?? '-'}`);
   return trees.join('\0');
 }
 
@@ -105,20 +98,24 @@ async function findCandidates(registry: RendererRegistry, view: RepoView, marker
   for (const [folder, fileNames] of [...names].sort(([a], [b]) => a.localeCompare(b))) {
     const found = registry.unitOf(fileNames);
     if (!found) continue;
-    const unit = { folder, renderer: found.renderer.name, marker: found.marker };
     try {
       const key = `${found.renderer.name}\0${found.marker}\0${folder}`;
-      candidates.push({ ...unit, ...await known.inputsOf(view, key, folder, () => found.renderer.inputs(folder, found.marker, view)) });
+      const inputs = await known.inputsOf(view, key, folder, () => found.renderer.inputs(folder, found.marker, view));
+      candidates.push({ folder, renderer: found.renderer.name, marker: found.marker, inputs });
     } catch (error) {
       if (!(error instanceof RenderFailure)) throw error;
-      candidates.push({ ...unit, inputs: [], trees: await treesOf(view, [folder]), failure: error });
+      candidates.push({ folder, renderer: found.renderer.name, marker: found.marker, inputs: [], failure: error });
     }
   }
   return candidates;
 }
 
-function digestOf(candidate: Omit<Candidate, 'trees'>, trees: string): string {
-  return createHash('sha256').update(`${candidate.renderer}\0${candidate.marker}\0${candidate.failure?.message ?? ''}\0${trees}`).digest('base64url').slice(0, 32);
+async function digestOf(view: RepoView, candidate: Candidate): Promise<string> {
+  const hash = createHash('sha256').update(`${candidate.renderer}\0${candidate.marker}\0${candidate.failure?.message ?? ''}\0`);
+  for (const folder of [candidate.folder, ...candidate.inputs]) {
+    hash.update(`${folder}\0${(await view.treeOf(folder)) ?? '-'}\0`);
+  }
+  return hash.digest('base64url').slice(0, 32);
 }
 
 /** isMarkerOrConfig tells whether a file name can change which units exist or how they render. */

@@ -108,8 +108,9 @@ export class UnitRenderer {
     let decrypted = false;
     try {
       const config = await this.configOf(view, unit.folder);
+      await mkdir(scratch, { recursive: true });
       const folders = [unit.folder, ...unit.inputs];
-      const [written] = await Promise.all([materialiseFolders(view, folders, root, this.inputLimits), mkdir(scratch)]);
+      const written = await materialiseFolders(view, folders, root, this.inputLimits);
       const encrypted = findSopsFiles(written);
       if (encrypted.length > 0) {
         decrypted = true;
