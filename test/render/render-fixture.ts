@@ -1,6 +1,6 @@
 // Shared parts of the render suites: the pinned tools (built by scripts/setup into tools/bin),
 // a UnitRenderer on them, and the real binaries run directly for comparison.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -62,4 +62,36 @@ export function objectsOf(text: string): Map<string, Record<string, unknown>> {
     objects.set(formatObjectKey({ group: groupOf(String(value.apiVersion)), kind: String(value.kind), namespace: metadata.namespace ?? '', name: metadata.name }), value);
   }
   return objects;
+}
+
+/** PgpKey is a PGP key made for one suite with the real gpg, in a GnuPG home of its own. */
+export interface PgpKey {
+  fingerprint: string;
+  /** The private key, armored: what Tidemark gets as render.sops.pgpKeyFile. */
+  keyFile: string;
+  /** Encrypts a YAML file with the real sops for this key (sops runs gpg for the public key). */
+  encrypt(sops: string, plainFile: string): Promise<string>;
+  /** Stops the gpg-agent that gpg started for this home. */
+  stop(): Promise<void>;
+}
+
+/** newPgpKey makes an ed25519/cv25519 key without a passphrase under `dir` (gpg from Debian, installed by scripts/setup). */
+export async function newPgpKey(dir: string, name: string): Promise<PgpKey> {
+  const home = join(dir, `${name}-gnupg`);
+  await mkdir(home, { recursive: true, mode: 0o700 });
+  const env = { PATH: process.env.PATH ?? '', GNUPGHOME: home, HOME: dir };
+  const gpg = (args: string[]) => run('gpg', ['--batch', '--pinentry-mode', 'loopback', '--passphrase', '', ...args], { env });
+  await gpg(['--quick-generate-key', `${name} <${name}@tidemark.invalid>`, 'future-default', 'default', 'never']);
+  const fingerprint = /^fpr:+([0-9A-F]{40}):/m.exec(await gpg(['--list-secret-keys', '--with-colons']))?.[1];
+  if (!fingerprint) throw new Error(`gpg made no key in ${home}`);
+  const keyFile = join(dir, `${name}.asc`);
+  await writeFile(keyFile, await gpg(['--export-secret-keys', '--armor', fingerprint]), { mode: 0o600 });
+  return {
+    fingerprint,
+    keyFile,
+    encrypt: (sops, plainFile) => run(sops, ['--encrypt', '--pgp', fingerprint, '--encrypted-regex', '^(data|stringData)$', '--input-type', 'yaml', '--output-type', 'yaml', plainFile], { env }),
+    stop: async () => {
+      await run('gpgconf', ['--kill', 'all'], { env }).catch(() => undefined);
+    },
+  };
 }

@@ -1,4 +1,5 @@
-// SOPS-encrypted Secrets (age keys made here with age-keygen, encrypted with the real sops) and
+// SOPS-encrypted Secrets (age keys made here with age-keygen, a PGP key made with gpg, encrypted
+// with the real sops) and
 // one overlay rendered per cluster with values from each cluster.
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -7,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GitSource, PollResult } from '@tidemark/git-source';
 import { run, startGitServer, type GitServer, type WorkingCopy } from '@tidemark/testing';
 import { SourceFixture } from '../git-source/source-fixture';
-import { renderTools, rendering, type Tools } from './render-fixture';
+import { newPgpKey, renderTools, rendering, type PgpKey, type Tools } from './render-fixture';
 
 let server: GitServer;
 let copy: WorkingCopy;
@@ -15,6 +16,7 @@ let source: GitSource;
 let poll: PollResult;
 let tools: Tools;
 let keys: string;
+let pgp: PgpKey;
 const fixture = new SourceFixture();
 const password = 'canary-hunter2-sops-value';
 
@@ -37,11 +39,15 @@ beforeAll(async () => {
   keys = await mkdtemp(join(tmpdir(), 'tidemark-age-'));
   const ours = await newAgeKey(join(keys, 'tidemark.agekey'));
   const theirs = await newAgeKey(join(keys, 'other.agekey'));
+  pgp = await newPgpKey(keys, 'tidemark-pgp');
   server = await startGitServer();
   const url = await server.createRepository('sops');
   copy = await server.workingCopy('sops');
   await copy.write('apps/db/kustomization.yaml', 'resources:\n  - db-secret.enc.yaml\n');
   await copy.write('apps/db/db-secret.enc.yaml', await encrypt(ours, secret('db')));
+  await copy.write('apps/pgp/kustomization.yaml', 'resources:\n  - pgp-secret.enc.yaml\n');
+  await writeFile(join(keys, 'plain-pgp.yaml'), secret('pgp'));
+  await copy.write('apps/pgp/pgp-secret.enc.yaml', await pgp.encrypt(tools.sops, join(keys, 'plain-pgp.yaml')));
   await copy.write('apps/other/kustomization.yaml', 'resources:\n  - other-secret.enc.yaml\n  - cm.yaml\n');
   await copy.write('apps/other/other-secret.enc.yaml', await encrypt(theirs, secret('other')));
   await copy.write('apps/other/cm.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: other\n');
@@ -51,7 +57,7 @@ beforeAll(async () => {
   await copy.commitAndPush('secrets and a per-cluster overlay');
   source = await fixture.open({ url, path: 'apps' }, {
     rendering: rendering(tools, {
-      sops: { ageKeyFile: join(keys, 'tidemark.agekey') },
+      sops: { ageKeyFile: join(keys, 'tidemark.agekey'), pgpKeyFile: pgp.keyFile },
       clusters: [
         { name: 'eu', labels: { region: 'eu' }, variables: { replicas: '2', nginxTag: '1.26' } },
         { name: 'us', labels: { region: 'us' }, variables: { replicas: '5', nginxTag: '1.27' } },
@@ -64,6 +70,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await fixture.cleanup();
   await server?.stop();
+  await pgp?.stop();
   if (keys) await rm(keys, { recursive: true, force: true });
 });
 
@@ -75,6 +82,19 @@ describe('sops', () => {
   it('decrypts a Secret at render time with the configured age key', async () => {
     const found = await source.readObject(poll.revision, 'core/Secret/_/db');
     expect(found?.object).toEqual({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'db' }, type: 'Opaque', stringData: { password } });
+  });
+
+  it('decrypts a Secret encrypted for a PGP key, with the key file alone (no gpg runs at render time)', async () => {
+    expect(await readFile(join(copy.dir, 'apps/pgp/pgp-secret.enc.yaml'), 'utf8')).toContain(`fp: ${pgp.fingerprint}`);
+    const found = await source.readObject(poll.revision, 'core/Secret/_/pgp');
+    expect(found?.object).toEqual({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'pgp' }, type: 'Opaque', stringData: { password } });
+  });
+
+  it('names both key settings when a unit is encrypted and no key is configured', async () => {
+    const keyless = await fixture.open({ url: await copy.git('remote', 'get-url', 'origin'), path: 'apps/pgp' }, { rendering: rendering(tools) });
+    const [failed] = (await keyless.poll()).errors;
+    expect(failed?.code).toBe('DecryptFailed');
+    expect(failed?.message).toContain('apps/pgp/pgp-secret.enc.yaml is encrypted with sops, and no sops key is configured (render.sops.ageKeyFile or render.sops.pgpKeyFile)');
   });
 
   it('stops only the unit whose file does not decrypt, with a clear error that holds no value', () => {

@@ -21,6 +21,8 @@ export const RenderInput = Type.Object({
   sops: Type.Optional(Type.Object({
     /** A file of age identities; mount it from a Secret of the management cluster. */
     ageKeyFile: Type.Optional(Type.String({ minLength: 1 })),
+    /** A file of PGP private keys (armored, no passphrase); mount it from a Secret the same way. */
+    pgpKeyFile: Type.Optional(Type.String({ minLength: 1 })),
   }, { additionalProperties: false })),
 }, { additionalProperties: false });
 
@@ -30,7 +32,7 @@ export interface RenderConfig {
   readonly tools: { readonly kustomize: string; readonly helm: string; readonly sops: string };
   readonly limits: { readonly timeoutMs: number; readonly maxOutputBytes: number; readonly maxMemoryBytes: number };
   readonly concurrency: number;
-  readonly sops: { readonly ageKeyFile?: string };
+  readonly sops: { readonly ageKeyFile?: string; readonly pgpKeyFile?: string };
   /** Command renderers, after the built-in ones. */
   readonly plugins: readonly { readonly name: string; readonly markers: readonly string[]; readonly command: readonly string[] }[];
 }
@@ -44,7 +46,10 @@ export function renderConfig(input: Static<typeof RenderInput> | undefined, base
     tools: { kustomize: tool('kustomize'), helm: tool('helm'), sops: tool('sops') },
     limits: limitsOf(input),
     concurrency: input?.concurrency ?? 2,
-    sops: input?.sops?.ageKeyFile ? { ageKeyFile: resolvePath(base, input.sops.ageKeyFile) } : {},
+    sops: {
+      ...(input?.sops?.ageKeyFile ? { ageKeyFile: resolvePath(base, input.sops.ageKeyFile) } : {}),
+      ...(input?.sops?.pgpKeyFile ? { pgpKeyFile: resolvePath(base, input.sops.pgpKeyFile) } : {}),
+    },
     plugins: input?.plugins ?? [],
   };
 }

@@ -3,11 +3,14 @@ import { parse } from 'yaml';
 import { RenderFailure } from '../render-failure';
 import { runSandboxed, type SandboxLimits } from '../sandbox';
 import type { SopsFile } from './sops-files';
+import { writePgpHome } from './pgp-keyring';
 
 /** SopsKeys are the decryption keys Tidemark holds; sops gets only these, never a cloud KMS. */
 export interface SopsKeys {
   /** A file of age identities (AGE-SECRET-KEY-…), one per line. */
   ageKeyFile?: string;
+  /** A file of PGP private keys (`gpg --export-secret-keys --armor`, without a passphrase). */
+  pgpKeyFile?: string;
 }
 
 export interface DecryptContext {
@@ -24,10 +27,13 @@ export interface DecryptContext {
  */
 export async function decryptInPlace(files: readonly SopsFile[], context: DecryptContext): Promise<string[]> {
   const secrets: string[] = [];
+  const { ageKeyFile, pgpKeyFile } = context.keys;
+  const [first] = files;
+  if (first && !ageKeyFile && !pgpKeyFile) {
+    throw new RenderFailure('DecryptFailed', `${first.path} is encrypted with sops, and no sops key is configured (render.sops.ageKeyFile or render.sops.pgpKeyFile)`, first.path);
+  }
+  const env = await keyEnvironment(context);
   for (const file of files) {
-    if (!context.keys.ageKeyFile) {
-      throw new RenderFailure('DecryptFailed', `${file.path} is encrypted with sops, and no sops key is configured (render.sops.ageKeyFile)`, file.path);
-    }
     let plain: string;
     try {
       plain = await runSandboxed({
@@ -37,7 +43,7 @@ export async function decryptInPlace(files: readonly SopsFile[], context: Decryp
         home: context.scratch,
         limits: context.limits,
         label: `sops --decrypt ${file.path}`,
-        env: { SOPS_AGE_KEY_FILE: context.keys.ageKeyFile },
+        env,
       });
     } catch (error) {
       if (!(error instanceof RenderFailure)) throw error;
@@ -47,6 +53,20 @@ export async function decryptInPlace(files: readonly SopsFile[], context: Decryp
     await writeFile(file.absolute, plain, { mode: 0o600 });
   }
   return secrets;
+}
+
+/**
+ * keyEnvironment is what sops is told about keys: the age identities file, and a GnuPG home of
+ * its own holding the PGP keys. SOPS_GPG_EXEC points nowhere, so sops never falls back to a gpg
+ * binary or agent (and so to keys of the machine); nothing else reaches it (no cloud KMS).
+ */
+async function keyEnvironment(context: DecryptContext): Promise<Record<string, string>> {
+  const { ageKeyFile, pgpKeyFile } = context.keys;
+  return {
+    ...(ageKeyFile ? { SOPS_AGE_KEY_FILE: ageKeyFile } : {}),
+    GNUPGHOME: pgpKeyFile ? await writePgpHome(pgpKeyFile, context.scratch) : `${context.scratch}/no-gnupg`,
+    SOPS_GPG_EXEC: '/nonexistent/gpg',
+  };
 }
 
 /** decryptedValues returns the plain values of the fields sops had encrypted (ENC[…] before). */
