@@ -17,7 +17,7 @@ import { createLogger } from '../../apps/reconciler/src/logger';
 import { startReconciler, type RunningReconciler } from '../../apps/reconciler/src/reconciler';
 import { buildDashboard } from '../../apps/dashboard/src/build-app';
 import { dumpRedis, findCanaries } from './canary-scan';
-import { renderTools } from '../render/render-fixture';
+import { newPgpKey, renderTools, type PgpKey } from '../render/render-fixture';
 
 const tag = randomBytes(6).toString('hex');
 const namespace = `canary-${tag}`;
@@ -27,6 +27,7 @@ const canaries = {
   secretData: `cnry-data-${randomBytes(9).toString('hex')}`,
   handEdit: `cnry-edit-${randomBytes(9).toString('hex')}`,
   sopsValue: `cnry-sops-${randomBytes(9).toString('hex')}`,
+  sopsPgpValue: `cnry-pgp-${randomBytes(9).toString('hex')}`,
   kubeToken: /token:\s*"?([^\s"]+)/.exec(inject('kubeconfig'))?.[1] ?? 'no-token-in-kubeconfig',
 };
 const viewerToken = `viewer-${randomBytes(12).toString('hex')}`;
@@ -42,6 +43,7 @@ let repo: WorkingCopy;
 let workDir: string;
 let reconciler: RunningReconciler | undefined;
 let connection: ClusterConnection;
+let pgp: PgpKey | undefined;
 const responses: { where: string; body: string }[] = [];
 
 function manifests(configValue: string): Record<string, string> {
@@ -60,9 +62,10 @@ async function pushAll(configValue: string, message: string): Promise<void> {
 
 /**
  * pushSealedSecret commits a kustomization holding a Secret encrypted with sops for a fresh age
- * key (the reconciler gets the key file), and a second one encrypted for a key it does not have.
+ * key (the reconciler gets the key file), one encrypted for a PGP key (likewise), and one
+ * encrypted for a key it does not have.
  */
-async function pushSealedSecret(): Promise<string> {
+async function pushSealedSecret(): Promise<{ ageKeyFile: string; pgpKeyFile: string }> {
   const tools = await renderTools();
   const ageKey = join(workDir, 'tidemark.agekey');
   await run(tools.ageKeygen, ['-o', ageKey]);
@@ -77,11 +80,16 @@ async function pushSealedSecret(): Promise<string> {
   await repo.write('deploy/sealed/sealed.enc.yaml', await encrypt(ageKey, 'sealed'));
   await repo.write('deploy/stranger/kustomization.yaml', stringify({ namespace, resources: ['stranger.enc.yaml'] }));
   await repo.write('deploy/stranger/stranger.enc.yaml', await encrypt(join(workDir, 'stranger.agekey'), 'stranger'));
-  return ageKey;
+  pgp = await newPgpKey(workDir, 'canary-pgp');
+  const plainPgp = join(workDir, 'sealed-pgp.yaml');
+  await writeFile(plainPgp, stringify({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'sealed-pgp' }, type: 'Opaque', stringData: { token: canaries.sopsPgpValue } }));
+  await repo.write('deploy/sealed-pgp/kustomization.yaml', stringify({ namespace, resources: ['sealed-pgp.enc.yaml'] }));
+  await repo.write('deploy/sealed-pgp/sealed-pgp.enc.yaml', await pgp.encrypt(tools.sops, plainPgp));
+  return { ageKeyFile: ageKey, pgpKeyFile: pgp.keyFile };
 }
 
-async function sealedValue(): Promise<string | undefined> {
-  const secret = await getObject(connection, { apiVersion: 'v1', kind: 'Secret', namespace, name: 'sealed' }) as { data?: Record<string, string> } | undefined;
+async function sealedValue(name = 'sealed'): Promise<string | undefined> {
+  const secret = await getObject(connection, { apiVersion: 'v1', kind: 'Secret', namespace, name }) as { data?: Record<string, string> } | undefined;
   return secret?.data?.token;
 }
 
@@ -102,7 +110,7 @@ beforeAll(async () => {
   git = await startGitServer({ basicAuth: { username: 'tidemark', password: canaries.gitPassword } });
   const remote = await git.createRepository('canary');
   repo = await git.workingCopy('canary');
-  const ageKeyFile = await pushSealedSecret();
+  const sopsKeys = await pushSealedSecret();
   await pushAll('first', 'canary objects');
   const configPath = join(workDir, 'tidemark.yaml');
   await writeFile(configPath, stringify({
@@ -111,7 +119,7 @@ beforeAll(async () => {
     sources: [{ name: 'canary', url: remote, ref: { branch: 'main' }, path: 'deploy', intervalMs: 600_000, auth: { username: 'tidemark', password: { env: 'CANARY_GIT_PASSWORD' } } }],
     clusters: [{ name: 'rig', kubeconfig: inject('kubeconfigPath') }],
     http: { port: 0, host: '127.0.0.1' },
-    render: { toolsDir: renderToolsDir, sops: { ageKeyFile } },
+    render: { toolsDir: renderToolsDir, sops: sopsKeys },
     webhooks: [{ source: 'canary', provider: 'github', secret: { env: 'CANARY_WEBHOOK_SECRET' } }],
   }));
   const config = loadConfig({ TIDEMARK_CONFIG: configPath, CANARY_GIT_PASSWORD: canaries.gitPassword, CANARY_WEBHOOK_SECRET: canaries.webhookSecret, TIDEMARK_LOG_LEVEL: 'debug' });
@@ -124,6 +132,7 @@ afterAll(async () => {
   connection?.close();
   await kubectl(inject('kubeconfigPath'), ['delete', 'namespace', namespace, '--wait=false']).catch(() => undefined);
   await git?.stop();
+  await pgp?.stop();
   await redis?.stop();
   await rm(workDir, { recursive: true, force: true });
 });
@@ -142,8 +151,9 @@ describe('no credential or Secret value leaks', () => {
     await expect.poll(async () => (await reconciler!.statusStore.get('rig', `core/Secret/${namespace}/api-credentials`))?.drift?.length ?? 0, { timeout: 30_000, interval: 250 }).toBeGreaterThan(0);
   });
 
-  it('decrypts a SOPS Secret at render time and applies it; a file for another key stops only its unit', async () => {
-    await expect.poll(sealedValue, { timeout: 60_000, interval: 250 }).toBe(b64(canaries.sopsValue));
+  it('decrypts SOPS Secrets (age and PGP) at render time and applies them; a file for another key stops only its unit', async () => {
+    await expect.poll(() => sealedValue(), { timeout: 60_000, interval: 250 }).toBe(b64(canaries.sopsValue));
+    await expect.poll(() => sealedValue('sealed-pgp'), { timeout: 30_000, interval: 250 }).toBe(b64(canaries.sopsPgpValue));
     const status = await reconciler!.statusStore.get('rig', `core/Secret/${namespace}/sealed`);
     expect(status?.renderUnit).toEqual({ renderer: 'kustomize', folder: 'deploy/sealed' });
     const errors = logLines.filter((line) => line.includes('could not be decrypted'));
