@@ -121,6 +121,14 @@ export class RecordKeys {
     return `${this.prefix}:lease-released`;
   }
 
+  /**
+   * dependencyWaiters is the set of objects of one cluster waiting for a dependency, by wait
+   * token (`object:<objectKey>`, `crd:<group>/<Kind>`), each a DependencyWaiter JSON.
+   */
+  dependencyWaiters(cluster: string, token: string): string {
+    return `${this.prefix}:waiters:${cluster}:${token}`;
+  }
+
   /** dashboardSession is one dashboard sign-in, by the SHA-256 of its cookie's id (never the id). */
   dashboardSession(hashedId: string): string {
     return `${this.prefix}:dashboard-session:${hashedId}`;

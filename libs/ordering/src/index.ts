@@ -1,0 +1,11 @@
+// libs/ordering owns the order objects are applied in: depends-on references, sync waves, the
+// implicit order of CRDs and Namespaces before what needs them, cycle detection, and the Redis
+// registry that wakes a waiting object when its dependency is ready. Pure rules plus that one
+// registry; it may import only contracts.
+
+export { parseDependencyRef, parseDependsOn, dependsOnAnnotation, type DependencyRef } from './dependency-ref';
+export { parseSyncWave, syncWaveAnnotation } from './sync-wave';
+export { findCycles } from './find-cycles';
+export { buildRevisionOrdering, describeCycle, type Dependency, type DependencyReason, type OrderedObject, type OrderingNode, type RevisionOrdering } from './revision-ordering';
+export { objectToken, crdToken } from './wait-token';
+export { DependencyWaits, type DependencyWaiter, type DependencyWaitsOptions } from './dependency-waits';
