@@ -54,6 +54,7 @@ const ConfigInput = Type.Object({
     concurrency: Type.Optional(Type.Integer({ minimum: 1, maximum: 256 })),
   }, { additionalProperties: false })),
   resyncIntervalMs: Type.Optional(Type.Integer({ minimum: 10_000 })),
+  dependencyRecheckMs: Type.Optional(Type.Integer({ minimum: 1_000 })),
   healthCheck: Type.Optional(Type.Object({
     intervalMs: Type.Optional(Type.Integer({ minimum: 200 })),
     timeoutMs: Type.Optional(Type.Integer({ minimum: 100 })),
@@ -126,6 +127,8 @@ export interface ReconcilerConfig {
   readonly clusters: readonly ClusterConfig[];
   readonly concurrency: number;
   readonly resyncIntervalMs: number;
+  /** How soon an object waiting for a dependency looks again by itself, behind the wake-ups. @defaultValue 60_000 */
+  readonly dependencyRecheckMs: number;
   /** Cluster health checks: how often, how slow counts as down, how many failures make it Unavailable. */
   readonly healthCheck: { readonly intervalMs: number; readonly timeoutMs: number; readonly failureThreshold: number };
   readonly fullResyncIntervalMs: number;
@@ -251,10 +254,11 @@ function redisOptions(input: ConfigInput, env: NodeJS.ProcessEnv): Pick<Reconcil
   return { redisPrefix: input.redis?.prefix ?? 'tidemark', allowEviction: input.redis?.allowEviction ?? env.TIDEMARK_ALLOW_EVICTION === 'true' };
 }
 
-function intervals(input: ConfigInput): Pick<ReconcilerConfig, 'resyncIntervalMs' | 'fullResyncIntervalMs' | 'healthCheck'> {
+function intervals(input: ConfigInput): Pick<ReconcilerConfig, 'resyncIntervalMs' | 'dependencyRecheckMs' | 'fullResyncIntervalMs' | 'healthCheck'> {
   const health = input.healthCheck ?? {};
   return {
     resyncIntervalMs: input.resyncIntervalMs ?? 300_000,
+    dependencyRecheckMs: input.dependencyRecheckMs ?? 60_000,
     fullResyncIntervalMs: input.fullResyncIntervalMs ?? 3_600_000,
     healthCheck: { intervalMs: health.intervalMs ?? 5_000, timeoutMs: health.timeoutMs ?? 5_000, failureThreshold: health.failureThreshold ?? 2 },
   };

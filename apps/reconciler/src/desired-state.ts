@@ -1,4 +1,5 @@
-import { TerminalError } from '@tidemark/contracts';
+import { TerminalError, contentHash } from '@tidemark/contracts';
+import { buildRevisionOrdering, type OrderedObject, type RevisionOrdering } from '@tidemark/ordering';
 import type { GitSource } from '@tidemark/git-source';
 import type { ClusterTarget, PlacementCache } from '@tidemark/placement';
 import type { DesiredObject, DesiredStateReader } from '@tidemark/pipeline';
@@ -13,7 +14,8 @@ export function gitDesiredState(sources: ReadonlyMap<string, GitSource>, placeme
     if (!gitSource) throw new TerminalError('UnknownSource', `job names source "${source}", which is not configured; add it to the config or drop the job.`);
     return gitSource;
   };
-  return {
+  const orderings = new Map<string, Promise<RevisionOrdering>>();
+  const reader: DesiredStateReader = {
     // A job from Redis only proposes a revision; the source decides what may be applied.
     admitRevision: (source, revision) => sourceOf(source).admitRevision(revision),
     async readObject(source, revision, objectKey, cluster): Promise<DesiredObject | undefined> {
@@ -24,5 +26,30 @@ export function gitDesiredState(sources: ReadonlyMap<string, GitSource>, placeme
       if (!rules.targets(found.object, found.path, clusters).includes(cluster)) return undefined;
       return { object: found.object, path: found.path, line: found.line, ...(found.unit ? { unit: found.unit } : {}) };
     },
+    orderingAt(source, revision, cluster) {
+      const key = `${source}@${revision}@${cluster}`;
+      let ordering = orderings.get(key);
+      if (!ordering) {
+        ordering = readOrdering(source, revision, cluster);
+        ordering.catch(() => orderings.delete(key));
+        orderings.set(key, ordering);
+        // A few revisions per source and cluster are in use at once; the oldest go first.
+        for (const old of orderings.keys()) if (orderings.size > orderingCacheSize) orderings.delete(old);
+      }
+      return ordering;
+    },
   };
+  /** readOrdering reads every object the revision places on the cluster once, for its ordering annotations. */
+  async function readOrdering(source: string, revision: string, cluster: string): Promise<RevisionOrdering> {
+    const objects: OrderedObject[] = [];
+    for (const { objectKey } of (await sourceOf(source).listObjects(revision)).objects) {
+      // A broken object is reported by its own job; here it orders nothing.
+      const desired = await reader.readObject(source, revision, objectKey, cluster).catch(() => undefined);
+      if (desired) objects.push({ objectKey, object: desired.object, path: desired.path, specHash: contentHash(desired.object) });
+    }
+    return buildRevisionOrdering(source, objects);
+  }
+  return reader;
 }
+
+const orderingCacheSize = 32;

@@ -21,7 +21,8 @@ import { SecretCertificateStore } from '@tidemark/conversion';
 import { startHttpServer, type HttpServer } from './http-server';
 import { startClusterSeries, startHealthMonitor } from '@tidemark/cluster-health';
 import { requeueCluster, routePoll, startFullResync } from '@tidemark/fanout';
-import { startOwnedWatches, startReferenceWatches, startTreeWatches, watchBuiltinCrds } from '@tidemark/watches';
+import { startOwnedWatches, startReferenceWatches, startTreeWatches, watchBuiltinCrds, watchCrdsEstablished } from '@tidemark/watches';
+import { DependencyWaits } from '@tidemark/ordering';
 import { ReconcilerMetrics } from './metrics/reconciler-metrics';
 
 /** RunningReconciler is a started reconciler; stop undoes start, in reverse order. */
@@ -84,6 +85,7 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
   metrics.start({ queues, statusStore, clusters: clusterNames, sourceCacheDir: (source) => join(cacheRoot, source) });
 
   if (config.role !== 'poller') {
+    const waits = new DependencyWaits({ redis, prefix: config.redisPrefix, enqueue: (job) => queues.enqueue(job) });
     const deps: PipelineDependencies = {
       connectionFor: (cluster) => connectionOf(clusters.main, cluster),
       actionsConnectionFor: (cluster) => connectionOf(clusters.actions, cluster),
@@ -94,7 +96,8 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
       log,
       observer: metrics.observer,
       pruneHolds: new PruneHolds(redis, config.redisPrefix),
-      options: { resyncIntervalMs: config.resyncIntervalMs, builtinCrdSources: builtinCrdSources(config) },
+      ordering: waits,
+      options: { resyncIntervalMs: config.resyncIntervalMs, dependencyRecheckMs: config.dependencyRecheckMs, builtinCrdSources: builtinCrdSources(config) },
     };
     const secret = config.conversionWebhook.secret;
     const store = secret ? new SecretCertificateStore(connectionOf(clusters.main, secret.cluster), secret.namespace, secret.name) : undefined;
@@ -119,6 +122,9 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
     });
     await workers.start((job, signal) => reconcile(job, deps, signal));
     stops.push(() => workers.close());
+    // A custom resource waiting for its kind starts the moment a CRD serving it is Established.
+    const crdWakes = watchCrdsEstablished({ clusters: clusters.main, wake: (cluster, tokens) => waits.wake(cluster, tokens), log });
+    stops.push(() => crdWakes.stop());
     const watches = startReferenceWatches({ clusters: clusters.main, kinds, statusStore, queues, redis, log });
     stops.push(() => watches.stop());
     const owned = startOwnedWatches({ clusters: clusters.main, statusStore, queues, redis, log });

@@ -41,6 +41,9 @@ export const Reason = {
   NoDrift: 'NoDrift',
   KindNotServed: 'KindNotServed',
   DependencyNotReady: 'DependencyNotReady',
+  DependencyCycle: 'DependencyCycle',
+  InvalidDependency: 'InvalidDependency',
+  HealthCheckFailed: 'HealthCheckFailed',
   Forbidden: 'Forbidden',
   /** The source's allow-list does not cover the object; nothing was sent to the cluster for it. */
   NotAllowed: 'NotAllowed',

@@ -132,7 +132,8 @@ export interface ReconcileRecord {
   revision: string;
   startedAt: string;
   durationMs: number;
-  result: 'succeeded' | 'progressing' | 'failed' | 'stalled' | 'pruned' | 'skipped';
+  /** `waiting`: held back by something not ready yet (a dependency, a prune confirmation); never a failure. */
+  result: 'succeeded' | 'progressing' | 'waiting' | 'failed' | 'stalled' | 'pruned' | 'skipped';
   stage?: string;
   message?: string;
   changes?: ChangeCounts;

@@ -3,6 +3,7 @@ import type { KubernetesManifest, Logger, RenderUnitRef } from '@tidemark/contra
 import type { KindRegistry } from '@tidemark/kinds';
 import type { PruneHolds, StatusStore } from '@tidemark/status-store';
 import type { DriftPolicy, DriftRules } from '@tidemark/drift';
+import type { RevisionOrdering } from '@tidemark/ordering';
 import type { PipelineObserver } from './observer';
 import type { PruneGuard } from './prune-guards';
 import type { SourceTenancy } from './source-tenancy';
@@ -30,6 +31,18 @@ export interface DesiredStateReader {
    */
   admitRevision?(source: string, revision: string): Promise<string>;
   readObject(source: string, revision: string, objectKey: string, cluster: string): Promise<DesiredObject | undefined>;
+  /**
+   * orderingAt is the dependency graph of a source revision on a cluster (depends-on, sync waves,
+   * CRDs and Namespaces the revision declares), read once per revision. Without it, only a CRD
+   * that is not served yet holds an object back.
+   */
+  orderingAt?(source: string, revision: string, cluster: string): Promise<RevisionOrdering | undefined>;
+}
+
+/** DependencyWaitRegistry records waiting objects and wakes them (libs/ordering's DependencyWaits). */
+export interface DependencyWaitRegistry {
+  register(cluster: string, token: string, waiter: { source: string; revision: string; objectKey: string }): Promise<void>;
+  wake(cluster: string, tokens: readonly string[]): Promise<number>;
 }
 
 export interface PipelineOptions {
@@ -54,6 +67,11 @@ export interface PipelineOptions {
    * @defaultValue { threshold: 0.5, minimumObjects: 2 }
    */
   massPrune?: { threshold?: number; minimumObjects?: number };
+  /**
+   * How soon an object waiting for a dependency looks again by itself: the safety net behind the
+   * wake-up its dependency's run or a watch sends. @defaultValue 60_000
+   */
+  dependencyRecheckMs?: number;
 }
 
 /** PipelineDependencies are everything reconcile talks to, handed in by the reconciler app. */
@@ -75,6 +93,8 @@ export interface PipelineDependencies {
   pruneHolds?: PruneHolds;
   /** The guards every delete passes. @defaultValue defaultPruneGuards */
   pruneGuards?: readonly PruneGuard[];
+  /** Dependency ordering (depends-on, sync waves, CRDs and Namespaces first); without it, objects go as their jobs come. */
+  ordering?: DependencyWaitRegistry;
   /** Told how every run ended, for metrics. */
   observer?: PipelineObserver;
   options?: PipelineOptions;

@@ -4,6 +4,7 @@ import type { StageName } from './run';
 const stageReasons: Record<StageName, string> = {
   fetch: Reason.FetchFailed,
   deletion: Reason.DeletionFailed,
+  order: Reason.DependencyNotReady,
   validate: Reason.ValidationFailed,
   features: Reason.FeatureConflict,
   render: Reason.RenderFailed,
@@ -22,6 +23,8 @@ const codeReasons: Record<string, string> = {
   FeatureConflict: Reason.FeatureConflict,
   KindNotServed: Reason.KindNotServed,
   DependencyNotReady: Reason.DependencyNotReady,
+  DependencyCycle: Reason.DependencyCycle,
+  InvalidDependency: Reason.InvalidDependency,
   Forbidden: Reason.Forbidden,
   NotAllowed: Reason.NotAllowed,
   Unauthorized: Reason.Forbidden,

@@ -1,4 +1,4 @@
-import { TerminalError, type ObjectStatus, type ReconcileRecord } from '@tidemark/contracts';
+import { NotReadyError, TerminalError, type ObjectStatus, type ReconcileFailure, type ReconcileRecord } from '@tidemark/contracts';
 import type { PipelineDependencies } from './dependencies';
 import { failureRecord } from './record-failure';
 import { wasReadyAt } from './observe-run';
@@ -17,7 +17,7 @@ export async function finalizeStatus(run: ReconcileRun, deps: PipelineDependenci
   if (run.failure) {
     const record = failureRecord(run, run.failure, deps.now?.() ?? new Date());
     await deps.statusStore.record(cluster, objectKey, record, historyEntry(run, {
-      result: run.failure instanceof TerminalError ? 'stalled' : 'failed', stage: run.stage, message: run.failure.message,
+      result: failureResult(run.failure), stage: run.stage, message: run.failure.message,
     }));
     return;
   }
@@ -56,4 +56,10 @@ async function finalizeRemoved(run: ReconcileRun, deps: PipelineDependencies): P
   }
   const record = orphanedRecord(run, run.deletion.orphaned, deps.now?.() ?? new Date());
   await deps.statusStore.record(cluster, objectKey, record, historyEntry(run, { result: 'skipped', stage: 'deletion', message: record.conditions[0]?.message ?? '' }));
+}
+
+/** failureResult: a terminal failure stalls, a not-ready run waits (never counted failed), the rest failed. */
+function failureResult(failure: ReconcileFailure): ReconcileRecord['result'] {
+  if (failure instanceof TerminalError) return 'stalled';
+  return failure instanceof NotReadyError ? 'waiting' : 'failed';
 }

@@ -1,10 +1,10 @@
 // libs/pipeline owns reconcile: the stages (fetch, deletion, validate, features, render, apply,
 // prune, act, health, status, result), one file each, and finalizeStatus, the run's one write
-// to the status store. It may import contracts, cluster, kinds, drift and status-store; the app
+// to the status store. It may import contracts, cluster, kinds, drift, ordering and status-store; the app
 // hands everything else in (PipelineDependencies).
 
 export { reconcile } from './reconcile';
-export type { PipelineDependencies, PipelineOptions, DesiredObject, DesiredStateReader } from './dependencies';
+export type { PipelineDependencies, PipelineOptions, DesiredObject, DesiredStateReader, DependencyWaitRegistry } from './dependencies';
 export { cleanupFinalizer, pruneEmptyAnnotation } from './tracking';
 export type { SourceTenancy } from './source-tenancy';
 export type { AllowList } from './allow-list';

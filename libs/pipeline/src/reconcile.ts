@@ -4,6 +4,7 @@ import type { PipelineDependencies } from './dependencies';
 import { isDeleted, type FetchResult, type ReconcileRun } from './run';
 import { fetchStage } from './stage-fetch';
 import { deletionStage } from './stage-deletion';
+import { orderStage } from './stage-order';
 import { validateStage } from './stage-validate';
 import { featuresStage } from './stage-features';
 import { renderStage } from './stage-render';
@@ -23,6 +24,7 @@ import { withRunLog } from './run-log';
 import { subjectOf } from './subject';
 import { runConnections } from './identity';
 import { identityFailure } from './identity-failure';
+import { wakeDependents } from './ordering/wake-dependents';
 
 /**
  * reconcile runs the eight stages for one job, then finalizeStatus writes the run's one status
@@ -45,6 +47,7 @@ export async function reconcile(job: ReconcileJob, deps: PipelineDependencies, s
       return undefined;
     });
     await finalize(run, deps, status?.record, signal);
+    await wakeDependents(run, deps);
     if (status && !run.failure && run.live) await recordEvents(run, deps, run.live, status.events);
     return resultStage(run, deps);
   } finally {
@@ -65,6 +68,7 @@ async function runStages(run: ReconcileRun, deps: PipelineDependencies, signal?:
     await reportDeletion(run, deps);
     return undefined;
   }
+  await orderStage(run, deps);
   signal?.throwIfAborted();
   const defaulted = await validateStage(run, deps);
   const features = featuresStage(run, defaulted);

@@ -8,7 +8,7 @@ import type { KeptObject } from './prune-guards';
 export type { ApplyOutcome } from './stage-results';
 
 /** StageName names the stages, for reasons, logs and history. */
-export type StageName = 'fetch' | 'deletion' | 'validate' | 'features' | 'render' | 'apply' | 'prune' | 'act' | 'health' | 'status' | 'result';
+export type StageName = 'fetch' | 'deletion' | 'order' | 'validate' | 'features' | 'render' | 'apply' | 'prune' | 'act' | 'health' | 'status' | 'result';
 
 /** Fetched is what the fetch stage read: Git at the run's revision, the cluster and the last status. */
 export interface Fetched {
@@ -19,6 +19,8 @@ export interface Fetched {
   /** sha256 of the desired object as Git declares it. */
   specHash?: string;
   plugin?: RegisteredKind;
+  /** Set by fetch when the cluster does not serve the object's kind (its CRD is not Established yet). */
+  kindNotServed?: boolean;
   /** For a kind plugin: the live CR. For a plain manifest: the live object. Read before apply. */
   live?: KubernetesManifest;
   /** The desired object with the namespace defaulted (what is applied). */

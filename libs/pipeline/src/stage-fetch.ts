@@ -30,14 +30,14 @@ async function admitted(job: ReconcileJob, deps: PipelineDependencies): Promise<
 }
 
 /** readCluster finds the kind's plugin and resource, the namespace it is applied in, and the live object. */
-async function readCluster(run: ReconcileRun, deps: PipelineDependencies, fetched: Fetched, apiVersion: string): Promise<Pick<Fetched, 'plugin' | 'object' | 'live'>> {
+async function readCluster(run: ReconcileRun, deps: PipelineDependencies, fetched: Fetched, apiVersion: string): Promise<Pick<Fetched, 'plugin' | 'object' | 'live' | 'kindNotServed'>> {
   const plugin = deps.kinds.pluginFor(apiVersion, run.ref.kind);
   const resource = await resourceOrUndefined(run, apiVersion);
   const namespace = namespaceFor(run, fetched, resource, deps.options?.defaultNamespace ?? 'default');
   checkAllowed(run, deps, resource, namespace, apiVersion);
   const object = fetched.desired ? withNamespace(fetched.desired.object, namespace) : undefined;
   const live = resource ? await getByResource(run.connection, resource, namespace || undefined, run.ref.name) : undefined;
-  return { plugin, object, live };
+  return { plugin, object, live, ...(resource ? {} : { kindNotServed: true }) };
 }
 
 /**
@@ -58,7 +58,7 @@ async function resourceOrUndefined(run: ReconcileRun, apiVersion: string): Promi
   try {
     return await run.connection.discovery.resourceFor(apiVersion, run.ref.kind);
   } catch (error) {
-    // The kind's CRD may not be installed yet; validate and apply report that.
+    // The kind's CRD may not be installed yet: the order stage waits for it.
     if (error instanceof NotReadyError) return undefined;
     throw error;
   }

@@ -1,0 +1,76 @@
+import { NotReadyError, findCondition, parseObjectKey, type ObjectStatus } from '@tidemark/contracts';
+import { getByResource } from '@tidemark/cluster';
+import { healthOf } from '@tidemark/kinds';
+import type { Dependency } from '@tidemark/ordering';
+import type { PipelineDependencies } from '../dependencies';
+import type { ReconcileRun } from '../run';
+
+/** Unmet says why a dependency is not ready yet, as the waiting object's condition will say it. */
+export interface Unmet {
+  message: string;
+}
+
+const because: Record<Dependency['reason'], string> = {
+  'depends-on': 'tidemark.dev/depends-on',
+  'sync-wave': 'sync wave',
+  namespace: 'its Namespace',
+  crd: 'its CRD',
+};
+
+/**
+ * checkDependency says whether one dependency is ready for the run's object, or why not. A Git
+ * object of the same revision must be Ready at that revision's spec (its status record says so);
+ * a CRD must be served; anything else must be Ready in the status store, or as a live object by
+ * its kind's health rule.
+ */
+export async function checkDependency(run: ReconcileRun, deps: PipelineDependencies, dependency: Dependency): Promise<Unmet | undefined> {
+  if (dependency.reason === 'crd') return checkCrd(run, dependency);
+  const record = await deps.statusStore.get(run.job.cluster, dependency.objectKey);
+  if (dependency.specHash !== undefined) return checkRecord(dependency, record, dependency.specHash);
+  if (record) return checkRecord(dependency, record, undefined);
+  return checkLive(run, dependency);
+}
+
+/** checkCrd: the kind is served once its CRD is Established; discovery refreshes on a miss. */
+async function checkCrd(run: ReconcileRun, dependency: Dependency): Promise<Unmet | undefined> {
+  const apiVersion = run.desired?.object.apiVersion ?? '';
+  try {
+    await run.connection.discovery.resourceFor(apiVersion, run.ref.kind);
+    return undefined;
+  } catch (error) {
+    if (!(error instanceof NotReadyError)) throw error;
+    const name = dependency.objectKey ? parseObjectKey(dependency.objectKey).name : `of ${run.ref.kind} (${apiVersion}), which this source does not declare,`;
+    return { message: `waiting for CRD ${name} to be Established` };
+  }
+}
+
+function checkRecord(dependency: Dependency, record: ObjectStatus | undefined, specHash: string | undefined): Unmet | undefined {
+  const waiting = `waiting for ${dependency.description} (${describeReason(dependency)}) to be Ready`;
+  if (!record) return { message: `${waiting}: it has not been reconciled on this cluster yet` };
+  const ready = findCondition(record.conditions, 'Ready');
+  if (specHash !== undefined && record.specHash !== specHash) return { message: `${waiting}: it has not been reconciled at this revision yet` };
+  if (ready?.status === 'True') return undefined;
+  return { message: `${waiting}: ${ready ? `${ready.reason}: ${ready.message}` : 'it has no Ready condition yet'}` };
+}
+
+/** checkLive judges an object that no status record covers (not from Git) by its kind's health rule. */
+async function checkLive(run: ReconcileRun, dependency: Dependency): Promise<Unmet | undefined> {
+  const ref = parseObjectKey(dependency.objectKey);
+  const waiting = `waiting for ${dependency.description} (${describeReason(dependency)})`;
+  let live;
+  try {
+    const resource = await run.connection.discovery.resourceForGroupKind(ref.group, ref.kind);
+    live = await getByResource(run.connection, resource, resource.namespaced ? ref.namespace || undefined : undefined, ref.name);
+  } catch (error) {
+    if (error instanceof NotReadyError) return { message: `${waiting}: the cluster does not serve ${ref.kind}${ref.group ? ` (${ref.group})` : ''}, and no Git object declares it` };
+    throw error;
+  }
+  if (!live) return { message: `${waiting}: neither Git nor the cluster has it` };
+  const health = healthOf(live);
+  return health.status === 'Ready' ? undefined : { message: `${waiting} to be Ready: ${health.message}` };
+}
+
+function describeReason(dependency: Dependency): string {
+  if (dependency.reason === 'sync-wave') return `sync wave ${dependency.wave ?? 0}`;
+  return because[dependency.reason];
+}

@@ -1,0 +1,60 @@
+import { NotReadyError, TerminalError, describeObject, type ObjectRef } from '@tidemark/contracts';
+import { crdToken, describeCycle, objectToken, type Dependency, type OrderingNode } from '@tidemark/ordering';
+import type { PipelineDependencies } from './dependencies';
+import type { ReconcileRun } from './run';
+import { checkDependency } from './ordering/check-dependency';
+
+/**
+ * orderStage holds an object back until what it depends on is ready: its CRD served, its
+ * Namespace, the objects its depends-on annotation names, and the lower sync wave of its source
+ * revision. A waiting object registers to be woken by the dependency (its run finishing Ready, or
+ * a watch) before it looks, then throws NotReadyError (Ready=False, DependencyNotReady): waiting,
+ * never failed or pruned. A cycle waits with DependencyCycle on every member; an unreadable
+ * annotation is terminal, naming the file, the object and the annotation.
+ */
+export async function orderStage(run: ReconcileRun, deps: PipelineDependencies): Promise<void> {
+  run.stage = 'order';
+  const waits = deps.ordering;
+  if (!waits || !run.desired) return;
+  const ordering = await deps.desired.orderingAt?.(run.job.source, run.job.revision, run.job.cluster);
+  const node = ordering?.nodes.get(run.job.objectKey);
+  if (node?.problems.length) {
+    throw new TerminalError('InvalidDependency', `${where(run)}: ${node.problems.join('; ')}. Fix it in Git.`);
+  }
+  const recheckMs = deps.options?.dependencyRecheckMs ?? 60_000;
+  if (node?.cycle) {
+    for (const member of node.cycle) if (member !== run.job.objectKey) await waits.register(run.job.cluster, objectToken(member), run.job);
+    throw new NotReadyError('DependencyCycle', `${where(run)}: ${describeCycle(node.cycle)}; nothing in the cycle is applied until Git breaks it.`, recheckMs);
+  }
+  for (const dependency of dependenciesOf(run, node)) {
+    if (!(await checkDependency(run, deps, dependency))) continue;
+    // Register first, then look again: either this look sees it ready, or its wake sees us.
+    await waits.register(run.job.cluster, tokenOf(run.ref, dependency), run.job);
+    const unmet = await checkDependency(run, deps, dependency);
+    if (unmet) throw new NotReadyError('DependencyNotReady', `${unmet.message}.`, recheckMs);
+  }
+}
+
+/**
+ * dependenciesOf lists what the object waits for, cheapest first. A custom resource whose kind is
+ * not served waits for its CRD even when another source (or a person) brings it.
+ */
+function dependenciesOf(run: ReconcileRun, node: OrderingNode | undefined): Dependency[] {
+  const dependencies = [...(node?.dependencies ?? [])];
+  const crd = dependencies.findIndex((dependency) => dependency.reason === 'crd');
+  if (!run.kindNotServed) {
+    if (crd >= 0) dependencies.splice(crd, 1);
+  } else if (crd < 0) {
+    // Not declared in this revision: the CRD's name is not known, only the kind it must serve.
+    dependencies.unshift({ objectKey: '', description: `the CRD of ${run.ref.kind}`, reason: 'crd' });
+  }
+  return dependencies;
+}
+
+function tokenOf(ref: ObjectRef, dependency: Dependency): string {
+  return dependency.reason === 'crd' ? crdToken(ref.group, ref.kind) : objectToken(dependency.objectKey);
+}
+
+function where(run: ReconcileRun): string {
+  return `${run.desired?.path ?? 'Git'}: ${describeObject(run.ref)}`;
+}

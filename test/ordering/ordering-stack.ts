@@ -1,0 +1,79 @@
+// A whole reconciler (poller, BullMQ queues, workers, watches) on a rig control plane and Redis,
+// reading one Git repository, for the ordering suites: waits and wake-ups only show end to end.
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { ClusterConnection } from '@tidemark/cluster';
+import { findCondition, type ObjectStatus } from '@tidemark/contracts';
+import { startGitServer, type GitServer, type WorkingCopy } from '@tidemark/testing';
+import { loadConfig } from '../../apps/reconciler/src/config';
+import { createLogger } from '../../apps/reconciler/src/logger';
+import { startReconciler, type RunningReconciler } from '../../apps/reconciler/src/reconciler';
+
+export interface OrderingStack {
+  repo: WorkingCopy;
+  reconciler: RunningReconciler;
+  connection: ClusterConnection;
+  cluster: string;
+  /** status reads an object's status record. */
+  status(objectKey: string): Promise<ObjectStatus | undefined>;
+  /** ready tells whether an object's record says Ready=True at `revision`. */
+  readyAt(objectKey: string, revision: string): Promise<boolean>;
+  stop(): Promise<void>;
+}
+
+export interface OrderingStackOptions {
+  kubeconfigPath: string;
+  kubeconfig: string;
+  redisUrl: string;
+  /** The waiting objects' own recheck: long, so only a wake-up can start them within a test. */
+  dependencyRecheckMs: number;
+  cluster?: string;
+}
+
+export async function startOrderingStack(options: OrderingStackOptions): Promise<OrderingStack> {
+  const cluster = options.cluster ?? 'shared';
+  const workDir = await mkdtemp(join(tmpdir(), 'tidemark-ordering-'));
+  let git: GitServer | undefined;
+  let reconciler: RunningReconciler | undefined;
+  try {
+    git = await startGitServer();
+    const remote = await git.createRepository('ordering');
+    const repo = await git.workingCopy('ordering');
+    await repo.write('README.md', 'ordering suite\n');
+    await repo.commitAndPush('start');
+    await writeFile(join(workDir, 'tidemark.yaml'), stringify({
+      redis: { url: options.redisUrl, prefix: `ord${randomUUID().slice(0, 8)}` },
+      cacheDir: join(workDir, 'cache'),
+      sources: [{ name: 'ordering', url: remote, ref: { branch: 'main' }, intervalMs: 1_000, jitter: 0 }],
+      clusters: [{ name: cluster, kubeconfig: options.kubeconfigPath }],
+      http: { port: 0, host: '127.0.0.1' },
+      dependencyRecheckMs: options.dependencyRecheckMs,
+      conversionWebhook: { host: '127.0.0.1', port: 0 },
+    }));
+    reconciler = await startReconciler(loadConfig({ TIDEMARK_CONFIG: join(workDir, 'tidemark.yaml') }), createLogger('error'));
+    const connection = ClusterConnection.connect({ cluster, kubeconfig: options.kubeconfig });
+    const started = { git, reconciler };
+    const status = (objectKey: string) => started.reconciler.statusStore.get(cluster, objectKey);
+    return {
+      repo, reconciler, connection, cluster, status,
+      async readyAt(objectKey, revision) {
+        const record = await status(objectKey);
+        return record?.lastAppliedRevision === revision && findCondition(record.conditions, 'Ready')?.status === 'True';
+      },
+      async stop() {
+        connection.close();
+        await started.reconciler.stop();
+        await started.git.stop();
+        await rm(workDir, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    await reconciler?.stop();
+    await git?.stop();
+    await rm(workDir, { recursive: true, force: true });
+    throw error;
+  }
+}
