@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { readFile } from 'node:fs/promises';
 import { parseAllDocuments } from 'yaml';
-import { findCondition, formatObjectKey, groupOf, type KubernetesManifest } from '@tidemark/contracts';
+import { formatObjectKey, groupOf, type KubernetesManifest } from '@tidemark/contracts';
 import { startControlPlane, type ControlPlane } from '@tidemark/testing';
 import { startOrderingStack, type OrderingStack } from './ordering-stack';
 
@@ -54,7 +54,7 @@ describe('CRDs and Namespaces before what needs them, across jobs', () => {
     // Whatever got there before its Namespace or CRD waited, and said for what.
     const waits = runs.filter((run) => run.result === 'waiting');
     expect(waits.length).toBeGreaterThan(0);
-    for (const wait of waits) expect(wait.message).toMatch(/^waiting for (CRD [a-z]+\.[a-z.]+\.fluxcd\.io to be Established|Namespace flux-system \(its Namespace\) to be Ready: .+)\.$/);
+    for (const wait of waits) expect(wait.message).toMatch(/^waiting for (CRD [a-z]+\.[a-z.]+\.fluxcd\.io to be (Established|served)|Namespace flux-system \(its Namespace\) to be Ready: .+)\.$/);
     const repository = await stack.status('source.toolkit.fluxcd.io/GitRepository/flux-system/podinfo');
     expect(repository?.lastAppliedRevision).toBe(revision);
   });

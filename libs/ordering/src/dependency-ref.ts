@@ -25,11 +25,8 @@ const example = 'write [source:]group/version/Kind/namespace/name, e.g. apps/v1/
  */
 export function parseDependencyRef(text: string): DependencyRef {
   const trimmed = text.trim();
-  const colon = trimmed.indexOf(':');
-  const slash = trimmed.indexOf('/');
-  const hasSource = colon > 0 && (slash < 0 || colon < slash);
-  const source = hasSource ? trimmed.slice(0, colon) : undefined;
-  const tokens = (hasSource ? trimmed.slice(colon + 1) : trimmed).split('/');
+  const { source, path } = splitSource(trimmed);
+  const tokens = path.split('/');
   const kindAt = tokens.findIndex((token) => kindPattern.test(token));
   const prefix = kindAt < 0 ? [] : tokens.slice(0, kindAt);
   const rest = kindAt < 0 ? [] : tokens.slice(kindAt + 1);
@@ -39,6 +36,14 @@ export function parseDependencyRef(text: string): DependencyRef {
   }
   const ref: ObjectRef = { group, kind: tokens[kindAt]!, namespace: rest.length === 2 ? rest[0]! : '', name: rest[rest.length - 1]! };
   return { objectKey: formatObjectKey(ref), ...(source ? { source } : {}), description: describeObject(ref) };
+}
+
+/** splitSource separates `source:` from the object path; a colon after the first slash is no source. */
+function splitSource(text: string): { source?: string; path: string } {
+  const colon = text.indexOf(':');
+  const slash = text.indexOf('/');
+  if (colon <= 0 || (slash >= 0 && slash < colon)) return { path: text };
+  return { source: text.slice(0, colon), path: text.slice(colon + 1) };
 }
 
 /** groupOf reads what stands before the kind: nothing, a version, a group, or a group and a version. */

@@ -44,9 +44,19 @@ describe('buildRevisionOrdering', () => {
     expect(outside).toEqual({ objectKey: 'apps/Deployment/db/postgres', description: 'Deployment db/postgres', reason: 'depends-on' });
   });
 
-  it('finds the cycle a CRD in a later wave than its custom resources makes', () => {
+  it('keeps Namespaces and CRDs out of the waves, so a negative wave inside a Namespace is no cycle', () => {
     const late = { ...crd, object: { ...crd.object, metadata: { ...crd.object.metadata, annotations: { 'tidemark.dev/sync-wave': '1' } } } };
-    expect(buildRevisionOrdering('flux', [late, repository]).cycles).toEqual([[crd.objectKey, repository.objectKey].sort()]);
+    const early = { ...repository, object: { ...repository.object, metadata: { ...repository.object.metadata, annotations: { 'tidemark.dev/sync-wave': '-1' } } } };
+    const ordering = buildRevisionOrdering('flux', [late, early, namespace]);
+    expect(ordering.cycles).toEqual([]);
+    expect(ordering.nodes.get(namespace.objectKey)!.dependencies).toEqual([]);
+    expect(ordering.nodes.get(crd.objectKey)!.dependencies).toEqual([]);
+    expect(ordering.nodes.get(early.objectKey)!.dependencies.map((dependency) => dependency.reason)).toEqual(['crd', 'namespace']);
+  });
+
+  it('finds the cycle a depends-on against the implicit order makes', () => {
+    const needy = { ...namespace, object: { ...namespace.object, metadata: { ...namespace.object.metadata, annotations: { 'tidemark.dev/depends-on': 'source.toolkit.fluxcd.io/v1/GitRepository/flux-system/podinfo' } } } };
+    expect(buildRevisionOrdering('flux', [needy, repository]).cycles).toEqual([[namespace.objectKey, repository.objectKey].sort()]);
   });
 
   it('names an unreadable annotation', () => {

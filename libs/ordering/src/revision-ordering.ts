@@ -100,10 +100,16 @@ function readNode(source: string, entry: OrderedObject, byKey: ReadonlyMap<strin
   return { objectKey: entry.objectKey, path: entry.path, wave, dependencies, problems };
 }
 
-/** addWaveDependencies makes every object wait for the objects of the nearest lower wave. */
+/**
+ * addWaveDependencies makes every object wait for the objects of the nearest lower wave. Namespaces
+ * and CRDs stand outside the waves: what needs them waits for them anyway, and a Namespace left in
+ * wave 0 would otherwise make a cycle with the objects of a negative wave inside it.
+ */
 function addWaveDependencies(nodes: Map<string, OrderingNode>, byKey: ReadonlyMap<string, OrderedObject>): void {
   const waves = new Map<number, OrderingNode[]>();
-  for (const node of nodes.values()) waves.set(node.wave, [...(waves.get(node.wave) ?? []), node]);
+  for (const node of nodes.values()) {
+    if (!outsideWaves(node.objectKey)) waves.set(node.wave, [...(waves.get(node.wave) ?? []), node]);
+  }
   const order = [...waves.keys()].sort((a, b) => a - b);
   for (let at = 1; at < order.length; at += 1) {
     const lower = waves.get(order[at - 1]!)!;
@@ -114,6 +120,10 @@ function addWaveDependencies(nodes: Map<string, OrderingNode>, byKey: ReadonlyMa
       }
     }
   }
+}
+
+function outsideWaves(objectKey: string): boolean {
+  return objectKey.startsWith('core/Namespace/') || objectKey.startsWith('apiextensions.k8s.io/CustomResourceDefinition/');
 }
 
 /** crdsByGroupKind indexes the revision's CRDs by the group and kind they serve. */

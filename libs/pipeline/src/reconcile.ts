@@ -47,7 +47,7 @@ export async function reconcile(job: ReconcileJob, deps: PipelineDependencies, s
       return undefined;
     });
     await finalize(run, deps, status?.record, signal);
-    await wakeDependents(run, deps);
+    await wakeDependents(run, deps, status?.record);
     if (status && !run.failure && run.live) await recordEvents(run, deps, run.live, status.events);
     return resultStage(run, deps);
   } finally {

@@ -1,6 +1,6 @@
 import { NotReadyError, TerminalError, describeObject, type ObjectRef } from '@tidemark/contracts';
 import { crdToken, describeCycle, objectToken, type Dependency, type OrderingNode } from '@tidemark/ordering';
-import type { PipelineDependencies } from './dependencies';
+import type { DependencyWaitRegistry, PipelineDependencies } from './dependencies';
 import type { ReconcileRun } from './run';
 import { checkDependency } from './ordering/check-dependency';
 
@@ -18,21 +18,25 @@ export async function orderStage(run: ReconcileRun, deps: PipelineDependencies):
   if (!waits || !run.desired) return;
   const ordering = await deps.desired.orderingAt?.(run.job.source, run.job.revision, run.job.cluster);
   const node = ordering?.nodes.get(run.job.objectKey);
-  if (node?.problems.length) {
-    throw new TerminalError('InvalidDependency', `${where(run)}: ${node.problems.join('; ')}. Fix it in Git.`);
-  }
   const recheckMs = deps.options?.dependencyRecheckMs ?? 60_000;
-  if (node?.cycle) {
-    for (const member of node.cycle) if (member !== run.job.objectKey) await waits.register(run.job.cluster, objectToken(member), run.job);
-    throw new NotReadyError('DependencyCycle', `${where(run)}: ${describeCycle(node.cycle)}; nothing in the cycle is applied until Git breaks it.`, recheckMs);
-  }
+  if (node) await refuseBrokenOrder(run, node, waits, recheckMs);
   for (const dependency of dependenciesOf(run, node)) {
     if (!(await checkDependency(run, deps, dependency))) continue;
     // Register first, then look again: either this look sees it ready, or its wake sees us.
     await waits.register(run.job.cluster, tokenOf(run.ref, dependency), run.job);
     const unmet = await checkDependency(run, deps, dependency);
-    if (unmet) throw new NotReadyError('DependencyNotReady', `${unmet.message}.`, recheckMs);
+    if (unmet) throw new NotReadyError('DependencyNotReady', unmet.message.endsWith('.') ? unmet.message : `${unmet.message}.`, Math.min(recheckMs, unmet.recheckMs ?? recheckMs));
   }
+}
+
+/** refuseBrokenOrder: an unreadable annotation is terminal; a cycle waits on every member, woken when one changes. */
+async function refuseBrokenOrder(run: ReconcileRun, node: OrderingNode, waits: DependencyWaitRegistry, recheckMs: number): Promise<void> {
+  if (node.problems.length > 0) {
+    throw new TerminalError('InvalidDependency', `${where(run)}: ${node.problems.join('; ')}. Fix it in Git.`);
+  }
+  if (!node.cycle) return;
+  for (const member of node.cycle) if (member !== run.job.objectKey) await waits.register(run.job.cluster, objectToken(member), run.job);
+  throw new NotReadyError('DependencyCycle', `${where(run)}: ${describeCycle(node.cycle)}; nothing in the cycle is applied until Git breaks it.`, recheckMs);
 }
 
 /**

@@ -58,11 +58,27 @@ export class ObjectState {
     return { kind: 'written', revisionChanged: previous?.revision !== job.revision };
   }
 
+  /**
+   * nudge records a look-again request. BullMQ parks a job added while the object's job is active
+   * until that job completes, so a run that ends in a delay would sit on it: the run checks this
+   * mark instead (takeNudge), and the run that starts next clears it (readForRun).
+   */
+  async nudge(objectKey: string): Promise<void> {
+    await this.client.hset(this.keys.nudged, objectKey, Date.now());
+  }
+
+  /** takeNudge tells whether a look-again arrived since this run started, and clears it. */
+  async takeNudge(objectKey: string): Promise<boolean> {
+    return (await this.client.hdel(this.keys.nudged, objectKey)) > 0;
+  }
+
   async readForRun(objectKey: string): Promise<RunState> {
     const replies = await this.client.pipeline()
       .hget(this.keys.latest, objectKey)
       .hget(this.keys.stalled, objectKey)
       .hget(this.keys.failures, objectKey)
+      // This run answers every look-again asked before it started.
+      .hdel(this.keys.nudged, objectKey)
       .exec();
     const value = (index: number): string | null => {
       const [error, result] = replies?.[index] ?? [new Error('no reply'), null];

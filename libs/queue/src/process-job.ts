@@ -130,14 +130,15 @@ function failureRecord(state: RunState, payload: ReconcileJob, error: unknown): 
 }
 
 /**
- * delay moves the job to delayed. A newer revision enqueued while we ran must not wait out the
- * delay: BullMQ parked it as the job's successor, released only when this job finishes, so we
- * promote. An enqueue after the move replaces the delayed job itself.
+ * delay moves the job to delayed. A newer revision or a look-again enqueued while we ran must not
+ * wait out the delay: BullMQ parked it as the job's successor, released only when this job
+ * finishes, so we promote. An enqueue after the move replaces the delayed job itself.
  */
 async function delay(context: ProcessContext, job: Job<ReconcileJob>, token: string, payload: ReconcileJob, ms: number): Promise<never> {
   await job.moveToDelayed(Date.now() + Math.max(0, Math.round(ms)), token);
   const latest = await context.state.latestRevision(payload.objectKey);
-  if (latest !== undefined && latest !== payload.revision) {
+  const nudged = await context.state.takeNudge(payload.objectKey);
+  if (nudged || (latest !== undefined && latest !== payload.revision)) {
     await job.promote().catch(() => undefined);
   }
   throw new DelayedError();

@@ -38,6 +38,8 @@ export interface ObjectStateKeys {
   stalled: string;
   /** hash objectKey → FailureRecord JSON: consecutive failures and the last error. */
   failures: string;
+  /** hash objectKey → time: a look-again (watch, drift, manual) asked while the object's job ran. */
+  nudged: string;
   /** list of recent wait times (ms), newest first. */
   waitTimes: string;
   /** list of recent processing times (ms), newest first. */
@@ -53,6 +55,7 @@ export function objectStateKeys(prefix: string, cluster: string): ObjectStateKey
     latest: `${base}:latest`,
     stalled: `${base}:stalled`,
     failures: `${base}:failures`,
+    nudged: `${base}:nudged`,
     waitTimes: `${base}:wait-ms`,
     processingTimes: `${base}:processing-ms`,
     failedRuns: `${base}:failed-runs`,

@@ -78,6 +78,7 @@ export class ReconcileQueues {
       if (slot.kind === 'stalled') return { status: 'stalled' };
       const jobId = formatJobId(job.objectKey);
       const replace = cutsDelayShort(job, slot);
+      if (job.reason === 'watch' || job.reason === 'drift' || job.reason === 'manual') await state.nudge(job.objectKey);
       const added = await queue.add(reconcileJobName(), job, {
         jobId,
         delay: Math.round(delayMs),

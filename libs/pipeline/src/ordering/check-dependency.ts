@@ -1,5 +1,5 @@
 import { NotReadyError, findCondition, parseObjectKey, type ObjectStatus } from '@tidemark/contracts';
-import { getByResource } from '@tidemark/cluster';
+import { getByResource, getObject } from '@tidemark/cluster';
 import { healthOf } from '@tidemark/kinds';
 import type { Dependency } from '@tidemark/ordering';
 import type { PipelineDependencies } from '../dependencies';
@@ -8,7 +8,14 @@ import type { ReconcileRun } from '../run';
 /** Unmet says why a dependency is not ready yet, as the waiting object's condition will say it. */
 export interface Unmet {
   message: string;
+  /** Set when no wake-up may come (a CRD Established but not served yet): look again this soon. */
+  recheckMs?: number;
 }
+
+/** How soon a custom resource looks again when its CRD is Established but discovery lags behind. */
+const discoveryLagMs = 500;
+/** How soon it looks again for a CRD no Git object of this revision declares (its name is not known). */
+const unknownCrdMs = 5_000;
 
 const because: Record<Dependency['reason'], string> = {
   'depends-on': 'tidemark.dev/depends-on',
@@ -39,9 +46,16 @@ async function checkCrd(run: ReconcileRun, dependency: Dependency): Promise<Unme
     return undefined;
   } catch (error) {
     if (!(error instanceof NotReadyError)) throw error;
-    const name = dependency.objectKey ? parseObjectKey(dependency.objectKey).name : `of ${run.ref.kind} (${apiVersion}), which this source does not declare,`;
-    return { message: `waiting for CRD ${name} to be Established` };
   }
+  if (!dependency.objectKey) {
+    // The watch wakes it when such a CRD is Established; its name is unknown, so it also looks again.
+    return { message: `waiting for the CRD of ${run.ref.kind} (${apiVersion}), which this source does not declare, to be Established`, recheckMs: unknownCrdMs };
+  }
+  const name = parseObjectKey(dependency.objectKey).name;
+  const crd = await getObject(run.connection, { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', name });
+  // Established, yet not in discovery: the watch has fired already, so look again shortly.
+  if (crd && healthOf(crd).status === 'Ready') return { message: `waiting for CRD ${name} to be served`, recheckMs: discoveryLagMs };
+  return { message: `waiting for CRD ${name} to be Established` };
 }
 
 function checkRecord(dependency: Dependency, record: ObjectStatus | undefined, specHash: string | undefined): Unmet | undefined {
