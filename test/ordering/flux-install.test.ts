@@ -1,6 +1,6 @@
 // Flux's own install manifests (10 CRDs, the flux-system Namespace, RBAC, Deployments) and a
-// custom resource of each of its CRDs, pushed in one commit to an empty cluster with real
-// controllers. Each Git object is its own job; the custom resources and the namespaced objects
+// custom resource of each of its CRDs, pushed in one commit to an empty API server of its own (the
+// CRDs' Established condition is the API server's own; no other controller is needed to apply). Each Git object is its own job; the custom resources and the namespaced objects
 // wait for their CRD and Namespace, saying so, and start the moment those are ready: woken by the
 // CRD watch or the dependency's run, never by a retry backoff (their own recheck is set to ten
 // minutes here, so only a wake-up can start them within the test).
@@ -23,7 +23,7 @@ function keysOf(text: string): string[] {
 }
 
 beforeAll(async () => {
-  plane = await startControlPlane({ name: 'flux-install', controllers: true });
+  plane = await startControlPlane({ name: 'flux-install' });
   stack = await startOrderingStack({ kubeconfigPath: plane.kubeconfigPath, kubeconfig: plane.kubeconfig, redisUrl: inject('redisUrl'), dependencyRecheckMs: 600_000, cluster: 'flux' });
   const components = await readFile(fixture('gotk-components.yaml'), 'utf8');
   const customResources = await readFile(fixture('custom-resources.yaml'), 'utf8');
