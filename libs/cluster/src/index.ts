@@ -12,6 +12,7 @@ export { ClusterConnection, serviceAccountUser } from './connection';
 export { resourcePath, splitApiVersion, type ApiResource } from './resource-path';
 export { getObject, getByResource, listObjects, type ObjectName } from './read';
 export { applyObject, applyToResource, describe, type ApplyOptions } from './apply';
+export { dryRunObject, type DryRunEntry } from './dry-run';
 export { applyChangeSet, applyWithChangeSet, recreateAnnotation, type ChangeAction, type ChangeSetEntry, type ChangeSetOptions } from './change-set';
 export { sameObject } from './compare';
 export { deleteObject, type DeletePreconditions, type ObjectIdentity } from './delete';

@@ -26,3 +26,4 @@ export { RedisLease } from './records/redis-lease';
 export { redisSchemaVersion, reconcileJobName, jobSchemaVersion, claimRedisSchema, SchemaTooNewError } from './records/schema-version';
 export { appendClusterSample, newestClusterSample, readClusterSeries, type ClusterSample } from './records/cluster-series';
 export { revisionFor } from './records/revision-for';
+export { writePreviewReport, readPreviewReport, listPreviews, previewTtlSeconds, type PreviewReport, type PreviewChange, type PreviewField, type PreviewAction, type PreviewBlastRadius } from './records/preview';

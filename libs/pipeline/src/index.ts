@@ -9,3 +9,4 @@ export { cleanupFinalizer, pruneEmptyAnnotation } from './tracking';
 export type { SourceTenancy } from './source-tenancy';
 export type { AllowList } from './allow-list';
 export type { PipelineObserver, ReconcileObservation, ReconcileResult } from './observer';
+export { renderForPreview, type PreviewRenderInput, type PreviewRenderDependencies, type PreviewRendered } from './preview-render';

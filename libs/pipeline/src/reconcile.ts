@@ -86,7 +86,7 @@ async function runStages(run: ReconcileRun, deps: PipelineDependencies, signal?:
 }
 
 /** recordFetched puts what fetch read on the run, at the revision fetch admitted, for the stages after it. */
-function recordFetched(run: ReconcileRun, result: FetchResult): void {
+export function recordFetched(run: ReconcileRun, result: FetchResult): void {
   const { revision, ...read } = result.fetched;
   Object.assign(run, read, { job: { ...run.job, revision }, fetched: result.action });
 }

@@ -138,4 +138,14 @@ export class RecordKeys {
   dashboardSessionsOf(name: string): string {
     return `${this.prefix}:dashboard-sessions-of:${name}`;
   }
+
+  /** preview is the JSON of one ref's PreviewReport (the ref hex-encoded: branch names may hold colons). */
+  preview(source: string, ref: string): string {
+    return `${this.prefix}:preview:${source}:${Buffer.from(ref).toString('hex')}`;
+  }
+
+  /** previews is the sorted set (by time) of `<source>/<ref>` that have a preview report. */
+  get previews(): string {
+    return `${this.prefix}:previews`;
+  }
 }

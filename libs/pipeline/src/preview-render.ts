@@ -1,0 +1,69 @@
+import { parseObjectKey, type KubernetesManifest } from '@tidemark/contracts';
+import type { ClusterConnection } from '@tidemark/cluster';
+import type { KindRegistry } from '@tidemark/kinds';
+import type { StatusStore } from '@tidemark/status-store';
+import type { DesiredStateReader, PipelineOptions } from './dependencies';
+import { isSkipped, type ReconcileRun } from './run';
+import { recordFetched } from './reconcile';
+import { fetchStage } from './stage-fetch';
+import { validateStage, customResourceToApply } from './stage-validate';
+import { featuresStage } from './stage-features';
+import { renderStage } from './stage-render';
+
+/** PreviewRenderInput names one object of a revision that is not (yet) applied, on one cluster. */
+export interface PreviewRenderInput {
+  source: string;
+  revision: string;
+  cluster: string;
+  objectKey: string;
+}
+
+/** PreviewRenderDependencies are the read-only part of PipelineDependencies that a preview needs. */
+export interface PreviewRenderDependencies {
+  /** A connection with Tidemark's field manager: the preview's dry-runs must look like its applies. */
+  connectionFor(cluster: string): ClusterConnection;
+  /** Reads the previewed revision (a pull request's head, not the source's ref): no admitRevision. */
+  desired: Pick<DesiredStateReader, 'readObject'>;
+  kinds: KindRegistry;
+  /** Read only: the last status says whether the object is suspended. Nothing is written. */
+  statusStore: Pick<StatusStore, 'get'>;
+  options?: Pick<PipelineOptions, 'defaultNamespace' | 'builtinCrdSources'>;
+}
+
+/** PreviewRendered is what reconcile would apply for one object on one cluster, and the live object. */
+export interface PreviewRendered {
+  /** Set when nothing would be applied: 'not-desired' (not in Git or not placed here) or 'suspended'. */
+  skipped?: 'not-desired' | 'suspended';
+  /** The objects reconcile would server-side apply, in the order it would: the CR first, for a kind. */
+  objects: KubernetesManifest[];
+  /** The file (and line) in Git that declares the object. */
+  path?: string;
+  line?: number;
+}
+
+/**
+ * renderForPreview runs the pipeline's own fetch, validate, features and render stages for one
+ * object at a revision, and stops before apply: what the preview dry-runs is exactly what
+ * reconcile would apply. Validate's server-side dry-run runs against the live cluster, so an
+ * invalid CR fails here with the API server's message (a TerminalError ValidationFailed).
+ * Nothing is written to the cluster or to the status store.
+ */
+export async function renderForPreview(input: PreviewRenderInput, deps: PreviewRenderDependencies): Promise<PreviewRendered> {
+  const run: ReconcileRun = {
+    // 'manual': a stalled object's unchanged spec is previewed again, not skipped.
+    job: { ...input, reason: 'manual' },
+    ref: parseObjectKey(input.objectKey),
+    startedAt: new Date(),
+    stage: 'fetch',
+    connection: deps.connectionFor(input.cluster),
+  };
+  // The stages take the full dependencies type; the preview hands in only readers.
+  const stageDeps = deps as unknown as Parameters<typeof fetchStage>[1];
+  recordFetched(run, await fetchStage(run, stageDeps));
+  const located = { ...(run.desired ? { path: run.desired.path } : {}), ...(run.desired?.line ? { line: run.desired.line } : {}) };
+  if (isSkipped(run)) return { skipped: 'suspended', objects: [], ...located };
+  if (!run.desired || !run.object) return { skipped: 'not-desired', objects: [], ...located };
+  const defaulted = await validateStage(run, stageDeps);
+  const rendered = renderStage(run, defaulted, featuresStage(run, defaulted));
+  return { objects: run.plugin ? [customResourceToApply(run), ...rendered] : rendered, ...located };
+}

@@ -1,0 +1,10 @@
+// libs/preview owns previews of a ref that is not merged: what it would do on each cluster it
+// targets (the pipeline's render and validate stages, then server-side dry-runs), the blast
+// radius, and the markdown a pull request shows. It writes nothing to a cluster or to the status
+// store. It may import contracts, cluster, drift, pipeline and placement.
+
+export { previewRevision, type PreviewDependencies, type PreviewRequest, type PreviewSource } from './preview-revision';
+export { fieldChanges } from './field-changes';
+export { blastRadius } from './blast-radius';
+export { displayObject } from './display-object';
+export { previewMarkdown } from './preview-markdown';
