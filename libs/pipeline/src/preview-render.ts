@@ -2,7 +2,8 @@ import { parseObjectKey, type KubernetesManifest } from '@tidemark/contracts';
 import type { ClusterConnection } from '@tidemark/cluster';
 import type { KindRegistry } from '@tidemark/kinds';
 import type { StatusStore } from '@tidemark/status-store';
-import type { DesiredStateReader, PipelineOptions } from './dependencies';
+import type { DesiredStateReader, PipelineDependencies, PipelineOptions } from './dependencies';
+import { runConnections } from './identity';
 import { isSkipped, type ReconcileRun } from './run';
 import { recordFetched } from './reconcile';
 import { fetchStage } from './stage-fetch';
@@ -24,6 +25,8 @@ export interface PreviewRenderDependencies {
   connectionFor(cluster: string): ClusterConnection;
   /** Reads the previewed revision (a pull request's head, not the source's ref): no admitRevision. */
   desired: Pick<DesiredStateReader, 'readObject'>;
+  /** The source's identity and allow-list: a preview dry-runs as the source would apply. */
+  tenancyFor?: PipelineDependencies['tenancyFor'];
   kinds: KindRegistry;
   /** Read only: the last status says whether the object is suspended. Nothing is written. */
   statusStore: Pick<StatusStore, 'get'>;
@@ -49,13 +52,18 @@ export interface PreviewRendered {
  * Nothing is written to the cluster or to the status store.
  */
 export async function renderForPreview(input: PreviewRenderInput, deps: PreviewRenderDependencies): Promise<PreviewRendered> {
+  const job = { ...input, reason: 'manual' as const };
+  // A preview never writes, so the actions connection is the plain one; the source's identity applies all the same.
+  const connections = runConnections(job, { ...deps, actionsConnectionFor: deps.connectionFor } as PipelineDependencies);
   const run: ReconcileRun = {
     // 'manual': a stalled object's unchanged spec is previewed again, not skipped.
-    job: { ...input, reason: 'manual' },
+    job,
     ref: parseObjectKey(input.objectKey),
     startedAt: new Date(),
     stage: 'fetch',
-    connection: deps.connectionFor(input.cluster),
+    connection: connections.connection,
+    actionsConnection: connections.actions,
+    reportingConnection: connections.reporting,
   };
   // The stages take the full dependencies type; the preview hands in only readers.
   const stageDeps = deps as unknown as Parameters<typeof fetchStage>[1];

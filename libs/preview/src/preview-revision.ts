@@ -139,7 +139,9 @@ class PreviewRun {
       this.changes.push({ ...base, ...located, action: 'skipped', message: rendered.skipped === 'suspended' ? 'suspended on this cluster: not applied until resumed' : 'not placed on this cluster' });
       return;
     }
-    const connection = deps.render.connectionFor(cluster);
+    // The dry-runs run as the source would apply: as its ServiceAccount when it has one.
+    const serviceAccount = deps.render.tenancyFor?.(request.source)?.serviceAccount;
+    const connection = serviceAccount ? deps.render.connectionFor(cluster).asServiceAccount(serviceAccount) : deps.render.connectionFor(cluster);
     for (const object of rendered.objects) this.changes.push(await this.dryRun(connection, object, { cluster, objectKey, ...located }));
     await this.pruned(objectKey, cluster, rendered.objects, located);
   }
