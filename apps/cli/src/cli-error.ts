@@ -1,13 +1,11 @@
 /** ExitCode is what the `tidemark` process exits with; scripts may rely on these. */
 export const ExitCode = {
-  /** Done; for `diff` and `preview`: done and nothing would change. */
+  /** Done. */
   Ok: 0,
   /** The command ran but failed: the API refused it, the object is unknown, the server is down. */
   Failed: 1,
   /** Wrong arguments or configuration: fix the command line or the config file. */
   Usage: 2,
-  /** `diff` and `preview` only: done, and something would change (as `kubectl diff` exits 1 on changes, moved to 3 so 1 stays an error). */
-  Changes: 3,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 

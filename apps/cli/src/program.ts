@@ -16,13 +16,13 @@ The dashboard and its token:
   TIDEMARK_TOKEN, TIDEMARK_TOKEN_FILE  an API token (viewer reads; operator also acts)
   TIDEMARK_CONFIG                      a JSON file {"server", "token" or "tokenFile"};
                                        default ~/.config/tidemark/config.json
-Exit codes: 0 done, 1 failed, 2 wrong usage or config, 3 (diff, preview) changes found.
+Exit codes: 0 done, 1 failed, 2 wrong usage or config.
 Colour is used on a terminal only; NO_COLOR turns it off.`;
 
 /** buildProgram is the `tidemark` command and its subcommands; `run` reports how it ended. */
 export function buildProgram(io: CliIo, ended: (code: ExitCode) => void): Command {
   const program = new Command('tidemark')
-    .description('Tidemark from the command line: status, objects, actions and previews, through the dashboard\'s API.')
+    .description('Tidemark from the command line: status, objects and actions, through the dashboard\'s API.')
     .addOption(new Option('--server <url>', 'the dashboard\'s address (else TIDEMARK_SERVER, the config file, http://127.0.0.1:8080)'))
     .addOption(new Option('-o, --output <format>', 'table (for people) or json (stable, for scripts)').choices(['table', 'json']).default('table'))
     .addHelpText('after', configHelp)
