@@ -12,7 +12,7 @@ import { diffObjects, type ObjectChange } from './object-change';
 import { redactUrl } from './redact-url';
 import { RevisionIndex } from './revision-index';
 import { refPrefix, selectRevision, type RemoteTarget } from './select-revision';
-import type { SourceError } from './source-error';
+import type { SourceError, SourceWarning } from './source-error';
 import type { SourceAuth, SourceSpec } from './source-spec';
 import { UnitIndexer, type UnitRendering } from './unit-index';
 import type { UnitProvenance } from './revision-index';
@@ -44,6 +44,8 @@ export interface PollResult {
   changes: ObjectChange[];
   /** Every problem in the source at `revision` (not only new ones). */
   errors: SourceError[];
+  /** Every parser and renderer warning at `revision`; they hold nothing back. */
+  warnings?: SourceWarning[];
   durationMs: number;
   /** Objects received from the server: 0 when the ref had not moved. */
   fetchedObjects: number;
@@ -182,6 +184,7 @@ export class GitSource {
       moved: revision !== previous,
       changes,
       errors: built.errors,
+      warnings: built.warnings,
       durationMs: Math.round(performance.now() - started),
       fetchedObjects,
       render: fresh ? built.render : { planned: built.render.planned, rendered: 0, durationMs: 0 },

@@ -4,7 +4,7 @@ import type { GitStore } from './git-store';
 import type { LoadLimits } from './load-limits';
 import { loadManifestFile, type ManifestFile } from './load-manifest-file';
 import { RevisionIndex, type FileContent, type FileUpdate } from './revision-index';
-import type { SourceError } from './source-error';
+import type { SourceError, SourceWarning } from './source-error';
 import { diffTrees, type FileDelta, type TreeFile } from './tree-diff';
 import { emptyUnitState, isUnitPath, UnitIndexer, type PlannedUnits, type UnitState } from './unit-index';
 import { RevisionBudget } from './revision-budget';
@@ -19,6 +19,8 @@ export interface BuiltIndex {
   ignoreOid?: string;
   index: RevisionIndex;
   errors: SourceError[];
+  /** Parser and renderer warnings at this revision. */
+  warnings: SourceWarning[];
   /** The render units of this revision (empty when the source renders none). */
   units: UnitState;
   /** Bytes of each plain manifest file, and their sum: the revision's share of the source's byte budget. */
@@ -83,7 +85,7 @@ export class IndexBuilder {
     for (const key of files.touched) touched.add(key);
     const errors = tree ? index.errors() : [pathMissing(path, revision), ...index.errors()];
     const built: BuiltIndex = {
-      revision, index, errors, units, render, fileBytes: budget.sizes, totalBytes: budget.total, ...(tree ? { tree } : {}), ...(ignoreOid ? { ignoreOid } : {}),
+      revision, index, errors, warnings: index.warnings(), units, render, fileBytes: budget.sizes, totalBytes: budget.total, ...(tree ? { tree } : {}), ...(ignoreOid ? { ignoreOid } : {}),
     };
     return { built, touched };
   }
@@ -150,7 +152,7 @@ export class IndexBuilder {
       parsed = loadManifestFile(await store.readBlob(file.oid), limits);
       parsedBlobs.set(file.oid, parsed);
     }
-    return { content: { path, blobOid: file.oid, entries: parsed.entries, problems: parsed.problems }, bytes: parsed.bytes ?? 0 };
+    return { content: { path, blobOid: file.oid, entries: parsed.entries, problems: parsed.problems, ...(parsed.warnings ? { warnings: parsed.warnings } : {}) }, bytes: parsed.bytes ?? 0 };
   }
 
   private async rules(oid: string | undefined): Promise<Ignore | undefined> {

@@ -9,10 +9,10 @@ export { parseSourceSpec, parseSourceSpecs, SourceSpecError, SourceRef, SourceAu
 export { redactUrl } from './redact-url';
 export { readCommitTime, readCommitSummary, type CommitSummary } from './commit-time';
 export type { ObjectChange } from './object-change';
-export type { SourceError, SourceErrorCode } from './source-error';
+export type { SourceError, SourceErrorCode, SourceWarning, SourceWarningCode } from './source-error';
 export type { Manifest } from './manifest';
 export { defaultLoadLimits, type LoadLimits } from './load-limits';
-export { loadManifestFile, type ManifestFile, type ManifestEntry, type FileProblem } from './load-manifest-file';
+export { loadManifestFile, type ManifestFile, type ManifestEntry, type FileProblem, type FileWarning } from './load-manifest-file';
 export type { UnitRendering, UnitState } from './unit-index';
 export type { RenderFigures } from './index-builder';
 export type { UnitProvenance } from './revision-index';

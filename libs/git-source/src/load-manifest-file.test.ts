@@ -91,3 +91,13 @@ describe('loadManifestFile', () => {
     expect(loadManifestFile(new Uint8Array([0xff, 0xfe, 0x00]), defaultLoadLimits).problems[0]?.reason).toBe('the file is not valid UTF-8');
   });
 });
+
+describe('loadManifestFile warnings', () => {
+  it('reads a file whose key is a collection, with a ParserWarning at that line', () => {
+    const file = load(`${configMap('odd')}data:\n  ? {a: 1}\n  : x\n`);
+    expect(file.failed).toBe(false);
+    expect(file.entries.map((entry) => entry.objectKey)).toEqual(['core/ConfigMap/_/odd']);
+    expect(file.warnings).toEqual([{ code: 'ParserWarning', line: 6, reason: expect.stringContaining('a mapping key is a collection') }]);
+    expect(load(configMap('plain')).warnings).toBeUndefined();
+  });
+});

@@ -1,11 +1,18 @@
 import { identifyManifest, type IdentifiedManifest, type Manifest } from './manifest';
 import type { LoadLimits } from './load-limits';
 import { loadYamlDocuments, LoadFailure } from './load-yaml';
-import type { SourceErrorCode } from './source-error';
+import type { SourceErrorCode, SourceWarningCode } from './source-error';
 
 /** FileProblem is something wrong inside one file; the path is added by whoever knows it. */
 export interface FileProblem {
   code: SourceErrorCode;
+  line?: number;
+  reason: string;
+}
+
+/** FileWarning is a parser's or renderer's warning about one file; it stops nothing. */
+export interface FileWarning {
+  code: SourceWarningCode;
   line?: number;
   reason: string;
 }
@@ -24,6 +31,8 @@ export interface ManifestEntry extends IdentifiedManifest {
 export interface ManifestFile {
   entries: ManifestEntry[];
   problems: FileProblem[];
+  /** What the parser warned about; the objects are read all the same. */
+  warnings?: FileWarning[];
   failed: boolean;
   /** Size of the blob, which counts against the revision's byte budget. */
   bytes?: number;
@@ -47,7 +56,9 @@ function loadBytes(bytes: Uint8Array, limits: LoadLimits): ManifestFile {
     return failedFile('ParseFailed', 'the file is not valid UTF-8');
   }
   try {
-    return identifyAll(loadYamlDocuments(text, limits));
+    const { values, warnings } = loadYamlDocuments(text, limits);
+    const file = identifyAll(values);
+    return warnings.length === 0 ? file : { ...file, warnings: warnings.map(({ line, message }) => ({ code: 'ParserWarning', line, reason: message })) };
   } catch (error) {
     if (error instanceof LoadFailure) return failedFile(error.reason, error.message, error.line);
     // A stack or memory failure inside the parser still stops only this file.
@@ -55,7 +66,7 @@ function loadBytes(bytes: Uint8Array, limits: LoadLimits): ManifestFile {
   }
 }
 
-function identifyAll(values: ReturnType<typeof loadYamlDocuments>): ManifestFile {
+function identifyAll(values: ReturnType<typeof loadYamlDocuments>['values']): ManifestFile {
   const file: ManifestFile = { entries: [], problems: [], failed: false };
   for (const { value, line } of values) {
     const identified = identifyManifest(value);

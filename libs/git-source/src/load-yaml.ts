@@ -1,4 +1,4 @@
-import { Composer, LineCounter, Parser, type CST } from 'yaml';
+import { Composer, isCollection, LineCounter, Parser, visit, type CST, type Document } from 'yaml';
 import type { LoadLimits } from './load-limits';
 import { scanNesting } from './scan-nesting';
 
@@ -7,6 +7,21 @@ export interface LoadedValue {
   value: unknown;
   line: number;
 }
+
+/** LoadWarning is something the parser accepted but a person should see: the line and what it did. */
+export interface LoadWarning {
+  line: number;
+  message: string;
+}
+
+/** LoadedYaml is a file's documents and the parser's warnings about them. */
+export interface LoadedYaml {
+  values: LoadedValue[];
+  warnings: LoadWarning[];
+}
+
+/** How many warnings one file keeps; a file of a thousand odd keys says so once per document at most. */
+export const maxWarningsPerFile = 20;
 
 /** LoadFailure says why a file could not be read, and where. */
 export class LoadFailure extends Error {
@@ -21,19 +36,23 @@ export class LoadFailure extends Error {
  * count, nesting depth and aliases are checked on the concrete syntax tree, which the parser
  * builds without recursion, before any node is composed or any alias expanded: so a
  * billion-laughs file or a 10,000-level nesting is refused in linear time and memory.
+ * The library's warnings never reach the process (`logLevel: 'error'` stops its `process.emitWarning`):
+ * they are returned with their line, to be shown as the source's warnings.
  */
-export function loadYamlDocuments(text: string, limits: LoadLimits): LoadedValue[] {
+export function loadYamlDocuments(text: string, limits: LoadLimits): LoadedYaml {
   const estimate = scanNesting(text, limits.maxDepth);
   if (estimate) throw new LoadFailure('LimitExceeded', `nesting deeper than ${limits.maxDepth} levels`, lineAt(text, estimate.offset));
   const lines = new LineCounter();
   const tokens = [...new Parser(lines.addNewLine).parse(text)];
   const lineOf = (offset: number) => lines.linePos(offset).line;
   checkLimits(tokens, limits, lineOf);
-  const composer = new Composer({ version: '1.2', merge: true, uniqueKeys: true, prettyErrors: false, strict: true });
+  const composer = new Composer({ version: '1.2', merge: true, uniqueKeys: true, prettyErrors: false, strict: true, logLevel: 'error' });
   const values: LoadedValue[] = [];
+  const warnings: LoadWarning[] = [];
   for (const document of composer.compose(tokens)) {
     const error = document.errors[0];
     if (error) throw new LoadFailure('ParseFailed', firstLine(error.message), lineOf(errorOffset(text, error)));
+    for (const warning of documentWarnings(document, text, lineOf)) if (warnings.length < maxWarningsPerFile) warnings.push(warning);
     const contents = document.contents;
     if (contents === null) continue;
     const line = lineOf(contents.range[0]);
@@ -43,7 +62,29 @@ export function loadYamlDocuments(text: string, limits: LoadLimits): LoadedValue
       throw new LoadFailure('LimitExceeded', `aliases expand too far (${firstLine(String(cause))})`, line);
     }
   }
-  return values;
+  return { values, warnings };
+}
+
+/**
+ * documentWarnings lists the composer's warnings (unknown directives, unresolved tags) and the one
+ * `toJS` would only print: a key that is a collection, which becomes its own YAML text as a string.
+ */
+function documentWarnings(document: Document.Parsed, text: string, lineOf: (offset: number) => number): LoadWarning[] {
+  const warnings = document.warnings.map((warning) => ({ line: lineOf(warning.pos[0]), message: firstLine(warning.message) }));
+  visit(document, {
+    Pair(_, pair) {
+      const key = pair.key;
+      if (!isCollection(key) || !key.range) return;
+      const written = clip(text.slice(key.range[0], key.range[1]), 40);
+      warnings.push({ line: lineOf(key.range[0]), message: `a mapping key is a collection (${written}); it is read as a string of its YAML text, which is rarely what was meant` });
+    },
+  });
+  return warnings;
+}
+
+function clip(text: string, length: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > length ? `${flat.slice(0, length - 1)}…` : flat;
 }
 
 function checkLimits(tokens: readonly CST.Token[], limits: LoadLimits, lineOf: (offset: number) => number): void {

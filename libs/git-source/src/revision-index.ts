@@ -1,6 +1,6 @@
-import type { FileProblem, ManifestEntry } from './load-manifest-file';
+import type { FileProblem, FileWarning, ManifestEntry } from './load-manifest-file';
 import type { Manifest } from './manifest';
-import { describeLocation, type SourceError } from './source-error';
+import { describeLocation, type SourceError, type SourceWarning } from './source-error';
 
 /** UnitProvenance says which render unit produced an object: the renderer and the unit's folder. */
 export interface UnitProvenance {
@@ -34,6 +34,7 @@ export interface IndexedFile {
   blobOid: string;
   keys: readonly string[];
   problems: readonly SourceError[];
+  warnings?: readonly SourceWarning[];
 }
 
 /** FileContent is a file as loaded, about to enter the index. */
@@ -44,6 +45,8 @@ export interface FileContent {
   unit?: UnitProvenance;
   entries: readonly ManifestEntry[];
   problems: readonly FileProblem[];
+  /** What the parser or renderer warned about; shown, never holding anything back. */
+  warnings?: readonly FileWarning[];
 }
 
 /** FileUpdate replaces or removes one path in the index. */
@@ -86,7 +89,8 @@ export class RevisionIndex {
         touched.add(object.objectKey);
         objects.set(object.objectKey, [...(objects.get(object.objectKey) ?? []), object]);
       }
-      files.set(path, { path, blobOid: content.blobOid, keys: added.map((object) => object.objectKey), problems: content.problems.map((problem) => locate(path, problem)) });
+      const warnings = (content.warnings ?? []).map((warning) => locate(path, warning));
+      files.set(path, { path, blobOid: content.blobOid, keys: added.map((object) => object.objectKey), problems: content.problems.map((problem) => locate(path, problem)), ...(warnings.length > 0 ? { warnings } : {}) });
     }
     return { index: new RevisionIndex(files, objects), touched };
   }
@@ -128,6 +132,11 @@ export class RevisionIndex {
     return errors;
   }
 
+  /** warnings lists every parser and renderer warning at this revision, file by file. */
+  warnings(): SourceWarning[] {
+    return [...this.files.values()].flatMap((file) => file.warnings ?? []);
+  }
+
   /** summary returns where the object is declared (first place), for change records. */
   summary(objectKey: string): { path: string; blobOid: string; line: number; signature: string } | undefined {
     const lookup = this.lookup(objectKey);
@@ -159,7 +168,7 @@ function declarations(content: FileContent, previous: IndexedFile | undefined): 
   return objects;
 }
 
-function locate(path: string, problem: FileProblem): SourceError {
+function locate<Code extends string>(path: string, problem: { code: Code; line?: number; reason: string }): { code: Code; path: string; line?: number; message: string } {
   return {
     code: problem.code,
     path,

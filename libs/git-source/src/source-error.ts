@@ -24,6 +24,18 @@ export interface SourceError {
   objectKey?: string;
 }
 
+/** SourceWarningCode names what a parser or renderer accepted but warned about. */
+export type SourceWarningCode = 'ParserWarning' | 'RenderWarning';
+
+/** SourceWarning is one warning about a file at a revision: it holds nothing back, it is only shown. */
+export interface SourceWarning {
+  code: SourceWarningCode;
+  path: string;
+  line?: number;
+  /** A sentence that names the file, the line and what the tool said. */
+  message: string;
+}
+
 /** describeLocation renders `path:line` (or `path`) for messages. */
 export function describeLocation(path: string, line?: number): string {
   // Rendered objects have no line of their own (0): the unit's folder is their place.

@@ -1,6 +1,6 @@
 // The poller is the one writer of the SourceStatus record; its format and key live in contracts.
 import type { Redis } from 'ioredis';
-import { keptCommits, keptProblems, type SourceCommit, type SourceProblem } from '@tidemark/contracts';
+import { keptCommits, keptProblems, keptWarningLength, keptWarnings, type SourceCommit, type SourceProblem } from '@tidemark/contracts';
 import type { PollResult } from '@tidemark/git-source';
 
 /** PollRecordKeys name where a poll is recorded: the source's status hash and its commit list. */
@@ -22,6 +22,8 @@ export async function recordPoll(redis: Redis, keys: PollRecordKeys, result: Pol
     // Degraded while any file in Git cannot be read: the rest is applied, but not everything.
     state: result.errors.length > 0 ? 'degraded' : 'ok', leader,
     problems: JSON.stringify(result.errors.slice(0, keptProblems).map(({ path, line, code, message }): SourceProblem => (line === undefined ? { path, code, message } : { path, line, code, message }))),
+    sourceWarnings: result.warnings?.length ?? 0,
+    warnings: JSON.stringify((result.warnings ?? []).slice(0, keptWarnings).map(({ path, line, code, message }): SourceProblem => ({ path, ...(line === undefined ? {} : { line }), code, message: clip(message, keptWarningLength) }))),
   };
   if (result.moved) fields.fetchedAt = now;
   if (ref) fields.ref = ref;
@@ -33,6 +35,10 @@ export async function recordPoll(redis: Redis, keys: PollRecordKeys, result: Pol
     write.lpush(keys.commits, JSON.stringify(commit)).ltrim(keys.commits, 0, keptCommits - 1);
   }
   await write.exec();
+}
+
+function clip(message: string, length: number): string {
+  return message.length > length ? `${message.slice(0, length - 1)}…` : message;
 }
 
 /** describeRef says what a source follows, e.g. "branch main", "tag v1.2.0", "semver ^1". */

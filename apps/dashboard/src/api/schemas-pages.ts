@@ -68,6 +68,8 @@ export const SourceBody = Type.Object({
   commitAuthor: Type.Optional(Type.String()),
   commitTime: Type.Optional(Type.String()),
   problems: Type.Optional(Type.Array(ProblemBody, { description: 'The first problems in the source at its revision, with file and line.' })),
+  sourceWarnings: Type.Optional(Type.Integer({ description: 'Parser and renderer warnings at the revision; they hold nothing back.' })),
+  warnings: Type.Optional(Type.Array(ProblemBody, { description: 'The first parser and renderer warnings, with file and line.' })),
 });
 
 export const OverviewBody = Type.Object({

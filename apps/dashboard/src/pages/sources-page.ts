@@ -33,6 +33,16 @@ ${problems.map((problem) => html`<tr><td><code>${problem.path}${problem.line !==
 ${more > 0 ? html`<p class="muted">and ${more} more, not kept.</p>` : ''}`;
 }
 
+/** warningsTable lists what a parser or renderer warned about: shown only, nothing is held back. */
+function warningsTable(source: SourceRow): SafeHtml {
+  const warnings: readonly SourceProblem[] = source.warnings ?? [];
+  if ((source.sourceWarnings ?? 0) === 0) return html`<p class="muted" id="warnings-none">No warning from the parser or a renderer at this revision.</p>`;
+  const more = (source.sourceWarnings ?? 0) - warnings.length;
+  return html`<table id="warnings"><caption class="visually-hidden">Warnings about files in the source</caption><tr><th scope="col">File and line</th><th scope="col">Warning</th><th scope="col">Code</th></tr>
+${warnings.map((warning) => html`<tr><td><code>${warning.path}${warning.line !== undefined ? `:${warning.line}` : ''}</code></td><td class="state-drifted">${warning.message}</td><td>${warning.code}</td></tr>`)}</table>
+${more > 0 ? html`<p class="muted">and ${more} more, not kept.</p>` : ''}`;
+}
+
 function objectsPerCluster(source: SourceRow): SafeHtml {
   const clusters = Object.keys(source.byCluster).sort();
   if (clusters.length === 0) return html`<p class="muted">No object of this source has a record on any cluster yet.</p>`;
@@ -82,6 +92,7 @@ export function sourcePage({ source, timeline }: SourcePageInput): SafeHtml {
 <dt>State</dt><dd>${sourceState(source)}</dd>
 <dt>Objects</dt><dd id="source-objects">${source.declaredObjects ?? '—'} declared in Git at this revision; ${source.objects} with a status record</dd></dl>
 <h2>Problems</h2>${problemsTable(source)}
+<h2>Warnings</h2>${warningsTable(source)}
 <h2>Render units</h2>${renderUnits(source)}
 <h2>Objects per cluster</h2>${objectsPerCluster(source)}
 ${timeline ?? ''}`;

@@ -36,6 +36,10 @@ export interface SourceStatus {
   commitTime?: string;
   /** The first problems in the source at `revision`, each with its file and line. */
   problems?: SourceProblem[];
+  /** Parser and renderer warnings at `revision` (they hold nothing back, so the state stays ok). */
+  sourceWarnings?: number;
+  /** The first warnings, each with its file and line; messages cut to `keptWarningLength`. */
+  warnings?: SourceProblem[];
 }
 
 /** SourceProblem is one broken file or object in a source, as the dashboard lists it. */
@@ -60,10 +64,14 @@ export interface SourceCommit {
 
 /** How many problems a source record keeps (the count, sourceErrors, is always complete). */
 export const keptProblems = 50;
+/** How many warnings a source record keeps (the count, sourceWarnings, is always complete). */
+export const keptWarnings = 20;
+/** Longest warning message a source record keeps: a tool's stderr line may be long. */
+export const keptWarningLength = 500;
 /** How many fetched commits a source keeps for its timeline. */
 export const keptCommits = 30;
 
-const numericFields = ['durationMs', 'fetchedObjects', 'changes', 'sourceErrors', 'declaredObjects'] as const;
+const numericFields = ['durationMs', 'fetchedObjects', 'changes', 'sourceErrors', 'sourceWarnings', 'declaredObjects'] as const;
 const textFields = ['revision', 'head', 'fetchedAt', 'polledAt', 'error', 'errorAt', 'leader', 'ref', 'commitMessage', 'commitAuthor', 'commitTime'] as const;
 
 /** parseSourceStatus checks a source status hash field by field; unknown fields are dropped. */
@@ -76,6 +84,7 @@ export function parseSourceStatus(raw: Record<string, string>): SourceStatus {
   }
   if (raw.state === 'ok' || raw.state === 'degraded' || raw.state === 'error') status.state = raw.state;
   if (raw.problems !== undefined) status.problems = parseProblems(raw.problems);
+  if (raw.warnings !== undefined) status.warnings = parseProblems(raw.warnings);
   return status;
 }
 
