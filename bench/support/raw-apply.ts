@@ -54,15 +54,21 @@ export class RawClient {
     return client;
   }
 
-  /** send returns the HTTP status; the body is read and dropped. */
+  /** send returns the HTTP status, and the start of the body when the status is an error (a success's body is dropped). */
   send(method: string, path: string, body?: string, contentType = 'application/json'): Promise<number> {
+    return this.exchange(method, path, body, contentType).then(({ status }) => status);
+  }
+
+  private exchange(method: string, path: string, body?: string, contentType = 'application/json'): Promise<{ status: number; text: string }> {
     const transport = this.server.protocol === 'https:' ? https : http;
     const headers: Record<string, string> = { ...(this.options.headers as Record<string, string> | undefined), accept: 'application/json' };
     if (body !== undefined) Object.assign(headers, { 'content-type': contentType, 'content-length': String(Buffer.byteLength(body)) });
     return new Promise((resolve, reject) => {
       const request = transport.request({ ...this.options, host: this.server.hostname, port: this.server.port, method, path, headers, agent: this.agent }, (response) => {
-        response.resume();
-        response.on('end', () => resolve(response.statusCode ?? 0));
+        const status = response.statusCode ?? 0;
+        let text = '';
+        response.on('data', (chunk: Buffer) => { if (status >= 300 && text.length < 4096) text += chunk.toString(); });
+        response.on('end', () => resolve({ status, text }));
       });
       request.on('error', reject);
       request.end(body);
@@ -73,11 +79,22 @@ export class RawClient {
   async apply(recorded: RecordedApply, swap?: [string, string]): Promise<void> {
     const path = swap ? recorded.path.replace(`/namespaces/${swap[0]}/`, `/namespaces/${swap[1]}/`) : recorded.path;
     const body = swap ? recorded.body.replaceAll(`"namespace":"${swap[0]}"`, `"namespace":"${swap[1]}"`) : recorded.body;
-    const status = await this.send('PATCH', `${path}?${new URLSearchParams(recorded.query)}`, body, 'application/apply-patch+yaml');
-    if (status >= 300) throw new Error(`raw apply of ${path} answered ${status}`);
+    const { status, text } = await this.exchange('PATCH', `${path}?${new URLSearchParams(recorded.query)}`, body, 'application/apply-patch+yaml');
+    if (status >= 300) throw new Error(`raw apply of ${path} answered ${status}: ${messageOf(text)}`);
   }
 
   close(): void {
     this.agent.destroy();
   }
+}
+
+/** messageOf is a Kubernetes Status body's message, or the body's start. */
+function messageOf(text: string): string {
+  try {
+    const status = JSON.parse(text) as { message?: unknown };
+    if (typeof status.message === 'string') return status.message;
+  } catch {
+    // not JSON: show it as it came
+  }
+  return text.slice(0, 500);
 }
