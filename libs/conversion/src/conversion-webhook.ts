@@ -18,9 +18,19 @@ export interface ConversionWebhookOptions {
   rotation?: RotationPolicy;
   /** Largest review body accepted. @defaultValue 32 MiB */
   bodyLimitBytes?: number;
+  /**
+   * How long an idle kept-alive connection stays open. It must outlast the API server's own idle
+   * timeout (Go's 90 s): if the server closes first, a review the API server sends on that
+   * connection as it closes fails with EOF, and the user's request gets a 500.
+   * @defaultValue 120_000
+   */
+  keepAliveTimeoutMs?: number;
   /** Called for a review that failed, with a message that names the object (never its data). */
   onFailure?(message: string): void;
 }
+
+/** Longer than Go's http.Transport IdleConnTimeout (90 s), which the API server's webhook client keeps. */
+const defaultKeepAliveTimeoutMs = 120_000;
 
 /** conversionPath is where the webhook answers ConversionReviews. */
 export const conversionPath = '/convert';
@@ -45,6 +55,9 @@ export class ConversionWebhook {
     const state = this.state!;
     this.server = createServer({ key: state.serving.keyPem, cert: state.serving.certPem, minVersion: 'TLSv1.2' }, (request, response) => void this.handle(request, response));
     const server = this.server;
+    server.keepAliveTimeout = this.options.keepAliveTimeoutMs ?? defaultKeepAliveTimeoutMs;
+    // Headers of a request on a kept-alive connection may arrive any time before it closes.
+    server.headersTimeout = server.keepAliveTimeout + 5_000;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(this.options.port ?? 9443, this.options.host ?? '0.0.0.0', () => resolve());
