@@ -22,6 +22,7 @@ export function reconcilerAllowed(namespace: string): AccessQuestion[] {
     ]),
     { verb: 'list', group: crdGroup, resource: crds },
     { verb: 'create', group: crdGroup, resource: crds },
+    { verb: 'watch', group: crdGroup, resource: crds },
     ...['webapps.tidemark.dev', 'configwatchers.k8spatterns.com'].flatMap((name) => ['get', 'patch'].map((verb) => ({ verb, group: crdGroup, resource: crds, name }))),
     // Storage version migration: WebApps written back unchanged, then the CRD's storedVersions trimmed.
     { verb: 'update', group: 'tidemark.dev', resource: 'webapps', namespace },
