@@ -18,7 +18,7 @@ export { contentHash } from './content-hash';
 export { newestFirst, type ManagedFieldsEntry } from './managed-fields';
 export { ownerAnnotation, formatOwner, ownerOf, type GitOwner } from './owner';
 export { RecordKeys } from './records/record-keys';
-export { readSourceStatus, parseSourceStatus, readSourceCommits, keptProblems, keptWarnings, keptWarningLength, keptCommits, type SourceStatus, type SourceProblem, type SourceCommit } from './records/source-status';
+export { readSourceStatus, parseSourceStatus, readSourceCommits, keptProblems, keptWarnings, keptWarningLength, keptCommits, sourceSuspendedField, type SourceStatus, type SourceProblem, type SourceCommit } from './records/source-status';
 export { readClusterHealth, writeClusterHealth, parseClusterHealth, unknownClusterHealth, type ClusterHealth } from './records/cluster-health';
 export { parseStatusChange, type StatusChange } from './records/status-change';
 export { parseTreeChange, type TreeChange } from './records/tree-change';

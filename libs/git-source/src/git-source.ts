@@ -33,6 +33,11 @@ export interface GitSourceOptions {
   rendering?: UnitRendering;
   /** Size limits of one object and of one fetch or revision; unset fields keep `defaultGitSizeLimits`. */
   sizeLimits?: Partial<GitSizeLimits>;
+  /**
+   * The current credentials, asked for at every request to the Git server (a Secret that rotates,
+   * a GitHub App token). @defaultValue the fixed headers of `spec.auth`
+   */
+  credentials?: () => Promise<SourceAuth | undefined>;
 }
 
 /** PollResult is what one poll found. When `previousRevision` is absent, `changes` lists every object as added. */
@@ -106,7 +111,9 @@ export class GitSource {
     const { spec } = options;
     // The source's own limits (tidemark.yaml, Source objects) win over the reconciler's defaults.
     const sizeLimits = { ...defaultGitSizeLimits, ...options.sizeLimits, ...spec.limits };
-    this.store = new GitStore(options.cacheDir, spec.url, spec.auth ? authHeaders(spec.auth) : {}, { source: spec.name, limits: sizeLimits });
+    const credentials = options.credentials;
+    const headers = credentials ? async () => authHeaders(await credentials()) : authHeaders(spec.auth);
+    this.store = new GitStore(options.cacheDir, spec.url, headers, { source: spec.name, limits: sizeLimits });
     const limits = { ...defaultLoadLimits, ...options.limits };
     this.builder = new IndexBuilder({
       source: spec.name,
@@ -336,7 +343,14 @@ export class GitSource {
   }
 }
 
-function authHeaders(auth: SourceAuth): Record<string, string> {
+/** authHeaders turns credentials into request headers: basic auth, a bearer token, or one extra header. */
+export function authHeaders(auth: SourceAuth | undefined): Record<string, string> {
+  if (!auth) return {};
+  if ('bearerToken' in auth) return { Authorization: `Bearer ${auth.bearerToken}` };
+  if ('extraHeader' in auth) {
+    const colon = auth.extraHeader.indexOf(':');
+    return { [auth.extraHeader.slice(0, colon).trim()]: auth.extraHeader.slice(colon + 1).trim() };
+  }
   const [username, password] = 'token' in auth ? [auth.username ?? 'x-access-token', auth.token] : [auth.username, auth.password];
   return { Authorization: `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}` };
 }

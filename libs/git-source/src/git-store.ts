@@ -29,6 +29,9 @@ const haveRef = 'refs/tidemark/have';
  * Credentials travel only in request headers, never in the URL, so no error message or
  * log line that mentions the URL can carry them.
  */
+/** AuthHeaders are fixed request headers, or a function that gives the current ones (rotating credentials). */
+export type AuthHeaders = Readonly<Record<string, string>> | (() => Promise<Readonly<Record<string, string>>>);
+
 export class GitStore {
   // isomorphic-git keeps parsed pack indexes here; one object per store keeps reads fast.
   private cache: object = {};
@@ -36,9 +39,14 @@ export class GitStore {
   constructor(
     private readonly gitdir: string,
     private readonly url: string,
-    private readonly headers: Readonly<Record<string, string>>,
+    private readonly headers: AuthHeaders,
     private readonly sizes: { source: string; limits: GitSizeLimits } = { source: redactUrl(url), limits: defaultGitSizeLimits },
   ) {}
+
+  /** currentHeaders asks for the credentials at each request, so rotated ones are used at once. */
+  private async currentHeaders(): Promise<Record<string, string>> {
+    return { ...(typeof this.headers === 'function' ? await this.headers() : this.headers) };
+  }
 
   async init(): Promise<void> {
     await mkdir(this.gitdir, { recursive: true });
@@ -77,8 +85,8 @@ export class GitStore {
    * v2 takes two requests; a poll that finds nothing moved costs just that one request.
    */
   async listRefs(prefix?: string): Promise<AdvertisedRef[]> {
-    const refs = await this.remote('list refs of', () => git.listServerRefs({
-      http, url: this.url, headers: { ...this.headers }, protocolVersion: 1, peelTags: true, ...(prefix ? { prefix } : {}),
+    const refs = await this.remote('list refs of', async () => git.listServerRefs({
+      http, url: this.url, headers: await this.currentHeaders(), protocolVersion: 1, peelTags: true, ...(prefix ? { prefix } : {}),
     }));
     return refs.map((ref) => ({ ref: ref.ref, oid: ref.oid, ...(ref.peeled ? { peeled: ref.peeled } : {}) }));
   }
@@ -86,7 +94,7 @@ export class GitStore {
   /** fetch brings new objects; a pack over the size limits is refused (SourceTooLarge) before it is inflated. */
   async fetch(request: FetchRequest): Promise<FetchOutcome> {
     const guard = new PackSizeGuard(this.sizes.limits, this.sizes.source);
-    const shared = { fs, http: guardedHttp(guard), gitdir: this.gitdir, url: this.url, headers: { ...this.headers }, cache: this.cache, ref: haveRef };
+    const shared = { fs, http: guardedHttp(guard), gitdir: this.gitdir, url: this.url, headers: await this.currentHeaders(), cache: this.cache, ref: haveRef };
     // The first fetch is shallow (depth 1). Later ones send our last commit as a "have" and no
     // depth: a server ignores haves for the tree of a shallow boundary and would resend every
     // blob, while without depth it sends only what the have lacks. The price: a force-push that

@@ -4,8 +4,8 @@
 // clusters, with which variables, a unit renders for), and its Git and YAML libraries; it never
 // talks to Redis or a cluster.
 
-export { GitSource, type GitSourceOptions, type PollResult, type PollOptions, type ReadObjectResult, type ObjectListing } from './git-source';
-export { parseSourceSpec, parseSourceSpecs, SourceSpecError, SourceRef, SourceAuth, type SourceSpec, type SourceAllow, type SourceLimits, type SourceServiceAccount, type SourceVerify } from './source-spec';
+export { GitSource, authHeaders, type GitSourceOptions, type PollResult, type PollOptions, type ReadObjectResult, type ObjectListing } from './git-source';
+export { parseSourceSpec, parseSourceSpecs, SourceSpecError, SourceRef, SourceAuth, SourceSpecInput, type SourceSpec, type SourceAllow, type SourceLimits, type SourceServiceAccount, type SourceVerify } from './source-spec';
 export { redactUrl } from './redact-url';
 export { readCommitTime, readCommitSummary, type CommitSummary } from './commit-time';
 export type { ObjectChange } from './object-change';

@@ -29,10 +29,18 @@ export const SourceAuth = Type.Union([
     username: Type.Optional(Type.String({ minLength: 1 })),
   }, { additionalProperties: false }),
   Type.Object({ username: Type.String({ minLength: 1 }), password: Type.String({ minLength: 1 }) }, { additionalProperties: false }),
+  /** A bearer token: `Authorization: Bearer <token>` (Bitbucket access tokens, some proxies). */
+  Type.Object({ bearerToken: Type.String({ minLength: 1 }) }, { additionalProperties: false }),
+  /** One header as git's `http.extraHeader` takes it, "Name: value" (e.g. "Authorization: Basic …"). */
+  Type.Object({ extraHeader: Type.String({ minLength: 3, pattern: '^[A-Za-z0-9-]+:[^\\r\\n]+$' }) }, { additionalProperties: false }),
 ]);
 export type SourceAuth = Static<typeof SourceAuth>;
 
-const SourceSpecInput = Type.Object({
+/**
+ * SourceSpecInput is every field of a source as a config file writes it. The Source kind's CRD
+ * schema is generated from it (libs/source-objects), so the two ways to declare a source agree.
+ */
+export const SourceSpecInput = Type.Object({
   name: Type.String({ pattern: '^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$' }),
   url: Type.String({ minLength: 1, maxLength: 2048 }),
   ref: SourceRef,

@@ -8,7 +8,8 @@ import { SourceRunner, type PolledSource } from './source-runner';
 export interface PollerOptions {
   /** A connection the app owns; the poller duplicates it once for its trigger subscription. */
   redis: Redis;
-  sources: readonly PolledSource[];
+  /** The sources to poll from the start (config-file sources); `add` and `remove` change the set later. @defaultValue [] */
+  sources?: readonly PolledSource[];
   /** Takes a poll's changes (the reconciler turns them into queue jobs). A throw retries them next poll. */
   onChanges(result: PollResult): Promise<void>;
   /** Called with every poll or lease failure, for logging; they are also recorded in the status hash. */
@@ -39,23 +40,14 @@ export class Poller {
     this.keys = new RecordKeys(options.prefix ?? 'tidemark');
     this.ttlMs = options.leaseTtlMs ?? 30_000;
     this.owner = options.owner ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-    const names = options.sources.map((source) => source.name);
+    const names = (options.sources ?? []).map((source) => source.name);
     if (new Set(names).size !== names.length) throw new Error(`source names must be unique, got ${names.join(', ')}`);
   }
 
   async start(): Promise<void> {
-    const { redis, sources } = this.options;
-    for (const source of sources) {
-      const lease = new RedisLease(redis, this.keys.sourceLease(source.name), this.owner, this.ttlMs);
-      this.runners.set(source.name, new SourceRunner({
-        source, lease, redis,
-        statusKey: this.keys.sourceStatus(source.name),
-        commitsKey: this.keys.sourceCommits(source.name),
-        onChanges: this.options.onChanges,
-        onError: this.options.onError ?? (() => undefined),
-        random: this.options.random ?? Math.random,
-      }));
-    }
+    const { redis } = this.options;
+    for (const source of this.options.sources ?? []) this.runners.set(source.name, this.runnerFor(source));
+    await redis.sadd(this.keys.sourceIndex, ...this.runners.keys()).catch(() => 0);
     this.subscriber = redis.duplicate();
     this.subscriber.on('message', (channel: string, source: string) => {
       const runner = this.runners.get(source);
@@ -66,6 +58,32 @@ export class Poller {
     await this.tend();
     // Renew well inside the lease time, and let followers notice a free lease soon after expiry.
     this.tending = setInterval(() => void this.tend(), Math.max(50, Math.floor(this.ttlMs / 5)));
+  }
+
+  /**
+   * add starts polling a source, or replaces the runner of a source with the same name (a changed
+   * spec): the old runner stops and gives up its lease first, so two never poll one source.
+   */
+  async add(source: PolledSource): Promise<void> {
+    await this.remove(source.name);
+    const runner = this.runnerFor(source);
+    this.runners.set(source.name, runner);
+    await this.options.redis.sadd(this.keys.sourceIndex, source.name);
+    if (this.subscriber) await runner.tend();
+  }
+
+  /** remove stops polling a source on this replica and releases its lease; false when it was not polled. */
+  async remove(name: string): Promise<boolean> {
+    const runner = this.runners.get(name);
+    if (!runner) return false;
+    this.runners.delete(name);
+    await runner.stop();
+    return true;
+  }
+
+  /** has tells whether this replica runs a source (as leader or follower). */
+  has(name: string): boolean {
+    return this.runners.has(name);
   }
 
   /** trigger asks for an immediate poll of a source, wherever its leader runs; false for an unknown source. */
@@ -91,6 +109,18 @@ export class Poller {
     await Promise.all(led.map((name) => this.options.redis.publish(this.releasedChannel, name).catch(() => 0)));
     await this.subscriber?.quit().catch(() => undefined);
     this.subscriber = undefined;
+  }
+
+  private runnerFor(source: PolledSource): SourceRunner {
+    const lease = new RedisLease(this.options.redis, this.keys.sourceLease(source.name), this.owner, this.ttlMs);
+    return new SourceRunner({
+      source, lease, redis: this.options.redis,
+      statusKey: this.keys.sourceStatus(source.name),
+      commitsKey: this.keys.sourceCommits(source.name),
+      onChanges: this.options.onChanges,
+      onError: this.options.onError ?? (() => undefined),
+      random: this.options.random ?? Math.random,
+    });
   }
 
   private get triggerChannel(): string {

@@ -2,12 +2,15 @@ import type { Redis } from 'ioredis';
 import type { PollOptions, PollResult } from '@tidemark/git-source';
 import { pollDelay } from './poll-delay';
 import type { RedisLease } from '@tidemark/contracts';
-import { describeRef, recordFailure, recordHead, recordPoll } from './source-status';
+import { describeRef, recordFailure, recordHead, recordPoll, recordSuspended } from './source-status';
+import { sourceSuspendedField as suspendedField } from '@tidemark/contracts';
 
 /** PolledSource is what the poller needs of a source; GitSource fits it. */
 export interface PolledSource {
   readonly name: string;
   readonly spec: { readonly intervalMs: number; readonly jitter: number; readonly ref?: Readonly<Record<string, string>> };
+  /** Suspended by its declaration (a Source object's spec.suspend): no polls until it changes. */
+  readonly suspended?: boolean;
   poll(options?: PollOptions): Promise<PollResult>;
 }
 
@@ -100,6 +103,11 @@ export class SourceRunner {
     const { source, redis, statusKey, lease } = this.options;
     const started = performance.now();
     try {
+      // Suspended by its declaration or by an operator (the dashboard's separate flag): no fetch at all.
+      if (source.suspended || (await redis.hget(statusKey, suspendedField)) === 'true') {
+        await recordSuspended(redis, statusKey, lease.owner);
+        return;
+      }
       const result = await source.poll(this.delivered ? { since: this.delivered } : {});
       // The head is known before its changes are handed on, so an object woken by a watch in
       // the meantime is compared with this revision, never with the one before it.

@@ -62,3 +62,8 @@ export async function recordFailure(redis: Redis, key: string, error: unknown, d
 export function scrubCredentials(message: string): string {
   return message.replace(/(\w+:\/\/)[^/@\s]+@/g, '$1***@').slice(0, 2000);
 }
+
+/** recordSuspended says a poll was skipped because the source is suspended. */
+export async function recordSuspended(redis: Redis, key: string, leader: string): Promise<void> {
+  await redis.hset(key, { state: 'suspended', polledAt: new Date().toISOString(), leader });
+}

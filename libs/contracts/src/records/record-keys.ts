@@ -66,6 +66,11 @@ export class RecordKeys {
     return `${this.prefix}:prune-holds`;
   }
 
+  /** sourceIndex is the set of source names some poller ran (config-file and Source objects), for the dashboard. */
+  get sourceIndex(): string {
+    return `${this.prefix}:sources`;
+  }
+
   /** sourceLease elects the one poller of a source. */
   sourceLease(source: string): string {
     return `${this.prefix}:lease:${source}`;

@@ -19,8 +19,10 @@ export interface SourceStatus {
   changes?: number;
   /** Problems in the source at `revision` (broken files, duplicates). */
   sourceErrors?: number;
-  /** ok; degraded while a file in Git cannot be read (see problems); error when the last poll failed. */
-  state?: 'ok' | 'degraded' | 'error';
+  /** ok; degraded while a file in Git cannot be read (see problems); error when the last poll failed; suspended while polls are skipped. */
+  state?: 'ok' | 'degraded' | 'error' | 'suspended';
+  /** An operator suspended the source (the dashboard's flag, written alone as sourceSuspendedField). */
+  suspended?: boolean;
   /** The last poll's failure, when it failed. */
   error?: string;
   errorAt?: string;
@@ -62,6 +64,9 @@ export interface SourceCommit {
   fetchedAt: string;
 }
 
+/** The source status hash's field an operator sets to suspend polling; only the dashboard writes it, alone. */
+export const sourceSuspendedField = 'suspended';
+
 /** How many problems a source record keeps (the count, sourceErrors, is always complete). */
 export const keptProblems = 50;
 /** How many warnings a source record keeps (the count, sourceWarnings, is always complete). */
@@ -82,7 +87,8 @@ export function parseSourceStatus(raw: Record<string, string>): SourceStatus {
     const value = Number(raw[field]);
     if (raw[field] !== undefined && Number.isFinite(value)) status[field] = value;
   }
-  if (raw.state === 'ok' || raw.state === 'degraded' || raw.state === 'error') status.state = raw.state;
+  if (raw.state === 'ok' || raw.state === 'degraded' || raw.state === 'error' || raw.state === 'suspended') status.state = raw.state;
+  if (raw[sourceSuspendedField] === 'true') status.suspended = true;
   if (raw.problems !== undefined) status.problems = parseProblems(raw.problems);
   if (raw.warnings !== undefined) status.warnings = parseProblems(raw.warnings);
   return status;
