@@ -6,9 +6,10 @@ import type { DesiredObject, DesiredStateReader } from '@tidemark/pipeline';
 
 /**
  * gitDesiredState reads desired objects from this process's own Git sources. An object that
- * placement does not send to the job's cluster is not desired there: the pipeline prunes it.
+ * placement does not send to the job's cluster is not desired there: the pipeline prunes it, and
+ * so is every object of a retiring source (a Source object being deleted).
  */
-export function gitDesiredState(sources: ReadonlyMap<string, GitSource>, placement: PlacementCache, clusters: readonly ClusterTarget[]): DesiredStateReader {
+export function gitDesiredState(sources: ReadonlyMap<string, GitSource>, placement: PlacementCache, clusters: readonly ClusterTarget[], retiring: ReadonlySet<string> = new Set()): DesiredStateReader {
   const sourceOf = (source: string): GitSource => {
     const gitSource = sources.get(source);
     if (!gitSource) throw new TerminalError('UnknownSource', `job names source "${source}", which is not configured; add it to the config or drop the job.`);
@@ -20,6 +21,8 @@ export function gitDesiredState(sources: ReadonlyMap<string, GitSource>, placeme
     admitRevision: (source, revision) => sourceOf(source).admitRevision(revision),
     async readObject(source, revision, objectKey, cluster): Promise<DesiredObject | undefined> {
       const gitSource = sourceOf(source);
+      // A deleted Source (seen in the management cluster, held by its finalizer) declares nothing any more.
+      if (retiring.has(source)) return undefined;
       const found = await gitSource.readObject(revision, objectKey, cluster);
       if (!found) return undefined;
       const rules = await placement.rules(source, gitSource, revision);

@@ -2,7 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import Fastify, { type FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { registerWebhookRoutes, type Poller } from '@tidemark/poller';
+import { registerWebhookRoutes, type Poller, type WebhookHook } from '@tidemark/poller';
 import type { ReconcilerConfig } from './config';
 import type { ReconcilerMetrics } from './metrics/reconciler-metrics';
 
@@ -18,6 +18,8 @@ export interface HttpServerOptions {
   redis: Redis;
   poller?: Poller;
   metrics?: ReconcilerMetrics;
+  /** The webhook of a Source object, by source name. */
+  findWebhook?: (source: string) => Promise<WebhookHook | undefined>;
 }
 
 /**
@@ -41,9 +43,10 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
       return reply.type(metrics.contentType).send(await metrics.render());
     });
   }
-  if (poller && config.webhooks.length > 0) {
+  if (poller && (config.webhooks.length > 0 || options.findWebhook)) {
     await registerWebhookRoutes(app, {
       hooks: config.webhooks,
+      ...(options.findWebhook ? { findHook: options.findWebhook } : {}),
       onPush: async (source) => {
         options.log.info({ source }, 'webhook push; polling now');
         metrics?.webhookArrived(source);

@@ -3,7 +3,7 @@ import { mkdir, open as openFile, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import git, { Errors } from 'isomorphic-git';
 import http from 'isomorphic-git/http/node';
-import { TerminalError, TransientError } from '@tidemark/contracts';
+import { isReconcileFailure, TerminalError, TransientError } from '@tidemark/contracts';
 import { redactUrl } from './redact-url';
 import type { AdvertisedRef } from './select-revision';
 import type { TreeItem } from './tree-diff';
@@ -167,6 +167,8 @@ export class GitStore {
     } catch (error) {
       // A refused pack says so, whatever isomorphic-git wrapped the refusal in.
       if (guard?.refused) throw guard.refused;
+      // Credentials that cannot be had (a missing Secret) say so themselves.
+      if (isReconcileFailure(error)) throw error;
       throw remoteError(`${verb} ${redactUrl(this.url)}`, error);
     }
   }

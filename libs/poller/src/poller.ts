@@ -14,6 +14,8 @@ export interface PollerOptions {
   onChanges(result: PollResult): Promise<void>;
   /** Called with every poll or lease failure, for logging; they are also recorded in the status hash. */
   onError?(source: string, error: unknown): void;
+  /** Called by the leader after each poll is recorded (the Source controller mirrors it to the Source's status). */
+  onRecorded?(source: string): void;
   /** The deployment's key prefix (see RecordKeys). @defaultValue 'tidemark' */
   prefix?: string;
   /** Lease time: a dead leader's sources are taken over within 1.2 times this. @defaultValue 30000 */
@@ -119,6 +121,7 @@ export class Poller {
       commitsKey: this.keys.sourceCommits(source.name),
       onChanges: this.options.onChanges,
       onError: this.options.onError ?? (() => undefined),
+      onRecorded: this.options.onRecorded ?? (() => undefined),
       random: this.options.random ?? Math.random,
     });
   }

@@ -23,6 +23,7 @@ export interface SourceRunnerOptions {
   commitsKey: string;
   onChanges(result: PollResult): Promise<void>;
   onError(source: string, error: unknown): void;
+  onRecorded(source: string): void;
   random: () => number;
 }
 
@@ -119,5 +120,6 @@ export class SourceRunner {
       this.options.onError(source.name, error);
       await recordFailure(redis, statusKey, error, Math.round(performance.now() - started), lease.owner).catch(() => undefined);
     }
+    if (this.leading) this.options.onRecorded(source.name);
   }
 }

@@ -5,6 +5,7 @@ import { stillDeclaredGuard } from './still-declared-guard';
 import { crdInstancesGuard } from './crd-instances-guard';
 import { namespaceContentsGuard } from './namespace-contents-guard';
 import { ownershipGuard } from './ownership-guard';
+import { ownSourceGuard } from './own-source-guard';
 
 /**
  * defaultPruneGuards are the guards every delete passes, in order: ownership first (only what
@@ -12,7 +13,7 @@ import { ownershipGuard } from './ownership-guard';
  * read only the object, then those that ask Git, then those that list the cluster.
  */
 export const defaultPruneGuards: readonly PruneGuard[] = Object.freeze([
-  ownershipGuard, pruneAnnotationGuard, builtinCrdGuard, stillDeclaredGuard, crdInstancesGuard, namespaceContentsGuard,
+  ownershipGuard, pruneAnnotationGuard, ownSourceGuard, builtinCrdGuard, stillDeclaredGuard, crdInstancesGuard, namespaceContentsGuard,
 ]);
 
 /** adjudicatePrune asks each guard in turn; the first refusal wins and names its guard. */

@@ -6,3 +6,4 @@ export { builtinCrdGuard } from './builtin-crd-guard';
 export { stillDeclaredGuard } from './still-declared-guard';
 export { crdInstancesGuard } from './crd-instances-guard';
 export { namespaceContentsGuard } from './namespace-contents-guard';
+export { ownSourceGuard } from './own-source-guard';

@@ -1,0 +1,13 @@
+// libs/source-objects owns the Source kind: its CRD (generated from the TypeBox type config-file
+// sources are parsed with), parsing Source objects, credentials from Secrets (rotating ones, and
+// GitHub App tokens), and the controller that keeps the app's set of sources equal to the Source
+// objects in the management cluster. It may import contracts, cluster and git-source.
+
+export { crdSchemaOf, type OpenApiSchema } from './crd-schema';
+export { sourceCrd } from './source-crd';
+export { SourceObjectSpec, SecretReference, sourceApiVersion, sourceFinalizer, sourceGroup, sourceKind, sourcePlural, pruneAnnotation } from './source-kind';
+export { parseSourceObject, sourceNameOf, type SecretName, type SourceDeclaration } from './parse-source-object';
+export { credentialsFromSecret, type GitHubAppKeys, type SecretCredentials } from './secret-credentials';
+export { GitHubAppTokens, type GitHubAppTokensOptions } from './github-app-tokens';
+export { SourceController, type SourceControllerOptions, type SourceHooks } from './source-controller';
+export { statusFromPoll, stalledStatus, SourceReason, type SourceObjectStatus } from './source-object-status';

@@ -1,0 +1,69 @@
+import { getObject, watchObjects, type ClusterConnection, type RunningWatch } from '@tidemark/cluster';
+import { TerminalError, type KubernetesManifest, type Logger } from '@tidemark/contracts';
+import type { SecretName } from './parse-source-object';
+import { secretNotFoundPrefix } from './source-object-status';
+
+type SecretData = Readonly<Record<string, string>>;
+
+/**
+ * SecretCache keeps the data of the Secrets that Sources reference, and nothing of the others:
+ * a watch updates them (a rotated password is used at the next request) and tells onChange.
+ */
+export class SecretCache {
+  private readonly data = new Map<string, { data: SecretData; version: string }>();
+  private readonly wanted = new Set<string>();
+  private watch: RunningWatch | undefined;
+
+  constructor(private readonly connection: ClusterConnection, private readonly log: Logger, private readonly onChange: (secret: SecretName) => void) {}
+
+  async start(): Promise<void> {
+    this.watch = watchObjects(this.connection, {
+      apiVersion: 'v1', kind: 'Secret',
+      onEvent: (type, object) => this.seen(type === 'DELETED' ? undefined : object, object),
+      onError: (error) => this.log.warn({ err: error instanceof Error ? error.message : String(error) }, 'Secret watch failed; retrying'),
+    });
+    await this.watch.synced;
+  }
+
+  stop(): void {
+    this.watch?.stop();
+    this.data.clear();
+  }
+
+  /** want marks the Secrets Sources reference now; the data of others is dropped. */
+  want(secrets: Iterable<SecretName>): void {
+    this.wanted.clear();
+    for (const secret of secrets) this.wanted.add(keyOf(secret));
+    for (const key of this.data.keys()) if (!this.wanted.has(key)) this.data.delete(key);
+  }
+
+  /** get gives a Secret's data and its resourceVersion; it reads through when the cache misses. A missing Secret is a TerminalError. */
+  async get(secret: SecretName, usedBy: string): Promise<{ data: SecretData; version: string }> {
+    const key = keyOf(secret);
+    let entry = this.data.get(key);
+    if (!entry) {
+      const live = await getObject(this.connection, { apiVersion: 'v1', kind: 'Secret', namespace: secret.namespace, name: secret.name });
+      if (live && this.wanted.has(key)) this.seen(live, live);
+      entry = live ? entryOf(live) : undefined;
+    }
+    if (!entry) throw new TerminalError('SecretNotFound', `${secretNotFoundPrefix} ${key} (${usedBy}) does not exist; create it in that namespace.`);
+    return entry;
+  }
+
+  private seen(present: KubernetesManifest | undefined, object: KubernetesManifest): void {
+    const key = keyOf({ namespace: object.metadata.namespace ?? 'default', name: object.metadata.name });
+    if (!this.wanted.has(key)) return;
+    const before = this.data.get(key)?.version;
+    if (present) this.data.set(key, entryOf(present));
+    else this.data.delete(key);
+    if (before !== (present ? this.data.get(key)?.version : undefined)) this.onChange({ namespace: object.metadata.namespace ?? 'default', name: object.metadata.name });
+  }
+}
+
+function entryOf(secret: KubernetesManifest): { data: SecretData; version: string } {
+  return { data: ((secret as { data?: Record<string, string> }).data ?? {}), version: secret.metadata.resourceVersion ?? '' };
+}
+
+export function keyOf(secret: SecretName): string {
+  return `${secret.namespace}/${secret.name}`;
+}

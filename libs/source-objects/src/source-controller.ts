@@ -1,0 +1,219 @@
+import { applyObject, applyStatus, removeFinalizer, watchObjects, type ClusterConnection, type RunningWatch } from '@tidemark/cluster';
+import { isReconcileFailure, type Condition, type KubernetesManifest, type Logger, type SourceStatus } from '@tidemark/contracts';
+import type { SourceAuth } from '@tidemark/git-source';
+import { GitHubAppTokens } from './github-app-tokens';
+import { parseSourceObject, sourceNameOf, type SecretName, type SourceDeclaration } from './parse-source-object';
+import { keyOf, SecretCache } from './secret-cache';
+import { credentialsFromSecret } from './secret-credentials';
+import { sourceApiVersion, sourceFinalizer, sourceKind } from './source-kind';
+import { pruningStatus, stalledStatus, statusFromPoll, type SourceObjectStatus } from './source-object-status';
+
+/** SourceHooks are what the app does when the set of Source objects changes. */
+export interface SourceHooks {
+  /** put registers a new or changed source: its GitSource, and a poller runner where this process polls. */
+  put(declaration: SourceDeclaration, credentials: () => Promise<SourceAuth | undefined>): Promise<void>;
+  /** retire stops polling a deleted source and queues the prune of its objects; it returns how many are left. */
+  retire(name: string): Promise<number>;
+  /** drop forgets a source entirely (its objects are pruned, or orphaned on purpose). */
+  drop(name: string): Promise<void>;
+  /** trigger polls a source now (its credentials changed). */
+  trigger(name: string): void;
+}
+
+export interface SourceControllerOptions {
+  /** The management cluster, where Source objects and their Secrets live. */
+  connection: ClusterConnection;
+  hooks: SourceHooks;
+  log: Logger;
+  /** May a Source name a Secret in another namespace? @defaultValue false */
+  allowCrossNamespaceRefs?: boolean;
+  /**
+   * Does this process own the Sources' lifecycle (finalizers, status, pruning)? Poller processes
+   * do; a worker-only process only mirrors the set, to read their objects. @defaultValue true
+   */
+  manages?: boolean;
+  /** How often a deleted Source's remaining objects are counted again. @defaultValue 2000 */
+  pruneCheckMs?: number;
+}
+
+interface Entry {
+  object: KubernetesManifest;
+  declaration?: SourceDeclaration;
+  /** The spec the hooks were last given, to skip events that change nothing (status writes). */
+  putSpec?: string;
+  written?: string;
+  tokens?: { version: string; tokens: GitHubAppTokens };
+}
+
+/**
+ * SourceController watches Source objects in the management cluster and keeps the app's set of
+ * sources equal to them: a new or changed Source is put, a deleted one is retired, its objects
+ * pruned (unless it carries tidemark.dev/prune: "false"), and only then its finalizer removed.
+ * Each Source is handled one event at a time. Credentials come from Secrets, re-read when they change.
+ */
+export class SourceController {
+  private readonly entries = new Map<string, Entry>();
+  private readonly queue = new Map<string, Promise<void>>();
+  private readonly secrets: SecretCache;
+  private watch: RunningWatch | undefined;
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private stopped = false;
+
+  constructor(private readonly options: SourceControllerOptions) {
+    this.secrets = new SecretCache(options.connection, options.log, (secret) => this.secretChanged(secret));
+  }
+
+  private get manages(): boolean {
+    return this.options.manages ?? true;
+  }
+
+  async start(): Promise<void> {
+    await this.secrets.start();
+    this.watch = watchObjects(this.options.connection, {
+      apiVersion: sourceApiVersion, kind: sourceKind,
+      onEvent: (type, object) => this.enqueue(object, type === 'DELETED'),
+      onError: (error) => this.options.log.warn({ err: error instanceof Error ? error.message : String(error) }, 'Source watch failed; retrying'),
+    });
+    await this.watch.synced;
+    await Promise.all(this.queue.values());
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.watch?.stop();
+    for (const timer of this.timers) clearTimeout(timer);
+    await Promise.all(this.queue.values());
+    this.secrets.stop();
+  }
+
+  /** recorded writes a poll's record to the Source's status, when the source is a Source object and something changed. */
+  async recorded(name: string, record: SourceStatus): Promise<void> {
+    const entry = this.entries.get(name);
+    if (!entry?.declaration || !this.manages || entry.object.metadata.deletionTimestamp) return;
+    await this.writeStatus(entry, statusFromPoll(record, entry.declaration.object.generation, conditionsOf(entry.object)));
+  }
+
+  /** webhook gives a Source's webhook (provider and the Secret's "token"), or undefined. */
+  async webhook(name: string): Promise<{ source: string; provider: 'github' | 'gitea' | 'gogs' | 'gitlab' | 'generic'; secret: string } | undefined> {
+    const hook = this.entries.get(name)?.declaration?.webhook;
+    if (!hook) return undefined;
+    const { data } = await this.secrets.get(hook.secret, `spec.webhook.secretRef of Source ${name}`);
+    const token = data.token === undefined ? '' : Buffer.from(data.token, 'base64').toString('utf8').trim();
+    return token ? { source: name, provider: hook.provider, secret: token } : undefined;
+  }
+
+  /** declarations lists the Source objects in force, for the dashboard and tests. */
+  declarations(): SourceDeclaration[] {
+    return [...this.entries.values()].flatMap((entry) => (entry.declaration ? [entry.declaration] : []));
+  }
+
+  private enqueue(object: KubernetesManifest, deleted: boolean): void {
+    const name = sourceNameOf(object.metadata.namespace ?? 'default', object.metadata.name);
+    const previous = this.queue.get(name) ?? Promise.resolve();
+    const next = previous.then(() => (deleted ? this.gone(name) : this.seen(name, object))).catch((error: unknown) => {
+      this.options.log.warn({ source: name, err: error instanceof Error ? error.message : String(error) }, 'Source could not be handled; the next event retries');
+    }).finally(() => {
+      if (this.queue.get(name) === next) this.queue.delete(name);
+    });
+    this.queue.set(name, next);
+  }
+
+  private async seen(name: string, object: KubernetesManifest): Promise<void> {
+    const entry: Entry = { ...this.entries.get(name), object };
+    this.entries.set(name, entry);
+    if (object.metadata.deletionTimestamp) return this.deleting(name, entry);
+    if (this.manages && !object.metadata.finalizers?.includes(sourceFinalizer)) await this.addFinalizer(object);
+    let declaration: SourceDeclaration;
+    try {
+      declaration = parseSourceObject(object, this.options.allowCrossNamespaceRefs ?? false);
+    } catch (error) {
+      if (!isReconcileFailure(error)) throw error;
+      // The last good declaration keeps running: a typo in a Source must not stop (or prune) what it applied.
+      if (this.manages) await this.writeStatus(entry, stalledStatus(error.message, object.metadata.generation ?? 0, conditionsOf(object)));
+      return;
+    }
+    const spec = JSON.stringify(declaration);
+    entry.declaration = declaration;
+    this.secrets.want(this.referencedSecrets());
+    if (entry.putSpec === spec) return;
+    entry.putSpec = spec;
+    entry.written = undefined;
+    await this.options.hooks.put(declaration, () => this.credentials(name));
+    if (this.manages) await this.writeStatus(entry, statusFromPoll({}, declaration.object.generation, conditionsOf(object)));
+  }
+
+  private async deleting(name: string, entry: Entry): Promise<void> {
+    if (!entry.object.metadata.finalizers?.includes(sourceFinalizer)) return;
+    const orphan = entry.object.metadata.annotations?.['tidemark.dev/prune'] === 'false';
+    const left = orphan ? 0 : await this.options.hooks.retire(name);
+    if (!this.manages) return;
+    if (left > 0) {
+      await this.writeStatus(entry, pruningStatus(left, entry.object.metadata.generation ?? 0, conditionsOf(entry.object)));
+      this.recheck(name);
+      return;
+    }
+    await this.options.hooks.drop(name);
+    await removeFinalizer(this.options.connection, entry.object, sourceFinalizer);
+  }
+
+  private async gone(name: string): Promise<void> {
+    const entry = this.entries.get(name);
+    this.entries.delete(name);
+    this.secrets.want(this.referencedSecrets());
+    // Gone without our finalizer's work (removed by hand, or an orphaning delete): forget the source.
+    if (entry?.putSpec) await this.options.hooks.drop(name);
+  }
+
+  private recheck(name: string): void {
+    if (this.stopped) return;
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      const entry = this.entries.get(name);
+      if (entry) this.enqueue(entry.object, false);
+    }, this.options.pruneCheckMs ?? 2_000);
+    this.timers.add(timer);
+  }
+
+  private async credentials(name: string): Promise<SourceAuth | undefined> {
+    const entry = this.entries.get(name);
+    const secret = entry?.declaration?.secret;
+    if (!entry || !secret) return undefined;
+    const usedBy = `spec.secretRef of Source ${entry.declaration!.object.namespace}/${entry.declaration!.object.name}`;
+    const { data, version } = await this.secrets.get(secret, usedBy);
+    const credentials = credentialsFromSecret(data, `Secret ${keyOf(secret)} (${usedBy})`);
+    if ('auth' in credentials) return credentials.auth;
+    // One token minter per Secret version: a rotated private key starts afresh.
+    if (entry.tokens?.version !== version) entry.tokens = { version, tokens: new GitHubAppTokens(credentials.githubApp) };
+    return { username: 'x-access-token', token: await entry.tokens.tokens.token() };
+  }
+
+  private secretChanged(secret: SecretName): void {
+    for (const [name, entry] of this.entries) {
+      const uses = entry.declaration?.secret;
+      if (uses && keyOf(uses) === keyOf(secret)) this.options.hooks.trigger(name);
+    }
+  }
+
+  private referencedSecrets(): SecretName[] {
+    return [...this.entries.values()].flatMap((entry) => [entry.declaration?.secret, entry.declaration?.webhook?.secret].filter((secret): secret is SecretName => secret !== undefined));
+  }
+
+  private async addFinalizer(object: KubernetesManifest): Promise<void> {
+    // A manager of its own, so a Source applied from Git (manager 'tidemark') keeps the finalizer.
+    await applyObject(this.options.connection.asManager('tidemark-sources'), {
+      apiVersion: sourceApiVersion, kind: sourceKind,
+      metadata: { name: object.metadata.name, namespace: object.metadata.namespace ?? 'default', finalizers: [sourceFinalizer] },
+    });
+  }
+
+  private async writeStatus(entry: Entry, status: SourceObjectStatus): Promise<void> {
+    const text = JSON.stringify({ ...status, conditions: status.conditions.map(({ lastTransitionTime: _time, ...condition }) => condition) });
+    if (entry.written === text) return;
+    await applyStatus(this.options.connection.asManager('tidemark-sources'), entry.object, { ...status });
+    entry.written = text;
+  }
+}
+
+function conditionsOf(object: KubernetesManifest): Condition[] {
+  return ((object.status as { conditions?: Condition[] } | undefined)?.conditions) ?? [];
+}

@@ -1,0 +1,76 @@
+import { Type } from '@sinclair/typebox';
+import type { KubernetesManifest } from '@tidemark/contracts';
+import { crdSchemaOf } from './crd-schema';
+import { SourceObjectSpec, sourceGroup, sourceKind, sourcePlural, sourceVersion } from './source-kind';
+
+const dnsLabel = '^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$';
+
+const SourceObjectStatus = Type.Object({
+  observedGeneration: Type.Optional(Type.Integer()),
+  conditions: Type.Optional(Type.Array(Type.Object({
+    type: Type.String(),
+    status: Type.String(),
+    reason: Type.Optional(Type.String()),
+    message: Type.Optional(Type.String()),
+    lastTransitionTime: Type.Optional(Type.String()),
+    observedGeneration: Type.Optional(Type.Integer()),
+  }))),
+  ref: Type.Optional(Type.String({ description: 'What the source follows, e.g. "branch main".' })),
+  lastFetchedRevision: Type.Optional(Type.String()),
+  lastCommitMessage: Type.Optional(Type.String()),
+  lastPolledAt: Type.Optional(Type.String()),
+  objects: Type.Optional(Type.Integer({ description: 'Kubernetes objects the source declares at its revision.' })),
+  sourceErrors: Type.Optional(Type.Integer({ description: 'Files in Git that cannot be read at the revision.' })),
+  lastError: Type.Optional(Type.String()),
+});
+
+// Checked at admission, so a bad Source never reaches the reconciler (which checks again with parseSourceSpec).
+const urlRule = {
+  rule: "self.url.startsWith('https://') || self.url.matches('^http://(localhost|127\\\\.[0-9]+\\\\.[0-9]+\\\\.[0-9]+|\\\\[::1\\\\])(:[0-9]+)?(/.*)?$')",
+  message: 'url must use https (plain http is allowed only for loopback hosts)',
+};
+const noCredentialsRule = { rule: "!self.url.matches('^[a-z]+://[^/]*@')", message: 'url must not contain credentials; use secretRef' };
+
+/** sourceCrd is the Source kind's CRD; its spec schema is generated from the TypeBox type the reconciler parses with. */
+export function sourceCrd(): KubernetesManifest {
+  const spec = crdSchemaOf(SourceObjectSpec);
+  spec['x-kubernetes-validations'] = [urlRule, noCredentialsRule];
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `${sourcePlural}.${sourceGroup}` },
+    spec: {
+      group: sourceGroup,
+      names: { kind: sourceKind, listKind: `${sourceKind}List`, plural: sourcePlural, singular: 'source', shortNames: ['tmsrc'], categories: ['tidemark'] },
+      scope: 'Namespaced',
+      versions: [{
+        name: sourceVersion,
+        served: true,
+        storage: true,
+        subresources: { status: {} },
+        additionalPrinterColumns: [
+          { name: 'URL', type: 'string', jsonPath: '.spec.url' },
+          { name: 'Ref', type: 'string', jsonPath: '.status.ref' },
+          { name: 'Revision', type: 'string', jsonPath: '.status.lastFetchedRevision' },
+          { name: 'Ready', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status' },
+          { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+        ],
+        schema: {
+          openAPIV3Schema: {
+            type: 'object',
+            required: ['spec'],
+            properties: {
+              apiVersion: { type: 'string' },
+              kind: { type: 'string' },
+              metadata: { type: 'object' },
+              spec,
+              status: crdSchemaOf(SourceObjectStatus),
+            },
+            // The name becomes part of the source's name (<namespace>.<name>) in jobs, keys and owner annotations.
+            'x-kubernetes-validations': [{ rule: `self.metadata.name.matches('${dnsLabel}')`, message: 'metadata.name must be a DNS label (lower-case letters, digits and -, at most 63)' }],
+          },
+        },
+      }],
+    },
+  };
+}

@@ -1,0 +1,70 @@
+import { ConditionType, Reason, setCondition, type Condition, type SourceStatus } from '@tidemark/contracts';
+
+/** SourceObjectStatus is what Tidemark writes to a Source's /status: never a credential. */
+export interface SourceObjectStatus {
+  observedGeneration: number;
+  conditions: Condition[];
+  ref?: string;
+  lastFetchedRevision?: string;
+  lastCommitMessage?: string;
+  lastPolledAt?: string;
+  objects?: number;
+  sourceErrors?: number;
+  lastError?: string;
+}
+
+/** Every missing-Secret message starts so; the poller's record keeps only the message. */
+export const secretNotFoundPrefix = 'Secret not found:';
+
+/** Reasons a Source's Ready condition gives besides the shared ones. */
+export const SourceReason = {
+  SecretNotFound: 'SecretNotFound',
+  Pruning: 'Pruning',
+  WaitingForFirstPoll: 'WaitingForFirstPoll',
+} as const;
+
+/**
+ * statusFromPoll turns the poller's record of a source into a Source's status. The record's
+ * messages were already scrubbed of credentials by the poller.
+ */
+export function statusFromPoll(record: SourceStatus, generation: number, previous: readonly Condition[], now = new Date()): SourceObjectStatus {
+  const ready = readyOf(record);
+  const reconciling = record.state === undefined;
+  let conditions = setCondition(previous, { type: ConditionType.Ready, observedGeneration: generation, ...ready }, now);
+  conditions = setCondition(conditions, { type: ConditionType.Stalled, status: 'False', observedGeneration: generation, reason: Reason.Succeeded, message: 'The spec is valid.' }, now);
+  conditions = setCondition(conditions, { type: ConditionType.Reconciling, status: reconciling ? 'True' : 'False', observedGeneration: generation, reason: reconciling ? SourceReason.WaitingForFirstPoll : Reason.Succeeded, message: reconciling ? 'Waiting for the first poll.' : 'The last poll finished.' }, now);
+  return {
+    observedGeneration: generation,
+    conditions,
+    ...(record.ref ? { ref: record.ref } : {}),
+    ...(record.revision ? { lastFetchedRevision: record.revision } : {}),
+    ...(record.commitMessage !== undefined ? { lastCommitMessage: record.commitMessage } : {}),
+    ...(record.polledAt ? { lastPolledAt: record.polledAt } : {}),
+    ...(record.declaredObjects !== undefined ? { objects: record.declaredObjects } : {}),
+    ...(record.sourceErrors !== undefined ? { sourceErrors: record.sourceErrors } : {}),
+    ...(record.state === 'error' && record.error ? { lastError: record.error } : {}),
+  };
+}
+
+function readyOf(record: SourceStatus): Pick<Condition, 'status' | 'reason' | 'message'> {
+  switch (record.state) {
+    case 'ok': return { status: 'True', reason: Reason.Succeeded, message: `Fetched revision ${record.revision?.slice(0, 12) ?? ''}.` };
+    case 'degraded': return { status: 'True', reason: Reason.SourceInvalid, message: `Fetched revision ${record.revision?.slice(0, 12) ?? ''}; ${record.sourceErrors ?? 0} file(s) cannot be read.` };
+    case 'suspended': return { status: 'False', reason: Reason.Suspended, message: 'Suspended: no fetches until it is resumed.' };
+    case 'error': return { status: 'False', reason: record.error?.startsWith(secretNotFoundPrefix) ? SourceReason.SecretNotFound : Reason.FetchFailed, message: record.error ?? 'The last poll failed.' };
+    default: return { status: 'Unknown', reason: SourceReason.WaitingForFirstPoll, message: 'Waiting for the first poll.' };
+  }
+}
+
+/** stalledStatus is the status of a Source that cannot run as written (a bad spec, a refused reference). */
+export function stalledStatus(message: string, generation: number, previous: readonly Condition[], now = new Date()): SourceObjectStatus {
+  let conditions = setCondition(previous, { type: ConditionType.Ready, status: 'False', observedGeneration: generation, reason: Reason.SourceInvalid, message }, now);
+  conditions = setCondition(conditions, { type: ConditionType.Stalled, status: 'True', observedGeneration: generation, reason: Reason.SourceInvalid, message }, now);
+  return { observedGeneration: generation, conditions, lastError: message };
+}
+
+/** pruningStatus says a deleted Source waits for its objects to be pruned. */
+export function pruningStatus(left: number, generation: number, previous: readonly Condition[], now = new Date()): SourceObjectStatus {
+  const message = `Deleting: pruning ${left} object(s) this source applied before the Source goes.`;
+  return { observedGeneration: generation, conditions: setCondition(previous, { type: ConditionType.Ready, status: 'False', observedGeneration: generation, reason: SourceReason.Pruning, message }, now) };
+}
