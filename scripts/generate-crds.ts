@@ -1,9 +1,12 @@
 // Writes the CRDs of the built-in kinds to deploy/crds, from the TypeScript objects in
-// libs/kinds (the source of truth). A unit test in libs/kinds fails when they differ.
+// libs/kinds (the source of truth), and the Source CRD from libs/source-objects. Unit tests in
+// both libraries fail when they differ.
 // Usage: npx tsx scripts/generate-crds.ts
 import { mkdir, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
+import { stringify } from 'yaml';
 import { builtinKinds, crdFiles } from '@tidemark/kinds';
+import { sourceCrd, sourceCrdHeader } from '@tidemark/source-objects';
 
 const directory = fileURLToPath(new URL('../deploy/crds/', import.meta.url));
 await mkdir(directory, { recursive: true });
@@ -11,3 +14,7 @@ for (const file of crdFiles(builtinKinds)) {
   await writeFile(new URL(file.fileName, `file://${directory}`), file.content);
   console.log(`wrote deploy/crds/${file.fileName}`);
 }
+// The Source kind's CRD, generated from the TypeBox type config-file sources are parsed with.
+const source = sourceCrd();
+await writeFile(new URL(`${source.metadata.name}.yaml`, `file://${directory}`), sourceCrdHeader + stringify(source, { lineWidth: 0 }));
+console.log(`wrote deploy/crds/${source.metadata.name}.yaml`);

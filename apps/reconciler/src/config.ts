@@ -90,6 +90,12 @@ const ConfigInput = Type.Object({
     namespace: Type.String({ pattern: '^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$' }),
     name: Type.String({ pattern: '^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$' }),
   }, { additionalProperties: false })),
+  sourceObjects: Type.Optional(Type.Object({
+    enabled: Type.Optional(Type.Boolean()),
+    cluster: Type.Optional(Type.String({ minLength: 1 })),
+    allowCrossNamespaceRefs: Type.Optional(Type.Boolean()),
+    defaultServiceAccountName: Type.Optional(Type.String({ pattern: '^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$' })),
+  }, { additionalProperties: false })),
   webhooks: Type.Optional(Type.Array(Type.Object({
     source: Type.String({ minLength: 1 }),
     provider: Type.Union([Type.Literal('github'), Type.Literal('gitea'), Type.Literal('gogs'), Type.Literal('gitlab'), Type.Literal('generic')]),
@@ -141,6 +147,20 @@ export interface ReconcilerConfig {
   readonly logLevel: string;
   /** Where the CRD conversion webhook listens, how API servers reach it, and its certificates. */
   readonly conversionWebhook: ConversionWebhookConfig;
+  /** Source objects (tidemark.dev/v1alpha1 Source) in the management cluster, besides the config file's sources. */
+  readonly sourceObjects: SourceObjectsConfig;
+}
+
+/** SourceObjectsConfig says where Source objects are watched and what they may reference. */
+export interface SourceObjectsConfig {
+  /** @defaultValue true */
+  readonly enabled: boolean;
+  /** The management cluster. @defaultValue the first cluster */
+  readonly cluster: string;
+  /** May a Source name a Secret or ServiceAccount in another namespace? @defaultValue false */
+  readonly allowCrossNamespaceRefs: boolean;
+  /** A Source without serviceAccount acts as this ServiceAccount of its own namespace. @defaultValue none */
+  readonly defaultServiceAccountName?: string;
 }
 
 /**
@@ -199,7 +219,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, path = env.TIDE
     webhooks: webhooks(input, where, base, env),
     logLevel: env.TIDEMARK_LOG_LEVEL ?? 'info',
     conversionWebhook: conversionWebhookConfig(input, where),
+    sourceObjects: sourceObjectsConfig(input, where),
   });
+}
+
+function sourceObjectsConfig(input: ConfigInput, where: (field: string) => string): SourceObjectsConfig {
+  const options = input.sourceObjects ?? {};
+  const cluster = options.cluster ?? input.clusters[0]?.name ?? '';
+  if (options.cluster && !input.clusters.some((entry) => entry.name === options.cluster)) {
+    throw new ConfigError(`${where('sourceObjects.cluster')}: no cluster is named "${options.cluster}"`);
+  }
+  return {
+    enabled: options.enabled ?? true,
+    cluster,
+    allowCrossNamespaceRefs: options.allowCrossNamespaceRefs ?? false,
+    ...(options.defaultServiceAccountName ? { defaultServiceAccountName: options.defaultServiceAccountName } : {}),
+  };
 }
 
 function conversionWebhookConfig(input: ConfigInput, where: (field: string) => string): ConversionWebhookConfig {

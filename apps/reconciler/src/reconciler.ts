@@ -2,7 +2,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { TerminalError, claimRedisSchema, RecordKeys, redisSchemaVersion } from '@tidemark/contracts';
+import { TerminalError, claimRedisSchema, readSourceStatus, RecordKeys, redisSchemaVersion } from '@tidemark/contracts';
 import { GitSource, type UnitRendering } from '@tidemark/git-source';
 import { builtinRenderers, commandRenderer, RendererRegistry, UnitRenderer } from '@tidemark/render';
 import { createDefaultRegistry } from '@tidemark/kinds';
@@ -24,6 +24,7 @@ import { requeueCluster, routePoll, startFullResync } from '@tidemark/fanout';
 import { startOwnedWatches, startReferenceWatches, startTreeWatches, watchBuiltinCrds, watchCrdsEstablished } from '@tidemark/watches';
 import { DependencyWaits } from '@tidemark/ordering';
 import { ReconcilerMetrics } from './metrics/reconciler-metrics';
+import { startSourceObjects } from './source-objects';
 
 /** RunningReconciler is a started reconciler; stop undoes start, in reverse order. */
 export interface RunningReconciler {
@@ -79,17 +80,50 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
     await rm(cacheRoot, { recursive: true, force: true });
   });
 
+  // Sources of Source objects come and go at runtime; a deleted one is retiring until its objects are pruned.
+  const retiring = new Set<string>();
   const queues = new ReconcileQueues({ connection: config.redisUrl, prefix: config.redisPrefix, clusters: clusterNames });
   await queues.start();
   stops.push(() => queues.close());
   metrics.start({ queues, statusStore, clusters: clusterNames, sourceCacheDir: (source) => join(cacheRoot, source) });
 
+  // Source objects are known before any worker takes a job that names one.
+  const poller = config.role === 'worker' ? undefined : new Poller({
+    redis,
+    sources: [...sources.values()].map((source) => metrics.instrument(source)),
+    prefix: config.redisPrefix,
+    onChanges: async (result) => {
+      const jobs = await routePoll(result, { source: sources.get(result.source)!, placement, clusters: clusterTargets, statusStore });
+      await metrics.changesFound(result, jobs);
+      for (const job of jobs) await queues.enqueue(job);
+      log.info({ source: result.source, revision: result.revision, changes: result.changes.length, errors: result.errors.length, jobs: jobs.length }, 'poll found changes');
+      for (const problem of result.errors) log.warn({ source: result.source, problem }, 'source problem');
+    },
+    onError: (source, error) => log.warn({ source, err: error instanceof Error ? error.message : String(error) }, 'poll failed'),
+    onRecorded: (source) => void recordOnSource(source),
+  });
+  const sourceObjects = config.sourceObjects.enabled ? await startSourceObjects({
+    management: connectionOf(clusters.main, config.sourceObjects.cluster),
+    sources, retiring, ...(poller ? { poller } : {}),
+    instrument: (source) => metrics.instrument(source),
+    cacheRoot, ...(rendering ? { rendering } : {}),
+    redis, statusStore, queues, clusters: clusterNames,
+    rules: { allowCrossNamespaceRefs: config.sourceObjects.allowCrossNamespaceRefs, ...(config.sourceObjects.defaultServiceAccountName ? { defaultServiceAccountName: config.sourceObjects.defaultServiceAccountName } : {}) },
+    log,
+  }) : undefined;
+  if (sourceObjects) stops.push(() => sourceObjects.stop());
+  // A poll's record goes on to its Source object's status (config-file sources have none).
+  async function recordOnSource(source: string): Promise<void> {
+    if (!sourceObjects) return;
+    const record = await readSourceStatus(redis, statusStore.keys, source);
+    await sourceObjects.recorded(source, record).catch((error: unknown) => log.warn({ source, err: error instanceof Error ? error.message : String(error) }, 'Source status write failed'));
+  }
   if (config.role !== 'poller') {
     const waits = new DependencyWaits({ redis, prefix: config.redisPrefix, enqueue: (job) => queues.enqueue(job) });
     const deps: PipelineDependencies = {
       connectionFor: (cluster) => connectionOf(clusters.main, cluster),
       actionsConnectionFor: (cluster) => connectionOf(clusters.actions, cluster),
-      desired: gitDesiredState(sources, placement, clusterTargets),
+      desired: gitDesiredState(sources, placement, clusterTargets, retiring),
       tenancyFor: sourceTenancy(config),
       kinds,
       statusStore,
@@ -146,28 +180,14 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
     stops.push(() => series.stop());
   }
 
-  let poller: Poller | undefined;
-  if (config.role !== 'worker') {
-    poller = new Poller({
-      redis,
-      sources: [...sources.values()].map((source) => metrics.instrument(source)),
-      prefix: config.redisPrefix,
-      onChanges: async (result) => {
-        const jobs = await routePoll(result, { source: sources.get(result.source)!, placement, clusters: clusterTargets, statusStore });
-        await metrics.changesFound(result, jobs);
-        for (const job of jobs) await queues.enqueue(job);
-        log.info({ source: result.source, revision: result.revision, changes: result.changes.length, errors: result.errors.length, jobs: jobs.length }, 'poll found changes');
-        for (const problem of result.errors) log.warn({ source: result.source, problem }, 'source problem');
-      },
-      onError: (source, error) => log.warn({ source, err: error instanceof Error ? error.message : String(error) }, 'poll failed'),
-    });
+  if (poller) {
     await poller.start();
-    stops.push(() => poller?.stop());
+    stops.push(() => poller.stop());
     const resync = startFullResync({ redis, sources, route: { placement, clusters: clusterTargets, statusStore }, queues, intervalMs: config.fullResyncIntervalMs, log });
     stops.push(() => resync.stop());
   }
 
-  const http = await startHttpServer({ config, log, poller, redis, metrics });
+  const http = await startHttpServer({ config, log, poller, redis, metrics, ...(sourceObjects ? { findWebhook: (source: string) => sourceObjects.webhook(source) } : {}) });
   stops.push(() => http.close());
   log.info({ role: config.role, sources: [...sources.keys()], clusters: clusterNames, http: http.address }, 'tidemark reconciler started');
   return { statusStore, queues, http };

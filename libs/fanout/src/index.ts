@@ -7,3 +7,4 @@ export { routePoll, type RouteContext } from './route-poll';
 export { jobsForRoute, type ObjectRoute } from './fan-out';
 export { startFullResync, type FullResyncOptions } from './full-resync';
 export { requeueCluster } from './recover-cluster';
+export { retireSource, type RetireContext } from './retire-source';

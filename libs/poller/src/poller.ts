@@ -83,6 +83,11 @@ export class Poller {
     return true;
   }
 
+  /** forget deletes a source's records (status, commits) and its name from the index: it is gone for good. */
+  async forget(name: string): Promise<void> {
+    await this.options.redis.multi().srem(this.keys.sourceIndex, name).del(this.keys.sourceStatus(name), this.keys.sourceCommits(name)).exec();
+  }
+
   /** has tells whether this replica runs a source (as leader or follower). */
   has(name: string): boolean {
     return this.runners.has(name);

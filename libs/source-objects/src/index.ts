@@ -4,9 +4,9 @@
 // objects in the management cluster. It may import contracts, cluster and git-source.
 
 export { crdSchemaOf, type OpenApiSchema } from './crd-schema';
-export { sourceCrd } from './source-crd';
+export { sourceCrd, sourceCrdHeader } from './source-crd';
 export { SourceObjectSpec, SecretReference, sourceApiVersion, sourceFinalizer, sourceGroup, sourceKind, sourcePlural, pruneAnnotation } from './source-kind';
-export { parseSourceObject, sourceNameOf, type SecretName, type SourceDeclaration } from './parse-source-object';
+export { parseSourceObject, sourceNameOf, type SecretName, type SourceDeclaration, type SourceObjectRules } from './parse-source-object';
 export { credentialsFromSecret, type GitHubAppKeys, type SecretCredentials } from './secret-credentials';
 export { GitHubAppTokens, type GitHubAppTokensOptions } from './github-app-tokens';
 export { SourceController, type SourceControllerOptions, type SourceHooks } from './source-controller';

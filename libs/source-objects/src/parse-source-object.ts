@@ -22,6 +22,14 @@ export interface SourceDeclaration {
   readonly prune: boolean;
 }
 
+/** SourceObjectRules are the operator's rules for Source objects (the reconciler's config). */
+export interface SourceObjectRules {
+  /** May a Source name a Secret or ServiceAccount in another namespace (Flux's --no-cross-namespace-refs=false)? @defaultValue false */
+  allowCrossNamespaceRefs?: boolean;
+  /** A Source without serviceAccount acts as this ServiceAccount of its own namespace. @defaultValue none: the reconciler's identity */
+  defaultServiceAccountName?: string;
+}
+
 /** sourceNameOf gives the source name of a Source object. */
 export function sourceNameOf(namespace: string, name: string): string {
   return `${namespace}.${name}`;
@@ -32,31 +40,45 @@ export function sourceNameOf(namespace: string, name: string): string {
  * its Secret references against the tenancy rule: a Source may name Secrets in its own namespace
  * only, unless the operator allows cross-namespace references. Errors name the object and field.
  */
-export function parseSourceObject(object: KubernetesManifest, allowCrossNamespaceRefs: boolean): SourceDeclaration {
+export function parseSourceObject(object: KubernetesManifest, options: SourceObjectRules = {}): SourceDeclaration {
   const namespace = object.metadata.namespace ?? 'default';
   const where = `Source ${namespace}/${object.metadata.name} spec`;
-  const input: unknown = object.spec;
-  if (!Value.Check(SourceObjectSpec, input)) {
-    const first = Value.Errors(SourceObjectSpec, input).First();
-    throw new SourceSpecError(`${where}${first?.path ? first.path.replaceAll('/', '.') : ''}: ${first?.message ?? 'is not a valid Source spec'}`);
-  }
+  const input = checkedSpec(object.spec, where);
+  const refs = new NamespaceRule(namespace, where, options.allowCrossNamespaceRefs ?? false);
   const { secretRef, webhook, suspend, ...fields } = input;
-  const spec = parseSourceSpec({ ...fields, name: object.metadata.name }, where);
-  const secretOf = (ref: SecretReference, field: string): SecretName => {
-    const secretNamespace = ref.namespace ?? namespace;
-    if (secretNamespace !== namespace && !allowCrossNamespaceRefs) {
-      throw new SourceSpecError(`${where}.${field}.namespace: a Source in ${namespace} may use Secrets in ${namespace} only; cross-namespace references are not allowed here`);
-    }
-    return { namespace: secretNamespace, name: ref.name };
-  };
+  const serviceAccount = fields.serviceAccount ?? (options.defaultServiceAccountName ? { namespace, name: options.defaultServiceAccountName } : undefined);
+  if (serviceAccount) refs.check(serviceAccount.namespace, 'serviceAccount.namespace', 'act as a ServiceAccount');
+  const spec = parseSourceSpec({ ...fields, ...(serviceAccount ? { serviceAccount } : {}), name: object.metadata.name }, where);
   const name = sourceNameOf(namespace, object.metadata.name);
   return {
     name,
     object: { namespace, name: object.metadata.name, generation: object.metadata.generation ?? 0 },
     spec: Object.freeze({ ...spec, name }),
-    ...(secretRef ? { secret: secretOf(secretRef, 'secretRef') } : {}),
-    ...(webhook ? { webhook: { provider: webhook.provider, secret: secretOf(webhook.secretRef, 'webhook.secretRef') } } : {}),
+    ...(secretRef ? { secret: refs.secret(secretRef, 'secretRef') } : {}),
+    ...(webhook ? { webhook: { provider: webhook.provider, secret: refs.secret(webhook.secretRef, 'webhook.secretRef') } } : {}),
     suspended: suspend === true,
     prune: object.metadata.annotations?.[pruneAnnotation] !== 'false',
   };
+}
+
+function checkedSpec(input: unknown, where: string): SourceObjectSpec {
+  if (Value.Check(SourceObjectSpec, input)) return input;
+  const first = Value.Errors(SourceObjectSpec, input).First();
+  throw new SourceSpecError(`${where}${first?.path ? first.path.replaceAll('/', '.') : ''}: ${first?.message ?? 'is not a valid Source spec'}`);
+}
+
+/** NamespaceRule is the tenancy rule: a Source's references stay in its namespace unless the operator allows otherwise. */
+class NamespaceRule {
+  constructor(private readonly namespace: string, private readonly where: string, private readonly allowOthers: boolean) {}
+
+  check(namespace: string, field: string, what: string): void {
+    if (namespace === this.namespace || this.allowOthers) return;
+    throw new SourceSpecError(`${this.where}.${field}: a Source in ${this.namespace} may ${what} in ${this.namespace} only; cross-namespace references are not allowed here`);
+  }
+
+  secret(ref: SecretReference, field: string): SecretName {
+    const namespace = ref.namespace ?? this.namespace;
+    this.check(namespace, `${field}.namespace`, 'use Secrets');
+    return { namespace, name: ref.name };
+  }
 }

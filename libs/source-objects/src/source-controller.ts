@@ -2,7 +2,7 @@ import { applyObject, applyStatus, removeFinalizer, watchObjects, type ClusterCo
 import { isReconcileFailure, type Condition, type KubernetesManifest, type Logger, type SourceStatus } from '@tidemark/contracts';
 import type { SourceAuth } from '@tidemark/git-source';
 import { GitHubAppTokens } from './github-app-tokens';
-import { parseSourceObject, sourceNameOf, type SecretName, type SourceDeclaration } from './parse-source-object';
+import { parseSourceObject, sourceNameOf, type SecretName, type SourceDeclaration, type SourceObjectRules } from './parse-source-object';
 import { keyOf, SecretCache } from './secret-cache';
 import { credentialsFromSecret } from './secret-credentials';
 import { sourceApiVersion, sourceFinalizer, sourceKind } from './source-kind';
@@ -25,8 +25,8 @@ export interface SourceControllerOptions {
   connection: ClusterConnection;
   hooks: SourceHooks;
   log: Logger;
-  /** May a Source name a Secret in another namespace? @defaultValue false */
-  allowCrossNamespaceRefs?: boolean;
+  /** Cross-namespace references, the default ServiceAccount. @defaultValue none allowed, none */
+  rules?: SourceObjectRules;
   /**
    * Does this process own the Sources' lifecycle (finalizers, status, pruning)? Poller processes
    * do; a worker-only process only mirrors the set, to read their objects. @defaultValue true
@@ -125,7 +125,7 @@ export class SourceController {
     if (this.manages && !object.metadata.finalizers?.includes(sourceFinalizer)) await this.addFinalizer(object);
     let declaration: SourceDeclaration;
     try {
-      declaration = parseSourceObject(object, this.options.allowCrossNamespaceRefs ?? false);
+      declaration = parseSourceObject(object, this.options.rules);
     } catch (error) {
       if (!isReconcileFailure(error)) throw error;
       // The last good declaration keeps running: a typo in a Source must not stop (or prune) what it applied.

@@ -31,6 +31,9 @@ const urlRule = {
 };
 const noCredentialsRule = { rule: "!self.url.matches('^[a-z]+://[^/]*@')", message: 'url must not contain credentials; use secretRef' };
 
+/** sourceCrdHeader opens deploy/crds/sources.tidemark.dev.yaml. */
+export const sourceCrdHeader = '# Generated from libs/source-objects by `npx tsx scripts/generate-crds.ts`; do not edit by hand.\n';
+
 /** sourceCrd is the Source kind's CRD; its spec schema is generated from the TypeBox type the reconciler parses with. */
 export function sourceCrd(): KubernetesManifest {
   const spec = crdSchemaOf(SourceObjectSpec);
