@@ -50,7 +50,8 @@ export async function startSourceObjects(wiring: SourceObjectsWiring): Promise<S
         const previous = sources.get(declaration.name);
         sources.set(declaration.name, source);
         retiring.delete(declaration.name);
-        await poller?.add({ ...wiring.instrument(source), suspended: declaration.suspended });
+        const changed = previous !== undefined && JSON.stringify(readOnly(previous.spec)) !== JSON.stringify(readOnly(declaration.spec));
+        await poller?.add({ ...wiring.instrument(source), suspended: declaration.suspended }, { fromScratch: changed });
         await previous?.close();
         log.info({ source: declaration.name, url: declaration.spec.url, suspended: declaration.suspended }, 'Source object put');
       },
@@ -73,4 +74,9 @@ export async function startSourceObjects(wiring: SourceObjectsWiring): Promise<S
   });
   await controller.start();
   return controller;
+}
+
+/** readOnly is what decides which objects a source declares: a change here diffs it from nothing. */
+function readOnly(spec: GitSource['spec']): unknown {
+  return { url: spec.url, ref: spec.ref, path: spec.path, ignoreFile: spec.ignoreFile };
 }

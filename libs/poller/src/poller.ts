@@ -65,9 +65,12 @@ export class Poller {
   /**
    * add starts polling a source, or replaces the runner of a source with the same name (a changed
    * spec): the old runner stops and gives up its lease first, so two never poll one source.
+   * `fromScratch` forgets the delivered revision, for a spec that changed what the source reads.
    */
-  async add(source: PolledSource): Promise<void> {
+  async add(source: PolledSource, options: { fromScratch?: boolean } = {}): Promise<void> {
     await this.remove(source.name);
+    // A changed spec (another path, ref or URL) is diffed from nothing: every object it has or had is routed again.
+    if (options.fromScratch) await this.options.redis.hdel(this.keys.sourceStatus(source.name), 'revision', 'head');
     const runner = this.runnerFor(source);
     this.runners.set(source.name, runner);
     await this.options.redis.sadd(this.keys.sourceIndex, source.name);

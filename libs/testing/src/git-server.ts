@@ -16,6 +16,8 @@ export interface GitServer {
   createRepository(name: string): Promise<string>;
   /** workingCopy clones the repository into a temporary directory for tests to commit and push from. */
   workingCopy(name: string): Promise<WorkingCopy>;
+  /** setBasicAuth makes the server accept these credentials from now on, and refuse the ones before (a rotation). */
+  setBasicAuth(credentials: { username: string; password: string }): void;
   stop(): Promise<void>;
 }
 
@@ -30,20 +32,21 @@ export async function startGitServer(options: GitServerOptions = {}): Promise<Gi
     throw new RigError('git is not installed. Run `apt-get install -y git`.');
   }
   const root = await mkdtemp(join(tmpdir(), 'tidemark-git-'));
+  let basicAuth = options.basicAuth;
   const server = createServer((request, response) => {
-    if (options.basicAuth && !authorized(request, options.basicAuth)) {
+    if (basicAuth && !authorized(request, basicAuth)) {
       response.writeHead(401, { 'WWW-Authenticate': 'Basic realm="tidemark-test"' }).end();
       return;
     }
-    serveWithHttpBackend(root, request, response, options.basicAuth?.username ?? 'tester');
+    serveWithHttpBackend(root, request, response, basicAuth?.username ?? 'tester');
   });
   const port = await listen(server);
   const baseUrl = `http://127.0.0.1:${port}`;
   const credentialUrl = (name: string) => {
     const url = new URL(`${baseUrl}/${name}.git`);
-    if (options.basicAuth) {
-      url.username = options.basicAuth.username;
-      url.password = options.basicAuth.password;
+    if (basicAuth) {
+      url.username = basicAuth.username;
+      url.password = basicAuth.password;
     }
     return url.toString();
   };
@@ -62,6 +65,9 @@ export async function startGitServer(options: GitServerOptions = {}): Promise<Gi
       const copy = await WorkingCopy.clone(credentialUrl(name));
       copies.push(copy);
       return copy;
+    },
+    setBasicAuth(credentials) {
+      basicAuth = credentials;
     },
     async stop() {
       await new Promise<void>((resolve) => server.close(() => resolve()));

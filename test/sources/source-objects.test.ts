@@ -1,0 +1,186 @@
+// Sources as Kubernetes objects, end to end on a control plane of its own (Source objects are
+// watched cluster-wide, so no other suite's reconciler may see them): the bootstrap loop (a
+// config-file source applies Source objects from Git), change, suspend, a rotated password, a
+// missing Secret, CEL refusals at admission, a Source that defines itself, and deletion.
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { Redis } from 'ioredis';
+import { ApiError, applyObject, ClusterConnection, createObject, deleteObject, getObject } from '@tidemark/cluster';
+import { findCondition, RecordKeys, type Condition, type KubernetesManifest } from '@tidemark/contracts';
+import { startControlPlane, startGitServer, type ControlPlane, type GitServer, type WorkingCopy } from '@tidemark/testing';
+import { loadConfig } from '../../apps/reconciler/src/config';
+import { createLogger } from '../../apps/reconciler/src/logger';
+import { startReconciler, type RunningReconciler } from '../../apps/reconciler/src/reconciler';
+
+const prefix = `sources-${randomUUID().slice(0, 8)}`;
+const team = 'team-a';
+let plane: ControlPlane;
+let open: GitServer;
+let guarded: GitServer;
+let boot: WorkingCopy;
+let app: WorkingCopy;
+let appUrl: string;
+let workDir: string;
+let reconciler: RunningReconciler;
+let admin: ClusterConnection;
+let redis: Redis;
+
+const sourceObject = (name: string, spec: Record<string, unknown>, annotations?: Record<string, string>): KubernetesManifest => ({
+  apiVersion: 'tidemark.dev/v1alpha1', kind: 'Source',
+  metadata: { name, namespace: team, ...(annotations ? { annotations } : {}) },
+  spec: { ref: { branch: 'main' }, intervalMs: 1_000, ...spec },
+});
+const configMap = (name: string, value: string) => stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: team }, data: { value } });
+const gitSecret = (password: string): KubernetesManifest => ({
+  apiVersion: 'v1', kind: 'Secret', metadata: { name: 'git-auth', namespace: team },
+  data: { username: Buffer.from('bot').toString('base64'), password: Buffer.from(password).toString('base64') },
+});
+const getSource = (name: string) => getObject(admin, { apiVersion: 'tidemark.dev/v1alpha1', kind: 'Source', namespace: team, name });
+const statusOf = async (name: string) => ((await getSource(name))?.status ?? {}) as { conditions?: Condition[]; lastFetchedRevision?: string; lastCommitMessage?: string; lastError?: string; objects?: number };
+const ready = async (name: string) => findCondition((await statusOf(name)).conditions, 'Ready');
+const valueOf = async (name: string) => ((await getObject(admin, { apiVersion: 'v1', kind: 'ConfigMap', namespace: team, name })) as { data?: { value?: string } } | undefined)?.data?.value;
+const pushSource = async (object: KubernetesManifest) => {
+  await boot.write(`sources/${object.metadata.name}.yaml`, stringify(object));
+  await boot.commitAndPush(`source ${object.metadata.name}`);
+};
+
+beforeAll(async () => {
+  plane = await startControlPlane({ name: 'sources' });
+  admin = ClusterConnection.connect({ cluster: 'mgmt', kubeconfig: plane.kubeconfig });
+  redis = new Redis(inject('redisUrl'));
+  open = await startGitServer();
+  guarded = await startGitServer({ basicAuth: { username: 'bot', password: 'first-password' } });
+  const bootUrl = await open.createRepository('boot');
+  boot = await open.workingCopy('boot');
+  await boot.write('sources/namespace.yaml', stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: team } }));
+  await boot.commitAndPush('bootstrap');
+  appUrl = await guarded.createRepository('app');
+  app = await guarded.workingCopy('app');
+  await app.write('v1/settings.yaml', configMap('settings', 'one'));
+  await app.write('v2/other.yaml', configMap('other', 'two'));
+  await app.commitAndPush('first settings');
+  workDir = await mkdtemp(join(tmpdir(), 'tidemark-sources-'));
+  await writeFile(join(workDir, 'tidemark.yaml'), stringify({
+    redis: { url: inject('redisUrl'), prefix },
+    cacheDir: join(workDir, 'cache'),
+    // The bootstrap: a config-file source whose folder holds Source objects.
+    sources: [{ name: 'boot', url: bootUrl, ref: { branch: 'main' }, path: 'sources', intervalMs: 1_000 }],
+    clusters: [{ name: 'mgmt', kubeconfig: plane.kubeconfigPath }],
+    http: { port: 0, host: '127.0.0.1' },
+  }));
+  reconciler = await startReconciler(loadConfig({ TIDEMARK_CONFIG: join(workDir, 'tidemark.yaml') }), createLogger('error'));
+  await expect.poll(async () => (await getObject(admin, { apiVersion: 'v1', kind: 'Namespace', name: team }))?.metadata.name, { timeout: 30_000 }).toBe(team);
+  await applyObject(admin, gitSecret('first-password'));
+}, 600_000);
+
+afterAll(async () => {
+  await reconciler?.stop();
+  admin?.close();
+  redis?.disconnect();
+  await open?.stop();
+  await guarded?.stop();
+  await plane?.stop();
+  if (workDir) await rm(workDir, { recursive: true, force: true });
+});
+
+describe('Source objects', () => {
+  it('refuses a bad URL and a ref with two selectors at admission, by the CRD\'s CEL rules', async () => {
+    const refused = async (object: KubernetesManifest) => createObject(admin, object).then(() => 'created', (error: unknown) => (error instanceof ApiError ? `${error.status} ${error.message}` : String(error)));
+    expect(await refused(sourceObject('plain-http', { url: 'http://git.example.com/app.git' }))).toMatch(/^422 .*url must use https \(plain http is allowed only for loopback hosts\)/);
+    expect(await refused(sourceObject('two-refs', { url: 'https://git.example.com/app.git', ref: { branch: 'main', tag: 'v1' } }))).toMatch(/^422 .*set exactly one of branch, tag, semver, commit/);
+    expect(await getSource('plain-http')).toBeUndefined();
+  });
+
+  it('bootstrap: a Source pushed to the sources folder is picked up, reconciled and shown', async () => {
+    await pushSource(sourceObject('app', { url: appUrl, path: 'v1', secretRef: { name: 'git-auth' } }));
+    await expect.poll(() => valueOf('settings'), { timeout: 30_000 }).toBe('one');
+    const head = await app.git('rev-parse', 'HEAD');
+    await expect.poll(async () => (await statusOf('app')).lastFetchedRevision, { timeout: 15_000 }).toBe(head);
+    expect(await ready('app')).toMatchObject({ status: 'True', reason: 'ReconciliationSucceeded' });
+    expect(await statusOf('app')).toMatchObject({ lastCommitMessage: 'first settings', objects: 1 });
+    const columns = await plane.kubectl(['get', 'sources', '-n', team, 'app', '--no-headers']);
+    expect(columns).toMatch(new RegExp(`^app\\s+${appUrl.replaceAll('.', '\\.')}\\s+branch main\\s+${head}\\s+True\\s+`));
+    expect(await redis.sismember(new RecordKeys(prefix).sourceIndex, `${team}.app`)).toBe(1);
+    // The status shows no credential material.
+    expect(JSON.stringify(await getSource('app'))).not.toContain('first-password');
+  });
+
+  it('a changed Source takes effect without a restart: another path is applied and the old one pruned', async () => {
+    await pushSource(sourceObject('app', { url: appUrl, path: 'v2', secretRef: { name: 'git-auth' } }));
+    await expect.poll(() => valueOf('other'), { timeout: 30_000 }).toBe('two');
+    await expect.poll(() => valueOf('settings'), { timeout: 30_000 }).toBeUndefined();
+  });
+
+  it('a suspended Source fetches nothing until it is resumed', async () => {
+    await pushSource(sourceObject('app', { url: appUrl, path: 'v2', secretRef: { name: 'git-auth' }, suspend: true }));
+    await expect.poll(async () => (await ready('app'))?.reason, { timeout: 20_000 }).toBe('Suspended');
+    const before = (await statusOf('app')).lastFetchedRevision;
+    await app.write('v2/other.yaml', configMap('other', 'three'));
+    const pushed = await app.commitAndPush('three');
+    // Polls go on while suspended (each records that it skipped); none fetches the new commit.
+    const polledAt = async () => (await redis.hget(new RecordKeys(prefix).sourceStatus(`${team}.app`), 'polledAt')) ?? '';
+    const since = new Date().toISOString();
+    await expect.poll(async () => (await polledAt()) > since, { timeout: 10_000 }).toBe(true);
+    expect((await statusOf('app')).lastFetchedRevision).toBe(before);
+    expect(await valueOf('other')).toBe('two');
+    await pushSource(sourceObject('app', { url: appUrl, path: 'v2', secretRef: { name: 'git-auth' } }));
+    await expect.poll(() => valueOf('other'), { timeout: 30_000 }).toBe('three');
+    await expect.poll(async () => (await statusOf('app')).lastFetchedRevision, { timeout: 15_000 }).toBe(pushed);
+  });
+
+  it('rotation: the server refuses the old password, the Secret is updated, the next poll succeeds without a restart', async () => {
+    guarded.setBasicAuth({ username: 'bot', password: 'second-password' });
+    await expect.poll(async () => (await ready('app'))?.reason, { timeout: 20_000 }).toBe('FetchFailed');
+    expect((await statusOf('app')).lastError).toMatch(/refused the credentials \(HTTP 401\)/);
+    await applyObject(admin, gitSecret('second-password'));
+    await expect.poll(async () => (await ready('app'))?.status, { timeout: 20_000 }).toBe('True');
+    await app.git('remote', 'set-url', 'origin', appUrl.replace('http://', 'http://bot:second-password@'));
+    await app.write('v2/other.yaml', configMap('other', 'four'));
+    await app.commitAndPush('four');
+    await expect.poll(() => valueOf('other'), { timeout: 30_000 }).toBe('four');
+  });
+
+  it('a missing Secret gives a clear condition, and nothing is pruned', async () => {
+    await deleteObject(admin, { group: '', kind: 'Secret', namespace: team, name: 'git-auth' });
+    await expect.poll(async () => (await ready('app'))?.reason, { timeout: 20_000 }).toBe('SecretNotFound');
+    expect((await ready('app'))?.message).toMatch(/Secret not found: team-a\/git-auth \(spec\.secretRef of Source team-a\/app\) does not exist/);
+    expect(await valueOf('other')).toBe('four');
+    await applyObject(admin, gitSecret('second-password'));
+    await expect.poll(async () => (await ready('app'))?.status, { timeout: 20_000 }).toBe('True');
+  });
+
+  it('a Source never deletes the Source that defines it: removed from its own Git, it is orphaned, not deleted', async () => {
+    const selfUrl = await open.createRepository('self');
+    const self = await open.workingCopy('self');
+    const own = sourceObject('self', { url: selfUrl });
+    await self.write('own.yaml', stringify(own));
+    await self.write('tool.yaml', configMap('tool', 'kept'));
+    await self.commitAndPush('a source that manages itself');
+    await createObject(admin, own);
+    await expect.poll(() => valueOf('tool'), { timeout: 30_000 }).toBe('kept');
+    await self.delete('own.yaml');
+    await self.commitAndPush('remove the source itself, by mistake');
+    const record = () => reconciler.statusStore.get('mgmt', `tidemark.dev/Source/${team}/self`);
+    await expect.poll(async () => findCondition((await record())?.conditions, 'Ready')?.reason, { timeout: 30_000 }).toBe('Orphaned');
+    expect(findCondition((await record())?.conditions, 'Ready')?.message).toMatch(/defines source team-a\.self, the source that would delete it/);
+    expect((await getSource('self'))?.metadata.deletionTimestamp).toBeUndefined();
+    expect(await valueOf('tool')).toBe('kept');
+    // Deleting it on purpose (kubectl) still works, and prunes what it applied.
+    await deleteObject(admin, { group: 'tidemark.dev', kind: 'Source', namespace: team, name: 'self' });
+    await expect.poll(() => valueOf('tool'), { timeout: 30_000 }).toBeUndefined();
+    await expect.poll(() => getSource('self'), { timeout: 30_000 }).toBeUndefined();
+  });
+
+  it('a Source removed from Git is deleted, prunes what it applied, and then goes', async () => {
+    await boot.delete('sources/app.yaml');
+    await boot.commitAndPush('offboard team-a app');
+    await expect.poll(() => valueOf('other'), { timeout: 30_000 }).toBeUndefined();
+    await expect.poll(() => getSource('app'), { timeout: 30_000 }).toBeUndefined();
+    await expect.poll(() => redis.sismember(new RecordKeys(prefix).sourceIndex, `${team}.app`), { timeout: 10_000 }).toBe(0);
+    expect((await getObject(admin, { apiVersion: 'v1', kind: 'Namespace', name: team }))?.metadata.name).toBe(team);
+  });
+});
