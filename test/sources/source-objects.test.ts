@@ -72,9 +72,7 @@ beforeAll(async () => {
     clusters: [{ name: 'mgmt', kubeconfig: plane.kubeconfigPath }],
     http: { port: 0, host: '127.0.0.1' },
   }));
-  reconciler = await startReconciler(loadConfig({ TIDEMARK_CONFIG: join(workDir, 'tidemark.yaml') }), createLogger('error'));
-  await expect.poll(async () => (await getObject(admin, { apiVersion: 'v1', kind: 'Namespace', name: team }))?.metadata.name, { timeout: 30_000 }).toBe(team);
-  await applyObject(admin, gitSecret('first-password'));
+  reconciler = await startReconciler(loadConfig({ TIDEMARK_CONFIG: join(workDir, 'tidemark.yaml') }), createLogger(process.env.TIDEMARK_TEST_LOG ?? 'error'));
 }, 600_000);
 
 afterAll(async () => {
@@ -88,14 +86,9 @@ afterAll(async () => {
 });
 
 describe('Source objects', () => {
-  it('refuses a bad URL and a ref with two selectors at admission, by the CRD\'s CEL rules', async () => {
-    const refused = async (object: KubernetesManifest) => createObject(admin, object).then(() => 'created', (error: unknown) => (error instanceof ApiError ? `${error.status} ${error.message}` : String(error)));
-    expect(await refused(sourceObject('plain-http', { url: 'http://git.example.com/app.git' }))).toMatch(/^422 .*url must use https \(plain http is allowed only for loopback hosts\)/);
-    expect(await refused(sourceObject('two-refs', { url: 'https://git.example.com/app.git', ref: { branch: 'main', tag: 'v1' } }))).toMatch(/^422 .*set exactly one of branch, tag, semver, commit/);
-    expect(await getSource('plain-http')).toBeUndefined();
-  });
-
   it('bootstrap: a Source pushed to the sources folder is picked up, reconciled and shown', async () => {
+    await expect.poll(async () => (await getObject(admin, { apiVersion: 'v1', kind: 'Namespace', name: team }))?.metadata.name, { timeout: 30_000 }).toBe(team);
+    await applyObject(admin, gitSecret('first-password'));
     await pushSource(sourceObject('app', { url: appUrl, path: 'v1', secretRef: { name: 'git-auth' } }));
     await expect.poll(() => valueOf('settings'), { timeout: 30_000 }).toBe('one');
     const head = await app.git('rev-parse', 'HEAD');
@@ -107,6 +100,13 @@ describe('Source objects', () => {
     expect(await redis.sismember(new RecordKeys(prefix).sourceIndex, `${team}.app`)).toBe(1);
     // The status shows no credential material.
     expect(JSON.stringify(await getSource('app'))).not.toContain('first-password');
+  });
+
+  it('refuses a bad URL and a ref with two selectors at admission, by the CRD\'s CEL rules', async () => {
+    const refused = async (object: KubernetesManifest) => createObject(admin, object).then(() => 'created', (error: unknown) => (error instanceof ApiError ? `${error.status} ${error.message}` : String(error)));
+    expect(await refused(sourceObject('plain-http', { url: 'http://git.example.com/app.git' }))).toMatch(/^422 .*url must use https \(plain http is allowed only for loopback hosts\)/);
+    expect(await refused(sourceObject('two-refs', { url: 'https://git.example.com/app.git', ref: { branch: 'main', tag: 'v1' } }))).toMatch(/^422 .*set exactly one of branch, tag, semver, commit/);
+    expect(await getSource('plain-http')).toBeUndefined();
   });
 
   it('a changed Source takes effect without a restart: another path is applied and the old one pruned', async () => {

@@ -107,6 +107,7 @@ export class SourceRunner {
       // Suspended by its declaration or by an operator (the dashboard's separate flag): no fetch at all.
       if (source.suspended || (await redis.hget(statusKey, suspendedField)) === 'true') {
         await recordSuspended(redis, statusKey, lease.owner);
+        if (this.leading) this.options.onRecorded(source.name);
         return;
       }
       const result = await source.poll(this.delivered ? { since: this.delivered } : {});

@@ -6,16 +6,21 @@ const job = (reason: ReconcileJob['reason']): ReconcileJob => ({ source: 's', re
 
 describe('cutsDelayShort', () => {
   it('lets a new revision replace a delayed job', () => {
-    expect(cutsDelayShort(job('git-change'), { kind: 'written', revisionChanged: true })).toBe(true);
+    expect(cutsDelayShort(job('git-change'), { kind: 'written', revisionChanged: true, newlyRemoved: false })).toBe(true);
   });
 
   it('keeps a backoff or requeue interval for a resync at the same revision', () => {
-    expect(cutsDelayShort(job('resync'), { kind: 'written', revisionChanged: false })).toBe(false);
-    expect(cutsDelayShort(job('git-change'), { kind: 'written', revisionChanged: false })).toBe(false);
+    expect(cutsDelayShort(job('resync'), { kind: 'written', revisionChanged: false, newlyRemoved: false })).toBe(false);
+    expect(cutsDelayShort(job('git-change'), { kind: 'written', revisionChanged: false, newlyRemoved: false })).toBe(false);
+  });
+
+  it('lets a removal at the same revision replace a delayed job (the source changed, not the commit), once', () => {
+    expect(cutsDelayShort(job('git-removed'), { kind: 'written', revisionChanged: false, newlyRemoved: true })).toBe(true);
+    expect(cutsDelayShort(job('git-removed'), { kind: 'written', revisionChanged: false, newlyRemoved: false })).toBe(false);
   });
 
   it('lets a person or a cluster event ask for a look now', () => {
-    expect(cutsDelayShort(job('manual'), { kind: 'written', revisionChanged: false })).toBe(true);
+    expect(cutsDelayShort(job('manual'), { kind: 'written', revisionChanged: false, newlyRemoved: false })).toBe(true);
     expect(cutsDelayShort(job('watch'), { kind: 'kept' })).toBe(true);
     expect(cutsDelayShort(job('drift'), { kind: 'kept' })).toBe(true);
   });

@@ -32,7 +32,8 @@ return 0
 
 const recentSamples = 1000;
 
-export type SlotWrite = { kind: 'stalled' } | { kind: 'written'; revisionChanged: boolean } | { kind: 'kept' };
+/** newlyRemoved: a removal where the slot held a job to apply (the object left its source at this revision). */
+export type SlotWrite = { kind: 'stalled' } | { kind: 'written'; revisionChanged: boolean; newlyRemoved: boolean } | { kind: 'kept' };
 
 /** RunState is what a worker reads before running a job. */
 export interface RunState {
@@ -55,7 +56,7 @@ export class ObjectState {
     if (code === 0) return { kind: 'stalled' };
     if (code === 2) return { kind: 'kept' };
     const previous = parseRecord<ReconcileJob>(previousRaw);
-    return { kind: 'written', revisionChanged: previous?.revision !== job.revision };
+    return { kind: 'written', revisionChanged: previous?.revision !== job.revision, newlyRemoved: job.reason === 'git-removed' && previous?.reason !== 'git-removed' };
   }
 
   /**

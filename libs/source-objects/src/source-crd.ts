@@ -18,7 +18,6 @@ const SourceObjectStatus = Type.Object({
   ref: Type.Optional(Type.String({ description: 'What the source follows, e.g. "branch main".' })),
   lastFetchedRevision: Type.Optional(Type.String()),
   lastCommitMessage: Type.Optional(Type.String()),
-  lastPolledAt: Type.Optional(Type.String()),
   objects: Type.Optional(Type.Integer({ description: 'Kubernetes objects the source declares at its revision.' })),
   sourceErrors: Type.Optional(Type.Integer({ description: 'Files in Git that cannot be read at the revision.' })),
   lastError: Type.Optional(Type.String()),

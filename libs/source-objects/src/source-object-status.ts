@@ -39,7 +39,6 @@ export function statusFromPoll(record: SourceStatus, generation: number, previou
     ...(record.ref ? { ref: record.ref } : {}),
     ...(record.revision ? { lastFetchedRevision: record.revision } : {}),
     ...(record.commitMessage !== undefined ? { lastCommitMessage: record.commitMessage } : {}),
-    ...(record.polledAt ? { lastPolledAt: record.polledAt } : {}),
     ...(record.declaredObjects !== undefined ? { objects: record.declaredObjects } : {}),
     ...(record.sourceErrors !== undefined ? { sourceErrors: record.sourceErrors } : {}),
     ...(record.state === 'error' && record.error ? { lastError: record.error } : {}),
