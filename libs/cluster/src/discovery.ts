@@ -36,7 +36,19 @@ export class Discovery {
   /** resourceForGroupKind finds a kind by group alone, at the group's preferred version. */
   async resourceForGroupKind(group: string, kind: string): Promise<ApiResource> {
     const version = await this.preferredVersion(group);
-    return this.resourceFor(group === '' ? version : `${group}/${version}`, kind);
+    try {
+      return await this.resourceFor(group === '' ? version : `${group}/${version}`, kind);
+    } catch (error) {
+      // A group's kinds need not share its preferred version (tidemark.dev: WebApp v1, Source v1alpha1).
+      if (group === '' || !(error instanceof NotReadyError)) throw error;
+      const answer = await this.client.request<ApiGroup>({ method: 'GET', path: `/apis/${group}`, what: `discover group ${group}` });
+      for (const other of answer.versions ?? []) {
+        if (other.version === version) continue;
+        const found = (await this.list(`${group}/${other.version}`)).find((resource) => resource.kind === kind);
+        if (found) return found;
+      }
+      throw error;
+    }
   }
 
   /** forget drops what is cached, so a changed CRD is seen. */

@@ -37,6 +37,11 @@ export class SecretCache {
     for (const key of this.data.keys()) if (!this.wanted.has(key)) this.data.delete(key);
   }
 
+  /** forget drops one Secret's data, so the next get reads it from the API server. */
+  forget(secret: SecretName): void {
+    this.data.delete(keyOf(secret));
+  }
+
   /** get gives a Secret's data and its resourceVersion; it reads through when the cache misses. A missing Secret is a TerminalError. */
   async get(secret: SecretName, usedBy: string): Promise<{ data: SecretData; version: string }> {
     const key = keyOf(secret);

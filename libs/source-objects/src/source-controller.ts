@@ -89,7 +89,10 @@ export class SourceController {
   /** recorded writes a poll's record to the Source's status, when the source is a Source object and something changed. */
   async recorded(name: string, record: SourceStatus): Promise<void> {
     const entry = this.entries.get(name);
-    if (!entry?.declaration || !this.manages || entry.object.metadata.deletionTimestamp) return;
+    if (!entry?.declaration || entry.object.metadata.deletionTimestamp) return;
+    // A failed poll reads its Secret afresh next time, in case the watch missed a rotation.
+    if (record.state === 'error' && entry.declaration.secret) this.secrets.forget(entry.declaration.secret);
+    if (!this.manages) return;
     await this.writeStatus(entry, statusFromPoll(record, entry.declaration.object.generation, conditionsOf(entry.object)));
   }
 
@@ -145,8 +148,10 @@ export class SourceController {
   private async deleting(name: string, entry: Entry): Promise<void> {
     if (!entry.object.metadata.finalizers?.includes(sourceFinalizer)) return;
     const orphan = entry.object.metadata.annotations?.['tidemark.dev/prune'] === 'false';
+    this.options.log.info({ source: name, orphan }, 'Source deleted; retiring it');
     const left = orphan ? 0 : await this.options.hooks.retire(name);
     if (!this.manages) return;
+    this.options.log.info({ source: name, left }, left > 0 ? 'Source deleted; waiting for its objects to be pruned' : 'Source deleted; its objects are pruned');
     if (left > 0) {
       await this.writeStatus(entry, pruningStatus(left, entry.object.metadata.generation ?? 0, conditionsOf(entry.object)));
       this.recheck(name);
