@@ -71,6 +71,7 @@ beforeAll(async () => {
     // The bootstrap: a config-file source whose folder holds Source objects.
     sources: [{ name: 'boot', url: bootUrl, ref: { branch: 'main' }, path: 'sources', intervalMs: 1_000 }],
     clusters: [{ name: 'mgmt', kubeconfig: plane.kubeconfigPath }],
+    sourceObjects: { enabled: true },
     http: { port: 0, host: '127.0.0.1' },
   }));
   reconciler = await startReconciler(loadConfig({ TIDEMARK_CONFIG: join(workDir, 'tidemark.yaml') }), createLogger(process.env.TIDEMARK_TEST_LOG ?? 'error'));

@@ -230,7 +230,9 @@ function sourceObjectsConfig(input: ConfigInput, where: (field: string) => strin
     throw new ConfigError(`${where('sourceObjects.cluster')}: no cluster is named "${options.cluster}"`);
   }
   return {
-    enabled: options.enabled ?? true,
+    // Opt-in: watching Sources needs RBAC the least-privilege deploy/ does not grant (Sources, and Secrets
+    // read by secretRef); see README "Sources as objects".
+    enabled: options.enabled ?? false,
     cluster,
     allowCrossNamespaceRefs: options.allowCrossNamespaceRefs ?? false,
     ...(options.defaultServiceAccountName ? { defaultServiceAccountName: options.defaultServiceAccountName } : {}),
