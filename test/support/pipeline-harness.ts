@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { ClusterConnection } from '@tidemark/cluster';
+import { ClusterConnection, type KubeClientOptions } from '@tidemark/cluster';
 import { isReconcileFailure, TerminalError, type ReconcileJob, type ReconcileOutcome } from '@tidemark/contracts';
 import { GitSource, parseSourceSpec, type PollResult, type UnitRendering } from '@tidemark/git-source';
 import { createDefaultRegistry, type KindRegistry } from '@tidemark/kinds';
@@ -31,7 +31,7 @@ export interface PipelineHarness {
   stop(): Promise<void>;
 }
 
-export async function startPipelineHarness(kubeconfig: string, redisUrl: string, options: { kinds?: KindRegistry; pipeline?: PipelineOptions; rendering?: UnitRendering; pruneHolds?: boolean; tenancyFor?: (source: string) => SourceTenancy | undefined } = {}): Promise<PipelineHarness> {
+export async function startPipelineHarness(kubeconfig: string, redisUrl: string, options: { kinds?: KindRegistry; pipeline?: PipelineOptions; rendering?: UnitRendering; pruneHolds?: boolean; tenancyFor?: (source: string) => SourceTenancy | undefined; onResponse?: KubeClientOptions['onResponse'] } = {}): Promise<PipelineHarness> {
   const id = randomUUID().slice(0, 8);
   const cluster = 'shared';
   const git: GitServer = await startGitServer();
@@ -44,7 +44,7 @@ export async function startPipelineHarness(kubeconfig: string, redisUrl: string,
   const redis = new Redis(redisUrl);
   const statusStore = new StatusStore({ redis, prefix: `test-${id}` });
   let requests = 0;
-  const connection = ClusterConnection.connect({ cluster, kubeconfig, onResponse: () => { requests += 1; } });
+  const connection = ClusterConnection.connect({ cluster, kubeconfig, onResponse: (event) => { requests += 1; options.onResponse?.(event); } });
   const actions = connection.asManager('tidemark-actions');
   const kinds = options.kinds ?? createDefaultRegistry();
   const deps: PipelineDependencies = {

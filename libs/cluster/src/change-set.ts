@@ -33,6 +33,16 @@ export interface ChangeSetOptions {
   decide?(object: KubernetesManifest, live: KubernetesManifest | undefined, dryRun: KubernetesManifest): 'apply' | 'skip';
 }
 
+/**
+ * KnownState is what the caller already read of an object in this run, so applyWithChangeSet
+ * does not ask again: the live object (undefined: it does not exist) and, optionally, the
+ * server-side-apply dry-run of this very object with the warnings it gave.
+ */
+export interface KnownState {
+  live: KubernetesManifest | undefined;
+  dryRun?: { object: KubernetesManifest; warnings: readonly string[] };
+}
+
 /** The annotation by which an object opts into delete-and-create when an immutable field changes. */
 export const recreateAnnotation = 'tidemark.dev/recreate';
 
@@ -52,21 +62,24 @@ export async function applyChangeSet(connection: ClusterConnection, objects: Kub
   return entries;
 }
 
-/** applyWithChangeSet applies one object after a dry-run, and reports what it did. */
-export async function applyWithChangeSet(connection: ClusterConnection, object: KubernetesManifest, options: ChangeSetOptions = {}): Promise<ChangeSetEntry> {
-  const warnings: string[] = [];
-  const entry = await applyWarned(connection, object, options, warnings);
+/**
+ * applyWithChangeSet applies one object after a dry-run, and reports what it did. With `known`,
+ * it reads neither the live object nor the dry-run again.
+ */
+export async function applyWithChangeSet(connection: ClusterConnection, object: KubernetesManifest, options: ChangeSetOptions = {}, known?: KnownState): Promise<ChangeSetEntry> {
+  const warnings: string[] = [...(known?.dryRun?.warnings ?? [])];
+  const entry = await applyWarned(connection, object, options, warnings, known);
   const unique = [...new Set(warnings)];
   return unique.length > 0 ? { ...entry, warnings: unique } : entry;
 }
 
-async function applyWarned(connection: ClusterConnection, object: KubernetesManifest, options: ChangeSetOptions, warnings: string[]): Promise<ChangeSetEntry> {
+async function applyWarned(connection: ClusterConnection, object: KubernetesManifest, options: ChangeSetOptions, warnings: string[], known?: KnownState): Promise<ChangeSetEntry> {
   const subject = describe(object);
   try {
     const resource = await connection.discovery.resourceFor(object.apiVersion, object.kind);
-    const live = await getByResource(connection, resource, resource.namespaced ? object.metadata.namespace : undefined, object.metadata.name);
+    const live = known ? known.live : await getByResource(connection, resource, resource.namespaced ? object.metadata.namespace : undefined, object.metadata.name);
     if (!live) return await create(connection, resource, object, options, warnings);
-    const dryRun = await applyToResource(connection, resource, object, { dryRun: true, warnings });
+    const dryRun = known?.dryRun?.object ?? await applyToResource(connection, resource, object, { dryRun: true, warnings });
     if (sameObject(dryRun, live)) return { subject, action: 'unchanged', object: live, live, dryRun };
     if (options.decide?.(object, live, dryRun) === 'skip') return { subject, action: 'skipped', object: live, live, dryRun };
     const applied = await applyToResource(connection, resource, object, { warnings });

@@ -5,7 +5,7 @@
 
 export { ApiError, KubeTransportError, toReconcileFailure, type KubeStatus } from './api-error';
 export { cleanApiMessage, isSchemaConversionError } from './api-message';
-export { KubeClient, parseWarnings, type KubeClientOptions, type KubeRequest } from './kube-client';
+export { KubeClient, kubeUserAgent, parseWarnings, type KubeClientOptions, type KubeRequest } from './kube-client';
 export { Discovery } from './discovery';
 export { loadSelfContainedKubeconfig, refuseCommandRunningUsers } from './kubeconfig-guard';
 export { ClusterConnection, serviceAccountUser } from './connection';
@@ -13,7 +13,7 @@ export { resourcePath, splitApiVersion, type ApiResource } from './resource-path
 export { getObject, getByResource, listObjects, type ObjectName } from './read';
 export { applyObject, applyToResource, describe, type ApplyOptions } from './apply';
 export { dryRunObject, type DryRunEntry } from './dry-run';
-export { applyChangeSet, applyWithChangeSet, recreateAnnotation, type ChangeAction, type ChangeSetEntry, type ChangeSetOptions } from './change-set';
+export { applyChangeSet, applyWithChangeSet, recreateAnnotation, type ChangeAction, type ChangeSetEntry, type ChangeSetOptions, type KnownState } from './change-set';
 export { sameObject } from './compare';
 export { deleteObject, type DeletePreconditions, type ObjectIdentity } from './delete';
 export { applyStatus } from './status';

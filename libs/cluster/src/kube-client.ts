@@ -26,8 +26,8 @@ export interface KubeClientOptions {
   kubeconfig: string | KubeConfig;
   /** Kubeconfigs with a user that can run a command (exec plugin, legacy auth-provider) are refused unless this is true. @defaultValue false */
   allowExecPlugins?: boolean;
-  /** Called after every request, for metrics; `apply` marks a server-side apply, `dryRun` a dry-run. */
-  onResponse?: (event: { method: string; status: number; durationMs: number; apply: boolean; dryRun: boolean }) => void;
+  /** Called after every request, for metrics; `apply` marks a server-side apply, `dryRun` a dry-run, `path` is without the query. */
+  onResponse?: (event: { method: string; path: string; status: number; durationMs: number; apply: boolean; dryRun: boolean }) => void;
 }
 
 /**
@@ -85,7 +85,7 @@ export class KubeClient {
     const { status, text, warnings } = await this.send({ ...call, headers, payload, tls: options }).catch((error: unknown) => {
       throw new KubeTransportError(call.what, { cause: error });
     });
-    this.options.onResponse?.({ method: call.method, status, durationMs: performance.now() - started, apply: call.contentType === 'application/apply-patch+yaml', dryRun: call.query?.dryRun !== undefined });
+    this.options.onResponse?.({ method: call.method, path: call.path, status, durationMs: performance.now() - started, apply: call.contentType === 'application/apply-patch+yaml', dryRun: call.query?.dryRun !== undefined });
     call.warnings?.push(...warnings);
     const body = text.length > 0 ? safeJson(text) : {};
     if (status < 200 || status >= 300) throw new ApiError(status, body as KubeStatus, call.what);
@@ -190,8 +190,12 @@ export function parseWarnings(header: string | string[] | undefined): string[] {
   return warnings;
 }
 
+/** kubeUserAgent is the User-Agent of every request Tidemark sends to an API server. */
+export const kubeUserAgent = 'tidemark';
+
 function headersOf(options: https.RequestOptions): Record<string, string> {
-  const headers: Record<string, string> = { Accept: 'application/json' };
+  // The User-Agent names Tidemark in the API server's audit log and metrics.
+  const headers: Record<string, string> = { Accept: 'application/json', 'User-Agent': kubeUserAgent };
   for (const [name, value] of Object.entries(options.headers ?? {})) {
     if (typeof value === 'string') headers[name] = value;
   }

@@ -1,4 +1,4 @@
-import type { KubernetesManifest } from '@tidemark/contracts';
+import { stableStringify, type KubernetesManifest } from '@tidemark/contracts';
 import type { ClusterConnection } from './connection';
 import { applyToResource } from './apply';
 import { getObject } from './read';
@@ -19,7 +19,9 @@ const statusFieldCache = new WeakMap<ClusterConnection, Map<string, { fields: Se
  * applyStatus server-side applies `status` to an object's /status subresource. It returns
  * false, writing nothing, when the kind has no status subresource (for instance the original
  * ConfigWatcher CRD), so the caller can keep status elsewhere and say why. Fields the CRD's
- * status schema does not declare are left out: server-side apply refuses them.
+ * status schema does not declare are left out: server-side apply refuses them. When `object`
+ * is the live object and its status already holds exactly these fields with these values, the
+ * write is skipped (a steady-state run costs no request): the apply would change nothing.
  */
 export async function applyStatus(connection: ClusterConnection, object: KubernetesManifest, status: Record<string, unknown>): Promise<boolean> {
   const resource = await connection.discovery.resourceFor(object.apiVersion, object.kind);
@@ -31,8 +33,20 @@ export async function applyStatus(connection: ClusterConnection, object: Kuberne
     metadata: { name: object.metadata.name, ...(object.metadata.namespace ? { namespace: object.metadata.namespace } : {}) },
     status: declared === 'any' ? status : Object.fromEntries(Object.entries(status).filter(([field]) => declared.has(field))),
   };
+  if (holdsAlready(object, patch.status as Record<string, unknown>)) return true;
   await applyToResource(connection, resource, patch, { subresource: 'status' });
   return true;
+}
+
+/**
+ * holdsAlready: the live status has the same fields with the same values (key order aside). A
+ * live field the patch leaves out counts as a difference: the apply would remove it.
+ */
+function holdsAlready(object: KubernetesManifest, status: Record<string, unknown>): boolean {
+  const live = object.status;
+  if (!live || typeof live !== 'object') return false;
+  const defined = Object.fromEntries(Object.entries(status).filter(([, value]) => value !== undefined));
+  return stableStringify(live) === stableStringify(defined);
 }
 
 /** declaredStatusFields reads the top-level status fields of a CRD's schema (built-in kinds accept any). */

@@ -70,12 +70,13 @@ async function runStages(run: ReconcileRun, deps: PipelineDependencies, signal?:
   }
   await orderStage(run, deps);
   signal?.throwIfAborted();
-  const defaulted = await validateStage(run, deps);
+  const validated = await validateStage(run, deps);
+  const defaulted = validated?.resource;
   const features = featuresStage(run, defaulted);
   const rendered = renderStage(run, defaulted, features);
   signal?.throwIfAborted();
   const before = previousInventory(run);
-  const applied = await applyStage(run, deps, rendered);
+  const applied = await applyStage(run, deps, rendered, validated);
   // From here on, the live object is the one apply returned (a failure reports against it).
   run.live = applied.live;
   const pruned = await pruneStage(run, deps, before, applied);

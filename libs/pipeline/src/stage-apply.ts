@@ -4,7 +4,7 @@ import type { PipelineDependencies } from './dependencies';
 import { driftCheck } from './drift-check';
 import type { ReconcileRun } from './run';
 import type { AppliedObjects } from './stage-results';
-import { customResourceToApply } from './stage-validate';
+import { customResourceToApply, type ValidatedResource } from './stage-validate';
 import { inventoryEntry } from './tracking';
 import { subjectOf } from './subject';
 import { checkRenderedAllowed } from './allow-check';
@@ -12,9 +12,10 @@ import { identityPreflight } from './identity-preflight';
 
 /**
  * applyStage applies the CR (for a kind) and the rendered objects with server-side apply in
- * dependency order, healing or reporting drift as each object's policy says.
+ * dependency order, healing or reporting drift as each object's policy says. The CR is neither
+ * read nor dry-run again: fetch read it and validate dry-ran it.
  */
-export async function applyStage(run: ReconcileRun, deps: PipelineDependencies, rendered: KubernetesManifest[]): Promise<AppliedObjects> {
+export async function applyStage(run: ReconcileRun, deps: PipelineDependencies, rendered: KubernetesManifest[], validated?: ValidatedResource): Promise<AppliedObjects> {
   run.stage = 'apply';
   const drift = driftCheck(run, deps);
   try {
@@ -23,7 +24,8 @@ export async function applyStage(run: ReconcileRun, deps: PipelineDependencies, 
     let live = run.live;
     const warned: ChangeSetEntry[] = [];
     if (run.plugin && run.object) {
-      const entry = await applyWithChangeSet(run.connection, customResourceToApply(run), drift.options);
+      const known = { live: run.live, ...(validated ? { dryRun: validated.dryRun } : {}) };
+      const entry = await applyWithChangeSet(run.connection, customResourceToApply(run), drift.options, known);
       live = entry.object;
       warned.push(entry);
     }

@@ -7,19 +7,28 @@ import { checkBuiltinCrdConflict } from './builtin-crd-conflict';
 import { cleanupFinalizer, ownerOfRun, withOwner } from './tracking';
 import { subjectOf } from './subject';
 
+/** ValidatedResource is the defaulted CR, and the dry-run that validated it (apply reuses it). */
+export interface ValidatedResource {
+  resource: CustomResource;
+  dryRun: { object: KubernetesManifest; warnings: string[] };
+}
+
 /**
  * validateStage runs a server-side dry-run of the CR against its CRD, so the API server itself
  * enforces the OpenAPI schema and CEL rules, then parses it into its kind's spec type and fills
- * in the kind's defaults: the CR that features, render and act read. Plain manifests are
+ * in the kind's defaults: the CR that features, render and act read. The dry-run's result goes
+ * with it, so the apply stage does not dry-run the same CR a second time. Plain manifests are
  * validated by the apply stage's own dry-run (undefined here).
  */
-export async function validateStage(run: ReconcileRun, deps: PipelineDependencies): Promise<CustomResource | undefined> {
+export async function validateStage(run: ReconcileRun, deps: PipelineDependencies): Promise<ValidatedResource | undefined> {
   run.stage = 'validate';
   checkBuiltinCrdConflict(run, deps);
   if (!run.plugin || !run.object) return undefined;
   const applied = customResourceToApply(run);
+  const warnings: string[] = [];
+  let dryRun: KubernetesManifest;
   try {
-    await applyObject(run.connection, applied, { dryRun: true });
+    dryRun = await applyObject(run.connection, applied, { dryRun: true, warnings });
   } catch (error) {
     const failure = toReconcileFailure(error, `validate ${subjectOf(run)}`);
     if (failure instanceof TerminalError && failure.category === 'invalid' && error instanceof ApiError) {
@@ -30,7 +39,7 @@ export async function validateStage(run: ReconcileRun, deps: PipelineDependencie
     throw failure;
   }
   const parsed = parseCustomResource(run.plugin, run.object, run.desired?.path ?? 'Git');
-  return { ...parsed, spec: run.plugin.applyDefaults(parsed.spec) };
+  return { resource: { ...parsed, spec: run.plugin.applyDefaults(parsed.spec) }, dryRun: { object: dryRun, warnings } };
 }
 
 /**

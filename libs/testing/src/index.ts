@@ -11,6 +11,7 @@ export {
   buildKubeTestenv, buildKubeControllers, startControlPlane, startControlPlanes, kubectl, kubeTestenvBinary, kubeControllersBinary,
   type ControlPlane, type ControllerOptions, type StartControlPlaneOptions,
 } from './kube-testenv';
+export { markAuditLog, readAuditLog, requestKind, countByKind, type AuditedRequest, type AuditLogMark } from './audit-log';
 export { startDelayingProxy, startDelayingProxyProcess, type DelayingProxy } from './delaying-proxy';
 export { buildGoProgram, type GoProgram } from './go-build';
 export { sendGithubPush } from './github-push';

@@ -30,6 +30,8 @@ export interface ControlPlane {
   restart(): Promise<void>;
   /** kubectl runs the real kubectl (a subcommand of the rig binary) against this control plane. */
   kubectl(args: string[], input?: string): Promise<string>;
+  /** With `auditLog`, the API server's audit log: one JSON line per finished request (see readAuditLog). */
+  auditLogPath?: string;
 }
 
 /** buildKubeTestenv builds the control-plane binary when its sources changed (see buildGoProgram). */
@@ -70,6 +72,8 @@ export interface StartControlPlaneOptions {
    * nodes are Ready. @defaultValue false (the API server alone, for the fast suites)
    */
   controllers?: boolean | ControllerOptions;
+  /** auditLog makes the API server log every finished request (metadata only), to count requests. @defaultValue false */
+  auditLog?: boolean;
 }
 
 /** startControlPlane starts one kube-apiserver with embedded etcd and waits until /readyz answers. */
@@ -81,12 +85,14 @@ export async function startControlPlane(options: StartControlPlaneOptions = {}):
   const what = controllers.length > 0 ? `full control plane ${name}` : `kube-apiserver ${name}`;
   const readyWithinMs = controllers.length > 0 ? 360_000 : 180_000;
   const dir = await mkdtemp(join(tmpdir(), `tidemark-kube-${name}-`));
+  const auditLogPath = options.auditLog ? join(dir, 'audit.log') : undefined;
+  const audit = auditLogPath ? ['--audit-log', auditLogPath] : [];
   let child: ChildProcess | undefined;
   let port = 0;
   let server = '';
 
   const launch = async () => {
-    const spawned = spawn(binary, ['serve', '--dir', dir, '--port', String(port), ...controllers], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const spawned = spawn(binary, ['serve', '--dir', dir, '--port', String(port), ...controllers, ...audit], { stdio: ['ignore', 'pipe', 'pipe'] });
     child = spawned;
     const logChunks: string[] = [];
     spawned.stderr?.on('data', (chunk: Buffer) => {
@@ -123,6 +129,7 @@ export async function startControlPlane(options: StartControlPlaneOptions = {}):
       await rm(dir, { recursive: true, force: true });
     },
     kubectl: (args, input) => kubectl(kubeconfigPath, args, input),
+    ...(auditLogPath ? { auditLogPath } : {}),
   };
 }
 

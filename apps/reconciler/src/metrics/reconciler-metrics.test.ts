@@ -15,9 +15,9 @@ describe('ReconcilerMetrics', () => {
     metrics.observer.reconciled(observation({ becameReady: true, driftHealed: 2 }));
     metrics.observer.reconciled(observation({ result: 'terminal', kind: 'Deployment' }));
     const observe = metrics.kubeObserver('east');
-    observe?.({ method: 'PATCH', status: 200, durationMs: 5, apply: true, dryRun: false });
-    observe?.({ method: 'PATCH', status: 409, durationMs: 5, apply: true, dryRun: true });
-    observe?.({ method: 'GET', status: 404, durationMs: 1, apply: false, dryRun: false });
+    observe?.({ method: 'PATCH', path: '/api/v1/namespaces/a/configmaps/x', status: 200, durationMs: 5, apply: true, dryRun: false });
+    observe?.({ method: 'PATCH', path: '/api/v1/namespaces/a/configmaps/x', status: 409, durationMs: 5, apply: true, dryRun: true });
+    observe?.({ method: 'GET', path: '/api/v1/namespaces/a/configmaps/x', status: 404, durationMs: 1, apply: false, dryRun: false });
     const text = await metrics.render();
     expect(text).toContain('tidemark_reconcile_duration_seconds_count{kind="WebApp",cluster="east",result="ready"} 1');
     expect(text).toContain('tidemark_reconcile_duration_seconds_count{kind="Deployment",cluster="east",result="terminal"} 1');
