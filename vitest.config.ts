@@ -9,7 +9,7 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['libs/*/src/**/*.test.ts', 'apps/*/src/**/*.test.ts'],
+          include: ['libs/*/src/**/*.test.ts', 'apps/*/src/**/*.test.ts', 'bench/support/**/*.test.ts'],
           environment: 'node',
           // Pure tests first, then the rig suites, each group with its own worker count.
           sequence: { groupOrder: 0 },

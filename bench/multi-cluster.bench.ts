@@ -14,6 +14,7 @@ import { startControlPlanes, startDelayingProxyProcess, startGitServer, startRed
 import { loadConfig } from '../apps/reconciler/src/config';
 import { createLogger } from '../apps/reconciler/src/logger';
 import { startReconciler } from '../apps/reconciler/src/reconciler';
+import { figure, printFigures } from './support/figures';
 
 const { values } = parseArgs({ options: { objects: { type: 'string', default: '100' }, 'delay-ms': { type: 'string', default: '150' } } });
 const objects = Number(values.objects);
@@ -70,14 +71,8 @@ try {
   say(`with west stopped and lab behind a ${delayMs} ms link`);
   const troubled = await timeToEast('troubled', everyone);
   say(`east alone ${Math.round(alone)} ms, beside two healthy clusters ${Math.round(trio)} ms, beside a stopped and a slow one ${Math.round(troubled)} ms`);
-  const figure = (baseline: string, baselineValue: number) => ({
-    name: `east: ${objects} objects until present, beside a stopped and a ${delayMs} ms-slow cluster`, unit: 'ms', value: Math.round(troubled),
-    baseline, baselineValue: Math.round(baselineValue), ratio: Number((troubled / baselineValue).toFixed(3)),
-  });
-  console.log(JSON.stringify({
-    bench: 'multi-cluster',
-    figures: [figure('east beside two healthy clusters, same run', trio), figure('east alone, same run', alone)],
-  }));
+  const name = `east: ${objects} objects until present, beside a stopped and a ${delayMs} ms-slow cluster`;
+  printFigures('multi-cluster', [figure(name, 'ms', troubled, 'east beside two healthy clusters, same run', trio), figure(name, 'ms', troubled, 'east alone, same run', alone)]);
 } finally {
   eastConnection.close();
   await proxy.stop();

@@ -2,6 +2,8 @@
 // CR) against one API server, beside the raw server-side-apply ceiling of that server measured
 // in the same run: the very PATCHes the pipeline sent, replayed by a minimal client with the same
 // concurrency into fresh namespaces.
+// Then the steady state: a resync of the same unchanged WebApps, beside one raw GET of every
+// object they hold. Requests per WebApp are counted from the API server's audit log.
 //   npx tsx bench/pipeline.bench.ts [--webapps 1000] [--concurrency 16]
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
@@ -14,6 +16,7 @@ import { StatusStore } from '@tidemark/status-store';
 import { startControlPlane, startRedis } from '@tidemark/testing';
 import { installBuiltinCrds } from '../apps/reconciler/src/builtin-crds';
 import { startTestConversionWebhook } from '../test/support/conversion-webhook';
+import { countedRequests, perObject } from './support/counted-requests';
 import { figure, pool, printFigures, say } from './support/figures';
 import { RawClient, recordApplies } from './support/raw-apply';
 import { webApp } from './support/webapps';
@@ -27,7 +30,7 @@ const revision = 'b'.repeat(40);
 let recording = false;
 const recorded = recordApplies(() => recording);
 say(`starting a control plane and Redis`);
-const [plane, redis] = await Promise.all([startControlPlane({ name: `bench-pipeline-${randomUUID().slice(0, 6)}` }), startRedis()]);
+const [plane, redis] = await Promise.all([startControlPlane({ name: `bench-pipeline-${randomUUID().slice(0, 6)}`, auditLog: true }), startRedis()]);
 const connection = ClusterConnection.connect({ cluster: 'bench', kubeconfig: plane.kubeconfig, fieldManager: 'tidemark' });
 const client = new Redis(redis.url);
 const desired = new Map<string, DesiredObject>();
@@ -63,13 +66,23 @@ class Failures {
 /** runPipeline reconciles `count` WebApps under a namespace prefix and returns the wall time in ms and what failed. */
 async function runPipeline(prefix: string, count: number): Promise<{ elapsed: number; failures: Failures }> {
   await createNamespaces(prefix);
+  return reconcileAll(prefix, jobsFor(prefix, count));
+}
+
+function jobsFor(prefix: string, count: number, reason: ReconcileJob['reason'] = 'git-change'): ReconcileJob[] {
   const jobs: ReconcileJob[] = [];
   for (let i = 0; i < count; i += 1) {
     const object = webApp(`${prefix}-${i % namespaces}`, `app-${i}`);
     const objectKey = `tidemark.dev/WebApp/${object.metadata.namespace}/${object.metadata.name}`;
     desired.set(objectKey, { object, path: `apps/${object.metadata.namespace}.yaml` });
-    jobs.push({ source: 'bench', revision, cluster: 'bench', objectKey, reason: 'git-change' });
+    jobs.push({ source: 'bench', revision, cluster: 'bench', objectKey, reason });
   }
+  return jobs;
+}
+
+/** reconcileAll reconciles the jobs with the bench's concurrency; it returns the wall time in ms and what failed. */
+async function reconcileAll(prefix: string, jobs: readonly ReconcileJob[]): Promise<{ elapsed: number; failures: Failures }> {
+  const count = jobs.length;
   const failures = new Failures();
   const started = performance.now();
   await pool(jobs, concurrency, async (job, index) => {
@@ -91,11 +104,29 @@ try {
     await new Promise((resolve) => setTimeout(resolve, 1_000));
   }
   say(`pipeline: ${webapps} WebApps, concurrency ${concurrency} (records the PATCHes it sends)`);
+  await createNamespaces('pipe-a');
   recording = true;
-  const { elapsed: pipelineMs, failures: pipelineFailures } = await runPipeline('pipe-a', webapps);
+  const { result: { elapsed: pipelineMs, failures: pipelineFailures }, count: created } = await countedRequests(plane, () => reconcileAll('pipe-a', jobsFor('pipe-a', webapps)));
   recording = false;
   const patches = recorded.splice(0);
-  say(`  ${patches.length} applies (${recorded.requests} API requests in all) in ${Math.round(pipelineMs)} ms; requests: ${JSON.stringify(recorded.byKind)}`);
+  say(`  ${patches.length} applies (${created.total} API requests in all) in ${Math.round(pipelineMs)} ms; requests: ${JSON.stringify(created.byKind)}`);
+
+  // The steady state. The first resync after creation may still write a CR's status once (its
+  // Ready message can change from "created" to "unchanged"); the second is what every later one costs.
+  say(`resync: the same ${webapps} unchanged WebApps, twice (the second is measured)`);
+  const { count: firstResync } = await countedRequests(plane, () => reconcileAll('pipe-a', jobsFor('pipe-a', webapps, 'resync')));
+  const { result: { elapsed: resyncMs, failures: resyncFailures }, count: resync } = await countedRequests(plane, () => reconcileAll('pipe-a', jobsFor('pipe-a', webapps, 'resync')));
+  say(`  first resync ${firstResync.total} requests ${JSON.stringify(firstResync.byKind)}; second ${resync.total} requests in ${Math.round(resyncMs)} ms ${JSON.stringify(resync.byKind)}`);
+  say(`raw GET: one GET of each of the ${patches.length} objects, concurrency ${concurrency}`);
+  const reader = await RawClient.connect(plane.kubeconfig, concurrency);
+  const getStarted = performance.now();
+  const getFailures = new Failures();
+  await pool(patches, concurrency, async (patch) => {
+    const status = await reader.send('GET', patch.path);
+    if (status !== 200) getFailures.add(new Error(`raw GET ${patch.path} answered ${status}`));
+  });
+  const getMs = performance.now() - getStarted;
+  reader.close();
 
   // After the pipeline, so the raw client meets an API server and etcd at least as warm and as full.
   say(`raw SSA: the same ${patches.length} PATCHes by a minimal client, concurrency ${concurrency}, into fresh namespaces`);
@@ -113,19 +144,27 @@ try {
   printFigures('pipeline', [
     figure(`pipeline apply throughput, ${webapps} WebApps (${patches.length} objects), concurrency ${concurrency}`, 'objects/s', pipelineRate, 'raw SSA of the same PATCHes, same concurrency', rawRate),
     figure(`pipeline time for ${webapps} WebApps`, 'ms', pipelineMs, 'raw SSA time for the same objects', rawMs),
+    figure(`resync of ${webapps} unchanged WebApps (${patches.length} objects)`, 'ms', resyncMs, 'one raw GET of each object, same concurrency', getMs),
+    figure('API requests per WebApp, first creation', 'requests', created.total / webapps, 'objects per WebApp (one apply each)', patches.length / webapps),
   ], {
-    apiRequestsPerWebApp: Math.round(recorded.requests / webapps), objectsPerWebApp: patches.length / webapps, requestsByKind: recorded.byKind,
+    objectsPerWebApp: patches.length / webapps,
+    // Counted from the API server's audit log: Tidemark's User-Agent only, by kind.
+    requestsPerWebApp: { firstCreation: perObject(created, webapps), firstResync: perObject(firstResync, webapps), resync: perObject(resync, webapps) },
     // A failed item makes its side faster than it should be: the figures are shown with what failed, not as clean.
-    pipelineFailures: pipelineFailures.count, rawFailures: rawFailures.count,
-    ...(pipelineFailures.count + rawFailures.count > 0 ? { failureMessages: [...pipelineFailures.describe(), ...rawFailures.describe()] } : {}),
+    pipelineFailures: pipelineFailures.count, resyncFailures: resyncFailures.count, rawFailures: rawFailures.count, rawGetFailures: getFailures.count,
+    ...(failed(pipelineFailures, resyncFailures, rawFailures, getFailures) > 0 ? { failureMessages: [pipelineFailures, resyncFailures, rawFailures, getFailures].flatMap((entry) => entry.describe()) } : {}),
   });
-  if (pipelineFailures.count + rawFailures.count > 0) process.exitCode = 1;
+  if (failed(pipelineFailures, resyncFailures, rawFailures, getFailures) > 0) process.exitCode = 1;
 } finally {
   connection.close();
   client.disconnect();
   await redis.stop();
   await plane.stop();
   await conversion.stop();
+}
+
+function failed(...all: Failures[]): number {
+  return all.reduce((sum, entry) => sum + entry.count, 0);
 }
 
 function namespaceOf(path: string): string {

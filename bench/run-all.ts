@@ -9,7 +9,7 @@ import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import type { Figure } from './support/figures';
+import { ratioText, type Figure } from './support/figures';
 import { toFigures } from './support/adapt-figures';
 
 const { values } = parseArgs({ options: { only: { type: 'string' }, 'timeout-minutes': { type: 'string', default: '8' } } });
@@ -58,12 +58,12 @@ function runOne(file: string): Promise<BenchRun> {
 
 function markdown(runs: readonly BenchRun[], startedAt: string): string {
   const cell = (text: string | number) => String(text).replaceAll('|', '\\|');
-  const rows = runs.flatMap((run) => run.figures.map((entry) => `| ${cell(run.bench)} | ${cell(entry.name)} | ${cell(`${entry.value} ${entry.unit}`)} | ${cell(entry.baseline)} | ${cell(`${entry.baselineValue} ${entry.unit}`)} | ${entry.ratio} |`));
+  const rows = runs.flatMap((run) => run.figures.map((entry) => `| ${cell(run.bench)} | ${cell(entry.name)} | ${cell(`${entry.value} ${entry.unit}`)} | ${cell(entry.baseline)} | ${cell(`${entry.baselineValue} ${entry.unit}`)} | ${ratioText(entry)} |`));
   const problems = runs.filter((run) => run.status !== 'ok').map((run) => `- **${run.bench}** ${run.status} after ${Math.round(run.durationMs / 1000)} s: ${run.error ?? ''}`);
   return [
     '# Benchmark report',
     '',
-    `Run ${startedAt} on ${cpus().length} cores (load average at the end ${loadavg().map((value) => value.toFixed(1)).join(' / ')}). Every baseline was measured in the same run; ratio = value / baseline value.`,
+    `Run ${startedAt} on ${cpus().length} cores (load average at the end ${loadavg().map((value) => value.toFixed(1)).join(' / ')}). Every baseline was measured in the same run; ratio = value / baseline value, and each row says whether higher or lower is better (a rate is better higher, a time or a count lower).`,
     '',
     '| bench | figure | value | baseline | baseline value | ratio |',
     '|---|---|---|---|---|---|',

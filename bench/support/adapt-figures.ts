@@ -16,8 +16,8 @@ const adapters: Record<string, (result: Json) => Figure[]> = {
     const noop = result.noopPollMs as { tidemark: number; native: number };
     const change = result.oneFileChangePollMs as { tidemark: number; native: number };
     return [
-      figure(`no-op poll, ${num(result.objects)} objects`, 'ms', noop.tidemark, 'native git (ls-remote)', noop.native),
-      figure(`one-file-change poll, ${num(result.objects)} objects`, 'ms', change.tidemark, 'native git fetch + diff', change.native),
+      figure(`no-op poll, ${num(result.objects)} objects`, 'ms', noop.tidemark, 'native git fetch + rev-parse (nothing new)', noop.native),
+      figure(`one-file-change poll, ${num(result.objects)} objects`, 'ms', change.tidemark, 'native git fetch + rev-parse + diff --name-only', change.native),
     ];
   },
   'dashboard-objects-page': (result) => {

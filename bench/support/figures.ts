@@ -1,5 +1,8 @@
 // The one output format every benchmark prints last: a JSON line that run-all.ts collects.
 
+/** Which way a figure improves: a rate (objects/s) is better higher, a time or a count lower. */
+export type Better = 'higher' | 'lower';
+
 /** Figure is one measured value beside its baseline from the same run. */
 export interface Figure {
   name: string;
@@ -7,12 +10,27 @@ export interface Figure {
   value: number;
   baseline: string;
   baselineValue: number;
-  /** value / baselineValue. */
-  ratio: number;
+  /** value / baselineValue; null when the baseline is 0 (no ratio exists, it is not 0). */
+  ratio: number | null;
+  /** Whether a higher or a lower ratio is the better one, said in every report row. */
+  better: Better;
 }
 
+/** betterFor: a unit per second is a rate (higher is better); anything else is a cost (lower is better). */
+export function betterFor(unit: string): Better {
+  return unit.endsWith('/s') ? 'higher' : 'lower';
+}
+
+/** figure builds a Figure; which way is better follows from the unit (betterFor). */
 export function figure(name: string, unit: string, value: number, baseline: string, baselineValue: number): Figure {
-  return { name, unit, value: round(value), baseline, baselineValue: round(baselineValue), ratio: baselineValue === 0 ? 0 : round(value / baselineValue, 3) };
+  const better = betterFor(unit);
+  const ratio = baselineValue === 0 || !Number.isFinite(baselineValue) || !Number.isFinite(value) ? null : round(value / baselineValue, 3);
+  return { name, unit, value: round(value), baseline, baselineValue: round(baselineValue), ratio, better };
+}
+
+/** ratioText prints a ratio with its direction, e.g. `0.412 (higher is better)`, or `n/a` without a baseline. */
+export function ratioText(entry: Pick<Figure, 'ratio' | 'better'>): string {
+  return entry.ratio === null ? 'n/a (baseline 0)' : `${entry.ratio} (${entry.better} is better)`;
 }
 
 export function round(value: number, digits = 1): number {
@@ -35,7 +53,7 @@ export function say(line: string): void {
 
 /** printFigures prints a human table and the JSON line run-all.ts reads. */
 export function printFigures(bench: string, figures: readonly Figure[], extra: Record<string, unknown> = {}): void {
-  for (const entry of figures) console.log(`${entry.name}: ${entry.value} ${entry.unit} | ${entry.baseline}: ${entry.baselineValue} ${entry.unit} | ratio ${entry.ratio}`);
+  for (const entry of figures) console.log(`${entry.name}: ${entry.value} ${entry.unit} | ${entry.baseline}: ${entry.baselineValue} ${entry.unit} | ratio ${ratioText(entry)}`);
   console.log(JSON.stringify({ bench, figures, ...extra }));
 }
 

@@ -14,18 +14,14 @@ export interface RecordedApply {
 
 /**
  * recordApplies wraps KubeClient.request (bench only) and keeps every real (not dry-run) server-
- * side apply of an object (not its /status) while `active()` is true.
+ * side apply of an object (not its /status) while `active()` is true, to replay them. Request
+ * counts come from the API server's audit log instead (see countedRequests).
  */
-export function recordApplies(active: () => boolean): RecordedApply[] & { requests: number; byKind: Record<string, number> } {
-  const recorded = Object.assign([] as RecordedApply[], { requests: 0, byKind: {} as Record<string, number> });
+export function recordApplies(active: () => boolean): RecordedApply[] {
+  const recorded: RecordedApply[] = [];
   const original = KubeClient.prototype.request;
   KubeClient.prototype.request = function request<T>(this: KubeClient, call: KubeRequest): Promise<T> {
     const isApply = call.contentType === 'application/apply-patch+yaml' && call.query?.dryRun === undefined && !call.path.endsWith('/status');
-    if (active()) {
-      recorded.requests += 1;
-      const kind = `${call.method}${call.contentType === 'application/apply-patch+yaml' ? ' apply' : ''}${call.query?.dryRun !== undefined ? ' dry-run' : ''}${call.path.endsWith('/status') ? ' status' : ''}${call.path.includes('/events') ? ' event' : ''}`;
-      recorded.byKind[kind] = (recorded.byKind[kind] ?? 0) + 1;
-    }
     if (isApply && active()) {
       const query = Object.fromEntries(Object.entries(call.query ?? {}).filter(([, value]) => value !== undefined).map(([key, value]) => [key, String(value)]));
       recorded.push({ path: call.path, query, body: JSON.stringify(call.body) });
