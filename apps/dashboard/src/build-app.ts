@@ -1,6 +1,5 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
-import type { Redis } from 'ioredis';
 import { PruneHolds, type StatusStore } from '@tidemark/status-store';
 import { apiRoutes } from './api/api-routes';
 import { errorHandler } from './api/error-handler';
@@ -19,15 +18,16 @@ import { pruneHoldRoutes } from './api/prune-hold-routes';
 import { Actions } from './view/actions';
 import { DashboardData, type QueueAccess } from './view/dashboard-data';
 import { StatusCache } from './view/status-cache';
+import type { RedisClient } from '@tidemark/contracts';
 
 /** DashboardDeps are injected, so tests build the app on a real Redis without listening. */
 export interface DashboardDeps {
   statusStore: StatusStore;
   queues: QueueAccess;
   /** A normal connection (source records, health). */
-  redis: Redis;
+  redis: RedisClient;
   /** A connection the dashboard alone uses, for pub/sub. */
-  subscriber: Redis;
+  subscriber: RedisClient;
   /**
    * tokens: who may sign in. sessionSecret: key of the token fingerprints kept with each session
    * (a token that changes ends its sessions). sessionLifetimeMs: @defaultValue 12 hours.

@@ -1,10 +1,10 @@
 import { timingSafeEqual } from 'node:crypto';
 import Fastify, { type FastifyRequest } from 'fastify';
-import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { registerWebhookRoutes, type Poller, type WebhookHook } from '@tidemark/poller';
 import type { ReconcilerConfig } from './config';
 import type { ReconcilerMetrics } from './metrics/reconciler-metrics';
+import type { RedisClient } from '@tidemark/contracts';
 
 export interface HttpServer {
   /** host:port the server listens on. */
@@ -15,7 +15,7 @@ export interface HttpServer {
 export interface HttpServerOptions {
   config: ReconcilerConfig;
   log: Logger;
-  redis: Redis;
+  redis: RedisClient;
   poller?: Poller;
   metrics?: ReconcilerMetrics;
   /** The webhook of a Source object, by source name. */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
 import { RedisLease, appendClusterSample, newestClusterSample, type ClusterSample, type Logger, type RecordKeys } from '@tidemark/contracts';
+import type { RedisClient } from '@tidemark/contracts';
 
 /** SampledFigures is the part of a cluster's queue figures (from @tidemark/queue) a sample reads. */
 export interface SampledFigures {
@@ -15,7 +15,7 @@ export interface SampledFigures {
 export interface ClusterSeriesOptions {
   /** The queue figures the reconciler already keeps in Redis. */
   queues: { figures(): Promise<SampledFigures[]> };
-  redis: Redis;
+  redis: RedisClient;
   /** The deployment's record keys (the status store's). */
   keys: RecordKeys;
   /** @defaultValue 15000 */

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
 import type { ClusterConnection } from '@tidemark/cluster';
 import { RedisLease, readClusterHealth, writeClusterHealth, type ClusterHealth, type Logger, type RecordKeys } from '@tidemark/contracts';
 import type { StatusStore } from '@tidemark/status-store';
+import type { RedisClient } from '@tidemark/contracts';
 
 /** QueueSwitch is the part of the queues the monitor drives. */
 export interface QueueSwitch {
@@ -15,7 +15,7 @@ export interface HealthMonitorOptions {
   queues: QueueSwitch;
   statusStore: StatusStore;
   /** Health records and leases are named by the status store's keys. */
-  redis: Redis;
+  redis: RedisClient;
   /** Called once a cluster is back, to re-enqueue its objects. */
   onRecovered(cluster: string): Promise<void>;
   /** @defaultValue 5000 */

@@ -22,6 +22,7 @@ export { readSourceStatus, parseSourceStatus, readSourceCommits, keptProblems, k
 export { readClusterHealth, writeClusterHealth, parseClusterHealth, unknownClusterHealth, type ClusterHealth } from './records/cluster-health';
 export { parseStatusChange, type StatusChange } from './records/status-change';
 export { parseTreeChange, type TreeChange } from './records/tree-change';
+export type { RedisClient } from './records/redis-client';
 export { RedisLease } from './records/redis-lease';
 export { redisSchemaVersion, reconcileJobName, jobSchemaVersion, claimRedisSchema, SchemaTooNewError } from './records/schema-version';
 export { appendClusterSample, newestClusterSample, readClusterSeries, type ClusterSample } from './records/cluster-series';

@@ -1,11 +1,11 @@
-import type { Redis } from 'ioredis';
 import { readSourceStatus, type Logger } from '@tidemark/contracts';
 import type { GitSource } from '@tidemark/git-source';
 import type { ReconcileQueues } from '@tidemark/queue';
 import { routePoll, type RouteContext } from './route-poll';
+import type { RedisClient } from '@tidemark/contracts';
 
 export interface FullResyncOptions {
-  redis: Redis;
+  redis: RedisClient;
   sources: ReadonlyMap<string, GitSource>;
   route: Omit<RouteContext, 'source'>;
   queues: ReconcileQueues;

@@ -1,13 +1,13 @@
-import type { Redis } from 'ioredis';
 import { readSourceStatus, revisionFor, type SourceStatus } from '@tidemark/contracts';
 import type { ReconcileQueues } from '@tidemark/queue';
 import type { StatusStore } from '@tidemark/status-store';
+import type { RedisClient } from '@tidemark/contracts';
 
 /**
  * requeueCluster re-enqueues every object a cluster holds, at its source's newest revision,
  * once the cluster is back: their status still says they wait for it.
  */
-export async function requeueCluster(cluster: string, deps: { redis: Redis; statusStore: StatusStore; queues: ReconcileQueues }): Promise<number> {
+export async function requeueCluster(cluster: string, deps: { redis: RedisClient; statusStore: StatusStore; queues: ReconcileQueues }): Promise<number> {
   const sources = new Map<string, SourceStatus>();
   const jobs = [];
   for (const record of await deps.statusStore.list(cluster)) {

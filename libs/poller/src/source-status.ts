@@ -1,7 +1,7 @@
 // The poller is the one writer of the SourceStatus record; its format and key live in contracts.
-import type { Redis } from 'ioredis';
 import { keptCommits, keptProblems, keptWarningLength, keptWarnings, type SourceCommit, type SourceProblem } from '@tidemark/contracts';
 import type { PollResult } from '@tidemark/git-source';
+import type { RedisClient } from '@tidemark/contracts';
 
 /** PollRecordKeys name where a poll is recorded: the source's status hash and its commit list. */
 export interface PollRecordKeys {
@@ -14,7 +14,7 @@ export interface PollRecordKeys {
  * source follows, the head commit, the objects it declares, the first problems with file and
  * line; a moved poll also adds its commit to the source's commit list.
  */
-export async function recordPoll(redis: Redis, keys: PollRecordKeys, result: PollResult, leader: string, ref?: string): Promise<void> {
+export async function recordPoll(redis: RedisClient, keys: PollRecordKeys, result: PollResult, leader: string, ref?: string): Promise<void> {
   const now = new Date().toISOString();
   const fields: Record<string, string | number> = {
     revision: result.revision, polledAt: now, durationMs: result.durationMs, fetchedObjects: result.fetchedObjects,
@@ -48,12 +48,12 @@ export function describeRef(ref: Readonly<Record<string, string>> | undefined): 
 }
 
 /** recordHead writes the newest fetched revision, before its changes are handed on. */
-export async function recordHead(redis: Redis, key: string, revision: string): Promise<void> {
+export async function recordHead(redis: RedisClient, key: string, revision: string): Promise<void> {
   await redis.hset(key, 'head', revision);
 }
 
 /** recordFailure writes a failed poll, keeping the last good revision. */
-export async function recordFailure(redis: Redis, key: string, error: unknown, durationMs: number, leader: string): Promise<void> {
+export async function recordFailure(redis: RedisClient, key: string, error: unknown, durationMs: number, leader: string): Promise<void> {
   const now = new Date().toISOString();
   await redis.hset(key, { state: 'error', error: scrubCredentials(error instanceof Error ? error.message : String(error)), errorAt: now, polledAt: now, durationMs, leader });
 }

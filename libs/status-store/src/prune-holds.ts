@@ -1,5 +1,5 @@
-import type { Redis } from 'ioredis';
 import { RecordKeys } from '@tidemark/contracts';
+import type { RedisClient } from '@tidemark/contracts';
 
 /**
  * PruneHold is what one revision of a source would prune on one cluster, decided once for the
@@ -54,7 +54,7 @@ return encoded
 export class PruneHolds {
   private readonly keys: RecordKeys;
 
-  constructor(private readonly redis: Redis, prefix?: string) {
+  constructor(private readonly redis: RedisClient, prefix?: string) {
     this.keys = new RecordKeys(prefix);
   }
 

@@ -1,10 +1,11 @@
 import type { Redis } from 'ioredis';
 import { RecordKeys, parseClusterHealth, type LiveChild, type ObjectStatus, type ReconcileRecord, type StatusChange, type TreeChange, redisSchemaVersion } from '@tidemark/contracts';
 import { parseStatusRecord, withClusterAvailability } from './status-view';
+import type { RedisClient } from '@tidemark/contracts';
 
 export interface StatusStoreOptions {
   /** An ioredis connection the caller owns (and closes). */
-  redis: Redis;
+  redis: RedisClient;
   /** The deployment's key prefix (see RecordKeys); a hash tag such as `{tidemark}` on Redis Cluster. @defaultValue 'tidemark' */
   prefix?: string;
   /** How many reconcile records to keep per object. @defaultValue 20 */
@@ -63,7 +64,7 @@ return 1
  * cluster-health record. Reads (`get`, `list`) join the three.
  */
 export class StatusStore {
-  private readonly redis: Redis;
+  private readonly redis: RedisClient;
   /** The names of every shared record, from this store's prefix. */
   readonly keys: RecordKeys;
   private readonly historyLength: number;

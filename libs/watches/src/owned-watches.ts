@@ -1,18 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
 import { watchObjects, type ClusterConnection, type RunningWatch, type WatchEventType } from '@tidemark/cluster';
 import { RedisLease, ownerOf, parseStatusChange, type KubernetesManifest, type Logger } from '@tidemark/contracts';
 import { latestRevision } from './latest-revision';
 import type { StatusStore } from '@tidemark/status-store';
 import { isOwnEcho, managedKinds } from './managed-kinds';
 import type { Enqueuer } from './reference-watches';
+import type { RedisClient } from '@tidemark/contracts';
 
 export interface OwnedWatchOptions {
   clusters: ReadonlyMap<string, ClusterConnection>;
   statusStore: StatusStore;
   queues: Enqueuer;
   /** For the per-cluster lease (named by the status store's keys): one process watches a cluster. */
-  redis: Redis;
+  redis: RedisClient;
   /** Managers whose writes are Tidemark's own. @defaultValue ['tidemark', 'tidemark-actions', 'tidemark-crds'] */
   ownManagers?: readonly string[];
   /** How often the set of managed kinds and the lease are looked at. @defaultValue 5000 */

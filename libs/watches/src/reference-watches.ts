@@ -1,9 +1,9 @@
 import { listObjects, watchObjects, type ClusterConnection, type RunningWatch } from '@tidemark/cluster';
 import type { KubernetesManifest, Logger, ObjectStatus, ReconcileJob } from '@tidemark/contracts';
 import { parseCustomResource, type KindRegistry, type RegisteredKind } from '@tidemark/kinds';
-import type { Redis } from 'ioredis';
 import type { StatusStore } from '@tidemark/status-store';
 import { latestRevision } from './latest-revision';
+import type { RedisClient } from '@tidemark/contracts';
 
 /** Enqueuer is the one queue call the watches make. */
 export interface Enqueuer {
@@ -16,7 +16,7 @@ export interface ReferenceWatchOptions {
   kinds: KindRegistry;
   statusStore: StatusStore;
   queues: Enqueuer;
-  redis: Redis;
+  redis: RedisClient;
   log?: Logger;
 }
 

@@ -1,15 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
 import { watchObjects, type ClusterConnection, type RunningWatch, type WatchEventType } from '@tidemark/cluster';
 import { RedisLease, type KubernetesManifest, type LiveChild, type Logger } from '@tidemark/contracts';
 import { healthOf } from '@tidemark/kinds';
 import type { StatusStore } from '@tidemark/status-store';
+import type { RedisClient } from '@tidemark/contracts';
 
 export interface TreeWatchOptions {
   clusters: ReadonlyMap<string, ClusterConnection>;
   statusStore: StatusStore;
   /** For the per-cluster lease (named by the status store's keys): one process records a cluster's tree. */
-  redis: Redis;
+  redis: RedisClient;
   /** Changes within this window are written together. @defaultValue 500 */
   flushMs?: number;
   /** How often the lease is renewed or taken. @defaultValue 5000 */

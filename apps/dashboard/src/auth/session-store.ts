@@ -1,8 +1,8 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
-import type { Redis } from 'ioredis';
 import type { RecordKeys } from '@tidemark/contracts';
 import type { Role } from './principal';
 import type { TokenIndex } from './token-index';
+import type { RedisClient } from '@tidemark/contracts';
 
 /** Session is what the server keeps for a signed-in browser: who, until when, and its CSRF token. */
 export interface Session {
@@ -20,7 +20,7 @@ interface StoredSession extends Session {
 }
 
 export interface SessionStoreOptions {
-  redis: Redis;
+  redis: RedisClient;
   /** The deployment's record keys (dashboardSession, dashboardSessionsOf). */
   keys: RecordKeys;
   tokens: TokenIndex;

@@ -1,11 +1,11 @@
-import type { Redis } from 'ioredis';
 import { parseTreeChange, type TreeChange } from '@tidemark/contracts';
 import type { StatusStore } from '@tidemark/status-store';
+import type { RedisClient } from '@tidemark/contracts';
 
 export interface TreeFeedOptions {
   store: StatusStore;
   /** The subscriber connection the status cache uses: one connection may hold several channels. */
-  subscriber: Redis;
+  subscriber: RedisClient;
 }
 
 type Listener = (change: TreeChange) => void;

@@ -1,4 +1,3 @@
-import type { Redis } from 'ioredis';
 import { readClusterHealth, readClusterSeries, readSourceCommits, readSourceStatus, type ClusterHealth, type ClusterSample, type ObjectStatus, type ReconcileRecord, type SourceCommit, type SourceStatus } from '@tidemark/contracts';
 import type { ClusterQueueFigures, ReconcileQueues } from '@tidemark/queue';
 import type { RevisionLive, StatusStore } from '@tidemark/status-store';
@@ -7,6 +6,7 @@ import { countStates, emptyCounts, type StateCounts, type StatusTotals, type Uni
 import { redactStatus } from './redact';
 import { buildResourceTree, ownerUidsOf, type TreeNode } from './resource-tree';
 import type { StatusCache } from './status-cache';
+import type { RedisClient } from '@tidemark/contracts';
 
 /** QueueAccess is the part of ReconcileQueues the dashboard uses. */
 export type QueueAccess = Pick<ReconcileQueues, 'enqueue' | 'figures' | 'retryFailed'>;
@@ -66,7 +66,7 @@ export interface DashboardDataOptions {
   store: StatusStore;
   queues: QueueAccess;
   /** A normal (not subscriber) connection, for the source and cluster-health records (named by the store's keys). */
-  redis: Redis;
+  redis: RedisClient;
   /** Sources to show even when no record names them yet. */
   sources?: readonly string[];
   /** Clusters to show even when no record names them yet. */

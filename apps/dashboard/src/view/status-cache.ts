@@ -1,7 +1,7 @@
-import type { Redis } from 'ioredis';
 import { parseStatusChange, type ObjectStatus } from '@tidemark/contracts';
 import type { StatusStore } from '@tidemark/status-store';
 import { summarizeCell, type CellSummary } from './cell-state';
+import type { RedisClient } from '@tidemark/contracts';
 
 /** CachedStatus is a record with its cell summary, computed once per write. */
 export interface CachedStatus {
@@ -36,7 +36,7 @@ export interface CachedChange {
 export interface StatusCacheOptions {
   store: StatusStore;
   /** A connection the caller owns, for pub/sub only: it goes into subscriber mode (the tree feed shares it). */
-  subscriber: Redis;
+  subscriber: RedisClient;
   /** Changes that arrive within this window are read and announced together. @defaultValue 50 */
   batchMs?: number;
 }

@@ -1,5 +1,5 @@
-import type { Redis } from 'ioredis';
 import type { RecordKeys } from './record-keys';
+import type { RedisClient } from './redis-client';
 
 /**
  * ClusterHealth is what Tidemark knows about a cluster's reachability; it holds no credential.
@@ -41,11 +41,11 @@ export function parseClusterHealth(cluster: string, raw: string | null | undefin
   return { ...record, cluster, queuePaused: record.queuePaused === true } as ClusterHealth;
 }
 
-export async function writeClusterHealth(redis: Redis, keys: RecordKeys, health: ClusterHealth): Promise<void> {
+export async function writeClusterHealth(redis: RedisClient, keys: RecordKeys, health: ClusterHealth): Promise<void> {
   await redis.set(keys.clusterHealth(health.cluster), JSON.stringify(health));
 }
 
 /** readClusterHealth returns a cluster's health, Unknown when it was never checked. */
-export async function readClusterHealth(redis: Redis, keys: RecordKeys, cluster: string): Promise<ClusterHealth> {
+export async function readClusterHealth(redis: RedisClient, keys: RecordKeys, cluster: string): Promise<ClusterHealth> {
   return parseClusterHealth(cluster, await redis.get(keys.clusterHealth(cluster)));
 }

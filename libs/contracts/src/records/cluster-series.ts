@@ -1,5 +1,5 @@
-import type { Redis } from 'ioredis';
 import type { RecordKeys } from './record-keys';
+import type { RedisClient } from './redis-client';
 
 /**
  * ClusterSample is one point of a cluster's recent figures, as the dashboard's sparklines draw
@@ -22,18 +22,18 @@ export interface ClusterSample {
 }
 
 /** appendClusterSample adds a sample and drops the oldest beyond `keep`. */
-export async function appendClusterSample(redis: Redis, keys: RecordKeys, cluster: string, sample: ClusterSample, keep: number): Promise<void> {
+export async function appendClusterSample(redis: RedisClient, keys: RecordKeys, cluster: string, sample: ClusterSample, keep: number): Promise<void> {
   const key = keys.clusterSeries(cluster);
   await redis.multi().lpush(key, JSON.stringify(sample)).ltrim(key, 0, keep - 1).exec();
 }
 
 /** newestClusterSample returns a cluster's latest sample, undefined when none was taken or it is unreadable. */
-export async function newestClusterSample(redis: Redis, keys: RecordKeys, cluster: string): Promise<ClusterSample | undefined> {
+export async function newestClusterSample(redis: RedisClient, keys: RecordKeys, cluster: string): Promise<ClusterSample | undefined> {
   return parseSamples([await redis.lindex(keys.clusterSeries(cluster), 0)])[0];
 }
 
 /** readClusterSeries returns a cluster's samples, oldest first (empty when none were taken); unreadable entries are dropped. */
-export async function readClusterSeries(redis: Redis, keys: RecordKeys, cluster: string): Promise<ClusterSample[]> {
+export async function readClusterSeries(redis: RedisClient, keys: RecordKeys, cluster: string): Promise<ClusterSample[]> {
   return parseSamples(await redis.lrange(keys.clusterSeries(cluster), 0, -1)).reverse();
 }
 

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis-client';
 
 // Extend only while we still hold it: a lease that expired and was taken is not ours to renew.
 const renewScript = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) else return 0 end`;
@@ -11,7 +11,7 @@ const releaseScript = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redi
  * deletes a lease another one has taken over.
  */
 export class RedisLease {
-  constructor(private readonly redis: Redis, readonly key: string, readonly owner: string, readonly ttlMs: number) {
+  constructor(private readonly redis: RedisClient, readonly key: string, readonly owner: string, readonly ttlMs: number) {
     if (!Number.isInteger(ttlMs) || ttlMs < 100) throw new Error(`the lease time must be an integer of at least 100 ms, got ${ttlMs}`);
   }
 

@@ -1,5 +1,5 @@
-import type { Redis } from 'ioredis';
 import type { RecordKeys } from './record-keys';
+import type { RedisClient } from './redis-client';
 
 /**
  * redisSchemaVersion is the version of the Redis records and job envelopes this release writes.
@@ -46,7 +46,7 @@ return -stored`;
  * SchemaTooNewError when a newer release has already done so (a downgrade). An older or absent
  * version is raised: this release still reads and writes what the older one understands.
  */
-export async function claimRedisSchema(redis: Redis, keys: RecordKeys, writer: string, running: number = redisSchemaVersion): Promise<{ previous: number }> {
+export async function claimRedisSchema(redis: RedisClient, keys: RecordKeys, writer: string, running: number = redisSchemaVersion): Promise<{ previous: number }> {
   const answer = Number(await redis.eval(claimScript, 1, keys.schema, String(running), writer, new Date().toISOString()));
   if (answer > 0) throw new SchemaTooNewError(answer, running, keys.prefix);
   return { previous: -answer };

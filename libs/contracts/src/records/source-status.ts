@@ -1,5 +1,5 @@
-import type { Redis } from 'ioredis';
 import type { RecordKeys } from './record-keys';
+import type { RedisClient } from './redis-client';
 
 /**
  * SourceStatus is what the poller records about one source: the dashboard, the watches, cluster
@@ -105,7 +105,7 @@ function parseProblems(text: string): SourceProblem[] {
 }
 
 /** readSourceCommits lists the revisions the poller fetched, newest first; unreadable entries are dropped. */
-export async function readSourceCommits(redis: Redis, keys: RecordKeys, source: string): Promise<SourceCommit[]> {
+export async function readSourceCommits(redis: RedisClient, keys: RecordKeys, source: string): Promise<SourceCommit[]> {
   const raw = await redis.lrange(keys.sourceCommits(source), 0, -1);
   return raw.flatMap((entry) => {
     try {
@@ -118,6 +118,6 @@ export async function readSourceCommits(redis: Redis, keys: RecordKeys, source: 
 }
 
 /** readSourceStatus reads a source's status hash (empty when the source was never polled). */
-export async function readSourceStatus(redis: Redis, keys: RecordKeys, source: string): Promise<SourceStatus> {
+export async function readSourceStatus(redis: RedisClient, keys: RecordKeys, source: string): Promise<SourceStatus> {
   return parseSourceStatus(await redis.hgetall(keys.sourceStatus(source)));
 }
