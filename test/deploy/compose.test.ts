@@ -84,7 +84,7 @@ describe('docker-compose.yml', () => {
     const source = new URL(config.sources[0]!.url);
     expect(source.hostname).toBe('127.0.0.1');
     expect(published(services.git!)).toContain(Number(source.port));
-    expect(published(services.redis!)).toContain(Number(new URL(config.redisUrl).port));
+    expect(published(services.redis!)).toContain(Number(new URL(config.redisUrl ?? '').port));
     expect(config.clusters[0]?.kubeconfigPath).toBe('/etc/tidemark/kubeconfig');
     expect(reconciler.volumes).toContainEqual(expect.stringMatching(/:\/etc\/tidemark\/kubeconfig:ro$/));
     expect(reconciler.tmpfs).toContainEqual(expect.stringMatching(new RegExp(`^${config.cacheDir}:`)));

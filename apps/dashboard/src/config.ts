@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import type { AccessToken } from './auth/principal';
+import { parseRedisNode, type RedisEndpoint } from '@tidemark/queue';
 
 /** ConfigError is a mistake in the dashboard configuration; its message names the variable. */
 export class ConfigError extends Error {
@@ -27,6 +28,8 @@ export interface DashboardConfig {
   readonly host: string;
   readonly port: number;
   readonly redisUrl: string;
+  /** How to reach Redis: TIDEMARK_REDIS_URL, or a Sentinel group, or a Redis Cluster (see redisEndpointOf). */
+  readonly redis: RedisEndpoint;
   /** Key prefix shared with the reconciler (status store, queues, source records). */
   readonly redisPrefix: string;
   /** Clusters whose queues are shown even before any status record names them. */
@@ -58,6 +61,7 @@ export function loadConfig(env: Environment = process.env): DashboardConfig {
     host: env.TIDEMARK_DASHBOARD_HOST ?? '127.0.0.1',
     port: parsePort(env.TIDEMARK_DASHBOARD_PORT ?? '8080'),
     redisUrl: env.TIDEMARK_REDIS_URL ?? env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    redis: redisEndpointOf(env),
     redisPrefix: env.TIDEMARK_REDIS_PREFIX ?? 'tidemark',
     clusters: (env.TIDEMARK_DASHBOARD_CLUSTERS ?? '').split(',').map((name) => name.trim()).filter((name) => name.length > 0),
     tokens: readTokens(env),
@@ -67,7 +71,7 @@ export function loadConfig(env: Environment = process.env): DashboardConfig {
     secureCookies: env.TIDEMARK_DASHBOARD_SECURE_COOKIES === 'true',
     ...metricsToken(env.TIDEMARK_DASHBOARD_METRICS_TOKEN, 'TIDEMARK_DASHBOARD_METRICS_TOKEN'),
   };
-  return Object.freeze({ ...config, clusters: Object.freeze([...config.clusters]), tokens: Object.freeze(config.tokens.map((token) => Object.freeze(token))) });
+  return Object.freeze({ ...config, redis: Object.freeze(config.redis), clusters: Object.freeze([...config.clusters]), tokens: Object.freeze(config.tokens.map((token) => Object.freeze(token))) });
 }
 
 function metricsToken(value: string | undefined, name: string): { metricsToken?: string } {
@@ -127,4 +131,28 @@ export function parseTokens(text: string, where: string): AccessToken[] {
     throw new ConfigError(`${where}: each token needs its own name and its own value.`);
   }
   return tokens.map((token) => ({ name: token.name, role: token.role, token: token.token }));
+}
+
+/**
+ * redisEndpointOf: TIDEMARK_REDIS_SENTINELS (host:port,…) with TIDEMARK_REDIS_SENTINEL_NAME, or
+ * TIDEMARK_REDIS_CLUSTER_NODES (host:port,…), or else the URL; the same Redis the reconciler uses.
+ */
+function redisEndpointOf(env: Environment): RedisEndpoint {
+  const list = (name: string) => (env[name] ?? '').split(',').map((node) => node.trim()).filter(Boolean).map((node, index) => {
+    try {
+      return parseRedisNode(node, `${name}[${index}]`);
+    } catch (error) {
+      throw new ConfigError((error as Error).message);
+    }
+  });
+  const sentinels = list('TIDEMARK_REDIS_SENTINELS');
+  const clusterNodes = list('TIDEMARK_REDIS_CLUSTER_NODES');
+  if (sentinels.length > 0 && clusterNodes.length > 0) throw new ConfigError('TIDEMARK_REDIS_SENTINELS and TIDEMARK_REDIS_CLUSTER_NODES: set only one way to reach Redis.');
+  if (sentinels.length > 0) {
+    const name = env.TIDEMARK_REDIS_SENTINEL_NAME;
+    if (!name) throw new ConfigError('TIDEMARK_REDIS_SENTINEL_NAME: name the primary the sentinels watch (their `sentinel monitor` name).');
+    return { sentinel: { name, nodes: sentinels } };
+  }
+  if (clusterNodes.length > 0) return { cluster: { nodes: clusterNodes } };
+  return { url: env.TIDEMARK_REDIS_URL ?? env.REDIS_URL ?? 'redis://127.0.0.1:6379' };
 }

@@ -1,5 +1,4 @@
-import { Redis } from 'ioredis';
-import { ReconcileQueues } from '@tidemark/queue';
+import { needsHashTag, openRedisClient, ReconcileQueues, redisPrefix } from '@tidemark/queue';
 import { StatusStore } from '@tidemark/status-store';
 import { buildDashboard } from './build-app';
 import { unwatchFile, watchFile } from 'node:fs';
@@ -8,12 +7,14 @@ import { loadConfig, reloadTokens } from './config';
 /** main starts the dashboard and stops it, in reverse order, on SIGINT or SIGTERM. */
 async function main(): Promise<void> {
   const config = loadConfig();
-  const redis = new Redis(config.redisUrl, { lazyConnect: true });
-  const subscriber = new Redis(config.redisUrl, { lazyConnect: true });
+  const redis = openRedisClient(config.redis, { lazyConnect: true });
+  const subscriber = openRedisClient(config.redis, { lazyConnect: true });
   await Promise.all([redis.connect(), subscriber.connect()]);
-  const statusStore = new StatusStore({ redis, prefix: config.redisPrefix });
+  // On a Redis Cluster every key carries the hash tag {prefix}, as the reconciler writes them.
+  const hashTag = needsHashTag(config.redis);
+  const statusStore = new StatusStore({ redis, prefix: redisPrefix({ prefix: config.redisPrefix, hashTag }) });
   const clusters = [...new Set([...config.clusters, ...(await statusStore.clusters())])];
-  const queues = new ReconcileQueues({ connection: redis, prefix: config.redisPrefix, clusters });
+  const queues = new ReconcileQueues({ connection: redis, prefix: config.redisPrefix, hashTag, clusters });
   await queues.start();
   const app = await buildDashboard({
     statusStore, queues, redis, subscriber, clusters, logger: true, ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}),

@@ -50,4 +50,25 @@ describe('loadConfig', () => {
   it('says what to set when there is no config at all', () => {
     expect(() => loadConfig({})).toThrow(/TIDEMARK_CONFIG is not set/);
   });
+
+  it('reaches Redis through a Sentinel group or a Redis Cluster, one way only, naming the field it cannot read', async () => {
+    const rest = [
+      'sources: [{ name: app, url: "https://git.example.com/app.git", ref: { branch: main }, intervalMs: 60000 }]',
+      'clusters: [{ name: dev, kubeconfig: dev.kubeconfig }]',
+    ];
+    await withFile(['redis: { sentinel: { name: main, nodes: ["sentinel-0.sentinel:26379", "10.0.0.7:26379"] } }', ...rest].join('\n'), (path) => {
+      const config = loadConfig({ TIDEMARK_CONFIG: path, TIDEMARK_REDIS_URL: 'redis://ignored:6379' });
+      expect(config.redis).toEqual({ sentinel: { name: 'main', nodes: [{ host: 'sentinel-0.sentinel', port: 26379 }, { host: '10.0.0.7', port: 26379 }] } });
+      expect(config.redisUrl).toBeUndefined();
+    });
+    await withFile(['redis: { cluster: { nodes: ["redis-0:7000"] } }', ...rest].join('\n'), (path) => {
+      expect(loadConfig({ TIDEMARK_CONFIG: path }).redis).toEqual({ cluster: { nodes: [{ host: 'redis-0', port: 7000 }] } });
+    });
+    await withFile(['redis: { cluster: { nodes: ["redis-0"] } }', ...rest].join('\n'), (path) => {
+      expect(() => loadConfig({ TIDEMARK_CONFIG: path })).toThrow(/redis\.cluster\.nodes\[0\]: "redis-0" is not host:port/);
+    });
+    await withFile(['redis: { url: "redis://a:6379", cluster: { nodes: ["redis-0:7000"] } }', ...rest].join('\n'), (path) => {
+      expect(() => loadConfig({ TIDEMARK_CONFIG: path })).toThrow(/redis\.url and redis\.cluster: set only one way to reach Redis/);
+    });
+  });
 });

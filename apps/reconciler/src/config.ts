@@ -4,6 +4,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { parse as parseYaml } from 'yaml';
 import { parseSourceSpec, SourceSpecError, type SourceSpec } from '@tidemark/git-source';
+import { parseRedisNode, type RedisEndpoint } from '@tidemark/queue';
 import { RenderInput, renderConfig, type RenderConfig } from './render-config';
 
 /** ConfigError is a mistake in the configuration; its message names the file and field. */
@@ -44,6 +45,15 @@ const ClusterInput = Type.Object({
 const ConfigInput = Type.Object({
   redis: Type.Optional(Type.Object({
     url: Type.Optional(Type.String()),
+    /** A Sentinel group: the name of the primary the sentinels watch, and some sentinels as host:port. */
+    sentinel: Type.Optional(Type.Object({
+      name: Type.String({ minLength: 1 }),
+      nodes: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }),
+    }, { additionalProperties: false })),
+    /** A Redis Cluster: some of its nodes as host:port. Every key then carries the hash tag {prefix}. */
+    cluster: Type.Optional(Type.Object({
+      nodes: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }),
+    }, { additionalProperties: false })),
     prefix: Type.Optional(Type.String({ minLength: 1 })),
     allowEviction: Type.Optional(Type.Boolean()),
   }, { additionalProperties: false })),
@@ -120,7 +130,10 @@ export interface ClusterConfig {
 /** ReconcilerConfig is validated once at start-up and frozen. */
 export interface ReconcilerConfig {
   readonly role: 'all' | 'poller' | 'worker';
-  readonly redisUrl: string;
+  /** How to reach Redis: a URL, a Sentinel group or a Redis Cluster. */
+  readonly redis: RedisEndpoint;
+  /** The URL, when Redis is reached by one (not through Sentinel or Cluster). */
+  readonly redisUrl?: string;
   readonly redisPrefix: string;
   readonly allowEviction: boolean;
   readonly cacheDir: string;
@@ -202,11 +215,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, path = env.TIDE
   const input = readConfigFile(file);
   const base = dirname(file);
   const role = roleOf(env.TIDEMARK_ROLE);
-  const redisUrl = redisUrlOf(env, input, file);
+  const redis = redisEndpointOf(env, input, file);
   const where = (field: string) => `${file}: ${field}`;
   return deepFreeze({
     role,
-    redisUrl,
+    redis,
+    ...('url' in redis ? { redisUrl: redis.url } : {}),
     ...redisOptions(input, env),
     cacheDir: resolvePath(base, input.cacheDir ?? '.tidemark/cache'),
     sources: input.sources.map((source, index) => sourceSpec(resolveSourceAuth(source, where(`sources[${index}]`), base, env), where(`sources[${index}]`))),
@@ -319,10 +333,26 @@ function roleOf(value = 'all'): ReconcilerConfig['role'] {
   throw new ConfigError(`TIDEMARK_ROLE: "${value}" is not one of all, poller, worker`);
 }
 
-function redisUrlOf(env: NodeJS.ProcessEnv, input: ConfigInput, file: string): string {
-  const url = env.TIDEMARK_REDIS_URL ?? env.REDIS_URL ?? input.redis?.url;
-  if (!url) throw new ConfigError(`${file}: redis.url: is required (or set TIDEMARK_REDIS_URL)`);
-  return url;
+/**
+ * redisEndpointOf: exactly one of redis.url (or TIDEMARK_REDIS_URL), redis.sentinel and
+ * redis.cluster. The environment's URL wins over the file's URL, never over a sentinel or cluster.
+ */
+function redisEndpointOf(env: NodeJS.ProcessEnv, input: ConfigInput, file: string): RedisEndpoint {
+  const { sentinel, cluster } = input.redis ?? {};
+  const url = sentinel || cluster ? input.redis?.url : env.TIDEMARK_REDIS_URL ?? env.REDIS_URL ?? input.redis?.url;
+  const given = [url && 'redis.url', sentinel && 'redis.sentinel', cluster && 'redis.cluster'].filter(Boolean);
+  if (given.length > 1) throw new ConfigError(`${file}: ${given.join(' and ')}: set only one way to reach Redis`);
+  const nodes = (list: readonly string[], field: string) => list.map((node, index) => {
+    try {
+      return parseRedisNode(node, `${file}: ${field}[${index}]`);
+    } catch (error) {
+      throw new ConfigError((error as Error).message);
+    }
+  });
+  if (sentinel) return { sentinel: { name: sentinel.name, nodes: nodes(sentinel.nodes, 'redis.sentinel.nodes') } };
+  if (cluster) return { cluster: { nodes: nodes(cluster.nodes, 'redis.cluster.nodes') } };
+  if (!url) throw new ConfigError(`${file}: redis.url: is required (or set TIDEMARK_REDIS_URL, or redis.sentinel, or redis.cluster)`);
+  return { url };
 }
 
 function webhooks(input: ConfigInput, where: (field: string) => string, base: string, env: NodeJS.ProcessEnv): ReconcilerConfig['webhooks'] {

@@ -1,6 +1,5 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { TerminalError, claimRedisSchema, readSourceStatus, RecordKeys, redisSchemaVersion } from '@tidemark/contracts';
 import { GitSource, type UnitRendering } from '@tidemark/git-source';
@@ -9,7 +8,7 @@ import { createDefaultRegistry } from '@tidemark/kinds';
 import { PlacementCache } from '@tidemark/placement';
 import { reconcile, type PipelineDependencies } from '@tidemark/pipeline';
 import { Poller } from '@tidemark/poller';
-import { assertRedisSafe, ReconcileQueues, ReconcileWorkers } from '@tidemark/queue';
+import { assertRedisSafe, closeRedis, needsHashTag, openRedisClient, ReconcileQueues, ReconcileWorkers, redisConnectionFor, redisPrefix } from '@tidemark/queue';
 import { PruneHolds, StatusStore } from '@tidemark/status-store';
 import type { ReconcilerConfig } from './config';
 import { connectClusters } from './clusters';
@@ -54,15 +53,19 @@ export async function startReconciler(config: ReconcilerConfig, log: Logger): Pr
 }
 
 async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise<void> | void)[]): Promise<Omit<RunningReconciler, 'stop'>> {
-  const safety = await assertRedisSafe(config.redisUrl, { allowEviction: config.allowEviction });
+  // A URL, a Sentinel group or a Redis Cluster; on a cluster every key carries the hash tag {prefix}.
+  const connection = redisConnectionFor(config.redis);
+  const hashTag = needsHashTag(config.redis);
+  const recordPrefix = redisPrefix({ prefix: config.redisPrefix, hashTag });
+  const safety = await assertRedisSafe(connection, { allowEviction: config.allowEviction });
   for (const warning of safety.warnings) log.warn({}, warning);
-  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: null });
-  redis.on('error', (error) => log.warn({ err: error.message }, 'redis connection error; reconnecting'));
-  stops.push(() => { redis.disconnect(); });
+  const redis = openRedisClient(config.redis, { maxRetriesPerRequest: null });
+  redis.on('error', (error: Error) => log.warn({ err: error.message }, 'redis connection error; reconnecting'));
+  stops.push(() => closeRedis(redis));
   // Refuse to run on records a newer release wrote (a downgrade); else record this release's schema.
-  const schema = await claimRedisSchema(redis, new RecordKeys(config.redisPrefix), `reconciler ${process.pid}`);
+  const schema = await claimRedisSchema(redis, new RecordKeys(recordPrefix), `reconciler ${process.pid}`);
   if (schema.previous !== redisSchemaVersion) log.info({ previous: schema.previous || 'none', now: redisSchemaVersion }, 'Redis record schema raised');
-  const statusStore = new StatusStore({ redis, prefix: config.redisPrefix });
+  const statusStore = new StatusStore({ redis, prefix: recordPrefix });
   const metrics = new ReconcilerMetrics();
   const clusters = await connectClusters(config.clusters, metrics.kubeObserver);
   stops.push(() => clusters.close());
@@ -82,7 +85,7 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
 
   // Sources of Source objects come and go at runtime; a deleted one is retiring until its objects are pruned.
   const retiring = new Set<string>();
-  const queues = new ReconcileQueues({ connection: config.redisUrl, prefix: config.redisPrefix, clusters: clusterNames });
+  const queues = new ReconcileQueues({ connection, prefix: config.redisPrefix, hashTag, clusters: clusterNames });
   await queues.start();
   stops.push(() => queues.close());
   metrics.start({ queues, statusStore, clusters: clusterNames, sourceCacheDir: (source) => join(cacheRoot, source) });
@@ -91,7 +94,7 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
   const poller = config.role === 'worker' ? undefined : new Poller({
     redis,
     sources: [...sources.values()].map((source) => metrics.instrument(source)),
-    prefix: config.redisPrefix,
+    prefix: recordPrefix,
     onChanges: async (result) => {
       const jobs = await routePoll(result, { source: sources.get(result.source)!, placement, clusters: clusterTargets, statusStore });
       await metrics.changesFound(result, jobs);
@@ -119,7 +122,7 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
     await sourceObjects.recorded(source, record).catch((error: unknown) => log.warn({ source, err: error instanceof Error ? error.message : String(error) }, 'Source status write failed'));
   }
   if (config.role !== 'poller') {
-    const waits = new DependencyWaits({ redis, prefix: config.redisPrefix, enqueue: (job) => queues.enqueue(job) });
+    const waits = new DependencyWaits({ redis, prefix: recordPrefix, enqueue: (job) => queues.enqueue(job) });
     const deps: PipelineDependencies = {
       connectionFor: (cluster) => connectionOf(clusters.main, cluster),
       actionsConnectionFor: (cluster) => connectionOf(clusters.actions, cluster),
@@ -129,7 +132,7 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
       statusStore,
       log,
       observer: metrics.observer,
-      pruneHolds: new PruneHolds(redis, config.redisPrefix),
+      pruneHolds: new PruneHolds(redis, recordPrefix),
       ordering: waits,
       options: { resyncIntervalMs: config.resyncIntervalMs, dependencyRecheckMs: config.dependencyRecheckMs, builtinCrdSources: builtinCrdSources(config) },
     };
@@ -148,8 +151,9 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
     stops.push(() => crdWatch.stop());
     conversion.keepCurrent(() => crds.reinstall());
     const workers = new ReconcileWorkers({
-      connection: config.redisUrl,
+      connection,
       prefix: config.redisPrefix,
+      hashTag,
       clusters: clusterNames,
       defaults: { concurrency: config.concurrency },
       onError: (error) => log.warn({ err: error.message }, 'queue worker error'),

@@ -1,0 +1,128 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort } from './free-port';
+import { RigError, run, stopProcess } from './process';
+import { waitForPort } from './redis';
+
+/** RedisHostPort is one loopback redis-server (or sentinel) of a topology. */
+export interface RedisHostPort {
+  host: string;
+  port: number;
+}
+
+/** TestRedisCluster is a Redis Cluster of redis-server processes on loopback. */
+export interface TestRedisCluster {
+  nodes: RedisHostPort[];
+  stop(): Promise<void>;
+}
+
+/** TestRedisSentinel is a primary, a replica and a sentinel watching them under `name`. */
+export interface TestRedisSentinel {
+  name: string;
+  sentinels: RedisHostPort[];
+  /** The port of the primary as it was started (after a failover, the replica's is the primary). */
+  primaryPort: number;
+  replicaPort: number;
+  /** killPrimary SIGKILLs the primary once its replica has every write (WAIT), so a failover loses nothing. */
+  killPrimary(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+const host = '127.0.0.1';
+
+async function server(dir: string, port: number, args: string[]): Promise<ChildProcess> {
+  const child = spawn('redis-server', ['--port', String(port), '--bind', host, '--dir', dir, '--save', '', '--appendonly', 'no', '--maxmemory-policy', 'noeviction', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+  await waitForPort(port, 10_000, child);
+  return child;
+}
+
+async function waitUntil(what: string, check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check().catch(() => false)) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new RigError(`${what} within ${timeoutMs / 1000} s`);
+}
+
+const cli = (port: number, ...args: string[]) => run('redis-cli', ['-h', host, '-p', String(port), ...args]);
+
+/**
+ * startRedisCluster starts `masters` redis-server processes in cluster mode (each with
+ * `replicas` replicas), joins them with `redis-cli --cluster create`, and resolves once every
+ * node says cluster_state:ok.
+ */
+export async function startRedisCluster(options: { masters?: number; replicas?: number } = {}): Promise<TestRedisCluster> {
+  const masters = options.masters ?? 3;
+  const replicas = options.replicas ?? 0;
+  const root = await mkdtemp(join(tmpdir(), 'tidemark-redis-cluster-'));
+  const children: ChildProcess[] = [];
+  const nodes: RedisHostPort[] = [];
+  const stop = async () => {
+    await Promise.all(children.map((child) => stopProcess(child)));
+    await rm(root, { recursive: true, force: true });
+  };
+  try {
+    for (let index = 0; index < masters * (1 + replicas); index += 1) {
+      const port = await freePort();
+      const dir = join(root, String(port));
+      await mkdir(dir, { recursive: true });
+      children.push(await server(dir, port, ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '2000']));
+      nodes.push({ host, port });
+    }
+    await run('redis-cli', ['--cluster', 'create', ...nodes.map((node) => `${host}:${node.port}`), '--cluster-replicas', String(replicas), '--cluster-yes']);
+    for (const node of nodes) await waitUntil(`Redis Cluster node ${node.port} did not say cluster_state:ok`, async () => (await cli(node.port, 'cluster', 'info')).includes('cluster_state:ok'), 30_000);
+    return { nodes, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/**
+ * startRedisSentinel starts a primary, one replica of it and one sentinel (quorum 1, a second
+ * of silence makes the primary down), and resolves once the sentinel knows the replica.
+ */
+export async function startRedisSentinel(name = 'tidemark'): Promise<TestRedisSentinel> {
+  const root = await mkdtemp(join(tmpdir(), 'tidemark-redis-sentinel-'));
+  const children: ChildProcess[] = [];
+  const stop = async () => {
+    await Promise.all(children.map((child) => (child.exitCode === null && child.signalCode === null ? stopProcess(child) : undefined)));
+    await rm(root, { recursive: true, force: true });
+  };
+  try {
+    const [primaryPort, replicaPort, sentinelPort] = [await freePort(), await freePort(), await freePort()];
+    for (const port of [primaryPort, replicaPort]) await mkdir(join(root, String(port)), { recursive: true });
+    const primary = await server(join(root, String(primaryPort)), primaryPort, []);
+    children.push(primary);
+    children.push(await server(join(root, String(replicaPort)), replicaPort, ['--replicaof', host, String(primaryPort)]));
+    const config = join(root, 'sentinel.conf');
+    await writeFile(config, [
+      `port ${sentinelPort}`, `bind ${host}`, `dir ${root}`,
+      `sentinel monitor ${name} ${host} ${primaryPort} 1`,
+      `sentinel down-after-milliseconds ${name} 1000`,
+      `sentinel failover-timeout ${name} 5000`,
+      '',
+    ].join('\n'));
+    const sentinel = spawn('redis-server', [config, '--sentinel'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    children.push(sentinel);
+    await waitForPort(sentinelPort, 10_000, sentinel);
+    await waitUntil('the sentinel did not see the replica', async () => (await cli(sentinelPort, 'sentinel', 'replicas', name)).includes(String(replicaPort)), 30_000);
+    return {
+      name, primaryPort, replicaPort,
+      sentinels: [{ host, port: sentinelPort }],
+      async killPrimary() {
+        await cli(primaryPort, 'wait', '1', '5000');
+        const exited = new Promise((resolve) => primary.once('exit', resolve));
+        primary.kill('SIGKILL');
+        await exited;
+      },
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
