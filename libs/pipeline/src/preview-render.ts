@@ -71,7 +71,7 @@ export async function renderForPreview(input: PreviewRenderInput, deps: PreviewR
   const located = { ...(run.desired ? { path: run.desired.path } : {}), ...(run.desired?.line ? { line: run.desired.line } : {}) };
   if (isSkipped(run)) return { skipped: 'suspended', objects: [], ...located };
   if (!run.desired || !run.object) return { skipped: 'not-desired', objects: [], ...located };
-  const defaulted = await validateStage(run, stageDeps);
+  const defaulted = (await validateStage(run, stageDeps))?.resource;
   const rendered = renderStage(run, defaulted, featuresStage(run, defaulted));
   return { objects: run.plugin ? [customResourceToApply(run), ...rendered] : rendered, ...located };
 }
