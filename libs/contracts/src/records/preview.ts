@@ -1,5 +1,5 @@
-import type { Redis } from 'ioredis';
 import type { RecordKeys } from './record-keys';
+import type { RedisClient } from './redis-client';
 
 /** PreviewAction is what merging a ref would do to one object on one cluster. */
 export type PreviewAction = 'created' | 'configured' | 'unchanged' | 'deleted' | 'invalid' | 'skipped';
@@ -70,7 +70,7 @@ export interface PreviewReport {
 export const previewTtlSeconds = 7 * 24 * 3600;
 
 /** writePreviewReport stores a report and lists it; nothing in it holds Secret data. */
-export async function writePreviewReport(redis: Redis, keys: RecordKeys, report: PreviewReport): Promise<void> {
+export async function writePreviewReport(redis: RedisClient, keys: RecordKeys, report: PreviewReport): Promise<void> {
   await redis.multi()
     .set(keys.preview(report.source, report.ref), JSON.stringify(report), 'EX', previewTtlSeconds)
     .zadd(keys.previews, Date.now(), `${report.source}/${report.ref}`)
@@ -78,13 +78,13 @@ export async function writePreviewReport(redis: Redis, keys: RecordKeys, report:
 }
 
 /** readPreviewReport reads one ref's report; undefined when there is none (or it expired). */
-export async function readPreviewReport(redis: Redis, keys: RecordKeys, source: string, ref: string): Promise<PreviewReport | undefined> {
+export async function readPreviewReport(redis: RedisClient, keys: RecordKeys, source: string, ref: string): Promise<PreviewReport | undefined> {
   const text = await redis.get(keys.preview(source, ref));
   return text ? (JSON.parse(text) as PreviewReport) : undefined;
 }
 
 /** listPreviews lists the newest previews, `{source, ref}`, dropping those whose report expired. */
-export async function listPreviews(redis: Redis, keys: RecordKeys, limit = 50): Promise<Array<{ source: string; ref: string }>> {
+export async function listPreviews(redis: RedisClient, keys: RecordKeys, limit = 50): Promise<Array<{ source: string; ref: string }>> {
   const members = await redis.zrevrange(keys.previews, 0, limit - 1);
   const listed = members.map((member) => {
     const slash = member.indexOf('/');
