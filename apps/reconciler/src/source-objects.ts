@@ -1,5 +1,4 @@
 import { join } from 'node:path';
-import type { Redis } from 'ioredis';
 import { applyChangeSet, type ClusterConnection } from '@tidemark/cluster';
 import type { Logger } from '@tidemark/contracts';
 import { retireSource } from '@tidemark/fanout';
@@ -9,6 +8,7 @@ import type { ReconcileQueues } from '@tidemark/queue';
 import { sourceCrd, SourceController, type SourceObjectRules } from '@tidemark/source-objects';
 import type { StatusStore } from '@tidemark/status-store';
 import { crdInstallerManager } from './builtin-crds';
+import type { RedisClient } from '@tidemark/contracts';
 
 /** SourceObjectsWiring is what the Source controller's hooks change and read. */
 export interface SourceObjectsWiring {
@@ -22,7 +22,7 @@ export interface SourceObjectsWiring {
   instrument(source: PolledSource): PolledSource;
   cacheRoot: string;
   rendering?: UnitRendering;
-  redis: Redis;
+  redis: RedisClient;
   statusStore: StatusStore;
   queues: ReconcileQueues;
   clusters: readonly string[];

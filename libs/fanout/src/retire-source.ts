@@ -1,11 +1,11 @@
-import type { Redis } from 'ioredis';
 import { findCondition, readSourceStatus, Reason } from '@tidemark/contracts';
 import type { ReconcileQueues } from '@tidemark/queue';
 import type { StatusStore } from '@tidemark/status-store';
 import { jobsForRoute } from './fan-out';
+import type { RedisClient } from '@tidemark/contracts';
 
 export interface RetireContext {
-  redis: Redis;
+  redis: RedisClient;
   statusStore: StatusStore;
   queues: ReconcileQueues;
   clusters: readonly string[];

@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { Redis } from 'ioredis';
 import { RecordKeys, RedisLease } from '@tidemark/contracts';
 import type { PollResult } from '@tidemark/git-source';
 import { SourceRunner, type PolledSource } from './source-runner';
+import type { RedisClient } from '@tidemark/contracts';
 
 export interface PollerOptions {
   /** A connection the app owns; the poller duplicates it once for its trigger subscription. */
-  redis: Redis;
+  redis: RedisClient;
   /** The sources to poll from the start (config-file sources); `add` and `remove` change the set later. @defaultValue [] */
   sources?: readonly PolledSource[];
   /** Takes a poll's changes (the reconciler turns them into queue jobs). A throw retries them next poll. */
@@ -35,7 +35,7 @@ export class Poller {
   private readonly keys: RecordKeys;
   private readonly ttlMs: number;
   readonly owner: string;
-  private subscriber: Redis | undefined;
+  private subscriber: RedisClient | undefined;
   private tending: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: PollerOptions) {

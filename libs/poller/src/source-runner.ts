@@ -1,9 +1,9 @@
-import type { Redis } from 'ioredis';
 import type { PollOptions, PollResult } from '@tidemark/git-source';
 import { pollDelay } from './poll-delay';
 import type { RedisLease } from '@tidemark/contracts';
 import { describeRef, recordFailure, recordHead, recordPoll, recordSuspended } from './source-status';
 import { sourceSuspendedField as suspendedField } from '@tidemark/contracts';
+import type { RedisClient } from '@tidemark/contracts';
 
 /** PolledSource is what the poller needs of a source; GitSource fits it. */
 export interface PolledSource {
@@ -17,7 +17,7 @@ export interface PolledSource {
 export interface SourceRunnerOptions {
   source: PolledSource;
   lease: RedisLease;
-  redis: Redis;
+  redis: RedisClient;
   statusKey: string;
   /** The source's list of fetched commits. */
   commitsKey: string;

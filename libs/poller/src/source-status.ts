@@ -64,6 +64,6 @@ export function scrubCredentials(message: string): string {
 }
 
 /** recordSuspended says a poll was skipped because the source is suspended. */
-export async function recordSuspended(redis: Redis, key: string, leader: string): Promise<void> {
+export async function recordSuspended(redis: RedisClient, key: string, leader: string): Promise<void> {
   await redis.hset(key, { state: 'suspended', polledAt: new Date().toISOString(), leader });
 }
