@@ -85,8 +85,9 @@ describe('drift', () => {
   it('heals a hand edit of a managed field through the watch, and records an event', async () => {
     await scale('healed', 5);
     await expect.poll(() => replicasOf('healed'), { timeout: 10_000, interval: 100 }).toBe(2);
-    const events = await stack.plane.kubectl(['get', 'events', '-n', namespace, '--field-selector', 'reason=DriftHealed', '-o', 'jsonpath={.items[*].message}']);
-    expect(events).toMatch(/Re-applied from Git: 1 field drifted from Git: Deployment drift\/healed \/spec\/replicas \(by kubectl\)/);
+    // The run's one Event is written after the apply that healed it, so wait for it too.
+    const events = () => stack.plane.kubectl(['get', 'events', '-n', namespace, '--field-selector', 'reason=DriftHealed', '-o', 'jsonpath={.items[*].message}']);
+    await expect.poll(events, { timeout: 10_000, interval: 100 }).toMatch(/Re-applied from Git: 1 field drifted from Git: Deployment drift\/healed \/spec\/replicas \(by kubectl\)/);
   });
 
   it('recreates an owned object that was deleted', async () => {
