@@ -6,6 +6,7 @@
 
 export { formatObjectKey, parseObjectKey, groupOf, describeObject, type ObjectRef } from './object-key';
 export { ReconcileJob, JobReason } from './job';
+export { PreviewJob, previewQueueName } from './preview-job';
 export { ConditionType, Reason, setCondition, findCondition, markReady, markProgressing, markStalled, markFailed, markFailure, isStalled, type Condition } from './conditions';
 export { TerminalError, TransientError, NotReadyError, isReconcileFailure, failureCategories, type ReconcileFailure, type FailureCategory, type FailureOptions } from './errors';
 export type { KubernetesManifest } from './manifest';
@@ -27,4 +28,4 @@ export { RedisLease } from './records/redis-lease';
 export { redisSchemaVersion, reconcileJobName, jobSchemaVersion, claimRedisSchema, SchemaTooNewError } from './records/schema-version';
 export { appendClusterSample, newestClusterSample, readClusterSeries, type ClusterSample } from './records/cluster-series';
 export { revisionFor } from './records/revision-for';
-export { writePreviewReport, readPreviewReport, listPreviews, previewTtlSeconds, type PreviewReport, type PreviewChange, type PreviewField, type PreviewAction, type PreviewBlastRadius } from './records/preview';
+export { writePreviewReport, readPreviewReport, listPreviews, previewTtlSeconds, boundPreviewReport, maxPreviewReportBytes, type PreviewReport, type PreviewState, type PreviewTrigger, type PreviewPullRequest, type PreviewChange, type PreviewField, type PreviewAction, type PreviewBlastRadius } from './records/preview';

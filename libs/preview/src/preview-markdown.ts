@@ -12,11 +12,12 @@ export function previewMarkdown(report: PreviewReport, link?: string): string {
   const lines = [`### Tidemark preview of ${ticked(report.ref)} (${escape(report.source)})`, ''];
   if (report.revision) lines.push(`Commit \`${report.revision.slice(0, 12)}\` compared with \`${(report.baseRevision ?? '').slice(0, 12)}\`, dry-run on the live clusters.`, '');
   if (report.state === 'failed') return [...lines, `**The preview failed:** ${escape(report.error ?? 'unknown error')}`, ''].join('\n');
-  if (report.state === 'running') return [...lines, 'The preview is running…', ''].join('\n');
+  if (report.state === 'running' || report.state === 'queued') return [...lines, `The preview is ${report.state}…`, ''].join('\n');
   lines.push(...radiusLines(report));
   for (const { cluster, message } of report.unreachable ?? []) lines.push(`- ❓ cluster ${ticked(cluster)} could not be asked: ${escape(message)}`);
   lines.push(...invalidLines(report.changes));
   for (const cluster of [...new Set(report.changes.map((change) => change.cluster))].sort()) lines.push(...clusterLines(cluster, report.changes));
+  if (report.truncated?.omitted) lines.push(`_${report.truncated.omitted} more change(s) were left out to keep the report small; the counts above include them._`, '');
   if (link) lines.push(`[Side-by-side diffs on the dashboard](${link})`, '');
   return lines.join('\n');
 }

@@ -52,7 +52,12 @@ export interface PreviewReport {
   source: string;
   /** The ref as asked: a branch name or a commit id. */
   ref: string;
-  state: 'running' | 'done' | 'failed';
+  /** queued: a preview job waits; running: a worker has it; done or failed: final. */
+  state: PreviewState;
+  /** Who asked: a person (dashboard, CLI, API) or a Git host's webhook for a pull request or a push. */
+  trigger?: PreviewTrigger;
+  /** The pull/merge request the webhook announced, when there is one. */
+  pullRequest?: PreviewPullRequest;
   /** The commit previewed, and the source's revision it is compared with. */
   revision?: string;
   baseRevision?: string;
@@ -64,15 +69,65 @@ export interface PreviewReport {
   unreachable?: Array<{ cluster: string; message: string }>;
   changes: PreviewChange[];
   blastRadius?: PreviewBlastRadius;
+  /**
+   * Set when the report was cut to fit `maxPreviewReportBytes`: how many changes lost their
+   * side-by-side objects (`desired`/`live`) and how many were left out entirely. The counts and
+   * blast radius always cover every change.
+   */
+  truncated?: { withoutObjects: number; omitted: number };
+}
+
+/** PreviewState is where a preview is: waiting for a worker, running, or finished. */
+export type PreviewState = 'queued' | 'running' | 'done' | 'failed';
+
+/** PreviewTrigger says who asked for a preview. */
+export type PreviewTrigger = 'request' | 'webhook';
+
+/** PreviewPullRequest is the pull/merge request a preview is for, as its webhook named it. */
+export interface PreviewPullRequest {
+  number: number;
+  /** Its page on the Git host (checked to be http(s)). */
+  url?: string;
+  title?: string;
+}
+
+/** maxPreviewReportBytes bounds one stored report (JSON): a big change set keeps its counts, not every object. */
+export const maxPreviewReportBytes = 1024 * 1024;
+
+/**
+ * boundPreviewReport returns the report cut to at most `maxBytes` of JSON: first the side-by-side
+ * objects go (largest first), then the last changes; `truncated` says how many of each.
+ */
+export function boundPreviewReport(report: PreviewReport, maxBytes = maxPreviewReportBytes): PreviewReport {
+  const size = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
+  if (size(report) <= maxBytes) return report;
+  const changes = report.changes.map((change) => ({ change, bytes: size(change) }));
+  let total = size({ ...report, changes: [], truncated: { withoutObjects: changes.length, omitted: changes.length } }) + changes.reduce((sum, entry) => sum + entry.bytes + 1, 0);
+  let withoutObjects = 0;
+  for (const entry of [...changes].sort((a, b) => b.bytes - a.bytes)) {
+    if (total <= maxBytes) break;
+    if (entry.change.desired === undefined && entry.change.live === undefined) continue;
+    const { desired: _desired, live: _live, ...kept } = entry.change;
+    const bytes = size(kept);
+    total -= entry.bytes - bytes;
+    Object.assign(entry, { change: kept, bytes });
+    withoutObjects += 1;
+  }
+  let omitted = 0;
+  while (total > maxBytes && changes.length > 0) {
+    total -= changes.pop()!.bytes + 1;
+    omitted += 1;
+  }
+  return { ...report, changes: changes.map((entry) => entry.change), truncated: { withoutObjects, omitted } };
 }
 
 /** previewTtlSeconds: a preview is kept for a week after it was last written. */
 export const previewTtlSeconds = 7 * 24 * 3600;
 
-/** writePreviewReport stores a report and lists it; nothing in it holds Secret data. */
+/** writePreviewReport stores a report (cut to `maxPreviewReportBytes`) and lists it; nothing in it holds Secret data. */
 export async function writePreviewReport(redis: RedisClient, keys: RecordKeys, report: PreviewReport): Promise<void> {
   await redis.multi()
-    .set(keys.preview(report.source, report.ref), JSON.stringify(report), 'EX', previewTtlSeconds)
+    .set(keys.preview(report.source, report.ref), JSON.stringify(boundPreviewReport(report)), 'EX', previewTtlSeconds)
     .zadd(keys.previews, Date.now(), `${report.source}/${report.ref}`)
     .exec();
 }
