@@ -122,7 +122,9 @@ describe('Source objects', () => {
   it('a suspended Source fetches nothing until it is resumed', async () => {
     await pushSource(sourceObject('app', { url: appUrl, path: 'v2', secretRef: { name: 'git-auth' }, suspend: true }));
     await expect.poll(async () => (await ready('app'))?.reason, { timeout: 20_000 }).toBe('Suspended');
+    // Still shown while suspended (a suspended poll's record has no revision of its own to give).
     const before = (await statusOf('app')).lastFetchedRevision;
+    expect(before).toBe(await app.git('rev-parse', 'HEAD'));
     await app.write('v2/other.yaml', configMap('other', 'three'));
     const pushed = await app.commitAndPush('three');
     // Polls go on while suspended (each records that it skipped); none fetches the new commit.

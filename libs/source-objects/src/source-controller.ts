@@ -1,12 +1,12 @@
 import { applyObject, applyStatus, removeFinalizer, watchObjects, type ClusterConnection, type RunningWatch } from '@tidemark/cluster';
-import { isReconcileFailure, type Condition, type KubernetesManifest, type Logger, type SourceStatus } from '@tidemark/contracts';
+import { isReconcileFailure, type KubernetesManifest, type Logger, type SourceStatus } from '@tidemark/contracts';
 import type { SourceAuth } from '@tidemark/git-source';
 import { GitHubAppTokens } from './github-app-tokens';
 import { parseSourceObject, sourceNameOf, type SecretName, type SourceDeclaration, type SourceObjectRules } from './parse-source-object';
 import { keyOf, SecretCache } from './secret-cache';
 import { credentialsFromSecret } from './secret-credentials';
 import { sourceApiVersion, sourceFinalizer, sourceKind } from './source-kind';
-import { pruningStatus, stalledStatus, statusFromPoll, type SourceObjectStatus } from './source-object-status';
+import { pruningStatus, stalledStatus, statusFromPoll, type PreviousStatus, type SourceObjectStatus } from './source-object-status';
 
 /** SourceHooks are what the app does when the set of Source objects changes. */
 export interface SourceHooks {
@@ -41,7 +41,6 @@ interface Entry {
   declaration?: SourceDeclaration;
   /** The spec the hooks were last given, to skip events that change nothing (status writes). */
   putSpec?: string;
-  written?: string;
   tokens?: { version: string; tokens: GitHubAppTokens };
 }
 
@@ -93,7 +92,12 @@ export class SourceController {
     // A failed poll reads its Secret afresh next time, in case the watch missed a rotation.
     if (record.state === 'error' && entry.declaration.secret) this.secrets.forget(entry.declaration.secret);
     if (!this.manages) return;
-    await this.writeStatus(entry, statusFromPoll(record, entry.declaration.object.generation, conditionsOf(entry.object)));
+    // In line with the Source's events: a status built on a stale one must not land after a newer one.
+    await this.serially(name, async () => {
+      const current = this.entries.get(name);
+      if (!current?.declaration || current.object.metadata.deletionTimestamp) return;
+      await this.writeStatus(current, statusFromPoll(record, current.declaration.object.generation, previousOf(current.object)));
+    });
   }
 
   /** webhook gives a Source's webhook (provider and the Secret's "token"), or undefined. */
@@ -112,13 +116,19 @@ export class SourceController {
 
   private enqueue(object: KubernetesManifest, deleted: boolean): void {
     const name = sourceNameOf(object.metadata.namespace ?? 'default', object.metadata.name);
+    void this.serially(name, () => (deleted ? this.gone(name) : this.seen(name, object)));
+  }
+
+  /** serially runs work on one Source after the work queued before it: its events and status writes. */
+  private serially(name: string, work: () => Promise<void>): Promise<void> {
     const previous = this.queue.get(name) ?? Promise.resolve();
-    const next = previous.then(() => (deleted ? this.gone(name) : this.seen(name, object))).catch((error: unknown) => {
+    const next = previous.then(work).catch((error: unknown) => {
       this.options.log.warn({ source: name, err: error instanceof Error ? error.message : String(error) }, 'Source could not be handled; the next event retries');
     }).finally(() => {
       if (this.queue.get(name) === next) this.queue.delete(name);
     });
     this.queue.set(name, next);
+    return next;
   }
 
   private async seen(name: string, object: KubernetesManifest): Promise<void> {
@@ -132,7 +142,7 @@ export class SourceController {
     } catch (error) {
       if (!isReconcileFailure(error)) throw error;
       // The last good declaration keeps running: a typo in a Source must not stop (or prune) what it applied.
-      if (this.manages) await this.writeStatus(entry, stalledStatus(error.message, object.metadata.generation ?? 0, conditionsOf(object)));
+      if (this.manages) await this.writeStatus(entry, stalledStatus(error.message, object.metadata.generation ?? 0, previousOf(object)));
       return;
     }
     const spec = JSON.stringify(declaration);
@@ -140,9 +150,8 @@ export class SourceController {
     this.secrets.want(this.referencedSecrets());
     if (entry.putSpec === spec) return;
     entry.putSpec = spec;
-    entry.written = undefined;
     await this.options.hooks.put(declaration, () => this.credentials(name));
-    if (this.manages) await this.writeStatus(entry, statusFromPoll({}, declaration.object.generation, conditionsOf(object)));
+    if (this.manages) await this.writeStatus(entry, statusFromPoll({}, declaration.object.generation, previousOf(object)));
   }
 
   private async deleting(name: string, entry: Entry): Promise<void> {
@@ -153,7 +162,7 @@ export class SourceController {
     if (!this.manages) return;
     this.options.log.info({ source: name, left }, left > 0 ? 'Source deleted; waiting for its objects to be pruned' : 'Source deleted; its objects are pruned');
     if (left > 0) {
-      await this.writeStatus(entry, pruningStatus(left, entry.object.metadata.generation ?? 0, conditionsOf(entry.object)));
+      await this.writeStatus(entry, pruningStatus(left, entry.object.metadata.generation ?? 0, previousOf(entry.object)));
       this.recheck(name);
       return;
     }
@@ -211,14 +220,17 @@ export class SourceController {
     });
   }
 
+  /**
+   * writeStatus applies a status unless the Source holds it already (applyStatus compares with the
+   * object it is given). What was written becomes the entry's status until the watch brings the
+   * object back, so an unchanged poll writes nothing and an older event only costs a rewrite.
+   */
   private async writeStatus(entry: Entry, status: SourceObjectStatus): Promise<void> {
-    const text = JSON.stringify({ ...status, conditions: status.conditions.map(({ lastTransitionTime: _time, ...condition }) => condition) });
-    if (entry.written === text) return;
     await applyStatus(this.options.connection.asManager('tidemark-sources'), entry.object, { ...status });
-    entry.written = text;
+    entry.object = { ...entry.object, status: JSON.parse(JSON.stringify(status)) as Record<string, unknown> };
   }
 }
 
-function conditionsOf(object: KubernetesManifest): Condition[] {
-  return ((object.status as { conditions?: Condition[] } | undefined)?.conditions) ?? [];
+function previousOf(object: KubernetesManifest): PreviousStatus {
+  return (object.status ?? {}) as PreviousStatus;
 }

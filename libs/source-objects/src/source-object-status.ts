@@ -23,23 +23,26 @@ export const SourceReason = {
   WaitingForFirstPoll: 'WaitingForFirstPoll',
 } as const;
 
+/** PreviousStatus is the Source's live status, as far as a new status builds on it. */
+export type PreviousStatus = Partial<Pick<SourceObjectStatus, 'conditions' | 'lastFetchedRevision' | 'lastCommitMessage' | 'objects'>>;
+
 /**
  * statusFromPoll turns the poller's record of a source into a Source's status. The record's
- * messages were already scrubbed of credentials by the poller.
+ * messages were already scrubbed of credentials by the poller. A record without a revision (a
+ * suspended poll, a failed one, a changed spec diffed from nothing) keeps what the Source showed
+ * it fetched last: the status is written by server-side apply, so a field left out is removed.
  */
-export function statusFromPoll(record: SourceStatus, generation: number, previous: readonly Condition[], now = new Date()): SourceObjectStatus {
+export function statusFromPoll(record: SourceStatus, generation: number, previous: PreviousStatus, now = new Date()): SourceObjectStatus {
   const ready = readyOf(record);
   const reconciling = record.state === undefined;
-  let conditions = setCondition(previous, { type: ConditionType.Ready, observedGeneration: generation, ...ready }, now);
+  let conditions = setCondition(previous.conditions ?? [], { type: ConditionType.Ready, observedGeneration: generation, ...ready }, now);
   conditions = setCondition(conditions, { type: ConditionType.Stalled, status: 'False', observedGeneration: generation, reason: Reason.Succeeded, message: 'The spec is valid.' }, now);
   conditions = setCondition(conditions, { type: ConditionType.Reconciling, status: reconciling ? 'True' : 'False', observedGeneration: generation, reason: reconciling ? SourceReason.WaitingForFirstPoll : Reason.Succeeded, message: reconciling ? 'Waiting for the first poll.' : 'The last poll finished.' }, now);
   return {
     observedGeneration: generation,
     conditions,
     ...(record.ref ? { ref: record.ref } : {}),
-    ...(record.revision ? { lastFetchedRevision: record.revision } : {}),
-    ...(record.commitMessage !== undefined ? { lastCommitMessage: record.commitMessage } : {}),
-    ...(record.declaredObjects !== undefined ? { objects: record.declaredObjects } : {}),
+    ...(record.revision ? fetchedOf({ lastFetchedRevision: record.revision, lastCommitMessage: record.commitMessage, objects: record.declaredObjects }) : fetchedOf(previous)),
     ...(record.sourceErrors !== undefined ? { sourceErrors: record.sourceErrors } : {}),
     ...(record.state === 'error' && record.error ? { lastError: record.error } : {}),
   };
@@ -56,14 +59,23 @@ function readyOf(record: SourceStatus): Pick<Condition, 'status' | 'reason' | 'm
 }
 
 /** stalledStatus is the status of a Source that cannot run as written (a bad spec, a refused reference). */
-export function stalledStatus(message: string, generation: number, previous: readonly Condition[], now = new Date()): SourceObjectStatus {
-  let conditions = setCondition(previous, { type: ConditionType.Ready, status: 'False', observedGeneration: generation, reason: Reason.SourceInvalid, message }, now);
+export function stalledStatus(message: string, generation: number, previous: PreviousStatus, now = new Date()): SourceObjectStatus {
+  let conditions = setCondition(previous.conditions ?? [], { type: ConditionType.Ready, status: 'False', observedGeneration: generation, reason: Reason.SourceInvalid, message }, now);
   conditions = setCondition(conditions, { type: ConditionType.Stalled, status: 'True', observedGeneration: generation, reason: Reason.SourceInvalid, message }, now);
-  return { observedGeneration: generation, conditions, lastError: message };
+  return { observedGeneration: generation, conditions, ...fetchedOf(previous), lastError: message };
 }
 
 /** pruningStatus says a deleted Source waits for its objects to be pruned. */
-export function pruningStatus(left: number, generation: number, previous: readonly Condition[], now = new Date()): SourceObjectStatus {
+export function pruningStatus(left: number, generation: number, previous: PreviousStatus, now = new Date()): SourceObjectStatus {
   const message = `Deleting: pruning ${left} object(s) this source applied before the Source goes.`;
-  return { observedGeneration: generation, conditions: setCondition(previous, { type: ConditionType.Ready, status: 'False', observedGeneration: generation, reason: SourceReason.Pruning, message }, now) };
+  return { observedGeneration: generation, conditions: setCondition(previous.conditions ?? [], { type: ConditionType.Ready, status: 'False', observedGeneration: generation, reason: SourceReason.Pruning, message }, now), ...fetchedOf(previous) };
+}
+
+/** fetchedOf gives the fields that say what was fetched last, leaving out the unknown ones. */
+function fetchedOf(fetched: Omit<PreviousStatus, 'conditions'>): Pick<SourceObjectStatus, 'lastFetchedRevision' | 'lastCommitMessage' | 'objects'> {
+  return {
+    ...(fetched.lastFetchedRevision ? { lastFetchedRevision: fetched.lastFetchedRevision } : {}),
+    ...(fetched.lastCommitMessage !== undefined ? { lastCommitMessage: fetched.lastCommitMessage } : {}),
+    ...(fetched.objects !== undefined ? { objects: fetched.objects } : {}),
+  };
 }

@@ -27,7 +27,8 @@ export function run(command: string, args: string[], options: SpawnOptions & { i
     child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.on('error', reject);
-    child.on('exit', (code, signal) => {
+    // 'close', not 'exit': at 'exit' the output may not all be read yet (a loaded machine gave '' for git rev-parse).
+    child.on('close', (code, signal) => {
       if (code === 0) resolve(stdout);
       else reject(new Error(`${command} ${args.join(' ')} exited with ${code ?? signal}: ${stderr.trim()}`));
     });
