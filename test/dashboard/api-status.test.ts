@@ -23,8 +23,7 @@ beforeAll(async () => {
   puts.push(fixture.store.put(seededStatus('shared', 'Namespace', '', 'shop')));
   await Promise.all(puts);
   await fixture.redis.hset(fixture.store.keys.sourceStatus('main-repo'), { revision: 'b'.repeat(40), polledAt: new Date().toISOString(), durationMs: 42, fetchedObjects: 41, sourceErrors: 0, state: 'ok' });
-  // The cache loaded at ready(); the writes above reach it through pub/sub.
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  // No wait: the cache loaded at ready(), and each request syncs it with the writes made before.
 });
 afterAll(async () => fixture?.stop());
 
@@ -104,6 +103,23 @@ describe('overview, clusters, queue', () => {
     const page = await fixture.app.inject({ url: '/queue', headers });
     expect(page.statusCode).toBe(200);
     expect(page.body).toContain('reconcile.shared');
+  });
+});
+
+describe('read-your-writes', () => {
+  it('shows a status write in the very next request: the badge, the counts and the detail agree, and a delete too', async () => {
+    const overview = async () => (await fixture.app.inject({ url: '/api/overview', headers })).json<{ counts: Record<string, number> }>().counts;
+    const cell = async (key: string) => (await objects('pageSize=500')).rows.find((row) => row.objectKey === key)?.cells.shared?.state;
+    const before = await overview();
+    const written = seededStatus('shared', 'ConfigMap', 'shop', 'just-written', { conditions: stalledConditions });
+    await fixture.store.put(written);
+    expect(await cell(written.objectKey)).toBe('Stalled');
+    expect(await overview()).toMatchObject({ total: before.total! + 1, Stalled: before.Stalled! + 1 });
+    const detail = await fixture.app.inject({ url: '/api/objects/shared/core/ConfigMap/shop/just-written', headers });
+    expect(detail.json<{ clusters: string[] }>().clusters).toEqual(['shared']);
+    await fixture.store.delete('shared', written.objectKey);
+    expect(await cell(written.objectKey)).toBeUndefined();
+    expect(await overview()).toMatchObject({ total: before.total, Stalled: before.Stalled });
   });
 });
 

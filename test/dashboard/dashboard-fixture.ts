@@ -23,6 +23,8 @@ export interface DashboardFixtureOptions {
   /** Use this store (e.g. the pipeline harness's) instead of a fresh one. */
   store?: StatusStore;
   clusters?: string[];
+  /** The cache's batch window (a slow subscriber): views must agree with the store however late pub/sub is. */
+  liveBatchMs?: number;
 }
 
 export async function startDashboardFixture(redisUrl: string, options: DashboardFixtureOptions = {}): Promise<DashboardFixture> {
@@ -34,7 +36,7 @@ export async function startDashboardFixture(redisUrl: string, options: Dashboard
   const queues = new ReconcileQueues({ connection: redis, prefix, clusters });
   await queues.start();
   const app = await buildDashboard({
-    statusStore: store, queues, redis, subscriber, clusters,
+    statusStore: store, queues, redis, subscriber, clusters, ...(options.liveBatchMs === undefined ? {} : { liveBatchMs: options.liveBatchMs }),
     auth: {
       sessionSecret: 'a-test-session-secret-of-32-characters-or-more',
       tokens: [{ name: 'vera', role: 'viewer', token: viewerToken }, { name: 'otto', role: 'operator', token: operatorToken }],

@@ -28,7 +28,8 @@ const api = async <T>(url: string): Promise<T> => (await dashboard.app.inject({ 
 
 beforeAll(async () => {
   harness = await startPipelineHarness(inject('kubeconfig'), inject('redisUrl'));
-  dashboard = await startDashboardFixture(inject('redisUrl'), { store: harness.statusStore, clusters: ['shared', 'edge'] });
+  // A cache that learns of writes late (a 2 s batch) must still agree with the store: each request syncs it first.
+  dashboard = await startDashboardFixture(inject('redisUrl'), { store: harness.statusStore, clusters: ['shared', 'edge'], liveBatchMs: 2_000 });
   // A policy that answers 403 for one ConfigMap: a real Forbidden from the API server.
   for (const object of [
     { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingAdmissionPolicy', metadata: { name: policy },

@@ -114,6 +114,11 @@ export async function buildDashboard(deps: DashboardDeps): Promise<FastifyInstan
   // Everything below needs a principal: the hook is encapsulated in this scope.
   await app.register(async (scope) => {
     scope.addHook('onRequest', authenticate(tokens, sessions));
+    // Read-your-writes: every view a request shows holds every status write made before it, so
+    // the badge, the counts, the detail page and the queue never disagree about a finished run.
+    scope.addHook('preHandler', async (request) => {
+      if (request.method === 'GET') await cache.sync();
+    });
     scope.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
     await scope.register(apiRoutes, { prefix: '/api', data, actions });
     await scope.register(pageRoutes, { data, actions });

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { RecordKeys, parseClusterHealth, type LiveChild, type ObjectStatus, type ReconcileRecord, type StatusChange, type TreeChange, redisSchemaVersion } from '@tidemark/contracts';
+import { RecordKeys, parseClusterHealth, type LiveChild, type ObjectStatus, type ReconcileRecord, type StatusChange, type StatusSync, type TreeChange, redisSchemaVersion } from '@tidemark/contracts';
 import { parseStatusRecord, withClusterAvailability } from './status-view';
 import type { RedisClient } from '@tidemark/contracts';
 
@@ -17,6 +17,7 @@ export interface StatusStoreOptions {
 const setSuspendedScript = `
 if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then return false end
 if ARGV[2] == '1' then redis.call('HSET', KEYS[2], ARGV[1], '1') else redis.call('HDEL', KEYS[2], ARGV[1]) end
+redis.call('PUBLISH', ARGV[3], ARGV[4])
 return 1
 `;
 
@@ -102,13 +103,11 @@ export class StatusStore {
     if (status) this.addPut(transaction, status);
     this.addHistory(transaction, history, entry);
     await this.exec(transaction);
-    if (status) await this.publish({ cluster, objectKey, kind: 'updated' });
   }
 
   /** put writes a record without a history entry (seeding, tests); `suspended` in it is ignored. */
   async put(status: ObjectStatus): Promise<void> {
     await this.exec(this.addPut(this.redis.multi(), status));
-    await this.publish({ cluster: status.cluster, objectKey: status.objectKey, kind: 'updated' });
   }
 
   /**
@@ -117,9 +116,9 @@ export class StatusStore {
    * (never reconciled, or deleted) cannot be suspended: it returns undefined and sets nothing.
    */
   async setSuspended(cluster: string, objectKey: string, suspended: boolean): Promise<ObjectStatus | undefined> {
-    const written = await this.redis.eval(setSuspendedScript, 2, this.keys.objectStatus(cluster), this.keys.suspended(cluster), objectKey, suspended ? '1' : '0');
+    const change = JSON.stringify({ cluster, objectKey, kind: 'updated' } satisfies StatusChange);
+    const written = await this.redis.eval(setSuspendedScript, 2, this.keys.objectStatus(cluster), this.keys.suspended(cluster), objectKey, suspended ? '1' : '0', this.channel, change);
     if (written !== 1) return undefined;
-    await this.publish({ cluster, objectKey, kind: 'updated' });
     return this.get(cluster, objectKey);
   }
 
@@ -128,8 +127,17 @@ export class StatusStore {
     await this.exec(this.redis.multi()
       .hdel(this.keys.objectStatus(cluster), objectKey)
       .hdel(this.keys.suspended(cluster), objectKey)
-      .del(this.keys.history(cluster, objectKey)));
-    await this.publish({ cluster, objectKey, kind: 'deleted' });
+      .del(this.keys.history(cluster, objectKey))
+      .publish(this.channel, JSON.stringify({ cluster, objectKey, kind: 'deleted' } satisfies StatusChange)));
+  }
+
+  /**
+   * publishSync sends a reader's sync marker on the status channel, from the node that holds the
+   * records (the transaction names one of its keys): a subscriber receives it after every change
+   * announced before it, which the writers announce in the transaction that writes the record.
+   */
+  async publishSync(token: string): Promise<void> {
+    await this.exec(this.redis.multi().exists(this.keys.statusClusters).publish(this.channel, JSON.stringify({ sync: token } satisfies StatusSync)));
   }
 
   /** list returns every record of a cluster, as get sees each. */
@@ -285,12 +293,15 @@ export class StatusStore {
     return raw.map((entry) => JSON.parse(entry) as ReconcileRecord);
   }
 
+  /** addPut writes a record and announces it in the same transaction: a reader that sees the record can be sure the message was sent. */
   private addPut(transaction: ReturnType<Redis['multi']>, status: ObjectStatus): ReturnType<Redis['multi']> {
     const { suspended: _ignored, ...rest } = status;
     const stored = { ...rest, schemaVersion: redisSchemaVersion };
+    const change: StatusChange = { cluster: status.cluster, objectKey: status.objectKey, kind: 'updated' };
     return transaction
       .hset(this.keys.objectStatus(status.cluster), status.objectKey, JSON.stringify(stored))
-      .sadd(this.keys.statusClusters, status.cluster);
+      .sadd(this.keys.statusClusters, status.cluster)
+      .publish(this.channel, JSON.stringify(change));
   }
 
   private async exec(transaction: ReturnType<Redis['multi']>): Promise<void> {
@@ -305,9 +316,5 @@ export class StatusStore {
       if (error) throw error;
       return typeof value === 'string' ? value : null;
     });
-  }
-
-  private async publish(change: StatusChange): Promise<void> {
-    await this.redis.publish(this.channel, JSON.stringify(change));
   }
 }

@@ -1,4 +1,5 @@
-import { parseStatusChange, type ObjectStatus } from '@tidemark/contracts';
+import { randomUUID } from 'node:crypto';
+import { parseStatusChange, parseStatusSync, type ObjectStatus } from '@tidemark/contracts';
 import type { StatusStore } from '@tidemark/status-store';
 import { summarizeCell, type CellSummary } from './cell-state';
 import type { RedisClient } from '@tidemark/contracts';
@@ -39,6 +40,8 @@ export interface StatusCacheOptions {
   subscriber: RedisClient;
   /** Changes that arrive within this window are read and announced together. @defaultValue 50 */
   batchMs?: number;
+  /** How long sync waits for its marker before answering from the cache as it is. @defaultValue 2000 */
+  syncTimeoutMs?: number;
 }
 
 type Listener = (changes: readonly CachedChange[]) => void;
@@ -47,6 +50,7 @@ type Listener = (changes: readonly CachedChange[]) => void;
  * StatusCache keeps every status record in memory, fed by the store's pub/sub channel, so a
  * page of 10,000 objects × 3 clusters filters in memory instead of parsing 30,000 records per
  * request. A reconnect of the subscriber reloads everything (messages may have been missed).
+ * `sync` makes it read-your-writes: a request that syncs first sees every write made before it.
  */
 export class StatusCache {
   private readonly byKey = new Map<string, ObjectRow>();
@@ -56,6 +60,10 @@ export class StatusCache {
   private sortedRows: ObjectRow[] | undefined;
   private sortedKeys: string[] | undefined;
   private timer: NodeJS.Timeout | undefined;
+  /** The flush under way; flushes run one after the other, so an older read never lands last. */
+  private flushing: Promise<void> = Promise.resolve();
+  /** Sync markers sent and not yet received, by token. */
+  private readonly markers = new Map<string, () => void>();
   private started = false;
   /** version grows with every applied change; views cache on it. */
   version = 0;
@@ -79,6 +87,32 @@ export class StatusCache {
     this.options.subscriber.off('message', this.onMessage);
     this.options.subscriber.off('ready', this.onReconnect);
     if (this.options.subscriber.status === 'ready') await this.options.subscriber.unsubscribe(this.options.store.channel);
+  }
+
+  /**
+   * sync brings the cache up to every write made before the call: it publishes a marker on the
+   * status channel, waits until the subscriber receives it (every change announced earlier has
+   * arrived by then), then reads the changes still pending. The overview, the matrix and the
+   * detail page then agree. Without an answer in time (subscriber reconnecting) it gives up and
+   * the cache answers as it is; the reconnect reloads it.
+   */
+  async sync(): Promise<void> {
+    if (!this.started) return;
+    const token = randomUUID();
+    let timer: NodeJS.Timeout | undefined;
+    const arrived = new Promise<boolean>((resolve) => {
+      this.markers.set(token, () => resolve(true));
+      timer = setTimeout(() => resolve(false), this.options.syncTimeoutMs ?? 2000);
+    });
+    try {
+      await this.options.store.publishSync(token);
+      if (await arrived) await this.flushNow();
+    } catch {
+      // Redis is down: readiness says so; the cache answers with what it has.
+    } finally {
+      clearTimeout(timer);
+      this.markers.delete(token);
+    }
   }
 
   /** onChange registers a listener of applied changes; it returns the function that removes it. */
@@ -126,17 +160,29 @@ export class StatusCache {
   private readonly onMessage = (channel: string, message: string): void => {
     if (channel !== this.options.store.channel) return;
     const change = parseStatusChange(message);
-    if (!change) return;
+    if (!change) {
+      const marker = parseStatusSync(message);
+      if (marker) this.markers.get(marker.sync)?.();
+      return;
+    }
     this.pending.add(`${change.cluster}\n${change.objectKey}`);
-    this.timer ??= setTimeout(() => void this.flush(), this.options.batchMs ?? 50);
+    this.timer ??= setTimeout(() => void this.flushNow().catch(() => undefined), this.options.batchMs ?? 50);
   };
+
+  /** flushNow reads what is pending now, after any flush under way. */
+  private flushNow(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.flushing = this.flushing.catch(() => undefined).then(() => this.flush());
+    return this.flushing;
+  }
 
   private readonly onReconnect = (): void => {
     if (this.started && this.version > 0) void this.reload().catch(() => undefined);
   };
 
   private async flush(): Promise<void> {
-    this.timer = undefined;
+    if (this.pending.size === 0) return;
     const batch = [...this.pending].map((entry) => entry.split('\n') as [string, string]);
     this.pending.clear();
     const statuses = await Promise.all(batch.map(([cluster, key]) => this.options.store.get(cluster, key).catch(() => undefined)));

@@ -1,7 +1,7 @@
 /**
- * StatusChange is the message published on `RecordKeys.statusChanges` after every write to an
- * object's status, so dashboards update live and watches notice new kinds. 'deleted' when the
- * record was removed.
+ * StatusChange is the message published on `RecordKeys.statusChanges` with every write to an
+ * object's status (in the write's own transaction), so dashboards update live and watches notice
+ * new kinds. 'deleted' when the record was removed.
  */
 export interface StatusChange {
   cluster: string;
@@ -21,4 +21,23 @@ export function parseStatusChange(message: string): StatusChange | undefined {
   if (!change || typeof change.cluster !== 'string' || typeof change.objectKey !== 'string') return undefined;
   if (change.kind !== 'updated' && change.kind !== 'deleted') return undefined;
   return { cluster: change.cluster, objectKey: change.objectKey, kind: change.kind };
+}
+
+/**
+ * StatusSync is a marker a reader publishes on the same channel: every change published before
+ * it reaches a subscriber before it, so a cache that has seen its marker has seen every write
+ * made before the marker was sent.
+ */
+export interface StatusSync {
+  sync: string;
+}
+
+/** parseStatusSync reads a sync marker off the channel; undefined for anything else. */
+export function parseStatusSync(message: string): StatusSync | undefined {
+  try {
+    const value = JSON.parse(message) as Partial<StatusSync> | null;
+    return value && typeof value.sync === 'string' ? { sync: value.sync } : undefined;
+  } catch {
+    return undefined;
+  }
 }
