@@ -160,6 +160,24 @@ describe('Source objects', () => {
     await expect.poll(() => getSource('self'), { timeout: 30_000 }).toBeUndefined();
   });
 
+  it('a Source\'s serviceAccount and allow-list are honoured like a config-file source\'s: nothing outside them is applied', async () => {
+    const fencedUrl = await open.createRepository('fenced');
+    const fenced = await open.workingCopy('fenced');
+    await fenced.write('inside.yaml', configMap('inside', 'no-rights'));
+    await fenced.write('outside.yaml', stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'outside', namespace: 'kube-system' }, data: { value: 'escape' } }));
+    await fenced.commitAndPush('one object in the team, one outside');
+    // A ServiceAccount with no rights at all: anything applied as it is refused by the API server.
+    await applyObject(admin, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'deployer', namespace: team } });
+    await createObject(admin, sourceObject('fenced', { url: fencedUrl, serviceAccount: { namespace: team, name: 'deployer' }, allow: { namespaces: [team] } }));
+    const stalled = async (key: string) => findCondition((await reconciler.statusStore.get('mgmt', key))?.conditions, 'Stalled');
+    await expect.poll(async () => (await stalled('core/ConfigMap/kube-system/outside'))?.reason, { timeout: 30_000 }).toBe('NotAllowed');
+    expect((await stalled('core/ConfigMap/kube-system/outside'))?.message).toMatch(/namespace kube-system is not in allow\.namespaces \(team-a\)/);
+    await expect.poll(async () => (await stalled(`core/ConfigMap/${team}/inside`))?.reason, { timeout: 30_000 }).toBe('Forbidden');
+    expect((await stalled(`core/ConfigMap/${team}/inside`))?.message).toMatch(/system:serviceaccount:team-a:deployer/);
+    expect(await valueOf('inside')).toBeUndefined();
+    expect(await getObject(admin, { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'kube-system', name: 'outside' })).toBeUndefined();
+  });
+
   it('a Source removed from Git is deleted, prunes what it applied, and then goes', async () => {
     await boot.delete('sources/app.yaml');
     await boot.commitAndPush('offboard team-a app');

@@ -14,6 +14,7 @@ import type { ReconcilerConfig } from './config';
 import { connectClusters } from './clusters';
 import { sourceTenancy } from './source-tenancy';
 import { gitDesiredState } from './desired-state';
+import { sourceDeclarations } from './declarations';
 import { keepInstallingBuiltinCrds } from './builtin-crds';
 import { startConversionWebhook } from './conversion-webhook';
 import { SecretCertificateStore } from '@tidemark/conversion';
@@ -123,11 +124,17 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
   }
   if (config.role !== 'poller') {
     const waits = new DependencyWaits({ redis, prefix: recordPrefix, enqueue: (job) => queues.enqueue(job) });
+    const desired = gitDesiredState(sources, placement, clusterTargets, retiring);
+    const headOf = async (source: string) => {
+      const recorded = await readSourceStatus(redis, statusStore.keys, source);
+      return recorded.head ?? recorded.revision;
+    };
     const deps: PipelineDependencies = {
       connectionFor: (cluster) => connectionOf(clusters.main, cluster),
       actionsConnectionFor: (cluster) => connectionOf(clusters.actions, cluster),
-      desired: gitDesiredState(sources, placement, clusterTargets, retiring),
-      tenancyFor: sourceTenancy(config),
+      desired,
+      declarations: sourceDeclarations({ sources, retiring, reader: desired, headOf, enqueue: (job) => queues.enqueue(job) }),
+      tenancyFor: sourceTenancy(sources, config),
       kinds,
       statusStore,
       log,

@@ -3,7 +3,15 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from './config';
+import { parseSourceObject } from '@tidemark/source-objects';
 import { sourceTenancy } from './source-tenancy';
+
+/** tenancyOf builds the lookup over the config's sources, as the reconciler's one map of sources starts. */
+async function tenancyOf(lines: string[]) {
+  const config = await configOf(lines);
+  const sources = new Map(config.sources.map((spec) => [spec.name, { spec }]));
+  return { sources, tenancy: sourceTenancy(sources, config) };
+}
 
 async function configOf(lines: string[]) {
   const dir = await mkdtemp(join(tmpdir(), 'tidemark-tenancy-'));
@@ -25,17 +33,29 @@ const base = [
 
 describe('sourceTenancy', () => {
   it('gives a source its own ServiceAccount and allow-list, and one without none when there is no lockdown', async () => {
-    const tenancy = sourceTenancy(await configOf(base));
+    const { tenancy } = await tenancyOf(base);
     expect(tenancy('team-a')).toEqual({ serviceAccount: { namespace: 'team-a', name: 'deployer' }, allow: expect.objectContaining({ namespaces: ['team-a'] }) });
     expect(tenancy('legacy')).toEqual({});
     expect(tenancy('unknown')).toBeUndefined();
   });
 
   it('under defaultServiceAccount lockdown, a source without its own, or an unknown one, acts as the default', async () => {
-    const tenancy = sourceTenancy(await configOf([...base, 'defaultServiceAccount: { namespace: tidemark-tenants, name: nobody }']));
+    const { tenancy } = await tenancyOf([...base, 'defaultServiceAccount: { namespace: tidemark-tenants, name: nobody }']);
     expect(tenancy('legacy')).toEqual({ serviceAccount: { namespace: 'tidemark-tenants', name: 'nobody' } });
     expect(tenancy('unknown')).toEqual({ serviceAccount: { namespace: 'tidemark-tenants', name: 'nobody' } });
     expect(tenancy('team-a')?.serviceAccount).toEqual({ namespace: 'team-a', name: 'deployer' });
+  });
+
+  it('honours a source added at runtime (a Source object) with its own ServiceAccount and allow-list, and the lockdown for one without', async () => {
+    const { sources, tenancy } = await tenancyOf([...base, 'defaultServiceAccount: { namespace: tidemark-tenants, name: nobody }']);
+    expect(tenancy('team-b.apps')).toEqual({ serviceAccount: { namespace: 'tidemark-tenants', name: 'nobody' } });
+    const sourceObject = (name: string, spec: Record<string, unknown>) => parseSourceObject({ apiVersion: 'tidemark.dev/v1alpha1', kind: 'Source', metadata: { name, namespace: 'team-b' }, spec: { url: 'https://git.example.com/b.git', ref: { branch: 'main' }, intervalMs: 60000, ...spec } });
+    const apps = sourceObject('apps', { serviceAccount: { namespace: 'team-b', name: 'deployer' }, allow: { namespaces: ['team-b'] } });
+    sources.set(apps.name, apps);
+    expect(tenancy('team-b.apps')).toEqual({ serviceAccount: { namespace: 'team-b', name: 'deployer' }, allow: expect.objectContaining({ namespaces: ['team-b'] }) });
+    const open = sourceObject('open', {});
+    sources.set(open.name, open);
+    expect(tenancy('team-b.open')).toEqual({ serviceAccount: { namespace: 'tidemark-tenants', name: 'nobody' } });
   });
 
   it('refuses a source that asks for signed commits, which this release cannot verify (fails closed)', async () => {

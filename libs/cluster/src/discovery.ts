@@ -33,6 +33,21 @@ export class Discovery {
     throw new NotReadyError('KindNotServed', `waiting for ${kind} (${apiVersion}) to be served on cluster ${this.client.cluster}: install its CRD, or fix apiVersion and kind if they are misspelt.`, 5_000);
   }
 
+  /**
+   * resolveKind finds a kind however Git spells it: the kind itself, or the same in another case,
+   * or its resource name (`Deployment`, `deployment`, `deployments`). undefined when the
+   * group-version serves nothing by that name; network failures throw.
+   */
+  async resolveKind(apiVersion: string, spelling: string): Promise<ApiResource | undefined> {
+    const lower = spelling.toLowerCase();
+    const find = (list: ApiResource[]) => list.find((resource) => resource.kind === spelling)
+      ?? list.find((resource) => resource.kind.toLowerCase() === lower || resource.plural === lower);
+    const found = find(await this.list(apiVersion));
+    if (found) return found;
+    this.groupVersions.delete(apiVersion);
+    return find(await this.list(apiVersion));
+  }
+
   /** resourceForGroupKind finds a kind by group alone, at the group's preferred version. */
   async resourceForGroupKind(group: string, kind: string): Promise<ApiResource> {
     const version = await this.preferredVersion(group);

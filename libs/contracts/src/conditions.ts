@@ -48,6 +48,8 @@ export const Reason = {
   /** The source's allow-list does not cover the object; nothing was sent to the cluster for it. */
   NotAllowed: 'NotAllowed',
   InternalError: 'InternalError',
+  /** Two Git objects (in one source or two, spelt any way) write one live object; neither is applied or pruned. */
+  DuplicateObject: 'DuplicateObject',
   Conflict: 'Conflict',
   Orphaned: 'Orphaned',
   PruneAwaitingConfirmation: 'PruneAwaitingConfirmation',

@@ -39,6 +39,30 @@ export interface DesiredStateReader {
   orderingAt?(source: string, revision: string, cluster: string): Promise<RevisionOrdering | undefined>;
 }
 
+/** Declaration is one Git object placed on a cluster, in some source at the revision that source applies now. */
+export interface Declaration {
+  source: string;
+  revision: string;
+  objectKey: string;
+  object: KubernetesManifest;
+  path: string;
+  line?: number;
+}
+
+/**
+ * DeclarationIndex finds the Git objects of every source that may write one live object, so two
+ * declarations of it (in one source or two, spelt any way) are found before either is applied.
+ */
+export interface DeclarationIndex {
+  /**
+   * named lists every object named `name` that any source places on `cluster`, each source read
+   * at the revision it applies now (`pinned` for the run's own source). Unreadable objects are left out.
+   */
+  named(cluster: string, name: string, pinned: { source: string; revision: string }): Promise<Declaration[]>;
+  /** wake asks for a declaration to be reconciled again: another declaration of its live object came or went. */
+  wake(cluster: string, declaration: Declaration): Promise<void>;
+}
+
 /** DependencyWaitRegistry records waiting objects and wakes them (libs/ordering's DependencyWaits). */
 export interface DependencyWaitRegistry {
   register(cluster: string, token: string, waiter: { source: string; revision: string; objectKey: string }): Promise<void>;
@@ -86,6 +110,11 @@ export interface PipelineDependencies {
    * the run acts as the reconciler and nothing is refused before the API server sees it.
    */
   tenancyFor?(source: string): SourceTenancy | undefined;
+  /**
+   * Every source's declarations, to refuse two Git objects writing one live object (DuplicateObject).
+   * Without it, only the run's own source is asked, and only about namespace spellings.
+   */
+  declarations?: DeclarationIndex;
   kinds: KindRegistry;
   statusStore: StatusStore;
   log?: Logger;

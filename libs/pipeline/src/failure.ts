@@ -30,6 +30,7 @@ const codeReasons: Record<string, string> = {
   Unauthorized: Reason.Forbidden,
   InternalError: Reason.InternalError,
   Conflict: Reason.Conflict,
+  DuplicateObject: Reason.DuplicateObject,
   PruneAwaitingConfirmation: Reason.PruneAwaitingConfirmation,
   RevisionNotAdmitted: 'RevisionNotAdmitted',
   SourceTooLarge: 'SourceTooLarge',

@@ -4,9 +4,10 @@
 // hands everything else in (PipelineDependencies).
 
 export { reconcile } from './reconcile';
-export type { PipelineDependencies, PipelineOptions, DesiredObject, DesiredStateReader, DependencyWaitRegistry } from './dependencies';
+export type { PipelineDependencies, PipelineOptions, DesiredObject, DesiredStateReader, DependencyWaitRegistry, Declaration, DeclarationIndex } from './dependencies';
 export { cleanupFinalizer, pruneEmptyAnnotation } from './tracking';
 export type { SourceTenancy } from './source-tenancy';
 export type { AllowList } from './allow-list';
 export type { PipelineObserver, ReconcileObservation, ReconcileResult } from './observer';
 export { renderForPreview, type PreviewRenderInput, type PreviewRenderDependencies, type PreviewRendered } from './preview-render';
+export { liveIdentity, canonicalResource } from './live-identity';

@@ -2,6 +2,7 @@ import { describeObject, formatObjectKey, groupOf, isReconcileFailure, type Kube
 import type { PipelineDependencies } from './dependencies';
 import type { PruneContext } from './prune-guards';
 import type { ReconcileRun } from './run';
+import { otherDeclarations } from './duplicate-check';
 
 /** pruneContext gives the prune guards the run's cluster, and Git at the run's revision. */
 export function pruneContext(run: ReconcileRun, deps: PipelineDependencies): PruneContext {
@@ -38,5 +39,7 @@ async function declaredBy(run: ReconcileRun, deps: PipelineDependencies, live: K
       throw error;
     }
   }
-  return undefined;
+  // Another source, or another spelling discovery resolves to this object (kind case, resource name, old group).
+  const [other] = await otherDeclarations(run, deps, { apiVersion: live.apiVersion, kind: live.kind, namespace, name: live.metadata.name });
+  return other ? `source ${other.source} at ${other.path}${other.line ? `:${other.line}` : ''}` : undefined;
 }

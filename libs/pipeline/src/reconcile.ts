@@ -60,7 +60,7 @@ export async function reconcile(job: ReconcileJob, deps: PipelineDependencies, s
 async function runStages(run: ReconcileRun, deps: PipelineDependencies, signal?: AbortSignal): Promise<StatusResult | undefined> {
   const fetched = await fetchStage(run, deps);
   recordFetched(run, fetched);
-  if (fetched.action === 'stallAgain') throw fetched.failure;
+  if (fetched.action === 'stallAgain' || fetched.action === 'fail') throw fetched.failure;
   signal?.throwIfAborted();
   if (fetched.action === 'skip') return undefined;
   run.deletion = await deletionStage(run, deps);

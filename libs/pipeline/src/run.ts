@@ -30,12 +30,14 @@ export interface Fetched {
 /**
  * FetchResult says what the run does with what fetch read: reconcile it; skip it (a suspended
  * object, or a stalled one at the revision it stalled at); or stall again (a stalled object
- * whose spec is unchanged at a new revision fails as it did, with `failure`).
+ * whose spec is unchanged at a new revision fails as it did, with `failure`); or fail with what it
+ * read (a refusal before the cluster is asked: the last status record stays the basis of the next).
  */
 export type FetchResult =
   | { action: 'reconcile'; fetched: Fetched }
   | { action: 'skip'; fetched: Fetched }
-  | { action: 'stallAgain'; fetched: Fetched; failure: TerminalError };
+  | { action: 'stallAgain'; fetched: Fetched; failure: TerminalError }
+  | { action: 'fail'; fetched: Fetched; failure: ReconcileFailure };
 
 /** PruneResult is what a prune did: 'deleted' change-set entries, and the objects a prune guard kept (orphaned). */
 export interface PruneResult {

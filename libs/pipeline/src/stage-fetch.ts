@@ -1,8 +1,9 @@
-import { ConditionType, NotReadyError, TerminalError, contentHash, findCondition, parseObjectKey, type KubernetesManifest, type ReconcileJob } from '@tidemark/contracts';
+import { ConditionType, isReconcileFailure, NotReadyError, TerminalError, contentHash, findCondition, parseObjectKey, type KubernetesManifest, type ReconcileJob } from '@tidemark/contracts';
 import { getByResource, type ApiResource } from '@tidemark/cluster';
 import type { PipelineDependencies } from './dependencies';
 import type { Fetched, FetchResult, ReconcileRun } from './run';
 import { checkAllowed } from './allow-check';
+import { refuseDuplicates } from './duplicate-check';
 
 /**
  * fetchStage reads the desired object from Git at the job's revision, the live object from the
@@ -21,7 +22,13 @@ export async function fetchStage(run: ReconcileRun, deps: PipelineDependencies):
   if (stalled) return stalled;
   const apiVersion = desired?.object.apiVersion ?? previous?.apiVersion;
   if (!apiVersion) return { action: 'reconcile', fetched }; // Neither in Git nor ever reconciled: nothing to do.
-  return { action: 'reconcile', fetched: { ...fetched, ...(await readCluster(run, deps, fetched, apiVersion)) } };
+  try {
+    return { action: 'reconcile', fetched: { ...fetched, ...(await readCluster(run, deps, fetched, apiVersion)) } };
+  } catch (error) {
+    // A refusal (not allowed, a duplicate) keeps what fetch read: the record's inventory and apiVersion stay.
+    if (isReconcileFailure(error)) return { action: 'fail', fetched, failure: error };
+    throw error;
+  }
 }
 
 async function admitted(job: ReconcileJob, deps: PipelineDependencies): Promise<ReconcileJob> {
@@ -35,6 +42,7 @@ async function readCluster(run: ReconcileRun, deps: PipelineDependencies, fetche
   const resource = await resourceOrUndefined(run, apiVersion);
   const namespace = namespaceFor(run, fetched, resource, deps.options?.defaultNamespace ?? 'default');
   checkAllowed(run, deps, resource, namespace, apiVersion);
+  await refuseDuplicates(run, deps, resource, fetched, namespace);
   const object = fetched.desired ? withNamespace(fetched.desired.object, namespace) : undefined;
   const live = resource ? await getByResource(run.connection, resource, namespace || undefined, run.ref.name) : undefined;
   return { plugin, object, live, ...(resource ? {} : { kindNotServed: true }) };

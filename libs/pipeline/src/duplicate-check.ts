@@ -1,0 +1,95 @@
+import type { ApiResource } from '@tidemark/cluster';
+import { ConditionType, describeObject, findCondition, groupOf, NotReadyError } from '@tidemark/contracts';
+import type { Declaration, PipelineDependencies } from './dependencies';
+import { canonicalResource, guessPlural, liveIdentity } from './live-identity';
+import type { Fetched, ReconcileRun } from './run';
+
+/** LiveObjectRef is a live object as one declaration writes it: apiVersion and kind as spelt, namespace as resolved. */
+interface LiveObjectRef {
+  apiVersion: string;
+  kind: string;
+  namespace: string;
+  name: string;
+}
+
+/**
+ * refuseDuplicates stops a run whose live object another Git object also declares (in this source
+ * or another, spelt any way: kind or resource name, case, an old group, the namespace written or
+ * left to the default). Neither declaration is applied or pruned until one goes; both say so, with
+ * both files. The other is woken the first time, so its status says so too. A waiting error, not a
+ * terminal one: the other source may resolve it without this source's revision moving.
+ */
+export async function refuseDuplicates(run: ReconcileRun, deps: PipelineDependencies, served: ApiResource | undefined, fetched: Fetched, namespace: string): Promise<void> {
+  const desired = fetched.desired;
+  if (!deps.declarations || !desired) return;
+  // A kind spelt as its resource name or in another case is not served as such, yet names one.
+  const resource = served ?? await run.connection.discovery.resolveKind(desired.object.apiVersion, run.ref.kind);
+  if (!resource) return;
+  const own = liveIdentity({ ...resource, namespace, name: run.ref.name }, defaultNamespaceOf(deps));
+  const others = await sameLiveObject(run, deps, own, resource);
+  if (others.length === 0) return;
+  const here = `source ${run.job.source} at ${place(desired.path, desired.line)}`;
+  const there = others.map((other) => `source ${other.source} at ${place(other.path, other.line)}`);
+  const message = `${describeObject({ kind: resource.kind, namespace: resource.namespaced ? namespace : '', name: run.ref.name })} on cluster ${run.job.cluster} is declared by more than one Git object: ${[here, ...there].join(' and ')}. Nothing is applied or pruned for it until only one declares it.`;
+  // Woken once, when this run first sees the duplicate: a run that already said so wakes nobody (no ping-pong).
+  if (findCondition(fetched.previous?.conditions ?? [], ConditionType.Ready)?.message !== message) {
+    for (const other of others) await deps.declarations.wake(run.job.cluster, other).catch((error: unknown) => deps.log?.warn({ objectKey: other.objectKey, source: other.source, err: String(error) }, 'could not wake a duplicate declaration'));
+  }
+  throw new NotReadyError('DuplicateObject', message, deps.options?.dependencyRecheckMs ?? 60_000);
+}
+
+/**
+ * otherDeclarations lists the Git objects, other than the run's own, that declare a live object
+ * (the object being pruned, or the run's own object when it leaves Git).
+ */
+export async function otherDeclarations(run: ReconcileRun, deps: PipelineDependencies, target: LiveObjectRef): Promise<Declaration[]> {
+  if (!deps.declarations) return [];
+  const resource = await run.connection.discovery.resolveKind(target.apiVersion, target.kind);
+  if (!resource) return [];
+  const own = liveIdentity({ ...resource, namespace: target.namespace, name: target.name }, defaultNamespaceOf(deps));
+  return sameLiveObject(run, deps, own, resource);
+}
+
+/** wakeOtherDeclarations: the run's object left Git, so another declaration of its live object may now apply it. */
+export async function wakeOtherDeclarations(run: ReconcileRun, deps: PipelineDependencies): Promise<void> {
+  const object = run.live ?? run.object;
+  const apiVersion = object?.apiVersion ?? run.previous?.apiVersion;
+  if (!deps.declarations || !apiVersion) return;
+  const target = { apiVersion, kind: run.ref.kind, namespace: object?.metadata.namespace ?? run.previous?.namespace ?? run.ref.namespace, name: run.ref.name };
+  try {
+    for (const other of await otherDeclarations(run, deps, target)) await deps.declarations.wake(run.job.cluster, other);
+  } catch (error) {
+    // The other declaration's own recheck finds the change anyway; waking only makes it sooner.
+    deps.log?.warn({ objectKey: run.job.objectKey, cluster: run.job.cluster, err: String(error) }, 'could not wake other declarations');
+  }
+}
+
+async function sameLiveObject(run: ReconcileRun, deps: PipelineDependencies, own: string, resource: ApiResource): Promise<Declaration[]> {
+  const candidates = await deps.declarations!.named(run.job.cluster, run.ref.name, { source: run.job.source, revision: run.job.revision });
+  const same: Declaration[] = [];
+  for (const candidate of candidates) {
+    if (candidate.source === run.job.source && candidate.objectKey === run.job.objectKey) continue;
+    if ((await identityOf(run, deps, candidate, resource)) === own) same.push(candidate);
+  }
+  return same;
+}
+
+/** identityOf resolves another declaration through discovery; a kind the cluster does not serve is guessed, in the scope of ours. */
+async function identityOf(run: ReconcileRun, deps: PipelineDependencies, declaration: Declaration, ours: ApiResource): Promise<string> {
+  const { object } = declaration;
+  const target = { namespace: object.metadata.namespace ?? '', name: object.metadata.name };
+  const resolved = await run.connection.discovery.resolveKind(object.apiVersion, object.kind).catch(() => undefined);
+  if (resolved) return liveIdentity({ ...resolved, ...target }, defaultNamespaceOf(deps));
+  const group = groupOf(object.apiVersion);
+  const plural = guessPlural(object.kind);
+  const sameResource = canonicalResource(group, plural) === canonicalResource(ours.group, ours.plural);
+  return liveIdentity({ group, plural, namespaced: sameResource ? ours.namespaced : target.namespace !== '', ...target }, defaultNamespaceOf(deps));
+}
+
+function defaultNamespaceOf(deps: PipelineDependencies): string {
+  return deps.options?.defaultNamespace ?? 'default';
+}
+
+function place(path: string, line: number | undefined): string {
+  return line ? `${path}:${line}` : path;
+}
