@@ -1,6 +1,7 @@
 // How many requests one WebApp costs the API server, counted as the real server answered them:
 // first creation says what it did in one Event and writes status once; an unchanged resync writes
-// nothing, says nothing, and never dry-runs the CR twice.
+// nothing, says nothing and dry-runs nothing (each object's last apply left it at the version it
+// still has); a hand edit moves the resourceVersion, so the next resync dry-runs and heals it.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startPipelineHarness, type PipelineHarness } from '../support/pipeline-harness';
@@ -23,7 +24,7 @@ afterAll(async () => {
 });
 
 /** counted runs `work` and returns the requests it sent, by what they were. */
-async function counted(work: () => Promise<unknown>): Promise<{ events: number; statusWrites: number; crDryRuns: number; dryRuns: number; all: number }> {
+async function counted(work: () => Promise<unknown>): Promise<{ events: number; statusWrites: number; crDryRuns: number; dryRuns: number; writes: number; gets: number; all: number }> {
   requests.length = 0;
   counting = true;
   try {
@@ -37,6 +38,8 @@ async function counted(work: () => Promise<unknown>): Promise<{ events: number; 
     statusWrites: requests.filter((request) => request.apply && !request.dryRun && request.path.endsWith('/status')).length,
     crDryRuns: requests.filter((request) => request.dryRun && isCr(request.path)).length,
     dryRuns: requests.filter((request) => request.dryRun).length,
+    writes: requests.filter((request) => request.method !== 'GET' && !request.dryRun).length,
+    gets: requests.filter((request) => request.method === 'GET').length,
     all: requests.length,
   };
 }
@@ -56,12 +59,36 @@ describe('requests per WebApp', () => {
     expect(about[0]!.message.split('\n').length).toBeGreaterThan(1);
   });
 
-  it('an unchanged resync writes no status, records no Event and dry-runs the CR once at most', async () => {
+  it('an unchanged resync writes nothing, records no Event and dry-runs nothing: one GET per object', async () => {
     // The first resync after creation still writes status once: its message now says "unchanged".
     await harness.reconcileKey(key, 'resync');
     const resync = await counted(() => harness.reconcileKey(key, 'resync'));
     expect(resync.events).toBe(0);
     expect(resync.statusWrites).toBe(0);
-    expect(resync.crDryRuns).toBeLessThanOrEqual(1);
+    expect(resync.crDryRuns).toBe(0);
+    expect(resync.dryRuns).toBe(0);
+    expect(resync.writes).toBe(0);
+    // The CR and what it renders (Deployment, Service, ...), each read once.
+    const record = await harness.statusStore.get('shared', key);
+    expect(resync.gets).toBe(1 + record!.inventory.length);
+    expect(resync.all).toBe(resync.gets);
+  });
+
+  it('a hand edit moves the resourceVersion: the next resync dry-runs that object and heals it', async () => {
+    const path = `/apis/apps/v1/namespaces/${namespace}/deployments/shop`;
+    await harness.connection.asManager('kubectl-edit').client.request({
+      method: 'PATCH', path, query: { fieldManager: 'kubectl-edit', force: 'true' }, contentType: 'application/apply-patch+yaml',
+      body: { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'shop', namespace }, spec: { replicas: 4 } }, what: 'edit by hand',
+    });
+    const healed = await counted(() => harness.reconcileKey(key, 'resync'));
+    expect(healed.dryRuns).toBe(1);
+    expect(requests.some((request) => request.dryRun && request.path === path)).toBe(true);
+    const deployment = await harness.connection.client.request<{ spec: { replicas: number } }>({ method: 'GET', path, what: 'read the deployment' });
+    expect(deployment.spec.replicas).toBe(1);
+    const record = await harness.statusStore.get('shared', key);
+    expect(record?.conditions.find((condition) => condition.type === 'Drifted')?.message).toMatch(/Healed: .*Deployment .*\/spec\/replicas/);
+    // Healed, it is skipped again.
+    const after = await counted(() => harness.reconcileKey(key, 'resync'));
+    expect(after.dryRuns).toBe(0);
   });
 });

@@ -31,6 +31,12 @@ export interface ChangeSetOptions {
    * (the drift policy `report` uses it). @defaultValue always 'apply'
    */
   decide?(object: KubernetesManifest, live: KubernetesManifest | undefined, dryRun: KubernetesManifest): 'apply' | 'skip';
+  /**
+   * appliedBefore is asked before dry-running an object that exists: when an earlier apply of this
+   * very object left the live object at the version it has now, it returns what the API server
+   * warned about then, and the object is 'unchanged' without a request. @defaultValue never
+   */
+  appliedBefore?(object: KubernetesManifest, live: KubernetesManifest): { warnings: readonly string[] } | undefined;
 }
 
 /**
@@ -79,6 +85,11 @@ async function applyWarned(connection: ClusterConnection, object: KubernetesMani
     const resource = await connection.discovery.resourceFor(object.apiVersion, object.kind);
     const live = known ? known.live : await getByResource(connection, resource, resource.namespaced ? object.metadata.namespace : undefined, object.metadata.name);
     if (!live) return await create(connection, resource, object, options, warnings);
+    const before = options.appliedBefore?.(object, live);
+    if (before) {
+      warnings.push(...before.warnings);
+      return { subject, action: 'unchanged', object: live, live };
+    }
     const dryRun = known?.dryRun?.object ?? await applyToResource(connection, resource, object, { dryRun: true, warnings });
     if (sameObject(dryRun, live)) return { subject, action: 'unchanged', object: live, live, dryRun };
     if (options.decide?.(object, live, dryRun) === 'skip') return { subject, action: 'skipped', object: live, live, dryRun };

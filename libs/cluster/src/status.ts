@@ -22,8 +22,9 @@ const statusFieldCache = new WeakMap<ClusterConnection, Map<string, { fields: Se
  * status schema does not declare are left out: server-side apply refuses them. When `object`
  * is the live object and its status already holds exactly these fields with these values, the
  * write is skipped (a steady-state run costs no request): the apply would change nothing.
+ * Otherwise it returns the object as it is after the write (the given one when nothing was written).
  */
-export async function applyStatus(connection: ClusterConnection, object: KubernetesManifest, status: Record<string, unknown>): Promise<boolean> {
+export async function applyStatus(connection: ClusterConnection, object: KubernetesManifest, status: Record<string, unknown>): Promise<KubernetesManifest | false> {
   const resource = await connection.discovery.resourceFor(object.apiVersion, object.kind);
   if (!resource.hasStatusSubresource) return false;
   const declared = await declaredStatusFields(connection, resource);
@@ -33,9 +34,8 @@ export async function applyStatus(connection: ClusterConnection, object: Kuberne
     metadata: { name: object.metadata.name, ...(object.metadata.namespace ? { namespace: object.metadata.namespace } : {}) },
     status: declared === 'any' ? status : Object.fromEntries(Object.entries(status).filter(([field]) => declared.has(field))),
   };
-  if (holdsAlready(object, patch.status as Record<string, unknown>)) return true;
-  await applyToResource(connection, resource, patch, { subresource: 'status' });
-  return true;
+  if (holdsAlready(object, patch.status as Record<string, unknown>)) return object;
+  return applyToResource(connection, resource, patch, { subresource: 'status' });
 }
 
 /**

@@ -58,6 +58,20 @@ export interface LiveChild {
   message?: string;
 }
 
+/**
+ * AppliedVersion says that applying an object whose content hashes to `hash` left the live
+ * object at this uid and resourceVersion as Git wants it. While Git and the live object both stay
+ * so, the next apply would change nothing, so it is neither dry-run nor applied again; a hand
+ * edit changes the resourceVersion, so drift is still found. `warnings` are what the API server
+ * said then. Never kept for Secrets (a hash of their data stays out of Redis).
+ */
+export interface AppliedVersion {
+  hash: string;
+  uid: string;
+  resourceVersion: string;
+  warnings?: string[];
+}
+
 /** ChangeCounts sums what one apply did. */
 export interface ChangeCounts {
   created: number;
@@ -113,6 +127,8 @@ export interface ObjectStatus {
   resources?: AppliedResource[];
   /** Things a user should know that are not failures, each a sentence. */
   warnings?: string[];
+  /** Per applied object (by inventory id: group/Kind/namespace/name), the version its last apply left; see AppliedVersion. */
+  appliedVersions?: Record<string, AppliedVersion>;
   suspended?: boolean;
   updatedAt: string;
   /** The Redis schema version of the release that wrote the record (absent: 1, before versions). */

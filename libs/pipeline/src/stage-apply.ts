@@ -9,31 +9,42 @@ import { inventoryEntry } from './tracking';
 import { subjectOf } from './subject';
 import { checkRenderedAllowed } from './allow-check';
 import { identityPreflight } from './identity-preflight';
+import { appliedBefore, appliedVersionOf } from './applied-versions';
 
 /**
  * applyStage applies the CR (for a kind) and the rendered objects with server-side apply in
  * dependency order, healing or reporting drift as each object's policy says. The CR is neither
- * read nor dry-run again: fetch read it and validate dry-ran it.
+ * read nor dry-run again: fetch read it and validate dry-ran it. An object whose last apply left
+ * it at the version it still has is not dry-run at all (appliedBefore).
  */
 export async function applyStage(run: ReconcileRun, deps: PipelineDependencies, rendered: KubernetesManifest[], validated?: ValidatedResource): Promise<AppliedObjects> {
   run.stage = 'apply';
   const drift = driftCheck(run, deps);
+  const options = { ...drift.options, appliedBefore: appliedBefore(run.previous) };
   try {
     await checkRenderedAllowed(run, deps, rendered);
     await identityPreflight(run, rendered);
     let live = run.live;
     const warned: ChangeSetEntry[] = [];
+    const versions: [KubernetesManifest, ChangeSetEntry][] = [];
     if (run.plugin && run.object) {
-      const known = { live: run.live, ...(validated ? { dryRun: validated.dryRun } : {}) };
-      const entry = await applyWithChangeSet(run.connection, customResourceToApply(run), drift.options, known);
+      const known = { live: run.live, ...(validated?.dryRun ? { dryRun: validated.dryRun } : {}) };
+      const object = customResourceToApply(run);
+      const entry = await applyWithChangeSet(run.connection, object, options, known);
       live = entry.object;
       warned.push(entry);
+      versions.push([object, entry]);
     }
-    const changes = await applyChangeSet(run.connection, rendered, drift.options);
+    const changes = await applyChangeSet(run.connection, rendered, options);
     if (!run.plugin) live = changes[0]?.object ?? live;
+    versions.push(...rendered.map((object, index): [KubernetesManifest, ChangeSetEntry] => [object, changes[index]!]));
     return {
       live,
       changes,
+      versions: Object.fromEntries(versions.flatMap(([object, entry]) => {
+        const version = appliedVersionOf(object, entry);
+        return version ? [version] : [];
+      })),
       inventory: run.plugin ? rendered.map(inventoryEntry) : [],
       drift: { healed: drift.healed, reported: drift.reported },
       warnings: apiWarnings([...warned, ...changes]),

@@ -2,6 +2,7 @@ import type { ChangeSetEntry } from '@tidemark/cluster';
 import type { Condition, DriftItem, InventoryEntry, KubernetesManifest } from '@tidemark/contracts';
 import type { Health } from '@tidemark/kinds';
 import type { KeptObject } from './prune-guards';
+import type { AppliedVersions } from './applied-versions';
 
 /** AppliedObjects is what the apply stage did. */
 export interface AppliedObjects {
@@ -9,6 +10,8 @@ export interface AppliedObjects {
   live: KubernetesManifest | undefined;
   /** One entry per rendered object: created, configured, unchanged or skipped (drift reported). */
   changes: ChangeSetEntry[];
+  /** The version each object applied, created, configured or unchanged, is live at now (see appliedBefore). */
+  versions: AppliedVersions;
   /** What the object owns now, for the next run's prune (a plain manifest is its own: none). */
   inventory: InventoryEntry[];
   /** Drift found on the way: healed (re-applied) and reported (left as it is). */

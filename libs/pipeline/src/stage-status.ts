@@ -6,6 +6,8 @@ import { desiredPlace } from './desired-place';
 import { driftSummary } from './drift-check';
 import { appliedResources } from './applied-resources';
 import { keptEvents } from './record-deletion';
+import { withResourceVersion } from './applied-versions';
+import { customResourceToApply } from './stage-validate';
 
 /** StatusResult is the status store record finalizeStatus writes, and the Events to emit after it. */
 export interface StatusResult {
@@ -58,6 +60,7 @@ export function statusRecord(run: ReconcileRun, outcome: ApplyOutcome, condition
     kindStatus: outcome.kind.kindStatus,
     warnings: [...outcome.applied.warnings, ...outcome.kept.map((kept) => `Not pruned: ${kept.reason}`)],
     resources: appliedResources(outcome.applied.changes),
+    appliedVersions: outcome.applied.versions,
     ...(outcome.applied.drift.reported.length > 0 ? { drift: outcome.applied.drift.reported } : {}),
     updatedAt: now.toISOString(),
   };
@@ -82,7 +85,11 @@ async function writeCustomResourceStatus(run: ReconcileRun, outcome: ApplyOutcom
     ...outcome.kind.kindStatus,
   };
   const written = await applyStatus(run.reportingConnection, run.live as KubernetesManifest, status);
-  if (written) return [];
+  if (written) {
+    // The status write moved the CR's resourceVersion; its spec is still the one applied.
+    if (run.object && record.appliedVersions) record.appliedVersions = withResourceVersion(record.appliedVersions, customResourceToApply(run), written);
+    return [];
+  }
   const warning = `The ${run.ref.kind} CRD on cluster ${run.job.cluster} has no status subresource, so status is kept in Tidemark's status store only. Add "subresources: {status: {}}" to the CRD to see it with kubectl.`;
   record.warnings = [...(record.warnings ?? []), warning];
   // Said once, when it starts to hold, not on every run.
