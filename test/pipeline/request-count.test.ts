@@ -91,4 +91,13 @@ describe('requests per WebApp', () => {
     const after = await counted(() => harness.reconcileKey(key, 'resync'));
     expect(after.dryRuns).toBe(0);
   });
+
+  it('a plain manifest: an unchanged resync reads it once and sends nothing else', async () => {
+    await harness.repo.write('settings.yaml', `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  namespace: ${namespace}\ndata:\n  mode: calm\n`);
+    const created = await counted(() => harness.pushAndReconcile('add settings'));
+    expect(created.dryRuns).toBe(0);
+    const plainKey = `core/ConfigMap/${namespace}/settings`;
+    const resync = await counted(() => harness.reconcileKey(plainKey, 'resync'));
+    expect(resync).toMatchObject({ gets: 1, all: 1 });
+  });
 });

@@ -37,6 +37,8 @@ export interface ChangeSetOptions {
    * warned about then, and the object is 'unchanged' without a request. @defaultValue never
    */
   appliedBefore?(object: KubernetesManifest, live: KubernetesManifest): { warnings: readonly string[] } | undefined;
+  /** known returns what the caller already read of an object in this run, so it is not read again. @defaultValue nothing known */
+  known?(object: KubernetesManifest): KnownState | undefined;
 }
 
 /**
@@ -154,7 +156,8 @@ async function applyAll(connection: ClusterConnection, objects: KubernetesManife
     while (next < objects.length && !failure) {
       const index = next++;
       try {
-        results[index] = await applyWithChangeSet(connection, objects[index]!, options);
+        const object = objects[index]!;
+        results[index] = await applyWithChangeSet(connection, object, options, options.known?.(object));
       } catch (error) {
         failure ??= { error };
       }

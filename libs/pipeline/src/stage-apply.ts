@@ -1,11 +1,11 @@
-import { applyChangeSet, applyWithChangeSet, toReconcileFailure, type ChangeSetEntry } from '@tidemark/cluster';
+import { applyChangeSet, applyWithChangeSet, toReconcileFailure, type ChangeSetEntry, type ChangeSetOptions, type KnownState } from '@tidemark/cluster';
 import type { KubernetesManifest } from '@tidemark/contracts';
 import type { PipelineDependencies } from './dependencies';
 import { driftCheck } from './drift-check';
 import type { ReconcileRun } from './run';
 import type { AppliedObjects } from './stage-results';
 import { customResourceToApply, type ValidatedResource } from './stage-validate';
-import { inventoryEntry } from './tracking';
+import { inventoryEntry, inventoryId } from './tracking';
 import { subjectOf } from './subject';
 import { checkRenderedAllowed } from './allow-check';
 import { identityPreflight } from './identity-preflight';
@@ -20,7 +20,7 @@ import { appliedBefore, appliedVersionOf } from './applied-versions';
 export async function applyStage(run: ReconcileRun, deps: PipelineDependencies, rendered: KubernetesManifest[], validated?: ValidatedResource): Promise<AppliedObjects> {
   run.stage = 'apply';
   const drift = driftCheck(run, deps);
-  const options = { ...drift.options, appliedBefore: appliedBefore(run.previous) };
+  const options: ChangeSetOptions = { ...drift.options, appliedBefore: appliedBefore(run.previous), known: plainManifestLive(run) };
   try {
     await checkRenderedAllowed(run, deps, rendered);
     await identityPreflight(run, rendered);
@@ -52,6 +52,13 @@ export async function applyStage(run: ReconcileRun, deps: PipelineDependencies, 
   } catch (error) {
     throw toReconcileFailure(error, `apply ${subjectOf(run)}`);
   }
+}
+
+/** plainManifestLive: a plain manifest is its own rendered object, and fetch read it live already. */
+function plainManifestLive(run: ReconcileRun): ((object: KubernetesManifest) => KnownState | undefined) | undefined {
+  if (run.plugin || !run.object || run.kindNotServed) return undefined;
+  const id = inventoryId(inventoryEntry(run.object));
+  return (object) => (inventoryId(inventoryEntry(object)) === id ? { live: run.live } : undefined);
 }
 
 /** apiWarnings are what the API server warned about (a deprecated apiVersion), as the object's warnings. */
