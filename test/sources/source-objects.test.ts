@@ -1,8 +1,7 @@
 // Sources as Kubernetes objects, end to end on a control plane of its own (Source objects are
 // watched cluster-wide, so no other suite's reconciler may see them): the bootstrap loop (a
-// config-file source applies Source objects from Git), change, suspend, CEL refusals at
-// admission, a Source that defines itself, and deletion. (Rotation and a missing Secret: not yet
-// reliable on the rig, see the issue's closing note.)
+// config-file source applies Source objects from Git), change, suspend, a rotated password, a
+// missing Secret, CEL refusals at admission, a Source that defines itself, and deletion.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -136,6 +135,36 @@ describe('Source objects', () => {
     await pushSource(sourceObject('app', { url: appUrl, path: 'v2', secretRef: { name: 'git-auth' } }));
     await expect.poll(() => valueOf('other'), { timeout: 30_000 }).toBe('three');
     await expect.poll(async () => (await statusOf('app')).lastFetchedRevision, { timeout: 15_000 }).toBe(pushed);
+  });
+
+  it('rotation: the server refuses the old password, the Secret is updated, the next fetch uses the new one without a restart', async () => {
+    guarded.setBasicAuth({ username: 'bot', password: 'second-password' });
+    await expect.poll(async () => (await ready('app'))?.reason, { timeout: 20_000 }).toBe('FetchFailed');
+    expect((await statusOf('app')).lastError).toMatch(/refused the credentials \(HTTP 401\)/);
+    expect(JSON.stringify(await getSource('app'))).not.toMatch(/first-password|second-password/);
+    // A commit the old password cannot fetch: seeing it applied proves the new credential was used.
+    await app.git('remote', 'set-url', 'origin', appUrl.replace('http://', 'http://bot:second-password@'));
+    await app.write('v2/other.yaml', configMap('other', 'four'));
+    const pushed = await app.commitAndPush('four');
+    await applyObject(admin, gitSecret('second-password'));
+    await expect.poll(() => valueOf('other'), { timeout: 30_000 }).toBe('four');
+    await expect.poll(async () => (await statusOf('app')).lastFetchedRevision, { timeout: 15_000 }).toBe(pushed);
+    await expect.poll(async () => (await ready('app'))?.status, { timeout: 15_000 }).toBe('True');
+  });
+
+  it('a missing Secret gives a clear condition naming the Source, the Secret and its keys, and nothing is pruned', async () => {
+    const revision = (await statusOf('app')).lastFetchedRevision;
+    await deleteObject(admin, { group: '', kind: 'Secret', namespace: team, name: 'git-auth' });
+    await expect.poll(async () => (await ready('app'))?.reason, { timeout: 20_000 }).toBe('SecretNotFound');
+    expect((await ready('app'))?.message).toMatch(/^Secret not found: team-a\/git-auth \(spec\.secretRef of Source team-a\/app\) does not exist; create it in namespace team-a with the keys username and password, .*Nothing is fetched, and nothing pruned, until it exists\.$/);
+    // More failed polls come and go; what the source applied stays, and so does what it showed.
+    const since = new Date().toISOString();
+    const polledAt = async () => (await redis.hget(new RecordKeys(prefix).sourceStatus(`${team}.app`), 'polledAt')) ?? '';
+    await expect.poll(async () => (await polledAt()) > since, { timeout: 10_000 }).toBe(true);
+    expect(await valueOf('other')).toBe('four');
+    expect(await statusOf('app')).toMatchObject({ lastFetchedRevision: revision, objects: 1 });
+    await applyObject(admin, gitSecret('second-password'));
+    await expect.poll(async () => (await ready('app'))?.status, { timeout: 20_000 }).toBe('True');
   });
 
   it('a Source never deletes the Source that defines it: removed from its own Git, it is orphaned, not deleted', async () => {

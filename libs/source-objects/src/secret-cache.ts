@@ -42,8 +42,11 @@ export class SecretCache {
     this.data.delete(keyOf(secret));
   }
 
-  /** get gives a Secret's data and its resourceVersion; it reads through when the cache misses. A missing Secret is a TerminalError. */
-  async get(secret: SecretName, usedBy: string): Promise<{ data: SecretData; version: string }> {
+  /**
+   * get gives a Secret's data and its resourceVersion; it reads through when the cache misses. A
+   * missing Secret is a TerminalError naming the Secret, who uses it (`usedBy`) and the keys it must hold.
+   */
+  async get(secret: SecretName, usedBy: string, keys: string): Promise<{ data: SecretData; version: string }> {
     const key = keyOf(secret);
     let entry = this.data.get(key);
     if (!entry) {
@@ -51,7 +54,7 @@ export class SecretCache {
       if (live && this.wanted.has(key)) this.seen(live, live);
       entry = live ? entryOf(live) : undefined;
     }
-    if (!entry) throw new TerminalError('SecretNotFound', `${secretNotFoundPrefix} ${key} (${usedBy}) does not exist; create it in that namespace.`);
+    if (!entry) throw new TerminalError('SecretNotFound', `${secretNotFoundPrefix} ${key} (${usedBy}) does not exist; create it in namespace ${secret.namespace} with ${keys}. Nothing is fetched, and nothing pruned, until it exists.`);
     return entry;
   }
 

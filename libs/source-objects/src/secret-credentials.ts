@@ -15,6 +15,9 @@ export interface GitHubAppKeys {
 /** SecretCredentials are Git credentials read from a Secret: fixed ones, or a GitHub App that mints tokens. */
 export type SecretCredentials = { readonly auth: SourceAuth } | { readonly githubApp: GitHubAppKeys };
 
+/** secretCredentialKeys says which keys a Source's secretRef Secret may hold, for messages. */
+export const secretCredentialKeys = 'the keys username and password, or bearerToken, or extraHeader, or githubAppID with githubAppPrivateKey and githubAppInstallationID (or githubAppInstallationOwner)';
+
 /**
  * credentialsFromSecret reads a Secret's data (base64, as the API gives it) with the keys Flux
  * uses: username and password; bearerToken; extraHeader; or githubAppID, githubAppPrivateKey and
@@ -41,7 +44,7 @@ export function credentialsFromSecret(data: Readonly<Record<string, string>> | u
     if (!/^[A-Za-z0-9-]+:[^\r\n]+$/.test(extraHeader)) throw new TerminalError('SecretInvalid', `${where}: extraHeader must be one "Name: value" line`);
     return { auth: { extraHeader } };
   }
-  throw new TerminalError('SecretInvalid', `${where}: holds none of username and password, bearerToken, extraHeader, githubAppID`);
+  throw new TerminalError('SecretInvalid', `${where}: holds none of ${secretCredentialKeys}`);
 }
 
 function githubAppKeys(appId: string, value: (key: string) => string | undefined, where: string): GitHubAppKeys {

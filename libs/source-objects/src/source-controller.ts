@@ -4,7 +4,7 @@ import type { SourceAuth } from '@tidemark/git-source';
 import { GitHubAppTokens } from './github-app-tokens';
 import { parseSourceObject, sourceNameOf, type SecretName, type SourceDeclaration, type SourceObjectRules } from './parse-source-object';
 import { keyOf, SecretCache } from './secret-cache';
-import { credentialsFromSecret } from './secret-credentials';
+import { credentialsFromSecret, secretCredentialKeys } from './secret-credentials';
 import { sourceApiVersion, sourceFinalizer, sourceKind } from './source-kind';
 import { pruningStatus, stalledStatus, statusFromPoll, type PreviousStatus, type SourceObjectStatus } from './source-object-status';
 
@@ -104,7 +104,7 @@ export class SourceController {
   async webhook(name: string): Promise<{ source: string; provider: 'github' | 'gitea' | 'gogs' | 'gitlab' | 'generic'; secret: string } | undefined> {
     const hook = this.entries.get(name)?.declaration?.webhook;
     if (!hook) return undefined;
-    const { data } = await this.secrets.get(hook.secret, `spec.webhook.secretRef of Source ${name}`);
+    const { data } = await this.secrets.get(hook.secret, `spec.webhook.secretRef of Source ${name}`, 'the key token');
     const token = data.token === undefined ? '' : Buffer.from(data.token, 'base64').toString('utf8').trim();
     return token ? { source: name, provider: hook.provider, secret: token } : undefined;
   }
@@ -193,7 +193,7 @@ export class SourceController {
     const secret = entry?.declaration?.secret;
     if (!entry || !secret) return undefined;
     const usedBy = `spec.secretRef of Source ${entry.declaration!.object.namespace}/${entry.declaration!.object.name}`;
-    const { data, version } = await this.secrets.get(secret, usedBy);
+    const { data, version } = await this.secrets.get(secret, usedBy, secretCredentialKeys);
     const credentials = credentialsFromSecret(data, `Secret ${keyOf(secret)} (${usedBy})`);
     if ('auth' in credentials) return credentials.auth;
     // One token minter per Secret version: a rotated private key starts afresh.
