@@ -3,7 +3,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { parse as parseYaml } from 'yaml';
-import { parseSourceSpec, SourceSpecError, type SourceSpec } from '@tidemark/git-source';
+import { parseSourceSpec, SourceSpecError, type CredentialFile, type SourceSpec } from '@tidemark/git-source';
 import { parseRedisNode, type RedisEndpoint } from '@tidemark/queue';
 import { RenderInput, renderConfig, type RenderConfig } from './render-config';
 
@@ -138,6 +138,8 @@ export interface ReconcilerConfig {
   readonly allowEviction: boolean;
   readonly cacheDir: string;
   readonly sources: readonly SourceSpec[];
+  /** Sources whose token or password is a file: it is read again whenever it changes, by source name. */
+  readonly sourceCredentialFiles: Readonly<Record<string, CredentialFile>>;
   /**
    * Lockdown: the ServiceAccount a source without its own `serviceAccount` is applied as. Give it no
    * permissions and every such source fails closed. @defaultValue none: such sources act as the reconciler
@@ -224,6 +226,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, path = env.TIDE
     ...redisOptions(input, env),
     cacheDir: resolvePath(base, input.cacheDir ?? '.tidemark/cache'),
     sources: input.sources.map((source, index) => sourceSpec(resolveSourceAuth(source, where(`sources[${index}]`), base, env), where(`sources[${index}]`))),
+    sourceCredentialFiles: credentialFiles(input, base),
     clusters: input.clusters.map((cluster, index) => clusterConfig(cluster, where(`clusters[${index}]`), base)),
     ...(input.defaultServiceAccount ? { defaultServiceAccount: input.defaultServiceAccount } : {}),
     concurrency: input.workers?.concurrency ?? 4,
@@ -387,6 +390,18 @@ function resolveSourceAuth(source: Record<string, unknown>, where: string, base:
     ? { token: readSecret(auth.token, `${where}.auth.token`, base, env), ...(auth.username ? { username: auth.username } : {}) }
     : { username: auth.username, password: readSecret(auth.password, `${where}.auth.password`, base, env) };
   return { ...source, auth: resolved };
+}
+
+/** credentialFiles lists the sources whose auth names a file (resolveSourceAuth has checked them). */
+function credentialFiles(input: ConfigInput, base: string): Record<string, CredentialFile> {
+  const files: Record<string, CredentialFile> = {};
+  for (const source of input.sources) {
+    const auth = source.auth;
+    if (typeof source.name !== 'string' || !Value.Check(SourceAuthInput, auth)) continue;
+    const [field, ref] = 'token' in auth ? ['token', auth.token] as const : ['password', auth.password] as const;
+    if ('file' in ref) files[source.name] = { field, path: resolvePath(base, ref.file) };
+  }
+  return files;
 }
 
 function readSecret(ref: Static<typeof SecretRef>, where: string, base: string, env: NodeJS.ProcessEnv): string {

@@ -2,7 +2,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { TerminalError, claimRedisSchema, readSourceStatus, RecordKeys, redisSchemaVersion } from '@tidemark/contracts';
-import { GitSource, type UnitRendering } from '@tidemark/git-source';
+import { fileCredentials, GitSource, type GitSourceOptions, type SourceSpec, type UnitRendering } from '@tidemark/git-source';
 import { builtinRenderers, commandRenderer, RendererRegistry, UnitRenderer } from '@tidemark/render';
 import { createDefaultRegistry } from '@tidemark/kinds';
 import { PlacementCache } from '@tidemark/placement';
@@ -77,7 +77,7 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
 
   const cacheRoot = join(config.cacheDir, `${config.role}-${process.pid}`);
   const rendering = unitRendering(config);
-  const sources = new Map(config.sources.map((spec) => [spec.name, new GitSource({ spec, cacheDir: join(cacheRoot, spec.name), ...(rendering ? { rendering } : {}) })]));
+  const sources = new Map(config.sources.map((spec) => [spec.name, new GitSource({ spec, cacheDir: join(cacheRoot, spec.name), ...credentialsOf(config, spec), ...(rendering ? { rendering } : {}) })]));
   for (const source of sources.values()) await source.open();
   stops.push(async () => {
     for (const source of sources.values()) await source.close();
@@ -202,6 +202,12 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
   stops.push(() => http.close());
   log.info({ role: config.role, sources: [...sources.keys()], clusters: clusterNames, http: http.address }, 'tidemark reconciler started');
   return { statusStore, queues, http };
+}
+
+/** credentialsOf re-reads a config-file source's token or password file when it changes. */
+function credentialsOf(config: ReconcilerConfig, spec: SourceSpec): Pick<GitSourceOptions, 'credentials'> {
+  const file = config.sourceCredentialFiles[spec.name];
+  return file && spec.auth ? { credentials: fileCredentials(spec.auth, file, `source ${spec.name}`) } : {};
 }
 
 /** builtinCrdSources maps each built-in CRD a source may manage to the sources allowed to. */
