@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import type { Condition, ObjectStatus } from '@tidemark/contracts';
-import { ReconcileQueues } from '@tidemark/queue';
+import { ReconcileQueues, type PreviewQueue } from '@tidemark/queue';
 import { StatusStore } from '@tidemark/status-store';
 import { buildDashboard } from '../../apps/dashboard/src/build-app';
 
@@ -25,6 +25,8 @@ export interface DashboardFixtureOptions {
   clusters?: string[];
   /** The cache's batch window (a slow subscriber): views must agree with the store however late pub/sub is. */
   liveBatchMs?: number;
+  /** The preview queue the dashboard's POST /api/previews feeds. */
+  previews?: PreviewQueue;
 }
 
 export async function startDashboardFixture(redisUrl: string, options: DashboardFixtureOptions = {}): Promise<DashboardFixture> {
@@ -36,7 +38,7 @@ export async function startDashboardFixture(redisUrl: string, options: Dashboard
   const queues = new ReconcileQueues({ connection: redis, prefix, clusters });
   await queues.start();
   const app = await buildDashboard({
-    statusStore: store, queues, redis, subscriber, clusters, ...(options.liveBatchMs === undefined ? {} : { liveBatchMs: options.liveBatchMs }),
+    statusStore: store, queues, redis, subscriber, clusters, ...(options.liveBatchMs === undefined ? {} : { liveBatchMs: options.liveBatchMs }), ...(options.previews ? { previews: options.previews } : {}),
     auth: {
       sessionSecret: 'a-test-session-secret-of-32-characters-or-more',
       tokens: [{ name: 'vera', role: 'viewer', token: viewerToken }, { name: 'otto', role: 'operator', token: operatorToken }],

@@ -12,6 +12,7 @@ const sign = (body: string, algorithm = 'sha256') => createHmac(algorithm, secre
 let app: FastifyInstance;
 let baseUrl: string;
 const pushes: string[] = [];
+const previews: Array<{ source: string; ref: string; revision?: string; pullRequest?: { number: number } }> = [];
 
 async function deliver(source: string, headers: Record<string, string>, body = pushBody): Promise<{ status: number; code: string }> {
   const response = await fetch(`${baseUrl}/hooks/${source}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
@@ -32,6 +33,9 @@ beforeAll(async () => {
     onPush: (source) => {
       pushes.push(source);
     },
+    onPreview: (source, request) => {
+      previews.push({ source, ...request });
+    },
     bodyLimitBytes: 64 * 1024,
     bodyTimeoutMs: 500,
   });
@@ -44,9 +48,26 @@ afterAll(async () => {
 
 beforeEach(() => {
   pushes.length = 0;
+  previews.length = 0;
 });
 
 describe('webhook receiver', () => {
+  it('a signed pull request opened or updated queues a preview of its branch, and no poll', async () => {
+    const body = JSON.stringify({ action: 'opened', number: 4, pull_request: { number: 4, title: 'More replicas', html_url: 'https://git.example/org/apps/pulls/4', head: { ref: 'more', sha: 'b'.repeat(40) } } });
+    expect(await deliver('gitea', { 'x-gitea-signature': sign(body), 'x-gitea-event': 'pull_request' }, body)).toEqual({ status: 202, code: 'WebhookPreviewQueued' });
+    expect(previews).toEqual([{ source: 'gitea', ref: 'more', revision: 'b'.repeat(40), pullRequest: { number: 4, title: 'More replicas', url: 'https://git.example/org/apps/pulls/4' } }]);
+    expect(pushes).toEqual([]);
+    const closed = JSON.stringify({ action: 'closed', number: 4, pull_request: { number: 4, head: { ref: 'more', sha: 'b'.repeat(40) } } });
+    expect(await deliver('gh', { 'x-hub-signature-256': `sha256=${sign(closed)}`, 'x-github-event': 'pull_request' }, closed)).toEqual({ status: 200, code: 'WebhookIgnored' });
+    expect(previews).toHaveLength(1);
+  });
+
+  it('a push polls the source and offers its branch for a preview', async () => {
+    expect(await deliver('gh', { 'x-hub-signature-256': `sha256=${sign(pushBody)}`, 'x-github-event': 'push' })).toEqual({ status: 202, code: 'WebhookPollTriggered' });
+    expect(pushes).toEqual(['gh']);
+    expect(previews).toEqual([{ source: 'gh', ref: 'main', revision: 'a'.repeat(40) }]);
+  });
+
   it.each([
     ['gh', { 'x-hub-signature-256': `sha256=${sign(pushBody)}`, 'x-github-event': 'push' }],
     ['gitea', { 'x-gitea-signature': sign(pushBody), 'x-gitea-event': 'push' }],

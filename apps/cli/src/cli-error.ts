@@ -6,6 +6,10 @@ export const ExitCode = {
   Failed: 1,
   /** Wrong arguments or configuration: fix the command line or the config file. */
   Usage: 2,
+  /** diff and preview: merging would change something on a cluster. */
+  Changes: 3,
+  /** diff and preview: the API server would refuse an object (it fails validation). */
+  Invalid: 4,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 

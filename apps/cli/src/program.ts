@@ -7,6 +7,7 @@ import { statusCommand } from './commands/status';
 import { getCommand } from './commands/get';
 import { describeCommand } from './commands/describe';
 import { objectActionCommand, retryCommand, type ObjectVerb } from './commands/actions';
+import { previewCommand } from './commands/preview';
 
 interface GlobalOptions { server?: string; output?: string }
 
@@ -16,7 +17,8 @@ The dashboard and its token:
   TIDEMARK_TOKEN, TIDEMARK_TOKEN_FILE  an API token (viewer reads; operator also acts)
   TIDEMARK_CONFIG                      a JSON file {"server", "token" or "tokenFile"};
                                        default ~/.config/tidemark/config.json
-Exit codes: 0 done, 1 failed, 2 wrong usage or config.
+Exit codes: 0 done, 1 failed, 2 wrong usage or config;
+  diff and preview: 0 no changes, 3 changes, 4 an object would be refused.
 Colour is used on a terminal only; NO_COLOR turns it off.`;
 
 /** buildProgram is the `tidemark` command and its subcommands; `run` reports how it ended. */
@@ -36,9 +38,8 @@ export function buildProgram(io: CliIo, ended: (code: ExitCode) => void): Comman
     const output: Output = { format: parseFormat(globals.output), colour: colourWanted(io.stdout, io.env), write: (text) => io.stdout.write(text) };
     return { api: new ApiClient({ config }), output };
   };
-  const action = <A extends unknown[]>(body: (...args: A) => Promise<void>) => async (...args: A) => {
-    await body(...args);
-    ended(ExitCode.Ok);
+  const action = <A extends unknown[]>(body: (...args: A) => Promise<void | ExitCode>) => async (...args: A) => {
+    ended((await body(...args)) ?? ExitCode.Ok);
   };
 
   program.command('status').description('Sources, clusters and objects per state.')
@@ -90,6 +91,17 @@ export function buildProgram(io: CliIo, ended: (code: ExitCode) => void): Comman
     .action(action(async (object: string | undefined, options: { cluster: string }) => {
       const { api, output } = context();
       await retryCommand(api, output, options.cluster, object);
+    }));
+
+  program.command('preview').description('What merging a branch or commit would do on each cluster: a reconciler worker renders it and dry-runs it against the live clusters, writing nothing. Needs an operator token.')
+    .argument('<ref>', 'a branch (e.g. feature/login) or a commit id')
+    .option('-s, --source <source>', 'the Git source (needed when there are several)')
+    .option('--no-wait', 'queue the preview and return; read it later')
+    .option('--timeout <seconds>', 'how long to wait for the report', positiveInteger, 300)
+    .option('--markdown', 'print the report as the markdown a pull-request comment holds')
+    .action(action(async (ref: string, options: { source?: string; wait: boolean; timeout: number; markdown?: boolean }) => {
+      const { api, output } = context();
+      return previewCommand(api, output, ref, { ...(options.source ? { source: options.source } : {}), wait: options.wait, timeoutSeconds: options.timeout, markdown: options.markdown ?? false });
     }));
 
   return program;

@@ -15,6 +15,8 @@ import { registerMetrics } from './metrics-routes';
 import { script, stylesheet } from './pages/assets';
 import { pageRoutes } from './pages/page-routes';
 import { pruneHoldRoutes } from './api/prune-hold-routes';
+import { previewRoutes } from './api/preview-routes';
+import type { PreviewQueue } from '@tidemark/queue';
 import { Actions } from './view/actions';
 import { DashboardData, type QueueAccess } from './view/dashboard-data';
 import { StatusCache } from './view/status-cache';
@@ -24,6 +26,8 @@ import type { RedisClient } from '@tidemark/contracts';
 export interface DashboardDeps {
   statusStore: StatusStore;
   queues: QueueAccess;
+  /** The preview queue: without it, previews can be read but not asked for (503). */
+  previews?: Pick<PreviewQueue, 'enqueue'>;
   /** A normal connection (source records, health). */
   redis: RedisClient;
   /** A connection the dashboard alone uses, for pub/sub. */
@@ -56,6 +60,10 @@ const securityHeaders = {
   'x-content-type-options': 'nosniff',
   'x-frame-options': 'DENY',
   'referrer-policy': 'same-origin',
+};
+
+const noPreviewQueue: Pick<PreviewQueue, 'enqueue'> = {
+  enqueue: () => Promise.reject(new Error('this dashboard has no preview queue')),
 };
 
 /**
@@ -123,6 +131,7 @@ export async function buildDashboard(deps: DashboardDeps): Promise<FastifyInstan
     await scope.register(apiRoutes, { prefix: '/api', data, actions });
     await scope.register(pageRoutes, { data, actions });
     await scope.register(pruneHoldRoutes, { holds: new PruneHolds(deps.redis, deps.statusStore.keys.prefix), queues: deps.queues });
+    await scope.register(previewRoutes, { previews: deps.previews ?? noPreviewQueue, redis: deps.redis, keys: deps.statusStore.keys });
     await scope.register(liveUpdates, { cache, trees });
   });
   return app;

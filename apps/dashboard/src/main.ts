@@ -1,4 +1,4 @@
-import { needsHashTag, openRedisClient, ReconcileQueues, redisPrefix } from '@tidemark/queue';
+import { needsHashTag, openRedisClient, PreviewQueue, ReconcileQueues, redisPrefix } from '@tidemark/queue';
 import { StatusStore } from '@tidemark/status-store';
 import { buildDashboard } from './build-app';
 import { unwatchFile, watchFile } from 'node:fs';
@@ -16,8 +16,10 @@ async function main(): Promise<void> {
   const clusters = [...new Set([...config.clusters, ...(await statusStore.clusters())])];
   const queues = new ReconcileQueues({ connection: redis, prefix: config.redisPrefix, hashTag, clusters });
   await queues.start();
+  const previews = new PreviewQueue({ connection: redis, prefix: config.redisPrefix, hashTag });
+  await previews.start();
   const app = await buildDashboard({
-    statusStore, queues, redis, subscriber, clusters, logger: true, ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}),
+    statusStore, queues, previews, redis, subscriber, clusters, logger: true, ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}),
     auth: { tokens: config.tokens, sessionSecret: config.sessionSecret, secureCookies: config.secureCookies },
   });
   if (config.sessionSecretGenerated) app.log.warn('TIDEMARK_DASHBOARD_SESSION_SECRET is not set: sessions end when this process restarts.');
@@ -42,6 +44,7 @@ async function main(): Promise<void> {
     if (tokensFile) unwatchFile(tokensFile);
     await app.close();
     await queues.close();
+    await previews.close();
     await Promise.all([redis.quit(), subscriber.quit()]);
   };
   process.once('SIGINT', () => void stop('SIGINT'));

@@ -1,10 +1,11 @@
 import { timingSafeEqual } from 'node:crypto';
 import Fastify, { type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
-import { registerWebhookRoutes, type Poller, type WebhookHook } from '@tidemark/poller';
+import { registerWebhookRoutes, type Poller, type WebhookHook, type WebhookPreviewRequest } from '@tidemark/poller';
 import type { ReconcilerConfig } from './config';
 import type { ReconcilerMetrics } from './metrics/reconciler-metrics';
 import type { RedisClient } from '@tidemark/contracts';
+import type { PreviewQueue } from '@tidemark/queue';
 
 export interface HttpServer {
   /** host:port the server listens on. */
@@ -20,6 +21,8 @@ export interface HttpServerOptions {
   metrics?: ReconcilerMetrics;
   /** The webhook of a Source object, by source name. */
   findWebhook?: (source: string) => Promise<WebhookHook | undefined>;
+  /** Queues previews of pushed branches and pull requests; `followedBranch` is the branch a source applies (not previewed). */
+  previews?: { queue: PreviewQueue; followedBranch(source: string): string | undefined } | undefined;
 }
 
 /**
@@ -52,6 +55,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
         metrics?.webhookArrived(source);
         await poller.trigger(source);
       },
+      ...(options.previews ? { onPreview: previewQueuer(options.previews, options.log) } : {}),
     });
   }
   await app.listen({ port: config.http.port, host: config.http.host });
@@ -59,6 +63,15 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
   return {
     address: address && typeof address === 'object' ? `${address.address}:${address.port}` : `${config.http.host}:${config.http.port}`,
     close: () => app.close(),
+  };
+}
+
+/** previewQueuer queues a webhook's preview, except of the branch the source applies (its poll covers that). */
+function previewQueuer(previews: NonNullable<HttpServerOptions['previews']>, log: Logger) {
+  return async (source: string, request: WebhookPreviewRequest): Promise<void> => {
+    if (request.ref === previews.followedBranch(source) && !request.pullRequest) return;
+    const queued = await previews.queue.enqueue({ source, ...request, trigger: 'webhook', requestedAt: new Date().toISOString() });
+    log.info({ source, ref: request.ref, revision: request.revision, pullRequest: request.pullRequest?.number, status: queued.status }, 'webhook: preview queued');
   };
 }
 

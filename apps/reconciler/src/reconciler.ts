@@ -25,6 +25,7 @@ import { startOwnedWatches, startReferenceWatches, startTreeWatches, watchBuilti
 import { DependencyWaits } from '@tidemark/ordering';
 import { ReconcilerMetrics } from './metrics/reconciler-metrics';
 import { startSourceObjects } from './source-objects';
+import { startPreviewJobs, startWebhookPreviews } from './preview-jobs';
 
 /** RunningReconciler is a started reconciler; stop undoes start, in reverse order. */
 export interface RunningReconciler {
@@ -167,6 +168,12 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
     });
     await workers.start((job, signal) => reconcile(job, deps, signal));
     stops.push(() => workers.close());
+    // Previews of refs that are not merged: the pipeline's readers, dry-runs only.
+    const previews = await startPreviewJobs({
+      connection, queuePrefix: config.redisPrefix, hashTag, redis, keys: statusStore.keys, sources, clusters: clusterTargets, cacheRoot, log,
+      render: { connectionFor: deps.connectionFor, tenancyFor: deps.tenancyFor, kinds, statusStore, options: { builtinCrdSources: builtinCrdSources(config) } },
+    });
+    stops.push(() => previews.stop());
     // A custom resource waiting for its kind starts the moment a CRD serving it is Established.
     const crdWakes = watchCrdsEstablished({ clusters: clusters.main, wake: (cluster, tokens) => waits.wake(cluster, tokens), log });
     stops.push(() => crdWakes.stop());
@@ -198,7 +205,12 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
     stops.push(() => resync.stop());
   }
 
-  const http = await startHttpServer({ config, log, poller, redis, metrics, ...(sourceObjects ? { findWebhook: (source: string) => sourceObjects.webhook(source) } : {}) });
+  // Pushes to other branches and pull requests announced by a webhook are previewed by the workers.
+  const previews = await startWebhookPreviews(poller !== undefined, { connection, prefix: config.redisPrefix, hashTag }, sources, stops);
+  const http = await startHttpServer({
+    config, log, poller, redis, metrics, previews,
+    ...(sourceObjects ? { findWebhook: (source: string) => sourceObjects.webhook(source) } : {}),
+  });
   stops.push(() => http.close());
   log.info({ role: config.role, sources: [...sources.keys()], clusters: clusterNames, http: http.address }, 'tidemark reconciler started');
   return { statusStore, queues, http };

@@ -20,7 +20,7 @@ export const PreviewJob = Type.Object(
       url: Type.Optional(Type.String({ pattern: '^https?://', maxLength: 2048 })),
       title: Type.Optional(Type.String({ maxLength: 512 })),
     }, { additionalProperties: false })),
-    requestedAt: Type.String({ format: 'date-time', maxLength: 40 }),
+    requestedAt: Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}T[0-9:.]+Z$', maxLength: 40 }),
   },
   { additionalProperties: false },
 );

@@ -150,6 +150,15 @@ export class GitSource {
     return this.options.spec;
   }
 
+  /**
+   * followingRef is the same repository, with the same credentials, rendering and limits, following
+   * another ref in its own cache folder (a pull request's branch or one commit, for a preview).
+   * Nothing is fetched until it is opened and polled.
+   */
+  followingRef(ref: SourceSpec['ref'], cacheDir: string): GitSource {
+    return new GitSource({ ...this.options, spec: { ...this.options.spec, ref }, cacheDir });
+  }
+
   /** revision is the last revision a poll returned. */
   get revision(): string | undefined {
     return this.lastRevision;

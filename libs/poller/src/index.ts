@@ -8,3 +8,4 @@ export { registerWebhookRoutes, type WebhookHook, type WebhookRoutesOptions } fr
 export { deliveryIdOf, MemoryDeliveryLog, type DeliveryLog } from './webhook-deliveries';
 export { verifyWebhook, webhookProviders, type WebhookProvider, type WebhookVerdict } from './webhook-signature';
 export { pollDelay } from './poll-delay';
+export { previewRequestOf, type WebhookPreviewRequest } from './webhook-preview';

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { readBody } from './read-body';
 import { verifyWebhook, webhookProviders, type WebhookProvider } from './webhook-signature';
 import { deliveryIdOf, MemoryDeliveryLog, type DeliveryLog } from './webhook-deliveries';
+import { previewRequestOf, type WebhookPreviewRequest } from './webhook-preview';
 
 /** WebhookHook binds a source to its provider and its (resolved) secret. */
 export interface WebhookHook {
@@ -17,6 +18,12 @@ export interface WebhookRoutesOptions {
   findHook?(source: string): Promise<WebhookHook | undefined>;
   /** Called for a verified push; it should only schedule a poll (e.g. `poller.trigger`). */
   onPush(source: string): void | Promise<void>;
+  /**
+   * Called for a verified push to a branch and for a pull request opened or updated, with the
+   * branch (and commit) the body names; it should only queue a preview, which writes nothing, and
+   * ignore the branch the source follows. Without it, pull-request events are answered 200 and ignored.
+   */
+  onPreview?(source: string, request: WebhookPreviewRequest): void | Promise<void>;
   /** @defaultValue '/hooks' (routes are POST `${prefix}/:source`) */
   prefix?: string;
   /** Largest body accepted; larger gets 413. @defaultValue 1 MiB (GitHub caps payloads at 25 MB, but pushes to a config repo are small) */
@@ -69,23 +76,31 @@ export async function registerWebhookRoutes(app: FastifyInstance, options: Webho
       const verdict = verifyWebhook(hook.provider, hook.secret, request.headers, body);
       if (!verdict.accepted) return reply.code(verdict.status).send({ code: verdict.code, message: verdict.reason });
       if (verdict.event === 'ping') return reply.code(200).send({ code: 'WebhookPing', message: 'pong', source: hook.source });
-      if (!isJsonObject(body)) return reply.code(400).send({ code: 'WebhookBodyInvalid', message: 'the body is not a JSON object' });
+      const parsed = jsonObject(body);
+      if (!parsed) return reply.code(400).send({ code: 'WebhookBodyInvalid', message: 'the body is not a JSON object' });
       // Only a verified delivery is recorded, so a forged one cannot use up a real delivery's id.
       const delivery = deliveryIdOf(request.headers);
       if (delivery && !(await deliveries.firstSeen(hook.source, delivery))) {
         return reply.code(200).send({ code: 'WebhookDuplicate', message: 'this delivery was already received; no poll was triggered', source: hook.source });
       }
+      const preview = options.onPreview ? previewRequestOf(hook.provider, verdict.event, parsed) : undefined;
+      if (verdict.event === 'pull-request') {
+        if (!preview) return reply.code(200).send({ code: 'WebhookIgnored', message: 'not a pull request opened or updated (or previews are off); nothing was queued', source: hook.source });
+        await options.onPreview!(hook.source, preview);
+        return reply.code(202).send({ code: 'WebhookPreviewQueued', message: `a preview of ${preview.ref} was queued`, source: hook.source });
+      }
       await options.onPush(hook.source);
+      if (preview) await options.onPreview!(hook.source, preview);
       return reply.code(202).send({ code: 'WebhookPollTriggered', message: 'a poll of the source was triggered', source: hook.source });
     });
   }, { prefix: options.prefix ?? '/hooks' });
 }
 
-function isJsonObject(body: Buffer): boolean {
+function jsonObject(body: Buffer): Record<string, unknown> | undefined {
   try {
     const value: unknown = JSON.parse(body.toString('utf8'));
-    return typeof value === 'object' && value !== null && !Array.isArray(value);
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
   } catch {
-    return false;
+    return undefined;
   }
 }

@@ -9,7 +9,7 @@ export type Headers = Readonly<Record<string, string | string[] | undefined>>;
 
 /** WebhookVerdict is the outcome of checking one delivery: a push, a ping, or a refusal with its status. */
 export type WebhookVerdict =
-  | { accepted: true; event: 'push' | 'ping' }
+  | { accepted: true; event: 'push' | 'ping' | 'pull-request' }
   | { accepted: false; status: 400 | 401; code: string; reason: string };
 
 interface Scheme {
@@ -17,14 +17,14 @@ interface Scheme {
   signature?: { header: string; prefix: string };
   /** Header that carries the shared secret itself (GitLab). */
   token?: string;
-  event?: { header: string; push: readonly string[]; ping?: readonly string[] };
+  event?: { header: string; push: readonly string[]; ping?: readonly string[]; pullRequest?: readonly string[] };
 }
 
 const schemes: Record<WebhookProvider, Scheme> = {
-  github: { signature: { header: 'x-hub-signature-256', prefix: 'sha256=' }, event: { header: 'x-github-event', push: ['push'], ping: ['ping'] } },
-  gitea: { signature: { header: 'x-gitea-signature', prefix: '' }, event: { header: 'x-gitea-event', push: ['push'] } },
-  gogs: { signature: { header: 'x-gogs-signature', prefix: '' }, event: { header: 'x-gogs-event', push: ['push'] } },
-  gitlab: { token: 'x-gitlab-token', event: { header: 'x-gitlab-event', push: ['Push Hook', 'Tag Push Hook'] } },
+  github: { signature: { header: 'x-hub-signature-256', prefix: 'sha256=' }, event: { header: 'x-github-event', push: ['push'], ping: ['ping'], pullRequest: ['pull_request'] } },
+  gitea: { signature: { header: 'x-gitea-signature', prefix: '' }, event: { header: 'x-gitea-event', push: ['push'], pullRequest: ['pull_request'] } },
+  gogs: { signature: { header: 'x-gogs-signature', prefix: '' }, event: { header: 'x-gogs-event', push: ['push'], pullRequest: ['pull_request'] } },
+  gitlab: { token: 'x-gitlab-token', event: { header: 'x-gitlab-event', push: ['Push Hook', 'Tag Push Hook'], pullRequest: ['Merge Request Hook'] } },
   generic: { signature: { header: 'x-tidemark-signature', prefix: 'sha256=' } },
 };
 
@@ -43,7 +43,8 @@ export function verifyWebhook(provider: WebhookProvider, secret: string, headers
   const event = header(headers, scheme.event.header) ?? '';
   if (scheme.event.push.includes(event)) return { accepted: true, event: 'push' };
   if (scheme.event.ping?.includes(event)) return { accepted: true, event: 'ping' };
-  return refuse(400, 'WebhookNotAPush', `event "${event.slice(0, 40)}" is not a push`);
+  if (scheme.event.pullRequest?.includes(event)) return { accepted: true, event: 'pull-request' };
+  return refuse(400, 'WebhookNotAPush', `event "${event.slice(0, 40)}" is not a push or a pull request`);
 }
 
 function checkSignature(headers: Headers, scheme: Scheme, secret: string, body: Buffer): WebhookVerdict | undefined {

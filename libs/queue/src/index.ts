@@ -21,3 +21,4 @@ export { InvalidQueueOptionsError } from './errors/invalid-queue-options-error';
 export { QueueUnavailableError } from './errors/queue-unavailable-error';
 export { UnsafeRedisError } from './errors/unsafe-redis-error';
 export { JobAbortedError, type AbortCause } from './errors/job-aborted-error';
+export { PreviewQueue, PreviewWorkers, checkPreviewJob, previewJobId, type PreviewQueueOptions, type PreviewWorkersOptions } from './preview-queue';

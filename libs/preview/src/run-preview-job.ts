@@ -1,0 +1,73 @@
+import { readSourceStatus, revisionFor, writePreviewReport, type PreviewJob, type PreviewReport, type RecordKeys, type RedisClient } from '@tidemark/contracts';
+import type { ClusterTarget } from '@tidemark/placement';
+import { previewRevision, type PreviewDependencies, type PreviewSource } from './preview-revision';
+
+/** PreviewHead is a source following the previewed ref, opened and polled: its revision is the ref's commit. */
+export interface PreviewHead {
+  source: PreviewSource;
+  revision: string;
+  close(): Promise<void>;
+}
+
+/** PreviewSourceHandle is one configured source: as it is (the base), and following another ref. */
+export interface PreviewSourceHandle {
+  base: PreviewSource;
+  /** Opens the same repository at a branch or commit; throws (with a message for the user) when the ref is not there. */
+  openHead(ref: string): Promise<PreviewHead>;
+}
+
+/** PreviewJobDependencies: where reports go, the sources by name, the clusters and the pipeline's readers. */
+export interface PreviewJobDependencies {
+  redis: RedisClient;
+  keys: RecordKeys;
+  sourceFor(name: string): PreviewSourceHandle | undefined;
+  clusters: readonly ClusterTarget[];
+  render: PreviewDependencies['render'];
+}
+
+/**
+ * runPreviewJob runs one queued preview: it marks the record running, compares the ref's commit
+ * with the source's current revision through previewRevision, and stores the report. A preview
+ * that cannot run (unknown source, missing ref, a source never polled) is stored as failed with
+ * the reason; an unexpected error is stored too and rethrown, so the queue retries it.
+ */
+export async function runPreviewJob(job: PreviewJob, deps: PreviewJobDependencies): Promise<PreviewReport> {
+  const requested: PreviewReport = {
+    source: job.source, ref: job.ref, state: 'running', trigger: job.trigger, requestedAt: job.requestedAt, changes: [],
+    ...(job.pullRequest ? { pullRequest: job.pullRequest } : {}),
+  };
+  await writePreviewReport(deps.redis, deps.keys, requested);
+  const failed = async (error: string) => {
+    const report: PreviewReport = { ...requested, state: 'failed', error, finishedAt: new Date().toISOString() };
+    await writePreviewReport(deps.redis, deps.keys, report);
+    return report;
+  };
+  const handle = deps.sourceFor(job.source);
+  if (!handle) return failed(`source "${job.source}" is not configured in this reconciler`);
+  const baseRevision = revisionFor(await readSourceStatus(deps.redis, deps.keys, job.source));
+  if (!baseRevision) return failed(`source "${job.source}" has not been polled yet: there is nothing to compare the ref with`);
+  let head: PreviewHead;
+  try {
+    head = await handle.openHead(job.ref);
+  } catch (error) {
+    return failed(`cannot read ${job.ref} of source ${job.source}: ${messageOf(error)}`);
+  }
+  try {
+    const report = await previewRevision(
+      { source: job.source, ref: job.ref, baseRevision, revision: head.revision, requestedAt: job.requestedAt },
+      { base: handle.base, head: head.source, clusters: deps.clusters, render: deps.render },
+    );
+    const done: PreviewReport = { ...requested, ...report, state: 'done' };
+    await writePreviewReport(deps.redis, deps.keys, done);
+    return done;
+  } catch (error) {
+    await failed(messageOf(error));
+    throw error;
+  } finally {
+    await head.close();
+  }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
