@@ -16,13 +16,7 @@ export function printReport(output: Output, report: PreviewReport, options: Repo
   if (output.format === 'json') return printJson(output, report);
   if (options.markdown) return output.write(options.markdown(report));
   if (report.state === 'failed') return output.write(`${paint(output, 'red', 'The preview failed:')} ${report.error ?? 'unknown error'}\n`);
-  const radius = report.blastRadius;
-  if (radius) {
-    const { counts } = radius;
-    output.write(`${paint(output, 'bold', `${report.ref}`)}${report.revision ? ` (${report.revision.slice(0, 12)})` : ''}: ${counts.created} created, ${counts.configured} changed, ${counts.deleted} deleted, ${counts.invalid} invalid on ${radius.clusters.length} cluster(s)\n`);
-    if (radius.namespaces.length > 0) output.write(`Namespaces: ${radius.namespaces.join(', ')}  Kinds: ${radius.kinds.join(', ')}\n`);
-    for (const flag of radius.flagged) output.write(`${paint(output, 'yellow', 'warning:')} ${flag}\n`);
-  }
+  printRadius(output, report);
   for (const { cluster, message } of report.unreachable ?? []) output.write(`${paint(output, 'red', 'unreachable:')} cluster ${cluster}: ${message}\n`);
   const moving = report.changes.filter((change) => change.action !== 'unchanged');
   if (moving.length === 0) return output.write('No changes.\n');
@@ -35,6 +29,15 @@ export function printReport(output: Output, report: PreviewReport, options: Repo
     output.write(table(['  FIELD', 'LIVE', 'AFTER', 'OVERWRITES'], change.fields!.map((field) => [`  ${field.path}`, value(field.live, 40), value(field.desired, 40), field.overwrites ?? ''])));
   }
   if (report.truncated?.omitted) output.write(`\n${report.truncated.omitted} more change(s) were left out of the stored report; the counts include them.\n`);
+}
+
+function printRadius(output: Output, report: PreviewReport): void {
+  const radius = report.blastRadius;
+  if (!radius) return;
+  const { counts } = radius;
+  output.write(`${paint(output, 'bold', report.ref)}${report.revision ? ` (${report.revision.slice(0, 12)})` : ''}: ${counts.created} created, ${counts.configured} changed, ${counts.deleted} deleted, ${counts.invalid} invalid on ${radius.clusters.length} cluster(s)\n`);
+  if (radius.namespaces.length > 0) output.write(`Namespaces: ${radius.namespaces.join(', ')}  Kinds: ${radius.kinds.join(', ')}\n`);
+  for (const flag of radius.flagged) output.write(`${paint(output, 'yellow', 'warning:')} ${flag}\n`);
 }
 
 function detail(change: PreviewChange): string {
