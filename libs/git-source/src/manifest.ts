@@ -40,6 +40,7 @@ export function identifyManifest(value: unknown): IdentifiedManifest | { reason:
   return { manifest, objectKey, fingerprint };
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
+/** isRecord tells whether a parsed YAML value is a mapping. */
+export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

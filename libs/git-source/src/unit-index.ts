@@ -5,6 +5,7 @@ import type { PlacementRules } from '@tidemark/placement';
 import type { GitStore } from './git-store';
 import type { LoadLimits } from './load-limits';
 import { loadManifestFile, type ManifestEntry } from './load-manifest-file';
+import { renderWarningsOf } from './unit-warnings';
 import type { Manifest } from './manifest';
 import type { FileContent, FileUpdate } from './revision-index';
 import type { FileDelta } from './tree-diff';
@@ -138,13 +139,15 @@ export class UnitIndexer {
       const { renderer } = this.rendering;
       const config = await renderer.configOf(view, unit.folder);
       if (!config.perClusterNeeded || !targets) {
-        const { text } = await renderer.render(view, this.readerFor(), unit);
-        return { path, blobOid: unit.digest, unit: provenance, ...this.parse(text, unit) };
+        const { text, warnings } = await renderer.render(view, this.readerFor(), unit);
+        const parsed = this.parse(text, unit);
+        return { path, blobOid: unit.digest, unit: provenance, ...parsed, ...renderWarningsOf(unit.renderer, warnings, parsed.entries) };
       }
       if ('error' in targets) throw new RenderFailure('RenderConfigInvalid', `${unit.folder} is rendered per cluster, and the source's Placement rules cannot be read: ${targets.error}`);
-      const variants = await Promise.all(targets.clusters.map(async (cluster) => ({ cluster: cluster.name, text: (await renderer.render(view, this.readerFor(), unit, cluster)).text })));
+      const variants = await Promise.all(targets.clusters.map(async (cluster) => ({ cluster: cluster.name, ...(await renderer.render(view, this.readerFor(), unit, cluster)) })));
       const valuesByCluster = new Map(targets.clusters.map((cluster) => [cluster.name, flattenClusterValues(cluster)]));
-      return { path, blobOid: unit.digest, unit: { ...provenance, valuesByCluster }, ...this.mergeVariants(variants, unit) };
+      const merged = this.mergeVariants(variants, unit);
+      return { path, blobOid: unit.digest, unit: { ...provenance, valuesByCluster }, ...merged, ...renderWarningsOf(unit.renderer, variants.flatMap((variant) => variant.warnings), merged.entries) };
     } catch (error) {
       if (!(error instanceof RenderFailure)) throw error;
       return { path, blobOid: unit.digest, unit: provenance, entries: [], problems: [{ code: error.code, reason: error.message, ...(error.line === undefined ? {} : { line: error.line }) }] };

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { Renderer, RenderJob } from './renderer';
+import { renderOutputOf, type Renderer, type RenderJob } from './renderer';
 import { runSandboxed } from './sandbox';
 
 /** CommandRendererSpec is a renderer given in configuration, like an Argo CD Config Management Plugin. */
@@ -26,7 +26,7 @@ export function commandRenderer(spec: CommandRendererSpec): Renderer {
     markers: spec.markers,
     ownsNestedUnits: false,
     inputs: () => Promise.resolve([]),
-    render: (job: RenderJob) => runSandboxed({
+    render: async (job: RenderJob) => renderOutputOf(await runSandboxed({
       command,
       args,
       cwd: join(job.root, job.folder),
@@ -34,6 +34,6 @@ export function commandRenderer(spec: CommandRendererSpec): Renderer {
       limits: job.limits,
       label: `${spec.name} ${job.folder}`,
       env: { TIDEMARK_UNIT: job.folder, ...(job.cluster ? { TIDEMARK_CLUSTER: job.cluster.name } : {}) },
-    }),
+    })),
   };
 }

@@ -3,7 +3,9 @@
 // into a temporary tree, sops decryption, and running the pinned tools in a bounded sandbox. It
 // may import only contracts (and its YAML and schema libraries); git-source calls it.
 
-export type { Renderer, RenderJob, RenderTools, UnitRepo } from './renderer';
+export type { Renderer, RenderJob, RenderOutput, RenderTools, UnitRepo } from './renderer';
+export { renderOutputOf } from './renderer';
+export { renderWarnings, maxRenderWarnings } from './render-warnings';
 export { RendererRegistry } from './renderer-registry';
 export { builtinRenderers } from './builtin-renderers';
 export { kustomizeRenderer, kustomizationFiles } from './kustomize/kustomize-renderer';
@@ -15,7 +17,7 @@ export { RenderFailure, type RenderFailureCode } from './render-failure';
 export type { RepoEntry, RepoReader } from './repo-reader';
 export { RepoView } from './repo-view';
 export { isUnder, resolveRepoPath, folderOf } from './repo-path';
-export { defaultSandboxLimits, runSandboxed, canIsolateNetwork, type SandboxLimits } from './sandbox';
+export { defaultSandboxLimits, runSandboxed, canIsolateNetwork, type SandboxLimits, type SandboxOutput } from './sandbox';
 export { defaultInputLimits, type InputLimits } from './materialise';
 export { unitConfigFile, parseUnitConfig, type UnitConfig } from './unit-config';
 export { substituteClusterValues, type ClusterValues } from './cluster-values';

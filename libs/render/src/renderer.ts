@@ -1,4 +1,4 @@
-import type { SandboxLimits } from './sandbox';
+import type { SandboxLimits, SandboxOutput } from './sandbox';
 import type { UnitConfig } from './unit-config';
 import type { ClusterValues } from './cluster-values';
 
@@ -58,5 +58,16 @@ export interface Renderer {
   inputs(folder: string, marker: string, repo: UnitRepo): Promise<string[]>;
   /** nested tells whether units found inside this unit's folder belong to it (a chart's `charts/`). */
   readonly ownsNestedUnits: boolean;
-  render(job: RenderJob): Promise<string>;
+  render(job: RenderJob): Promise<RenderOutput>;
+}
+
+/** RenderOutput is a successful render: the YAML stream, and what the tool wrote to standard error (its warnings). */
+export interface RenderOutput {
+  text: string;
+  stderr?: string;
+}
+
+/** renderOutputOf is a sandboxed tool's successful run as a render: standard output is the stream. */
+export function renderOutputOf({ stdout, stderr }: SandboxOutput): RenderOutput {
+  return { text: stdout, stderr };
 }

@@ -35,6 +35,16 @@ export interface SandboxRun {
   label: string;
 }
 
+/** SandboxOutput is what a successful run wrote: its standard output, and the start of its standard error (warnings). */
+export interface SandboxOutput {
+  stdout: string;
+  /** At most `keptStderrBytes` of it; a tool that succeeds says little there. */
+  stderr: string;
+}
+
+/** How much of a successful run's standard error is kept, for its warnings. */
+export const keptStderrBytes = 16 * 1024;
+
 const memoryPollMs = 50;
 // A proxy that refuses every connection: tools that would reach the network fail at once.
 const closedProxy = 'http://127.0.0.1:9';
@@ -56,9 +66,10 @@ export function canIsolateNetwork(): boolean {
  * environment (no proxies, credentials or PATH of ours, an empty HOME), no network (a network
  * namespace where the kernel allows one, and a proxy that refuses every connection in any
  * case), and limits on time, output and resident memory. It resolves with standard output and
- * rejects with a RenderFailure naming the run and the tool's own message.
+ * the start of standard error (a tool's warnings), and rejects with a RenderFailure naming the
+ * run and the tool's own message.
  */
-export function runSandboxed(run: SandboxRun): Promise<string> {
+export function runSandboxed(run: SandboxRun): Promise<SandboxOutput> {
   const [command, args] = canIsolateNetwork() && unshare
     ? [unshare, ['--map-root-user', '--net', run.command, ...run.args]]
     : [run.command, [...run.args]];
@@ -67,6 +78,7 @@ export function runSandboxed(run: SandboxRun): Promise<string> {
     const stdout: Buffer[] = [];
     let outputBytes = 0;
     let stderr = '';
+    let stderrHead = '';
     let killedFor: RenderFailure | undefined;
     const kill = (failure: RenderFailure): void => {
       killedFor ??= failure;
@@ -84,7 +96,10 @@ export function runSandboxed(run: SandboxRun): Promise<string> {
       else stdout.push(chunk);
     });
     child.stderr.on('data', (chunk: Buffer) => {
-      stderr = `${stderr}${chunk.toString()}`.slice(-8_000);
+      const text = chunk.toString();
+      // The tail explains a failure; the head holds a successful run's warnings.
+      stderr = `${stderr}${text}`.slice(-8_000);
+      if (stderrHead.length < keptStderrBytes) stderrHead = `${stderrHead}${text}`.slice(0, keptStderrBytes);
     });
     const finish = (): void => {
       clearTimeout(timer);
@@ -99,7 +114,7 @@ export function runSandboxed(run: SandboxRun): Promise<string> {
     child.on('close', (code) => {
       finish();
       if (killedFor) reject(killedFor);
-      else if (code === 0) resolve(Buffer.concat(stdout).toString('utf8'));
+      else if (code === 0) resolve({ stdout: Buffer.concat(stdout).toString('utf8'), stderr: stderrHead });
       else reject(new RenderFailure('RenderFailed', `${run.label} failed: ${toolMessage(stderr, code)}`));
     });
   });

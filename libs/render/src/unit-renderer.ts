@@ -6,6 +6,7 @@ import type { ClusterValues } from './cluster-values';
 import { defaultInputLimits, materialiseFolders, type InputLimits } from './materialise';
 import { InputsCache, planUnits, type PlannedUnit, type UnitPlan } from './plan-units';
 import { RenderFailure } from './render-failure';
+import { renderWarnings } from './render-warnings';
 import type { RenderTools } from './renderer';
 import type { RendererRegistry } from './renderer-registry';
 import type { RepoReader } from './repo-reader';
@@ -37,6 +38,8 @@ export interface RenderedUnit {
   text: string;
   /** The unit's config, read at the same revision. */
   config: UnitConfig;
+  /** What the tool warned about while it succeeded (see renderWarnings); no decrypted value, no temporary path. */
+  warnings: string[];
 }
 
 /**
@@ -116,11 +119,11 @@ export class UnitRenderer {
         decrypted = true;
         secrets = await decryptInPlace(encrypted, { sops: this.options.tools.sops, keys: this.options.sops ?? {}, scratch, limits: this.limits });
       }
-      const text = await renderer.render({
+      const { text, stderr } = await renderer.render({
         folder: unit.folder, marker: unit.marker, root, scratch, config, tools: this.options.tools, limits: this.limits,
         ...(cluster ? { cluster } : {}),
       });
-      return { text, config };
+      return { text, config, warnings: renderWarnings(stderr ?? '', (line) => scrubbed(line, work, secrets)) };
     } catch (error) {
       throw located(error, unit, work, secrets);
     } finally {
@@ -146,9 +149,14 @@ export class UnitRenderer {
 /** located turns any failure into a RenderFailure whose message uses repository paths and holds no decrypted value. */
 function located(error: unknown, unit: PlannedUnit, work: string, secrets: readonly string[]): RenderFailure {
   const failure = error instanceof RenderFailure ? error : new RenderFailure('RenderFailed', `${unit.folder}: ${error instanceof Error ? error.message : String(error)}`);
-  const message = scrubSecrets(failure.message, secrets).split(`${work}/repo/`).join('').split(`${work}/scratch/`).join('').split(work).join('<render>');
+  const message = scrubbed(failure.message, work, secrets);
   const line = failure.line ?? lineOf(message);
   return new RenderFailure(failure.code, message, failure.file ?? unit.folder, line);
+}
+
+/** scrubbed is a tool's text without decrypted values, and with repository paths instead of the temporary tree's. */
+function scrubbed(text: string, work: string, secrets: readonly string[]): string {
+  return scrubSecrets(text, secrets).split(`${work}/repo/`).join('').split(`${work}/scratch/`).join('').split(work).join('<render>');
 }
 
 /** lineOf picks "line N" or "file:N" out of a renderer's message, when it gives one. */

@@ -3,7 +3,7 @@ import { basename, join } from 'node:path';
 import { stringify } from 'yaml';
 import { substituteDeep } from '../cluster-values';
 import { RenderFailure } from '../render-failure';
-import type { Renderer, RenderJob, UnitRepo } from '../renderer';
+import { renderOutputOf, type Renderer, type RenderJob, type RenderOutput, type UnitRepo } from '../renderer';
 import { folderOf, resolveRepoPath } from '../repo-path';
 import { runSandboxed } from '../sandbox';
 import { parseUnitConfig, unitConfigFile } from '../unit-config';
@@ -40,7 +40,7 @@ async function helmInputs(folder: string, _marker: string, repo: UnitRepo): Prom
   return [...folders].sort();
 }
 
-async function renderChart(job: RenderJob): Promise<string> {
+async function renderChart(job: RenderJob): Promise<RenderOutput> {
   const helm = job.config.helm ?? {};
   const args = ['template', helm.releaseName ?? releaseNameOf(job.folder), join(job.root, job.folder), '--namespace', helm.namespace ?? 'default', '--include-crds', '--skip-tests'];
   for (const file of helm.valuesFiles ?? []) args.push('--values', join(job.root, resolveRepoPath(job.folder, file) ?? file));
@@ -52,7 +52,7 @@ async function renderChart(job: RenderJob): Promise<string> {
     args.push('--values', await writeValues(job, 'values-cluster.yaml', clusterValues));
   }
   if (helm.kubeVersion) args.push('--kube-version', helm.kubeVersion);
-  return runSandboxed({
+  return renderOutputOf(await runSandboxed({
     command: job.tools.helm,
     args,
     cwd: job.root,
@@ -60,7 +60,7 @@ async function renderChart(job: RenderJob): Promise<string> {
     limits: job.limits,
     label: `helm template ${job.folder}`,
     env: { HELM_REPOSITORY_CONFIG: join(job.scratch, 'repositories.yaml'), HELM_REGISTRY_CONFIG: join(job.scratch, 'registry.json') },
-  });
+  }));
 }
 
 async function writeValues(job: RenderJob, name: string, values: unknown): Promise<string> {

@@ -3,7 +3,7 @@ import { join, relative } from 'node:path';
 import { stringify } from 'yaml';
 import { substituteDeep } from '../cluster-values';
 import { RenderFailure } from '../render-failure';
-import type { Renderer, RenderJob, UnitRepo } from '../renderer';
+import { renderOutputOf, type Renderer, type RenderJob, type RenderOutput, type UnitRepo } from '../renderer';
 import { resolveRepoPath } from '../repo-path';
 import { runSandboxed } from '../sandbox';
 import { kustomizationReferences, looksRemote } from './kustomization-references';
@@ -65,16 +65,16 @@ async function folderReferences(folder: string, marker: string, repo: UnitRepo):
   return found;
 }
 
-async function renderKustomization(job: RenderJob): Promise<string> {
+async function renderKustomization(job: RenderJob): Promise<RenderOutput> {
   const target = await wrapperFor(job) ?? join(job.root, job.folder);
-  return runSandboxed({
+  return renderOutputOf(await runSandboxed({
     command: job.tools.kustomize,
     args: ['build', target, '--load-restrictor', 'LoadRestrictionsRootOnly'],
     cwd: job.root,
     home: job.scratch,
     limits: job.limits,
     label: `kustomize build ${job.folder}`,
-  });
+  }));
 }
 
 /**

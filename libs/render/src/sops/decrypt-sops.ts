@@ -36,7 +36,7 @@ export async function decryptInPlace(files: readonly SopsFile[], context: Decryp
   for (const file of files) {
     let plain: string;
     try {
-      plain = await runSandboxed({
+      ({ stdout: plain } = await runSandboxed({
         command: context.sops,
         args: ['--decrypt', '--input-type', file.format, '--output-type', file.format, file.absolute],
         cwd: context.scratch,
@@ -44,7 +44,7 @@ export async function decryptInPlace(files: readonly SopsFile[], context: Decryp
         limits: context.limits,
         label: `sops --decrypt ${file.path}`,
         env,
-      });
+      }));
     } catch (error) {
       if (!(error instanceof RenderFailure)) throw error;
       throw new RenderFailure('DecryptFailed', `${file.path} could not be decrypted with the configured keys: ${firstSentence(error.message)}`, file.path);
