@@ -6,6 +6,7 @@ import type { Condition, ObjectStatus } from '@tidemark/contracts';
 import { ReconcileQueues, type PreviewQueue } from '@tidemark/queue';
 import { StatusStore } from '@tidemark/status-store';
 import { buildDashboard } from '../../apps/dashboard/src/build-app';
+import type { AccessToken } from '../../apps/dashboard/src/auth/principal';
 
 export const viewerToken = 'viewer-token-0123456789abcdef';
 export const operatorToken = 'operator-token-0123456789abcdef';
@@ -23,6 +24,8 @@ export interface DashboardFixtureOptions {
   /** Use this store (e.g. the pipeline harness's) instead of a fresh one. */
   store?: StatusStore;
   clusters?: string[];
+  /** More tokens besides vera (viewer) and otto (operator), e.g. scoped ones. */
+  tokens?: AccessToken[];
   /** The cache's batch window (a slow subscriber): views must agree with the store however late pub/sub is. */
   liveBatchMs?: number;
   /** The preview queue the dashboard's POST /api/previews feeds. */
@@ -41,7 +44,7 @@ export async function startDashboardFixture(redisUrl: string, options: Dashboard
     statusStore: store, queues, redis, subscriber, clusters, ...(options.liveBatchMs === undefined ? {} : { liveBatchMs: options.liveBatchMs }), ...(options.previews ? { previews: options.previews } : {}),
     auth: {
       sessionSecret: 'a-test-session-secret-of-32-characters-or-more',
-      tokens: [{ name: 'vera', role: 'viewer', token: viewerToken }, { name: 'otto', role: 'operator', token: operatorToken }],
+      tokens: [{ name: 'vera', role: 'viewer', token: viewerToken }, { name: 'otto', role: 'operator', token: operatorToken }, ...(options.tokens ?? [])],
     },
   });
   await app.ready();

@@ -28,4 +28,11 @@ describe('parseTokens', () => {
     expect(() => parseTokens(JSON.stringify([{ name: 'a', role: 'viewer', token: 'x'.repeat(20) }, { name: 'b', role: 'viewer', token: 'x'.repeat(20) }]), 'X')).toThrow(/own value/);
     expect(() => parseTokens('not json', 'X')).toThrow(/not JSON/);
   });
+
+  it('reads a token scope, and refuses one that limits nothing, naming the token', () => {
+    const [scoped] = parseTokens(JSON.stringify([{ name: 'ada', role: 'viewer', token: 'x'.repeat(20), scope: { sources: ['team-a'] } }]), 'X');
+    expect(scoped?.scope).toEqual({ sources: ['team-a'], namespaces: [] });
+    expect(() => parseTokens(JSON.stringify([{ name: 'ada', role: 'viewer', token: 'x'.repeat(20), scope: {} }]), 'X')).toThrow(/X: \/0\/scope names no source and no namespace/);
+    expect(() => parseTokens(JSON.stringify([{ name: 'ada', role: 'viewer', token: 'x'.repeat(20), scope: { teams: ['a'] } }]), 'X')).toThrow(/X: \/0\/scope/);
+  });
 });

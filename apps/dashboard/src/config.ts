@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
+import type { TokenScope } from './auth/token-scope';
 import type { AccessToken } from './auth/principal';
 import { parseRedisNode, type RedisEndpoint } from '@tidemark/queue';
 
@@ -19,6 +20,11 @@ const TokenInput = Type.Object({
   role: Type.Union([Type.Literal('viewer'), Type.Literal('operator')]),
   // Short tokens can be guessed; 16 characters is the floor, 32+ random ones are advised.
   token: Type.String({ minLength: 16, maxLength: 512 }),
+  // Limits the token to these sources and namespaces (either list may be left out, not both).
+  scope: Type.Optional(Type.Object({
+    sources: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 253 }), { maxItems: 256 })),
+    namespaces: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 63 }), { maxItems: 256 })),
+  }, { additionalProperties: false })),
 }, { additionalProperties: false });
 const TokenList = Type.Array(TokenInput, { minItems: 1 });
 type TokenInput = Static<typeof TokenInput>;
@@ -130,7 +136,14 @@ export function parseTokens(text: string, where: string): AccessToken[] {
   if (names.size !== tokens.length || secrets.size !== tokens.length) {
     throw new ConfigError(`${where}: each token needs its own name and its own value.`);
   }
-  return tokens.map((token) => ({ name: token.name, role: token.role, token: token.token }));
+  return tokens.map((token, index) => ({ name: token.name, role: token.role, token: token.token, ...(token.scope ? { scope: scopeOf(token.scope, `${where}: /${index}/scope`) } : {}) }));
+}
+
+function scopeOf(input: { sources?: string[]; namespaces?: string[] }, where: string): TokenScope {
+  const scope = { sources: Object.freeze([...(input.sources ?? [])]), namespaces: Object.freeze([...(input.namespaces ?? [])]) };
+  // An empty scope would read as "everything"; a scope that limits nothing is a mistake, not a wish.
+  if (scope.sources.length + scope.namespaces.length === 0) throw new ConfigError(`${where} names no source and no namespace; leave scope out for a token that sees everything.`);
+  return Object.freeze(scope);
 }
 
 /**

@@ -22,7 +22,7 @@ export async function apiRoutes(app: FastifyInstance, { data, actions }: ApiRout
     async (request) => request.principal);
 
   app.get('/overview', { schema: { tags: ['status'], summary: 'Counts per state, sources, clusters and queues.', response: { 200: OverviewBody, ...readErrors } } },
-    async () => data.overview());
+    async (request) => data.for(request.principal).overview());
 
   app.get<{ Querystring: ObjectsQuery }>('/objects', {
     schema: {
@@ -44,7 +44,7 @@ export async function apiRoutes(app: FastifyInstance, { data, actions }: ApiRout
     },
   }, async (request) => {
     const { condition, ...rest } = request.query;
-    return data.objects(condition ? { ...rest, condition: condition as ConditionFilter } : rest);
+    return data.for(request.principal).objects(condition ? { ...rest, condition: condition as ConditionFilter } : rest);
   });
 
   app.get<{ Params: ObjectKeyParams }>('/objects/:cluster/:group/:kind/:namespace/:name', {
@@ -54,32 +54,32 @@ export async function apiRoutes(app: FastifyInstance, { data, actions }: ApiRout
     },
   }, async (request) => {
     const key = objectKeyOf(request.params);
-    const found = await data.object(request.params.cluster, key);
+    const found = await data.for(request.principal).object(request.params.cluster, key);
     if (!found) throw notFound(`${key} on cluster ${request.params.cluster}`);
-    return { ...found, clusters: data.clustersOf(key) };
+    return { ...found, clusters: data.for(request.principal).clustersOf(key) };
   });
 
   app.get('/clusters', { schema: { tags: ['status'], summary: 'Clusters with counts and queue figures.', response: { 200: ClustersBody, ...readErrors } } },
-    async () => data.clusters());
+    async (request) => data.for(request.principal).clusters());
 
   app.get('/sources', { schema: { tags: ['status'], summary: 'Git sources: ref, head commit, last poll, problems, objects per cluster.', response: { 200: Type.Array(SourceBody), ...readErrors } } },
-    async () => data.sources());
+    async (request) => data.for(request.principal).sources());
   app.get<{ Params: { source: string } }>('/sources/:source', {
     schema: { tags: ['status'], summary: 'One Git source.', params: Type.Object({ source: Type.String({ minLength: 1, maxLength: 63 }) }), response: { 200: SourceBody, ...errors(400, 401, 404) } },
   }, async (request) => {
-    const source = await data.source(request.params.source);
+    const source = await data.for(request.principal).source(request.params.source);
     if (!source) throw notFound(`source ${request.params.source}`);
     return source;
   });
   app.get<{ Params: { cluster: string } }>('/clusters/:cluster', {
     schema: { tags: ['status'], summary: 'One cluster: health, counts and queue figures.', params: Type.Object({ cluster: Type.String({ minLength: 1, maxLength: 63 }) }), response: { 200: ClusterBody, ...errors(400, 401, 404) } },
   }, async (request) => {
-    const found = await data.cluster(request.params.cluster);
+    const found = await data.for(request.principal).cluster(request.params.cluster);
     if (!found) throw notFound(`cluster ${request.params.cluster}`);
     return found;
   });
   app.get('/queue', { schema: { tags: ['queue'], summary: 'Queue depth per state and failed objects, per cluster.', response: { 200: QueueBody, ...readErrors } } },
-    async () => data.queue());
+    async (request) => data.for(request.principal).queue());
 
   registerActions(app, actions);
 }
@@ -97,7 +97,7 @@ function registerActions(app: FastifyInstance, actions: Actions): void {
   };
   for (const [verb, { summary, run }] of Object.entries(verbs)) {
     app.post<{ Params: ObjectKeyParams }>(`/objects/:cluster/:group/:kind/:namespace/:name/${verb}`, { schema: actionSchema(summary), preHandler: requireOperator },
-      async (request) => run(request.params.cluster, objectKeyOf(request.params)));
+      async (request) => run(request.params.cluster, objectKeyOf(request.params), request.principal?.scope));
   }
   app.post<{ Params: { cluster: string }; Querystring: { objectKey?: string } }>('/queue/:cluster/retry', {
     schema: {
@@ -107,5 +107,5 @@ function registerActions(app: FastifyInstance, actions: Actions): void {
       response: { 200: ActionResult, ...errors(400, 401, 403, 503) },
     },
     preHandler: requireOperator,
-  }, async (request) => actions.retry(request.params.cluster, request.query.objectKey));
+  }, async (request) => actions.retry(request.params.cluster, request.query.objectKey, request.principal?.scope));
 }

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { PruneHold, PruneHolds } from '@tidemark/status-store';
 import { requireOperator } from '../auth/authenticate';
+import type { TokenScope } from '../auth/token-scope';
 import type { QueueAccess } from '../view/dashboard-data';
 import { layout } from '../pages/layout';
 import { prunesPage } from '../pages/prunes-page';
@@ -25,30 +26,34 @@ const HoldParams = Type.Object({ cluster: Type.String({ minLength: 1, maxLength:
  * reconciled at once, and deleted.
  */
 export async function pruneHoldRoutes(app: FastifyInstance, { holds, queues }: PruneHoldRoutesOptions): Promise<void> {
-  const confirm = async (params: { cluster: string; source: string }, revision: string, by: string): Promise<PruneHold> => {
+  // A scoped token sees the holds of its own sources only, and confirms one only when its scope has no namespace limit.
+  const visible = (hold: { source: string }, scope: TokenScope | undefined) => !scope || (scope.sources.includes(hold.source) && scope.namespaces.length === 0);
+  const waiting = async (scope: TokenScope | undefined) => (await holds.waiting()).filter((hold) => visible(hold, scope));
+  const confirm = async (params: { cluster: string; source: string }, revision: string, by: string, scope: TokenScope | undefined): Promise<PruneHold> => {
+    if (!visible(params, scope)) throw new DashboardError(ErrorCode.NotFound, 404, `No prune of source ${params.source} on cluster ${params.cluster} at revision ${revision} waits for confirmation.`);
     const hold = await holds.confirm(params.source, params.cluster, revision, by);
     if (!hold) throw new DashboardError(ErrorCode.NotFound, 404, `No prune of source ${params.source} on cluster ${params.cluster} at revision ${revision} waits for confirmation.`);
     for (const objectKey of hold.removed) await queues.enqueue({ source: hold.source, revision: hold.revision, cluster: hold.cluster, objectKey, reason: 'manual' });
     return hold;
   };
   app.get('/api/prune-holds', { schema: { tags: ['status'], summary: 'Prunes that wait for confirmation, with every object each would delete.', response: { 200: Type.Array(HoldBody), ...errors(401) } } },
-    async () => holds.waiting());
+    async (request) => waiting(request.principal?.scope));
   app.post<{ Params: { cluster: string; source: string }; Querystring: { revision: string } }>('/api/prune-holds/:cluster/:source/confirm', {
     schema: {
       tags: ['actions'], summary: 'Confirm a waiting prune at the revision shown. Needs the operator role.', params: HoldParams,
       querystring: Type.Object({ revision: Type.String({ pattern: '^[0-9a-f]{40}$' }) }), response: { 200: HoldBody, ...errors(400, 401, 403, 404) },
     },
     preHandler: requireOperator,
-  }, async (request) => confirm(request.params, request.query.revision, request.principal?.name ?? 'unknown'));
+  }, async (request) => confirm(request.params, request.query.revision, request.principal?.name ?? 'unknown', request.principal?.scope));
   app.get<{ Querystring: { notice?: string } }>('/prunes', { schema: { hide: true } }, async (request, reply) => {
-    const page = prunesPage(await holds.waiting(), request.principal, request.query.notice === 'confirmed' ? 'The prune is confirmed; its objects are being deleted.' : undefined);
+    const page = prunesPage(await waiting(request.principal?.scope), request.principal, request.query.notice === 'confirmed' ? 'The prune is confirmed; its objects are being deleted.' : undefined);
     return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(layout({ title: 'Prunes', nav: 'prunes', principal: request.principal }, page).value);
   });
   app.post<{ Params: { cluster: string; source: string }; Body: { revision?: string } }>('/prunes/:cluster/:source/confirm', {
     schema: { hide: true, params: HoldParams, body: Type.Object({ _csrf: Type.Optional(Type.String()), revision: Type.String({ pattern: '^[0-9a-f]{40}$' }) }) },
     preHandler: requireOperator,
   }, async (request, reply) => {
-    await confirm(request.params, request.body.revision ?? '', request.principal?.name ?? 'unknown');
+    await confirm(request.params, request.body.revision ?? '', request.principal?.name ?? 'unknown', request.principal?.scope);
     return reply.redirect('/prunes?notice=confirmed', 303);
   });
 }

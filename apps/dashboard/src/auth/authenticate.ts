@@ -19,7 +19,9 @@ export async function principalOf(request: FastifyRequest, tokens: TokenIndex, s
   }
   const cookie = readCookie(request.headers.cookie, sessionCookieName);
   const session = cookie ? await sessions.verify(cookie) : undefined;
-  return session ? { name: session.name, role: session.role, via: 'session', csrf: session.csrf } : undefined;
+  if (!session) return undefined;
+  const scope = tokens.scopeOf(session.name);
+  return { name: session.name, role: session.role, via: 'session', csrf: session.csrf, ...(scope ? { scope } : {}) };
 }
 
 /** authenticate is an onRequest hook: API calls get 401, pages are sent to the login form. */

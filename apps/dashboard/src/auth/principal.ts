@@ -1,3 +1,5 @@
+import type { TokenScope } from './token-scope';
+
 /** Role: viewers read everything; operators may also act (reconcile, suspend, resume, retry). */
 export type Role = 'viewer' | 'operator';
 
@@ -6,6 +8,8 @@ export interface AccessToken {
   name: string;
   role: Role;
   token: string;
+  /** Limits the token to some sources and namespaces; without it, it sees everything. */
+  scope?: TokenScope;
 }
 
 /**
@@ -17,6 +21,8 @@ export interface Principal {
   role: Role;
   via: 'bearer' | 'session';
   csrf?: string;
+  /** The token's scope, read from the token list at each request (so a narrowed scope applies at once). */
+  scope?: TokenScope;
 }
 
 declare module 'fastify' {

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { requireOperator } from '../auth/authenticate';
 import type { Actions } from '../view/actions';
+import type { TokenScope } from '../auth/token-scope';
 import type { ConditionFilter } from '../view/cell-state';
 import type { DashboardData } from '../view/dashboard-data';
 import { ownerUidsOf } from '../view/resource-tree';
@@ -48,48 +49,48 @@ function sendPage(reply: FastifyReply, options: LayoutOptions, main: SafeHtml): 
 export async function pageRoutes(app: FastifyInstance, { data, actions }: PageRoutesOptions): Promise<void> {
   const hide = { hide: true };
   app.get('/', { schema: hide }, async (request, reply) =>
-    sendPage(reply, { title: 'Overview', nav: 'overview', live: 'refresh', principal: request.principal }, overviewPage(await data.overview())));
+    sendPage(reply, { title: 'Overview', nav: 'overview', live: 'refresh', principal: request.principal }, overviewPage(await data.for(request.principal).overview())));
 
   app.get<{ Querystring: ObjectsQuery }>('/objects', { schema: { ...hide, querystring: ObjectsQuery } }, async (request, reply) => {
     const { condition, ...rest } = request.query;
-    const matrix = data.objects(condition ? { ...rest, condition: condition as ConditionFilter } : rest);
-    return sendPage(reply, { title: 'Objects', nav: 'objects', live: 'cells', principal: request.principal }, objectsPage(request.query, matrix, data.objectFacets(), data.clusterNames()));
+    const matrix = data.for(request.principal).objects(condition ? { ...rest, condition: condition as ConditionFilter } : rest);
+    return sendPage(reply, { title: 'Objects', nav: 'objects', live: 'cells', principal: request.principal }, objectsPage(request.query, matrix, data.for(request.principal).objectFacets(), data.for(request.principal).clusterNames()));
   });
 
   app.get<{ Params: ObjectKeyParams; Querystring: { notice?: string } }>('/objects/:cluster/:group/:kind/:namespace/:name', { schema: { ...hide, params: ObjectKeyParams, querystring: NoticeQuery } }, async (request, reply) => {
     const key = objectKeyOf(request.params);
-    const found = await data.object(request.params.cluster, key);
+    const found = await data.for(request.principal).object(request.params.cluster, key);
     if (!found) throw notFound(`${key} on cluster ${request.params.cluster}`);
     const notice = request.query.notice ? notices[request.query.notice] : undefined;
-    const timeline = objectTimeline(await data.objectTimeline(key, found.status.source));
-    const main = objectPage({ ...found, timeline, clusters: data.clustersOf(key), principal: request.principal, ...(notice ? { notice } : {}) });
+    const timeline = objectTimeline(await data.for(request.principal).objectTimeline(key, found.status.source));
+    const main = objectPage({ ...found, timeline, clusters: data.for(request.principal).clustersOf(key), principal: request.principal, ...(notice ? { notice } : {}) });
     const liveTree = { cluster: request.params.cluster, ownerUids: ownerUidsOf(found.status) };
     return sendPage(reply, { title: `${found.status.kind} ${found.status.name}`, nav: 'objects', live: 'object', liveKey: cellId(request.params.cluster, key), liveTree, principal: request.principal }, main);
   });
 
   app.get('/sources', { schema: hide }, async (request, reply) =>
-    sendPage(reply, { title: 'Sources', nav: 'sources', live: 'refresh', principal: request.principal }, sourcesPage(await data.sources())));
+    sendPage(reply, { title: 'Sources', nav: 'sources', live: 'refresh', principal: request.principal }, sourcesPage(await data.for(request.principal).sources())));
 
   app.get<{ Params: { source: string } }>('/sources/:source', { schema: { ...hide, params: SourceParams } }, async (request, reply) => {
-    const source = await data.source(request.params.source);
+    const source = await data.for(request.principal).source(request.params.source);
     if (!source) throw notFound(`source ${request.params.source}`);
-    return sendPage(reply, { title: `Source ${source.name}`, nav: 'sources', live: 'refresh', principal: request.principal }, sourcePage({ source, timeline: sourceTimeline(await data.sourceTimeline(source.name), Object.keys(source.byCluster).sort()) }));
+    return sendPage(reply, { title: `Source ${source.name}`, nav: 'sources', live: 'refresh', principal: request.principal }, sourcePage({ source, timeline: sourceTimeline(await data.for(request.principal).sourceTimeline(source.name), Object.keys(source.byCluster).sort()) }));
   });
 
   app.get('/clusters', { schema: hide }, async (request, reply) => {
-    const { clusters, queueError } = await data.clusters();
+    const { clusters, queueError } = await data.for(request.principal).clusters();
     return sendPage(reply, { title: 'Clusters', nav: 'clusters', live: 'refresh', principal: request.principal }, clustersPage(clusters, queueError));
   });
 
   app.get<{ Params: { cluster: string } }>('/clusters/:cluster', { schema: { ...hide, params: ClusterParams } }, async (request, reply) => {
-    const found = await data.cluster(request.params.cluster);
+    const found = await data.for(request.principal).cluster(request.params.cluster);
     if (!found) throw notFound(`cluster ${request.params.cluster}`);
-    return sendPage(reply, { title: `Cluster ${request.params.cluster}`, nav: 'clusters', live: 'refresh', principal: request.principal }, clusterPage({ ...found, principal: request.principal, charts: clusterCharts(await data.clusterSeries(request.params.cluster)) }));
+    return sendPage(reply, { title: `Cluster ${request.params.cluster}`, nav: 'clusters', live: 'refresh', principal: request.principal }, clusterPage({ ...found, principal: request.principal, charts: clusterCharts(await data.for(request.principal).clusterSeries(request.params.cluster)) }));
   });
 
   app.get<{ Querystring: { notice?: string } }>('/queue', { schema: { ...hide, querystring: NoticeQuery } }, async (request, reply) => {
     const notice = request.query.notice ? notices[request.query.notice] : undefined;
-    return sendPage(reply, { title: 'Queue', nav: 'queue', live: 'refresh', principal: request.principal }, queuePage(await data.queue(), request.principal, notice));
+    return sendPage(reply, { title: 'Queue', nav: 'queue', live: 'refresh', principal: request.principal }, queuePage(await data.for(request.principal).queue(), request.principal, notice));
   });
 
   registerFormActions(app, actions);
@@ -97,16 +98,16 @@ export async function pageRoutes(app: FastifyInstance, { data, actions }: PageRo
 
 function registerFormActions(app: FastifyInstance, actions: Actions): void {
   const FormBody = Type.Object({ _csrf: Type.Optional(Type.String()), objectKey: Type.Optional(Type.String({ maxLength: 1024 })) });
-  const verbs = { reconcile: actions.reconcileNow, suspend: actions.suspend, resume: actions.resume, retry: (cluster: string, key: string) => actions.retry(cluster, key) };
+  const verbs = { reconcile: actions.reconcileNow, suspend: actions.suspend, resume: actions.resume, retry: (cluster: string, key: string, scope?: TokenScope) => actions.retry(cluster, key, scope) };
   for (const [verb, run] of Object.entries(verbs)) {
     app.post<{ Params: ObjectKeyParams }>(`/objects/:cluster/:group/:kind/:namespace/:name/${verb}`, { schema: { hide: true, params: ObjectKeyParams, body: FormBody }, preHandler: requireOperator }, async (request, reply) => {
       const key = objectKeyOf(request.params);
-      const result = await run.call(actions, request.params.cluster, key);
+      const result = await run.call(actions, request.params.cluster, key, request.principal?.scope);
       return reply.redirect(`/objects/${objectPath(request.params.cluster, key)}?notice=${noticeFor(verb, result)}`, 303);
     });
   }
   app.post<{ Params: { cluster: string }; Body: { objectKey?: string } }>('/queue/:cluster/retry', { schema: { hide: true, body: FormBody }, preHandler: requireOperator }, async (request, reply) => {
-    const result = await actions.retry(request.params.cluster, request.body.objectKey || undefined);
+    const result = await actions.retry(request.params.cluster, request.body.objectKey || undefined, request.principal?.scope);
     return reply.redirect(`/queue?notice=${noticeFor('retry', result)}`, 303);
   });
 }

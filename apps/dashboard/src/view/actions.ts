@@ -3,32 +3,38 @@ import type { StatusStore } from '@tidemark/status-store';
 import { DashboardError, ErrorCode, notFound } from '../api/dashboard-error';
 import type { ActionResult } from '../api/schemas';
 import type { QueueAccess } from './dashboard-data';
+import { inScope, type TokenScope } from '../auth/token-scope';
 
-/** Actions are what an operator may do; each checks the record exists first. */
+/**
+ * Actions are what an operator may do; each checks the record exists first, and for a scoped
+ * token that it is in the scope (outside it, the object is as unknown as one that does not exist).
+ */
 export class Actions {
   constructor(private readonly store: StatusStore, private readonly queues: QueueAccess) {}
 
   /** reconcileNow queues a manual run at the revision last attempted, from the same source. */
-  async reconcileNow(cluster: string, objectKey: string): Promise<ActionResult> {
+  async reconcileNow(cluster: string, objectKey: string, scope?: TokenScope): Promise<ActionResult> {
     const status = await this.store.get(cluster, objectKey);
-    if (!status) throw notFound(`${objectKey} on cluster ${cluster}`);
+    if (!status || !inScope(scope, status)) throw notFound(`${objectKey} on cluster ${cluster}`);
     const revision = status.lastAttemptedRevision ?? status.lastAppliedRevision;
     if (!revision) throw new DashboardError(ErrorCode.NoRevision, 409, `${objectKey} has no revision yet; it is reconciled once its source is polled.`);
     const result = await queueCall(() => this.queues.enqueue({ source: status.source, revision, cluster, objectKey, reason: 'manual' }));
     return { action: 'reconcile', cluster, objectKey, queue: result.status };
   }
 
-  async suspend(cluster: string, objectKey: string): Promise<ActionResult> {
+  async suspend(cluster: string, objectKey: string, scope?: TokenScope): Promise<ActionResult> {
+    await this.checkScope(cluster, objectKey, scope);
     const status = await this.store.setSuspended(cluster, objectKey, true);
     if (!status) throw notFound(`${objectKey} on cluster ${cluster}`);
     return { action: 'suspend', cluster, objectKey, suspended: true };
   }
 
   /** resume lifts the suspension and reconciles at once, so the object catches up with Git. */
-  async resume(cluster: string, objectKey: string): Promise<ActionResult> {
+  async resume(cluster: string, objectKey: string, scope?: TokenScope): Promise<ActionResult> {
+    await this.checkScope(cluster, objectKey, scope);
     const status = await this.store.setSuspended(cluster, objectKey, false);
     if (!status) throw notFound(`${objectKey} on cluster ${cluster}`);
-    const reconciled = await this.reconcileNow(cluster, objectKey).catch((error: unknown) => {
+    const reconciled = await this.reconcileNow(cluster, objectKey, scope).catch((error: unknown) => {
       if (error instanceof DashboardError && error.code === ErrorCode.NoRevision) return undefined;
       throw error;
     });
@@ -38,11 +44,20 @@ export class Actions {
   }
 
   /** retry runs failed and stalled objects again: one object, or all of a cluster. */
-  async retry(cluster: string, objectKey?: string): Promise<ActionResult> {
+  async retry(cluster: string, objectKey?: string, scope?: TokenScope): Promise<ActionResult> {
+    if (scope && !objectKey) throw new DashboardError(ErrorCode.Forbidden, 403, 'This token is limited to some sources and namespaces: it may retry one of its objects, not a whole cluster.');
+    if (objectKey) await this.checkScope(cluster, objectKey, scope);
     const retried = await queueCall(() => this.queues.retryFailed(cluster, objectKey));
     const result: ActionResult = { action: 'retry', cluster, retried };
     if (objectKey) result.objectKey = objectKey;
     return result;
+  }
+
+  /** checkScope refuses an object outside a scoped token's sources and namespaces, as not found. */
+  private async checkScope(cluster: string, objectKey: string, scope: TokenScope | undefined): Promise<void> {
+    if (!scope) return;
+    const status = await this.store.get(cluster, objectKey);
+    if (!status || !inScope(scope, status)) throw notFound(`${objectKey} on cluster ${cluster}`);
   }
 }
 

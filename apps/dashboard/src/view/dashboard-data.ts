@@ -5,7 +5,8 @@ import { facetsOf, MatchMemo, queryMatrix, type Facets, type MatrixPage, type Ob
 import { countStates, emptyCounts, type StateCounts, type StatusTotals, type UnitCounts } from './overview';
 import { redactStatus } from './redact';
 import { buildResourceTree, ownerUidsOf, type TreeNode } from './resource-tree';
-import type { StatusCache } from './status-cache';
+import { ScopedStatusView, type StatusView } from './scoped-view';
+import { inScope, scopeKey, sourceInScope, type TokenScope } from '../auth/token-scope';
 import type { RedisClient } from '@tidemark/contracts';
 
 /** QueueAccess is the part of ReconcileQueues the dashboard uses. */
@@ -62,7 +63,9 @@ export interface Overview {
 }
 
 export interface DashboardDataOptions {
-  cache: StatusCache;
+  cache: StatusView;
+  /** Set on a scoped token's view: everything it answers is limited to the scope. */
+  scope?: TokenScope;
   store: StatusStore;
   queues: QueueAccess;
   /** A normal (not subscriber) connection, for the source and cluster-health records (named by the store's keys). */
@@ -80,7 +83,27 @@ export class DashboardData {
   /** Keys matching recent filters, valid for one cache version: paging a filter scans once. */
   private readonly matches = new MatchMemo(() => this.options.cache.version);
 
+  private readonly scoped = new Map<string, DashboardData>();
+
   constructor(private readonly options: DashboardDataOptions) {}
+
+  /** for is the view a principal may see: everything, or its token's scope (one view per scope, reused). */
+  for(principal: { scope?: TokenScope } | undefined): DashboardData {
+    const scope = principal?.scope;
+    if (!scope || this.options.scope) return this;
+    const key = scopeKey(scope);
+    let view = this.scoped.get(key);
+    if (!view) {
+      view = new DashboardData({ ...this.options, scope, cache: new ScopedStatusView(this.options.cache, scope), sources: (this.options.sources ?? []).filter((name) => scope.sources.includes(name)) });
+      this.scoped.set(key, view);
+    }
+    return view;
+  }
+
+  /** sees tells whether this view may show a record (always, unscoped). */
+  sees(record: { source: string; namespace: string }): boolean {
+    return inScope(this.options.scope, record);
+  }
 
   clusterNames(): string[] {
     return [...new Set([...(this.options.clusters ?? []), ...this.options.cache.clusters()])].sort();
@@ -106,7 +129,7 @@ export class DashboardData {
   /** object reads one record fresh from the store (redacted) with its history and the live children of what it applied. */
   async object(cluster: string, objectKey: string): Promise<ObjectView | undefined> {
     const [status, history] = await Promise.all([this.options.store.get(cluster, objectKey), this.options.store.history(cluster, objectKey)]);
-    if (!status) return undefined;
+    if (!status || !this.sees(status)) return undefined;
     const children = await this.options.store.liveChildren(cluster, ownerUidsOf(status));
     return { status: redactStatus(status), history, tree: buildResourceTree(status, children) };
   }
@@ -118,7 +141,10 @@ export class DashboardData {
 
   async queue(): Promise<QueueView> {
     try {
-      return { figures: await this.options.queues.figures() };
+      const figures = await this.options.queues.figures();
+      if (!this.options.scope) return { figures };
+      // A scoped view lists only its own failing objects; the counts per state stay the cluster's.
+      return { figures: figures.map((entry) => { const failures = entry.failures.filter((failure) => this.options.cache.cellsOf(failure.objectKey)?.has(entry.cluster)); return { ...entry, failures, failingObjects: failures.length }; }) };
     } catch (error) {
       return { figures: [], error: error instanceof Error ? error.message : String(error) };
     }
@@ -152,6 +178,7 @@ export class DashboardData {
 
   /** source is one source's row, or undefined when no record or setting names it. */
   async source(name: string): Promise<SourceRow | undefined> {
+    if (!sourceInScope(this.options.scope, name, this.statusTotals().bySource[name] !== undefined)) return undefined;
     const known = (this.options.sources ?? []).includes(name) || this.statusTotals().bySource[name] !== undefined;
     const record = await readSourceStatus(this.options.redis, this.options.store.keys, name);
     if (!known && Object.keys(record).length === 0) return undefined;
