@@ -15,4 +15,5 @@ export const webAppSpecType = Type.Object({
   resources: Type.Optional(Type.Object({ limits: Type.Optional(plainObject), requests: Type.Optional(plainObject) })),
   features: Type.Optional(Type.Record(Type.String(), plainObject)),
   override: Type.Optional(Type.Record(Type.String(), plainObject)),
+  dependsOn: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
 });

@@ -24,6 +24,8 @@ export type WebAppSpec = {
   imagePullPolicy?: string;
   /** Per component (deployment, service, hpa, …): a partial object deep-merged last. */
   override?: Record<string, PlainObject | undefined>;
+  /** Objects applied before this one ([source:]group/version/Kind/namespace/name); libs/ordering reads them. */
+  dependsOn?: string[];
 };
 
 export const webAppGroup = 'tidemark.dev';

@@ -129,6 +129,13 @@ describe('webAppCrd', () => {
     expect(columns(alpha).slice(1)).toEqual(columns(beta).slice(2));
   });
 
+  it('declares spec.dependsOn in both served versions, a described set of references', () => {
+    for (const schema of [spec, betaSpec]) {
+      expect(schema.properties.dependsOn).toMatchObject({ type: 'array', 'x-kubernetes-list-type': 'set', items: { type: 'string', maxLength: 512 } });
+      expect(String((schema.properties.dependsOn as PlainObject).description)).toContain('[source:]group/version/Kind/namespace/name');
+    }
+  });
+
   it('declares the status fields the pipeline writes', () => {
     const status = (root.properties as { status: { properties: PlainObject } }).status;
     expect(Object.keys(status.properties)).toEqual(['observedGeneration', 'conditions', 'lastAppliedRevision', 'lastAttemptedRevision', 'inventory', 'readyReplicas']);

@@ -32,6 +32,13 @@ export const sharedSpecProperties = {
       requests: { type: 'object', additionalProperties: quantity, description: 'Resources reserved for the container; autoscaling measures CPU against this.' },
     },
   },
+  dependsOn: {
+    type: 'array',
+    maxItems: 64,
+    'x-kubernetes-list-type': 'set',
+    description: 'Objects this app waits for before it is applied, each Ready at its current revision: [source:]group/version/Kind/namespace/name (e.g. apps/v1/Deployment/db/postgres, tidemark.dev/v1beta1/WebApp/shop/api, infra:v1/ConfigMap/shop/settings), or group/version/Kind/name for a cluster-scoped object. Git objects of any source, or live objects; the same as the tidemark.dev/depends-on annotation.',
+    items: { type: 'string', minLength: 1, maxLength: 512, description: 'One object: [source:]group/version/Kind/namespace/name.' },
+  },
 };
 
 /**

@@ -30,6 +30,7 @@ const alphaSpecs: Record<string, unknown> = {
   },
   'only disabled features': { image: 'web:1', features: { config: { enabled: false } } },
   'an empty feature map': { image: 'web:1', features: {} },
+  'dependsOn passes through': { image: 'web:1', dependsOn: ['apps/v1/Deployment/db/postgres', 'infra:tidemark.dev/v1beta1/WebApp/shop/api'] },
   'override and resources pass through': {
     image: 'web:1',
     resources: { limits: { cpu: '500m', memory: 256 } },
@@ -72,6 +73,7 @@ describe('WebApp conversion', () => {
       features: [{ name: 'metrics', metrics: { port: 9100 } }, { name: 'config', config: {} }, { name: 'autoscaling', autoscaling: { maxReplicas: 3 } }],
     },
     'an empty feature list': { image: { repository: 'web' }, features: [] },
+    'dependsOn, unchanged in both versions': { image: { repository: 'web' }, dependsOn: ['apps/v1/Deployment/db/postgres'] },
   };
 
   it.each(Object.entries(betaSpecs))('v1beta1 -> v1alpha1 -> v1beta1 is the identity: %s', (_name, spec) => {

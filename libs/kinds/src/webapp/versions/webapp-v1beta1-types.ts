@@ -21,4 +21,5 @@ export type WebAppSpecV1beta1 = {
   resources?: { limits?: Record<string, string | number>; requests?: Record<string, string | number> };
   features?: FeatureEntryV1beta1[];
   override?: Record<string, PlainObject | undefined>;
+  dependsOn?: string[];
 };
