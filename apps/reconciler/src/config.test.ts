@@ -47,6 +47,20 @@ describe('loadConfig', () => {
     });
   });
 
+  it('compiles CEL health rules at load: a broken expression is a ConfigError naming the file and field', async () => {
+    const base = 'redis: { url: redis://x }\nsources: [{ name: app, url: "https://h/a.git", ref: { branch: main }, intervalMs: 60000 }]\nclusters: [{ name: dev, inCluster: true }]\n';
+    await withFile(`${base}objectHealth: { timeoutMs: 120000, rules: [{ apiVersion: cert-manager.io/v1, kind: Certificate, current: "status.conditions.exists(c, c.type == 'Ready' && c.status == 'True')" }] }`, (path) => {
+      expect(loadConfig({ TIDEMARK_CONFIG: path }).objectHealth).toEqual({ timeoutMs: 120_000, rules: [expect.objectContaining({ kind: 'Certificate' })] });
+    });
+    await withFile(`${base}objectHealth: { rules: [{ apiVersion: example.com/v1, kind: Database, current: "true", failed: "status.phase ==" }] }`, (path) => {
+      expect(() => loadConfig({ TIDEMARK_CONFIG: path })).toThrow(ConfigError);
+      expect(() => loadConfig({ TIDEMARK_CONFIG: path })).toThrow(`${path}: objectHealth.rules[0].failed: "status.phase ==" does not parse`);
+    });
+    await withFile(base, (path) => {
+      expect(loadConfig({ TIDEMARK_CONFIG: path }).objectHealth).toEqual({ timeoutMs: 600_000, rules: [] });
+    });
+  });
+
   it('says what to set when there is no config at all', () => {
     expect(() => loadConfig({})).toThrow(/TIDEMARK_CONFIG is not set/);
   });

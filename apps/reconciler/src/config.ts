@@ -6,6 +6,7 @@ import { parse as parseYaml } from 'yaml';
 import { parseSourceSpec, SourceSpecError, type CredentialFile, type SourceSpec } from '@tidemark/git-source';
 import { parseRedisNode, type RedisEndpoint } from '@tidemark/queue';
 import { RenderInput, renderConfig, type RenderConfig } from './render-config';
+import { ObjectHealthInput, objectHealthConfig, type ObjectHealthConfig } from './object-health-config';
 
 /** ConfigError is a mistake in the configuration; its message names the file and field. */
 export class ConfigError extends Error {
@@ -71,6 +72,7 @@ const ConfigInput = Type.Object({
     failureThreshold: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
   }, { additionalProperties: false })),
   fullResyncIntervalMs: Type.Optional(Type.Integer({ minimum: 60_000 })),
+  objectHealth: Type.Optional(ObjectHealthInput),
   http: Type.Optional(Type.Object({
     port: Type.Integer({ minimum: 0, maximum: 65535 }),
     host: Type.Optional(Type.String()),
@@ -153,6 +155,8 @@ export interface ReconcilerConfig {
   /** Cluster health checks: how often, how slow counts as down, how many failures make it Unavailable. */
   readonly healthCheck: { readonly intervalMs: number; readonly timeoutMs: number; readonly failureThreshold: number };
   readonly fullResyncIntervalMs: number;
+  /** Objects' health: the timeout to become Ready, and CEL rules per kind (compiled at load). */
+  readonly objectHealth: ObjectHealthConfig;
   /** Health, readiness, metrics and webhooks are served here. @defaultValue 0.0.0.0:9464 */
   /** metricsToken (from TIDEMARK_METRICS_TOKEN): when set, /metrics needs it as a bearer token. */
   readonly http: { readonly port: number; readonly host: string; readonly metricsToken?: string };
@@ -231,6 +235,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, path = env.TIDE
     ...(input.defaultServiceAccount ? { defaultServiceAccount: input.defaultServiceAccount } : {}),
     concurrency: input.workers?.concurrency ?? 4,
     ...intervals(input),
+    objectHealth: objectHealthConfig(input.objectHealth, where, (message) => new ConfigError(message)),
     http: { port: input.http?.port ?? 9464, host: input.http?.host ?? '0.0.0.0', ...metricsTokenOf(env) },
     render: renderConfig(input.render, base, env),
     webhooks: webhooks(input, where, base, env),

@@ -15,6 +15,8 @@ export { healthOf } from './health/health-of';
 export { builtinHealthRules } from './health/health-rules';
 export { genericHealth } from './health/generic-health';
 export type { HealthRule } from './health/health-rule';
+export { compileHealthRule, compileHealthRules, HealthRuleError, type HealthExpressions } from './health/cel/cel-health-rule';
+export { withHealthRules } from './health/cel/with-health-rules';
 
 export { configWatcherPlugin } from './configwatcher/configwatcher-plugin';
 export { configWatcherCrd } from './configwatcher/configwatcher-crd';
