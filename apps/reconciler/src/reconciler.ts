@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { TerminalError, claimRedisSchema, readSourceStatus, RecordKeys, redisSchemaVersion } from '@tidemark/contracts';
 import { fileCredentials, GitSource, type GitSourceOptions, type SourceSpec, type UnitRendering } from '@tidemark/git-source';
 import { builtinRenderers, commandRenderer, RendererRegistry, UnitRenderer } from '@tidemark/render';
-import { createDefaultRegistry } from '@tidemark/kinds';
+import { compileHealthRules, createDefaultRegistry, withHealthRules } from '@tidemark/kinds';
 import { PlacementCache } from '@tidemark/placement';
 import { reconcile, type PipelineDependencies } from '@tidemark/pipeline';
 import { Poller } from '@tidemark/poller';
@@ -137,12 +137,13 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
       declarations: sourceDeclarations({ sources, retiring, reader: desired, headOf, enqueue: (job) => queues.enqueue(job) }),
       tenancyFor: sourceTenancy(sources, config),
       kinds,
+      healthRules: withHealthRules(compileHealthRules(config.objectHealth.rules, 'objectHealth.rules')),
       statusStore,
       log,
       observer: metrics.observer,
       pruneHolds: new PruneHolds(redis, recordPrefix),
       ordering: waits,
-      options: { resyncIntervalMs: config.resyncIntervalMs, dependencyRecheckMs: config.dependencyRecheckMs, builtinCrdSources: builtinCrdSources(config) },
+      options: { resyncIntervalMs: config.resyncIntervalMs, dependencyRecheckMs: config.dependencyRecheckMs, healthTimeoutMs: config.objectHealth.timeoutMs, builtinCrdSources: builtinCrdSources(config) },
     };
     const secret = config.conversionWebhook.secret;
     const store = secret ? new SecretCertificateStore(connectionOf(clusters.main, secret.cluster), secret.namespace, secret.name) : undefined;

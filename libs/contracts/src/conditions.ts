@@ -42,6 +42,8 @@ export const Reason = {
   KindNotServed: 'KindNotServed',
   DependencyNotReady: 'DependencyNotReady',
   DependencyCycle: 'DependencyCycle',
+  /** A dependency failed its health check, or did not become Ready within the health timeout. */
+  DependencyFailed: 'DependencyFailed',
   InvalidDependency: 'InvalidDependency',
   HealthCheckFailed: 'HealthCheckFailed',
   Forbidden: 'Forbidden',

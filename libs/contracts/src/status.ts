@@ -125,6 +125,11 @@ export interface ObjectStatus {
   failure?: FailureSummary;
   /** What the last successful run applied (the object itself, for a plain manifest), with health. */
   resources?: AppliedResource[];
+  /**
+   * While not Ready: since when, at this spec (a new spec starts the clock again). The health
+   * timeout is measured from it.
+   */
+  unreadySince?: string;
   /** Things a user should know that are not failures, each a sentence. */
   warnings?: string[];
   /** Per applied object (by inventory id: group/Kind/namespace/name), the version its last apply left; see AppliedVersion. */

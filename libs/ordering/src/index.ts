@@ -9,3 +9,4 @@ export { findCycles } from './find-cycles';
 export { buildRevisionOrdering, describeCycle, type Dependency, type DependencyReason, type OrderedObject, type OrderingNode, type RevisionOrdering } from './revision-ordering';
 export { objectToken, crdToken } from './wait-token';
 export { DependencyWaits, type DependencyWaiter, type DependencyWaitsOptions } from './dependency-waits';
+export { healthTimeoutAnnotation, parseHealthTimeout, formatDuration } from './health-timeout';

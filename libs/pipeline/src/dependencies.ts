@@ -1,6 +1,6 @@
 import type { ClusterConnection } from '@tidemark/cluster';
 import type { KubernetesManifest, Logger, RenderUnitRef } from '@tidemark/contracts';
-import type { KindRegistry } from '@tidemark/kinds';
+import type { HealthRule, KindRegistry } from '@tidemark/kinds';
 import type { PruneHolds, StatusStore } from '@tidemark/status-store';
 import type { DriftPolicy, DriftRules } from '@tidemark/drift';
 import type { RevisionOrdering } from '@tidemark/ordering';
@@ -96,6 +96,12 @@ export interface PipelineOptions {
    * wake-up its dependency's run or a watch sends. @defaultValue 60_000
    */
   dependencyRecheckMs?: number;
+  /**
+   * How long an object may take to become Ready before it is Ready=False with HealthCheckFailed
+   * (and what waits on it says so); an object's tidemark.dev/health-timeout annotation wins.
+   * @defaultValue 600_000
+   */
+  healthTimeoutMs?: number;
 }
 
 /** PipelineDependencies are everything reconcile talks to, handed in by the reconciler app. */
@@ -116,6 +122,8 @@ export interface PipelineDependencies {
    */
   declarations?: DeclarationIndex;
   kinds: KindRegistry;
+  /** The health rules, a user's CEL rules before the built-in ones (withHealthRules). @defaultValue the built-in rules */
+  healthRules?: readonly HealthRule[];
   statusStore: StatusStore;
   log?: Logger;
   /** Mass-prune holds; without it, no share of prunes waits for confirmation. */

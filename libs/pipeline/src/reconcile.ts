@@ -81,7 +81,7 @@ async function runStages(run: ReconcileRun, deps: PipelineDependencies, signal?:
   run.live = applied.live;
   const pruned = await pruneStage(run, deps, before, applied);
   const kind = await actStage(run, deps, defaulted, applied.changes);
-  const health = healthStage(run, applied, pruned.deleted, kind);
+  const health = healthStage(run, deps, applied, pruned.deleted, kind);
   run.outcome = { applied, pruned: pruned.deleted, kept: pruned.kept, kind, health };
   return statusStage(run, run.outcome, deps);
 }

@@ -5,6 +5,7 @@ import { isStalledAgain, type ReconcileRun } from './run';
 import { reasonFor } from './failure';
 import { recordEvents } from './events';
 import { desiredPlace } from './desired-place';
+import { unreadySince } from './health-timeout';
 
 /**
  * reportFailure tells the cluster about a failed run: the CR's /status gets Ready=False with the
@@ -62,6 +63,7 @@ export function failureRecord(run: ReconcileRun, failure: ReconcileFailure, now:
     specHash: run.specHash,
     conditions,
     failure: failureSummary(run, failure),
+    unreadySince: unreadySince(run, now),
     updatedAt: now.toISOString(),
   };
 }

@@ -1,8 +1,9 @@
 import { NotReadyError, TerminalError, describeObject, type ObjectRef } from '@tidemark/contracts';
-import { crdToken, describeCycle, objectToken, type Dependency, type OrderingNode } from '@tidemark/ordering';
+import { crdToken, describeCycle, formatDuration, objectToken, type Dependency, type OrderingNode } from '@tidemark/ordering';
 import type { DependencyWaitRegistry, PipelineDependencies } from './dependencies';
 import type { ReconcileRun } from './run';
-import { checkDependency } from './ordering/check-dependency';
+import { checkDependency, type Unmet } from './ordering/check-dependency';
+import { healthWait, readHealthTimeout } from './health-timeout';
 
 /**
  * orderStage holds an object back until what it depends on is ready: its CRD served, its
@@ -14,6 +15,7 @@ import { checkDependency } from './ordering/check-dependency';
  */
 export async function orderStage(run: ReconcileRun, deps: PipelineDependencies): Promise<void> {
   run.stage = 'order';
+  refuseBadTimeout(run);
   const waits = deps.ordering;
   if (!waits || !run.desired) return;
   const ordering = await deps.desired.orderingAt?.(run.job.source, run.job.revision, run.job.cluster);
@@ -25,7 +27,32 @@ export async function orderStage(run: ReconcileRun, deps: PipelineDependencies):
     // Register first, then look again: either this look sees it ready, or its wake sees us.
     await waits.register(run.job.cluster, tokenOf(run.ref, dependency), run.job);
     const unmet = await checkDependency(run, deps, dependency);
-    if (unmet) throw new NotReadyError('DependencyNotReady', unmet.message.endsWith('.') ? unmet.message : `${unmet.message}.`, Math.min(recheckMs, unmet.recheckMs ?? recheckMs));
+    if (unmet) throw waitFailure(run, deps, dependency, unmet, Math.min(recheckMs, unmet.recheckMs ?? recheckMs));
+  }
+}
+
+/**
+ * waitFailure says why the object waits. Waiting is progress until the dependency fails (its health
+ * check, or its own health timeout) or this object has waited past its health timeout: then it is
+ * DependencyFailed, a failure naming the dependency and the wait. Either way it is woken the moment
+ * the dependency is Ready.
+ */
+function waitFailure(run: ReconcileRun, deps: PipelineDependencies, dependency: Dependency, unmet: Unmet, recheckMs: number): NotReadyError {
+  const message = unmet.message.replace(/\.?$/, '.');
+  const wait = healthWait(run, deps, deps.now?.() ?? new Date());
+  if (!unmet.failed && !wait.timedOut) return new NotReadyError('DependencyNotReady', message, recheckMs);
+  const cause = unmet.failed ? `${dependency.description} failed` : `waited ${wait.said}`;
+  const next = `fix ${dependency.description}${dependency.reason === 'depends-on' ? ' or drop it from tidemark.dev/depends-on' : ''}; this object is applied the moment it is Ready`;
+  return new NotReadyError('DependencyFailed', `${message} ${cause.charAt(0).toUpperCase()}${cause.slice(1)} (this object has waited ${formatDuration(wait.waitedMs)}): ${next}.`, recheckMs, { category: 'transient' });
+}
+
+/** refuseBadTimeout: an unreadable tidemark.dev/health-timeout is terminal, naming the file, the object and the annotation. */
+function refuseBadTimeout(run: ReconcileRun): void {
+  if (!run.desired) return;
+  try {
+    readHealthTimeout(run);
+  } catch (error) {
+    throw new TerminalError('InvalidHealthTimeout', `${where(run)}: ${(error as Error).message} Fix it in Git.`);
   }
 }
 

@@ -1,5 +1,6 @@
 import { applyStatus, type EventInput } from '@tidemark/cluster';
-import { ConditionType, markProgressing, markReady, Reason, setCondition, type Condition, type KubernetesManifest, type ObjectStatus } from '@tidemark/contracts';
+import { ConditionType, markFailed, markProgressing, markReady, Reason, setCondition, type Condition, type KubernetesManifest, type ObjectStatus } from '@tidemark/contracts';
+import type { Health } from '@tidemark/kinds';
 import type { PipelineDependencies } from './dependencies';
 import type { ApplyOutcome, ReconcileRun } from './run';
 import { desiredPlace } from './desired-place';
@@ -8,6 +9,7 @@ import { appliedResources } from './applied-resources';
 import { keptEvents } from './record-deletion';
 import { withResourceVersion } from './applied-versions';
 import { customResourceToApply } from './stage-validate';
+import { healthWait, unreadySince } from './health-timeout';
 
 /** StatusResult is the status store record finalizeStatus writes, and the Events to emit after it. */
 export interface StatusResult {
@@ -26,20 +28,33 @@ export async function statusStage(run: ReconcileRun, outcome: ApplyOutcome, deps
   const generation = run.live?.metadata.generation ?? 0;
   const previousConditions = run.previous?.conditions ?? [];
   const { health, kind, applied } = outcome;
-  let conditions = health.status === 'Ready'
-    ? markReady(previousConditions, generation, { reason: Reason.Succeeded, message: health.message }, now)
-    : markProgressing(previousConditions, generation, { reason: Reason.HealthCheckPending, message: health.message }, now);
+  let conditions = readyConditions(run, deps, health, { previous: previousConditions, generation, now });
   for (const condition of kind.kindConditions) conditions = setCondition(conditions, { ...condition, observedGeneration: generation }, now);
   conditions = setCondition(conditions, driftCondition(applied.drift, generation), now);
 
-  const record = statusRecord(run, outcome, conditions, now);
+  const record = statusRecord(run, outcome, conditions, now, deps);
   const events: EventInput[] = [];
   if (run.plugin && run.live) events.push(...(await writeCustomResourceStatus(run, outcome, record)));
   return { record, events: eventsOf(run, outcome, events) };
 }
 
+/**
+ * readyConditions: Ready when healthy; HealthCheckFailed (failed, looked at again) when the health
+ * rule says Failed or the object has not become Ready within its health timeout; else still
+ * progressing towards it.
+ */
+function readyConditions(run: ReconcileRun, deps: PipelineDependencies, health: Health, at: { previous: readonly Condition[]; generation: number; now: Date }): Condition[] {
+  const { previous, generation, now } = at;
+  if (health.status === 'Ready') return markReady(previous, generation, { reason: Reason.Succeeded, message: health.message }, now);
+  if (health.status === 'Failed') return markFailed(previous, generation, { reason: Reason.HealthCheckFailed, message: health.message }, now);
+  const wait = healthWait(run, deps, now);
+  if (!wait.timedOut) return markProgressing(previous, generation, { reason: Reason.HealthCheckPending, message: health.message }, now);
+  const message = `${health.message.replace(/\.?$/, '.')} Not Ready after ${wait.said}: fix what this says, or give it longer with the tidemark.dev/health-timeout annotation.`;
+  return markFailed(previous, generation, { reason: Reason.HealthCheckFailed, message }, now);
+}
+
 /** statusRecord builds the status store record of a run that got through apply. */
-export function statusRecord(run: ReconcileRun, outcome: ApplyOutcome, conditions: Condition[], now: Date): ObjectStatus {
+export function statusRecord(run: ReconcileRun, outcome: ApplyOutcome, conditions: Condition[], now: Date, deps?: PipelineDependencies): ObjectStatus {
   const object = run.object ?? run.live;
   return {
     cluster: run.job.cluster,
@@ -59,8 +74,9 @@ export function statusRecord(run: ReconcileRun, outcome: ApplyOutcome, condition
     inventory: outcome.applied.inventory,
     kindStatus: outcome.kind.kindStatus,
     warnings: [...outcome.applied.warnings, ...outcome.kept.map((kept) => `Not pruned: ${kept.reason}`)],
-    resources: appliedResources(outcome.applied.changes),
+    resources: appliedResources(outcome.applied.changes, deps?.healthRules),
     appliedVersions: outcome.applied.versions,
+    ...(outcome.health.status === 'Ready' ? {} : { unreadySince: unreadySince(run, now) }),
     ...(outcome.applied.drift.reported.length > 0 ? { drift: outcome.applied.drift.reported } : {}),
     updatedAt: now.toISOString(),
   };

@@ -1,4 +1,4 @@
-import { NotReadyError, findCondition, parseObjectKey, type ObjectStatus } from '@tidemark/contracts';
+import { NotReadyError, Reason, findCondition, parseObjectKey, type ObjectStatus } from '@tidemark/contracts';
 import { getByResource, getObject } from '@tidemark/cluster';
 import { healthOf } from '@tidemark/kinds';
 import type { Dependency } from '@tidemark/ordering';
@@ -10,6 +10,8 @@ export interface Unmet {
   message: string;
   /** Set when no wake-up may come (a CRD Established but not served yet): look again this soon. */
   recheckMs?: number;
+  /** Set when the dependency failed (its health check, or its health timeout): waiting on it is failing, not progress. */
+  failed?: boolean;
 }
 
 /** How soon a custom resource looks again when its CRD is Established but discovery lags behind. */
@@ -31,15 +33,15 @@ const because: Record<Dependency['reason'], string> = {
  * its kind's health rule.
  */
 export async function checkDependency(run: ReconcileRun, deps: PipelineDependencies, dependency: Dependency): Promise<Unmet | undefined> {
-  if (dependency.reason === 'crd') return checkCrd(run, dependency);
+  if (dependency.reason === 'crd') return checkCrd(run, deps, dependency);
   const record = await deps.statusStore.get(run.job.cluster, dependency.objectKey);
   if (dependency.specHash !== undefined) return checkRecord(dependency, record, dependency.specHash);
   if (record) return checkRecord(dependency, record, undefined);
-  return checkLive(run, dependency);
+  return checkLive(run, deps, dependency);
 }
 
 /** checkCrd: the kind is served once its CRD is Established; discovery refreshes on a miss. */
-async function checkCrd(run: ReconcileRun, dependency: Dependency): Promise<Unmet | undefined> {
+async function checkCrd(run: ReconcileRun, deps: PipelineDependencies, dependency: Dependency): Promise<Unmet | undefined> {
   const apiVersion = run.desired?.object.apiVersion ?? '';
   try {
     await run.connection.discovery.resourceFor(apiVersion, run.ref.kind);
@@ -54,7 +56,7 @@ async function checkCrd(run: ReconcileRun, dependency: Dependency): Promise<Unme
   const name = parseObjectKey(dependency.objectKey).name;
   const crd = await getObject(run.connection, { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', name });
   // Established, yet not in discovery: the watch has fired already, so look again shortly.
-  if (crd && healthOf(crd).status === 'Ready') return { message: `waiting for CRD ${name} to be served`, recheckMs: discoveryLagMs };
+  if (crd && healthOf(crd, deps.healthRules).status === 'Ready') return { message: `waiting for CRD ${name} to be served`, recheckMs: discoveryLagMs };
   return { message: `waiting for CRD ${name} to be Established` };
 }
 
@@ -64,11 +66,11 @@ function checkRecord(dependency: Dependency, record: ObjectStatus | undefined, s
   const ready = findCondition(record.conditions, 'Ready');
   if (specHash !== undefined && record.specHash !== specHash) return { message: `${waiting}: it has not been reconciled at this revision yet` };
   if (ready?.status === 'True') return undefined;
-  return { message: `${waiting}: ${ready ? `${ready.reason}: ${ready.message}` : 'it has no Ready condition yet'}` };
+  return { message: `${waiting}: ${ready ? `${ready.reason}: ${ready.message}` : 'it has no Ready condition yet'}`, ...(ready?.reason === Reason.HealthCheckFailed ? { failed: true } : {}) };
 }
 
 /** checkLive judges an object that no status record covers (not from Git) by its kind's health rule. */
-async function checkLive(run: ReconcileRun, dependency: Dependency): Promise<Unmet | undefined> {
+async function checkLive(run: ReconcileRun, deps: PipelineDependencies, dependency: Dependency): Promise<Unmet | undefined> {
   const ref = parseObjectKey(dependency.objectKey);
   const waiting = `waiting for ${dependency.description} (${describeReason(dependency)})`;
   let live;
@@ -80,8 +82,9 @@ async function checkLive(run: ReconcileRun, dependency: Dependency): Promise<Unm
     throw error;
   }
   if (!live) return { message: `${waiting}: neither Git nor the cluster has it` };
-  const health = healthOf(live);
-  return health.status === 'Ready' ? undefined : { message: `${waiting} to be Ready: ${health.message}` };
+  const health = healthOf(live, deps.healthRules);
+  if (health.status === 'Ready') return undefined;
+  return { message: `${waiting} to be Ready: ${health.message}`, ...(health.status === 'Failed' ? { failed: true } : {}) };
 }
 
 function describeReason(dependency: Dependency): string {
