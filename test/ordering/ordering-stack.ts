@@ -31,6 +31,8 @@ export interface OrderingStackOptions {
   /** The waiting objects' own recheck: long, so only a wake-up can start them within a test. */
   dependencyRecheckMs: number;
   cluster?: string;
+  /** tidemark.yaml's objectHealth section: CEL rules and the health timeout. */
+  objectHealth?: Record<string, unknown>;
 }
 
 export async function startOrderingStack(options: OrderingStackOptions): Promise<OrderingStack> {
@@ -51,6 +53,7 @@ export async function startOrderingStack(options: OrderingStackOptions): Promise
       clusters: [{ name: cluster, kubeconfig: options.kubeconfigPath }],
       http: { port: 0, host: '127.0.0.1' },
       dependencyRecheckMs: options.dependencyRecheckMs,
+      ...(options.objectHealth ? { objectHealth: options.objectHealth } : {}),
       conversionWebhook: { host: '127.0.0.1', port: 0 },
     }));
     reconciler = await startReconciler(loadConfig({ TIDEMARK_CONFIG: join(workDir, 'tidemark.yaml') }), createLogger('error'));
