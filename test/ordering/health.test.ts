@@ -66,6 +66,15 @@ describe('health', () => {
     await expect.poll(() => readyCondition(configMapKey('orders-app')), { timeout: 30_000, interval: 200 })
       .toMatch(new RegExp(`^False DependencyNotReady: waiting for Database ${namespace}/orders \\(tidemark.dev/depends-on\\) to be Ready: HealthCheckPending:`));
 
+    // The record keeps what it waits on, for the dashboard's dependency graph.
+    expect((await stack.status(configMapKey('orders-app')))?.dependencies).toEqual({
+      edges: [
+        { objectKey: `core/Namespace/_/${namespace}`, description: `Namespace ${namespace}`, reason: 'namespace' },
+        { objectKey: databaseKey('orders'), description: `Database ${namespace}/orders`, reason: 'depends-on' },
+      ],
+      total: 2,
+    });
+
     // One instance of two is not current by the rule.
     await writeStatus('orders', { phase: 'Running', readyInstances: 1 });
     await expect.poll(() => stack.status(databaseKey('orders')).then((record) => record?.resources?.[0]?.message), { timeout: 30_000, interval: 200 })

@@ -11,7 +11,7 @@ export { ConditionType, Reason, setCondition, findCondition, markReady, markProg
 export { TerminalError, TransientError, NotReadyError, isReconcileFailure, failureCategories, type ReconcileFailure, type FailureCategory, type FailureOptions } from './errors';
 export type { KubernetesManifest } from './manifest';
 export type { SourceAllowList } from './source-allow';
-export type { ObjectStatus, RenderUnitRef, ReconcileRecord, InventoryEntry, DriftItem, ChangeCounts, FailureSummary, AppliedResource, AppliedVersion, LiveChild, ResourceHealth } from './status';
+export type { ObjectStatus, DependencyEdge, DependencyEdges, RenderUnitRef, ReconcileRecord, InventoryEntry, DriftItem, ChangeCounts, FailureSummary, AppliedResource, AppliedVersion, LiveChild, ResourceHealth } from './status';
 export type { ReconcileOutcome } from './outcome';
 export type { Logger } from './logger';
 export { stableStringify } from './stable-stringify';

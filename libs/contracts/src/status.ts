@@ -94,6 +94,27 @@ export interface RenderUnitRef {
  * ObjectStatus is what the status store keeps per (cluster, object): enough for the dashboard
  * to show every cluster at once, without any object body or Secret data.
  */
+/**
+ * DependencyEdge is one object a Git object waits for before it is applied (libs/ordering's
+ * Dependency as the status record keeps it, for the dashboard's dependency graph).
+ */
+export interface DependencyEdge {
+  objectKey: string;
+  /** `Kind namespace/name`. */
+  description: string;
+  reason: 'depends-on' | 'sync-wave' | 'namespace' | 'crd';
+  /** A depends-on reference that names another source. */
+  source?: string;
+  /** For a sync-wave edge: the wave waited for. */
+  wave?: number;
+}
+
+/** DependencyEdges is what an object waits for: the first edges, and how many there are in all (a sync wave can make many). */
+export interface DependencyEdges {
+  edges: DependencyEdge[];
+  total: number;
+}
+
 export interface ObjectStatus {
   cluster: string;
   objectKey: string;
@@ -130,6 +151,8 @@ export interface ObjectStatus {
    * timeout is measured from it.
    */
   unreadySince?: string;
+  /** What the object waits for before it is applied, as its source revision orders it. */
+  dependencies?: DependencyEdges;
   /** Things a user should know that are not failures, each a sentence. */
   warnings?: string[];
   /** Per applied object (by inventory id: group/Kind/namespace/name), the version its last apply left; see AppliedVersion. */

@@ -4,7 +4,7 @@ import type { PipelineDependencies } from './dependencies';
 import { isDeleted, type FetchResult, type ReconcileRun } from './run';
 import { fetchStage } from './stage-fetch';
 import { deletionStage } from './stage-deletion';
-import { orderStage } from './stage-order';
+import { orderStage, readOrdering } from './stage-order';
 import { validateStage } from './stage-validate';
 import { featuresStage } from './stage-features';
 import { renderStage } from './stage-render';
@@ -68,7 +68,8 @@ async function runStages(run: ReconcileRun, deps: PipelineDependencies, signal?:
     await reportDeletion(run, deps);
     return undefined;
   }
-  await orderStage(run, deps);
+  run.ordering = await readOrdering(run, deps);
+  await orderStage(run, deps, run.ordering);
   signal?.throwIfAborted();
   const validated = await validateStage(run, deps);
   const defaulted = validated?.resource;

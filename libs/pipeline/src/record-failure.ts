@@ -6,6 +6,7 @@ import { reasonFor } from './failure';
 import { recordEvents } from './events';
 import { desiredPlace } from './desired-place';
 import { unreadySince } from './health-timeout';
+import { keptDependencyEdges } from './ordering/dependency-edges';
 
 /**
  * reportFailure tells the cluster about a failed run: the CR's /status gets Ready=False with the
@@ -48,8 +49,9 @@ export function failureRecord(run: ReconcileRun, failure: ReconcileFailure, now:
   const conditions = failureConditions(run, failure, reasonFor(run.stage, failure), now);
   const object = run.object ?? run.live;
   const previous = run.previous;
+  const { dependencies: _earlier, ...earlier } = previous ?? { inventory: [], conditions: [] };
   return {
-    ...(previous ?? { inventory: [], conditions: [] }),
+    ...earlier,
     cluster: run.job.cluster,
     objectKey: run.job.objectKey,
     source: run.job.source,
@@ -64,6 +66,7 @@ export function failureRecord(run: ReconcileRun, failure: ReconcileFailure, now:
     conditions,
     failure: failureSummary(run, failure),
     unreadySince: unreadySince(run, now),
+    ...keptDependencyEdges(run),
     updatedAt: now.toISOString(),
   };
 }

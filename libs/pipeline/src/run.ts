@@ -1,6 +1,7 @@
 import type { ChangeSetEntry, ClusterConnection } from '@tidemark/cluster';
 import type { KubernetesManifest, ObjectRef, ObjectStatus, ReconcileFailure, ReconcileJob, TerminalError } from '@tidemark/contracts';
 import type { RegisteredKind } from '@tidemark/kinds';
+import type { OrderingNode } from '@tidemark/ordering';
 import type { DesiredObject } from './dependencies';
 import type { ApplyOutcome } from './stage-results';
 import type { KeptObject } from './prune-guards';
@@ -76,6 +77,8 @@ export interface ReconcileRun extends Partial<Omit<Fetched, 'revision'>> {
   fetched?: FetchResult['action'];
   /** What the deletion stage did. */
   deletion?: DeletionResult;
+  /** The object's place in its source revision's ordering, read before the order stage. */
+  ordering?: OrderingNode;
   /** Set once apply, prune, act and health have all returned. */
   outcome?: ApplyOutcome;
   /** Set when the run failed. */

@@ -10,16 +10,15 @@ import { healthWait, readHealthTimeout } from './health-timeout';
  * Namespace, the objects its depends-on annotation names, and the lower sync wave of its source
  * revision. A waiting object registers to be woken by the dependency (its run finishing Ready, or
  * a watch) before it looks, then throws NotReadyError (Ready=False, DependencyNotReady): waiting,
- * never failed or pruned. A cycle waits with DependencyCycle on every member; an unreadable
- * annotation is terminal, naming the file, the object and the annotation.
+ * never failed or pruned (DependencyFailed once the dependency failed or the wait outlasted the
+ * health timeout). A cycle waits with DependencyCycle on every member; an unreadable annotation is
+ * terminal, naming the file, the object and the annotation. `node` is what readOrdering read.
  */
-export async function orderStage(run: ReconcileRun, deps: PipelineDependencies): Promise<void> {
+export async function orderStage(run: ReconcileRun, deps: PipelineDependencies, node: OrderingNode | undefined): Promise<void> {
   run.stage = 'order';
   refuseBadTimeout(run);
   const waits = deps.ordering;
   if (!waits || !run.desired) return;
-  const ordering = await deps.desired.orderingAt?.(run.job.source, run.job.revision, run.job.cluster);
-  const node = ordering?.nodes.get(run.job.objectKey);
   const recheckMs = deps.options?.dependencyRecheckMs ?? 60_000;
   if (node) await refuseBrokenOrder(run, node, waits, recheckMs);
   for (const dependency of dependenciesOf(run, node)) {
@@ -29,6 +28,13 @@ export async function orderStage(run: ReconcileRun, deps: PipelineDependencies):
     const unmet = await checkDependency(run, deps, dependency);
     if (unmet) throw waitFailure(run, deps, dependency, unmet, Math.min(recheckMs, unmet.recheckMs ?? recheckMs));
   }
+}
+
+/** readOrdering is the object's node in its source revision's ordering (read once per revision by the reader), if ordering is on. */
+export async function readOrdering(run: ReconcileRun, deps: PipelineDependencies): Promise<OrderingNode | undefined> {
+  if (!deps.ordering || !run.desired) return undefined;
+  const ordering = await deps.desired.orderingAt?.(run.job.source, run.job.revision, run.job.cluster);
+  return ordering?.nodes.get(run.job.objectKey);
 }
 
 /**

@@ -10,6 +10,7 @@ import { keptEvents } from './record-deletion';
 import { withResourceVersion } from './applied-versions';
 import { customResourceToApply } from './stage-validate';
 import { healthWait, unreadySince } from './health-timeout';
+import { dependencyEdges } from './ordering/dependency-edges';
 
 /** StatusResult is the status store record finalizeStatus writes, and the Events to emit after it. */
 export interface StatusResult {
@@ -77,6 +78,7 @@ export function statusRecord(run: ReconcileRun, outcome: ApplyOutcome, condition
     resources: appliedResources(outcome.applied.changes, deps?.healthRules),
     appliedVersions: outcome.applied.versions,
     ...(outcome.health.status === 'Ready' ? {} : { unreadySince: unreadySince(run, now) }),
+    ...dependencyEdges(run),
     ...(outcome.applied.drift.reported.length > 0 ? { drift: outcome.applied.drift.reported } : {}),
     updatedAt: now.toISOString(),
   };
