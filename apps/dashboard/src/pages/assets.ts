@@ -30,6 +30,7 @@ abbr[title] { text-decoration:underline dotted; cursor:help; }
 .state-ready { color:var(--ok); border-color:var(--ok); } .state-reconciling { color:var(--info); border-color:var(--info); }
 .state-stalled, .state-failed { color:var(--bad); border-color:var(--bad); } .state-drifted { color:var(--warn); border-color:var(--warn); }
 .state-waiting { color:var(--warn); border-color:var(--warn); }
+ul.deps { list-style:none; padding-left:1.2rem; border-left:1px solid var(--line); margin:.2rem 0; } ul.deps li { margin:.2rem 0; } .why { font-size:12px; color:var(--muted); margin-left:1.5rem; }
 .state-suspended, .state-unknown { color:var(--muted); border-color:var(--muted); }
 .cond-good { color:var(--ok); } .cond-bad { color:var(--bad); font-weight:600; } .cond-busy { color:var(--info); } .cond-idle, .cond-unknown { color:var(--muted); }
 .gen { font-size:12px; color:var(--muted); } .gen.behind { color:var(--warn); font-weight:600; } .repeats { font-size:12px; color:var(--muted); }

@@ -8,11 +8,15 @@ import { duration, jsonValue, shortRevision, timeAgo } from './format';
 import { html, type SafeHtml } from './html';
 import { treeSvg, treeTable } from './tree-svg';
 import type { TreeNode } from '../view/resource-tree';
+import type { DependencyGraph } from '../view/dependency-graph';
+import { dependencyGraphHtml } from './dependency-graph-html';
 
 export interface ObjectPageInput {
   status: ObjectStatus;
   history: ReconcileRecord[];
   tree: TreeNode;
+  /** What the object waits on and what waits on it, on this cluster. */
+  dependencies?: DependencyGraph;
   /** Runs per cluster over time and commit-to-live bars. */
   timeline?: SafeHtml;
   clusters: string[];
@@ -160,6 +164,7 @@ ${others.length > 0 ? html` · also on ${others.map((cluster) => html`<a href="/
 ${actions(status, input.principal)}
 <h2 id="tree-heading">Resource tree</h2>${resourceTree(input.tree)}
 ${facts(status)}
+${input.dependencies ? html`<h2 id="dependencies-heading">Dependencies</h2>${dependencyGraphHtml(status.cluster, input.dependencies)}` : ''}
 ${status.warnings?.length ? html`<h2>Warnings</h2><ul>${status.warnings.map((warning) => html`<li>${warning}</li>`)}</ul>` : ''}
 <h2>Conditions</h2>${status.conditions.length === 0 ? html`<p class="muted">No conditions yet.</p>` : html`<table id="conditions"><tr><th>Type</th><th>Status</th><th>Reason</th><th>Message</th><th>Changed</th><th class="num">Observed gen.</th></tr>${status.conditions.map((condition) => conditionRow(condition, status.generation))}</table>`}
 ${failureDetail(status)}${kindStatusTable(status.kindStatus)}

@@ -7,6 +7,7 @@ import { redactStatus } from './redact';
 import { buildResourceTree, ownerUidsOf, type TreeNode } from './resource-tree';
 import { ScopedStatusView, type StatusView } from './scoped-view';
 import { inScope, scopeKey, sourceInScope, type TokenScope } from '../auth/token-scope';
+import { buildDependencyGraph, dependentsIndex, type DependencyGraph } from './dependency-graph';
 import type { RedisClient } from '@tidemark/contracts';
 
 /** QueueAccess is the part of ReconcileQueues the dashboard uses. */
@@ -35,6 +36,7 @@ export interface ObjectView {
   status: ObjectStatus;
   history: ReconcileRecord[];
   tree: TreeNode;
+  dependencies: DependencyGraph;
 }
 
 /** CommitTimeline is a source's fetched revisions with when each reached each cluster. */
@@ -80,6 +82,7 @@ export interface DashboardDataOptions {
 export class DashboardData {
   private totals: { version: number; value: StatusTotals } | undefined;
   private facets: { version: number; value: Facets } | undefined;
+  private dependents: { version: number; value: Map<string, ObjectStatus[]> } | undefined;
   /** Keys matching recent filters, valid for one cache version: paging a filter scans once. */
   private readonly matches = new MatchMemo(() => this.options.cache.version);
 
@@ -131,7 +134,18 @@ export class DashboardData {
     const [status, history] = await Promise.all([this.options.store.get(cluster, objectKey), this.options.store.history(cluster, objectKey)]);
     if (!status || !this.sees(status)) return undefined;
     const children = await this.options.store.liveChildren(cluster, ownerUidsOf(status));
-    return { status: redactStatus(status), history, tree: buildResourceTree(status, children) };
+    return { status: redactStatus(status), history, tree: buildResourceTree(status, children), dependencies: this.dependencyGraph(status) };
+  }
+
+  /** dependencyGraph is what the object waits on and what waits on it, from the cached records of its cluster. */
+  dependencyGraph(status: ObjectStatus): DependencyGraph {
+    const { cache } = this.options;
+    if (this.dependents?.version !== cache.version) this.dependents = { version: cache.version, value: dependentsIndex([...cache.entries()].map((entry) => entry.status)) };
+    const index = this.dependents.value;
+    return buildDependencyGraph(status, {
+      record: (objectKey) => cache.cellsOf(objectKey)?.get(status.cluster)?.status,
+      dependents: (objectKey) => index.get(`${status.cluster}|${objectKey}`) ?? [],
+    });
   }
 
   /** otherClusters lists the clusters that also hold a record of the object. */
