@@ -77,7 +77,7 @@ describe('dependency graph', () => {
     expect(await wave.textContent()).toContain(`ConfigMap shop/${hostile}`);
     expect(await wave.textContent()).toContain('(sync wave -1)');
     expect(await browser.page.locator('#dependencies img').count()).toBe(0);
-    expect(await browser.page.evaluate(() => (window as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(await browser.page.evaluate(() => (globalThis as { __pwned?: number }).__pwned)).toBeUndefined();
   });
 
   it('marks a cycle where it comes round, and says when there is nothing', async () => {
