@@ -2,6 +2,7 @@
 // every page, the JSON API and the live event stream, over real HTTP, by bearer token and by
 // session cookie. Outside the scope an object is as unknown as one that does not exist.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { writePreviewReport } from '@tidemark/contracts';
 import { seededStatus, stalledConditions, startDashboardFixture, viewerToken, type DashboardFixture } from './dashboard-fixture';
 
 const scopedViewer = 'scoped-viewer-token-0123456789ab';
@@ -70,6 +71,18 @@ describe('a token scoped to source team-a and namespace team-a', () => {
     expect((await post('/api/queue/shared/retry')).status).toBe(403);
     expect((await post('/api/objects/shared/core/ConfigMap/team-a/mine/suspend')).status).toBe(200);
     expect((await fixture.store.get('shared', 'core/ConfigMap/team-a/mine'))?.suspended).toBe(true);
+  });
+
+  it('shows previews of its own sources only', async () => {
+    const requestedAt = new Date().toISOString();
+    for (const source of ['team-a', 'team-b']) await writePreviewReport(fixture.redis, fixture.store.keys, { source, ref: 'feature', state: 'done', trigger: 'request', requestedAt, changes: [] });
+    const listed = await (await get('/api/previews', bearer(scopedViewer))).json() as { source: string }[];
+    expect(listed.map((preview) => preview.source)).toEqual(['team-a']);
+    expect(((await (await get('/api/previews', bearer(viewerToken))).json()) as { source: string }[]).map((preview) => preview.source).sort()).toEqual(['team-a', 'team-b']);
+    expect((await get('/api/previews/team-b/feature', bearer(scopedViewer))).status).toBe(404);
+    expect((await get('/api/previews/team-a/feature', bearer(scopedViewer))).status).toBe(200);
+    const asked = await fetch(`${address}/api/previews`, { method: 'POST', headers: { ...bearer(scopedOperator), 'content-type': 'application/json' }, body: JSON.stringify({ source: 'team-b', ref: 'feature' }) });
+    expect(asked.status).toBe(404);
   });
 
   it('a session signed in with the scoped token is scoped the same way', async () => {

@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { listPreviews, readPreviewReport, writePreviewReport, type PreviewJob, type PreviewReport, type RecordKeys, type RedisClient } from '@tidemark/contracts';
 import type { PreviewQueue } from '@tidemark/queue';
 import { requireOperator } from '../auth/authenticate';
+import type { TokenScope } from '../auth/token-scope';
 import { DashboardError, ErrorCode, notFound } from './dashboard-error';
 import { errors } from './schemas';
 
@@ -35,11 +36,17 @@ const ReportBody = Type.Object({
  * previewRoutes: an operator asks for a preview of a ref (a job on the preview queue; a worker
  * runs it and writes nothing to any cluster), and anyone signed in reads the reports.
  */
+/** A scoped token sees (and asks for) previews of the sources it names only: a preview spans every namespace of its source. */
+function previewInScope(scope: TokenScope | undefined, source: string): boolean {
+  return !scope || scope.sources.includes(source);
+}
+
 export async function previewRoutes(app: FastifyInstance, { previews, redis, keys }: PreviewRoutesOptions): Promise<void> {
   app.post<{ Body: { source: string; ref: string } }>('/api/previews', {
     schema: { tags: ['actions'], summary: 'Preview a branch or commit of a source against the live clusters. Needs the operator role.', body: PreviewRequestBody, response: { 202: QueuedBody, ...errors(400, 401, 403, 503) } },
     preHandler: requireOperator,
   }, async (request, reply) => {
+    if (!previewInScope(request.principal?.scope, request.body.source)) throw notFound(`source ${request.body.source}`);
     const job: PreviewJob = { source: request.body.source, ref: request.body.ref.replace(/^refs\/heads\//, ''), trigger: 'request', requestedAt: new Date().toISOString() };
     const queued = await previews.enqueue(job).catch((error: unknown) => {
       throw new DashboardError(ErrorCode.QueueUnavailable, 503, error instanceof Error ? error.message : String(error), { cause: error });
@@ -53,11 +60,11 @@ export async function previewRoutes(app: FastifyInstance, { previews, redis, key
   });
   app.get('/api/previews', {
     schema: { tags: ['status'], summary: 'The newest previews, newest first.', response: { 200: Type.Array(Type.Object({ source: Type.String(), ref: Type.String() })), ...errors(401) } },
-  }, async () => listPreviews(redis, keys));
+  }, async (request) => (await listPreviews(redis, keys)).filter((preview) => previewInScope(request.principal?.scope, preview.source)));
   app.get<{ Params: { source: string; ref: string } }>('/api/previews/:source/:ref', {
     schema: { tags: ['status'], summary: 'One preview report (the ref URL-encoded). Secret values are never in it.', params: PreviewParams, response: { 200: ReportBody, ...errors(400, 401, 404) } },
   }, async (request): Promise<PreviewReport> => {
-    const report = await readPreviewReport(redis, keys, request.params.source, request.params.ref);
+    const report = previewInScope(request.principal?.scope, request.params.source) ? await readPreviewReport(redis, keys, request.params.source, request.params.ref) : undefined;
     if (!report) throw notFound(`A preview of ${request.params.ref} in source ${request.params.source}`);
     return report;
   });
