@@ -1,7 +1,8 @@
 // Sources as Kubernetes objects, end to end on a control plane of its own (Source objects are
 // watched cluster-wide, so no other suite's reconciler may see them): the bootstrap loop (a
 // config-file source applies Source objects from Git), change, suspend, a rotated password, a
-// missing Secret, CEL refusals at admission, a Source that defines itself, and deletion.
+// missing Secret, CEL refusals at admission, one Event per revision for files that cannot be read,
+// a Source that defines itself, and deletion.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -116,6 +117,39 @@ describe('Source objects', () => {
     await pushSource(sourceObject('app', { url: appUrl, path: 'v2', secretRef: { name: 'git-auth' } }));
     await expect.poll(() => valueOf('other'), { timeout: 30_000 }).toBe('two');
     await expect.poll(() => valueOf('settings'), { timeout: 30_000 }).toBeUndefined();
+  });
+
+  it('files that cannot be read give one Warning Event per revision on the Source, naming each file and why', async () => {
+    interface EventItem { metadata: { name: string }; message: string; count?: number; involvedObject: { uid?: string } }
+    const problemEvents = async () => (await admin.client.request<{ items: EventItem[] }>({
+      method: 'GET', path: `/api/v1/namespaces/${team}/events`, query: { fieldSelector: 'involvedObject.kind=Source,involvedObject.name=app,reason=SourceInvalid' }, what: 'list the Source\'s events',
+    })).items;
+    const polledAt = async () => (await redis.hget(new RecordKeys(prefix).sourceStatus(`${team}.app`), 'polledAt')) ?? '';
+    await app.write('v2/broken.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: "broken\n');
+    await app.write('v2/list.yaml', '- a\n- b\n');
+    const first = await app.commitAndPush('two files that cannot be read');
+    await expect.poll(async () => (await problemEvents()).map((event) => event.metadata.name), { timeout: 30_000 }).toEqual([`app.${first.slice(0, 16)}.problems`]);
+    const [event] = await problemEvents();
+    expect(event!.message).toMatch(new RegExp(`^Revision ${first.slice(0, 12)} has 2 problems; `));
+    expect(event!.message).toMatch(/v2\/broken\.yaml:\d+: [^;]+\(ParseFailed\)/);
+    expect(event!.message).toContain('v2/list.yaml');
+    expect(event!.involvedObject.uid).toBe((await getSource('app'))?.metadata.uid);
+    expect(await statusOf('app')).toMatchObject({ lastFetchedRevision: first, sourceErrors: 2 });
+    // More polls of the same revision add no Event.
+    for (let poll = 0; poll < 2; poll += 1) {
+      const since = new Date().toISOString();
+      await expect.poll(async () => (await polledAt()) > since, { timeout: 10_000 }).toBe(true);
+    }
+    expect((await problemEvents()).map((item) => [item.metadata.name, item.count])).toEqual([[`app.${first.slice(0, 16)}.problems`, 1]]);
+    // A new revision that still has problems gets its own Event; a repaired one none.
+    await app.write('v2/broken.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata: [\n');
+    const second = await app.commitAndPush('still broken');
+    await expect.poll(async () => (await problemEvents()).map((item) => item.metadata.name).sort(), { timeout: 30_000 }).toEqual([`app.${first.slice(0, 16)}.problems`, `app.${second.slice(0, 16)}.problems`].sort());
+    await app.delete('v2/broken.yaml');
+    await app.delete('v2/list.yaml');
+    const repaired = await app.commitAndPush('repaired');
+    await expect.poll(async () => statusOf('app'), { timeout: 30_000 }).toMatchObject({ lastFetchedRevision: repaired, sourceErrors: 0 });
+    expect(await problemEvents()).toHaveLength(2);
   });
 
   it('a suspended Source fetches nothing until it is resumed', async () => {

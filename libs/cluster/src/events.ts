@@ -1,12 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import type { KubernetesManifest } from '@tidemark/contracts';
 import type { ClusterConnection } from './connection';
+import { ApiError } from './api-error';
 
 export interface EventInput {
   type: 'Normal' | 'Warning';
   /** PascalCase, e.g. Created, Pruned, ReconcileFailed. */
   reason: string;
   message: string;
+  /**
+   * A stable name makes the Event once however often it is recorded: a second create of the name
+   * is refused (409), which recordEvent treats as recorded. @defaultValue a random name per call
+   */
+  name?: string;
 }
 
 /**
@@ -16,13 +22,14 @@ export interface EventInput {
 export async function recordEvent(connection: ClusterConnection, about: KubernetesManifest, event: EventInput): Promise<void> {
   const namespace = about.metadata.namespace || 'default';
   const now = new Date().toISOString();
+  const name = event.name ?? `${about.metadata.name}.${randomBytes(8).toString('hex')}`;
   await connection.client.request({
     method: 'POST',
     path: `/api/v1/namespaces/${encodeURIComponent(namespace)}/events`,
     body: {
       apiVersion: 'v1',
       kind: 'Event',
-      metadata: { name: `${about.metadata.name}.${randomBytes(8).toString('hex')}`, namespace },
+      metadata: { name, namespace },
       involvedObject: {
         apiVersion: about.apiVersion,
         kind: about.kind,
@@ -41,5 +48,7 @@ export async function recordEvent(connection: ClusterConnection, about: Kubernet
       count: 1,
     },
     what: `record event ${event.reason} on ${connection.name}`,
+  }).catch((error: unknown) => {
+    if (!(event.name && error instanceof ApiError && error.status === 409)) throw error;
   });
 }

@@ -1,4 +1,4 @@
-import { applyObject, applyStatus, removeFinalizer, watchObjects, type ClusterConnection, type RunningWatch } from '@tidemark/cluster';
+import { applyObject, applyStatus, recordEvent, removeFinalizer, watchObjects, type ClusterConnection, type RunningWatch } from '@tidemark/cluster';
 import { isReconcileFailure, type KubernetesManifest, type Logger, type SourceStatus } from '@tidemark/contracts';
 import type { SourceAuth } from '@tidemark/git-source';
 import { GitHubAppTokens } from './github-app-tokens';
@@ -7,6 +7,7 @@ import { keyOf, SecretCache } from './secret-cache';
 import { credentialsFromSecret, secretCredentialKeys } from './secret-credentials';
 import { sourceApiVersion, sourceFinalizer, sourceKind } from './source-kind';
 import { pruningStatus, stalledStatus, statusFromPoll, type PreviousStatus, type SourceObjectStatus } from './source-object-status';
+import { problemsEvent } from './source-problems-event';
 
 /** SourceHooks are what the app does when the set of Source objects changes. */
 export interface SourceHooks {
@@ -42,6 +43,8 @@ interface Entry {
   /** The spec the hooks were last given, to skip events that change nothing (status writes). */
   putSpec?: string;
   tokens?: { version: string; tokens: GitHubAppTokens };
+  /** The last revision whose problems have their Event. */
+  reportedRevision?: string;
 }
 
 /**
@@ -97,7 +100,19 @@ export class SourceController {
       const current = this.entries.get(name);
       if (!current?.declaration || current.object.metadata.deletionTimestamp) return;
       await this.writeStatus(current, statusFromPoll(record, current.declaration.object.generation, previousOf(current.object)));
+      await this.reportProblems(current, record);
     });
+  }
+
+  /**
+   * reportProblems records one Warning Event on the Source per revision whose files cannot all be
+   * read (problemsEvent names it after the revision, so another process or a restart adds none).
+   */
+  private async reportProblems(entry: Entry, record: SourceStatus): Promise<void> {
+    const event = problemsEvent(entry.object.metadata.name, record);
+    if (!event || entry.reportedRevision === record.revision) return;
+    await recordEvent(this.options.connection.asManager('tidemark-sources'), entry.object, event);
+    entry.reportedRevision = record.revision;
   }
 
   /** webhook gives a Source's webhook (provider and the Secret's "token"), or undefined. */
