@@ -8,6 +8,7 @@ import { getCommand } from './commands/get';
 import { describeCommand } from './commands/describe';
 import { objectActionCommand, retryCommand, type ObjectVerb } from './commands/actions';
 import { previewCommand } from './commands/preview';
+import { diffCommand } from './commands/diff';
 
 interface GlobalOptions { server?: string; output?: string }
 
@@ -104,7 +105,36 @@ export function buildProgram(io: CliIo, ended: (code: ExitCode) => void): Comman
       return previewCommand(api, output, ref, { ...(options.source ? { source: options.source } : {}), wait: options.wait, timeoutSeconds: options.timeout, markdown: options.markdown ?? false });
     }));
 
+  program.command('diff').description('Compare a local working tree (or a ref of its repository) with what is live on each cluster: the pipeline renders it, the API server dry-runs it, nothing is written. Uses your kubeconfig, not the dashboard.')
+    .argument('[directory]', 'a folder of the Git working tree', '.')
+    .option('--ref <ref>', 'compare this branch, tag or commit instead of the working tree')
+    .option('--path <folder>', 'the source\'s folder inside the repository (as in tidemark.yaml)')
+    .option('-s, --source <name>', 'the source\'s name, as in tidemark.yaml', 'local')
+    .option('--kubeconfig <file>', 'the kubeconfig (else KUBECONFIG, else ~/.kube/config)')
+    .option('--context <context>', 'a kubeconfig context to compare with; repeat for several clusters (default: the current context)', collect, [])
+    .option('-l, --label <key=value>', 'a label of the clusters, for Placement rules; repeatable', collect, [])
+    .option('--markdown', 'print the report as markdown')
+    .action(action(async (directory: string, options: { ref?: string; path?: string; source: string; kubeconfig?: string; context: string[]; label: string[]; markdown?: boolean }) => {
+      const { output } = context();
+      return diffCommand(output, io.env, {
+        directory, source: options.source, contexts: options.context, labels: parseLabels(options.label), markdown: options.markdown ?? false,
+        ...(options.ref ? { ref: options.ref } : {}), ...(options.path ? { path: options.path } : {}), ...(options.kubeconfig ? { kubeconfig: options.kubeconfig } : {}),
+      });
+    }));
+
   return program;
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+function parseLabels(labels: readonly string[]): Record<string, string> {
+  return Object.fromEntries(labels.map((label) => {
+    const equals = label.indexOf('=');
+    if (equals < 1) throw new CliError('UsageInvalid', `--label must be key=value, not "${label.slice(0, 60)}"`, ExitCode.Usage);
+    return [label.slice(0, equals), label.slice(equals + 1)];
+  }));
 }
 
 function positiveInteger(text: string): number {

@@ -1,0 +1,79 @@
+// `tidemark diff`, the real binary, against the rig's kube-apiserver with its kubeconfig: a working
+// tree with uncommitted edits and a new untracked file, compared with what Tidemark applied. The
+// command writes nothing: not to the cluster, not to the user's repository.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { getObject } from '@tidemark/cluster';
+import { startPipelineHarness, type PipelineHarness } from '../support/pipeline-harness';
+import { runTidemark } from './run-tidemark';
+
+let harness: PipelineHarness;
+const namespace = `diff-${randomUUID().slice(0, 8)}`;
+const secretValue = 'diff-secret-value-42';
+const configMap = (name: string, color: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n  namespace: ${namespace}\ndata:\n  color: ${color}\n`;
+const secret = (password: string) => `apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\n  namespace: ${namespace}\nstringData:\n  password: ${password}\n`;
+const live = async () => JSON.stringify(await Promise.all(['settings', 'new'].map(async (name) => (await getObject(harness.connection, { apiVersion: 'v1', kind: 'ConfigMap', namespace, name }))?.metadata.resourceVersion ?? 'absent')));
+// The source's name is part of each object's owner annotation: the harness's source is `test`.
+const diff = (...args: string[]) => runTidemark(['diff', harness.repo.dir, '--source', 'test', '--kubeconfig', inject('kubeconfigPath'), ...args]);
+
+beforeAll(async () => {
+  harness = await startPipelineHarness(inject('kubeconfig'), inject('redisUrl'));
+  await harness.repo.write('namespace.yaml', `apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ${namespace}\n`);
+  await harness.repo.write('settings.yaml', configMap('settings', 'blue'));
+  await harness.repo.write('secret.yaml', secret('first-value'));
+  await harness.pushAndReconcile('base');
+});
+afterAll(async () => {
+  await harness?.stop();
+});
+
+describe('tidemark diff', () => {
+  it('exits 0 when a ref matches what is live, and shows a source named otherwise taking ownership', async () => {
+    const run = await diff('--ref', 'HEAD');
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toContain('No changes.');
+    expect(run.code).toBe(0);
+    const other = await runTidemark(['diff', harness.repo.dir, '--ref', 'HEAD', '--source', 'other', '--kubeconfig', inject('kubeconfigPath')]);
+    expect(other.code).toBe(3);
+    expect(other.stdout).toMatch(/\/metadata\/annotations\/tidemark.dev~1owner\s+test:core\/ConfigMap/);
+  });
+
+  it('shows the working tree\'s edits and new files field by field, Secrets as changed only, and exits 3', async () => {
+    await harness.repo.write('settings.yaml', configMap('settings', 'green'));
+    await harness.repo.write('new.yaml', configMap('new', 'red'));
+    await harness.repo.write('secret.yaml', secret(secretValue));
+    const status = await harness.repo.git('status', '--porcelain');
+    const before = await live();
+    const run = await diff();
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(3);
+    expect(run.stdout).toMatch(new RegExp(`^\\S+\\s+configured\\s+ConfigMap\\s+${namespace}\\s+settings`, 'm'));
+    expect(run.stdout).toMatch(new RegExp(`^\\S+\\s+created\\s+ConfigMap\\s+${namespace}\\s+new`, 'm'));
+    expect(run.stdout).toMatch(/\/data\/color\s+blue\s+green/);
+    expect(run.stdout).toMatch(new RegExp(`^\\S+\\s+configured\\s+Secret\\s+${namespace}\\s+db`, 'm'));
+    expect(run.stdout).not.toContain(secretValue);
+    expect(run.stdout).not.toContain(Buffer.from(secretValue).toString('base64'));
+    // Nothing written: the cluster's objects and the repository's index are as they were.
+    expect(await live()).toBe(before);
+    expect(await harness.repo.git('status', '--porcelain')).toBe(status);
+  });
+
+  it('prints the stable report with -o json', async () => {
+    const run = await runTidemark(['-o', 'json', 'diff', harness.repo.dir, '--source', 'test', '--kubeconfig', inject('kubeconfigPath')]);
+    const report = JSON.parse(run.stdout) as { state: string; changes: Array<{ name: string; action: string }> };
+    expect(report.state).toBe('done');
+    expect(report.changes.find((change) => change.name === 'new')?.action).toBe('created');
+  });
+
+  it('names what is wrong: a context the kubeconfig lacks, a folder outside Git, a ref that does not exist', async () => {
+    const context = await diff('--context', 'nope');
+    expect(context.code).toBe(2);
+    expect(context.stderr).toMatch(/no context "nope"/);
+    const folder = await runTidemark(['diff', '/', '--kubeconfig', inject('kubeconfigPath')]);
+    expect(folder.code).toBe(2);
+    expect(folder.stderr).toMatch(/not inside a Git working tree/);
+    const ref = await diff('--ref', 'no-such-ref');
+    expect(ref.code).toBe(2);
+    expect(ref.stderr).toMatch(/no-such-ref is not a branch, tag or commit/);
+  });
+});
