@@ -7,6 +7,7 @@ import { Redis } from 'ioredis';
 import { buildDashboard } from '../apps/dashboard/src/build-app';
 import { createLogger } from '../apps/reconciler/src/logger';
 import { startLocalStack } from './local-stack';
+import { PreviewQueue } from '@tidemark/queue';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const log = createLogger(process.env.TIDEMARK_LOG_LEVEL ?? 'info');
@@ -20,8 +21,11 @@ const kubectl = `${root}test/kube-testenv/bin/kube-testenv kubectl --kubeconfig 
 const token = randomBytes(24).toString('hex');
 const redis = new Redis(stack.redis.url);
 const subscriber = new Redis(stack.redis.url);
+// `tidemark preview` and the dashboard ask for previews on this queue; the reconciler's workers run them.
+const previews = new PreviewQueue({ connection: stack.redis.url });
+await previews.start();
 const dashboard = await buildDashboard({
-  statusStore: stack.reconciler.statusStore, queues: stack.reconciler.queues, redis, subscriber,
+  statusStore: stack.reconciler.statusStore, queues: stack.reconciler.queues, previews, redis, subscriber,
   clusters: ['local'], sources: ['sample'],
   auth: { tokens: [{ name: 'local', role: 'operator', token }], sessionSecret: randomBytes(32).toString('hex') },
 });
@@ -48,6 +52,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     stopping = true;
     say('tidemark: stopping…');
     void dashboard.close()
+      .then(() => previews.close())
       .then(() => { redis.disconnect(); subscriber.disconnect(); })
       .then(() => stack.stop())
       .then(() => process.exit(0));
