@@ -19,6 +19,9 @@ interface ClusterQueue {
   state: ObjectState;
 }
 
+/** routineResyncPriority is a resync's BullMQ priority: after every job that carries none. */
+const routineResyncPriority = 10;
+
 /**
  * ReconcileQueues is the producer side: one BullMQ queue per target cluster, deduplicated per
  * object. Construction only checks options; `start` connects, `close` disconnects.
@@ -78,14 +81,19 @@ export class ReconcileQueues {
       if (slot.kind === 'stalled') return { status: 'stalled' };
       const jobId = formatJobId(job.objectKey);
       const replace = cutsDelayShort(job, slot);
-      if (job.reason === 'watch' || job.reason === 'drift' || job.reason === 'manual') await state.nudge(job.objectKey);
+      const urgent = job.reason === 'watch' || job.reason === 'drift' || job.reason === 'manual';
+      if (urgent) await state.nudge(job.objectKey);
       const added = await queue.add(reconcileJobName(), job, {
         jobId,
         delay: Math.round(delayMs),
+        // BullMQ starts jobs without a priority before prioritized ones: a routine resync waits behind
+        // changes, wake-ups, drift and people.
+        ...(job.reason === 'resync' ? { priority: routineResyncPriority } : {}),
         deduplication: { id: job.objectKey, keepLastIfActive: true, replace },
         removeOnComplete: true,
         removeOnFail: { count: this.options.keepFailedJobs ?? 1000 },
       });
+      if (urgent) await promote(queue, added.id ?? jobId);
       return { status: added.id === jobId ? 'queued' : 'merged', jobId: added.id ?? jobId };
     });
   }
@@ -182,6 +190,17 @@ export class ReconcileQueues {
     if (!this.client) throw new InvalidQueueOptionsError('ReconcileQueues is not started: call start() first.');
     return this.client;
   }
+}
+
+/**
+ * promote: a job merged into a resync already waiting keeps the resync's priority; whoever asks to
+ * look now (a wake-up, drift, a person) takes it to the front. A Git change merged into a resync
+ * keeps the resync's place, saving the two reads on every changed object (it runs at the newest
+ * revision all the same).
+ */
+async function promote(queue: Queue<ReconcileJob, string>, jobId: string): Promise<void> {
+  const existing = await queue.getJob(jobId);
+  if (existing && existing.priority > 0 && (await existing.getState()) === 'prioritized') await existing.changePriority({ priority: 0 });
 }
 
 /** guard turns Redis and BullMQ failures into QueueUnavailableError; typed failures pass through. */
