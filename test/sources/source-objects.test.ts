@@ -1,10 +1,10 @@
 // Sources as Kubernetes objects, end to end on a control plane of its own (Source objects are
 // watched cluster-wide, so no other suite's reconciler may see them): the bootstrap loop (a
 // config-file source applies Source objects from Git), change, suspend, a rotated password, a
-// missing Secret, CEL refusals at admission, one Event per revision for files that cannot be read,
-// a Source that defines itself, and deletion.
+// missing Secret, a GitHub App Secret, CEL refusals at admission, one Event per revision for files
+// that cannot be read, a Source that defines itself, and deletion.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { randomUUID } from 'node:crypto';
+import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,7 +12,7 @@ import { stringify } from 'yaml';
 import { Redis } from 'ioredis';
 import { ApiError, applyObject, ClusterConnection, createObject, deleteObject, getObject } from '@tidemark/cluster';
 import { findCondition, RecordKeys, type Condition, type KubernetesManifest } from '@tidemark/contracts';
-import { startControlPlane, startGitServer, type ControlPlane, type GitServer, type WorkingCopy } from '@tidemark/testing';
+import { startControlPlane, startGitHubAppServer, startGitServer, type ControlPlane, type GitServer, type WorkingCopy } from '@tidemark/testing';
 import { loadConfig } from '../../apps/reconciler/src/config';
 import { createLogger } from '../../apps/reconciler/src/logger';
 import { startReconciler, type RunningReconciler } from '../../apps/reconciler/src/reconciler';
@@ -199,6 +199,34 @@ describe('Source objects', () => {
     expect(await statusOf('app')).toMatchObject({ lastFetchedRevision: revision, objects: 1 });
     await applyObject(admin, gitSecret('second-password'));
     await expect.poll(async () => (await ready('app'))?.status, { timeout: 20_000 }).toBe('True');
+  });
+
+  it('a Source with a GitHub App Secret fetches with installation tokens (from a local stand-in for GitHub\'s token endpoint)', async () => {
+    const key = generateKeyPairSync('rsa', { modulusLength: 2048, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs1', format: 'pem' } });
+    const github = await startGitHubAppServer({ appId: '1234', publicKey: key.publicKey, installations: [{ id: 42, owner: 'tidemark-org' }] });
+    // The Git host takes any unexpired token the app server minted, as GitHub does (pushes use their own password).
+    const host = await startGitServer({ basicAuth: { username: 'pusher', password: 'push-password' }, accepts: ({ username, password }) => username === 'x-access-token' && github.accepts(password) });
+    try {
+      const url = await host.createRepository('via-app');
+      const copy = await host.workingCopy('via-app');
+      await copy.write('app.yaml', configMap('from-app', 'minted'));
+      await copy.commitAndPush('through a GitHub App');
+      const data = { githubAppID: '1234', githubAppInstallationID: '42', githubAppPrivateKey: key.privateKey, githubAppBaseURL: github.baseUrl };
+      await applyObject(admin, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'github-app', namespace: team }, data: Object.fromEntries(Object.entries(data).map(([name, value]) => [name, Buffer.from(value).toString('base64')])) });
+      await createObject(admin, sourceObject('via-app', { url, secretRef: { name: 'github-app' } }));
+      await expect.poll(() => valueOf('from-app'), { timeout: 30_000 }).toBe('minted');
+      await expect.poll(async () => (await ready('via-app'))?.status, { timeout: 15_000 }).toBe('True');
+      expect(github.minted.length).toBeGreaterThan(0);
+      expect(github.refused).toEqual([]);
+      const shown = JSON.stringify(await getSource('via-app'));
+      for (const minted of github.minted) expect(shown).not.toContain(minted.token);
+      await deleteObject(admin, { group: 'tidemark.dev', kind: 'Source', namespace: team, name: 'via-app' });
+      await expect.poll(() => getSource('via-app'), { timeout: 30_000 }).toBeUndefined();
+      expect(await valueOf('from-app')).toBeUndefined();
+    } finally {
+      await host.stop();
+      await github.stop();
+    }
   });
 
   it('a Source never deletes the Source that defines it: removed from its own Git, it is orphaned, not deleted', async () => {

@@ -24,6 +24,11 @@ export interface GitServer {
 export interface GitServerOptions {
   /** Require HTTP basic auth with these credentials for every request. */
   basicAuth?: { username: string; password: string };
+  /**
+   * Accept basic-auth credentials that pass this check as well (GitHub takes any unexpired
+   * installation token as the password of x-access-token). Working copies still use `basicAuth`.
+   */
+  accepts?: (credentials: { username: string; password: string }) => boolean;
 }
 
 /** startGitServer starts a smart-HTTP Git server on a free loopback port. */
@@ -34,7 +39,7 @@ export async function startGitServer(options: GitServerOptions = {}): Promise<Gi
   const root = await mkdtemp(join(tmpdir(), 'tidemark-git-'));
   let basicAuth = options.basicAuth;
   const server = createServer((request, response) => {
-    if (basicAuth && !authorized(request, basicAuth)) {
+    if ((basicAuth || options.accepts) && !authorized(request, basicAuth, options.accepts)) {
       response.writeHead(401, { 'WWW-Authenticate': 'Basic realm="tidemark-test"' }).end();
       return;
     }
@@ -78,10 +83,16 @@ export async function startGitServer(options: GitServerOptions = {}): Promise<Gi
   };
 }
 
-function authorized(request: IncomingMessage, expected: { username: string; password: string }): boolean {
+function authorized(request: IncomingMessage, expected: { username: string; password: string } | undefined, accepts: GitServerOptions['accepts']): boolean {
   const header = request.headers.authorization ?? '';
   if (!header.startsWith('Basic ')) return false;
   const given = Buffer.from(header.slice(6), 'base64');
+  if (accepts) {
+    const text = given.toString('utf8');
+    const colon = text.indexOf(':');
+    if (colon > 0 && accepts({ username: text.slice(0, colon), password: text.slice(colon + 1) })) return true;
+  }
+  if (!expected) return false;
   const wanted = Buffer.from(`${expected.username}:${expected.password}`);
   return given.length === wanted.length && timingSafeEqual(given, wanted);
 }

@@ -8,6 +8,7 @@ export { startRedis, waitForPort, type TestRedis, type StartRedisOptions } from 
 export { startRedisCluster, startRedisSentinel, type TestRedisCluster, type TestRedisSentinel, type RedisHostPort } from './redis-topologies';
 export { startGitServer, type GitServer, type GitServerOptions } from './git-server';
 export { WorkingCopy } from './working-copy';
+export { startGitHubAppServer, type GitHubAppServer, type GitHubAppServerOptions, type GitHubAppInstallation, type MintedToken } from './github-app-server';
 export {
   buildKubeTestenv, buildKubeControllers, startControlPlane, startControlPlanes, kubectl, kubeTestenvBinary, kubeControllersBinary,
   type ControlPlane, type ControllerOptions, type StartControlPlaneOptions,
