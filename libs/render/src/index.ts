@@ -1,15 +1,18 @@
 // libs/render owns render units: the renderer registry (Kustomize, Helm; more plug in), finding
 // units and their input folders in a revision, writing those folders from the Git object store
 // into a temporary tree, sops decryption, and running the pinned tools in a bounded sandbox. It
-// may import only contracts (and its YAML and schema libraries); git-source calls it.
+// may import only contracts (and its YAML, schema and tar libraries); git-source calls it. Chart
+// dependencies from configured chart repositories are the one download, bounded and verified.
 
 export type { Renderer, RenderJob, RenderOutput, RenderTools, UnitRepo } from './renderer';
 export { renderOutputOf } from './renderer';
 export { renderWarnings, maxRenderWarnings } from './render-warnings';
 export { RendererRegistry } from './renderer-registry';
-export { builtinRenderers } from './builtin-renderers';
+export { builtinRenderers, createBuiltinRenderers, type BuiltinRendererOptions } from './builtin-renderers';
 export { kustomizeRenderer, kustomizationFiles } from './kustomize/kustomize-renderer';
-export { helmRenderer } from './helm/helm-renderer';
+export { helmRenderer, helmRendererWith } from './helm/helm-renderer';
+export { ChartRepositories, defaultChartLimits, type ChartLimits, type ChartRepositoriesOptions, type ChartRepositorySpec } from './helm/chart-repositories';
+export type { ChartCredentials } from './helm/chart-download';
 export { UnitRenderer, type UnitRendererOptions, type RenderedUnit } from './unit-renderer';
 export type { PlannedUnit, UnitPlan } from './plan-units';
 export { isMarkerOrConfig } from './plan-units';

@@ -11,6 +11,11 @@ export type RenderFailureCode =
   | 'SymlinkRefused'
   | 'SubmoduleRefused'
   | 'ChartDependencyMissing'
+  | 'ChartRepositoryFailed'
+  | 'ChartCredentialsMissing'
+  | 'ChartDigestMismatch'
+  | 'ChartTooLarge'
+  | 'ChartArchiveRefused'
   | 'RenderConfigInvalid'
   | 'DecryptFailed';
 

@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { stringify } from 'yaml';
 import { substituteDeep } from '../cluster-values';
@@ -7,26 +7,37 @@ import { renderOutputOf, type Renderer, type RenderJob, type RenderOutput, type 
 import { folderOf, resolveRepoPath } from '../repo-path';
 import { runSandboxed } from '../sandbox';
 import { parseUnitConfig, unitConfigFile } from '../unit-config';
-import { checkVendoredDependencies } from './chart-dependencies';
+import { chartYamlPath, checkDependencies, dependenciesToFetch } from './chart-dependencies';
+import type { ChartRepositories } from './chart-repositories';
 
 /**
- * helmRenderer renders a folder holding Chart.yaml with the real `helm template`: no
- * repositories configured, no downloads, CRDs from `crds/` included first. Hooks are rendered
+ * helmRendererWith renders a folder holding Chart.yaml with the real `helm template`, CRDs from
+ * `crds/` included first. Helm itself reaches no repository and downloads nothing: a dependency
+ * is vendored in `charts/`, or it comes from one of `repositories` at an exact version and is
+ * downloaded, verified and placed in `charts/` by Tidemark before helm runs. Hooks are rendered
  * as ordinary objects (Tidemark has no install or upgrade moment to run them at, and a chart's
  * pre-install Job is usually something it needs); test hooks are skipped (`--skip-tests`):
  * Tidemark never runs `helm test`.
  */
-export const helmRenderer: Renderer = {
-  name: 'helm',
-  markers: ['Chart.yaml'],
-  ownsNestedUnits: true,
-  inputs: helmInputs,
-  render: renderChart,
-};
+export function helmRendererWith(repositories?: ChartRepositories): Renderer {
+  return {
+    name: 'helm',
+    markers: ['Chart.yaml'],
+    ownsNestedUnits: true,
+    inputs: (folder, _marker, repo) => helmInputs(folder, repo, repositories),
+    render: async (job) => {
+      await vendorDependencies(job, repositories);
+      return renderChart(job);
+    },
+  };
+}
 
-/** helmInputs checks that dependencies are vendored and returns the folders of values files outside the chart. */
-async function helmInputs(folder: string, _marker: string, repo: UnitRepo): Promise<string[]> {
-  await checkVendoredDependencies(folder, repo);
+/** helmRenderer renders charts whose dependencies are all vendored in `charts/`. */
+export const helmRenderer: Renderer = helmRendererWith();
+
+/** helmInputs checks that dependencies can be had and returns the folders of values files outside the chart. */
+async function helmInputs(folder: string, repo: UnitRepo, repositories: ChartRepositories | undefined): Promise<string[]> {
+  await checkDependencies(folder, repo, repositories);
   const configPath = folder === '.' ? unitConfigFile : `${folder}/${unitConfigFile}`;
   const config = parseUnitConfig(await repo.readText(configPath), configPath);
   const folders = new Set<string>();
@@ -61,6 +72,19 @@ async function renderChart(job: RenderJob): Promise<RenderOutput> {
     label: `helm template ${job.folder}`,
     env: { HELM_REPOSITORY_CONFIG: join(job.scratch, 'repositories.yaml'), HELM_REGISTRY_CONFIG: join(job.scratch, 'registry.json') },
   }));
+}
+
+/** vendorDependencies puts each downloaded dependency's verified archive into the written chart's `charts/`. */
+async function vendorDependencies(job: RenderJob, repositories: ChartRepositories | undefined): Promise<void> {
+  const chart = join(job.root, job.folder);
+  const path = chartYamlPath(job.folder);
+  const vendored = await readdir(join(chart, 'charts')).catch(() => [] as string[]);
+  const fetch = dependenciesToFetch(await readFile(join(chart, 'Chart.yaml'), 'utf8'), path, vendored, repositories);
+  if (fetch.length === 0 || !repositories) return;
+  await mkdir(join(chart, 'charts'), { recursive: true });
+  for (const reference of fetch) {
+    await copyFile(await repositories.fetch(reference, path), join(chart, 'charts', `${reference.name}-${reference.version}.tgz`));
+  }
 }
 
 async function writeValues(job: RenderJob, name: string, values: unknown): Promise<string> {
