@@ -13,8 +13,8 @@ const limits = { maxUnpackedBytes: 256 * 1024, maxEntries: 20 };
 async function tgz(name: string, entries: Array<{ header: Partial<Header> & { name: string }; body?: string | Buffer }>): Promise<string> {
   const tar = pack();
   const chunks: Buffer[] = [];
-  tar.on('data', (chunk: Buffer) => chunks.push(chunk));
-  const ended = new Promise((resolve) => tar.on('end', resolve));
+  tar.on('data', (chunk) => void chunks.push(chunk as Buffer));
+  const ended = new Promise<void>((resolve) => tar.on('end', () => resolve()));
   for (const entry of entries) tar.entry(entry.header, entry.body ?? '');
   tar.finalize();
   await ended;

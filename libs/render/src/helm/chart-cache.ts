@@ -3,7 +3,7 @@ import { createReadStream } from 'node:fs';
 import { mkdir, open, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { inspectChartArchive, type ArchiveLimits } from './chart-archive';
-import type { ChartReference } from './chart-repositories';
+import type { ChartReference } from './chart-reference';
 
 const archiveName = /^[0-9a-f]{64}\.tgz$/;
 

@@ -1,7 +1,8 @@
 import { parse } from 'yaml';
 import { RenderFailure } from '../render-failure';
 import type { UnitRepo } from '../renderer';
-import type { ChartReference, ChartRepositories } from './chart-repositories';
+import type { ChartReference, KnownRepository } from './chart-reference';
+import type { ChartRepositories } from './chart-repositories';
 
 interface ChartDependency {
   name?: unknown;
@@ -45,21 +46,29 @@ export function dependenciesToFetch(text: string, path: string, vendored: readon
     const name = dependency.name;
     if (vendored.some((entry) => entry === name || (entry.startsWith(`${name}-`) && entry.endsWith('.tgz')))) continue;
     const where = `${path}: dependency "${name}"`;
-    const repository = typeof dependency.repository === 'string' ? dependency.repository : '';
-    if (repository.startsWith('oci://')) throw new RenderFailure('ChartDependencyMissing', `${where} comes from the OCI registry ${repository}, which Tidemark does not download from; vendor it in charts/ (\`helm dependency build\`, then commit charts/)`, path);
-    const known = repository ? repositories?.find(repository) : undefined;
-    if (!known) {
-      const from = repository ? ` from ${repository}` : '';
-      throw new RenderFailure('ChartDependencyMissing', `${where}${from} is not vendored in charts/, and no chart repository of render.chartRepositories has that URL; Tidemark renders without network access, so configure the repository or run \`helm dependency build\` and commit charts/`, path);
-    }
+    const known = knownRepository(dependency, where, path, repositories);
     if (!chartName.test(name)) throw new RenderFailure('RenderFailed', `${where}: the name may hold only letters, digits, '.', '_' and '-'`, path);
-    const version = typeof dependency.version === 'string' || typeof dependency.version === 'number' ? String(dependency.version) : '';
-    if (!exactVersion.test(version)) {
-      throw new RenderFailure('RenderFailed', `${where}: version ${version ? `"${version}" is not an exact version` : 'is missing'}; pin one (e.g. 1.2.3), so that what renders is decided by Git alone`, path);
-    }
+    const version = pinnedVersion(dependency, where, path);
     fetch.push({ repository: known, name, version });
   }
   return fetch;
+}
+
+/** knownRepository is the configured repository a dependency comes from; any other source is refused. */
+function knownRepository(dependency: ChartDependency, where: string, path: string, repositories: ChartRepositories | undefined): KnownRepository {
+  const repository = typeof dependency.repository === 'string' ? dependency.repository : '';
+  if (repository.startsWith('oci://')) throw new RenderFailure('ChartDependencyMissing', `${where} comes from the OCI registry ${repository}, which Tidemark does not download from; vendor it in charts/ (\`helm dependency build\`, then commit charts/)`, path);
+  const known = repository ? repositories?.find(repository) : undefined;
+  if (known) return known;
+  const from = repository ? ` from ${repository}` : '';
+  throw new RenderFailure('ChartDependencyMissing', `${where}${from} is not vendored in charts/, and no chart repository of render.chartRepositories has that URL; Tidemark renders without network access, so configure the repository or run \`helm dependency build\` and commit charts/`, path);
+}
+
+/** pinnedVersion is a dependency's exact version; a range or none is refused. */
+function pinnedVersion(dependency: ChartDependency, where: string, path: string): string {
+  const version = typeof dependency.version === 'string' || typeof dependency.version === 'number' ? String(dependency.version) : '';
+  if (exactVersion.test(version)) return version;
+  throw new RenderFailure('RenderFailed', `${where}: version ${version ? `"${version}" is not an exact version` : 'is missing'}; pin one (e.g. 1.2.3), so that what renders is decided by Git alone`, path);
 }
 
 function dependenciesOf(text: string, path: string): ChartDependency[] {

@@ -1,6 +1,6 @@
 import { parse } from 'yaml';
 import { RenderFailure } from '../render-failure';
-import type { ChartReference } from './chart-repositories';
+import type { ChartReference } from './chart-reference';
 
 /** IndexedArchive is where a chart version's archive is and the digest it must have. */
 export interface IndexedArchive {

@@ -3,16 +3,7 @@ import { RenderFailure } from '../render-failure';
 import { ChartCache } from './chart-cache';
 import { checkScheme, getBounded, type ChartCredentials } from './chart-download';
 import { archiveInIndex } from './chart-index';
-
-/** ChartRepositorySpec is one HTTP chart repository (an index.yaml and its archives). */
-export interface ChartRepositorySpec {
-  /** The URL Chart.yaml dependencies name it by (https, or http on loopback); no credentials in it. */
-  readonly url: string;
-  /** Asked for at each download (a Secret's current data); the value is never logged or kept. */
-  readonly credentials?: () => Promise<ChartCredentials>;
-  /** Where the credentials come from, for messages, e.g. "Secret tidemark/charts on cluster mgmt". */
-  readonly credentialsFrom?: string;
-}
+import type { ChartReference, ChartRepositorySpec, KnownRepository } from './chart-reference';
 
 /** ChartLimits bound one chart download. */
 export interface ChartLimits {
@@ -41,19 +32,6 @@ export interface ChartRepositoriesOptions {
   /** Where verified archives are kept, by repository, name, version and digest. Shared by processes. */
   cacheDir: string;
   limits?: Partial<ChartLimits>;
-}
-
-/** ChartReference is a dependency to download: a known repository, a chart name and an exact version. */
-export interface ChartReference {
-  readonly repository: KnownRepository;
-  readonly name: string;
-  readonly version: string;
-}
-
-/** KnownRepository is a configured repository with its URL normalised. */
-export interface KnownRepository extends ChartRepositorySpec {
-  /** The URL with one trailing slash, the base of relative archive URLs. */
-  readonly base: URL;
 }
 
 /**
@@ -86,15 +64,21 @@ export class ChartRepositories {
    * fetch returns the path of the dependency's verified archive in the cache, downloading it
    * when it is not there. `path` is the Chart.yaml that names it, for messages.
    */
-  fetch(reference: ChartReference, path: string): Promise<string> {
+  async fetch(reference: ChartReference, path: string): Promise<string> {
     const key = `${reference.repository.base.href}\0${reference.name}\0${reference.version}`;
     let pending = this.inFlight.get(key);
     if (!pending) {
-      pending = this.fetchOnce(reference, `${path}: dependency "${reference.name}" ${reference.version} from ${reference.repository.base.href}`)
+      pending = this.fetchOnce(reference, `dependency "${reference.name}" ${reference.version} from ${reference.repository.base.href}`)
         .finally(() => this.inFlight.delete(key));
       this.inFlight.set(key, pending);
     }
-    return pending;
+    try {
+      return await pending;
+    } catch (error) {
+      // Units sharing a download each get the failure in the words of their own Chart.yaml.
+      if (!(error instanceof RenderFailure)) throw error;
+      throw new RenderFailure(error.code, `${path}: ${error.message}`, path);
+    }
   }
 
   private async fetchOnce(reference: ChartReference, what: string): Promise<string> {
