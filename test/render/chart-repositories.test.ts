@@ -1,14 +1,17 @@
 // Helm dependencies from a real HTTP chart repository: charts packaged with the pinned helm,
 // indexed with `helm repo index`, served with basic auth on loopback. The server counts what it
-// answers, so a cache hit is shown to make no request at all.
-import { randomBytes } from 'node:crypto';
+// answers, so a cache hit is shown to make no request at all. Credentials come from a Secret in
+// the rig's kube-apiserver, read by the reconciler's own code.
+import { randomBytes, randomUUID } from 'node:crypto';
 import { copyFile, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { applyObject, ClusterConnection, deleteObject } from '@tidemark/cluster';
 import type { GitSource, PollResult, UnitRendering } from '@tidemark/git-source';
 import { ChartRepositories, createBuiltinRenderers, RendererRegistry, UnitRenderer, type ChartRepositorySpec } from '@tidemark/render';
 import { startGitServer, type GitServer, type WorkingCopy } from '@tidemark/testing';
+import { chartRepositorySpec } from '../../apps/reconciler/src/unit-rendering';
 import { SourceFixture } from '../git-source/source-fixture';
 import { startChartRepository, type ChartRepositoryServer } from './chart-repository-server';
 import { helmTemplate, objectsOf, renderTools, type Tools } from './render-fixture';
@@ -25,6 +28,17 @@ let webArchive: string;
 let poll: PollResult;
 let source: GitSource;
 const fixture = new SourceFixture();
+const namespace = `charts-${randomUUID().slice(0, 8)}`;
+let admin: ClusterConnection;
+
+/** storeSecrets puts the repository's credentials in a Secret, and a Secret with the wrong keys beside it. */
+async function storeSecrets(): Promise<void> {
+  admin = ClusterConnection.connect({ cluster: 'shared', kubeconfig: inject('kubeconfig') });
+  const b64 = (text: string) => Buffer.from(text).toString('base64');
+  await applyObject(admin, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
+  await applyObject(admin, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'chart-auth', namespace }, data: { username: b64(credentials.username), password: b64(credentials.password) } });
+  await applyObject(admin, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'wrong-keys', namespace }, data: { token: b64(credentials.password) } });
+}
 
 async function writeChart(name: string, files: Record<string, string>): Promise<string> {
   const dir = join(work, 'charts-src', name);
@@ -60,16 +74,19 @@ async function pushUnits(): Promise<void> {
   await copy.write('apps/bulky/Chart.yaml', umbrella('bulky-app', 'bulky', '1.0.0', charts.url('charts')));
   await copy.write('apps/no-credentials/Chart.yaml', umbrella('no-credentials', 'web', '1.0.0', charts.url('private')));
   await copy.write('apps/secret-gone/Chart.yaml', umbrella('secret-gone', 'web', '1.0.0', charts.url('gone')));
+  await copy.write('apps/wrong-keys/Chart.yaml', umbrella('wrong-keys', 'web', '1.0.0', charts.url('wrong-keys')));
   await copy.write('apps/range/Chart.yaml', umbrella('range', 'web', '^1.0.0', charts.url('charts')));
   await copy.commitAndPush('charts from a repository');
 }
 
 /** renderingWith builds what a reconciler process builds: its own renderer, sharing only the disk cache. */
 function renderingWith(): UnitRendering {
+  const secret = (name: string) => ({ cluster: 'shared', namespace, name });
   const repositories: ChartRepositorySpec[] = [
-    { url: charts.url('charts'), credentials: () => Promise.resolve(credentials), credentialsFrom: 'Secret tidemark/chart-auth' },
-    { url: charts.url('private') },
-    { url: charts.url('gone'), credentials: () => Promise.reject(new Error('Secret tidemark/chart-auth on cluster shared does not exist')) },
+    chartRepositorySpec({ url: charts.url('charts'), secretRef: secret('chart-auth') }, () => admin),
+    chartRepositorySpec({ url: charts.url('private') }, () => admin),
+    chartRepositorySpec({ url: charts.url('gone'), secretRef: secret('missing') }, () => admin),
+    chartRepositorySpec({ url: charts.url('wrong-keys'), secretRef: secret('wrong-keys') }, () => admin),
   ];
   const chartRepositories = new ChartRepositories({ repositories, cacheDir, limits });
   const renderer = new UnitRenderer({ registry: new RendererRegistry(createBuiltinRenderers({ chartRepositories })), tools: { kustomize: tools.kustomize, helm: tools.helm, sops: tools.sops } });
@@ -86,6 +103,7 @@ async function filesUnder(dir: string): Promise<string[]> {
 
 beforeAll(async () => {
   tools = await renderTools();
+  await storeSecrets();
   work = await mkdtemp(join(tmpdir(), 'tidemark-chart-suite-'));
   cacheDir = join(work, 'chart-cache');
   charts = await startChartRepository(tools.helm, credentials);
@@ -103,6 +121,8 @@ afterAll(async () => {
   await git?.stop();
   await charts?.stop();
   if (work) await rm(work, { recursive: true, force: true });
+  await deleteObject(admin, { group: '', kind: 'Namespace', namespace: '', name: namespace }).catch(() => undefined);
+  admin?.close();
 });
 
 describe('helm dependencies from a chart repository', () => {
@@ -141,7 +161,11 @@ describe('helm dependencies from a chart repository', () => {
     });
     expect(errorAt('apps/secret-gone')).toMatchObject({
       code: 'ChartCredentialsMissing',
-      message: expect.stringMatching(/apps\/secret-gone\/Chart.yaml: dependency "web" 1.0.0 from http:\/\/127.0.0.1:\d+\/gone\/: no credentials for the repository: Secret tidemark\/chart-auth on cluster shared does not exist$/),
+      message: expect.stringMatching(new RegExp(`apps/secret-gone/Chart.yaml: dependency "web" 1.0.0 from http://127.0.0.1:\\d+/gone/: no credentials for the repository: Secret ${namespace}/missing on cluster shared does not exist; create it with the keys username and password$`)),
+    });
+    expect(errorAt('apps/wrong-keys')).toMatchObject({
+      code: 'ChartCredentialsMissing',
+      message: expect.stringContaining(`no credentials for the repository: Secret ${namespace}/wrong-keys on cluster shared needs the keys username and password; it has token`),
     });
     const everything = JSON.stringify(poll.errors);
     expect(everything).not.toContain(credentials.password);
@@ -150,7 +174,7 @@ describe('helm dependencies from a chart repository', () => {
 
   it('refuses a version range at planning, before any request', () => {
     expect(errorAt('apps/range')).toMatchObject({ code: 'RenderFailed', message: expect.stringContaining('apps/range/Chart.yaml: dependency "web": version "^1.0.0" is not an exact version') });
-    expect(poll.errors.map((error) => error.path).sort()).toEqual(['apps/bomb/', 'apps/bulky/', 'apps/no-credentials/', 'apps/range/', 'apps/secret-gone/', 'apps/tampered/']);
+    expect(poll.errors.map((error) => error.path).sort()).toEqual(['apps/bomb/', 'apps/bulky/', 'apps/no-credentials/', 'apps/range/', 'apps/secret-gone/', 'apps/tampered/', 'apps/wrong-keys/']);
   });
 
   it('renders from the disk cache in a new process without a single request', async () => {

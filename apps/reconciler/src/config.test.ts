@@ -85,4 +85,30 @@ describe('loadConfig', () => {
       expect(() => loadConfig({ TIDEMARK_CONFIG: path })).toThrow(/redis\.url and redis\.cluster: set only one way to reach Redis/);
     });
   });
+
+  it('reads chart repositories: the Secret on the first cluster by default, https or loopback http, clusters that exist', async () => {
+    const rest = [
+      'sources: [{ name: app, url: "https://git.example.com/app.git", ref: { branch: main }, intervalMs: 60000 }]',
+      'clusters: [{ name: mgmt, kubeconfig: a.kubeconfig }, { name: edge, kubeconfig: b.kubeconfig }]',
+    ];
+    const render = (repositories: string) => ['redis: { url: "redis://redis:6379" }', `render: { chartRepositories: ${repositories} }`, ...rest].join('\n');
+    await withFile(render('[{ url: "https://charts.example.com/stable", secretRef: { namespace: tidemark, name: chart-auth } }, { url: "http://127.0.0.1:8080/charts" }]'), (path, dir) => {
+      const config = loadConfig({ TIDEMARK_CONFIG: path });
+      expect(config.render.chartRepositories).toEqual([
+        { url: 'https://charts.example.com/stable', secretRef: { cluster: 'mgmt', namespace: 'tidemark', name: 'chart-auth' } },
+        { url: 'http://127.0.0.1:8080/charts' },
+      ]);
+      expect(config.render.charts.cacheDir).toBe(join(dir, '.tidemark/cache/charts'));
+    });
+    await withFile(render('[{ url: "https://charts.example.com", secretRef: { cluster: nowhere, namespace: t, name: s } }]'), (path) => {
+      expect(() => loadConfig({ TIDEMARK_CONFIG: path })).toThrow(/render\.chartRepositories\[0\]\.secretRef\.cluster: no cluster is named "nowhere"/);
+    });
+    const refused = [['http://charts.example.com', 'must use https'], ['https://user:pw@charts.example.com', 'must not hold credentials'], ['https://c.example.com/?token=x', 'must have no query']];
+    for (const [url, reason] of refused) {
+      await withFile(render(`[{ url: "${url}" }]`), (path) => {
+        expect(() => loadConfig({ TIDEMARK_CONFIG: path })).toThrow(`render.chartRepositories[0].url: ${reason}`);
+        expect(() => loadConfig({ TIDEMARK_CONFIG: path })).not.toThrow(/pw|token=x/);
+      });
+    }
+  });
 });

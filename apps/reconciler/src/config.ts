@@ -223,12 +223,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, path = env.TIDE
   const role = roleOf(env.TIDEMARK_ROLE);
   const redis = redisEndpointOf(env, input, file);
   const where = (field: string) => `${file}: ${field}`;
+  const cacheDir = resolvePath(base, input.cacheDir ?? '.tidemark/cache');
+  const clusters = input.clusters.map((cluster) => cluster.name);
   return deepFreeze({
     role,
     redis,
     ...('url' in redis ? { redisUrl: redis.url } : {}),
     ...redisOptions(input, env),
-    cacheDir: resolvePath(base, input.cacheDir ?? '.tidemark/cache'),
+    cacheDir,
     sources: input.sources.map((source, index) => sourceSpec(resolveSourceAuth(source, where(`sources[${index}]`), base, env), where(`sources[${index}]`))),
     sourceCredentialFiles: credentialFiles(input, base),
     clusters: input.clusters.map((cluster, index) => clusterConfig(cluster, where(`clusters[${index}]`), base)),
@@ -237,7 +239,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, path = env.TIDE
     ...intervals(input),
     objectHealth: objectHealthConfig(input.objectHealth, where, (message) => new ConfigError(message)),
     http: { port: input.http?.port ?? 9464, host: input.http?.host ?? '0.0.0.0', ...metricsTokenOf(env) },
-    render: renderConfig(input.render, base, env),
+    render: renderConfig(input.render, { base, env, cacheDir, clusters, invalid: (field, message) => new ConfigError(`${where(field)}: ${message}`) }),
     webhooks: webhooks(input, where, base, env),
     logLevel: env.TIDEMARK_LOG_LEVEL ?? 'info',
     conversionWebhook: conversionWebhookConfig(input, where),

@@ -2,8 +2,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { TerminalError, claimRedisSchema, readSourceStatus, RecordKeys, redisSchemaVersion } from '@tidemark/contracts';
-import { fileCredentials, GitSource, type GitSourceOptions, type SourceSpec, type UnitRendering } from '@tidemark/git-source';
-import { builtinRenderers, commandRenderer, RendererRegistry, UnitRenderer } from '@tidemark/render';
+import { fileCredentials, GitSource, type GitSourceOptions, type SourceSpec } from '@tidemark/git-source';
 import { compileHealthRules, createDefaultRegistry, withHealthRules } from '@tidemark/kinds';
 import { PlacementCache } from '@tidemark/placement';
 import { reconcile, type PipelineDependencies } from '@tidemark/pipeline';
@@ -24,6 +23,7 @@ import { requeueCluster, routePoll, startFullResync } from '@tidemark/fanout';
 import { startOwnedWatches, startReferenceWatches, startTreeWatches, watchBuiltinCrds, watchCrdsEstablished } from '@tidemark/watches';
 import { DependencyWaits } from '@tidemark/ordering';
 import { ReconcilerMetrics } from './metrics/reconciler-metrics';
+import { unitRendering } from './unit-rendering';
 import { startSourceObjects } from './source-objects';
 import { startPreviewJobs, startWebhookPreviews } from './preview-jobs';
 
@@ -77,7 +77,7 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
   const placement = new PlacementCache();
 
   const cacheRoot = join(config.cacheDir, `${config.role}-${process.pid}`);
-  const rendering = unitRendering(config);
+  const rendering = unitRendering(config, (cluster) => connectionOf(clusters.main, cluster));
   const sources = new Map(config.sources.map((spec) => [spec.name, new GitSource({ spec, cacheDir: join(cacheRoot, spec.name), ...credentialsOf(config, spec), ...(rendering ? { rendering } : {}) })]));
   for (const source of sources.values()) await source.open();
   stops.push(async () => {
@@ -236,18 +236,4 @@ function connectionOf<T>(map: Map<string, T>, cluster: string): T {
   const connection = map.get(cluster);
   if (!connection) throw new TerminalError('UnknownCluster', `job names cluster "${cluster}", which is not configured; add it to the clusters list.`);
   return connection;
-}
-
-/** unitRendering builds the renderers every source shares (one output cache, one concurrency limit). */
-function unitRendering(config: ReconcilerConfig): UnitRendering | undefined {
-  const { render } = config;
-  if (!render.enabled) return undefined;
-  const renderer = new UnitRenderer({
-    registry: new RendererRegistry([...builtinRenderers, ...render.plugins.map(commandRenderer)]),
-    tools: render.tools,
-    limits: render.limits,
-    concurrency: render.concurrency,
-    sops: render.sops,
-  });
-  return { renderer, clusters: config.clusters.map((cluster) => ({ name: cluster.name, labels: cluster.labels, variables: cluster.variables })) };
 }

@@ -18,6 +18,23 @@ export const RenderInput = Type.Object({
     markers: Type.Array(Type.String({ minLength: 1, pattern: '^[^/]+$' }), { minItems: 1 }),
     command: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }),
   }, { additionalProperties: false }))),
+  /** HTTP chart repositories Helm units may take dependencies from, at exact versions (as Chart.yaml names them). */
+  chartRepositories: Type.Optional(Type.Array(Type.Object({
+    /** https, or plain http on a loopback host; no credentials, query or fragment in it. */
+    url: Type.String({ minLength: 1 }),
+    /** A Secret with `username` and `password`, read at each download. @defaultValue cluster: the first cluster */
+    secretRef: Type.Optional(Type.Object({
+      cluster: Type.Optional(Type.String({ minLength: 1 })),
+      namespace: Type.String({ minLength: 1 }),
+      name: Type.String({ minLength: 1 }),
+    }, { additionalProperties: false })),
+  }, { additionalProperties: false }))),
+  /** Where verified chart archives are kept, shared by processes and kept across restarts. @defaultValue <cacheDir>/charts */
+  chartCacheDir: Type.Optional(Type.String({ minLength: 1 })),
+  /** Largest chart archive, as downloaded. @defaultValue 16 MiB */
+  maxChartBytes: Type.Optional(Type.Integer({ minimum: 1_024 })),
+  /** Largest chart archive once inflated. @defaultValue 64 MiB */
+  maxChartUnpackedBytes: Type.Optional(Type.Integer({ minimum: 1_024 })),
   sops: Type.Optional(Type.Object({
     /** A file of age identities; mount it from a Secret of the management cluster. */
     ageKeyFile: Type.Optional(Type.String({ minLength: 1 })),
@@ -33,12 +50,33 @@ export interface RenderConfig {
   readonly limits: { readonly timeoutMs: number; readonly maxOutputBytes: number; readonly maxMemoryBytes: number };
   readonly concurrency: number;
   readonly sops: { readonly ageKeyFile?: string; readonly pgpKeyFile?: string };
+  /** Chart repositories, each Secret reference resolved to a registered cluster. */
+  readonly chartRepositories: readonly ChartRepositoryConfig[];
+  readonly charts: { readonly cacheDir: string; readonly maxArchiveBytes?: number; readonly maxUnpackedBytes?: number };
   /** Command renderers, after the built-in ones. */
   readonly plugins: readonly { readonly name: string; readonly markers: readonly string[]; readonly command: readonly string[] }[];
 }
 
+/** ChartRepositoryConfig is one chart repository and where its credentials are. */
+export interface ChartRepositoryConfig {
+  readonly url: string;
+  readonly secretRef?: { readonly cluster: string; readonly namespace: string; readonly name: string };
+}
+
+/** RenderContext is what the render section is resolved against. */
+export interface RenderContext {
+  /** The config file's folder. */
+  base: string;
+  env: NodeJS.ProcessEnv;
+  cacheDir: string;
+  clusters: readonly string[];
+  /** The error for a mistake in a field of the config file (a ConfigError naming file and field). */
+  invalid: (field: string, message: string) => Error;
+}
+
 /** renderConfig resolves the render section: tool paths, limits (documented defaults) and key files. */
-export function renderConfig(input: Static<typeof RenderInput> | undefined, base: string, env: NodeJS.ProcessEnv): RenderConfig {
+export function renderConfig(input: Static<typeof RenderInput> | undefined, context: RenderContext): RenderConfig {
+  const { base, env } = context;
   const toolsDir = input?.toolsDir ? resolvePath(base, input.toolsDir) : env.TIDEMARK_RENDER_TOOLS_DIR;
   const tool = (name: string) => (toolsDir ? join(toolsDir, name) : onPath(name, env.PATH ?? ''));
   return {
@@ -46,12 +84,37 @@ export function renderConfig(input: Static<typeof RenderInput> | undefined, base
     tools: { kustomize: tool('kustomize'), helm: tool('helm'), sops: tool('sops') },
     limits: limitsOf(input),
     concurrency: input?.concurrency ?? 2,
-    sops: {
-      ...(input?.sops?.ageKeyFile ? { ageKeyFile: resolvePath(base, input.sops.ageKeyFile) } : {}),
-      ...(input?.sops?.pgpKeyFile ? { pgpKeyFile: resolvePath(base, input.sops.pgpKeyFile) } : {}),
-    },
+    sops: sopsOf(input, base),
+    chartRepositories: (input?.chartRepositories ?? []).map((repository, index) => chartRepository(repository, index, context)),
+    charts: chartsOf(input, context),
     plugins: input?.plugins ?? [],
   };
+}
+
+function sopsOf(input: Static<typeof RenderInput> | undefined, base: string): RenderConfig['sops'] {
+  return {
+    ...(input?.sops?.ageKeyFile ? { ageKeyFile: resolvePath(base, input.sops.ageKeyFile) } : {}),
+    ...(input?.sops?.pgpKeyFile ? { pgpKeyFile: resolvePath(base, input.sops.pgpKeyFile) } : {}),
+  };
+}
+
+function chartsOf(input: Static<typeof RenderInput> | undefined, context: RenderContext): RenderConfig['charts'] {
+  return {
+    cacheDir: input?.chartCacheDir ? resolvePath(context.base, input.chartCacheDir) : join(context.cacheDir, 'charts'),
+    ...(input?.maxChartBytes ? { maxArchiveBytes: input.maxChartBytes } : {}),
+    ...(input?.maxChartUnpackedBytes ? { maxUnpackedBytes: input.maxChartUnpackedBytes } : {}),
+  };
+}
+
+type ChartRepositoryInput = NonNullable<Static<typeof RenderInput>['chartRepositories']>[number];
+
+function chartRepository(input: ChartRepositoryInput, index: number, context: RenderContext): ChartRepositoryConfig {
+  const problem = chartUrlProblem(input.url);
+  if (problem) throw context.invalid(`render.chartRepositories[${index}].url`, problem);
+  if (!input.secretRef) return { url: input.url };
+  const cluster = input.secretRef.cluster ?? context.clusters[0] ?? '';
+  if (!context.clusters.includes(cluster)) throw context.invalid(`render.chartRepositories[${index}].secretRef.cluster`, `no cluster is named "${cluster}"`);
+  return { url: input.url, secretRef: { cluster, namespace: input.secretRef.namespace, name: input.secretRef.name } };
 }
 
 function limitsOf(input: Static<typeof RenderInput> | undefined): RenderConfig['limits'] {
@@ -74,6 +137,21 @@ function onPath(name: string, path: string): string {
     }
   }
   return name;
+}
+
+/** chartUrlProblem says what is wrong with a chart repository URL, if anything. */
+function chartUrlProblem(text: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return 'is not a URL';
+  }
+  if (url.username || url.password) return 'must not hold credentials; give the repository a secretRef';
+  if (url.search || url.hash) return 'must have no query or fragment';
+  const loopback = ['localhost', '[::1]'].includes(url.hostname) || /^127\.\d+\.\d+\.\d+$/.test(url.hostname);
+  if (url.protocol === 'https:' || (url.protocol === 'http:' && loopback)) return undefined;
+  return 'must use https (plain http only on a loopback host)';
 }
 
 function resolvePath(base: string, path: string): string {
