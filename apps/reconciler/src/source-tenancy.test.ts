@@ -58,9 +58,9 @@ describe('sourceTenancy', () => {
     expect(tenancy('team-b.open')).toEqual({ serviceAccount: { namespace: 'tidemark-tenants', name: 'nobody' } });
   });
 
-  it('refuses a source that asks for signed commits, which this release cannot verify (fails closed)', async () => {
+  it('refuses a source that asks for SSH signatures only, which this release cannot verify (fails closed)', async () => {
     const signed = base.map((line) => line.replace('intervalMs: 60000 }', 'intervalMs: 60000, verify: { sshKeys: ["ssh-ed25519 AAAAC3NzaC1lZDI1NTE5 team"] } }'));
-    await expect(configOf(signed)).rejects.toThrow(/sources\[1\]\.verify: signed-commit verification is not supported by this release yet/);
+    await expect(configOf(signed)).rejects.toThrow(/sources\[1\]\.verify\.sshKeys: SSH commit signatures are not verified by this release yet/);
   });
 
   it('refuses a malformed lockdown ServiceAccount, naming the field', async () => {

@@ -1,5 +1,6 @@
 import { TerminalError, TransientError } from '@tidemark/contracts';
 import { BoundedCache } from './bounded-cache';
+import { verifyCommit } from './commit-signature';
 import { readCommitSummary, type CommitSummary } from './commit-time';
 import { GitStore } from './git-store';
 import { RevisionGate } from './revision-gate';
@@ -106,6 +107,7 @@ export class GitSource {
   // Fetches run one at a time: isomorphic-git writes refs and the shallow file without locks.
   private fetching: Promise<unknown> = Promise.resolve();
   private readonly gate: RevisionGate;
+  private readonly verifiedRevisions = new BoundedCache<string, Promise<string>>(64);
 
   constructor(private readonly options: GitSourceOptions) {
     const { spec } = options;
@@ -185,6 +187,8 @@ export class GitSource {
       fetchedObjects = fetched.objects;
       revision = fetched.head ?? revision;
     }
+    // An unsigned or wrongly signed head fails the poll: nothing of it is read, the last revision stays.
+    await this.verified(revision);
     const basis = previous ? await this.basisAt(previous) : undefined;
     const { built, changes, fresh } = await this.advance(revision, basis);
     this.lastRevision = revision;
@@ -312,9 +316,23 @@ export class GitSource {
   /** refreshHead asks where the configured ref points and fetches that commit if it is new. */
   private async refreshHead(): Promise<string> {
     const target = await this.remoteTarget();
-    if (await this.store.hasCommit(target.commit)) return target.commit;
+    if (await this.store.hasCommit(target.commit)) return this.verified(target.commit);
     const fetched = await this.serialized(() => this.fetchTarget(target));
-    return fetched.head ?? target.commit;
+    return this.verified(fetched.head ?? target.commit);
+  }
+
+  /** verified returns a revision whose commit signature the source's `verify` keys accept (each checked once), or throws CommitNotVerified. */
+  private async verified(revision: string): Promise<string> {
+    const keys = this.options.spec.verify;
+    if (!keys) return revision;
+    let check = this.verifiedRevisions.get(revision);
+    if (!check) {
+      check = verifyCommit(this.options.cacheDir, revision, keys, this.name);
+      check.catch(() => this.verifiedRevisions.delete(revision));
+      this.verifiedRevisions.set(revision, check);
+    }
+    await check;
+    return revision;
   }
 
   private async fetchTarget(target: RemoteTarget): Promise<{ head?: string; objects: number }> {

@@ -3,6 +3,7 @@ import { redactUrl } from './redact-url';
 import { parseSourceSpec, parseSourceSpecs } from './source-spec';
 
 const valid = { name: 'apps', url: 'https://git.example.com/org/apps.git', ref: { branch: 'main' }, intervalMs: 60_000 };
+const armoredKey = '-----BEGIN PGP PUBLIC KEY BLOCK-----\n\nxjMEZ\n-----END PGP PUBLIC KEY BLOCK-----';
 
 describe('parseSourceSpec', () => {
   it('fills defaults and freezes the result', () => {
@@ -71,14 +72,14 @@ describe('parseSourceSpec: tenancy fields', () => {
       ...valid,
       serviceAccount: { namespace: 'team-a', name: 'deployer' },
       allow: { namespaces: ['team-a', 'team-a-*'], clusterKinds: ['rbac.authorization.k8s.io/ClusterRole'] },
-      verify: { sshKeys: ['ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGx team-a'] },
+      verify: { openpgpKeys: [armoredKey], sshKeys: ['ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGx team-a'] },
       limits: { maxRevisionMiB: 4 },
     }, 's');
     expect(spec.serviceAccount).toEqual({ namespace: 'team-a', name: 'deployer' });
     expect(spec.allow).toEqual({
       namespaces: ['team-a', 'team-a-*'], kinds: ['*'], denyKinds: [], clusterKinds: ['rbac.authorization.k8s.io/ClusterRole'], clusters: ['*'], createNamespaces: false,
     });
-    expect(spec.verify).toEqual({ mode: 'head', openpgpKeys: [], sshKeys: ['ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGx team-a'] });
+    expect(spec.verify).toEqual({ mode: 'head', openpgpKeys: [armoredKey], sshKeys: ['ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGx team-a'] });
     expect(spec.limits).toEqual({ maxRevisionBytes: 4 * 1024 * 1024 });
     expect(Object.isFrozen(spec.allow?.namespaces)).toBe(true);
   });
@@ -98,6 +99,8 @@ describe('parseSourceSpec: tenancy fields', () => {
     [{ ...valid, verify: {} }, 's.verify: name at least one key'],
     [{ ...valid, verify: { openpgpKeys: ['not a key'] } }, 's.verify.openpgpKeys[0]: must be an ASCII-armored OpenPGP public key'],
     [{ ...valid, verify: { sshKeys: ['ssh-dss AAAA'] } }, 's.verify.sshKeys[0]: must be an SSH public key line'],
+    [{ ...valid, verify: { sshKeys: ['ssh-ed25519 AAAAC3NzaC1lZDI1NTE5 team'] } }, 's.verify.sshKeys: SSH commit signatures are not verified by this release yet'],
+    [{ ...valid, verify: { mode: 'tag', openpgpKeys: [armoredKey] } }, 's.verify.mode: signed tags are not verified by this release yet'],
     [{ ...valid, limits: { maxRevisionMiB: 0 } }, 's.limits.maxRevisionMiB'],
   ])('names the tenancy field at fault: %#', (input, message) => {
     expect(() => parseSourceSpec(input, 's')).toThrow(message);

@@ -158,6 +158,9 @@ function checkedVerify(input: Parameters<typeof verifyOf>[0], field: string): So
       throw new SourceSpecError(`${field}.sshKeys[${index}]: must be an SSH public key line ("ssh-ed25519 AAAA… comment")`);
     }
   });
+  // Fail closed at start-up rather than run a source whose signatures cannot be checked.
+  if (verify.openpgpKeys.length === 0) throw new SourceSpecError(`${field}.sshKeys: SSH commit signatures are not verified by this release yet; name the signers' OpenPGP keys in openpgpKeys`);
+  if (verify.mode === 'tag') throw new SourceSpecError(`${field}.mode: signed tags are not verified by this release yet; use mode head (the commit the ref points at must be signed)`);
   return verify;
 }
 

@@ -36,6 +36,7 @@ const codeReasons: Record<string, string> = {
   PruneAwaitingConfirmation: Reason.PruneAwaitingConfirmation,
   RevisionNotAdmitted: 'RevisionNotAdmitted',
   SourceTooLarge: 'SourceTooLarge',
+  CommitNotVerified: 'CommitNotVerified',
 };
 
 /** reasonFor is the Ready=False reason of a failure in a stage; some failure codes are more specific. */
