@@ -76,7 +76,9 @@ for (const app of apps) {
     logLevel: 'warning',
     metafile: true,
     plugins: [externalNpmPackages(externals)],
-    banner: { js: '#!/usr/bin/env node' },
+    // A bundled CommonJS package (the CLI's own commander) calls require('node:events'); an ES module
+    // has no require, so the bundle gets one.
+    banner: { js: "#!/usr/bin/env node\nimport { createRequire as tidemarkCreateRequire } from 'node:module';\nconst require = tidemarkCreateRequire(import.meta.url);" },
   });
   checkExternals(app, externals);
   const bytes = Object.values(result.metafile.outputs).reduce((sum, output) => sum + output.bytes, 0);
