@@ -2,12 +2,14 @@
 // pagination and auth, against a static page of the same byte size served by fastify in the same
 // run, so the cost of rendering shows as a ratio (requests/s and p50/p99 latency).
 // Then an A/B on the same Redis and records: the previous release's dashboard (53f8326, before the
-// pictures) and this one, the same pages, alternating for --rounds rounds so load drift on a shared
-// machine hits both alike; each ratio is the median over the rounds.
+// pictures) and this one, each bundled and run as a process of its own (so neither shares an event
+// loop with the load generator), the same pages, alternating for --rounds rounds so load drift on a
+// shared machine hits both alike; each ratio is the median over the rounds.
 //   npx tsx bench/dashboard.bench.ts [--objects 10000] [--seconds 5] [--concurrency 16] [--rounds 3] [--no-resources] [--no-previous]
 // WebApp records carry the objects they applied (3 each), which the matrix shows as rows under them.
 import { randomUUID } from 'node:crypto';
 import { Agent, request } from 'node:http';
+import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import Fastify from 'fastify';
 import { Redis } from 'ioredis';
@@ -16,7 +18,7 @@ import { ReconcileQueues } from '@tidemark/queue';
 import { StatusStore } from '@tidemark/status-store';
 import { startRedis } from '@tidemark/testing';
 import { buildDashboard } from '../apps/dashboard/src/build-app';
-import { startPreviousDashboard } from './support/previous-dashboard';
+import { startCurrentDashboard, startPreviousDashboard } from './support/previous-dashboard';
 
 const { values } = parseArgs({
   options: {
@@ -138,17 +140,29 @@ const median = (values: readonly number[]) => [...values].sort((a, b) => a - b)[
 
 /**
  * compareWithPreviousRelease loads the same pages from the previous release's dashboard and this
- * one, on the same records, alternating which goes first, and prints this/previous per page.
+ * one, both bundled and run as processes of their own on the same records, alternating which goes
+ * first, and prints this/previous per page.
  */
-async function compareWithPreviousRelease(current: URL, auth: Record<string, string>): Promise<void> {
+async function compareWithPreviousRelease(auth: Record<string, string>): Promise<void> {
   const previous = await startPreviousDashboard({ redisUrl: testRedis.url, prefix, clusters, token });
+  const currentProcess = await startCurrentDashboard({ redisUrl: testRedis.url, prefix, clusters, token }).catch(async (error: unknown) => {
+    await previous.stop();
+    throw error;
+  });
+  const current = currentProcess.base;
+  const loadBefore = loadavg()[0]!;
   try {
+    // The last case asks for another page each time: more pages than the page memo keeps, so each
+    // request renders (from rows kept per object), as many viewers on different pages would.
+    const webAppPages = Math.max(1, Math.min(50, Math.floor(objectCount / 4 / 50)));
+    let webAppPage = 0;
     const paths = [['objects page 1', '/objects'], ['objects middle page', `/objects?page=${Math.ceil(objectCount / 100)}`],
-      ['objects filtered', '/objects?condition=Stalled&q=object-0'], ['WebApps only', '/objects?kind=WebApp']] as const;
+      ['objects filtered', '/objects?condition=Stalled&q=object-0'], ['WebApps only', '/objects?kind=WebApp'],
+      [`WebApps, pages 1–${webAppPages} in turn`, () => `/objects?kind=WebApp&page=${(webAppPage++ % webAppPages) + 1}`]] as const;
     const results = paths.map(() => ({ ratios: [] as { rps: number; p50: number; p99: number }[], bytes: { previous: 0, current: 0 } }));
     for (let round = 0; round < rounds; round += 1) {
       for (const [index, [, path]] of paths.entries()) {
-        const measure = (base: URL, ms = seconds * 1000) => load(new URL(path, base), auth, ms);
+        const measure = (base: URL, ms = seconds * 1000) => load(typeof path === 'string' ? new URL(path, base) : () => new URL(path(), base), auth, ms);
         // Warm both (JIT, the previous one's caches, sockets) before the first round.
         if (round === 0) await Promise.all([measure(previous.base, 1000), measure(current, 1000)]);
         const [old, now] = round % 2 === 0
@@ -158,17 +172,19 @@ async function compareWithPreviousRelease(current: URL, auth: Record<string, str
         results[index]!.bytes = { previous: old.bytes, current: now.bytes };
       }
     }
-    console.log(`A/B against the previous release's dashboard (${previous.commit}), same Redis and records, ${rounds} alternating rounds of ${seconds} s; this/previous, median over rounds`);
-    console.log('case                    req/s   p50    p99    bytes previous → this   req/s ratio per round');
+    console.log(`A/B against the previous release's dashboard (${previous.commit}), both bundled and run as processes of their own, same Redis and records, ${rounds} alternating rounds of ${seconds} s; this/previous, median over rounds`);
+    console.log('case                          req/s   p50    p99    bytes previous → this   req/s ratio per round');
     const summary = paths.map(([name], index) => {
       const { ratios, bytes } = results[index]!;
       const row = { case: name, rps: round(median(ratios.map((ratio) => ratio.rps))), p50: round(median(ratios.map((ratio) => ratio.p50))), p99: round(median(ratios.map((ratio) => ratio.p99))), bytes, rounds: ratios.map((ratio) => round(ratio.rps)) };
-      console.log(`${name.padEnd(22)} ${String(row.rps).padStart(6)} ${String(row.p50).padStart(5)} ${String(row.p99).padStart(6)}   ${String(bytes.previous).padStart(8)} → ${String(bytes.current).padEnd(8)}   ${row.rounds.join(' ')}`);
+      console.log(`${name.padEnd(28)} ${String(row.rps).padStart(6)} ${String(row.p50).padStart(5)} ${String(row.p99).padStart(6)}   ${String(bytes.previous).padStart(8)} → ${String(bytes.current).padEnd(8)}   ${row.rounds.join(' ')}`);
       return row;
     });
-    console.log(JSON.stringify({ bench: 'dashboard-objects-page-ab', previous: previous.commit, objects: objectCount, withResources, rounds, seconds, concurrency, cases: summary }));
+    const loadAverage = { before: round(loadBefore), after: round(loadavg()[0]!) };
+    console.log(`load average (1 min) ${loadAverage.before} before the A/B, ${loadAverage.after} after`);
+    console.log(JSON.stringify({ bench: 'dashboard-objects-page-ab', previous: previous.commit, separateProcesses: true, objects: objectCount, withResources, rounds, seconds, concurrency, loadAverage, cases: summary }));
   } finally {
-    await previous.stop();
+    await Promise.all([previous.stop(), currentProcess.stop()]);
   }
 }
 
@@ -237,7 +253,7 @@ try {
     static: baseline, page1: first, middlePage: middle, filtered, coldFiltered, liveUpdate, pubsub,
     ratio: { page1: ratio(first), middlePage: ratio(middle), filtered: ratio(filtered), coldFiltered: ratio(coldFiltered) },
   }));
-  if (!values['no-previous']) await compareWithPreviousRelease(dashboardBase, auth);
+  if (!values['no-previous']) await compareWithPreviousRelease(auth);
 } finally {
   await staticServer.close();
   await dashboard.close();

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { listPreviews, readPreviewReport, writePreviewReport, type PreviewJob, type PreviewReport, type RecordKeys, type RedisClient } from '@tidemark/contracts';
 import type { PreviewQueue } from '@tidemark/queue';
 import { requireOperator } from '../auth/authenticate';
-import type { TokenScope } from '../auth/token-scope';
+import { previewInScope } from '../auth/token-scope';
 import { DashboardError, ErrorCode, notFound } from './dashboard-error';
 import { errors } from './schemas';
 
@@ -36,11 +36,6 @@ const ReportBody = Type.Object({
  * previewRoutes: an operator asks for a preview of a ref (a job on the preview queue; a worker
  * runs it and writes nothing to any cluster), and anyone signed in reads the reports.
  */
-/** A scoped token sees (and asks for) previews of the sources it names only: a preview spans every namespace of its source. */
-function previewInScope(scope: TokenScope | undefined, source: string): boolean {
-  return !scope || scope.sources.includes(source);
-}
-
 export async function previewRoutes(app: FastifyInstance, { previews, redis, keys }: PreviewRoutesOptions): Promise<void> {
   app.post<{ Body: { source: string; ref: string } }>('/api/previews', {
     schema: { tags: ['actions'], summary: 'Preview a branch or commit of a source against the live clusters. Needs the operator role.', body: PreviewRequestBody, response: { 202: QueuedBody, ...errors(400, 401, 403, 503) } },

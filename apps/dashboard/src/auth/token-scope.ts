@@ -22,6 +22,11 @@ export function sourceInScope(scope: TokenScope | undefined, source: string, has
   return hasObjectsInScope;
 }
 
+/** previewInScope: a scoped token sees (and asks for) previews of the sources it names only, since a preview spans every namespace of its source. */
+export function previewInScope(scope: TokenScope | undefined, source: string): boolean {
+  return !scope || scope.sources.includes(source);
+}
+
 /** scopeKey names a scope, for caches and for telling whether a token's scope changed. */
 export function scopeKey(scope: TokenScope | undefined): string {
   return scope ? JSON.stringify([[...scope.sources].sort(), [...scope.namespaces].sort()]) : '';

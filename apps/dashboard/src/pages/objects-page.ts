@@ -20,7 +20,17 @@ ${query.source ? html`<label>Source<select name="source">${options(facets.source
 <input type="hidden" name="page" value="1"><button>Filter</button> <a href="/objects">Clear</a></form>`;
 }
 
-function row(item: MatrixRow, clusters: readonly string[]): SafeHtml {
+// A row object is kept until its object changes (RowMemo), so its markup is memoised on it, encoded:
+// a page of WebApps with their rendered rows is ~180 kB, and encoding it was most of a request.
+const rowMarkup = new WeakMap<MatrixRow, Buffer>();
+
+function row(item: MatrixRow, clusters: readonly string[]): Buffer {
+  let markup = rowMarkup.get(item);
+  if (!markup) rowMarkup.set(item, (markup = Buffer.from(renderRow(item, clusters).value)));
+  return markup;
+}
+
+function renderRow(item: MatrixRow, clusters: readonly string[]): SafeHtml {
   return html`<tr data-object="${item.objectKey}"><td>${item.kind}</td><td>${item.namespace || html`<span class="muted">cluster-scoped</span>`}</td><td>${item.name}</td>
 <td class="muted">${item.path ?? ''}</td>${clusters.map((cluster) => cellHtml(cluster, item.objectKey, item.cells[cluster]))}</tr>${item.rendered?.map((rendered) => renderedRow(item, rendered, clusters)) ?? ''}`;
 }
@@ -52,13 +62,17 @@ ${matrix.page > 1 ? pageLink(query, matrix.page - 1, 'Previous') : ''} <span>pag
 ${matrix.page < matrix.pages ? pageLink(query, matrix.page + 1, 'Next') : ''}</div>`;
 }
 
-/** objectsPage: filters, the object × cluster matrix, and pages. */
-export function objectsPage(query: ObjectsQuery, matrix: MatrixPage, facets: Facets, allClusters: readonly string[]): SafeHtml {
-  const body = matrix.rows.length === 0
-    ? html`<p class="muted">No object matches these filters.</p>`
-    : html`<div class="scroll"><table id="matrix"><thead><tr><th>Kind</th><th>Namespace</th><th>Name</th><th>Path</th>${matrix.clusters.map((cluster) => html`<th>${cluster}</th>`)}</tr></thead>
-<tbody>${matrix.rows.map((item) => row(item, matrix.clusters))}</tbody></table></div>`;
+/**
+ * objectsPage: filters, the object × cluster matrix, and pages, encoded as UTF-8. The rows are
+ * copied from their memoised encoding; only the parts around them are rendered per request.
+ */
+export function objectsPage(query: ObjectsQuery, matrix: MatrixPage, facets: Facets, allClusters: readonly string[]): Buffer {
   // New objects are inserted live into #results (the filter form keeps its focus and input).
-  return html`<h1>Objects</h1>${filterForm(query, facets, allClusters)}<p id="live-notice" class="muted" role="status" aria-live="polite"></p>
-<div id="results">${pager(query, matrix)}${body}${matrix.pages > 1 ? pager(query, matrix) : ''}</div>`;
+  const top = html`<h1>Objects</h1>${filterForm(query, facets, allClusters)}<p id="live-notice" class="muted" role="status" aria-live="polite"></p>
+<div id="results">${pager(query, matrix)}`;
+  const bottom = html`${matrix.pages > 1 ? pager(query, matrix) : ''}</div>`;
+  if (matrix.rows.length === 0) return Buffer.from(html`${top}<p class="muted">No object matches these filters.</p>${bottom}`.value);
+  const tableTop = html`<div class="scroll"><table id="matrix"><thead><tr><th>Kind</th><th>Namespace</th><th>Name</th><th>Path</th>${matrix.clusters.map((cluster) => html`<th>${cluster}</th>`)}</tr></thead>
+<tbody>`;
+  return Buffer.concat([Buffer.from(html`${top}${tableTop}`.value), ...matrix.rows.map((item) => row(item, matrix.clusters)), Buffer.from(html`</tbody></table></div>${bottom}`.value)]);
 }

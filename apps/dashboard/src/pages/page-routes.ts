@@ -2,19 +2,21 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { requireOperator } from '../auth/authenticate';
 import type { Actions } from '../view/actions';
-import type { TokenScope } from '../auth/token-scope';
+import { scopeKey, type TokenScope } from '../auth/token-scope';
 import type { ConditionFilter } from '../view/cell-state';
 import type { DashboardData } from '../view/dashboard-data';
+import { VersionMemo } from '../view/version-memo';
 import { ownerUidsOf } from '../view/resource-tree';
 import { notFound } from '../api/dashboard-error';
 import { objectKeyOf, objectPath } from '../api/object-key-params';
 import { ObjectKeyParams, ObjectsQuery, type ActionResult } from '../api/schemas';
 import { cellId } from './cell';
 import type { SafeHtml } from './html';
-import { layout, type LayoutOptions } from './layout';
+import { layout, layoutHead, layoutTail, type LayoutOptions } from './layout';
 import { objectPage } from './object-page';
 import { objectsPage } from './objects-page';
 import { overviewPage } from './overview-page';
+import { previewPage, previewsPage } from './previews-page';
 import { queuePage } from './queue-page';
 import { clusterPage, clustersPage } from './clusters-page';
 import { sourcePage, sourcesPage } from './sources-page';
@@ -33,6 +35,7 @@ const notices: Record<string, string> = {
   'retry-none': 'Nothing to retry: no failed or stalled run was found.',
 };
 const SourceParams = Type.Object({ source: Type.String({ minLength: 1, maxLength: 63 }) });
+const PreviewParams = Type.Object({ source: Type.String({ minLength: 1, maxLength: 63 }), '*': Type.String({ minLength: 1, maxLength: 256 }) });
 const ClusterParams = Type.Object({ cluster: Type.String({ minLength: 1, maxLength: 63 }) });
 const NoticeQuery = Type.Object({ notice: Type.Optional(Type.String({ maxLength: 20 })) });
 
@@ -41,8 +44,19 @@ function noticeFor(verb: string, result: ActionResult): string {
   return verb === 'retry' && result.retried === 0 ? 'retry-none' : verb;
 }
 
+/** queryKey names a query by its parameters, in a fixed order. */
+function queryKey(query: object): string {
+  return JSON.stringify(Object.entries(query).filter(([, value]) => value !== undefined && value !== '').sort(([a], [b]) => (a < b ? -1 : 1)));
+}
+
 function sendPage(reply: FastifyReply, options: LayoutOptions, main: SafeHtml): FastifyReply {
   return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(layout(options, main).value);
+}
+
+/** sendEncodedPage sends a main part already encoded as UTF-8 inside the layout of this request. */
+function sendEncodedPage(reply: FastifyReply, options: LayoutOptions, main: Buffer): FastifyReply {
+  const page = Buffer.concat([Buffer.from(layoutHead(options).value), main, Buffer.from(layoutTail.value)]);
+  return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(page);
 }
 
 /** pageRoutes serves the server-rendered pages and the form posts of their actions. */
@@ -51,10 +65,17 @@ export async function pageRoutes(app: FastifyInstance, { data, actions }: PageRo
   app.get('/', { schema: hide }, async (request, reply) =>
     sendPage(reply, { title: 'Overview', nav: 'overview', live: 'refresh', principal: request.principal }, overviewPage(await data.for(request.principal).overview())));
 
+  // The matrix is a function of the cache and the query alone: viewers between two writes share it.
+  const objectPages = new VersionMemo<Buffer>(() => data.version);
   app.get<{ Querystring: ObjectsQuery }>('/objects', { schema: { ...hide, querystring: ObjectsQuery } }, async (request, reply) => {
-    const { condition, ...rest } = request.query;
-    const matrix = data.for(request.principal).objects(condition ? { ...rest, condition: condition as ConditionFilter } : rest);
-    return sendPage(reply, { title: 'Objects', nav: 'objects', live: 'cells', principal: request.principal }, objectsPage(request.query, matrix, data.for(request.principal).objectFacets(), data.for(request.principal).clusterNames()));
+    const view = data.for(request.principal);
+    // Each token scope sees its own matrix: the scope is part of the key.
+    const main = objectPages.getOrCompute(`${scopeKey(request.principal?.scope)}|${queryKey(request.query)}`, () => {
+      const { condition, ...rest } = request.query;
+      const matrix = view.objects(condition ? { ...rest, condition: condition as ConditionFilter } : rest);
+      return objectsPage(request.query, matrix, view.objectFacets(), view.clusterNames());
+    });
+    return sendEncodedPage(reply, { title: 'Objects', nav: 'objects', live: 'cells', principal: request.principal }, main);
   });
 
   app.get<{ Params: ObjectKeyParams; Querystring: { notice?: string } }>('/objects/:cluster/:group/:kind/:namespace/:name', { schema: { ...hide, params: ObjectKeyParams, querystring: NoticeQuery } }, async (request, reply) => {
@@ -75,6 +96,17 @@ export async function pageRoutes(app: FastifyInstance, { data, actions }: PageRo
     const source = await data.for(request.principal).source(request.params.source);
     if (!source) throw notFound(`source ${request.params.source}`);
     return sendPage(reply, { title: `Source ${source.name}`, nav: 'sources', live: 'refresh', principal: request.principal }, sourcePage({ source, timeline: sourceTimeline(await data.for(request.principal).sourceTimeline(source.name), Object.keys(source.byCluster).sort()) }));
+  });
+
+  app.get('/previews', { schema: hide }, async (request, reply) =>
+    sendPage(reply, { title: 'Previews', nav: 'previews', principal: request.principal }, previewsPage(await data.for(request.principal).previews())));
+
+  // The ref is the rest of the path, so a branch like feature/x keeps its slash.
+  app.get<{ Params: { source: string; '*': string } }>('/previews/:source/*', { schema: { ...hide, params: PreviewParams } }, async (request, reply) => {
+    const { source, '*': ref } = request.params;
+    const report = await data.for(request.principal).preview(source, ref);
+    if (!report) throw notFound(`preview of ${ref} in source ${source}`);
+    return sendPage(reply, { title: `Preview of ${ref}`, nav: 'previews', principal: request.principal }, previewPage(report));
   });
 
   app.get('/clusters', { schema: hide }, async (request, reply) => {

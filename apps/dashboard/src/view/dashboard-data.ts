@@ -1,12 +1,13 @@
-import { readClusterHealth, readClusterSeries, readSourceCommits, readSourceStatus, type ClusterHealth, type ClusterSample, type ObjectStatus, type ReconcileRecord, type SourceCommit, type SourceStatus } from '@tidemark/contracts';
+import { listPreviews, readClusterHealth, readClusterSeries, readPreviewReport, readSourceCommits, readSourceStatus, type ClusterHealth, type PreviewReport, type ClusterSample, type ObjectStatus, type ReconcileRecord, type SourceCommit, type SourceStatus } from '@tidemark/contracts';
 import type { ClusterQueueFigures, ReconcileQueues } from '@tidemark/queue';
 import type { RevisionLive, StatusStore } from '@tidemark/status-store';
-import { facetsOf, MatchMemo, queryMatrix, type Facets, type MatrixPage, type ObjectFilter } from './object-matrix';
+import { facetsOf, MatchMemo, queryMatrix, RowMemo, type Facets, type MatrixPage, type ObjectFilter } from './object-matrix';
 import { countStates, emptyCounts, type StateCounts, type StatusTotals, type UnitCounts } from './overview';
+import { isPreviewReport } from './preview-view';
 import { redactStatus } from './redact';
 import { buildResourceTree, ownerUidsOf, type TreeNode } from './resource-tree';
 import { ScopedStatusView, type StatusView } from './scoped-view';
-import { inScope, scopeKey, sourceInScope, type TokenScope } from '../auth/token-scope';
+import { inScope, previewInScope, scopeKey, sourceInScope, type TokenScope } from '../auth/token-scope';
 import { buildDependencyGraph, dependentsIndex, type DependencyGraph } from './dependency-graph';
 import type { RedisClient } from '@tidemark/contracts';
 
@@ -85,6 +86,8 @@ export class DashboardData {
   private dependents: { version: number; value: Map<string, ObjectStatus[]> } | undefined;
   /** Keys matching recent filters, valid for one cache version: paging a filter scans once. */
   private readonly matches = new MatchMemo(() => this.options.cache.version);
+  /** Rows (and so their markup) kept per object until one of its records changes. */
+  private readonly matrixRows = new RowMemo();
 
   private readonly scoped = new Map<string, DashboardData>();
 
@@ -108,6 +111,11 @@ export class DashboardData {
     return inScope(this.options.scope, record);
   }
 
+  /** version changes whenever a status record changes: what pages compute from the cache is valid for one version. */
+  get version(): number {
+    return this.options.cache.version;
+  }
+
   clusterNames(): string[] {
     return [...new Set([...(this.options.clusters ?? []), ...this.options.cache.clusters()])].sort();
   }
@@ -120,7 +128,7 @@ export class DashboardData {
 
   objects(filter: ObjectFilter): MatrixPage {
     const { cache } = this.options;
-    return queryMatrix({ keys: () => cache.keys(), rows: () => cache.rows(), cellsOf: (key) => cache.cellsOf(key), clusters: () => this.clusterNames() }, filter, this.matches);
+    return queryMatrix({ keys: () => cache.keys(), rows: () => cache.rows(), cellsOf: (key) => cache.cellsOf(key), clusters: () => this.clusterNames() }, filter, this.matches, this.matrixRows);
   }
 
   objectFacets(): Facets {
@@ -226,6 +234,24 @@ export class DashboardData {
     const row = clusters.find((entry) => entry.name === name);
     if (!row) return undefined;
     return queueError ? { row, queueError } : { row };
+  }
+
+  /** previews lists the stored previews this view may see, newest first, each with its report when the record is readable. */
+  async previews(): Promise<Array<{ source: string; ref: string; report?: PreviewReport }>> {
+    const listed = (await listPreviews(this.options.redis, this.options.store.keys)).filter((entry) => previewInScope(this.options.scope, entry.source));
+    return Promise.all(listed.map(async (entry) => {
+      const report = await this.preview(entry.source, entry.ref).catch(() => undefined);
+      return report ? { ...entry, report } : entry;
+    }));
+  }
+
+  /** preview reads one ref's report; undefined when there is none. A record of the wrong shape is an error, not a page. */
+  async preview(source: string, ref: string): Promise<PreviewReport | undefined> {
+    if (!previewInScope(this.options.scope, source)) return undefined;
+    const report: unknown = await readPreviewReport(this.options.redis, this.options.store.keys, source, ref);
+    if (report === undefined) return undefined;
+    if (!isPreviewReport(report)) throw new Error(`The preview record of ${source} ${ref} does not have the shape of a preview report.`);
+    return report;
   }
 
   async overview(): Promise<Overview> {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ObjectStatus } from '@tidemark/contracts';
-import { facetsOf, MatchMemo, queryMatrix, type MatrixSource } from './object-matrix';
+import { facetsOf, MatchMemo, queryMatrix, RowMemo, type MatrixSource } from './object-matrix';
 import { newRow, putRecord, type ObjectRow } from './status-cache';
 
 function status(cluster: string, objectKey: string, ready: 'True' | 'False', extra: Partial<ObjectStatus> = {}): ObjectStatus {
@@ -78,5 +78,23 @@ describe('queryMatrix', () => {
     version = 2;
     queryMatrix(counting, { namespace: 'ns1', pageSize: 1 }, memo);
     expect(scans).toBe(2);
+  });
+
+  it('keeps an object\'s row until one of its records changes, and builds it again after', () => {
+    const row = newRow('tidemark.dev/WebApp/shop/web');
+    const resources = (health: 'Ready' | 'Progressing') => [{ apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'shop', name: 'web', uid: 'u1', action: 'unchanged' as const, health }];
+    putRecord(row, status('a', row.objectKey, 'True', { resources: resources('Ready') }));
+    putRecord(row, status('b', row.objectKey, 'True', { resources: resources('Ready') }));
+    const memoised: MatrixSource = { keys: () => [row.objectKey], rows: () => [row], cellsOf: () => row.cells, clusters: () => ['a', 'b'] };
+    const rows = new RowMemo();
+    const first = queryMatrix(memoised, {}, undefined, rows).rows[0]!;
+    expect(queryMatrix(memoised, {}, undefined, rows).rows[0]).toBe(first);
+    // Showing one cluster is another row.
+    expect(queryMatrix(memoised, { cluster: 'a' }, undefined, rows).rows[0]?.cells).toEqual({ a: expect.objectContaining({ state: 'Ready' }) });
+    putRecord(row, status('b', row.objectKey, 'True', { resources: resources('Progressing') }));
+    const after = queryMatrix(memoised, {}, undefined, rows).rows[0]!;
+    expect(after).not.toBe(first);
+    expect(after.rendered?.[0]?.cells.b?.health).toBe('Progressing');
+    expect(queryMatrix(memoised, {}, undefined, rows).rows[0]).toBe(after);
   });
 });

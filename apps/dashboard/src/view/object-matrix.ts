@@ -1,6 +1,7 @@
 import { parseObjectKey, type ResourceHealth } from '@tidemark/contracts';
 import { matchesCondition, type CellSummary, type ConditionFilter } from './cell-state';
 import type { CachedStatus, ObjectRow } from './status-cache';
+import { VersionMemo } from './version-memo';
 
 /** MatrixSource is what the matrix reads: sorted keys and rows, and each key's records per cluster. */
 export interface MatrixSource {
@@ -70,7 +71,7 @@ export const maxPageSize = 500;
  * queryMatrix filters and pages the object × cluster matrix. Rows are sorted by key; the scan
  * stops once the page is full, only counting further matches.
  */
-export function queryMatrix(source: MatrixSource, filter: ObjectFilter, memo?: MatchMemo): MatrixPage {
+export function queryMatrix(source: MatrixSource, filter: ObjectFilter, memo?: MatchMemo, rowMemo?: RowMemo): MatrixPage {
   const pageSize = Math.min(Math.max(1, filter.pageSize ?? defaultPageSize), maxPageSize);
   const page = Math.max(1, filter.page ?? 1);
   const clusters = filter.cluster ? source.clusters().filter((name) => name === filter.cluster) : source.clusters();
@@ -78,7 +79,7 @@ export function queryMatrix(source: MatrixSource, filter: ObjectFilter, memo?: M
   const rows: MatrixRow[] = [];
   for (const objectKey of keys.slice((page - 1) * pageSize, page * pageSize)) {
     const cells = source.cellsOf(objectKey);
-    if (cells) rows.push(toRow(objectKey, cells, clusters));
+    if (cells) rows.push(rowMemo ? rowMemo.rowOf(objectKey, cells, clusters) : toRow(objectKey, cells, clusters));
   }
   return { clusters, rows, total: keys.length, page, pageSize, pages: Math.max(1, Math.ceil(keys.length / pageSize)) };
 }
@@ -90,26 +91,45 @@ function matchingKeys(source: MatrixSource, filter: ObjectFilter): string[] {
   return keys;
 }
 
-/** MatchMemo keeps the keys of the last few filters for one version of the data. */
+/** MatchMemo keeps the keys matching the last few filters for one version of the data. */
 export class MatchMemo {
-  private readonly entries = new Map<string, string[]>();
-  private version = -1;
+  private readonly memo: VersionMemo<string[]>;
 
-  constructor(private readonly currentVersion: () => number, private readonly capacity = 16) {}
+  constructor(currentVersion: () => number, capacity = 16) {
+    this.memo = new VersionMemo(currentVersion, capacity);
+  }
 
   get(filter: ObjectFilter): string[] | undefined {
-    if (this.version !== this.currentVersion()) {
-      this.entries.clear();
-      this.version = this.currentVersion();
-    }
-    return this.entries.get(memoKey(filter));
+    return this.memo.get(memoKey(filter));
   }
 
   set(filter: ObjectFilter, keys: string[]): string[] {
-    if (this.entries.size >= this.capacity) this.entries.delete(this.entries.keys().next().value ?? '');
-    this.entries.set(memoKey(filter), keys);
-    return keys;
+    return this.memo.set(memoKey(filter), keys);
   }
+}
+
+/**
+ * RowMemo keeps each object's matrix row while its records stay the same. A write replaces a
+ * record's cell summary, so a row is rebuilt only after its own object changed; the row object
+ * itself stays the same, and pages memoise its markup on it.
+ */
+export class RowMemo {
+  private readonly rows = new WeakMap<ReadonlyMap<string, CachedStatus>, { clusters: string; cells: CellSummary[]; row: MatrixRow }>();
+
+  rowOf(objectKey: string, cells: ReadonlyMap<string, CachedStatus>, clusters: readonly string[]): MatrixRow {
+    const shown = clusters.join('\n');
+    // Cell summaries, not records: a stale entry keeps no old record alive.
+    const summaries = [...cells.values()].map((entry) => entry.cell);
+    const kept = this.rows.get(cells);
+    if (kept && kept.clusters === shown && sameItems(kept.cells, summaries)) return kept.row;
+    const row = toRow(objectKey, cells, clusters);
+    this.rows.set(cells, { clusters: shown, cells: summaries, row });
+    return row;
+  }
+}
+
+function sameItems<T>(a: readonly T[], b: readonly T[]): boolean {
+  return a.length === b.length && a.every((item, index) => item === b[index]);
 }
 
 function memoKey(filter: ObjectFilter): string {
