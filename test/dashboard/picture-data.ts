@@ -1,6 +1,7 @@
 // Records a new user would see after a first push: six objects of one source (one from a file that names
 // no namespace, two rendered by a Kustomize overlay), a WebApp with what it rendered, drift on its ConfigMap, its ReplicaSet and Pod, a source
 // record with a broken file, a fetched commit and when it went live. Shared by the page and browser tests.
+import { writePreviewReport } from '@tidemark/contracts';
 import type { DashboardFixture } from './dashboard-fixture';
 import { seededStatus, stalledConditions } from './dashboard-fixture';
 
@@ -36,4 +37,14 @@ export async function seedPictures(fixture: DashboardFixture): Promise<void> {
   });
   await fixture.redis.lpush(fixture.store.keys.sourceCommits('main-repo'), JSON.stringify({ revision, message: 'shop: two replicas', author: 'Ann Operator', time: commitTime.toISOString(), fetchedAt: new Date(commitTime.getTime() + 20_000).toISOString() }));
   await store.recordRevisionLive('main-repo', revision, 'shared', new Date(commitTime.getTime() + 60_000));
+  await writePreviewReport(fixture.redis, fixture.store.keys, {
+    source: 'main-repo', ref: 'feature/blue', state: 'done', revision: 'b'.repeat(40), baseRevision: revision, requestedAt: new Date().toISOString(), finishedAt: new Date().toISOString(),
+    changes: [
+      { cluster: 'shared', objectKey: 'core/ConfigMap/shop/c', path: 'apps/c.yaml', line: 1, apiVersion: 'v1', kind: 'ConfigMap', namespace: 'shop', name: 'c', action: 'configured',
+        fields: [{ path: '/data/color', live: 'red', desired: 'green', overwrites: 'kubectl-edit' }, { path: '/data/size', desired: 'L' }] },
+      { cluster: 'shared', objectKey: 'core/Secret/shop/db', path: 'apps/db.yaml', line: 1, apiVersion: 'v1', kind: 'Secret', namespace: 'shop', name: 'db', action: 'configured', fields: [{ path: '/data/password', live: '[redacted]', desired: '[redacted]' }] },
+      { cluster: 'edge', objectKey: 'core/Service/shop/bad', path: 'apps/bad.yaml', line: 1, apiVersion: 'v1', kind: 'Service', namespace: 'shop', name: 'bad', action: 'invalid', message: 'Service "bad" is invalid: spec.ports[0].port: Invalid value: 70000: must be between 1 and 65535, inclusive' },
+    ],
+    blastRadius: { clusters: ['edge', 'shared'], namespaces: ['shop'], kinds: ['ConfigMap', 'Secret', 'Service'], counts: { created: 0, configured: 2, unchanged: 0, deleted: 0, invalid: 1, skipped: 0 }, flagged: [] },
+  });
 }

@@ -25,6 +25,8 @@ const pages = [
   ['clusters', '/clusters'],
   ['cluster', '/clusters/edge'],
   ['queue', '/queue'],
+  ['previews', '/previews'],
+  ['preview', '/previews/main-repo/feature/blue'],
 ] as const;
 const sizes = [['desktop', { width: 1280, height: 800 }], ['phone', { width: 390, height: 844 }]] as const;
 const schemes = ['light', 'dark'] as const;
