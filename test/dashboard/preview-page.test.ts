@@ -11,6 +11,7 @@ import { startDashboardFixture, viewerToken, type DashboardFixture } from './das
 import { artifactsDir, openChromium, signIn, type Chromium } from './chromium';
 
 const ref = 'feature/blue';
+const otherTeamToken = 'other-team-token-0123456789abcdef';
 let scenario: PreviewScenario;
 let fixture: DashboardFixture;
 let browser: Chromium;
@@ -24,7 +25,7 @@ const hostileReport = (): PreviewReport => ({
 
 beforeAll(async () => {
   scenario = await startPreviewScenario(inject('kubeconfig'), inject('redisUrl'), ref);
-  fixture = await startDashboardFixture(inject('redisUrl'), { store: scenario.harness.statusStore, clusters: ['shared'] });
+  fixture = await startDashboardFixture(inject('redisUrl'), { store: scenario.harness.statusStore, clusters: ['shared'], tokens: [{ name: 'other-team', role: 'viewer', token: otherTeamToken, scope: { sources: ['other'], namespaces: [] } }] });
   await writePreviewReport(fixture.redis, fixture.store.keys, { ...scenario.report, finishedAt: new Date().toISOString() });
   await writePreviewReport(fixture.redis, fixture.store.keys, hostileReport());
   base = await fixture.app.listen({ host: '127.0.0.1', port: 0 });
@@ -92,6 +93,14 @@ describe('preview pages in Chromium', () => {
     await expect(page.locator('figure.preview-change p.refusal').textContent()).resolves.toBe(`The API server refused it: ${hostile}`);
     await expect(page.locator('figure.preview-change img').count()).resolves.toBe(0);
     await expect(page.evaluate<string | undefined>('document.body.dataset.pwned')).resolves.toBeUndefined();
+  });
+
+  it('shows a token scoped to other sources neither the preview nor its row', async () => {
+    const headers = { authorization: `Bearer ${otherTeamToken}` };
+    expect((await fixture.app.inject({ url: '/previews/test/feature/blue', headers })).statusCode).toBe(404);
+    const list = await fixture.app.inject({ url: '/previews', headers });
+    expect(list.statusCode).toBe(200);
+    expect(list.body).toContain('id="previews-none"');
   });
 
   it('answers 404 for a preview that does not exist, and needs a sign-in', async () => {

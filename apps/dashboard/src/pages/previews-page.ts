@@ -1,4 +1,4 @@
-import type { PreviewAction, PreviewBlastRadius, PreviewReport } from '@tidemark/contracts';
+import type { PreviewAction, PreviewBlastRadius, PreviewPullRequest, PreviewReport } from '@tidemark/contracts';
 import type { DiffLine } from '../view/drift-diff';
 import { previewActionOrder, previewObjects, type PreviewChangeView, type PreviewObject } from '../view/preview-view';
 import { clusterHref } from './clusters-page';
@@ -28,7 +28,8 @@ function actionBadge(action: PreviewAction): SafeHtml {
 function reportState(report: PreviewReport | undefined): SafeHtml {
   if (!report) return html`<span class="error">unreadable record</span>`;
   if (report.state === 'failed') return html`<span class="error">failed</span>`;
-  return report.state === 'done' ? html`<span class="cond-good">done</span>` : html`<span class="cond-busy">running</span>`;
+  if (report.state === 'done') return html`<span class="cond-good">done</span>`;
+  return report.state === 'queued' ? html`<span class="muted">queued</span>` : html`<span class="cond-busy">running</span>`;
 }
 
 /** countsText names the actions that happen, e.g. "2 created, 1 changed, 1 refused". */
@@ -109,15 +110,24 @@ function objectSection(group: PreviewObject, ref: string): SafeHtml {
 ${group.changes.map((change) => changeHtml(change, ref))}</section>`;
 }
 
+/** pullRequestLink links the pull request the webhook named, only to an http(s) page. */
+function pullRequestLink(pullRequest: PreviewPullRequest): SafeHtml {
+  const text = `#${pullRequest.number}${pullRequest.title ? ` ${pullRequest.title}` : ''}`;
+  const url = pullRequest.url && /^https?:\/\//i.test(pullRequest.url) ? pullRequest.url : undefined;
+  return url ? html`<a href="${url}" rel="noreferrer">${text}</a>` : html`${text}`;
+}
+
 /** previewPage: one preview's state, blast radius and, per Git object and cluster, what would change. */
 export function previewPage(report: PreviewReport): SafeHtml {
   const objects = previewObjects(report);
   return html`<h1>Preview of ${report.ref} <small class="muted">in <a href="${sourceHref(report.source)}">${report.source}</a></small></h1>
 <dl class="facts" id="preview-facts"><dt>State</dt><dd>${reportState(report)}</dd>
 <dt>Revision</dt><dd>${shortRevision(report.revision)} compared with ${shortRevision(report.baseRevision)}</dd>
-<dt>Requested</dt><dd>${timeAgo(report.requestedAt)}</dd><dt>Finished</dt><dd>${timeAgo(report.finishedAt)}</dd></dl>
+<dt>Requested</dt><dd>${timeAgo(report.requestedAt)}${report.trigger ? html` <span class="muted">by ${report.trigger === 'webhook' ? 'a webhook of the Git host' : 'a request'}</span>` : ''}</dd><dt>Finished</dt><dd>${timeAgo(report.finishedAt)}</dd>
+${report.pullRequest ? html`<dt>Pull request</dt><dd id="pull-request">${pullRequestLink(report.pullRequest)}</dd>` : ''}</dl>
 ${report.error ? html`<p class="error" id="preview-error">${report.error}</p>` : ''}
+${report.truncated ? html`<p class="notice" id="truncated">The report was cut to fit: ${report.truncated.omitted} changes are left out and ${report.truncated.withoutObjects} are shown without their objects. The counts and the blast radius cover every change.</p>` : ''}
 ${report.unreachable?.length ? html`<div class="notice" id="unreachable"><strong>Clusters that could not be asked</strong> (their changes are missing):<ul>${report.unreachable.map((entry) => html`<li><a href="${clusterHref(entry.cluster)}">${entry.cluster}</a>: ${entry.message}</li>`)}</ul></div>` : ''}
 <h2>Blast radius</h2>${blastRadiusHtml(report.blastRadius)}
-<h2>Changes</h2>${objects.length === 0 ? html`<p class="muted" id="changes-none">${report.state === 'running' ? 'The preview is still running.' : 'Merging it changes nothing on any cluster.'}</p>` : objects.map((group) => objectSection(group, report.ref))}`;
+<h2>Changes</h2>${objects.length === 0 ? html`<p class="muted" id="changes-none">${report.state === 'running' || report.state === 'queued' ? `The preview is ${report.state}.` : report.state === 'failed' ? 'The preview failed; see why above.' : 'Merging it changes nothing on any cluster.'}</p>` : objects.map((group) => objectSection(group, report.ref))}`;
 }
