@@ -10,14 +10,7 @@ export interface PreviewObject {
 }
 
 /** PreviewChangeView is one object on one cluster, ready to show: values of hidden objects never reach it. */
-export interface PreviewChangeView {
-  cluster: string;
-  apiVersion: string;
-  kind: string;
-  namespace: string;
-  name: string;
-  action: PreviewAction;
-  message?: string;
+export interface PreviewChangeView extends Pick<PreviewChange, 'cluster' | 'apiVersion' | 'kind' | 'namespace' | 'name' | 'action' | 'message'> {
   /** A Secret, or an object annotated tidemark.dev/redact: only which fields change is shown. */
   hidden: boolean;
   /** Field paths that change (hidden objects: the only thing shown of them). */
