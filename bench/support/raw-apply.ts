@@ -55,16 +55,26 @@ export class RawClient {
     return this.exchange(method, path, body, contentType).then(({ status }) => status);
   }
 
-  private exchange(method: string, path: string, body?: string, contentType = 'application/json'): Promise<{ status: number; text: string }> {
+  /** get returns the HTTP status and the whole body. */
+  get(path: string): Promise<{ status: number; text: string }> {
+    return this.exchange('GET', path, undefined, 'application/json', true);
+  }
+
+  private exchange(method: string, path: string, body?: string, contentType = 'application/json', keepBody = false): Promise<{ status: number; text: string }> {
     const transport = this.server.protocol === 'https:' ? https : http;
     const headers: Record<string, string> = { ...(this.options.headers as Record<string, string> | undefined), accept: 'application/json' };
     if (body !== undefined) Object.assign(headers, { 'content-type': contentType, 'content-length': String(Buffer.byteLength(body)) });
     return new Promise((resolve, reject) => {
       const request = transport.request({ ...this.options, host: this.server.hostname, port: this.server.port, method, path, headers, agent: this.agent }, (response) => {
         const status = response.statusCode ?? 0;
-        let text = '';
-        response.on('data', (chunk: Buffer) => { if (status >= 300 && text.length < 4096) text += chunk.toString(); });
-        response.on('end', () => resolve({ status, text }));
+        const chunks: Buffer[] = [];
+        let kept = 0;
+        response.on('data', (chunk: Buffer) => {
+          if (!keepBody && (status < 300 || kept >= 4096)) return;
+          chunks.push(chunk);
+          kept += chunk.length;
+        });
+        response.on('end', () => resolve({ status, text: Buffer.concat(chunks).toString() }));
       });
       request.on('error', reject);
       request.end(body);

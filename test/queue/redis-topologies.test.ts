@@ -1,15 +1,33 @@
 // Redis Cluster and Sentinel for real: Debian's redis-server started by the test as a 3-master
 // cluster and as a primary + replica + sentinel. Queues, workers, the status store and leases
 // run on both; on the cluster every key carries the deployment's hash tag, on the sentinel set
-// the primary is killed mid-run and every job still finishes, once per revision.
+// the primary is killed mid-run and every job still finishes, once per revision. Both refuse
+// anyone but one ACL user (the default user is off), and the sentinel has a password of its own.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis, type Cluster } from 'ioredis';
 import { RedisLease, type ObjectStatus, type RedisClient } from '@tidemark/contracts';
 import { closeRedis, openRedisClient, ReconcileQueues, ReconcileWorkers, redisConnectionFor, redisPrefix, type RedisEndpoint } from '@tidemark/queue';
 import { StatusStore } from '@tidemark/status-store';
-import { startRedisCluster, startRedisSentinel, type TestRedisCluster, type TestRedisSentinel } from '@tidemark/testing';
+import { startRedisCluster, startRedisSentinel, type RedisAuth, type TestRedisCluster, type TestRedisSentinel } from '@tidemark/testing';
 import { jobFor, waitFor } from './helpers';
+
+const login: RedisAuth = { username: 'tidemark', password: randomUUID(), sentinelPassword: randomUUID() };
+
+/** refused says whether a client that logs in with `auth` (or not at all) is turned away. */
+async function refused(endpoint: RedisEndpoint): Promise<string> {
+  const client = openRedisClient(endpoint, { maxRetriesPerRequest: 0, retryStrategy: () => null, sentinelRetryStrategy: () => null });
+  client.on('error', () => undefined);
+  if ('cluster' in endpoint) (client as Cluster).options.clusterRetryStrategy = () => null;
+  try {
+    await client.set(`{probe}-${randomUUID()}`, '1');
+    return 'accepted';
+  } catch (error) {
+    return (error as Error).message;
+  } finally {
+    client.disconnect();
+  }
+}
 
 function record(cluster: string, objectKey: string): ObjectStatus {
   return { cluster, objectKey, source: 'repo', apiVersion: 'v1', kind: 'ConfigMap', namespace: 'a', name: objectKey, conditions: [], inventory: [], updatedAt: new Date().toISOString() };
@@ -34,8 +52,8 @@ describe('on a Redis Cluster (3 masters)', () => {
   let endpoint: RedisEndpoint;
   let client: RedisClient;
   beforeAll(async () => {
-    cluster = await startRedisCluster({ masters: 3 });
-    endpoint = { cluster: { nodes: cluster.nodes } };
+    cluster = await startRedisCluster({ masters: 3, auth: login });
+    endpoint = { cluster: { nodes: cluster.nodes, auth: { username: login.username, password: login.password } } };
     client = openRedisClient(endpoint);
     client.on('error', () => undefined);
   });
@@ -66,6 +84,12 @@ describe('on a Redis Cluster (3 masters)', () => {
     }
   });
 
+  it('turns away a client without the ACL user or with a wrong password', async () => {
+    // ioredis says the nodes are unavailable: each answered the slot query with NOAUTH / WRONGPASS.
+    expect(await refused({ cluster: { nodes: cluster.nodes } })).toMatch(/None of startup nodes is available/);
+    expect(await refused({ cluster: { nodes: cluster.nodes, auth: { username: login.username, password: 'wrong' } } })).toMatch(/None of startup nodes is available/);
+  });
+
   it('refuses the status store transaction across slots without the hash tag (why the tag exists)', async () => {
     const store = new StatusStore({ redis: client, prefix: `untagged-${randomUUID().slice(0, 6)}` });
     await expect(store.record('east', 'core/ConfigMap/a/x', record('east', 'core/ConfigMap/a/x'), { revision: 'r1', startedAt: new Date().toISOString(), durationMs: 1, result: 'succeeded' })).rejects.toThrow(/CROSSSLOT|slot/i);
@@ -75,14 +99,20 @@ describe('on a Redis Cluster (3 masters)', () => {
 describe('on a Sentinel group (primary, replica, sentinel)', () => {
   let sentinel: TestRedisSentinel;
   beforeAll(async () => {
-    sentinel = await startRedisSentinel();
+    sentinel = await startRedisSentinel('tidemark', login);
   });
   afterAll(async () => {
     await sentinel?.stop();
   });
 
+  it('turns away a client without the sentinel password, or without the data nodes\' login', async () => {
+    const nodes = sentinel.sentinels;
+    expect(await refused({ sentinel: { name: sentinel.name, nodes, auth: { username: login.username, password: login.password } } })).toMatch(/sentinels are unreachable.*NOAUTH/);
+    expect(await refused({ sentinel: { name: sentinel.name, nodes, sentinelAuth: { password: login.sentinelPassword! } } })).toMatch(/NOAUTH/);
+  });
+
   it('keeps running through a failover: every job finishes, each (object, revision) once', async () => {
-    const endpoint: RedisEndpoint = { sentinel: { name: sentinel.name, nodes: sentinel.sentinels } };
+    const endpoint: RedisEndpoint = { sentinel: { name: sentinel.name, nodes: sentinel.sentinels, auth: { username: login.username, password: login.password }, sentinelAuth: { password: login.sentinelPassword! } } };
     const prefix = `ts-${randomUUID().slice(0, 6)}`;
     const client = openRedisClient(endpoint);
     client.on('error', () => undefined);
@@ -94,7 +124,7 @@ describe('on a Sentinel group (primary, replica, sentinel)', () => {
       await sentinel.killPrimary();
       // A producer reports an outage instead of hanging (the poller enqueues again at its next poll), so
       // the test enqueues once the sentinel has promoted the replica; the workers ride it out on their own.
-      const replica = new Redis({ host: '127.0.0.1', port: sentinel.replicaPort });
+      const replica = new Redis({ host: '127.0.0.1', port: sentinel.replicaPort, username: login.username, password: login.password });
       replica.on('error', () => undefined);
       await waitFor(async () => (await replica.role())[0] === 'master', 60_000, 'the sentinel to promote the replica');
       replica.disconnect();

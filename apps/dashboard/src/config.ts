@@ -4,7 +4,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import type { TokenScope } from './auth/token-scope';
 import type { AccessToken } from './auth/principal';
-import { parseRedisNode, type RedisEndpoint } from '@tidemark/queue';
+import { parseRedisNode, type RedisAuth, type RedisEndpoint } from '@tidemark/queue';
 
 /** ConfigError is a mistake in the dashboard configuration; its message names the variable. */
 export class ConfigError extends Error {
@@ -149,6 +149,8 @@ function scopeOf(input: { sources?: string[]; namespaces?: string[] }, where: st
 /**
  * redisEndpointOf: TIDEMARK_REDIS_SENTINELS (host:port,…) with TIDEMARK_REDIS_SENTINEL_NAME, or
  * TIDEMARK_REDIS_CLUSTER_NODES (host:port,…), or else the URL; the same Redis the reconciler uses.
+ * TIDEMARK_REDIS_PASSWORD (with TIDEMARK_REDIS_USERNAME for an ACL user) logs in to the data
+ * nodes, TIDEMARK_REDIS_SENTINEL_PASSWORD (and _SENTINEL_USERNAME) to the sentinels.
  */
 function redisEndpointOf(env: Environment): RedisEndpoint {
   const list = (name: string) => (env[name] ?? '').split(',').map((node) => node.trim()).filter(Boolean).map((node, index) => {
@@ -164,8 +166,17 @@ function redisEndpointOf(env: Environment): RedisEndpoint {
   if (sentinels.length > 0) {
     const name = env.TIDEMARK_REDIS_SENTINEL_NAME;
     if (!name) throw new ConfigError('TIDEMARK_REDIS_SENTINEL_NAME: name the primary the sentinels watch (their `sentinel monitor` name).');
-    return { sentinel: { name, nodes: sentinels } };
+    const own = redisLogin(env, 'TIDEMARK_REDIS_SENTINEL_USERNAME', 'TIDEMARK_REDIS_SENTINEL_PASSWORD');
+    return { sentinel: { name, nodes: sentinels, ...redisLogin(env, 'TIDEMARK_REDIS_USERNAME', 'TIDEMARK_REDIS_PASSWORD'), ...(own.auth ? { sentinelAuth: own.auth } : {}) } };
   }
-  if (clusterNodes.length > 0) return { cluster: { nodes: clusterNodes } };
+  if (clusterNodes.length > 0) return { cluster: { nodes: clusterNodes, ...redisLogin(env, 'TIDEMARK_REDIS_USERNAME', 'TIDEMARK_REDIS_PASSWORD') } };
   return { url: env.TIDEMARK_REDIS_URL ?? env.REDIS_URL ?? 'redis://127.0.0.1:6379' };
+}
+
+/** redisLogin reads a Redis login from two variables; a username without its password is a mistake, said by name. */
+function redisLogin(env: Environment, usernameVariable: string, passwordVariable: string): { auth?: RedisAuth } {
+  const username = env[usernameVariable];
+  const password = env[passwordVariable];
+  if (username && !password) throw new ConfigError(`${usernameVariable}: a username needs its password in ${passwordVariable}.`);
+  return password ? { auth: { ...(username ? { username } : {}), password } } : {};
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { writeFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -110,5 +111,28 @@ describe('loadConfig', () => {
         expect(() => loadConfig({ TIDEMARK_CONFIG: path })).not.toThrow(/pw|token=x/);
       });
     }
+  });
+
+  it('logs in to a Sentinel group and to a Redis Cluster with passwords from the environment or a file, as an ACL user', async () => {
+    const rest = [
+      'sources: [{ name: app, url: "https://git.example.com/app.git", ref: { branch: main }, intervalMs: 60000 }]',
+      'clusters: [{ name: dev, kubeconfig: dev.kubeconfig }]',
+    ];
+    const sentinel = 'redis: { sentinel: { name: main, nodes: ["s-0:26379"], username: tidemark, password: { env: REDIS_PASSWORD }, sentinelPassword: { env: SENTINEL_PASSWORD } } }';
+    await withFile([sentinel, ...rest].join('\n'), (path) => {
+      const config = loadConfig({ TIDEMARK_CONFIG: path, REDIS_PASSWORD: 'data-secret', SENTINEL_PASSWORD: 'sentinel-secret' });
+      expect(config.redis).toEqual({ sentinel: { name: 'main', nodes: [{ host: 's-0', port: 26379 }], auth: { username: 'tidemark', password: 'data-secret' }, sentinelAuth: { password: 'sentinel-secret' } } });
+      expect(() => loadConfig({ TIDEMARK_CONFIG: path, REDIS_PASSWORD: 'data-secret' })).toThrow(/redis\.sentinel\.sentinelPassword: environment variable SENTINEL_PASSWORD is not set/);
+    });
+    await withFile(['redis: { cluster: { nodes: ["redis-0:7000"], password: { file: redis-password } } }', ...rest].join('\n'), (path, dir) => {
+      writeFileSync(join(dir, 'redis-password'), 'from-a-file\n');
+      expect(loadConfig({ TIDEMARK_CONFIG: path }).redis).toEqual({ cluster: { nodes: [{ host: 'redis-0', port: 7000 }], auth: { password: 'from-a-file' } } });
+    });
+    await withFile(['redis: { cluster: { nodes: ["redis-0:7000"], username: tidemark } }', ...rest].join('\n'), (path) => {
+      expect(() => loadConfig({ TIDEMARK_CONFIG: path })).toThrow(/redis\.cluster\.username: a username needs its password in redis\.cluster\.password/);
+    });
+    await withFile(['redis: { cluster: { nodes: ["redis-0:7000"], password: "in-the-file" } }', ...rest].join('\n'), (path) => {
+      expect(() => loadConfig({ TIDEMARK_CONFIG: path })).toThrow(/redis/);
+    });
   });
 });

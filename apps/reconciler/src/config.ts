@@ -4,7 +4,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { parse as parseYaml } from 'yaml';
 import { parseSourceSpec, SourceSpecError, type CredentialFile, type SourceSpec } from '@tidemark/git-source';
-import { parseRedisNode, type RedisEndpoint } from '@tidemark/queue';
+import { parseRedisNode, type RedisAuth, type RedisEndpoint, type RedisNode } from '@tidemark/queue';
 import { RenderInput, renderConfig, type RenderConfig } from './render-config';
 import { ObjectHealthInput, objectHealthConfig, type ObjectHealthConfig } from './object-health-config';
 
@@ -43,17 +43,27 @@ const ClusterInput = Type.Object({
   allowExecPlugins: Type.Optional(Type.Boolean()),
 }, { additionalProperties: false });
 
+/** A Redis login: a password (from the environment or a file, never in the config), as an ACL user when `username` is set. */
+const RedisLoginFields = {
+  username: Type.Optional(Type.String({ minLength: 1 })),
+  password: Type.Optional(SecretRef),
+};
+
 const ConfigInput = Type.Object({
   redis: Type.Optional(Type.Object({
     url: Type.Optional(Type.String()),
-    /** A Sentinel group: the name of the primary the sentinels watch, and some sentinels as host:port. */
+    /** A Sentinel group: the name of the primary the sentinels watch, some sentinels as host:port, and the logins to the data nodes and to the sentinels. */
     sentinel: Type.Optional(Type.Object({
       name: Type.String({ minLength: 1 }),
       nodes: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }),
+      ...RedisLoginFields,
+      sentinelUsername: Type.Optional(Type.String({ minLength: 1 })),
+      sentinelPassword: Type.Optional(SecretRef),
     }, { additionalProperties: false })),
-    /** A Redis Cluster: some of its nodes as host:port. Every key then carries the hash tag {prefix}. */
+    /** A Redis Cluster: some of its nodes as host:port, and the login to every node. Every key then carries the hash tag {prefix}. */
     cluster: Type.Optional(Type.Object({
       nodes: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }),
+      ...RedisLoginFields,
     }, { additionalProperties: false })),
     prefix: Type.Optional(Type.String({ minLength: 1 })),
     allowEviction: Type.Optional(Type.Boolean()),
@@ -349,17 +359,39 @@ function redisEndpointOf(env: NodeJS.ProcessEnv, input: ConfigInput, file: strin
   const url = sentinel || cluster ? input.redis?.url : env.TIDEMARK_REDIS_URL ?? env.REDIS_URL ?? input.redis?.url;
   const given = [url && 'redis.url', sentinel && 'redis.sentinel', cluster && 'redis.cluster'].filter(Boolean);
   if (given.length > 1) throw new ConfigError(`${file}: ${given.join(' and ')}: set only one way to reach Redis`);
-  const nodes = (list: readonly string[], field: string) => list.map((node, index) => {
+  if (sentinel) return sentinelEndpoint(sentinel, file, env);
+  if (cluster) {
+    const auth = redisLogin({ username: cluster.username, password: cluster.password, fields: ['redis.cluster.username', 'redis.cluster.password'], file, env });
+    return { cluster: { nodes: redisNodes(cluster.nodes, `${file}: redis.cluster.nodes`), ...auth } };
+  }
+  if (!url) throw new ConfigError(`${file}: redis.url: is required (or set TIDEMARK_REDIS_URL, or redis.sentinel, or redis.cluster)`);
+  return { url };
+}
+
+/** sentinelEndpoint reads redis.sentinel: the sentinels, the primary's name, and the logins to the data nodes and to the sentinels. */
+function sentinelEndpoint(sentinel: NonNullable<NonNullable<ConfigInput['redis']>['sentinel']>, file: string, env: NodeJS.ProcessEnv): RedisEndpoint {
+  const own = redisLogin({ username: sentinel.sentinelUsername, password: sentinel.sentinelPassword, fields: ['redis.sentinel.sentinelUsername', 'redis.sentinel.sentinelPassword'], file, env }).auth;
+  const data = redisLogin({ username: sentinel.username, password: sentinel.password, fields: ['redis.sentinel.username', 'redis.sentinel.password'], file, env });
+  return { sentinel: { name: sentinel.name, nodes: redisNodes(sentinel.nodes, `${file}: redis.sentinel.nodes`), ...data, ...(own ? { sentinelAuth: own } : {}) } };
+}
+
+/** redisNodes reads host:port entries; `where` names the field in the error. */
+function redisNodes(list: readonly string[], where: string): RedisNode[] {
+  return list.map((node, index) => {
     try {
-      return parseRedisNode(node, `${file}: ${field}[${index}]`);
+      return parseRedisNode(node, `${where}[${index}]`);
     } catch (error) {
       throw new ConfigError((error as Error).message);
     }
   });
-  if (sentinel) return { sentinel: { name: sentinel.name, nodes: nodes(sentinel.nodes, 'redis.sentinel.nodes') } };
-  if (cluster) return { cluster: { nodes: nodes(cluster.nodes, 'redis.cluster.nodes') } };
-  if (!url) throw new ConfigError(`${file}: redis.url: is required (or set TIDEMARK_REDIS_URL, or redis.sentinel, or redis.cluster)`);
-  return { url };
+}
+
+/** redisLogin reads a Redis login's password (env or file); a username without its password is a mistake, said by field. */
+function redisLogin(login: { username: string | undefined; password: Static<typeof SecretRef> | undefined; fields: [string, string]; file: string; env: NodeJS.ProcessEnv }): { auth?: RedisAuth } {
+  const { username, password, fields, file } = login;
+  if (username && !password) throw new ConfigError(`${file}: ${fields[0]}: a username needs its password in ${fields[1]}`);
+  if (!password) return {};
+  return { auth: { ...(username ? { username } : {}), password: readSecret(password, `${file}: ${fields[1]}`, dirname(file), login.env) } };
 }
 
 function webhooks(input: ConfigInput, where: (field: string) => string, base: string, env: NodeJS.ProcessEnv): ReconcilerConfig['webhooks'] {

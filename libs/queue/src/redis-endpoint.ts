@@ -9,15 +9,22 @@ export interface RedisNode {
   port: number;
 }
 
+/** RedisAuth logs in to Redis: a password, as an ACL user when `username` is set (else `default`). */
+export interface RedisAuth {
+  username?: string;
+  password: string;
+}
+
 /**
- * RedisEndpoint says how to reach Redis: one URL (a standalone server), a Sentinel group (the
- * sentinels and the name of the primary they watch; ioredis follows a failover), or a Redis
- * Cluster (some of its nodes; the rest is discovered).
+ * RedisEndpoint says how to reach Redis: one URL (a standalone server; credentials in the URL),
+ * a Sentinel group (the sentinels and the name of the primary they watch; ioredis follows a
+ * failover), or a Redis Cluster (some of its nodes; the rest is discovered). `auth` logs in to
+ * the data nodes, `sentinelAuth` to the sentinels themselves.
  */
 export type RedisEndpoint =
   | { url: string }
-  | { sentinel: { name: string; nodes: readonly RedisNode[] } }
-  | { cluster: { nodes: readonly RedisNode[] } };
+  | { sentinel: { name: string; nodes: readonly RedisNode[]; auth?: RedisAuth; sentinelAuth?: RedisAuth } }
+  | { cluster: { nodes: readonly RedisNode[]; auth?: RedisAuth } };
 
 /**
  * needsHashTag: on Redis Cluster every key must carry the deployment's hash tag (`{tidemark}`),
@@ -33,11 +40,21 @@ export function needsHashTag(endpoint: RedisEndpoint): boolean {
  */
 export function redisConnectionFor(endpoint: RedisEndpoint): RedisConnection {
   if ('url' in endpoint) return endpoint.url;
-  if ('sentinel' in endpoint) {
-    const options: RedisOptions = { sentinels: endpoint.sentinel.nodes.map((node) => ({ ...node })), name: endpoint.sentinel.name };
-    return options;
-  }
-  return new Cluster(endpoint.cluster.nodes.map((node) => ({ ...node })), { lazyConnect: true });
+  if ('sentinel' in endpoint) return sentinelOptions(endpoint.sentinel);
+  return new Cluster(endpoint.cluster.nodes.map((node) => ({ ...node })), { lazyConnect: true, redisOptions: loginOptions(endpoint.cluster.auth) });
+}
+
+/** sentinelOptions are ioredis's options for a Sentinel group, with the logins to the data nodes and to the sentinels. */
+function sentinelOptions(sentinel: Extract<RedisEndpoint, { sentinel: unknown }>['sentinel']): RedisOptions {
+  const options: RedisOptions = { sentinels: sentinel.nodes.map((node) => ({ ...node })), name: sentinel.name, ...loginOptions(sentinel.auth) };
+  if (sentinel.sentinelAuth?.username) options.sentinelUsername = sentinel.sentinelAuth.username;
+  if (sentinel.sentinelAuth) options.sentinelPassword = sentinel.sentinelAuth.password;
+  return options;
+}
+
+function loginOptions(auth: RedisAuth | undefined): Pick<RedisOptions, 'username' | 'password'> {
+  if (!auth) return {};
+  return { ...(auth.username ? { username: auth.username } : {}), password: auth.password };
 }
 
 /**
@@ -46,8 +63,8 @@ export function redisConnectionFor(endpoint: RedisEndpoint): RedisConnection {
  */
 export function openRedisClient(endpoint: RedisEndpoint, options: RedisOptions = {}): RedisClient {
   if ('url' in endpoint) return new Redis(endpoint.url, options);
-  if ('sentinel' in endpoint) return new Redis({ ...options, sentinels: endpoint.sentinel.nodes.map((node) => ({ ...node })), name: endpoint.sentinel.name });
-  return new Cluster(endpoint.cluster.nodes.map((node) => ({ ...node })), { lazyConnect: options.lazyConnect ?? false, redisOptions: options });
+  if ('sentinel' in endpoint) return new Redis({ ...options, ...sentinelOptions(endpoint.sentinel) });
+  return new Cluster(endpoint.cluster.nodes.map((node) => ({ ...node })), { lazyConnect: options.lazyConnect ?? false, redisOptions: { ...options, ...loginOptions(endpoint.cluster.auth) } });
 }
 
 /** parseRedisNode reads `host:port`; `where` names the field in the error. */

@@ -5,7 +5,7 @@
 export { freePort } from './free-port';
 export { RigError, commandExists, run, stopProcess } from './process';
 export { startRedis, waitForPort, type TestRedis, type StartRedisOptions } from './redis';
-export { startRedisCluster, startRedisSentinel, type TestRedisCluster, type TestRedisSentinel, type RedisHostPort } from './redis-topologies';
+export { startRedisCluster, startRedisSentinel, type TestRedisCluster, type TestRedisSentinel, type RedisHostPort, type RedisAuth } from './redis-topologies';
 export { startGitServer, type GitServer, type GitServerOptions } from './git-server';
 export { WorkingCopy } from './working-copy';
 export { startGitHubAppServer, type GitHubAppServer, type GitHubAppServerOptions, type GitHubAppInstallation, type MintedToken } from './github-app-server';

@@ -30,7 +30,28 @@ export interface TestRedisSentinel {
   stop(): Promise<void>;
 }
 
+/**
+ * RedisAuth makes a topology's servers refuse anyone but one ACL user (the `default` user is
+ * off); `sentinelPassword` is the sentinel's own password (requirepass). @defaultValue none: open
+ */
+export interface RedisAuth {
+  username: string;
+  password: string;
+  sentinelPassword?: string;
+}
+
 const host = '127.0.0.1';
+
+/** serverAuth: only the ACL user, with every command and key; replicas authenticate as it to their primary. */
+function serverAuth(auth: RedisAuth | undefined): string[] {
+  if (!auth) return [];
+  return ['--user', 'default', 'off', '--user', auth.username, 'on', `>${auth.password}`, '~*', '&*', '+@all', '--masteruser', auth.username, '--masterauth', auth.password];
+}
+
+/** cliAuth: redis-cli's arguments to log in as the ACL user (no warning on stderr). */
+function cliAuth(auth: RedisAuth | undefined): string[] {
+  return auth ? ['--user', auth.username, '--pass', auth.password, '--no-auth-warning'] : [];
+}
 
 async function server(dir: string, port: number, args: string[]): Promise<ChildProcess> {
   const child = spawn('redis-server', ['--port', String(port), '--bind', host, '--dir', dir, '--save', '', '--appendonly', 'no', '--maxmemory-policy', 'noeviction', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
@@ -47,15 +68,16 @@ async function waitUntil(what: string, check: () => Promise<boolean>, timeoutMs:
   throw new RigError(`${what} within ${timeoutMs / 1000} s`);
 }
 
-const cli = (port: number, ...args: string[]) => run('redis-cli', ['-h', host, '-p', String(port), ...args]);
+const cli = (port: number, auth: string[], ...args: string[]) => run('redis-cli', ['-h', host, '-p', String(port), ...auth, ...args]);
 
 /**
  * startRedisCluster starts `masters` redis-server processes in cluster mode (each with
  * `replicas` replicas), joins them with `redis-cli --cluster create`, and resolves once every
  * node says cluster_state:ok.
  */
-export async function startRedisCluster(options: { masters?: number; replicas?: number } = {}): Promise<TestRedisCluster> {
+export async function startRedisCluster(options: { masters?: number; replicas?: number; auth?: RedisAuth } = {}): Promise<TestRedisCluster> {
   const masters = options.masters ?? 3;
+  const login = cliAuth(options.auth);
   const replicas = options.replicas ?? 0;
   const root = await mkdtemp(join(tmpdir(), 'tidemark-redis-cluster-'));
   const children: ChildProcess[] = [];
@@ -69,11 +91,11 @@ export async function startRedisCluster(options: { masters?: number; replicas?: 
       const port = await freePort();
       const dir = join(root, String(port));
       await mkdir(dir, { recursive: true });
-      children.push(await server(dir, port, ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '2000']));
+      children.push(await server(dir, port, ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '2000', ...serverAuth(options.auth)]));
       nodes.push({ host, port });
     }
-    await run('redis-cli', ['--cluster', 'create', ...nodes.map((node) => `${host}:${node.port}`), '--cluster-replicas', String(replicas), '--cluster-yes']);
-    for (const node of nodes) await waitUntil(`Redis Cluster node ${node.port} did not say cluster_state:ok`, async () => (await cli(node.port, 'cluster', 'info')).includes('cluster_state:ok'), 30_000);
+    await run('redis-cli', [...login, '--cluster', 'create', ...nodes.map((node) => `${host}:${node.port}`), '--cluster-replicas', String(replicas), '--cluster-yes']);
+    for (const node of nodes) await waitUntil(`Redis Cluster node ${node.port} did not say cluster_state:ok`, async () => (await cli(node.port, login, 'cluster', 'info')).includes('cluster_state:ok'), 30_000);
     return { nodes, stop };
   } catch (error) {
     await stop();
@@ -85,7 +107,9 @@ export async function startRedisCluster(options: { masters?: number; replicas?: 
  * startRedisSentinel starts a primary, one replica of it and one sentinel (quorum 1, a second
  * of silence makes the primary down), and resolves once the sentinel knows the replica.
  */
-export async function startRedisSentinel(name = 'tidemark'): Promise<TestRedisSentinel> {
+export async function startRedisSentinel(name = 'tidemark', auth?: RedisAuth): Promise<TestRedisSentinel> {
+  const login = cliAuth(auth);
+  const sentinelLogin = auth?.sentinelPassword ? ['-a', auth.sentinelPassword, '--no-auth-warning'] : [];
   const root = await mkdtemp(join(tmpdir(), 'tidemark-redis-sentinel-'));
   const children: ChildProcess[] = [];
   const stop = async () => {
@@ -95,26 +119,28 @@ export async function startRedisSentinel(name = 'tidemark'): Promise<TestRedisSe
   try {
     const [primaryPort, replicaPort, sentinelPort] = [await freePort(), await freePort(), await freePort()];
     for (const port of [primaryPort, replicaPort]) await mkdir(join(root, String(port)), { recursive: true });
-    const primary = await server(join(root, String(primaryPort)), primaryPort, []);
+    const primary = await server(join(root, String(primaryPort)), primaryPort, serverAuth(auth));
     children.push(primary);
-    children.push(await server(join(root, String(replicaPort)), replicaPort, ['--replicaof', host, String(primaryPort)]));
+    children.push(await server(join(root, String(replicaPort)), replicaPort, ['--replicaof', host, String(primaryPort), ...serverAuth(auth)]));
     const config = join(root, 'sentinel.conf');
     await writeFile(config, [
       `port ${sentinelPort}`, `bind ${host}`, `dir ${root}`,
       `sentinel monitor ${name} ${host} ${primaryPort} 1`,
       `sentinel down-after-milliseconds ${name} 1000`,
       `sentinel failover-timeout ${name} 5000`,
+      ...(auth ? [`sentinel auth-user ${name} ${auth.username}`, `sentinel auth-pass ${name} ${auth.password}`] : []),
+      ...(auth?.sentinelPassword ? [`requirepass ${auth.sentinelPassword}`] : []),
       '',
     ].join('\n'));
     const sentinel = spawn('redis-server', [config, '--sentinel'], { stdio: ['ignore', 'ignore', 'pipe'] });
     children.push(sentinel);
     await waitForPort(sentinelPort, 10_000, sentinel);
-    await waitUntil('the sentinel did not see the replica', async () => (await cli(sentinelPort, 'sentinel', 'replicas', name)).includes(String(replicaPort)), 30_000);
+    await waitUntil('the sentinel did not see the replica', async () => (await cli(sentinelPort, sentinelLogin, 'sentinel', 'replicas', name)).includes(String(replicaPort)), 30_000);
     return {
       name, primaryPort, replicaPort,
       sentinels: [{ host, port: sentinelPort }],
       async killPrimary() {
-        await cli(primaryPort, 'wait', '1', '5000');
+        await cli(primaryPort, login, 'wait', '1', '5000');
         const exited = new Promise((resolve) => primary.once('exit', resolve));
         primary.kill('SIGKILL');
         await exited;

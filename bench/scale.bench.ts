@@ -1,0 +1,189 @@
+// Scale: N plain objects (ConfigMaps) to C clusters by one reconciler process, measured from the
+// outside, each figure beside a baseline from the same run:
+// - time until every object is on every cluster, against raw server-side apply of the same
+//   objects to the same clusters (a minimal client, the reconciler's worker concurrency);
+// - the reconciler's RSS, peak (VmHWM) and steady (VmRSS once converged), against its own RSS
+//   idle before the objects were pushed; Redis memory against Redis before the push;
+// - the steady state once converged: API requests and reconciler CPU seconds per resync
+//   interval, against one list of the same objects per cluster (what `kubectl get -A` sends).
+//   npx tsx bench/scale.bench.ts [--objects 10000] [--clusters 3] [--resync-s 60] [--per-file 100]
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { Redis } from 'ioredis';
+import { stringify } from 'yaml';
+import { kubeUserAgent } from '@tidemark/cluster';
+import { countByKind, markAuditLog, readAuditLog, startControlPlane, startGitServer, startRedis, stopProcess, type ControlPlane } from '@tidemark/testing';
+import { figure, pool, printFigures, say } from './support/figures';
+import { RawClient } from './support/raw-apply';
+
+const { values } = parseArgs({ options: {
+  objects: { type: 'string', default: '10000' }, clusters: { type: 'string', default: '3' },
+  'resync-s': { type: 'string', default: '60' }, 'per-file': { type: 'string', default: '100' }, concurrency: { type: 'string', default: '8' },
+} });
+const objects = Number(values.objects);
+const clusterCount = Number(values.clusters);
+const resyncS = Number(values['resync-s']);
+const perFile = Number(values['per-file']);
+const concurrency = Number(values.concurrency);
+const namespaces = 10;
+const mib = (kib: number) => kib / 1024;
+
+/** configMap i, in one of the bench's namespaces under `prefix`. */
+function configMap(prefix: string, index: number): Record<string, unknown> {
+  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${index}`, namespace: `${prefix}-${index % namespaces}`, labels: { bench: prefix } }, data: { index: String(index), text: 'x'.repeat(64) } };
+}
+
+/** procStatus reads VmRSS and VmHWM (KiB) of a process. */
+async function procStatus(pid: number): Promise<{ rss: number; peak: number }> {
+  const text = await readFile(`/proc/${pid}/status`, 'utf8');
+  const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+)`, 'm').exec(text)?.[1] ?? 0);
+  return { rss: field('VmRSS'), peak: field('VmHWM') };
+}
+
+/** cpuSeconds is the user + system CPU time a process has used (clock ticks are 1/100 s on Linux). */
+async function cpuSeconds(pid: number): Promise<number> {
+  const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** countOn counts the ConfigMaps in the bench's namespaces with one-item lists (remainingItemCount says the rest). */
+async function countOn(client: RawClient, prefix: string): Promise<number> {
+  let count = 0;
+  for (let n = 0; n < namespaces; n += 1) {
+    const { status, text } = await client.get(`/api/v1/namespaces/${prefix}-${n}/configmaps?limit=1`);
+    if (status !== 200) continue;
+    const list = JSON.parse(text) as { items: unknown[]; metadata: { remainingItemCount?: number } };
+    count += list.items.length + (list.metadata.remainingItemCount ?? 0);
+  }
+  return count;
+}
+
+async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs: number, everyMs = 1_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
+}
+
+say(`starting ${clusterCount} API servers (with audit logs), Redis and a Git server`);
+const planes: ControlPlane[] = [];
+for (let index = 0; index < clusterCount; index += 1) planes.push(await startControlPlane({ name: `bench-scale-${index + 1}`, auditLog: true }));
+const redis = await startRedis();
+const git = await startGitServer();
+const workDir = await mkdtemp(join(tmpdir(), 'tidemark-bench-scale-'));
+const clients = await Promise.all(planes.map((plane) => RawClient.connect(plane.kubeconfig, concurrency)));
+const redisClient = new Redis(redis.url);
+const url = await git.createRepository('scale');
+const repo = await git.workingCopy('scale');
+for (let n = 0; n < namespaces; n += 1) {
+  await repo.write(`namespaces/${n}.yaml`, stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: `scale-${n}` } }));
+}
+await repo.commitAndPush('namespaces');
+const configPath = join(workDir, 'tidemark.yaml');
+await writeFile(configPath, stringify({
+  redis: { url: redis.url, prefix: 'scale' }, cacheDir: join(workDir, 'cache'), http: { port: 0, host: '127.0.0.1' },
+  sources: [{ name: 'scale', url, ref: { branch: 'main' }, intervalMs: 2_000, jitter: 0 }],
+  clusters: planes.map((plane, index) => ({ name: `c${index + 1}`, kubeconfig: plane.kubeconfigPath })),
+  workers: { concurrency }, resyncIntervalMs: resyncS * 1000,
+}));
+const child = spawn(process.execPath, ['--import', 'tsx', 'apps/reconciler/src/main.ts'], {
+  env: { ...process.env, TIDEMARK_CONFIG: configPath, TIDEMARK_ALLOW_EVICTION: 'true', TIDEMARK_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'ignore', 'pipe'],
+});
+let stderrTail = '';
+child.stderr.on('data', (chunk: Buffer) => { stderrTail = (stderrTail + chunk.toString()).slice(-4_000); });
+const pid = child.pid!;
+
+try {
+  const namespacesThere = async () => (await Promise.all(clients.map((client) => client.get('/api/v1/namespaces/scale-9')))).every(({ status }) => status === 200);
+  await waitFor('the namespaces on every cluster', namespacesThere, 180_000);
+  await new Promise((resolve) => setTimeout(resolve, 10_000)); // idle, to read the baseline RSS once start-up allocations settled
+  const idle = await procStatus(pid);
+  const redisIdle = await usedMemory(redisClient);
+  say(`reconciler idle: RSS ${mib(idle.rss).toFixed(0)} MiB; pushing ${objects} ConfigMaps for ${clusterCount} clusters`);
+
+  for (let file = 0; file * perFile < objects; file += 1) {
+    const docs = [];
+    for (let index = file * perFile; index < Math.min(objects, (file + 1) * perFile); index += 1) docs.push(stringify(configMap('scale', index)));
+    await repo.write(`objects/${file}.yaml`, docs.join('---\n'));
+  }
+  const pushed = performance.now();
+  await repo.commitAndPush(`${objects} ConfigMaps`);
+  let peakSeen = idle.rss;
+  await waitFor(`${objects} ConfigMaps on every cluster`, async () => {
+    peakSeen = Math.max(peakSeen, (await procStatus(pid)).rss);
+    const counts = await Promise.all(clients.map((client) => countOn(client, 'scale')));
+    say(`  on the clusters: ${counts.join(', ')} of ${objects}; RSS ${mib(peakSeen).toFixed(0)} MiB at most so far`);
+    return counts.every((count) => count >= objects);
+  }, 3 * 3_600_000, 5_000);
+  const convergeMs = performance.now() - pushed;
+  const converged = await procStatus(pid);
+  const redisConverged = await usedMemory(redisClient);
+
+  // The steady state: one resync interval after the first resync of every object began.
+  say(`converged in ${Math.round(convergeMs)} ms; waiting one resync interval (${resyncS} s), then measuring the next one`);
+  await new Promise((resolve) => setTimeout(resolve, resyncS * 1000));
+  const marks = await Promise.all(planes.map((plane) => markAuditLog(plane.auditLogPath!)));
+  const cpuBefore = await cpuSeconds(pid);
+  await new Promise((resolve) => setTimeout(resolve, resyncS * 1000));
+  const cpu = (await cpuSeconds(pid)) - cpuBefore;
+  const requests = (await Promise.all(planes.map((plane, index) => readAuditLog(plane.auditLogPath!, marks[index], kubeUserAgent)))).flat();
+  const steady = await procStatus(pid);
+
+  say('baseline: one list of the same objects per cluster');
+  const listStarted = performance.now();
+  for (const client of clients) {
+    const { status } = await client.get('/api/v1/configmaps?labelSelector=bench%3Dscale');
+    if (status !== 200) throw new Error(`listing ConfigMaps answered ${status}`);
+  }
+  const listS = (performance.now() - listStarted) / 1000;
+
+  say(`baseline: raw server-side apply of the same ${objects} objects to the ${clusterCount} clusters, concurrency ${concurrency}`);
+  for (const client of clients) {
+    for (let n = 0; n < namespaces; n += 1) await client.send('POST', '/api/v1/namespaces', JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: `raw-${n}` } }));
+  }
+  const rawStarted = performance.now();
+  await pool(clients, clients.length, async (client) => {
+    await pool(Array.from({ length: objects }, (_, index) => index), concurrency, async (index) => {
+      const body = configMap('raw', index);
+      const path = `/api/v1/namespaces/raw-${index % namespaces}/configmaps/cm-${index}?fieldManager=raw&force=true`;
+      const status = await client.send('PATCH', path, JSON.stringify(body), 'application/apply-patch+yaml');
+      if (status >= 300) throw new Error(`raw apply of ${path} answered ${status}`);
+    });
+  });
+  const rawMs = performance.now() - rawStarted;
+
+  const total = objects * clusterCount;
+  printFigures('scale', [
+    figure(`time until ${objects} objects are on all ${clusterCount} clusters (${total} applies)`, 'ms', convergeMs, `raw SSA of the same objects to the same clusters, concurrency ${concurrency}`, rawMs),
+    figure(`reconciler peak RSS, ${objects} objects × ${clusterCount} clusters`, 'MiB', mib(Math.max(converged.peak, steady.peak, peakSeen)), 'the same reconciler idle before the push', mib(idle.rss)),
+    figure(`reconciler steady RSS once converged, ${objects} × ${clusterCount}`, 'MiB', mib(steady.rss), 'the same reconciler idle before the push', mib(idle.rss)),
+    figure(`Redis memory once converged, ${objects} × ${clusterCount}`, 'MiB', redisConverged / 2 ** 20, 'Redis before the push', redisIdle / 2 ** 20),
+    figure(`API requests per resync interval (${resyncS} s), ${total} unchanged objects`, 'requests', requests.length, 'one list per cluster (kubectl get -A)', clusterCount),
+    figure(`reconciler CPU per resync interval (${resyncS} s) once converged`, 's', cpu, 'wall time of one list of the same objects per cluster', listS),
+  ], {
+    objects, clusters: clusterCount, resyncIntervalS: resyncS, concurrency,
+    requestsPerObjectPerResync: Math.round((requests.length / total) * 100) / 100,
+    steadyRequestsByKind: countByKind(requests),
+    cpuSecondsPerMinute: Math.round((cpu / resyncS) * 60 * 100) / 100,
+  });
+} catch (error) {
+  say(`failed: ${error instanceof Error ? error.message : String(error)}; reconciler stderr: ${stderrTail}`);
+  process.exitCode = 1;
+} finally {
+  await stopProcess(child);
+  redisClient.disconnect();
+  for (const client of clients) client.close();
+  await git.stop();
+  await redis.stop();
+  await Promise.all(planes.map((plane) => plane.stop()));
+  await rm(workDir, { recursive: true, force: true });
+}
+
+async function usedMemory(client: Redis): Promise<number> {
+  const info = await client.info('memory');
+  return Number(/^used_memory:(\d+)/m.exec(info)?.[1] ?? 0);
+}
