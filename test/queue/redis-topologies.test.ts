@@ -128,7 +128,11 @@ describe('on a Sentinel group (primary, replica, sentinel)', () => {
       replica.on('error', () => undefined);
       await waitFor(async () => (await replica.role())[0] === 'master', 60_000, 'the sentinel to promote the replica');
       replica.disconnect();
-      for (let index = 20; index < 40; index += 1) await run.queues.enqueue(jobFor('east', `core/ConfigMap/a/c${index}`, 1));
+      // The producer's connection may still be finding the new primary: it refuses, and is asked again as the poller would.
+      for (let index = 20; index < 40; index += 1) {
+        const job = jobFor('east', `core/ConfigMap/a/c${index}`, 1);
+        await waitFor(() => run.queues.enqueue(job).then(() => true, () => false), 60_000, `job ${index} to be enqueued after the failover`);
+      }
       await waitFor(() => run.runs.size === 40, 90_000, 'forty jobs to run across the failover');
       await store.record('east', 'core/ConfigMap/a/c0', record('east', 'core/ConfigMap/a/c0'), { revision: 'r1', startedAt: new Date().toISOString(), durationMs: 1, result: 'succeeded' });
       expect((await store.get('east', 'core/ConfigMap/a/c0'))?.name).toBe('core/ConfigMap/a/c0');
