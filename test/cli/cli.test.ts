@@ -24,6 +24,11 @@ beforeAll(async () => {
   }
   await fixture.store.put(seededStatus('shared', 'Deployment', 'shop', 'web', { conditions: stalledConditions }));
   await fixture.store.put(seededStatus('shared', 'ConfigMap', 'other', 'settings', { conditions: [condition('Ready', 'True', 'ReconciliationSucceeded')] }));
+  await fixture.redis.hset(fixture.store.keys.sourceStatus('main-repo'), {
+    revision: 'b'.repeat(40), polledAt: new Date().toISOString(), state: 'degraded', ref: 'branch main', declaredObjects: 4, sourceErrors: 1, sourceWarnings: 1,
+    commitMessage: 'shop: colour', problems: JSON.stringify([{ path: 'apps/broken.yaml', line: 7, code: 'ParseFailed', message: 'apps/broken.yaml line 7: a mapping was expected.' }]),
+    warnings: JSON.stringify([{ path: 'apps/overlay/', code: 'RenderWarning', message: "kustomize warned: 'bases' is deprecated." }]),
+  });
 });
 afterAll(async () => {
   await fixture?.stop();
@@ -44,6 +49,21 @@ describe('reading', () => {
     const overview = JSON.parse(json.stdout) as { counts: { total: number; Stalled: number }; clusters: Array<{ name: string }> };
     expect(overview.counts).toMatchObject({ total: 4, Stalled: 1 });
     expect(overview.clusters.map((cluster) => cluster.name).sort()).toEqual(['edge', 'shared']);
+  });
+
+  it('source: each file the source cannot read and each warning, with file and line; an unknown source exits 1', async () => {
+    const shown = await runTidemark(['source', 'main-repo'], asViewer());
+    expect(shown.stderr).toBe('');
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toMatch(/^State:\s+degraded$/m);
+    expect(shown.stdout).toMatch(/^Revision:\s+bbbbbbb {2}shop: colour$/m);
+    expect(shown.stdout).toMatch(/^Files that cannot be read \(1\):\n\s+FILE\s+CODE\s+MESSAGE\n\s+apps\/broken\.yaml:7\s+ParseFailed\s+apps\/broken\.yaml line 7: a mapping was expected\.$/m);
+    expect(shown.stdout).toMatch(/^\s+apps\/overlay\/\s+RenderWarning\s+kustomize warned: 'bases' is deprecated\.$/m);
+    const json = JSON.parse((await runTidemark(['source', 'main-repo', '-o', 'json'], asViewer())).stdout) as { problems: Array<{ path: string; line: number }> };
+    expect(json.problems).toEqual([expect.objectContaining({ path: 'apps/broken.yaml', line: 7 })]);
+    const unknown = await runTidemark(['source', 'nowhere'], asViewer());
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('nowhere');
   });
 
   it('get: the dashboard\'s filters, one state column per cluster', async () => {

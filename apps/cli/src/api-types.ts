@@ -12,6 +12,15 @@ export interface SourceRow {
   ref?: string; declaredObjects?: number; commitMessage?: string; sourceErrors?: number;
 }
 
+/** SourceProblem is a file of a source that could not be read, or a warning about one (GET /api/sources/:source). */
+export interface SourceProblem { path: string; line?: number; code: string; message: string }
+
+/** SourceDetail is one source as GET /api/sources/:source answers. */
+export interface SourceDetail extends SourceRow {
+  errorAt?: string; commitAuthor?: string; sourceWarnings?: number;
+  problems?: SourceProblem[]; warnings?: SourceProblem[];
+}
+
 export interface ClusterRow {
   name: string; counts: StateCounts;
   health: { state: string; since: string; lastCheck: string; latencyMs?: number; message?: string; queuePaused: boolean };

@@ -9,6 +9,7 @@ import { describeCommand } from './commands/describe';
 import { objectActionCommand, retryCommand, type ObjectVerb } from './commands/actions';
 import { previewCommand } from './commands/preview';
 import { diffCommand } from './commands/diff';
+import { sourceCommand } from './commands/source';
 
 interface GlobalOptions { server?: string; output?: string }
 
@@ -69,6 +70,13 @@ export function buildProgram(io: CliIo, ended: (code: ExitCode) => void): Comman
     .action(action(async (object: string, options: { cluster?: string }) => {
       const { api, output } = context();
       await describeCommand(api, output, object, options.cluster);
+    }));
+
+  program.command('source').description('One Git source: what it follows, the revision it read, and each file it cannot read or warned about, with file and line.')
+    .argument('<name>', 'the source\'s name, as in tidemark.yaml or its Source object')
+    .action(action(async (name: string) => {
+      const { api, output } = context();
+      await sourceCommand(api, output, name);
     }));
 
   const verbs: Record<ObjectVerb, string> = {
