@@ -158,11 +158,12 @@ describe('OpenAPI', () => {
       '/api/objects/{cluster}/{group}/{kind}/{namespace}/{name}/reconcile', '/api/objects/{cluster}/{group}/{kind}/{namespace}/{name}/resume',
       '/api/objects/{cluster}/{group}/{kind}/{namespace}/{name}/suspend', '/api/overview', '/api/previews', '/api/previews/{source}/{ref}', '/api/prune-holds', '/api/prune-holds/{cluster}/{source}/confirm',
       '/api/queue', '/api/queue/{cluster}/retry', '/api/session',
-      '/api/sources', '/api/sources/{source}',
+      '/api/sources', '/api/sources/{source}', '/api/sources/{source}/fetch', '/api/sources/{source}/resume', '/api/sources/{source}/suspend',
     ]);
     expect(Object.keys(document.paths['/api/objects']!.get!.responses).sort()).toEqual(['200', '400', '401']);
     expect(document.paths['/api/objects']!.get!.parameters?.map((parameter) => parameter.name)).toEqual(expect.arrayContaining(['kind', 'namespace', 'cluster', 'source', 'condition', 'q', 'page', 'pageSize']));
     expect(Object.keys(document.paths['/api/objects/{cluster}/{group}/{kind}/{namespace}/{name}/reconcile']!.post!.responses).sort()).toEqual(['200', '400', '401', '403', '404', '409', '503']);
     expect(Object.keys(document.paths['/api/previews']!.post!.responses).sort()).toEqual(['202', '400', '401', '403', '503']);
+    expect(Object.keys(document.paths['/api/sources/{source}/suspend']!.post!.responses).sort()).toEqual(['200', '400', '401', '403', '404']);
   });
 });

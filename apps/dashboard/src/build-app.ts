@@ -14,6 +14,7 @@ import { TreeFeed } from './live/tree-feed';
 import { registerMetrics } from './metrics-routes';
 import { script, stylesheet } from './pages/assets';
 import { pageRoutes } from './pages/page-routes';
+import { SourceActions } from './view/source-actions';
 import { pruneHoldRoutes } from './api/prune-hold-routes';
 import { previewRoutes } from './api/preview-routes';
 import type { PreviewQueue } from '@tidemark/queue';
@@ -79,6 +80,7 @@ export async function buildDashboard(deps: DashboardDeps): Promise<FastifyInstan
     clusters: deps.clusters ?? [], sources: deps.sources ?? [],
   });
   const actions = new Actions(deps.statusStore, deps.queues);
+  const sourceActions = new SourceActions(data, deps.redis, deps.statusStore.keys);
   const tokens = new TokenIndex(deps.auth.tokens);
   const sessions = new SessionStore({ redis: deps.redis, keys: deps.statusStore.keys, tokens, secret: deps.auth.sessionSecret, lifetimeMs: deps.auth.sessionLifetimeMs });
   // A reloaded token list ends, at once, every session of a token that was removed or changed.
@@ -128,8 +130,8 @@ export async function buildDashboard(deps: DashboardDeps): Promise<FastifyInstan
       if (request.method === 'GET') await cache.sync();
     });
     scope.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
-    await scope.register(apiRoutes, { prefix: '/api', data, actions });
-    await scope.register(pageRoutes, { data, actions });
+    await scope.register(apiRoutes, { prefix: '/api', data, actions, sourceActions });
+    await scope.register(pageRoutes, { data, actions, sourceActions });
     await scope.register(pruneHoldRoutes, { holds: new PruneHolds(deps.redis, deps.statusStore.keys.prefix), queues: deps.queues });
     await scope.register(previewRoutes, { previews: deps.previews ?? noPreviewQueue, redis: deps.redis, keys: deps.statusStore.keys });
     await scope.register(liveUpdates, { cache, trees });

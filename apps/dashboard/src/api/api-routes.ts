@@ -2,22 +2,24 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { requireOperator } from '../auth/authenticate';
 import type { Actions } from '../view/actions';
+import type { SourceActions } from '../view/source-actions';
 import type { DashboardData } from '../view/dashboard-data';
 import type { ConditionFilter } from '../view/cell-state';
 import { notFound } from './dashboard-error';
 import { objectKeyOf } from './object-key-params';
-import { ActionResult, CellBody, errors, ObjectKeyParams, ObjectsQuery, ObjectStatusBody, ReconcileRecordBody, TreeNodeBody } from './schemas';
+import { ActionResult, CellBody, SourceActionResult, errors, ObjectKeyParams, ObjectsQuery, ObjectStatusBody, ReconcileRecordBody, TreeNodeBody } from './schemas';
 import { ClusterBody, ClustersBody, OverviewBody, QueueBody, SessionBody, SourceBody } from './schemas-pages';
 
 export interface ApiRoutesOptions {
   data: DashboardData;
   actions: Actions;
+  sourceActions: SourceActions;
 }
 
 const readErrors = errors(401);
 
 /** apiRoutes is the JSON API under /api; every route declares its schemas, one per status. */
-export async function apiRoutes(app: FastifyInstance, { data, actions }: ApiRoutesOptions): Promise<void> {
+export async function apiRoutes(app: FastifyInstance, { data, actions, sourceActions }: ApiRoutesOptions): Promise<void> {
   app.get('/session', { schema: { tags: ['session'], summary: 'Who is signed in, and the CSRF token of a cookie session.', response: { 200: SessionBody, ...readErrors } } },
     async (request) => request.principal);
 
@@ -82,6 +84,7 @@ export async function apiRoutes(app: FastifyInstance, { data, actions }: ApiRout
     async (request) => data.for(request.principal).queue());
 
   registerActions(app, actions);
+  registerSourceActions(app, sourceActions);
 }
 
 const actionSchema = (summary: string) => ({
@@ -108,4 +111,21 @@ function registerActions(app: FastifyInstance, actions: Actions): void {
     },
     preHandler: requireOperator,
   }, async (request) => actions.retry(request.params.cluster, request.query.objectKey, request.principal?.scope));
+}
+
+function registerSourceActions(app: FastifyInstance, sourceActions: SourceActions): void {
+  const verbs = {
+    fetch: { summary: 'Poll the source now.', run: sourceActions.fetch.bind(sourceActions) },
+    suspend: { summary: 'Suspend polling: Git changes are not read until resumed.', run: sourceActions.suspend.bind(sourceActions) },
+    resume: { summary: 'Resume polling and poll now.', run: sourceActions.resume.bind(sourceActions) },
+  };
+  for (const [verb, { summary, run }] of Object.entries(verbs)) {
+    app.post<{ Params: { source: string } }>(`/sources/:source/${verb}`, {
+      schema: {
+        tags: ['actions'], summary: `${summary} Needs the operator role; cookie sessions send X-CSRF-Token.`,
+        params: Type.Object({ source: Type.String({ minLength: 1, maxLength: 63 }) }), response: { 200: SourceActionResult, ...errors(400, 401, 403, 404) },
+      },
+      preHandler: requireOperator,
+    }, async (request) => run(request.params.source, request.principal));
+  }
 }

@@ -59,6 +59,7 @@ export const SourceBody = Type.Object({
   changes: Type.Optional(Type.Number()),
   sourceErrors: Type.Optional(Type.Number()),
   state: Type.Optional(Type.String()),
+  suspended: Type.Optional(Type.Boolean({ description: 'An operator suspended polling (POST /api/sources/{source}/suspend).' })),
   error: Type.Optional(Type.String()),
   errorAt: Type.Optional(Type.String()),
   leader: Type.Optional(Type.String()),

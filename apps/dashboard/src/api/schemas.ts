@@ -134,3 +134,11 @@ export const ActionResult = Type.Object({
   suspended: Type.Optional(Type.Boolean()),
 });
 export type ActionResult = Static<typeof ActionResult>;
+
+/** SourceActionResult is what a source action did: fetch asks for a poll, suspend and resume set the flag. */
+export const SourceActionResult = Type.Object({
+  action: Type.String(),
+  source: Type.String(),
+  suspended: Type.Optional(Type.Boolean()),
+});
+export type SourceActionResult = Static<typeof SourceActionResult>;

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { requireOperator } from '../auth/authenticate';
 import type { Actions } from '../view/actions';
+import type { SourceActions } from '../view/source-actions';
 import { scopeKey, type TokenScope } from '../auth/token-scope';
 import type { ConditionFilter } from '../view/cell-state';
 import type { DashboardData } from '../view/dashboard-data';
@@ -25,6 +26,7 @@ import { clusterCharts, objectTimeline, sourceTimeline } from './timelines';
 export interface PageRoutesOptions {
   data: DashboardData;
   actions: Actions;
+  sourceActions: SourceActions;
 }
 
 const notices: Record<string, string> = {
@@ -33,6 +35,9 @@ const notices: Record<string, string> = {
   resume: 'Resumed, and a reconcile is queued.',
   retry: 'Failed runs are queued again.',
   'retry-none': 'Nothing to retry: no failed or stalled run was found.',
+  fetch: 'A poll is asked for.',
+  'source-suspend': 'Suspended: the source is not polled until it is resumed.',
+  'source-resume': 'Resumed, and a poll is asked for.',
 };
 const SourceParams = Type.Object({ source: Type.String({ minLength: 1, maxLength: 63 }) });
 const PreviewParams = Type.Object({ source: Type.String({ minLength: 1, maxLength: 63 }), '*': Type.String({ minLength: 1, maxLength: 256 }) });
@@ -60,7 +65,7 @@ function sendEncodedPage(reply: FastifyReply, options: LayoutOptions, main: Buff
 }
 
 /** pageRoutes serves the server-rendered pages and the form posts of their actions. */
-export async function pageRoutes(app: FastifyInstance, { data, actions }: PageRoutesOptions): Promise<void> {
+export async function pageRoutes(app: FastifyInstance, { data, actions, sourceActions }: PageRoutesOptions): Promise<void> {
   const hide = { hide: true };
   app.get('/', { schema: hide }, async (request, reply) =>
     sendPage(reply, { title: 'Overview', nav: 'overview', live: 'refresh', principal: request.principal }, overviewPage(await data.for(request.principal).overview())));
@@ -92,10 +97,11 @@ export async function pageRoutes(app: FastifyInstance, { data, actions }: PageRo
   app.get('/sources', { schema: hide }, async (request, reply) =>
     sendPage(reply, { title: 'Sources', nav: 'sources', live: 'refresh', principal: request.principal }, sourcesPage(await data.for(request.principal).sources())));
 
-  app.get<{ Params: { source: string } }>('/sources/:source', { schema: { ...hide, params: SourceParams } }, async (request, reply) => {
+  app.get<{ Params: { source: string }; Querystring: { notice?: string } }>('/sources/:source', { schema: { ...hide, params: SourceParams, querystring: NoticeQuery } }, async (request, reply) => {
+    const notice = request.query.notice ? notices[request.query.notice] : undefined;
     const source = await data.for(request.principal).source(request.params.source);
     if (!source) throw notFound(`source ${request.params.source}`);
-    return sendPage(reply, { title: `Source ${source.name}`, nav: 'sources', live: 'refresh', principal: request.principal }, sourcePage({ source, timeline: sourceTimeline(await data.for(request.principal).sourceTimeline(source.name), Object.keys(source.byCluster).sort()) }));
+    return sendPage(reply, { title: `Source ${source.name}`, nav: 'sources', live: 'refresh', principal: request.principal }, sourcePage({ source, principal: request.principal, ...(notice ? { notice } : {}), timeline: sourceTimeline(await data.for(request.principal).sourceTimeline(source.name), Object.keys(source.byCluster).sort()) }));
   });
 
   app.get('/previews', { schema: hide }, async (request, reply) =>
@@ -126,6 +132,7 @@ export async function pageRoutes(app: FastifyInstance, { data, actions }: PageRo
   });
 
   registerFormActions(app, actions);
+  registerSourceFormActions(app, sourceActions);
 }
 
 function registerFormActions(app: FastifyInstance, actions: Actions): void {
@@ -142,4 +149,14 @@ function registerFormActions(app: FastifyInstance, actions: Actions): void {
     const result = await actions.retry(request.params.cluster, request.body.objectKey || undefined, request.principal?.scope);
     return reply.redirect(`/queue?notice=${noticeFor('retry', result)}`, 303);
   });
+}
+
+function registerSourceFormActions(app: FastifyInstance, sourceActions: SourceActions): void {
+  const verbs = { fetch: sourceActions.fetch, suspend: sourceActions.suspend, resume: sourceActions.resume };
+  for (const [verb, run] of Object.entries(verbs)) {
+    app.post<{ Params: { source: string } }>(`/sources/:source/${verb}`, { schema: { hide: true, params: SourceParams, body: Type.Object({ _csrf: Type.Optional(Type.String()) }) }, preHandler: requireOperator }, async (request, reply) => {
+      await run.call(sourceActions, request.params.source, request.principal);
+      return reply.redirect(`/sources/${encodeURIComponent(request.params.source)}?notice=${verb === 'fetch' ? verb : `source-${verb}`}`, 303);
+    });
+  }
 }

@@ -1,5 +1,6 @@
 import type { SourceProblem } from '@tidemark/contracts';
 import type { SourceRow } from '../view/dashboard-data';
+import type { Principal } from '../auth/principal';
 import { emptyCounts, type StateCounts } from '../view/overview';
 import { clusterHref } from './clusters-page';
 import { duration, shortRevision, timeAgo } from './format';
@@ -14,6 +15,17 @@ function headCommit(source: SourceRow): SafeHtml {
 function sourcesRow(source: SourceRow): SafeHtml {
   return html`<tr data-source="${source.name}"><th scope="row"><a href="${sourceHref(source.name)}">${source.name}</a></th><td>${source.ref ?? '—'}</td><td>${headCommit(source)}</td>
 <td>${timeAgo(source.polledAt)}</td><td class="num">${source.declaredObjects ?? '—'}</td><td class="num">${source.sourceErrors ?? '—'}</td><td>${sourceState(source)}</td></tr>`;
+}
+
+function sourceActionForm(source: string, verb: string, label: string, principal: Principal): SafeHtml {
+  return html`<form method="post" action="${sourceHref(source)}/${verb}" class="inline"><input type="hidden" name="_csrf" value="${principal.csrf ?? ''}"><button data-action="${verb}">${label}</button></form>`;
+}
+
+/** sourceActions are an operator's buttons: poll now, and suspend or resume polling. */
+function sourceActions(source: SourceRow, principal: Principal | undefined): SafeHtml {
+  if (principal?.role !== 'operator') return html``;
+  const toggle = source.suspended ? sourceActionForm(source.name, 'resume', 'Resume polling', principal) : sourceActionForm(source.name, 'suspend', 'Suspend polling', principal);
+  return html`<div class="actions" id="source-actions">${sourceActionForm(source.name, 'fetch', 'Fetch now', principal)}${toggle}</div>`;
 }
 
 /** sourcesPage lists each Git source with what it follows, its head commit and how its last poll went. */
@@ -81,11 +93,14 @@ export interface SourcePageInput {
   source: SourceRow;
   /** The commits timeline, when recorded. */
   timeline?: SafeHtml;
+  principal?: Principal;
+  notice?: string;
 }
 
 /** sourcePage: one source's ref, head commit, last poll, problems with file and line, and its objects per cluster. */
-export function sourcePage({ source, timeline }: SourcePageInput): SafeHtml {
-  return html`<h1>Source ${source.name}</h1>
+export function sourcePage({ source, timeline, principal, notice }: SourcePageInput): SafeHtml {
+  return html`${notice ? html`<p class="notice" id="notice">${notice}</p>` : ''}<h1>Source ${source.name}</h1>
+${sourceActions(source, principal)}
 <dl class="facts" id="source-facts"><dt>Follows</dt><dd>${source.ref ?? html`<span class="muted">not recorded yet</span>`}</dd>
 <dt>Head commit</dt><dd id="head-commit">${headCommit(source)}</dd>
 <dt>Last poll</dt><dd>${timeAgo(source.polledAt)}${source.durationMs !== undefined ? html`, took ${duration(source.durationMs)}` : ''}${source.leader ? html` <span class="muted">by ${source.leader}</span>` : ''}</dd>
