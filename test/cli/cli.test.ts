@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { condition, operatorToken, seededStatus, stalledConditions, startDashboardFixture, viewerToken, type DashboardFixture } from '../dashboard/dashboard-fixture';
 import { runTidemark } from './run-tidemark';
+import { parseSourceStatus } from '@tidemark/contracts';
 
 let fixture: DashboardFixture;
 let server: string;
@@ -123,6 +124,35 @@ describe('acting', () => {
     const results = JSON.parse(resumed.stdout) as Array<{ cluster: string; suspended: boolean }>;
     expect(results.map((result) => result.cluster)).toEqual(['edge', 'shared']);
     expect((await fixture.store.get('shared', settingsKey))?.suspended).toBeFalsy();
+  });
+
+  it('source --suspend writes the flag the poller reads, --resume clears it and --fetch asks for a poll; a viewer is refused', async () => {
+    const statusHash = () => fixture.redis.hgetall(fixture.store.keys.sourceStatus('main-repo'));
+    const refused = await runTidemark(['source', 'main-repo', '--suspend'], asViewer());
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/operator/i);
+    expect(parseSourceStatus(await statusHash()).suspended).toBeUndefined();
+
+    const suspended = await runTidemark(['source', 'main-repo', '--suspend'], asOperator());
+    expect(suspended.stderr).toBe('');
+    expect(suspended.code).toBe(0);
+    expect(suspended.stdout).toBe('suspend source main-repo: suspended, not polled until resumed\n');
+    expect(parseSourceStatus(await statusHash())).toMatchObject({ suspended: true, state: 'degraded' });
+
+    const resumed = await runTidemark(['source', 'main-repo', '--resume', '-o', 'json'], asOperator());
+    expect(resumed.code).toBe(0);
+    expect(JSON.parse(resumed.stdout)).toEqual({ action: 'resume', source: 'main-repo', suspended: false });
+    expect(parseSourceStatus(await statusHash()).suspended).toBeUndefined();
+
+    const fetched = await runTidemark(['source', 'main-repo', '--fetch'], asOperator());
+    expect(fetched.code).toBe(0);
+    expect(fetched.stdout).toContain('a poll is asked for');
+    const both = await runTidemark(['source', 'main-repo', '--suspend', '--resume'], asOperator());
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('--suspend and --resume');
+    const unknown = await runTidemark(['source', 'nowhere', '--suspend'], asOperator());
+    expect(unknown.code).toBe(1);
+    expect(await fixture.redis.exists(fixture.store.keys.sourceStatus('nowhere'))).toBe(0);
   });
 
   it('reconcile queues a manual run on each cluster; retry answers with the count', async () => {

@@ -50,4 +50,6 @@ export interface ReconcileRecord { revision: string; startedAt: string; duration
 
 export interface ObjectDetail { status: ObjectStatus; history: ReconcileRecord[]; clusters: string[] }
 
+/** SourceActionResult is what POST /api/sources/:source/<verb> answers. */
+export interface SourceActionResult { action: string; source: string; suspended?: boolean }
 export interface ActionResult { action: string; cluster: string; objectKey?: string; queue?: string; retried?: number; suspended?: boolean }

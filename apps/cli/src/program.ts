@@ -10,6 +10,7 @@ import { objectActionCommand, retryCommand, type ObjectVerb } from './commands/a
 import { previewCommand } from './commands/preview';
 import { diffCommand } from './commands/diff';
 import { sourceCommand } from './commands/source';
+import { sourceActionCommand, sourceVerbOf } from './commands/source-action';
 
 interface GlobalOptions { server?: string; output?: string }
 
@@ -72,11 +73,15 @@ export function buildProgram(io: CliIo, ended: (code: ExitCode) => void): Comman
       await describeCommand(api, output, object, options.cluster);
     }));
 
-  program.command('source').description('One Git source: what it follows, the revision it read, and each file it cannot read or warned about, with file and line.')
+  program.command('source').description('One Git source: what it follows, the revision it read, and each file it cannot read or warned about, with file and line. With --fetch, --suspend or --resume, acts on it instead (needs an operator token).')
     .argument('<name>', 'the source\'s name, as in tidemark.yaml or its Source object')
-    .action(action(async (name: string) => {
+    .option('--fetch', 'poll the source now')
+    .option('--suspend', 'suspend polling: changes in Git are not read until resumed')
+    .option('--resume', 'resume polling, and poll now')
+    .action(action(async (name: string, flags: { fetch?: boolean; suspend?: boolean; resume?: boolean }) => {
       const { api, output } = context();
-      await sourceCommand(api, output, name);
+      const verb = sourceVerbOf(flags);
+      await (verb ? sourceActionCommand(api, output, verb, name) : sourceCommand(api, output, name));
     }));
 
   const verbs: Record<ObjectVerb, string> = {
