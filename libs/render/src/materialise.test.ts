@@ -53,4 +53,13 @@ describe('materialiseFolders', () => {
     const linked = reader({ root: [tree('app', 'app')], app: [blob('a.yaml', 'a'), { mode: '120000', path: 'escape', oid: 'l', type: 'blob' }] }, { a: 'a: 1\n', l: '/etc/passwd' });
     await expect(write(linked, ['app'])).rejects.toThrow('app/escape is a symbolic link');
   });
+
+  it('writes nothing of a unit refused in a later folder', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'tidemark-materialise-'));
+    folders.push(root);
+    const linked = reader({ root: [tree('app', 'app'), tree('base', 'base')], app: [blob('a.yaml', 'a')], base: [{ mode: '120000', path: 'escape', oid: 'l', type: 'blob' }] }, { a: 'a: 1\n', l: '/etc/passwd' });
+    const view = new RepoView(linked, 'rev', new TreeCache(), new RendererRegistry());
+    await expect(materialiseFolders(view, ['app', 'base'], root, defaultInputLimits)).rejects.toThrow('base/escape is a symbolic link');
+    expect(await readdir(root)).toEqual([]);
+  });
 });

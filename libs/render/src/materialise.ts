@@ -28,12 +28,18 @@ export interface WrittenFile {
   bytes: Uint8Array;
 }
 
-interface Writing {
+/** InputTree is a unit's input files read from the Git object store and checked, before anything is written. */
+export interface InputTree {
+  /** Every folder to create, repository paths, outermost first. */
+  folders: string[];
+  files: Array<{ path: string; bytes: Uint8Array; mode: number }>;
+}
+
+interface Reading {
   view: RepoView;
-  root: string;
   limits: InputLimits;
   bytes: number;
-  written: WrittenFile[];
+  tree: InputTree;
 }
 
 /**
@@ -42,35 +48,55 @@ interface Writing {
  * tree past the limits, refuses the whole unit: rendering never follows a link out of the repository.
  */
 export async function materialiseFolders(view: RepoView, folders: readonly string[], root: string, limits: InputLimits): Promise<WrittenFile[]> {
-  const writing: Writing = { view, root, limits, bytes: 0, written: [] };
+  return writeInputTree(await readInputTree(view, folders, limits), root);
+}
+
+/**
+ * readInputTree reads the given folders of the view's revision and checks them (no symlink, no
+ * submodule, within the limits) without touching the disk, so a refused unit writes nothing and
+ * the reading can overlap with making the temporary folder.
+ */
+export async function readInputTree(view: RepoView, folders: readonly string[], limits: InputLimits): Promise<InputTree> {
+  const reading: Reading = { view, limits, bytes: 0, tree: { folders: [], files: [] } };
   for (const folder of outermostFolders(folders)) {
     const tree = await view.treeOf(folder);
     if (!tree) throw new RenderFailure('RenderFailed', `${folder} does not exist at revision ${view.revision}`, folder);
-    await writeTree(writing, tree, folder);
+    await readTree(reading, tree, folder);
   }
-  return writing.written;
+  return reading.tree;
 }
 
-async function writeTree(writing: Writing, tree: string, folder: string): Promise<void> {
-  const { view, root, limits } = writing;
-  await mkdir(join(root, folder), { recursive: true });
-  const files: Promise<void>[] = [];
+/** writeInputTree writes a checked input tree under `root`: folders first, then every file at once. */
+export async function writeInputTree(tree: InputTree, root: string): Promise<WrittenFile[]> {
+  // Each folder is made with its parents; only folders without subfolders need asking for.
+  const leaves = tree.folders.filter((folder) => !tree.folders.some((other) => other.startsWith(`${folder}/`)));
+  await Promise.all(leaves.map((folder) => mkdir(join(root, folder), { recursive: true })));
+  const written = tree.files.map((file) => ({ path: file.path, absolute: join(root, file.path), bytes: file.bytes }));
+  await Promise.all(tree.files.map((file, index) => writeFile(written[index]?.absolute ?? '', file.bytes, { mode: file.mode })));
+  return written;
+}
+
+async function readTree(reading: Reading, tree: string, folder: string): Promise<void> {
+  const { view, limits } = reading;
+  reading.tree.folders.push(folder);
+  const blobs: Array<Promise<void>> = [];
   for (const entry of await view.entriesOfTree(tree)) {
     const path = folder === '.' ? entry.path : `${folder}/${entry.path}`;
     if (entry.type === 'tree') {
-      await writeTree(writing, entry.oid, path);
+      await readTree(reading, entry.oid, path);
       continue;
     }
     if (entry.type === 'commit') throw new RenderFailure('SubmoduleRefused', `${path} is a submodule; submodules are refused, not followed`, path);
     if (entry.mode === symlinkMode) throw new RenderFailure('SymlinkRefused', `${path} is a symbolic link; a render unit's files may not be links (they could point out of the repository)`, path);
-    if (writing.written.length >= limits.maxFiles) throw new RenderFailure('RenderInputTooLarge', `the unit has more than ${limits.maxFiles} input files (at ${path})`, path);
-    const bytes = await view.readBlob(entry.oid);
-    writing.bytes += bytes.byteLength;
-    if (bytes.byteLength > limits.maxFileBytes) throw new RenderFailure('RenderInputTooLarge', `${path} is ${bytes.byteLength} bytes, more than the limit of ${limits.maxFileBytes} for a render input`, path);
-    if (writing.bytes > limits.maxTotalBytes) throw new RenderFailure('RenderInputTooLarge', `the unit's input files pass ${limits.maxTotalBytes} bytes (at ${path})`, path);
-    const absolute = join(root, path);
-    writing.written.push({ path, absolute, bytes });
-    files.push(writeFile(absolute, bytes, { mode: entry.mode === '100755' ? 0o755 : 0o644 }));
+    if (reading.tree.files.length >= limits.maxFiles) throw new RenderFailure('RenderInputTooLarge', `the unit has more than ${limits.maxFiles} input files (at ${path})`, path);
+    const file: InputTree['files'][number] = { path, bytes: new Uint8Array(), mode: entry.mode === '100755' ? 0o755 : 0o644 };
+    reading.tree.files.push(file);
+    blobs.push(view.readBlob(entry.oid).then((bytes) => {
+      reading.bytes += bytes.byteLength;
+      if (bytes.byteLength > limits.maxFileBytes) throw new RenderFailure('RenderInputTooLarge', `${path} is ${bytes.byteLength} bytes, more than the limit of ${limits.maxFileBytes} for a render input`, path);
+      if (reading.bytes > limits.maxTotalBytes) throw new RenderFailure('RenderInputTooLarge', `the unit's input files pass ${limits.maxTotalBytes} bytes (at ${path})`, path);
+      file.bytes = bytes;
+    }));
   }
-  await Promise.all(files);
+  await Promise.all(blobs);
 }

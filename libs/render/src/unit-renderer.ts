@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ClusterValues } from './cluster-values';
-import { defaultInputLimits, materialiseFolders, type InputLimits } from './materialise';
+import { defaultInputLimits, readInputTree, writeInputTree, type InputLimits } from './materialise';
 import { InputsCache, planUnits, type PlannedUnit, type UnitPlan } from './plan-units';
 import { RenderFailure } from './render-failure';
 import { renderWarnings } from './render-warnings';
@@ -104,16 +104,18 @@ export class UnitRenderer {
   private async renderFresh(view: RepoView, reader: RepoReader, unit: PlannedUnit, cluster: ClusterValues | undefined): Promise<RenderedUnit> {
     const renderer = this.options.registry.get(unit.renderer);
     if (!renderer) throw new RenderFailure('RenderFailed', `${unit.folder}: no renderer named ${unit.renderer} is registered`);
+    // The unit's config and input files are read and checked from the Git object store while the
+    // temporary folder is made; nothing is written before every check passed.
+    const reading = Promise.all([this.configOf(view, unit.folder), readInputTree(view, [unit.folder, ...unit.inputs], this.inputLimits)]);
+    reading.catch(() => undefined);
     const work = await mkdtemp(join(this.options.workDir ?? tmpdir(), 'tidemark-render-'));
     const root = join(work, 'repo');
     const scratch = join(work, 'scratch');
     let secrets: string[] = [];
     let decrypted = false;
     try {
-      const config = await this.configOf(view, unit.folder);
-      await mkdir(scratch, { recursive: true });
-      const folders = [unit.folder, ...unit.inputs];
-      const written = await materialiseFolders(view, folders, root, this.inputLimits);
+      const [config, inputs] = await reading;
+      const [written] = await Promise.all([writeInputTree(inputs, root), mkdir(scratch)]);
       const encrypted = findSopsFiles(written);
       if (encrypted.length > 0) {
         decrypted = true;
