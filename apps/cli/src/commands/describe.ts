@@ -2,7 +2,7 @@ import type { ApiClient } from '../api-client';
 import type { ObjectDetail } from '../api-types';
 import { clustersOfObject, objectPath, resolveObject } from '../object-ref';
 import { paint, printJson, stateColour, table, type Output } from '../output';
-import { age, short, value } from './format';
+import { age, indent, short, value } from './format';
 
 /**
  * describeCommand shows one object on each cluster it is on (or the one --cluster names):
@@ -48,8 +48,4 @@ function writeDetail(output: Output, { status, history }: ObjectDetail): void {
     ]))));
   }
   output.write('\n');
-}
-
-function indent(text: string): string {
-  return text.split('\n').map((line) => (line ? `  ${line}` : line)).join('\n');
 }

@@ -19,3 +19,8 @@ export function value(input: unknown, width = 60): string {
   const text = input === undefined ? '(absent)' : typeof input === 'string' ? input : JSON.stringify(input);
   return text.length > width ? `${text.slice(0, width - 1)}…` : text;
 }
+
+/** indent moves every non-empty line of a block two spaces in, under its heading. */
+export function indent(text: string): string {
+  return text.split('\n').map((line) => (line ? `  ${line}` : line)).join('\n');
+}

@@ -1,7 +1,7 @@
 import type { ApiClient } from '../api-client';
 import type { SourceDetail, SourceProblem } from '../api-types';
 import { paint, printJson, stateColour, table, type Output } from '../output';
-import { age, short } from './format';
+import { age, indent, short } from './format';
 
 /**
  * sourceCommand shows one Git source (GET /api/sources/:source): what it follows, the revision it
@@ -28,7 +28,7 @@ export async function sourceCommand(api: ApiClient, output: Output, name: string
 function writeProblems(output: Output, title: string, problems: readonly SourceProblem[] | undefined, colour: 'red' | 'yellow'): void {
   if (!problems?.length) return;
   output.write(`\n${paint(output, colour, title)}\n`);
-  output.write(table(['FILE', 'CODE', 'MESSAGE'], problems.map((problem) => [
+  output.write(indent(table(['FILE', 'CODE', 'MESSAGE'], problems.map((problem) => [
     problem.line === undefined ? problem.path : `${problem.path}:${problem.line}`, problem.code, problem.message,
-  ])).split('\n').map((line) => (line ? `  ${line}` : line)).join('\n'));
+  ]))));
 }
