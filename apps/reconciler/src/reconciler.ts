@@ -136,6 +136,8 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
       desired,
       declarations: sourceDeclarations({ sources, retiring, reader: desired, headOf, enqueue: (job) => queues.enqueue(job) }),
       tenancyFor: sourceTenancy(sources, config),
+      // Read at the run: a Source object's change applies to the next run of its objects.
+      healthTimeoutFor: (source) => sources.get(source)?.spec.healthTimeoutMs,
       kinds,
       healthRules: withHealthRules(compileHealthRules(config.objectHealth.rules, 'objectHealth.rules')),
       statusStore,

@@ -12,6 +12,12 @@ describe('parseSourceSpec', () => {
     expect(Object.isFrozen(spec)).toBe(true);
   });
 
+  it('keeps a health timeout for its objects, and refuses one under a second', () => {
+    expect(parseSourceSpec({ ...valid, healthTimeoutMs: 1_800_000 }, 's').healthTimeoutMs).toBe(1_800_000);
+    expect(parseSourceSpec(valid, 's').healthTimeoutMs).toBeUndefined();
+    expect(() => parseSourceSpec({ ...valid, healthTimeoutMs: 10 }, 'sources[1]')).toThrow('sources[1].healthTimeoutMs');
+  });
+
   it('normalises the path and refuses one that leaves the repository', () => {
     expect(parseSourceSpec({ ...valid, path: './clusters/prod/' }, 's').path).toBe('clusters/prod');
     expect(() => parseSourceSpec({ ...valid, path: 'a/../../etc' }, 's')).toThrow('s.path: must stay inside the repository');

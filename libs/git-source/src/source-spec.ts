@@ -54,6 +54,7 @@ export const SourceSpecInput = Type.Object({
   allow: Type.Optional(AllowInput),
   verify: Type.Optional(VerifyInput),
   limits: Type.Optional(LimitsInput),
+  healthTimeoutMs: Type.Optional(Type.Integer({ minimum: 1000, maximum: 86_400_000, description: "How long this source's objects may take to become Ready, in ms; an object's tidemark.dev/health-timeout annotation wins. Default: the reconciler's objectHealth.timeoutMs." })),
 }, { additionalProperties: false });
 
 /** SourceSpec is one validated, frozen Git source. */
@@ -87,6 +88,11 @@ export interface SourceSpec {
   readonly verify?: SourceVerify;
   /** This source's Git size limits. @defaultValue the reconciler's */
   readonly limits: SourceLimits;
+  /**
+   * How long this source's objects may take to become Ready (ms), between the reconciler's
+   * objectHealth.timeoutMs and an object's tidemark.dev/health-timeout. @defaultValue the reconciler's
+   */
+  readonly healthTimeoutMs?: number;
 }
 
 /** SourceSpecError is a configuration mistake; its message names the field. */
@@ -121,6 +127,7 @@ export function parseSourceSpec(input: unknown, where: string): SourceSpec {
     ...(input.auth ? { auth: Object.freeze(input.auth) } : {}),
     ignoreFile,
     manageBuiltinCrds: Object.freeze([...(input.manageBuiltinCrds ?? [])]),
+    ...(input.healthTimeoutMs !== undefined ? { healthTimeoutMs: input.healthTimeoutMs } : {}),
     ...tenancyOf(input, where),
   });
 }

@@ -98,7 +98,8 @@ export interface PipelineOptions {
   dependencyRecheckMs?: number;
   /**
    * How long an object may take to become Ready before it is Ready=False with HealthCheckFailed
-   * (and what waits on it says so); an object's tidemark.dev/health-timeout annotation wins.
+   * (and what waits on it says so); its source's healthTimeoutMs wins, and an object's
+   * tidemark.dev/health-timeout annotation over both.
    * @defaultValue 600_000
    */
   healthTimeoutMs?: number;
@@ -121,6 +122,11 @@ export interface PipelineDependencies {
    * Without it, only the run's own source is asked, and only about namespace spellings.
    */
   declarations?: DeclarationIndex;
+  /**
+   * healthTimeoutFor is a source's own health timeout (its healthTimeoutMs), read at the run; it
+   * wins over options.healthTimeoutMs, an object's annotation over it. @defaultValue none
+   */
+  healthTimeoutFor?(source: string): number | undefined;
   kinds: KindRegistry;
   /** The health rules, a user's CEL rules before the built-in ones (withHealthRules). @defaultValue the built-in rules */
   healthRules?: readonly HealthRule[];

@@ -7,14 +7,16 @@ const defaultHealthTimeoutMs = 600_000;
 
 /**
  * healthTimeoutOf is how long the run's object may take to become Ready: its
- * tidemark.dev/health-timeout annotation, else the configured default. The order stage refuses an
- * unreadable annotation first (readHealthTimeout), so here it can only be absent or good.
+ * tidemark.dev/health-timeout annotation, else its source's healthTimeoutMs, else the configured
+ * default. The order stage refuses an unreadable annotation first (readHealthTimeout), so here it
+ * can only be absent or good.
  */
 export function healthTimeoutOf(run: ReconcileRun, deps: PipelineDependencies): number {
+  const fallback = deps.healthTimeoutFor?.(run.job.source) ?? deps.options?.healthTimeoutMs ?? defaultHealthTimeoutMs;
   try {
-    return readHealthTimeout(run) ?? deps.options?.healthTimeoutMs ?? defaultHealthTimeoutMs;
+    return readHealthTimeout(run) ?? fallback;
   } catch {
-    return deps.options?.healthTimeoutMs ?? defaultHealthTimeoutMs;
+    return fallback;
   }
 }
 
