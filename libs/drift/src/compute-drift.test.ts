@@ -48,6 +48,17 @@ describe('computeDrift', () => {
     ]);
   });
 
+  it('names Tidemark as the writer when only its own apply holds the live value (a new revision, not drift by another)', () => {
+    // The deployment controller wrote status after Tidemark's apply: it is the newest other
+    // manager, but it never touched spec.replicas, so a preview must not say it is overwritten.
+    const status = { manager: 'kube-controller-manager', operation: 'Update', time: '2026-11-30T11:00:05Z', subresource: 'status', fieldsV1: { 'f:status': { 'f:replicas': {} } } };
+    const desired = deployment(3, 'nginx:1.27', [applyEntry]);
+    const live = deployment(2, 'nginx:1.27', [applyEntry, status]);
+    expect(computeDrift({ desired, live, fieldManager: 'tidemark', now })).toEqual([
+      { path: '/spec/replicas', desired: 3, live: 2, manager: 'tidemark', detectedAt: now.toISOString() },
+    ]);
+  });
+
   it('finds drift inside a keyed list item and writes the key readably', () => {
     const desired = deployment(2, 'nginx:1.27', [applyEntry]);
     const edit = { manager: 'kubectl-edit', operation: 'Update', time: '2026-11-30T11:40:00Z', fieldsV1: { 'f:spec': { 'f:template': { 'f:spec': { 'f:containers': { 'k:{"name":"app"}': { 'f:image': {} } } } } } } };

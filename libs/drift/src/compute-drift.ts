@@ -60,12 +60,19 @@ function hiddenValues(actual: unknown): { desired: string; live: string } {
   return { desired: redacted, live: actual === undefined ? 'removed' : 'changed' };
 }
 
-/** writerOf finds the manager whose field set holds the path in the live object, newest first. */
+/**
+ * writerOf finds the manager whose field set holds the path in the live object, newest first.
+ * When only Tidemark's own apply holds it, the live value is Tidemark's last apply and the
+ * difference is on the desired side (a new revision, as a preview sees it): no other manager
+ * wrote it, so it is named as ours, never as whoever last touched some other field.
+ */
 function writerOf(live: KubernetesManifest, path: FieldPath, ourManager: string): string {
   // Subresource entries count: `kubectl scale` writes spec.replicas through /scale.
-  const entries = newestFirst(live.metadata.managedFields).filter((entry) => entry.manager !== ourManager);
+  const all = newestFirst(live.metadata.managedFields);
+  const entries = all.filter((entry) => entry.manager !== ourManager);
   const owner = entries.find((entry) => ownsPath(entry.fieldsV1, path));
   if (owner?.manager) return owner.manager;
+  if (all.some((entry) => entry.manager === ourManager && ownsPath(entry.fieldsV1, path))) return ourManager;
   // Nobody owns the value: it was removed, by whoever touched the object last.
   return entries[0]?.manager ?? 'unknown';
 }
