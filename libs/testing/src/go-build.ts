@@ -20,6 +20,10 @@ export interface GoProgram {
    * @defaultValue '.'
    */
   package?: string;
+  /** Build tags, e.g. ['sqlite', 'sqlite_unlock_notify'] for Gitea's SQLite. @defaultValue none */
+  tags?: readonly string[];
+  /** Build with cgo (a C compiler on PATH), as SQLite's driver needs. @defaultValue false: Go's own default */
+  cgo?: boolean;
 }
 
 /**
@@ -52,7 +56,9 @@ async function compile(program: GoProgram, log: (line: string) => void): Promise
   const started = Date.now();
   const temporary = `${program.binary}.${process.pid}`;
   await new Promise<void>((done, fail) => {
-    const child = spawn('go', ['build', '-v', '-o', temporary, program.package ?? '.'], { cwd: program.dir, stdio: ['ignore', 'ignore', 'pipe'] });
+    const tags = program.tags?.length ? ['-tags', program.tags.join(' ')] : [];
+    const env = program.cgo === undefined ? process.env : { ...process.env, CGO_ENABLED: program.cgo ? '1' : '0' };
+    const child = spawn('go', ['build', '-v', ...tags, '-o', temporary, program.package ?? '.'], { cwd: program.dir, env, stdio: ['ignore', 'ignore', 'pipe'] });
     let compiled = 0;
     let tail = '';
     const ticker = setInterval(() => log(`${program.label}: ${compiled} packages compiled, ${Math.round((Date.now() - started) / 1000)} s`), 15_000);

@@ -18,3 +18,4 @@ export { startDelayingProxy, startDelayingProxyProcess, type DelayingProxy } fro
 export { buildGoProgram, type GoProgram } from './go-build';
 export { sendGithubPush } from './github-push';
 export { buildRenderTools, renderToolsDir } from './render-tools';
+export { buildGitea, giteaBinary, startGitea, type TestGitea, type GiteaRepository } from './gitea';
