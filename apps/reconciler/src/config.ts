@@ -7,6 +7,7 @@ import { parseSourceSpec, SourceSpecError, type CredentialFile, type SourceSpec 
 import { parseRedisNode, type RedisAuth, type RedisEndpoint, type RedisNode } from '@tidemark/queue';
 import { RenderInput, renderConfig, type RenderConfig } from './render-config';
 import { ObjectHealthInput, objectHealthConfig, type ObjectHealthConfig } from './object-health-config';
+import { GitHostsInput, gitHostsConfig, type GitHostConfig } from './git-host-config';
 
 /** ConfigError is a mistake in the configuration; its message names the file and field. */
 export class ConfigError extends Error {
@@ -123,6 +124,7 @@ const ConfigInput = Type.Object({
     provider: Type.Union([Type.Literal('github'), Type.Literal('gitea'), Type.Literal('gogs'), Type.Literal('gitlab'), Type.Literal('generic')]),
     secret: SecretRef,
   }, { additionalProperties: false }))),
+  gitHosts: Type.Optional(GitHostsInput),
 }, { additionalProperties: false });
 type ConfigInput = Static<typeof ConfigInput>;
 
@@ -178,6 +180,8 @@ export interface ReconcilerConfig {
   readonly conversionWebhook: ConversionWebhookConfig;
   /** Source objects (tidemark.dev/v1alpha1 Source) in the management cluster, besides the config file's sources. */
   readonly sourceObjects: SourceObjectsConfig;
+  /** Per source, the Git host that gets commit statuses and preview comments. @defaultValue none */
+  readonly gitHosts: readonly GitHostConfig[];
 }
 
 /** SourceObjectsConfig says where Source objects are watched and what they may reference. */
@@ -254,6 +258,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, path = env.TIDE
     logLevel: env.TIDEMARK_LOG_LEVEL ?? 'info',
     conversionWebhook: conversionWebhookConfig(input, where),
     sourceObjects: sourceObjectsConfig(input, where),
+    gitHosts: gitHostsConfig(input.gitHosts, {
+      sourceUrls: new Map(input.sources.map((source) => [String(source.name), String(source.url)])),
+      clusters, base, invalid: (field, message) => new ConfigError(`${where(field)}: ${message}`),
+    }),
   });
 }
 

@@ -5,7 +5,7 @@ import { TerminalError, claimRedisSchema, readSourceStatus, RecordKeys, redisSch
 import { fileCredentials, GitSource, type GitSourceOptions, type SourceSpec } from '@tidemark/git-source';
 import { compileHealthRules, createDefaultRegistry, withHealthRules } from '@tidemark/kinds';
 import { PlacementCache } from '@tidemark/placement';
-import { reconcile, type PipelineDependencies } from '@tidemark/pipeline';
+import { reconcile, type PipelineDependencies, type PipelineObserver } from '@tidemark/pipeline';
 import { Poller } from '@tidemark/poller';
 import { assertRedisSafe, closeRedis, needsHashTag, openRedisClient, ReconcileQueues, ReconcileWorkers, redisConnectionFor, redisPrefix } from '@tidemark/queue';
 import { PruneHolds, StatusStore } from '@tidemark/status-store';
@@ -26,6 +26,7 @@ import { ReconcilerMetrics } from './metrics/reconciler-metrics';
 import { unitRendering } from './unit-rendering';
 import { startSourceObjects } from './source-objects';
 import { startPreviewJobs, startWebhookPreviews } from './preview-jobs';
+import { startCommitStatuses } from './commit-statuses';
 
 /** RunningReconciler is a started reconciler; stop undoes start, in reverse order. */
 export interface RunningReconciler {
@@ -75,6 +76,14 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
   const kinds = createDefaultRegistry();
   const clusterTargets = config.clusters.map((cluster) => ({ name: cluster.name, labels: cluster.labels }));
   const placement = new PlacementCache();
+  // Commit statuses on the sources' Git hosts: stopped last, after the workers whose runs feed it.
+  const commitStatuses = startCommitStatuses({
+    gitHosts: config.gitHosts, redis, keys: statusStore.keys, log,
+    statusOf: (cluster, objectKey) => statusStore.get(cluster, objectKey),
+    connectionFor: (cluster) => connectionOf(clusters.main, cluster),
+    onPosted: (provider, ok) => metrics.gitHostPosted(provider, ok),
+  });
+  stops.push(() => commitStatuses.stop());
 
   const cacheRoot = join(config.cacheDir, `${config.role}-${process.pid}`);
   const rendering = unitRendering(config, (cluster) => connectionOf(clusters.main, cluster));
@@ -100,6 +109,7 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
     onChanges: async (result) => {
       const jobs = await routePoll(result, { source: sources.get(result.source)!, placement, clusters: clusterTargets, statusStore });
       await metrics.changesFound(result, jobs);
+      await commitStatuses.pickedUp(result.source, result.revision, jobs);
       for (const job of jobs) await queues.enqueue(job);
       log.info({ source: result.source, revision: result.revision, changes: result.changes.length, errors: result.errors.length, jobs: jobs.length }, 'poll found changes');
       for (const problem of result.errors) log.warn({ source: result.source, problem }, 'source problem');
@@ -142,7 +152,7 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
       healthRules: withHealthRules(compileHealthRules(config.objectHealth.rules, 'objectHealth.rules')),
       statusStore,
       log,
-      observer: metrics.observer,
+      observer: bothObservers(metrics.observer, commitStatuses.observer),
       pruneHolds: new PruneHolds(redis, recordPrefix),
       ordering: waits,
       options: { resyncIntervalMs: config.resyncIntervalMs, dependencyRecheckMs: config.dependencyRecheckMs, healthTimeoutMs: config.objectHealth.timeoutMs, builtinCrdSources: builtinCrdSources(config) },
@@ -232,6 +242,11 @@ function builtinCrdSources(config: ReconcilerConfig): Record<string, string[]> {
     for (const crd of source.manageBuiltinCrds) (allowed[crd] ??= []).push(source.name);
   }
   return allowed;
+}
+
+/** bothObservers tells each observer of every run (metrics, then commit statuses). */
+function bothObservers(first: PipelineObserver, second: PipelineObserver): PipelineObserver {
+  return { reconciled: (observation) => { first.reconciled(observation); second.reconciled(observation); } };
 }
 
 function connectionOf<T>(map: Map<string, T>, cluster: string): T {

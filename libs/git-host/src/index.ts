@@ -1,4 +1,8 @@
-// libs/git-host owns what Tidemark tells a Git host: commit statuses (Gitea/Forgejo, GitHub, GitLab).
-// It imports no other Tidemark library and talks only HTTP; tokens are handed in, never logged.
+// libs/git-host owns what Tidemark tells a Git host: commit statuses and pull-request comments
+// (Gitea/Forgejo, GitHub, GitLab), and the Redis record that lets replicas agree on which status
+// to post. It imports only libs/contracts (the record's key) and talks HTTP; tokens are handed in
+// when a request is made, never logged, stored or put in an error.
 
 export { postCommitStatus, type CommitStatus, type CommitStatusState, type GitHostTarget, type GitHostProvider, type PostOptions, type PostResult } from './commit-status';
+export { CommitStatusRecord, type CommitOnCluster, type ObjectProgress, type StatusClaim } from './commit-status-record';
+export { StatusPoster, type StatusPosterOptions } from './status-poster';

@@ -74,6 +74,11 @@ export class ReconcilerMetrics {
     this.set.storageMigrationTotal.set({ cluster: progress.cluster, crd: progress.crd }, progress.total);
   }
 
+  /** gitHostPosted counts one commit status sent (or given up on) for a Git host. */
+  gitHostPosted(provider: string, ok: boolean): void {
+    this.set.gitHostPosts.inc({ provider, result: ok ? 'ok' : 'failed' });
+  }
+
   webhookArrived(source: string): void {
     this.clock.webhookArrived(source);
   }

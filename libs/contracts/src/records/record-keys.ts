@@ -101,6 +101,15 @@ export class RecordKeys {
     return `${this.prefix}:revision-live:${source}:${revision}`;
   }
 
+  /**
+   * commitStatus is the hash of one commit's status on one cluster for the Git host: `o:<objectKey>` →
+   * pending|done|failed for each object the commit changed there, counters, the first failure's reason,
+   * and `posted:<state>` once a replica has claimed posting that state.
+   */
+  commitStatus(source: string, revision: string, cluster: string): string {
+    return `${this.prefix}:commit-status:${source}:${revision}:${cluster}`;
+  }
+
   /** clusterSeries is the capped list of a cluster's samples (ClusterSample JSON), newest first. */
   clusterSeries(cluster: string): string {
     return `${this.prefix}:cluster-series:${cluster}`;

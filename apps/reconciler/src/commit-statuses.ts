@@ -1,0 +1,176 @@
+import { readFile } from 'node:fs/promises';
+import type { Logger } from 'pino';
+import { getObject, type ClusterConnection } from '@tidemark/cluster';
+import { findCondition, type ObjectStatus, type RecordKeys, type RedisClient, type ReconcileJob } from '@tidemark/contracts';
+import { CommitStatusRecord, StatusPoster, type CommitStatus, type GitHostTarget, type ObjectProgress, type PostResult, type StatusClaim } from '@tidemark/git-host';
+import type { PipelineObserver, ReconcileObservation } from '@tidemark/pipeline';
+import type { GitHostConfig, GitHostTokenRef } from './git-host-config';
+
+/** CommitStatusesOptions: the configured Git hosts, the shared record, and where a token's Secret lives. */
+export interface CommitStatusesOptions {
+  gitHosts: readonly GitHostConfig[];
+  redis: RedisClient;
+  keys: RecordKeys;
+  /** Reads an object's status record after its run (its conditions say why it failed). */
+  statusOf(cluster: string, objectKey: string): Promise<ObjectStatus | undefined>;
+  connectionFor(cluster: string): ClusterConnection;
+  log: Logger;
+  /** Told of every post (the metrics count them). */
+  onPosted?: (provider: string, ok: boolean) => void;
+  /** Post pacing and retries. @defaultValue StatusPoster's */
+  poster?: { minIntervalMs?: number; attempts?: number; timeoutMs?: number };
+}
+
+/** CommitStatuses is the reconciler's side of commit statuses: the poller says what a commit changed, runs say how it went. */
+export interface CommitStatuses {
+  /** pickedUp: a poll routed these jobs of a new revision; each cluster that got some gets `pending`. */
+  pickedUp(source: string, revision: string, jobs: readonly ReconcileJob[]): Promise<void>;
+  /** observer hears every pipeline run; runs of a tracked commit move it to success or failure. */
+  readonly observer: PipelineObserver;
+  /** idle resolves once nothing is being recorded or posted (tests). */
+  idle(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * startCommitStatuses posts one commit status per cluster for each commit a source's poll picks
+ * up: pending when its jobs are queued, then success when every object it changed there is
+ * applied and Ready, or failure with the first reason (a stalled object, a failed health check).
+ * Which replica posts which state is decided by the Redis record (CommitStatusRecord), so each
+ * state goes out once per cluster per commit. Posting runs off the reconcile's path, paced and
+ * retried by StatusPoster: a slow or dead Git host is logged and counted, never waited for.
+ */
+export function startCommitStatuses(options: CommitStatusesOptions): CommitStatuses {
+  if (options.gitHosts.length === 0) return noCommitStatuses;
+  const hosts = new Map(options.gitHosts.map((host) => [host.source, host]));
+  const record = new CommitStatusRecord(options.redis, options.keys);
+  const { log } = options;
+  const poster = new StatusPoster({
+    ...(options.poster?.minIntervalMs === undefined ? {} : { minIntervalMs: options.poster.minIntervalMs }),
+    post: { ...(options.poster?.attempts ? { attempts: options.poster.attempts } : {}), ...(options.poster?.timeoutMs ? { timeoutMs: options.poster.timeoutMs } : {}) },
+    onResult: (status, result) => reportPost(status, result),
+  });
+  const inFlight = new Set<Promise<void>>();
+  const track = (work: Promise<void>) => {
+    const settled = work.catch((error: unknown) => log.warn({ err: error instanceof Error ? error.message : String(error) }, 'commit status bookkeeping failed'));
+    inFlight.add(settled);
+    void settled.finally(() => inFlight.delete(settled));
+  };
+  const providerOf = new Map<string, string>();
+
+  function reportPost(status: CommitStatus, result: PostResult): void {
+    const provider = providerOf.get(status.context) ?? 'unknown';
+    options.onPosted?.(provider, result.ok);
+    const fields = { context: status.context, sha: status.sha, state: status.state, attempts: result.attempts, status: result.status };
+    if (result.ok) log.info(fields, 'commit status posted');
+    else log.warn({ ...fields, err: result.error }, 'commit status not posted');
+  }
+
+  function post(host: GitHostConfig, revision: string, cluster: string, claim: StatusClaim): void {
+    const context = `${host.context}/${cluster}`;
+    providerOf.set(context, host.provider);
+    poster.enqueue({
+      sha: revision, state: claim.state, context,
+      description: describe(claim, cluster),
+      ...(host.dashboardUrl ? { targetUrl: `${host.dashboardUrl}/objects?source=${encodeURIComponent(host.source)}&cluster=${encodeURIComponent(cluster)}` } : {}),
+    }, () => targetOf(host, options.connectionFor),
+    // A pending status still queued when another replica has claimed the final one would arrive after it and hide it.
+    claim.state === 'pending' ? () => record.finished({ source: host.source, revision, cluster }) : undefined);
+  }
+
+  async function ran(observation: ReconcileObservation): Promise<void> {
+    const host = hosts.get(observation.source);
+    if (!host || observation.result === 'skipped') return;
+    const { progress, reason } = await progressOf(observation, options.statusOf);
+    const claim = await record.ran(observation, observation.objectKey, progress, reason);
+    if (claim) post(host, observation.revision, observation.cluster, claim);
+  }
+
+  return {
+    async pickedUp(source, revision, jobs) {
+      const host = hosts.get(source);
+      if (!host) return;
+      const byCluster = new Map<string, string[]>();
+      for (const job of jobs) if (job.revision === revision) (byCluster.get(job.cluster) ?? byCluster.set(job.cluster, []).get(job.cluster)!).push(job.objectKey);
+      for (const [cluster, objectKeys] of byCluster) {
+        // A failure to record must not stop the poll: the commit then gets no status on that cluster.
+        const claim = await record.pickedUp({ source, revision, cluster }, objectKeys).catch((error: unknown) => {
+          log.warn({ source, revision, cluster, err: error instanceof Error ? error.message : String(error) }, 'commit status record failed');
+          return undefined;
+        });
+        if (claim) post(host, revision, cluster, claim);
+      }
+    },
+    observer: { reconciled: (observation) => track(ran(observation)) },
+    async idle() {
+      while (inFlight.size > 0) await Promise.all([...inFlight]);
+      await poster.idle();
+    },
+    async stop() {
+      await Promise.all([...inFlight]);
+      await poster.stop();
+    },
+  };
+}
+
+/** noCommitStatuses stands in when no source has a Git host. */
+const noCommitStatuses: CommitStatuses = {
+  pickedUp: async () => {},
+  observer: { reconciled: () => {} },
+  idle: async () => {},
+  stop: async () => {},
+};
+
+/** describe is the status's one line: what is being applied, that all of it is Ready, or why not. */
+function describe(claim: StatusClaim, cluster: string): string {
+  const objects = `${claim.objects} object${claim.objects === 1 ? '' : 's'}`;
+  if (claim.state === 'pending') return `Applying ${objects} on ${cluster}`;
+  if (claim.state === 'success') return `${objects} applied and Ready on ${cluster}`;
+  return claim.reason || `Failed on ${cluster}`;
+}
+
+// Ready=False reasons that are a verdict, not a wait: the commit has failed on that cluster.
+const failedReasons = new Set(['HealthCheckFailed', 'DependencyFailed']);
+
+/**
+ * progressOf reads what a run made of an object from its status record: done when it is Ready at
+ * the run's revision (or gone), failed when it stalled or failed its health check, else pending
+ * (progressing, waiting, or a transient error the queue retries).
+ */
+async function progressOf(observation: ReconcileObservation, statusOf: CommitStatusesOptions['statusOf']): Promise<{ progress: ObjectProgress; reason?: string }> {
+  if (observation.result === 'deleted') return { progress: 'done' };
+  const status = await statusOf(observation.cluster, observation.objectKey);
+  if (!status) return { progress: 'pending' };
+  const ready = findCondition(status.conditions, 'Ready');
+  const stalled = findCondition(status.conditions, 'Stalled');
+  if (ready?.status === 'True' && status.lastAppliedRevision === observation.revision) return { progress: 'done' };
+  if (observation.result === 'terminal' || stalled?.status === 'True' || (ready && failedReasons.has(ready.reason))) {
+    const why = stalled?.status === 'True' ? stalled : ready;
+    return { progress: 'failed', reason: why ? `${why.reason}: ${why.message}` : `failed in stage ${observation.stage}` };
+  }
+  return { progress: 'pending' };
+}
+
+/** targetOf reads the host's token when a status is sent (a rotated Secret or file is used at once). */
+async function targetOf(host: GitHostConfig, connectionFor: (cluster: string) => ClusterConnection): Promise<GitHostTarget> {
+  return { provider: host.provider, apiUrl: host.apiUrl, repository: host.repository, token: await readToken(host.token, host.source, connectionFor) };
+}
+
+/** readToken reads a token from its Secret or file; its errors name where and which key, never a value. */
+export async function readToken(ref: GitHostTokenRef, source: string, connectionFor: (cluster: string) => ClusterConnection): Promise<string> {
+  if ('file' in ref) {
+    const token = await readFile(ref.file, 'utf8').then((text) => text.trim(), () => '');
+    if (!token) throw new Error(`gitHosts of source ${source}: token file ${ref.file} cannot be read or is empty`);
+    return token;
+  }
+  const { cluster, namespace, name, key } = ref.secretRef;
+  const where = `gitHosts of source ${source}: Secret ${namespace}/${name} on cluster ${cluster}`;
+  const secret = await getObject(connectionFor(cluster), { apiVersion: 'v1', kind: 'Secret', namespace, name }).catch((error: unknown) => {
+    throw new Error(`${where} cannot be read: ${error instanceof Error ? error.message : String(error)}`);
+  });
+  if (!secret) throw new Error(`${where} does not exist; create it with the key ${key}`);
+  const data = (secret as { data?: Record<string, string> }).data ?? {};
+  const token = Buffer.from(data[key] ?? '', 'base64').toString('utf8').trim();
+  if (!token) throw new Error(`${where} has no key ${key}; it has ${Object.keys(data).sort().join(', ') || 'none'}`);
+  return token;
+}
