@@ -1,5 +1,5 @@
-// Sources as Kubernetes objects, end to end on a control plane of its own (Source objects are
-// watched cluster-wide, so no other suite's reconciler may see them): the bootstrap loop (a
+// Sources as Kubernetes objects, end to end on a control plane of its own (its team-a is a fixed
+// name, served through sourceObjects.namespaces): the bootstrap loop (a
 // config-file source applies Source objects from Git), change, suspend, a rotated password, a
 // missing Secret, a GitHub App Secret, CEL refusals at admission, one Event per revision for files
 // that cannot be read, a Source that defines itself, and deletion.
@@ -71,7 +71,7 @@ beforeAll(async () => {
     // The bootstrap: a config-file source whose folder holds Source objects.
     sources: [{ name: 'boot', url: bootUrl, ref: { branch: 'main' }, path: 'sources', intervalMs: 1_000 }],
     clusters: [{ name: 'mgmt', kubeconfig: plane.kubeconfigPath }],
-    sourceObjects: { enabled: true },
+    sourceObjects: { enabled: true, namespaces: [team] },
     http: { port: 0, host: '127.0.0.1' },
   }));
   reconciler = await startReconciler(loadConfig({ TIDEMARK_CONFIG: join(workDir, 'tidemark.yaml') }), createLogger(process.env.TIDEMARK_TEST_LOG ?? 'error'));

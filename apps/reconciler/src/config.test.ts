@@ -48,6 +48,30 @@ describe('loadConfig', () => {
     });
   });
 
+  it('serves Source objects in the listed namespaces, by default the reconciler\'s own, and cluster-wide only with "*" alone', async () => {
+    const base = 'redis: { url: redis://x }\nsources: [{ name: app, url: "https://h/a.git", ref: { branch: main }, intervalMs: 60000 }]\nclusters: [{ name: dev, inCluster: true }]\n';
+    await withFile(`${base}sourceObjects: { enabled: true, namespaces: [team-a, team-b] }`, (path) => {
+      expect(loadConfig({ TIDEMARK_CONFIG: path, TIDEMARK_NAMESPACE: 'tidemark' }).sourceObjects).toMatchObject({ enabled: true, cluster: 'dev', namespaces: ['team-a', 'team-b'] });
+    });
+    await withFile(`${base}sourceObjects: { enabled: true }`, (path) => {
+      expect(loadConfig({ TIDEMARK_CONFIG: path, TIDEMARK_NAMESPACE: 'tidemark' }).sourceObjects.namespaces).toEqual(['tidemark']);
+      expect(() => loadConfig({ TIDEMARK_CONFIG: path })).toThrow(`${path}: sourceObjects.namespaces: none given, and TIDEMARK_NAMESPACE`);
+    });
+    await withFile(`${base}sourceObjects: { enabled: true, namespaces: ["*"] }`, (path) => {
+      expect(loadConfig({ TIDEMARK_CONFIG: path }).sourceObjects.namespaces).toBe('all');
+    });
+    await withFile(`${base}sourceObjects: { enabled: true, namespaces: ["*", team-a] }`, (path) => {
+      expect(() => loadConfig({ TIDEMARK_CONFIG: path })).toThrow(`${path}: sourceObjects.namespaces: "*" (every namespace) cannot be listed with other namespaces`);
+    });
+    await withFile(`${base}sourceObjects: { enabled: true, namespaces: [Team_A] }`, (path) => {
+      expect(() => loadConfig({ TIDEMARK_CONFIG: path })).toThrow(/sourceObjects\/namespaces\/0|sourceObjects\.namespaces/);
+    });
+    // Off (the default): nothing is asked of the environment.
+    await withFile(base, (path) => {
+      expect(loadConfig({ TIDEMARK_CONFIG: path }).sourceObjects).toMatchObject({ enabled: false, namespaces: [] });
+    });
+  });
+
   it('compiles CEL health rules at load: a broken expression is a ConfigError naming the file and field', async () => {
     const base = 'redis: { url: redis://x }\nsources: [{ name: app, url: "https://h/a.git", ref: { branch: main }, intervalMs: 60000 }]\nclusters: [{ name: dev, inCluster: true }]\n';
     await withFile(`${base}objectHealth: { timeoutMs: 120000, rules: [{ apiVersion: cert-manager.io/v1, kind: Certificate, current: "status.conditions.exists(c, c.type == 'Ready' && c.status == 'True')" }] }`, (path) => {

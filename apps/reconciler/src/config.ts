@@ -8,6 +8,7 @@ import { parseRedisNode, type RedisAuth, type RedisEndpoint, type RedisNode } fr
 import { RenderInput, renderConfig, type RenderConfig } from './render-config';
 import { ObjectHealthInput, objectHealthConfig, type ObjectHealthConfig } from './object-health-config';
 import { GitHostsInput, gitHostsConfig, type GitHostConfig } from './git-host-config';
+import { SourceObjectsInput, sourceObjectsConfig, type SourceObjectsConfig } from './source-objects-config';
 
 /** ConfigError is a mistake in the configuration; its message names the file and field. */
 export class ConfigError extends Error {
@@ -113,12 +114,7 @@ const ConfigInput = Type.Object({
     namespace: Type.String({ pattern: '^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$' }),
     name: Type.String({ pattern: '^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$' }),
   }, { additionalProperties: false })),
-  sourceObjects: Type.Optional(Type.Object({
-    enabled: Type.Optional(Type.Boolean()),
-    cluster: Type.Optional(Type.String({ minLength: 1 })),
-    allowCrossNamespaceRefs: Type.Optional(Type.Boolean()),
-    defaultServiceAccountName: Type.Optional(Type.String({ pattern: '^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$' })),
-  }, { additionalProperties: false })),
+  sourceObjects: Type.Optional(SourceObjectsInput),
   webhooks: Type.Optional(Type.Array(Type.Object({
     source: Type.String({ minLength: 1 }),
     provider: Type.Union([Type.Literal('github'), Type.Literal('gitea'), Type.Literal('gogs'), Type.Literal('gitlab'), Type.Literal('generic')]),
@@ -184,18 +180,6 @@ export interface ReconcilerConfig {
   readonly gitHosts: readonly GitHostConfig[];
 }
 
-/** SourceObjectsConfig says where Source objects are watched and what they may reference. */
-export interface SourceObjectsConfig {
-  /** @defaultValue true */
-  readonly enabled: boolean;
-  /** The management cluster. @defaultValue the first cluster */
-  readonly cluster: string;
-  /** May a Source name a Secret or ServiceAccount in another namespace? @defaultValue false */
-  readonly allowCrossNamespaceRefs: boolean;
-  /** A Source without serviceAccount acts as this ServiceAccount of its own namespace. @defaultValue none */
-  readonly defaultServiceAccountName?: string;
-}
-
 /**
  * ConversionWebhookConfig: with `service`, the API servers call the Service (deploy/ sets it);
  * with `url`, that URL; with neither, https://127.0.0.1:<port>/convert, for API servers on the
@@ -257,28 +241,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, path = env.TIDE
     webhooks: webhooks(input, where, base, env),
     logLevel: env.TIDEMARK_LOG_LEVEL ?? 'info',
     conversionWebhook: conversionWebhookConfig(input, where),
-    sourceObjects: sourceObjectsConfig(input, where),
+    sourceObjects: sourceObjectsConfig(input.sourceObjects, { clusters, ownNamespace: env.TIDEMARK_NAMESPACE || undefined, invalid: (field, message) => new ConfigError(`${where(field)}: ${message}`) }),
     gitHosts: gitHostsConfig(input.gitHosts, {
       sourceUrls: new Map(input.sources.map((source) => [String(source.name), String(source.url)])),
       clusters, base, invalid: (field, message) => new ConfigError(`${where(field)}: ${message}`),
     }),
   });
-}
-
-function sourceObjectsConfig(input: ConfigInput, where: (field: string) => string): SourceObjectsConfig {
-  const options = input.sourceObjects ?? {};
-  const cluster = options.cluster ?? input.clusters[0]?.name ?? '';
-  if (options.cluster && !input.clusters.some((entry) => entry.name === options.cluster)) {
-    throw new ConfigError(`${where('sourceObjects.cluster')}: no cluster is named "${options.cluster}"`);
-  }
-  return {
-    // Opt-in: watching Sources needs RBAC the least-privilege deploy/ does not grant (Sources, and Secrets
-    // read by secretRef); see README "Sources as objects".
-    enabled: options.enabled ?? false,
-    cluster,
-    allowCrossNamespaceRefs: options.allowCrossNamespaceRefs ?? false,
-    ...(options.defaultServiceAccountName ? { defaultServiceAccountName: options.defaultServiceAccountName } : {}),
-  };
 }
 
 function conversionWebhookConfig(input: ConfigInput, where: (field: string) => string): ConversionWebhookConfig {

@@ -119,6 +119,7 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
   });
   const sourceObjects = config.sourceObjects.enabled ? await startSourceObjects({
     management: connectionOf(clusters.main, config.sourceObjects.cluster),
+    namespaces: config.sourceObjects.namespaces,
     sources, retiring, ...(poller ? { poller } : {}),
     instrument: (source) => metrics.instrument(source),
     cacheRoot, ...(rendering ? { rendering } : {}),

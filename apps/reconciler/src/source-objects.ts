@@ -5,7 +5,7 @@ import { retireSource } from '@tidemark/fanout';
 import { GitSource, type UnitRendering } from '@tidemark/git-source';
 import type { PolledSource, Poller } from '@tidemark/poller';
 import type { ReconcileQueues } from '@tidemark/queue';
-import { sourceCrd, SourceController, type SourceObjectRules } from '@tidemark/source-objects';
+import { sourceCrd, SourceController, type ServedNamespaces, type SourceObjectRules } from '@tidemark/source-objects';
 import type { StatusStore } from '@tidemark/status-store';
 import { crdInstallerManager } from './builtin-crds';
 import type { RedisClient } from '@tidemark/contracts';
@@ -13,6 +13,8 @@ import type { RedisClient } from '@tidemark/contracts';
 /** SourceObjectsWiring is what the Source controller's hooks change and read. */
 export interface SourceObjectsWiring {
   management: ClusterConnection;
+  /** Where Sources are served (and their Secrets read): a watch per namespace, or 'all'. */
+  namespaces: ServedNamespaces;
   /** The one map of sources the pipeline, the router and the full resync read. */
   sources: Map<string, GitSource>;
   /** Sources whose Source object is being deleted: they declare nothing, so their objects are pruned. */
@@ -40,6 +42,7 @@ export async function startSourceObjects(wiring: SourceObjectsWiring): Promise<S
   await applyChangeSet(wiring.management.asManager(crdInstallerManager), [sourceCrd()]);
   const controller: SourceController = new SourceController({
     connection: wiring.management,
+    namespaces: wiring.namespaces,
     rules: wiring.rules,
     manages: poller !== undefined,
     log,

@@ -9,5 +9,6 @@ export { SourceObjectSpec, SecretReference, sourceApiVersion, sourceFinalizer, s
 export { parseSourceObject, sourceNameOf, type SecretName, type SourceDeclaration, type SourceObjectRules } from './parse-source-object';
 export { credentialsFromSecret, type GitHubAppKeys, type SecretCredentials } from './secret-credentials';
 export { GitHubAppTokens, type GitHubAppTokensOptions } from './github-app-tokens';
+export { servesNamespace, type ServedNamespaces } from './served-namespaces';
 export { SourceController, type SourceControllerOptions, type SourceHooks } from './source-controller';
 export { statusFromPoll, stalledStatus, SourceReason, type SourceObjectStatus } from './source-object-status';

@@ -33,6 +33,14 @@ describe('parseSourceObject', () => {
     expect(() => parseSourceObject(impersonating)).toThrow('spec.serviceAccount.namespace: a Source in team-a may act as a ServiceAccount in team-a only');
   });
 
+  it('refuses a cross-namespace Secret outside the served namespaces, where the reconciler may not read Secrets', () => {
+    const foreign = source({ ...base, secretRef: { name: 'git', namespace: 'shared' } });
+    const rules = { allowCrossNamespaceRefs: true, servedNamespaces: ['team-a', 'team-b'] };
+    expect(() => parseSourceObject(foreign, rules)).toThrow('Source team-a/app spec.secretRef.namespace: Secrets in shared cannot be read; Tidemark serves Sources and reads Secrets only in sourceObjects.namespaces (team-a, team-b)');
+    expect(parseSourceObject(foreign, { ...rules, servedNamespaces: ['team-a', 'shared'] }).secret).toEqual({ namespace: 'shared', name: 'git' });
+    expect(parseSourceObject(foreign, { ...rules, servedNamespaces: 'all' }).secret).toEqual({ namespace: 'shared', name: 'git' });
+  });
+
   it('gives a Source without serviceAccount the default one of its own namespace', () => {
     expect(parseSourceObject(source(base), { defaultServiceAccountName: 'tidemark' }).spec.serviceAccount).toEqual({ namespace: 'team-a', name: 'tidemark' });
     expect(parseSourceObject(source(base)).spec.serviceAccount).toBeUndefined();

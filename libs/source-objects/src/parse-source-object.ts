@@ -1,6 +1,7 @@
 import { Value } from '@sinclair/typebox/value';
 import type { KubernetesManifest } from '@tidemark/contracts';
 import { parseSourceSpec, SourceSpecError, type SourceSpec } from '@tidemark/git-source';
+import { servesNamespace, type ServedNamespaces } from './served-namespaces';
 import { pruneAnnotation, SourceObjectSpec, type SecretReference } from './source-kind';
 
 /** SecretName is a resolved Secret reference. */
@@ -28,6 +29,8 @@ export interface SourceObjectRules {
   allowCrossNamespaceRefs?: boolean;
   /** A Source without serviceAccount acts as this ServiceAccount of its own namespace. @defaultValue none: the reconciler's identity */
   defaultServiceAccountName?: string;
+  /** Where the reconciler may read Secrets: a cross-namespace reference must stay inside. @defaultValue 'all' */
+  servedNamespaces?: ServedNamespaces;
 }
 
 /** sourceNameOf gives the source name of a Source object. */
@@ -44,7 +47,7 @@ export function parseSourceObject(object: KubernetesManifest, options: SourceObj
   const namespace = object.metadata.namespace ?? 'default';
   const where = `Source ${namespace}/${object.metadata.name} spec`;
   const input = checkedSpec(object.spec, where);
-  const refs = new NamespaceRule(namespace, where, options.allowCrossNamespaceRefs ?? false);
+  const refs = new NamespaceRule(namespace, where, options.allowCrossNamespaceRefs ?? false, options.servedNamespaces ?? 'all');
   const { secretRef, webhook, suspend, ...fields } = input;
   const serviceAccount = fields.serviceAccount ?? (options.defaultServiceAccountName ? { namespace, name: options.defaultServiceAccountName } : undefined);
   if (serviceAccount) refs.check(serviceAccount.namespace, 'serviceAccount.namespace', 'act as a ServiceAccount');
@@ -69,7 +72,7 @@ function checkedSpec(input: unknown, where: string): SourceObjectSpec {
 
 /** NamespaceRule is the tenancy rule: a Source's references stay in its namespace unless the operator allows otherwise. */
 class NamespaceRule {
-  constructor(private readonly namespace: string, private readonly where: string, private readonly allowOthers: boolean) {}
+  constructor(private readonly namespace: string, private readonly where: string, private readonly allowOthers: boolean, private readonly served: ServedNamespaces) {}
 
   check(namespace: string, field: string, what: string): void {
     if (namespace === this.namespace || this.allowOthers) return;
@@ -79,6 +82,10 @@ class NamespaceRule {
   secret(ref: SecretReference, field: string): SecretName {
     const namespace = ref.namespace ?? this.namespace;
     this.check(namespace, `${field}.namespace`, 'use Secrets');
+    // The reconciler's RBAC reads and watches Secrets only where it serves Sources.
+    if (!servesNamespace(this.served, namespace)) {
+      throw new SourceSpecError(`${this.where}.${field}.namespace: Secrets in ${namespace} cannot be read; Tidemark serves Sources and reads Secrets only in sourceObjects.namespaces (${(this.served as readonly string[]).join(', ')})`);
+    }
     return { namespace, name: ref.name };
   }
 }

@@ -1,32 +1,36 @@
 import { getObject, watchObjects, type ClusterConnection, type RunningWatch } from '@tidemark/cluster';
 import { TerminalError, type KubernetesManifest, type Logger } from '@tidemark/contracts';
 import type { SecretName } from './parse-source-object';
+import { watchedNamespaces, type ServedNamespaces } from './served-namespaces';
 import { secretNotFoundPrefix } from './source-object-status';
 
 type SecretData = Readonly<Record<string, string>>;
 
 /**
  * SecretCache keeps the data of the Secrets that Sources reference, and nothing of the others:
- * a watch updates them (a rotated password is used at the next request) and tells onChange.
+ * a watch per served namespace (never cluster-wide unless every namespace is served) updates them
+ * (a rotated password is used at the next request) and tells onChange.
  */
 export class SecretCache {
   private readonly data = new Map<string, { data: SecretData; version: string }>();
   private readonly wanted = new Set<string>();
-  private watch: RunningWatch | undefined;
+  private watches: RunningWatch[] = [];
 
-  constructor(private readonly connection: ClusterConnection, private readonly log: Logger, private readonly onChange: (secret: SecretName) => void) {}
+  constructor(private readonly connection: ClusterConnection, private readonly namespaces: ServedNamespaces, private readonly log: Logger, private readonly onChange: (secret: SecretName) => void) {}
 
   async start(): Promise<void> {
-    this.watch = watchObjects(this.connection, {
-      apiVersion: 'v1', kind: 'Secret',
+    // No label selector: RBAC cannot narrow Secrets by label, and requiring one would break every Secret written before.
+    this.watches = watchedNamespaces(this.namespaces).map((namespace) => watchObjects(this.connection, {
+      apiVersion: 'v1', kind: 'Secret', namespace,
       onEvent: (type, object) => this.seen(type === 'DELETED' ? undefined : object, object),
-      onError: (error) => this.log.warn({ err: error instanceof Error ? error.message : String(error) }, 'Secret watch failed; retrying'),
-    });
-    await this.watch.synced;
+      onError: (error) => this.log.warn({ namespace: namespace || '*', err: error instanceof Error ? error.message : String(error) }, 'Secret watch failed; retrying'),
+    }));
+    await Promise.all(this.watches.map((watch) => watch.synced));
   }
 
   stop(): void {
-    this.watch?.stop();
+    for (const watch of this.watches) watch.stop();
+    this.watches = [];
     this.data.clear();
   }
 

@@ -4,6 +4,7 @@ import type { SourceAuth } from '@tidemark/git-source';
 import { GitHubAppTokens } from './github-app-tokens';
 import { parseSourceObject, sourceNameOf, type SecretName, type SourceDeclaration, type SourceObjectRules } from './parse-source-object';
 import { keyOf, SecretCache } from './secret-cache';
+import { servesNamespace, watchedNamespaces, type ServedNamespaces } from './served-namespaces';
 import { credentialsFromSecret, secretCredentialKeys } from './secret-credentials';
 import { sourceApiVersion, sourceFinalizer, sourceKind } from './source-kind';
 import { pruningStatus, stalledStatus, statusFromPoll, type PreviousStatus, type SourceObjectStatus } from './source-object-status';
@@ -24,6 +25,11 @@ export interface SourceHooks {
 export interface SourceControllerOptions {
   /** The management cluster, where Source objects and their Secrets live. */
   connection: ClusterConnection;
+  /**
+   * The namespaces whose Sources are served, each watched on its own; a Source elsewhere is neither
+   * read nor touched. 'all' watches cluster-wide (it needs a ClusterRole).
+   */
+  namespaces: ServedNamespaces;
   hooks: SourceHooks;
   log: Logger;
   /** Cross-namespace references, the default ServiceAccount. @defaultValue none allowed, none */
@@ -57,12 +63,12 @@ export class SourceController {
   private readonly entries = new Map<string, Entry>();
   private readonly queue = new Map<string, Promise<void>>();
   private readonly secrets: SecretCache;
-  private watch: RunningWatch | undefined;
+  private watches: RunningWatch[] = [];
   private readonly timers = new Set<NodeJS.Timeout>();
   private stopped = false;
 
   constructor(private readonly options: SourceControllerOptions) {
-    this.secrets = new SecretCache(options.connection, options.log, (secret) => this.secretChanged(secret));
+    this.secrets = new SecretCache(options.connection, options.namespaces, options.log, (secret) => this.secretChanged(secret));
   }
 
   private get manages(): boolean {
@@ -71,18 +77,18 @@ export class SourceController {
 
   async start(): Promise<void> {
     await this.secrets.start();
-    this.watch = watchObjects(this.options.connection, {
-      apiVersion: sourceApiVersion, kind: sourceKind,
+    this.watches = watchedNamespaces(this.options.namespaces).map((namespace) => watchObjects(this.options.connection, {
+      apiVersion: sourceApiVersion, kind: sourceKind, namespace,
       onEvent: (type, object) => this.enqueue(object, type === 'DELETED'),
-      onError: (error) => this.options.log.warn({ err: error instanceof Error ? error.message : String(error) }, 'Source watch failed; retrying'),
-    });
-    await this.watch.synced;
+      onError: (error) => this.options.log.warn({ namespace: namespace || '*', err: error instanceof Error ? error.message : String(error) }, 'Source watch failed; retrying'),
+    }));
+    await Promise.all(this.watches.map((watch) => watch.synced));
     await Promise.all(this.queue.values());
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
-    this.watch?.stop();
+    for (const watch of this.watches) watch.stop();
     for (const timer of this.timers) clearTimeout(timer);
     await Promise.all(this.queue.values());
     this.secrets.stop();
@@ -130,7 +136,10 @@ export class SourceController {
   }
 
   private enqueue(object: KubernetesManifest, deleted: boolean): void {
-    const name = sourceNameOf(object.metadata.namespace ?? 'default', object.metadata.name);
+    const namespace = object.metadata.namespace ?? 'default';
+    // The watches are per served namespace; this only guards against a watch that strays.
+    if (!servesNamespace(this.options.namespaces, namespace)) return;
+    const name = sourceNameOf(namespace, object.metadata.name);
     void this.serially(name, () => (deleted ? this.gone(name) : this.seen(name, object)));
   }
 
@@ -153,7 +162,7 @@ export class SourceController {
     if (this.manages && !object.metadata.finalizers?.includes(sourceFinalizer)) await this.addFinalizer(object);
     let declaration: SourceDeclaration;
     try {
-      declaration = parseSourceObject(object, this.options.rules);
+      declaration = parseSourceObject(object, { ...this.options.rules, servedNamespaces: this.options.namespaces });
     } catch (error) {
       if (!isReconcileFailure(error)) throw error;
       // The last good declaration keeps running: a typo in a Source must not stop (or prune) what it applied.
