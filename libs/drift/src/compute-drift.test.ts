@@ -95,6 +95,19 @@ describe('computeDrift', () => {
     expect(JSON.stringify(items)).not.toMatch(/c2VjcmV0/);
   });
 
+  it('sees a hand edit of a Secret that Git declares through stringData (owned as stringData, stored as data)', () => {
+    // What the API server returns: the dry-run holds the stringData value merged into data
+    // ("secret-a"), while Tidemark's managed fields name stringData.
+    const ours = { manager: 'tidemark', operation: 'Apply', fieldsV1: { 'f:stringData': { 'f:password': {} } } };
+    const desired: KubernetesManifest = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's', managedFields: [ours] }, data: { password: 'c2VjcmV0LWE=' } };
+    const edit = { manager: 'kubectl-edit', operation: 'Update', time: '2026-11-30T11:40:00Z', fieldsV1: { 'f:data': { 'f:password': {} } } };
+    const live: KubernetesManifest = { ...desired, metadata: { ...desired.metadata, managedFields: [ours, edit] }, data: { password: 'c2VjcmV0LWI=' } };
+    const items = computeDrift({ desired, live, fieldManager: 'tidemark', now });
+    expect(items).toEqual([{ path: '/data/password', desired: '[redacted]', live: 'changed', manager: 'kubectl-edit', detectedAt: now.toISOString() }]);
+    expect(JSON.stringify(items)).not.toMatch(/c2VjcmV0/);
+    expect(computeDrift({ desired, live: { ...live, data: desired.data }, fieldManager: 'tidemark', now })).toEqual([]);
+  });
+
   it('copies ConfigMap data, unless the ConfigMap opts into redaction by annotation', () => {
     const fields = { 'f:data': { 'f:greeting': {} } };
     const configMap = (annotations?: Record<string, string>): KubernetesManifest => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', ...(annotations ? { annotations } : {}), managedFields: [{ manager: 'tidemark', operation: 'Apply', fieldsV1: fields }] }, data: { greeting: 'hello' } });

@@ -41,7 +41,7 @@ export function computeDrift(input: DriftInput): DriftItem[] {
   const secret = desired.kind === 'Secret' && desired.apiVersion === 'v1';
   const optedIn = isRedacted(desired) && !secret;
   const items: DriftItem[] = [];
-  for (const path of leafPaths(ours.fieldsV1)) {
+  for (const path of comparedPaths(leafPaths(ours.fieldsV1), secret)) {
     const wanted = resolvePath(desired, path);
     const actual = resolvePath(live, path);
     if (stableStringify(wanted) === stableStringify(actual)) continue;
@@ -53,6 +53,26 @@ export function computeDrift(input: DriftInput): DriftItem[] {
     items.push({ path: pointer, ...(hidden ? hiddenValues(actual) : { desired: wanted, live: actual }), manager, detectedAt });
   }
   return items;
+}
+
+/**
+ * comparedPaths: a Secret applied through stringData is owned as stringData but stored (and
+ * dry-run) as data, so stringData paths are compared at their data key; otherwise a hand edit
+ * of such a Secret's value would never be seen.
+ */
+function comparedPaths(paths: FieldPath[], secret: boolean): FieldPath[] {
+  if (!secret) return paths;
+  const seen = new Set<string>();
+  const compared: FieldPath[] = [];
+  for (const path of paths) {
+    const [first, ...rest] = path;
+    const mapped: FieldPath = first?.kind === 'field' && first.name === 'stringData' ? [{ kind: 'field', name: 'data' }, ...rest] : path;
+    const pointer = toPointer(mapped);
+    if (seen.has(pointer)) continue;
+    seen.add(pointer);
+    compared.push(mapped);
+  }
+  return compared;
 }
 
 /** hiddenValues says only that a value changed or went, never what it was. */
