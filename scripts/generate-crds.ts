@@ -1,11 +1,11 @@
 // Writes the CRDs of the built-in kinds to deploy/crds, from the TypeScript objects in
-// libs/kinds (the source of truth), and the Source CRD from libs/source-objects. Unit tests in
+// libs/kinds (the source of truth), the HealthRule CRD from libs/kinds, and the Source CRD from libs/source-objects. Unit tests in
 // both libraries fail when they differ.
 // Usage: npx tsx scripts/generate-crds.ts
 import { mkdir, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
-import { builtinKinds, crdFiles } from '@tidemark/kinds';
+import { builtinKinds, crdFiles, healthRuleCrd, healthRuleCrdHeader } from '@tidemark/kinds';
 import { sourceCrd, sourceCrdHeader } from '@tidemark/source-objects';
 
 const directory = fileURLToPath(new URL('../deploy/crds/', import.meta.url));
@@ -18,3 +18,7 @@ for (const file of crdFiles(builtinKinds)) {
 const source = sourceCrd();
 await writeFile(new URL(`${source.metadata.name}.yaml`, `file://${directory}`), sourceCrdHeader + stringify(source, { lineWidth: 0 }));
 console.log(`wrote deploy/crds/${source.metadata.name}.yaml`);
+// The HealthRule kind's CRD: read from Git, never applied by Tidemark; for admission checks and editors.
+const healthRule = healthRuleCrd();
+await writeFile(new URL(`${healthRule.metadata.name}.yaml`, `file://${directory}`), healthRuleCrdHeader + stringify(healthRule, { lineWidth: 0 }));
+console.log(`wrote deploy/crds/${healthRule.metadata.name}.yaml`);

@@ -13,7 +13,10 @@ import { createLogger } from '../../apps/reconciler/src/logger';
 import { startReconciler, type RunningReconciler } from '../../apps/reconciler/src/reconciler';
 
 export interface OrderingStack {
+  /** The first source's working copy. */
   repo: WorkingCopy;
+  /** Every source's working copy, by source name. */
+  repos: Record<string, WorkingCopy>;
   reconciler: RunningReconciler;
   connection: ClusterConnection;
   cluster: string;
@@ -33,6 +36,10 @@ export interface OrderingStackOptions {
   cluster?: string;
   /** tidemark.yaml's objectHealth section: CEL rules and the health timeout. */
   objectHealth?: Record<string, unknown>;
+  /** The sources, each its own repository, with any extra fields of its tidemark.yaml entry. @defaultValue { ordering: {} } */
+  sources?: Record<string, Record<string, unknown>>;
+  /** More top-level fields of tidemark.yaml (resyncIntervalMs, …). */
+  config?: Record<string, unknown>;
 }
 
 export async function startOrderingStack(options: OrderingStackOptions): Promise<OrderingStack> {
@@ -42,18 +49,25 @@ export async function startOrderingStack(options: OrderingStackOptions): Promise
   let reconciler: RunningReconciler | undefined;
   try {
     git = await startGitServer();
-    const remote = await git.createRepository('ordering');
-    const repo = await git.workingCopy('ordering');
-    await repo.write('README.md', 'ordering suite\n');
-    await repo.commitAndPush('start');
+    const repos: Record<string, WorkingCopy> = {};
+    const sources: Record<string, unknown>[] = [];
+    for (const [name, extra] of Object.entries(options.sources ?? { ordering: {} })) {
+      const remote = await git.createRepository(name);
+      repos[name] = await git.workingCopy(name);
+      await repos[name].write('README.md', `${name}: ordering suite\n`);
+      await repos[name].commitAndPush('start');
+      sources.push({ name, url: remote, ref: { branch: 'main' }, intervalMs: 1_000, jitter: 0, ...extra });
+    }
+    const repo = Object.values(repos)[0]!;
     await writeFile(join(workDir, 'tidemark.yaml'), stringify({
       redis: { url: options.redisUrl, prefix: `ord${randomUUID().slice(0, 8)}` },
       cacheDir: join(workDir, 'cache'),
-      sources: [{ name: 'ordering', url: remote, ref: { branch: 'main' }, intervalMs: 1_000, jitter: 0 }],
+      sources,
       clusters: [{ name: cluster, kubeconfig: options.kubeconfigPath }],
       http: { port: 0, host: '127.0.0.1' },
       dependencyRecheckMs: options.dependencyRecheckMs,
       ...(options.objectHealth ? { objectHealth: options.objectHealth } : {}),
+      ...options.config,
       conversionWebhook: { host: '127.0.0.1', port: 0 },
     }));
     reconciler = await startReconciler(loadConfig({ TIDEMARK_CONFIG: join(workDir, 'tidemark.yaml') }), createLogger('error'));
@@ -61,7 +75,7 @@ export async function startOrderingStack(options: OrderingStackOptions): Promise
     const started = { git, reconciler };
     const status = (objectKey: string) => started.reconciler.statusStore.get(cluster, objectKey);
     return {
-      repo, reconciler, connection, cluster, status,
+      repo, repos, reconciler, connection, cluster, status,
       async readyAt(objectKey, revision) {
         const record = await status(objectKey);
         return record?.lastAppliedRevision === revision && findCondition(record.conditions, 'Ready')?.status === 'True';

@@ -1,4 +1,5 @@
-import { TerminalError, contentHash } from '@tidemark/contracts';
+import { TerminalError, contentHash, isHealthRuleKey } from '@tidemark/contracts';
+import { compileHealthRuleObjects, type HealthRuleObject, type SourceHealthRules } from '@tidemark/kinds';
 import { buildRevisionOrdering, type OrderedObject, type RevisionOrdering } from '@tidemark/ordering';
 import type { GitSource } from '@tidemark/git-source';
 import type { ClusterTarget, PlacementCache } from '@tidemark/placement';
@@ -16,6 +17,7 @@ export function gitDesiredState(sources: ReadonlyMap<string, GitSource>, placeme
     return gitSource;
   };
   const orderings = new Map<string, Promise<RevisionOrdering>>();
+  const healthRules = new Map<string, Promise<SourceHealthRules>>();
   const reader: DesiredStateReader = {
     // A job from Redis only proposes a revision; the source decides what may be applied.
     admitRevision: (source, revision) => sourceOf(source).admitRevision(revision),
@@ -41,7 +43,34 @@ export function gitDesiredState(sources: ReadonlyMap<string, GitSource>, placeme
       }
       return ordering;
     },
+    healthRulesAt(source, revision) {
+      const key = `${source}@${revision}`;
+      let rules = healthRules.get(key);
+      if (!rules) {
+        rules = readHealthRules(source, revision);
+        rules.catch(() => healthRules.delete(key));
+        healthRules.set(key, rules);
+        for (const old of healthRules.keys()) if (healthRules.size > orderingCacheSize) healthRules.delete(old);
+      }
+      return rules;
+    },
   };
+  /**
+   * readHealthRules compiles the source's HealthRule objects at a revision, once: every cluster
+   * the source reaches judges its objects alike, so placement does not apply to them. A file that
+   * does not parse is the poll's error, reported on the source; here it declares no rule.
+   */
+  async function readHealthRules(source: string, revision: string): Promise<SourceHealthRules> {
+    const gitSource = sourceOf(source);
+    if (retiring.has(source)) return { rules: [], refused: [] };
+    const objects: HealthRuleObject[] = [];
+    for (const { objectKey } of (await gitSource.listObjects(revision)).objects) {
+      if (!isHealthRuleKey(objectKey)) continue;
+      const found = await gitSource.readObject(revision, objectKey).catch(() => undefined);
+      if (found && !found.unit) objects.push({ object: found.object, path: found.path });
+    }
+    return compileHealthRuleObjects(objects);
+  }
   /** readOrdering reads every object the revision places on the cluster once, for its ordering annotations. */
   async function readOrdering(source: string, revision: string, cluster: string): Promise<RevisionOrdering> {
     const objects: OrderedObject[] = [];

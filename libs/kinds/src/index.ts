@@ -17,6 +17,9 @@ export { genericHealth } from './health/generic-health';
 export type { HealthRule } from './health/health-rule';
 export { compileHealthRule, compileHealthRules, HealthRuleError, type HealthExpressions } from './health/cel/cel-health-rule';
 export { withHealthRules } from './health/cel/with-health-rules';
+export { compileHealthRuleObjects, type HealthRuleObject, type RefusedHealthRule, type SourceHealthRules } from './health/cel/health-rule-object';
+export { withSourceHealthRules, type RunHealthRules } from './health/cel/run-health-rules';
+export { healthRuleCrd, healthRuleCrdHeader } from './health/cel/health-rule-crd';
 
 export { configWatcherPlugin } from './configwatcher/configwatcher-plugin';
 export { configWatcherCrd } from './configwatcher/configwatcher-crd';

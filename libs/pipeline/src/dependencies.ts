@@ -1,6 +1,6 @@
 import type { ClusterConnection } from '@tidemark/cluster';
 import type { KubernetesManifest, Logger, RenderUnitRef } from '@tidemark/contracts';
-import type { HealthRule, KindRegistry } from '@tidemark/kinds';
+import type { HealthRule, KindRegistry, SourceHealthRules } from '@tidemark/kinds';
 import type { PruneHolds, StatusStore } from '@tidemark/status-store';
 import type { DriftPolicy, DriftRules } from '@tidemark/drift';
 import type { RevisionOrdering } from '@tidemark/ordering';
@@ -37,6 +37,11 @@ export interface DesiredStateReader {
    * that is not served yet holds an object back.
    */
   orderingAt?(source: string, revision: string, cluster: string): Promise<RevisionOrdering | undefined>;
+  /**
+   * healthRulesAt is what the HealthRule objects of a source revision declare, compiled once per
+   * revision (the refused ones with why). Without it, only the configured and built-in rules judge.
+   */
+  healthRulesAt?(source: string, revision: string): Promise<SourceHealthRules | undefined>;
 }
 
 /** Declaration is one Git object placed on a cluster, in some source at the revision that source applies now. */

@@ -12,6 +12,7 @@ import { applyStage } from './stage-apply';
 import { pruneStage } from './stage-prune';
 import { actStage } from './stage-act';
 import { healthStage } from './stage-health';
+import { readHealthRules } from './read-health-rules';
 import { statusStage, type StatusResult } from './stage-status';
 import { recordEvents } from './events';
 import { previousInventory } from './prune';
@@ -76,6 +77,7 @@ async function runStages(run: ReconcileRun, deps: PipelineDependencies, signal?:
   const features = featuresStage(run, defaulted);
   const rendered = renderStage(run, defaulted, features);
   signal?.throwIfAborted();
+  run.healthRules = await readHealthRules(run, deps);
   const before = previousInventory(run);
   const applied = await applyStage(run, deps, rendered, validated);
   // From here on, the live object is the one apply returned (a failure reports against it).

@@ -1,6 +1,6 @@
 import type { ChangeSetEntry, ClusterConnection } from '@tidemark/cluster';
 import type { KubernetesManifest, ObjectRef, ObjectStatus, ReconcileFailure, ReconcileJob, TerminalError } from '@tidemark/contracts';
-import type { RegisteredKind } from '@tidemark/kinds';
+import type { RegisteredKind, RunHealthRules } from '@tidemark/kinds';
 import type { OrderingNode } from '@tidemark/ordering';
 import type { DesiredObject } from './dependencies';
 import type { ApplyOutcome } from './stage-results';
@@ -79,6 +79,8 @@ export interface ReconcileRun extends Partial<Omit<Fetched, 'revision'>> {
   deletion?: DeletionResult;
   /** The object's place in its source revision's ordering, read before the order stage. */
   ordering?: OrderingNode;
+  /** The health rules of the run's source (its HealthRule objects between the config's and the built-in ones), read before apply. */
+  healthRules?: RunHealthRules;
   /** Set once apply, prune, act and health have all returned. */
   outcome?: ApplyOutcome;
   /** Set when the run failed. */

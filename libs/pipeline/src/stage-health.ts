@@ -2,6 +2,7 @@ import type { ChangeSetEntry } from '@tidemark/cluster';
 import { healthOf, type Health } from '@tidemark/kinds';
 import type { PipelineDependencies } from './dependencies';
 import type { ReconcileRun } from './run';
+import { healthRulesOf } from './read-health-rules';
 import type { AppliedObjects, KindOutcome } from './stage-results';
 
 /**
@@ -12,13 +13,20 @@ import type { AppliedObjects, KindOutcome } from './stage-results';
 export function healthStage(run: ReconcileRun, deps: PipelineDependencies, applied: AppliedObjects, pruned: readonly ChangeSetEntry[], kind: KindOutcome): Health {
   run.stage = 'health';
   const objects = run.plugin ? applied.changes.map((entry) => entry.object) : applied.live ? [applied.live] : [];
+  const rules = healthRulesOf(run, deps);
   for (const object of objects) {
-    const health = healthOf(object, deps.healthRules);
-    if (health.status !== 'Ready') return health;
+    const health = healthOf(object, rules);
+    if (health.status !== 'Ready') return withNote(health, run.healthRules?.noteFor(object));
   }
   const failing = kind.kindConditions.find((condition) => condition.status === 'False' && condition.type !== 'Ready');
   if (failing) return { status: 'Progressing', message: failing.message };
-  return { status: 'Ready', message: summary(run, applied.changes, pruned) };
+  // A HealthRule refused or overruled is said even when the object is Ready, so its author learns it.
+  const note = objects.map((object) => run.healthRules?.noteFor(object)).find((found) => found !== undefined);
+  return withNote({ status: 'Ready', message: summary(run, applied.changes, pruned) }, note);
+}
+
+function withNote(health: Health, note: string | undefined): Health {
+  return note ? { ...health, message: `${health.message} ${note}` } : health;
 }
 
 function summary(run: ReconcileRun, changes: readonly ChangeSetEntry[], pruned: readonly ChangeSetEntry[]): string {

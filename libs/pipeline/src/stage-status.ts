@@ -75,7 +75,7 @@ export function statusRecord(run: ReconcileRun, outcome: ApplyOutcome, condition
     inventory: outcome.applied.inventory,
     kindStatus: outcome.kind.kindStatus,
     warnings: [...outcome.applied.warnings, ...outcome.kept.map((kept) => `Not pruned: ${kept.reason}`)],
-    resources: appliedResources(outcome.applied.changes, deps?.healthRules),
+    resources: appliedResources(outcome.applied.changes, run.healthRules?.rules ?? deps?.healthRules),
     appliedVersions: outcome.applied.versions,
     ...(outcome.health.status === 'Ready' ? {} : { unreadySince: unreadySince(run, now) }),
     ...dependencyEdges(run),

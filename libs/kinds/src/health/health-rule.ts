@@ -8,5 +8,7 @@ export interface HealthRule {
   /** API group ('' for the core group). */
   group: string;
   kind: string;
+  /** Where a user declared it ("tidemark.yaml objectHealth.rules[0]", "rules/db.yaml: HealthRule ops/db"); absent for a built-in rule. */
+  declaredIn?: string;
   evaluate(live: KubernetesManifest): Health;
 }

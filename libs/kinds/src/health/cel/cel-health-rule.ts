@@ -55,7 +55,7 @@ export function compileHealthRule(declaration: HealthExpressions, where: string)
       throw new HealthRuleError(`${where}.${field}: ${JSON.stringify(expression.slice(0, 200))} ${(error as Error).message}`);
     }
   }
-  return { group: groupOf(declaration.apiVersion), kind: declaration.kind, evaluate: (live) => evaluateRule(programs, live) };
+  return { group: groupOf(declaration.apiVersion), kind: declaration.kind, declaredIn: where, evaluate: (live) => evaluateRule(programs, live) };
 }
 
 function evaluateRule(programs: Partial<Record<Verdict, CelProgram>>, live: KubernetesManifest): Health {
