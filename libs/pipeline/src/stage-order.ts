@@ -4,6 +4,7 @@ import type { DependencyWaitRegistry, PipelineDependencies } from './dependencie
 import type { ReconcileRun } from './run';
 import { checkDependency, type Unmet } from './ordering/check-dependency';
 import { healthWait, readHealthTimeout } from './health-timeout';
+import { describeCrossSourceCycle, findCrossSourceCycle } from './ordering/cross-source-cycle';
 
 /**
  * orderStage holds an object back until what it depends on is ready: its CRD served, its
@@ -21,6 +22,7 @@ export async function orderStage(run: ReconcileRun, deps: PipelineDependencies, 
   if (!waits || !run.desired) return;
   const recheckMs = deps.options?.dependencyRecheckMs ?? 60_000;
   if (node) await refuseBrokenOrder(run, node, waits, recheckMs);
+  if (node) await refuseCrossSourceCycle(run, deps, node, waits, recheckMs);
   for (const dependency of dependenciesOf(run, node)) {
     if (!(await checkDependency(run, deps, dependency))) continue;
     // Register first, then look again: either this look sees it ready, or its wake sees us.
@@ -70,6 +72,17 @@ async function refuseBrokenOrder(run: ReconcileRun, node: OrderingNode, waits: D
   if (!node.cycle) return;
   for (const member of node.cycle) if (member !== run.job.objectKey) await waits.register(run.job.cluster, objectToken(member), run.job);
   throw new NotReadyError('DependencyCycle', `${where(run)}: ${describeCycle(node.cycle)}; nothing in the cycle is applied until Git breaks it.`, recheckMs);
+}
+
+/**
+ * refuseCrossSourceCycle: a cycle through another source's objects waits on every member too (each
+ * member's run finds it), woken when one of them changes.
+ */
+async function refuseCrossSourceCycle(run: ReconcileRun, deps: PipelineDependencies, node: OrderingNode, waits: DependencyWaitRegistry, recheckMs: number): Promise<void> {
+  const cycle = await findCrossSourceCycle(run, deps, node);
+  if (!cycle) return;
+  for (const member of cycle) if (member.objectKey !== run.job.objectKey) await waits.register(run.job.cluster, objectToken(member.objectKey), run.job);
+  throw new NotReadyError('DependencyCycle', `${where(run)}: ${describeCrossSourceCycle(cycle)}; nothing in the cycle is applied until Git breaks it.`, recheckMs);
 }
 
 /**
