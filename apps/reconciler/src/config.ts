@@ -78,6 +78,7 @@ const ConfigInput = Type.Object({
   }, { additionalProperties: false })),
   resyncIntervalMs: Type.Optional(Type.Integer({ minimum: 10_000 })),
   dependencyRecheckMs: Type.Optional(Type.Integer({ minimum: 1_000 })),
+  progressingRequeueMs: Type.Optional(Type.Integer({ minimum: 1_000 })),
   healthCheck: Type.Optional(Type.Object({
     intervalMs: Type.Optional(Type.Integer({ minimum: 200 })),
     timeoutMs: Type.Optional(Type.Integer({ minimum: 100 })),
@@ -160,6 +161,11 @@ export interface ReconcilerConfig {
   readonly resyncIntervalMs: number;
   /** How soon an object waiting for a dependency looks again by itself, behind the wake-ups. @defaultValue 60_000 */
   readonly dependencyRecheckMs: number;
+  /**
+   * How soon an object that is applied but not Ready yet is looked at again, at least (then a quarter
+   * of its wait, up to resyncIntervalMs); a new revision does not wait for it. @defaultValue 5_000
+   */
+  readonly progressingRequeueMs: number;
   /** Cluster health checks: how often, how slow counts as down, how many failures make it Unavailable. */
   readonly healthCheck: { readonly intervalMs: number; readonly timeoutMs: number; readonly failureThreshold: number };
   readonly fullResyncIntervalMs: number;
@@ -301,11 +307,12 @@ function redisOptions(input: ConfigInput, env: NodeJS.ProcessEnv): Pick<Reconcil
   return { redisPrefix: input.redis?.prefix ?? 'tidemark', allowEviction: input.redis?.allowEviction ?? env.TIDEMARK_ALLOW_EVICTION === 'true' };
 }
 
-function intervals(input: ConfigInput): Pick<ReconcilerConfig, 'resyncIntervalMs' | 'dependencyRecheckMs' | 'fullResyncIntervalMs' | 'healthCheck'> {
+function intervals(input: ConfigInput): Pick<ReconcilerConfig, 'resyncIntervalMs' | 'dependencyRecheckMs' | 'progressingRequeueMs' | 'fullResyncIntervalMs' | 'healthCheck'> {
   const health = input.healthCheck ?? {};
   return {
     resyncIntervalMs: input.resyncIntervalMs ?? 300_000,
     dependencyRecheckMs: input.dependencyRecheckMs ?? 60_000,
+    progressingRequeueMs: input.progressingRequeueMs ?? 5_000,
     fullResyncIntervalMs: input.fullResyncIntervalMs ?? 3_600_000,
     healthCheck: { intervalMs: health.intervalMs ?? 5_000, timeoutMs: health.timeoutMs ?? 5_000, failureThreshold: health.failureThreshold ?? 2 },
   };

@@ -156,7 +156,7 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
       observer: bothObservers(metrics.observer, commitStatuses.observer),
       pruneHolds: new PruneHolds(redis, recordPrefix),
       ordering: waits,
-      options: { resyncIntervalMs: config.resyncIntervalMs, dependencyRecheckMs: config.dependencyRecheckMs, healthTimeoutMs: config.objectHealth.timeoutMs, builtinCrdSources: builtinCrdSources(config) },
+      options: { resyncIntervalMs: config.resyncIntervalMs, dependencyRecheckMs: config.dependencyRecheckMs, progressingRequeueMs: config.progressingRequeueMs, healthTimeoutMs: config.objectHealth.timeoutMs, builtinCrdSources: builtinCrdSources(config) },
     };
     const secret = config.conversionWebhook.secret;
     const store = secret ? new SecretCertificateStore(connectionOf(clusters.main, secret.cluster), secret.namespace, secret.name) : undefined;
