@@ -1,0 +1,20 @@
+// libs/notify owns notifications: which transitions of the recorded facts (object readiness and
+// drift from the status store, cluster health, source polls) are news, the alerts that filter
+// them, the payloads of a generic HMAC-signed webhook, Slack and Microsoft Teams, and their
+// delivery through BullMQ queues of its own (one per provider: rate limit, retries, timeout).
+// It may import contracts, queue (Redis connections, queue naming) and status-store.
+
+export { Notifier, type NotifierOptions, type NotificationSink } from './notifier';
+export { NotificationQueues, notificationQueueName, type NotificationQueuesOptions, type NotificationJob } from './notification-queues';
+export { NotificationReason, notificationReasons, maxMessageLength, type NotificationEvent, type InvolvedObject, type Severity } from './notification-event';
+export type { NotificationAlert, NotificationProvider, ProviderType } from './notify-options';
+export { SecretText } from './secret-text';
+export { alertSkipReason, matchesName } from './alert-filter';
+export { objectFacts } from './object-facts';
+export { clusterFact } from './cluster-facts';
+export { sourceFact } from './source-facts';
+export type { TransitionFact } from './transition-fact';
+export { payloadFor } from './payloads/payload-for';
+export { signBody, signatureHeader } from './sign-body';
+export { deliver, maxPayloadBytes } from './deliver';
+export { DeliveryError } from './errors/delivery-error';
