@@ -9,6 +9,7 @@ import { RenderInput, renderConfig, type RenderConfig } from './render-config';
 import { ObjectHealthInput, objectHealthConfig, type ObjectHealthConfig } from './object-health-config';
 import { GitHostsInput, gitHostsConfig, type GitHostConfig } from './git-host-config';
 import { SourceObjectsInput, sourceObjectsConfig, type SourceObjectsConfig } from './source-objects-config';
+import { NotificationsInput, notificationsConfig, type NotificationsConfig } from './notifications-config';
 
 /** ConfigError is a mistake in the configuration; its message names the file and field. */
 export class ConfigError extends Error {
@@ -122,6 +123,7 @@ const ConfigInput = Type.Object({
     secret: SecretRef,
   }, { additionalProperties: false }))),
   gitHosts: Type.Optional(GitHostsInput),
+  notifications: Type.Optional(NotificationsInput),
 }, { additionalProperties: false });
 type ConfigInput = Static<typeof ConfigInput>;
 
@@ -184,6 +186,8 @@ export interface ReconcilerConfig {
   readonly sourceObjects: SourceObjectsConfig;
   /** Per source, the Git host that gets commit statuses and preview comments. @defaultValue none */
   readonly gitHosts: readonly GitHostConfig[];
+  /** Alerts on transitions and the providers they go to; empty lists when the section is absent. */
+  readonly notifications: NotificationsConfig;
 }
 
 /**
@@ -252,6 +256,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, path = env.TIDE
       sourceUrls: new Map(input.sources.map((source) => [String(source.name), String(source.url)])),
       clusters, base, invalid: (field, message) => new ConfigError(`${where(field)}: ${message}`),
     }),
+    notifications: notificationsConfig(input.notifications, { readSecret: (ref, field) => readSecret(ref, where(field), base, env), invalid: (field, message) => new ConfigError(`${where(field)}: ${message}`) }),
   });
 }
 

@@ -27,6 +27,7 @@ import { unitRendering } from './unit-rendering';
 import { startSourceObjects } from './source-objects';
 import { startPreviewJobs, startWebhookPreviews } from './preview-jobs';
 import { startCommitStatuses } from './commit-statuses';
+import { startNotifications } from './notifications';
 
 /** RunningReconciler is a started reconciler; stop undoes start, in reverse order. */
 export interface RunningReconciler {
@@ -210,6 +211,9 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
     // An hour of queue depth, run durations and failing objects per cluster, for the dashboard's sparklines.
     const series = startClusterSeries({ queues, redis, keys: statusStore.keys, log });
     stops.push(() => series.stop());
+    // Alerts on transitions, delivered through queues of their own: a slow receiver never holds a worker.
+    const notifications = await startNotifications({ config, connection, hashTag, redis, recordPrefix, statusStore, log });
+    stops.push(() => notifications.stop());
   }
 
   if (poller) {
