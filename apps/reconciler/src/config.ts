@@ -256,7 +256,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, path = env.TIDE
       sourceUrls: new Map(input.sources.map((source) => [String(source.name), String(source.url)])),
       clusters, base, invalid: (field, message) => new ConfigError(`${where(field)}: ${message}`),
     }),
-    notifications: notificationsConfig(input.notifications, { readSecret: (ref, field) => readSecret(ref, where(field), base, env), invalid: (field, message) => new ConfigError(`${where(field)}: ${message}`) }),
+    notifications: notificationsConfig(input.notifications, { readSecret: (ref, field) => readSecret(ref, where(field), base, env), clusters, invalid: (field, message) => new ConfigError(`${where(field)}: ${message}`) }),
   });
 }
 

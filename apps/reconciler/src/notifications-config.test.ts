@@ -3,6 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
+import type { SecretText } from '@tidemark/notify';
 import { ConfigError, loadConfig } from './config';
 
 const base = 'redis: { url: redis://x }\nsources: [{ name: app, url: "https://h/a.git", ref: { branch: main }, intervalMs: 60000 }]\nclusters: [{ name: dev, inCluster: true }]\n';
@@ -30,9 +31,9 @@ describe('notifications config', () => {
     ].join('\n'), (path) => {
       const config = loadConfig({ TIDEMARK_CONFIG: path, OPS_URL: 'https://ops.example/hook', OPS_KEY: 'k3y' });
       const [chat, ops] = config.notifications.providers;
-      expect(chat?.address.reveal()).toBe(slackUrl);
+      expect((chat?.address as SecretText).reveal()).toBe(slackUrl);
       expect(ops).toMatchObject({ type: 'webhook', timeoutMs: 5000, rateLimit: { max: 5, durationMs: 1000 }, retry: { attempts: 8, baseMs: 1000 } });
-      expect(ops?.hmacKey?.reveal()).toBe('k3y');
+      expect((ops?.hmacKey as SecretText).reveal()).toBe('k3y');
       expect(config.notifications.alerts[0]).toMatchObject({ severity: 'error', clusters: ['prod-*'], events: ['NotReady', 'Stalled'], summary: 'Production' });
       expect(config.notifications.alerts[0]?.exclusions?.[0]?.test('ignore me')).toBe(true);
       const printed = `${JSON.stringify(config)} ${inspect(config, { depth: 10 })}`;
@@ -65,6 +66,21 @@ describe('notifications config', () => {
         expect((thrown as Error).message).not.toContain('s3cretpath');
       });
     }
+  });
+
+  it('takes a Secret reference for an address or key, on the first cluster unless it names another', async () => {
+    await withConfig([
+      '  providers:',
+      '    - { name: ops, type: webhook, address: { secretRef: { namespace: tidemark, name: hooks, key: ops-url } }, hmacKey: { secretRef: { cluster: dev, namespace: tidemark, name: hooks, key: ops-key } } }',
+      '  alerts: [{ name: all, providers: [ops] }]',
+    ].join('\n'), (path) => {
+      const [ops] = loadConfig({ TIDEMARK_CONFIG: path }).notifications.providers;
+      expect(ops?.address).toEqual({ secretRef: { cluster: 'dev', namespace: 'tidemark', name: 'hooks', key: 'ops-url' } });
+      expect(ops?.hmacKey).toEqual({ secretRef: { cluster: 'dev', namespace: 'tidemark', name: 'hooks', key: 'ops-key' } });
+    });
+    await withConfig('  providers: [{ name: chat, type: slack, address: { secretRef: { cluster: prod, namespace: t, name: h, key: k } } }]\n  alerts: []', (path) => {
+      expect(() => loadConfig({ TIDEMARK_CONFIG: path })).toThrow(`${path}: notifications.providers[0].address.secretRef.cluster: no cluster is named "prod"`);
+    });
   });
 
   it('is empty without the section', async () => {

@@ -1,12 +1,40 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { notificationReasons, SecretText, type NotificationAlert, type NotificationProvider, type NotificationReason } from '@tidemark/notify';
+import { addressProblem, notificationReasons, SecretText, type NotificationAlert, type NotificationProvider, type NotificationReason } from '@tidemark/notify';
 
-/** A credential from the environment or a file, never in the config file itself. */
-const CredentialInput = Type.Union([
+const SecretReadInput = Type.Union([
   Type.Object({ env: Type.String({ minLength: 1 }) }, { additionalProperties: false }),
   Type.Object({ file: Type.String({ minLength: 1 }) }, { additionalProperties: false }),
 ]);
+type SecretReadInput = Static<typeof SecretReadInput>;
+
+/** A credential from the environment, a file, or a key of a Kubernetes Secret; never in the config file itself. */
+const CredentialInput = Type.Union([
+  SecretReadInput,
+  Type.Object({
+    secretRef: Type.Object({
+      /** @defaultValue the first cluster */
+      cluster: Type.Optional(Type.String({ minLength: 1 })),
+      namespace: Type.String({ minLength: 1 }),
+      name: Type.String({ minLength: 1 }),
+      key: Type.String({ minLength: 1 }),
+    }, { additionalProperties: false }),
+  }, { additionalProperties: false }),
+]);
 type CredentialInput = Static<typeof CredentialInput>;
+
+/** SecretKeyRef names one key of a Secret, read through a registered cluster at each request (a rotated URL is used at once). */
+export interface SecretKeyRef {
+  readonly cluster: string;
+  readonly namespace: string;
+  readonly name: string;
+  readonly key: string;
+}
+
+/** NotificationProviderConfig is a provider as configured: each credential read at load, or a Secret key the wiring reads later. */
+export type NotificationProviderConfig = Omit<NotificationProvider, 'address' | 'hmacKey'> & {
+  readonly address: SecretText | { readonly secretRef: SecretKeyRef };
+  readonly hmacKey?: SecretText | { readonly secretRef: SecretKeyRef };
+};
 
 const NameList = Type.Array(Type.String({ minLength: 1, maxLength: 253 }), { minItems: 1 });
 
@@ -50,7 +78,7 @@ export const NotificationsInput = Type.Object({
 
 /** NotificationsConfig is the resolved section: credentials read, names and patterns checked. */
 export interface NotificationsConfig {
-  readonly providers: readonly NotificationProvider[];
+  readonly providers: readonly NotificationProviderConfig[];
   readonly alerts: readonly NotificationAlert[];
   readonly pollIntervalMs: number;
   readonly sweepIntervalMs: number;
@@ -58,8 +86,10 @@ export interface NotificationsConfig {
 
 /** NotificationsContext is what the section is resolved against. */
 export interface NotificationsContext {
-  /** Reads a credential; its error names the field, never the value. */
-  readSecret: (ref: CredentialInput, field: string) => string;
+  /** Reads a credential from the environment or a file; its error names the field, never the value. */
+  readSecret: (ref: SecretReadInput, field: string) => string;
+  /** The registered clusters, the first being a Secret reference's default. */
+  clusters: readonly string[];
   /** The error for a mistake in a field of the config file (a ConfigError naming file and field). */
   invalid: (field: string, message: string) => Error;
 }
@@ -82,20 +112,28 @@ export function notificationsConfig(input: Static<typeof NotificationsInput> | u
 
 type ProviderInput = Static<typeof NotificationsInput>['providers'][number];
 
-function providerConfig(input: ProviderInput, where: string, context: NotificationsContext): NotificationProvider {
-  const address = context.readSecret(input.address, `${where}.address`);
-  const problem = addressProblem(address);
-  // The value is a credential: the message says what is wrong with it, never what it is.
+function providerConfig(input: ProviderInput, where: string, context: NotificationsContext): NotificationProviderConfig {
+  const address = credentialConfig(input.address, `${where}.address`, context);
+  // The value is a credential: the message says what is wrong with it, never what it is. A
+  // Secret's value is checked the same way when it is read.
+  const problem = address instanceof SecretText ? addressProblem(address.reveal()) : undefined;
   if (problem) throw context.invalid(`${where}.address`, `${problem} (the value is not shown)`);
-  if (input.type === 'webhook' && !input.hmacKey) throw context.invalid(`${where}.hmacKey`, 'a webhook provider needs an HMAC key ({env} or {file}): receivers check the X-Signature header with it');
+  if (input.type === 'webhook' && !input.hmacKey) throw context.invalid(`${where}.hmacKey`, 'a webhook provider needs an HMAC key ({env}, {file} or {secretRef}): receivers check the X-Signature header with it');
   if (input.type !== 'webhook' && input.hmacKey) throw context.invalid(`${where}.hmacKey`, `a ${input.type} provider is not signed; remove hmacKey`);
   return {
     name: input.name,
     type: input.type,
-    address: new SecretText(address),
-    ...(input.hmacKey ? { hmacKey: new SecretText(context.readSecret(input.hmacKey, `${where}.hmacKey`)) } : {}),
+    address,
+    ...(input.hmacKey ? { hmacKey: credentialConfig(input.hmacKey, `${where}.hmacKey`, context) } : {}),
     ...deliveryLimits(input),
   };
+}
+
+function credentialConfig(input: CredentialInput, field: string, context: NotificationsContext): SecretText | { secretRef: SecretKeyRef } {
+  if (!('secretRef' in input)) return new SecretText(context.readSecret(input, field));
+  const cluster = input.secretRef.cluster ?? context.clusters[0] ?? '';
+  if (!context.clusters.includes(cluster)) throw context.invalid(`${field}.secretRef.cluster`, `no cluster is named "${cluster}"`);
+  return { secretRef: { ...input.secretRef, cluster } };
 }
 
 /** deliveryLimits fills the documented defaults: 5 s per request, 30 per minute, 8 attempts from 1 s doubling. */
@@ -136,17 +174,4 @@ function alertConfig(input: AlertInput, where: string, providers: ReadonlySet<st
     ...(exclusions ? { exclusions } : {}),
     ...(input.summary ? { summary: input.summary } : {}),
   };
-}
-
-/** addressProblem: https, or plain http on a loopback host (a receiver on the same machine). */
-function addressProblem(text: string): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    return 'is not a URL';
-  }
-  const loopback = ['localhost', '[::1]'].includes(url.hostname) || /^127\.\d+\.\d+\.\d+$/.test(url.hostname);
-  if (url.protocol === 'https:' || (url.protocol === 'http:' && loopback)) return undefined;
-  return 'must use https (plain http only on a loopback host)';
 }

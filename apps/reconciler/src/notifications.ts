@@ -1,9 +1,11 @@
 import type { Logger } from 'pino';
+import { getObject, type ClusterConnection } from '@tidemark/cluster';
 import type { RedisClient } from '@tidemark/contracts';
-import { NotificationQueues, Notifier } from '@tidemark/notify';
+import { NotificationQueues, Notifier, SecretText, type Credential, type NotificationProvider } from '@tidemark/notify';
 import type { RedisConnection } from '@tidemark/queue';
 import type { StatusStore } from '@tidemark/status-store';
 import type { ReconcilerConfig } from './config';
+import type { NotificationProviderConfig, SecretKeyRef } from './notifications-config';
 
 /** NotificationsWiring is what the notifier and its queues need from the reconciler. */
 export interface NotificationsWiring {
@@ -14,6 +16,8 @@ export interface NotificationsWiring {
   /** The record prefix, hash tag included (as the status store has it). */
   recordPrefix: string;
   statusStore: StatusStore;
+  /** The registered clusters' connections, to read Secret references with. */
+  connectionFor: (cluster: string) => ClusterConnection;
   log: Logger;
 }
 
@@ -23,8 +27,9 @@ export interface NotificationsWiring {
  */
 export async function startNotifications(wiring: NotificationsWiring): Promise<{ stop(): Promise<void> }> {
   const { config, log } = wiring;
-  const { providers, alerts, pollIntervalMs, sweepIntervalMs } = config.notifications;
+  const { alerts, pollIntervalMs, sweepIntervalMs } = config.notifications;
   if (alerts.length === 0) return { stop: async () => undefined };
+  const providers = config.notifications.providers.map((provider) => providerWithReaders(provider, wiring.connectionFor));
   const queues = new NotificationQueues({
     connection: wiring.connection, prefix: config.redisPrefix, hashTag: wiring.hashTag, providers,
     onFailed: (provider, job, error, final) => log.warn({ provider, reason: job.event.reason, object: job.event.involvedObject.objectKey ?? job.event.involvedObject.name, err: error.message, final }, final ? 'notification dropped after its last attempt' : 'notification not delivered; retrying'),
@@ -45,6 +50,29 @@ export async function startNotifications(wiring: NotificationsWiring): Promise<{
     async stop() {
       await notifier.stop();
       await queues.close();
+    },
+  };
+}
+
+/** providerWithReaders turns a provider's Secret references into readers that read the Secret at each request. */
+export function providerWithReaders(provider: NotificationProviderConfig, connectionFor: (cluster: string) => ClusterConnection): NotificationProvider {
+  const { address, hmacKey, ...rest } = provider;
+  return { ...rest, address: credentialOf(address, connectionFor), ...(hmacKey ? { hmacKey: credentialOf(hmacKey, connectionFor) } : {}) };
+}
+
+function credentialOf(credential: SecretText | { readonly secretRef: SecretKeyRef }, connectionFor: (cluster: string) => ClusterConnection): Credential {
+  if (credential instanceof SecretText) return credential;
+  const ref = credential.secretRef;
+  const from = `key ${ref.key} of Secret ${ref.namespace}/${ref.name} on cluster ${ref.cluster}`;
+  return {
+    from,
+    async read() {
+      const secret = await getObject(connectionFor(ref.cluster), { apiVersion: 'v1', kind: 'Secret', namespace: ref.namespace, name: ref.name });
+      if (!secret) throw new Error(`Secret ${ref.namespace}/${ref.name} does not exist`);
+      const data = (secret as { data?: Record<string, string> }).data ?? {};
+      // The message names the keys there are, never a value.
+      if (data[ref.key] === undefined) throw new Error(`the Secret has no key ${ref.key}; it has ${Object.keys(data).sort().join(', ') || 'none'}`);
+      return Buffer.from(data[ref.key] ?? '', 'base64').toString('utf8').trim();
     },
   };
 }

@@ -212,7 +212,7 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
     const series = startClusterSeries({ queues, redis, keys: statusStore.keys, log });
     stops.push(() => series.stop());
     // Alerts on transitions, delivered through queues of their own: a slow receiver never holds a worker.
-    const notifications = await startNotifications({ config, connection, hashTag, redis, recordPrefix, statusStore, log });
+    const notifications = await startNotifications({ config, connection, hashTag, redis, recordPrefix, statusStore, connectionFor: deps.connectionFor, log });
     stops.push(() => notifications.stop());
   }
 

@@ -1,3 +1,4 @@
+import { addressProblem, credentialOrigin, revealCredential, type Credential } from './credential';
 import { DeliveryError } from './errors/delivery-error';
 import type { NotificationProvider } from './notify-options';
 import { signatureHeader, signBody } from './sign-body';
@@ -12,11 +13,14 @@ export const maxPayloadBytes = 16 * 1024;
  */
 export async function deliver(provider: NotificationProvider, body: string): Promise<void> {
   if (Buffer.byteLength(body) > maxPayloadBytes) throw new DeliveryError(`provider ${provider.name}: the payload is larger than ${maxPayloadBytes} bytes`, false);
+  const address = await credential(provider, 'address', provider.address);
+  const problem = addressProblem(address);
+  if (problem) throw new DeliveryError(`provider ${provider.name}: the address from ${credentialOrigin(provider.address)} ${problem} (the value is not shown)`, false);
   const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'tidemark-notify' };
-  if (provider.hmacKey) headers[signatureHeader] = signBody(body, provider.hmacKey.reveal());
+  if (provider.hmacKey) headers[signatureHeader] = signBody(body, await credential(provider, 'HMAC key', provider.hmacKey));
   let response: Response;
   try {
-    response = await fetch(provider.address.reveal(), { method: 'POST', headers, body, redirect: 'manual', signal: AbortSignal.timeout(provider.timeoutMs) });
+    response = await fetch(address, { method: 'POST', headers, body, redirect: 'manual', signal: AbortSignal.timeout(provider.timeoutMs) });
   } catch (error) {
     throw new DeliveryError(`provider ${provider.name}: ${requestFailure(error, provider.timeoutMs)}`, true);
   }
@@ -25,6 +29,17 @@ export async function deliver(provider: NotificationProvider, body: string): Pro
   const status = response.status;
   const retry = status === 408 || status === 429 || status >= 500;
   throw new DeliveryError(`provider ${provider.name} answered HTTP ${status}`, retry, retryAfterMs(response.headers.get('retry-after')));
+}
+
+/** credential reads one of the provider's credentials; a Secret that cannot be read now may be readable at the next attempt. */
+async function credential(provider: NotificationProvider, what: string, from: Credential): Promise<string> {
+  try {
+    const value = await revealCredential(from);
+    if (value) return value;
+  } catch (error) {
+    throw new DeliveryError(`provider ${provider.name}: the ${what} could not be read from ${credentialOrigin(from)}: ${error instanceof Error ? error.message : String(error)}`, true);
+  }
+  throw new DeliveryError(`provider ${provider.name}: the ${what} from ${credentialOrigin(from)} is empty`, true);
 }
 
 /** requestFailure says why a request got no answer without quoting the error, which may hold the URL. */

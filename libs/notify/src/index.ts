@@ -9,6 +9,7 @@ export { NotificationQueues, notificationQueueName, type NotificationQueuesOptio
 export { NotificationReason, notificationReasons, maxMessageLength, type NotificationEvent, type InvolvedObject, type Severity } from './notification-event';
 export type { NotificationAlert, NotificationProvider, ProviderType } from './notify-options';
 export { SecretText } from './secret-text';
+export { addressProblem, revealCredential, type Credential, type CredentialReader } from './credential';
 export { alertSkipReason, matchesName } from './alert-filter';
 export { objectFacts } from './object-facts';
 export { clusterFact } from './cluster-facts';

@@ -61,7 +61,18 @@ export class Notifier {
     subscriber.on('message', (_channel: string, message: string) => this.announced(message));
     this.subscriber = subscriber;
     await subscriber.subscribe(this.keys.statusChanges);
-    const every = (ms: number, task: () => Promise<void>) => this.timers.push(setInterval(() => this.enqueueWork(task), ms));
+    // A periodic look still waiting its turn is not queued again: slow Redis never piles them up.
+    const every = (ms: number, task: () => Promise<void>) => {
+      let queued = false;
+      this.timers.push(setInterval(() => {
+        if (queued) return;
+        queued = true;
+        this.enqueueWork(async () => {
+          queued = false;
+          await task();
+        });
+      }, ms));
+    };
     every(this.options.pollIntervalMs ?? 5_000, () => this.lookAtClustersAndSources());
     every(this.options.sweepIntervalMs ?? 60_000, () => this.sweepObjects());
     this.enqueueWork(() => this.lookAtClustersAndSources());
@@ -142,7 +153,8 @@ export class Notifier {
     for (const swap of await this.store.swap(facts)) {
       const draft = byKey.get(swap.key)?.eventFor(swap.previous);
       if (!draft) continue;
-      const event: NotificationEvent = { ...draft, id: randomUUID().replaceAll('-', ''), timestamp: new Date().toISOString() };
+      // The id names the queue job: a letter first, so BullMQ never reads it as a number.
+      const event: NotificationEvent = { ...draft, id: `n${randomUUID().replaceAll('-', '')}`, timestamp: new Date().toISOString() };
       await this.dispatch(event, swap);
     }
   }

@@ -1,20 +1,21 @@
 import type { NotificationReason, Severity } from './notification-event';
-import type { SecretText } from './secret-text';
+import type { Credential } from './credential';
 
 /** ProviderType says which payload a receiver gets. */
 export type ProviderType = 'webhook' | 'slack' | 'teams';
 
 /**
  * NotificationProvider is one receiver. Its address is a credential (a Slack or Teams incoming
- * webhook URL is the secret itself), so it is held as SecretText and never logged or stored.
+ * webhook URL is the secret itself), held as SecretText or read from a Secret at each request,
+ * and never logged or stored.
  */
 export interface NotificationProvider {
   /** 1-63 letters, digits, '.', '_' or '-': it names the provider's queue. */
   readonly name: string;
   readonly type: ProviderType;
-  readonly address: SecretText;
+  readonly address: Credential;
   /** webhook only: the key of the `X-Signature: sha256=<hex>` HMAC over the raw body. */
-  readonly hmacKey?: SecretText;
+  readonly hmacKey?: Credential;
   /** Per request. @defaultValue 5000 */
   readonly timeoutMs: number;
   /** At most `max` requests per `durationMs` to this provider. @defaultValue 30 per 60000 */
