@@ -139,8 +139,12 @@ describe('Helm chart on the API server', () => {
     await createPodsDryRun(kubeconfigPath, pods);
   });
 
-  it('renders and dry-runs with the dashboard and Redis turned off (an external Redis)', async () => {
-    const minimal = await renderHelm({ name: release, namespace, kubeVersion, set: ['dashboard.enabled=false', 'redis.enabled=false', 'redis.externalUrl=redis://redis.example.internal:6380'] });
+  it.each([
+    ['a URL', ['redis.externalUrl=redis://redis.example.internal:6380']],
+    ['a Sentinel group', ['redis.sentinel.name=mymaster', 'redis.sentinel.nodes[0]=sentinel-0.sentinel:26379', 'redis.auth.existingSecret=redis-login', 'redis.auth.sentinelRequiresPassword=true']],
+    ['a Redis Cluster', ['redis.cluster.nodes[0]=redis-0.redis:7000', 'redis.auth.existingSecret=redis-login']],
+  ])('renders and dry-runs with the dashboard and Redis turned off (an external Redis: %s)', async (_, redis) => {
+    const minimal = await renderHelm({ name: release, namespace, kubeVersion, set: ['dashboard.enabled=false', 'redis.enabled=false', ...redis] });
     expect(minimal.filter((object) => object.kind === 'Deployment').map((object) => object.metadata.name)).toEqual([reconciler]);
     expect(minimal.some((object) => object.kind === 'StatefulSet')).toBe(false);
     await dryRunOnServer(kubeconfigPath, minimal);

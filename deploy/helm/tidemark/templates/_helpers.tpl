@@ -23,6 +23,95 @@ app.kubernetes.io/managed-by: {{ .root.Release.Service }}
 helm.sh/chart: {{ printf "%s-%s" .root.Chart.Name .root.Chart.Version | replace "+" "_" }}
 {{- end -}}
 
+{{/*
+  tidemark.redisMode says how Tidemark reaches Redis: bundled, url (redis.externalUrl), sentinel or
+  cluster; it fails the render when more than one way is set, or a Sentinel or Cluster value is incomplete.
+*/}}
+{{- define "tidemark.redisMode" -}}
+{{- $redis := .Values.redis -}}
+{{- $sentinel := $redis.sentinel | default dict -}}
+{{- $cluster := $redis.cluster | default dict -}}
+{{- $ways := list -}}
+{{- if $redis.enabled }}{{ $ways = append $ways "redis.enabled" }}{{ end -}}
+{{- if $redis.externalUrl }}{{ $ways = append $ways "redis.externalUrl" }}{{ end -}}
+{{- if or $sentinel.nodes $sentinel.name }}{{ $ways = append $ways "redis.sentinel" }}{{ end -}}
+{{- if $cluster.nodes }}{{ $ways = append $ways "redis.cluster" }}{{ end -}}
+{{- if and (gt (len $ways) 1) (or $sentinel.nodes $sentinel.name $cluster.nodes) -}}
+{{- fail (printf "%s: set only one way to reach Redis (a Sentinel group or a Redis Cluster needs redis.enabled=false and no redis.externalUrl)" (join " and " $ways)) -}}
+{{- end -}}
+{{- if or $sentinel.nodes $sentinel.name -}}
+{{- if not $sentinel.name }}{{ fail "redis.sentinel.name: name the primary the sentinels watch (their `sentinel monitor` name)" }}{{ end -}}
+{{- if not $sentinel.nodes }}{{ fail "redis.sentinel.nodes: list some sentinels as host:port" }}{{ end -}}
+{{- include "tidemark.redisNodesValid" (dict "nodes" $sentinel.nodes "where" "redis.sentinel.nodes") -}}
+{{- include "tidemark.redisLoginValid" . -}}
+sentinel
+{{- else if $cluster.nodes -}}
+{{- include "tidemark.redisNodesValid" (dict "nodes" $cluster.nodes "where" "redis.cluster.nodes") -}}
+{{- include "tidemark.redisLoginValid" . -}}
+{{- if $redis.auth.sentinelRequiresPassword }}{{ fail "redis.auth.sentinelRequiresPassword: only a Sentinel group has sentinels; unset it for redis.cluster" }}{{ end -}}
+cluster
+{{- else if $redis.enabled -}}
+bundled
+{{- else -}}
+url
+{{- end -}}
+{{- end -}}
+
+{{/* tidemark.redisNodesValid fails the render on a node that is not host:port. */}}
+{{- define "tidemark.redisNodesValid" -}}
+{{- range $index, $node := .nodes -}}
+{{- if not (regexMatch "^(\\[[0-9a-fA-F:]+\\]|[A-Za-z0-9.-]+):[0-9]{1,5}$" (toString $node)) -}}
+{{- fail (printf "%s[%d]: %q is not host:port (for example redis-0.redis:26379)" $.where $index (toString $node)) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{/* tidemark.redisLoginValid: a username or a sentinel login needs the Secret that holds the passwords. */}}
+{{- define "tidemark.redisLoginValid" -}}
+{{- $auth := .Values.redis.auth -}}
+{{- if not $auth.existingSecret -}}
+{{- if $auth.username }}{{ fail "redis.auth.username: a username needs its password, key `password` of redis.auth.existingSecret" }}{{ end -}}
+{{- if $auth.sentinelRequiresPassword }}{{ fail "redis.auth.sentinelRequiresPassword: the sentinels' password is key `sentinel-password` of redis.auth.existingSecret; name that Secret" }}{{ end -}}
+{{- end -}}
+{{- if and $auth.sentinelUsername (not $auth.sentinelRequiresPassword) }}{{ fail "redis.auth.sentinelUsername: a username needs its password; set redis.auth.sentinelRequiresPassword=true" }}{{ end -}}
+{{- end -}}
+
+{{/*
+  tidemark.redisConfig is the reconciler's redis.sentinel or redis.cluster (empty for a URL). Passwords
+  are references to the environment that tidemark.redisEnv fills from the Secret, never values.
+*/}}
+{{- define "tidemark.redisConfig" -}}
+{{- $mode := include "tidemark.redisMode" . -}}
+{{- $auth := .Values.redis.auth -}}
+{{- $login := dict -}}
+{{- if $auth.existingSecret }}{{ $_ := set $login "password" (dict "env" "TIDEMARK_REDIS_PASSWORD") }}{{ end -}}
+{{- if $auth.username }}{{ $_ := set $login "username" $auth.username }}{{ end -}}
+{{- if eq $mode "sentinel" -}}
+{{- $sentinel := merge (dict "name" .Values.redis.sentinel.name "nodes" .Values.redis.sentinel.nodes) $login -}}
+{{- if $auth.sentinelRequiresPassword }}{{ $_ := set $sentinel "sentinelPassword" (dict "env" "TIDEMARK_REDIS_SENTINEL_PASSWORD") }}{{ end -}}
+{{- if $auth.sentinelUsername }}{{ $_ := set $sentinel "sentinelUsername" $auth.sentinelUsername }}{{ end -}}
+{{- toYaml (dict "sentinel" $sentinel) -}}
+{{- else if eq $mode "cluster" -}}
+{{- toYaml (dict "cluster" (merge (dict "nodes" .Values.redis.cluster.nodes) $login)) -}}
+{{- end -}}
+{{- end -}}
+
+{{/* tidemark.redisPorts are the TCP ports Tidemark's pods open to an external Redis, one per line. */}}
+{{- define "tidemark.redisPorts" -}}
+{{- $mode := include "tidemark.redisMode" . -}}
+{{- $ports := list -}}
+{{- if eq $mode "url" -}}
+{{- $ports = append $ports ((urlParse .Values.redis.externalUrl).host | splitList ":" | last | default "6379") -}}
+{{- else -}}
+{{- $nodes := ternary .Values.redis.sentinel.nodes .Values.redis.cluster.nodes (eq $mode "sentinel") -}}
+{{- range $nodes }}{{ $ports = append $ports (toString . | splitList ":" | last) }}{{ end -}}
+{{- if eq $mode "sentinel" }}{{ $ports = append $ports (toString .Values.redis.sentinel.dataPort) }}{{ end -}}
+{{- end -}}
+{{- range ($ports | uniq) }}
+{{ . }}
+{{- end -}}
+{{- end -}}
+
 {{/* tidemark.redisUrl: the bundled Redis's password comes from TIDEMARK_REDIS_PASSWORD, set just before (see tidemark.redisEnv). */}}
 {{- define "tidemark.redisUrl" -}}
 {{- if .Values.redis.enabled -}}
@@ -83,8 +172,10 @@ affinity:
       protocol: TCP
 {{- else -}}
 - ports:
-    - port: {{ (urlParse .Values.redis.externalUrl).host | splitList ":" | last | default "6379" }}
+    {{- range (include "tidemark.redisPorts" . | trim | splitList "\n") }}
+    - port: {{ int . }}
       protocol: TCP
+    {{- end }}
 {{- end -}}
 {{- end -}}
 
@@ -104,13 +195,43 @@ affinity:
 
 {{/* tidemark.redisEnv is the env of a pod that talks to Redis: the password first, then the URL that uses it. */}}
 {{- define "tidemark.redisEnv" -}}
-{{- if .Values.redis.enabled }}
+{{- $mode := include "tidemark.redisMode" . -}}
+{{- $auth := .Values.redis.auth -}}
+{{- if or (eq $mode "bundled") (and (has $mode (list "sentinel" "cluster")) $auth.existingSecret) }}
 - name: TIDEMARK_REDIS_PASSWORD
   valueFrom:
     secretKeyRef:
       name: {{ include "tidemark.redisSecret" . }}
       key: password
 {{- end }}
+{{- if has $mode (list "bundled" "url") }}
 - name: TIDEMARK_REDIS_URL
   value: {{ include "tidemark.redisUrl" . | quote }}
+{{- else }}
+{{- /* The dashboard reads these; the reconciler reads the same from its tidemark.yaml (tidemark.redisConfig). */}}
+{{- if $auth.username }}
+- name: TIDEMARK_REDIS_USERNAME
+  value: {{ $auth.username | quote }}
+{{- end }}
+{{- if eq $mode "sentinel" }}
+- name: TIDEMARK_REDIS_SENTINELS
+  value: {{ join "," .Values.redis.sentinel.nodes | quote }}
+- name: TIDEMARK_REDIS_SENTINEL_NAME
+  value: {{ .Values.redis.sentinel.name | quote }}
+{{- if $auth.sentinelRequiresPassword }}
+- name: TIDEMARK_REDIS_SENTINEL_PASSWORD
+  valueFrom:
+    secretKeyRef:
+      name: {{ $auth.existingSecret }}
+      key: sentinel-password
+{{- end }}
+{{- if $auth.sentinelUsername }}
+- name: TIDEMARK_REDIS_SENTINEL_USERNAME
+  value: {{ $auth.sentinelUsername | quote }}
+{{- end }}
+{{- else }}
+- name: TIDEMARK_REDIS_CLUSTER_NODES
+  value: {{ join "," .Values.redis.cluster.nodes | quote }}
+{{- end }}
+{{- end }}
 {{- end -}}
