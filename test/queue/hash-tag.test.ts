@@ -1,5 +1,6 @@
-// Redis Cluster needs every key of a queue in one slot: with hashTag, the prefix is `{prefix}`
-// and every key, BullMQ's and ours, starts with it (checked here on a standalone Redis).
+// Redis Cluster needs every key of a queue in one slot: with hashTag, a cluster's queue prefix is
+// `{prefix.cluster}` and every key of that queue, BullMQ's and ours, starts with it (checked here
+// on a standalone Redis; test/queue/redis-topologies checks the slots on a real Redis Cluster).
 import { describe, expect, inject, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { ReconcileQueues, ReconcileWorkers } from '@tidemark/queue';
@@ -20,11 +21,11 @@ describe('hash-tagged prefix', () => {
       await waitFor(async () => runs === 1 && (await queues.figures())[0]?.depth.delayed === 1, 5_000, 'the job to run and wait for its requeue');
       const keys = await redis.keys(`*${prefix}*`);
       expect(keys.length).toBeGreaterThan(3);
-      for (const key of keys) expect(key.startsWith(`{${prefix}}:reconcile.tagged:`)).toBe(true);
+      for (const key of keys) expect(key.startsWith(`{${prefix}.tagged}:reconcile.tagged:`)).toBe(true);
     } finally {
       await workers.close();
       await queues.close();
-      await removeKeys(redis, `{${prefix}}`);
+      await removeKeys(redis, `{${prefix}.tagged}`);
       redis.disconnect();
     }
   });

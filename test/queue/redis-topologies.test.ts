@@ -1,13 +1,14 @@
 // Redis Cluster and Sentinel for real: Debian's redis-server started by the test as a 3-master
 // cluster and as a primary + replica + sentinel. Queues, workers, the status store and leases
-// run on both; on the cluster every key carries the deployment's hash tag, on the sentinel set
+// run on both; on the cluster every key carries a hash tag (each target cluster's queue its own,
+// the status store and leases the deployment's), on the sentinel set
 // the primary is killed mid-run and every job still finishes, once per revision. Both refuse
 // anyone but one ACL user (the default user is off), and the sentinel has a password of its own.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis, type Cluster } from 'ioredis';
 import { RedisLease, type ObjectStatus, type RedisClient } from '@tidemark/contracts';
-import { closeRedis, openRedisClient, ReconcileQueues, ReconcileWorkers, redisConnectionFor, redisPrefix, type RedisEndpoint } from '@tidemark/queue';
+import { closeRedis, clusterQueuePrefix, openRedisClient, ReconcileQueues, ReconcileWorkers, redisConnectionFor, redisPrefix, type RedisEndpoint } from '@tidemark/queue';
 import { StatusStore } from '@tidemark/status-store';
 import { startRedisCluster, startRedisSentinel, type RedisAuth, type TestRedisCluster, type TestRedisSentinel } from '@tidemark/testing';
 import { jobFor, waitFor } from './helpers';
@@ -29,14 +30,19 @@ async function refused(endpoint: RedisEndpoint): Promise<string> {
   }
 }
 
+/** keysOn lists the keys holding `prefix` on every primary of a Redis Cluster. */
+async function keysOn(client: Cluster, prefix: string): Promise<string[]> {
+  return (await Promise.all(client.nodes('master').map((node) => node.keys(`*${prefix}*`)))).flat();
+}
+
 function record(cluster: string, objectKey: string): ObjectStatus {
   return { cluster, objectKey, source: 'repo', apiVersion: 'v1', kind: 'ConfigMap', namespace: 'a', name: objectKey, conditions: [], inventory: [], updatedAt: new Date().toISOString() };
 }
 
 /** runJobs enqueues `count` jobs on a topology and counts how often each (object, revision) ran. */
-async function queuesOn(endpoint: RedisEndpoint, prefix: string, hashTag: boolean) {
-  const queues = new ReconcileQueues({ connection: redisConnectionFor(endpoint), prefix, hashTag, clusters: ['east'] });
-  const workers = new ReconcileWorkers({ connection: redisConnectionFor(endpoint), prefix, hashTag, clusters: ['east'], onError: () => undefined });
+async function queuesOn(endpoint: RedisEndpoint, prefix: string, hashTag: boolean, clusters: string[] = ['east']) {
+  const queues = new ReconcileQueues({ connection: redisConnectionFor(endpoint), prefix, hashTag, clusters });
+  const workers = new ReconcileWorkers({ connection: redisConnectionFor(endpoint), prefix, hashTag, clusters, onError: () => undefined });
   const runs = new Map<string, number>();
   await queues.start();
   await workers.start(async (job) => {
@@ -62,7 +68,7 @@ describe('on a Redis Cluster (3 masters)', () => {
     await cluster?.stop();
   });
 
-  it('runs queues, the status store and leases with every key in the hash tag slot', async () => {
+  it('runs queues, the status store and leases with every key in its hash tag\'s slot', async () => {
     const prefix = `tc-${randomUUID().slice(0, 6)}`;
     const tagged = redisPrefix({ prefix, hashTag: true });
     const store = new StatusStore({ redis: client, prefix: tagged });
@@ -76,9 +82,37 @@ describe('on a Redis Cluster (3 masters)', () => {
       expect(await lease.acquire()).toBe(true);
       await lease.release();
       const slot = await (client as Cluster).cluster('KEYSLOT', tagged);
-      const keys = (await Promise.all((client as Cluster).nodes('master').map((node) => node.keys(`*${prefix}*`)))).flat();
-      expect(keys.length).toBeGreaterThan(5);
-      for (const key of keys) expect(await (client as Cluster).cluster('KEYSLOT', key)).toBe(slot);
+      const queueSlot = await (client as Cluster).cluster('KEYSLOT', clusterQueuePrefix({ prefix, hashTag: true }, 'east'));
+      const keys = await keysOn(client as Cluster, prefix);
+      const queueKeys = keys.filter((key) => key.startsWith(`{${prefix}.east}:reconcile.east:`));
+      expect(queueKeys.length).toBeGreaterThan(3);
+      expect(keys.length).toBeGreaterThan(queueKeys.length);
+      for (const key of keys) expect(await (client as Cluster).cluster('KEYSLOT', key), key).toBe(queueKeys.includes(key) ? queueSlot : slot);
+    } finally {
+      await run.close();
+    }
+  });
+
+  it('puts each target cluster\'s queue in a slot of its own, and still runs every job once', async () => {
+    const prefix = `tq-${randomUUID().slice(0, 6)}`;
+    const targets = ['east', 'west'];
+    const slots = await Promise.all(targets.map((target) => (client as Cluster).cluster('KEYSLOT', clusterQueuePrefix({ prefix, hashTag: true }, target))));
+    // Two tags share a slot once in 16,384 random prefixes; the check below would then prove nothing.
+    expect(slots[0]).not.toBe(slots[1]);
+    const run = await queuesOn(endpoint, prefix, true, targets);
+    try {
+      for (const target of targets) {
+        for (let index = 0; index < 10; index += 1) await run.queues.enqueue(jobFor(target, `core/ConfigMap/${target}/c${index}`, 1));
+      }
+      await waitFor(() => run.runs.size === 20, 60_000, 'ten jobs per target cluster to run');
+      expect([...run.runs.values()].every((count) => count === 1)).toBe(true);
+      const keys = await keysOn(client as Cluster, prefix);
+      for (const [index, target] of targets.entries()) {
+        const own = keys.filter((key) => key.startsWith(`{${prefix}.${target}}:reconcile.${target}:`));
+        expect(own.length, target).toBeGreaterThan(2);
+        for (const key of own) expect(await (client as Cluster).cluster('KEYSLOT', key), key).toBe(slots[index]);
+      }
+      expect(keys.every((key) => targets.some((target) => key.startsWith(`{${prefix}.${target}}:reconcile.${target}:`))), 'no queue key outside its cluster\'s tag').toBe(true);
     } finally {
       await run.close();
     }

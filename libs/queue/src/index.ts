@@ -15,7 +15,7 @@ export { openRedis, closeRedis, type RedisConnection, type ConnectionRole } from
 export { redisConnectionFor, openRedisClient, needsHashTag, parseRedisNode, describeEndpoint, type RedisAuth, type RedisEndpoint, type RedisNode } from './redis-endpoint';
 export { computeBackoff, resolveBackoff, defaultBackoff, type BackoffOptions } from './backoff';
 export { formatJobId, objectKeyOfJobId } from './job-id';
-export { queueNameFor, redisPrefix, type QueueNamingOptions } from './queue-names';
+export { clusterQueuePrefix, queueNameFor, redisPrefix, type QueueNamingOptions } from './queue-names';
 export { InvalidJobError } from './errors/invalid-job-error';
 export { InvalidQueueOptionsError } from './errors/invalid-queue-options-error';
 export { QueueUnavailableError } from './errors/queue-unavailable-error';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { objectStateKeys, queueNameFor, redisPrefix } from './queue-names';
+import { clusterQueuePrefix, objectStateKeys, queueNameFor, redisPrefix } from './queue-names';
 
 describe('queue names', () => {
   it('names one queue per cluster', () => {
@@ -16,6 +16,14 @@ describe('queue names', () => {
     expect(redisPrefix()).toBe('tidemark');
     expect(redisPrefix({ prefix: 'tm', hashTag: true })).toBe('{tm}');
     expect(() => redisPrefix({ prefix: '{tm}' })).toThrow(/hashTag/);
+  });
+
+  it('gives each cluster\'s queue a hash tag of its own on Redis Cluster, and the plain prefix elsewhere', () => {
+    expect(clusterQueuePrefix({ prefix: 'tm', hashTag: true }, 'east')).toBe('{tm.east}');
+    expect(clusterQueuePrefix({ prefix: 'tm', hashTag: true }, 'west')).toBe('{tm.west}');
+    expect(clusterQueuePrefix({ prefix: 'tm' }, 'east')).toBe('tm');
+    expect(clusterQueuePrefix({}, 'east')).toBe('tidemark');
+    expect(() => clusterQueuePrefix({ prefix: 'tm', hashTag: true }, 'a:b')).toThrow(/cannot name a queue/);
   });
 
   it('keeps Tidemark keys under the queue key, so a hash tag covers them too', () => {

@@ -5,8 +5,10 @@ export interface QueueNamingOptions {
   /** Prefix of every key. @defaultValue 'tidemark' */
   prefix?: string;
   /**
-   * Wrap the prefix in a Redis Cluster hash tag (`{tidemark}`), so every key of every queue
-   * lands in one slot, as BullMQ's multi-key scripts require on Redis Cluster. @defaultValue false
+   * Wrap the prefix in a Redis Cluster hash tag: `{tidemark}` for the deployment's own records, and
+   * `{tidemark.<cluster>}` for each target cluster's queue (see clusterQueuePrefix), so every key of
+   * one queue lands in one slot, as BullMQ's multi-key scripts require on Redis Cluster, while the
+   * queues of different clusters spread over the Redis Cluster's primaries. @defaultValue false
    */
   hashTag?: boolean;
 }
@@ -20,6 +22,16 @@ export function redisPrefix(options: QueueNamingOptions = {}): string {
     throw new InvalidQueueOptionsError(`The queue prefix "${prefix}" must be non-empty, without braces or spaces; set hashTag to get a Redis Cluster hash tag.`);
   }
   return options.hashTag ? `{${prefix}}` : prefix;
+}
+
+/**
+ * clusterQueuePrefix returns the BullMQ prefix of one target cluster's queue and of its own keys
+ * (objectStateKeys): the plain prefix, or with hashTag `{<prefix>.<cluster>}`, one slot per cluster.
+ */
+export function clusterQueuePrefix(options: QueueNamingOptions, cluster: string): string {
+  const prefix = redisPrefix({ ...options, hashTag: false });
+  queueNameFor(cluster);
+  return options.hashTag ? `{${prefix}.${cluster}}` : prefix;
 }
 
 /** queueNameFor gives the BullMQ queue name of a target cluster: `reconcile.<cluster>`. */

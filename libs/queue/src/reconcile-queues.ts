@@ -11,7 +11,7 @@ import { formatJobId, objectKeyOfJobId } from './job-id';
 import { parseRecord } from './object-records';
 import { ObjectState } from './object-state';
 import { cutsDelayShort } from './cuts-delay-short';
-import { objectStateKeys, queueNameFor, redisPrefix } from './queue-names';
+import { clusterQueuePrefix, objectStateKeys, queueNameFor, redisPrefix } from './queue-names';
 import type { EnqueueOptions, EnqueueResult, ReconcileQueuesOptions } from './reconcile-queues-options';
 
 interface ClusterQueue {
@@ -27,12 +27,11 @@ const routineResyncPriority = 10;
  * object. Construction only checks options; `start` connects, `close` disconnects.
  */
 export class ReconcileQueues {
-  private readonly prefix: string;
   private readonly queues = new Map<string, ClusterQueue>();
   private client: Redis | Cluster | undefined;
 
   constructor(private readonly options: ReconcileQueuesOptions) {
-    this.prefix = redisPrefix(options);
+    redisPrefix(options);
     for (const cluster of options.clusters ?? []) queueNameFor(cluster);
     const keep = options.keepFailedJobs ?? 1000;
     if (!Number.isInteger(keep) || keep < 0) throw new InvalidQueueOptionsError(`keepFailedJobs must be a whole number; got ${keep}.`);
@@ -177,9 +176,10 @@ export class ReconcileQueues {
     const existing = this.queues.get(cluster);
     if (existing) return existing;
     const client = this.connected();
+    const prefix = clusterQueuePrefix(this.options, cluster);
     const entry: ClusterQueue = {
-      queue: new Queue<ReconcileJob, string>(queueNameFor(cluster), { connection: client, prefix: this.prefix }),
-      state: new ObjectState(client, objectStateKeys(this.prefix, cluster)),
+      queue: new Queue<ReconcileJob, string>(queueNameFor(cluster), { connection: client, prefix }),
+      state: new ObjectState(client, objectStateKeys(prefix, cluster)),
     };
     entry.queue.on('error', () => undefined);
     this.queues.set(cluster, entry);

@@ -10,7 +10,7 @@ import { objectKeyOfJobId } from './job-id';
 import { ObjectState } from './object-state';
 import type { ReconcileHandler } from './outcome';
 import { createProcessor } from './process-job';
-import { objectStateKeys, queueNameFor, redisPrefix } from './queue-names';
+import { clusterQueuePrefix, objectStateKeys, queueNameFor, redisPrefix } from './queue-names';
 import type { ClusterLimits, ClusterWorkerSpec, ReconcileWorkersOptions } from './reconcile-workers-options';
 
 const defaults = { concurrency: 10, lockDurationMs: 30_000, stalledIntervalMs: 15_000, maxStalledCount: 20, drainTimeoutMs: 20_000, abortGraceMs: 5_000 };
@@ -27,7 +27,6 @@ interface ClusterWorker {
  * the same clusters: the per-object deduplication and the global limits live in Redis.
  */
 export class ReconcileWorkers {
-  private readonly prefix: string;
   private readonly specs: ClusterWorker['spec'][];
   private readonly leases: LeaseWatch;
   private readonly onError: (error: Error) => void;
@@ -36,7 +35,7 @@ export class ReconcileWorkers {
   private closing: Promise<void> | undefined;
 
   constructor(private readonly options: ReconcileWorkersOptions) {
-    this.prefix = redisPrefix(options);
+    redisPrefix(options);
     this.specs = options.clusters.map((entry) => resolveSpec(entry, options.defaults));
     if (this.specs.length === 0) throw new InvalidQueueOptionsError('ReconcileWorkers needs at least one cluster to work on.');
     resolveBackoff(options.backoff);
@@ -52,16 +51,17 @@ export class ReconcileWorkers {
     const client = openRedis(this.options.connection, 'worker');
     client.on('error', () => undefined); // reconnects are automatic; workers report failures themselves
     this.client = client;
-    await Promise.all(this.specs.map((spec) => writeLimits(client, this.prefix, spec)));
+    await Promise.all(this.specs.map((spec) => writeLimits(client, clusterQueuePrefix(this.options, spec.name), spec)));
     this.leases.start();
     const backoff = resolveBackoff(this.options.backoff);
     this.workers = this.specs.map((spec) => {
-      const state = new ObjectState(client, objectStateKeys(this.prefix, spec.name));
+      const prefix = clusterQueuePrefix(this.options, spec.name);
+      const state = new ObjectState(client, objectStateKeys(prefix, spec.name));
       const removedSlots = new Map<string, string>();
       const processor = createProcessor({ state, leases: this.leases, removedSlots, handler, backoff, onError: this.onError });
       const worker = new DrainableWorker<ReconcileJob, string>(queueNameFor(spec.name), processor, {
         connection: client,
-        prefix: this.prefix,
+        prefix,
         concurrency: Math.min(this.options.localConcurrency ?? spec.concurrency, spec.concurrency),
         lockDuration: this.leases.lockDurationMs,
         stalledInterval: this.options.stalledIntervalMs ?? defaults.stalledIntervalMs,
