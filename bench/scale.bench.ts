@@ -2,12 +2,14 @@
 // outside, each figure beside a baseline from the same run:
 // - time until every object is on every cluster, against raw server-side apply of the same
 //   objects to the same clusters (a minimal client, the reconciler's worker concurrency);
-// - the reconciler's RSS, peak (VmHWM) and steady (VmRSS once converged), against its own RSS
-//   idle before the objects were pushed; Redis memory against Redis before the push;
+// - the reconciler's RSS idle after start, peak (VmHWM) and steady (VmRSS once converged), each
+//   against a bare `node -e` started in the same run; Redis memory against Redis before the push.
+//   The reconciler runs as the bundle deploy/ ships (scripts/build.mjs), or from source through
+//   tsx with --from-source (tsx's transpiler and source maps cost memory of their own);
 // - the steady state once converged: API requests and reconciler CPU seconds per resync
 //   interval, against one list of the same objects per cluster (what `kubectl get -A` sends).
 // The default size fits `npm run bench`'s 8 minutes per bench on 2 shared cores; the issue's size is
-//   npx tsx bench/scale.bench.ts --objects 10000 --clusters 3 --resync-s 60 [--per-file 100] [--concurrency 8]
+//   npx tsx bench/scale.bench.ts --objects 10000 --clusters 3 --resync-s 60 [--per-file 100] [--concurrency 8] [--from-source]
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -23,6 +25,7 @@ import { RawClient } from './support/raw-apply';
 const { values } = parseArgs({ options: {
   objects: { type: 'string', default: '300' }, clusters: { type: 'string', default: '3' },
   'resync-s': { type: 'string', default: '20' }, 'per-file': { type: 'string', default: '100' }, concurrency: { type: 'string', default: '8' },
+  'from-source': { type: 'boolean', default: false },
 } });
 const objects = Number(values.objects);
 const clusterCount = Number(values.clusters);
@@ -91,7 +94,11 @@ await writeFile(configPath, stringify({
   clusters: planes.map((plane, index) => ({ name: `c${index + 1}`, kubeconfig: plane.kubeconfigPath })),
   workers: { concurrency }, resyncIntervalMs: resyncS * 1000,
 }));
-const child = spawn(process.execPath, ['--import', 'tsx', 'apps/reconciler/src/main.ts'], {
+const bareRss = await bareNodeRss();
+say(`bare node: RSS ${mib(bareRss).toFixed(0)} MiB`);
+const bundleDir = `test-artifacts/bench-scale-${process.pid}`;
+const entry = values['from-source'] ? ['--import', 'tsx', 'apps/reconciler/src/main.ts'] : [await buildReconcilerBundle(bundleDir)];
+const child = spawn(process.execPath, entry, {
   env: { ...process.env, TIDEMARK_CONFIG: configPath, TIDEMARK_ALLOW_EVICTION: 'true', TIDEMARK_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'ignore', 'pipe'],
 });
 let stderrTail = '';
@@ -104,7 +111,7 @@ try {
   await new Promise((resolve) => setTimeout(resolve, 10_000)); // idle, to read the baseline RSS once start-up allocations settled
   const idle = await procStatus(pid);
   const redisIdle = await usedMemory(redisClient);
-  say(`reconciler idle: RSS ${mib(idle.rss).toFixed(0)} MiB; pushing ${objects} ConfigMaps for ${clusterCount} clusters`);
+  say(`reconciler idle (${values['from-source'] ? 'from source, tsx' : 'bundle'}): RSS ${mib(idle.rss).toFixed(0)} MiB; pushing ${objects} ConfigMaps for ${clusterCount} clusters`);
 
   for (let file = 0; file * perFile < objects; file += 1) {
     const docs = [];
@@ -160,13 +167,14 @@ try {
   const total = objects * clusterCount;
   printFigures('scale', [
     figure(`time until ${objects} objects are on all ${clusterCount} clusters (${total} applies)`, 'ms', convergeMs, `raw SSA of the same objects to the same clusters, concurrency ${concurrency}`, rawMs),
-    figure(`reconciler peak RSS, ${objects} objects × ${clusterCount} clusters`, 'MiB', mib(Math.max(converged.peak, steady.peak, peakSeen)), 'the same reconciler idle before the push', mib(idle.rss)),
-    figure(`reconciler steady RSS once converged, ${objects} × ${clusterCount}`, 'MiB', mib(steady.rss), 'the same reconciler idle before the push', mib(idle.rss)),
+    figure(`reconciler idle RSS after start, ${clusterCount} clusters`, 'MiB', mib(idle.rss), 'a bare node -e', mib(bareRss)),
+    figure(`reconciler peak RSS, ${objects} objects × ${clusterCount} clusters`, 'MiB', mib(Math.max(converged.peak, steady.peak, peakSeen)), 'a bare node -e', mib(bareRss)),
+    figure(`reconciler steady RSS once converged, ${objects} × ${clusterCount}`, 'MiB', mib(steady.rss), 'a bare node -e', mib(bareRss)),
     figure(`Redis memory once converged, ${objects} × ${clusterCount}`, 'MiB', redisConverged / 2 ** 20, 'Redis before the push', redisIdle / 2 ** 20),
     figure(`API requests per resync interval (${resyncS} s), ${total} unchanged objects`, 'requests', requests.length, 'one list per cluster (kubectl get -A)', clusterCount),
     figure(`reconciler CPU per resync interval (${resyncS} s) once converged`, 's', cpu, 'wall time of one list of the same objects per cluster', listS),
   ], {
-    objects, clusters: clusterCount, resyncIntervalS: resyncS, concurrency,
+    objects, clusters: clusterCount, resyncIntervalS: resyncS, concurrency, reconcilerRun: values['from-source'] ? 'tsx' : 'bundle',
     requestsPerObjectPerResync: Math.round((requests.length / total) * 100) / 100,
     steadyRequestsByKind: countByKind(requests),
     cpuSecondsPerMinute: Math.round((cpu / resyncS) * 60 * 100) / 100,
@@ -182,6 +190,31 @@ try {
   await redis.stop();
   await Promise.all(planes.map((plane) => plane.stop()));
   await rm(workDir, { recursive: true, force: true });
+  await rm(bundleDir, { recursive: true, force: true });
+}
+
+/** bareNodeRss is the RSS (KiB) of a bare `node -e` that only waits, read once it settled. */
+async function bareNodeRss(): Promise<number> {
+  const bare = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+  try {
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    return (await procStatus(bare.pid!)).rss;
+  } finally {
+    await stopProcess(bare);
+  }
+}
+
+/**
+ * buildReconcilerBundle bundles the apps as the images do (scripts/build.mjs) into `outdir`, inside
+ * the repository so that the bundle's npm imports resolve from its node_modules, and returns the reconciler's.
+ */
+async function buildReconcilerBundle(outdir: string): Promise<string> {
+  await new Promise<void>((done, fail) => {
+    const build = spawn(process.execPath, ['scripts/build.mjs', '--outdir', outdir], { stdio: ['ignore', 'ignore', 'inherit'] });
+    build.once('exit', (code) => (code === 0 ? done() : fail(new Error(`scripts/build.mjs exited with ${code}`))));
+  });
+  await writeFile(join(outdir, 'package.json'), '{ "type": "module" }\n');
+  return join(outdir, 'reconciler', 'main.js');
 }
 
 async function usedMemory(client: Redis): Promise<number> {
