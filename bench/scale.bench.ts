@@ -9,7 +9,7 @@
 // - the steady state once converged: API requests and reconciler CPU seconds per resync
 //   interval, against one list of the same objects per cluster (what `kubectl get -A` sends).
 // The default size fits `npm run bench`'s 8 minutes per bench on 2 shared cores; the issue's size is
-//   npx tsx bench/scale.bench.ts --objects 10000 --clusters 3 --resync-s 60 [--per-file 100] [--concurrency 8] [--from-source]
+//   npx tsx bench/scale.bench.ts --objects 10000 --clusters 3 --resync-s 60 [--per-file 100] [--concurrency 8] [--from-source] [--node-flags '--enable-source-maps']
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -25,7 +25,7 @@ import { RawClient } from './support/raw-apply';
 const { values } = parseArgs({ options: {
   objects: { type: 'string', default: '300' }, clusters: { type: 'string', default: '3' },
   'resync-s': { type: 'string', default: '20' }, 'per-file': { type: 'string', default: '100' }, concurrency: { type: 'string', default: '8' },
-  'from-source': { type: 'boolean', default: false },
+  'from-source': { type: 'boolean', default: false }, 'node-flags': { type: 'string', default: '--enable-source-maps' },
 } });
 const objects = Number(values.objects);
 const clusterCount = Number(values.clusters);
@@ -98,7 +98,9 @@ const bareRss = await bareNodeRss();
 say(`bare node: RSS ${mib(bareRss).toFixed(0)} MiB`);
 const bundleDir = `test-artifacts/bench-scale-${process.pid}`;
 const entry = values['from-source'] ? ['--import', 'tsx', 'apps/reconciler/src/main.ts'] : [await buildReconcilerBundle(bundleDir)];
-const child = spawn(process.execPath, entry, {
+// The image's flags by default (deploy/docker/reconciler.Dockerfile); --node-flags '' for none.
+const nodeFlags = (values['node-flags'] ?? '').split(/\s+/).filter(Boolean);
+const child = spawn(process.execPath, [...nodeFlags, ...entry], {
   env: { ...process.env, TIDEMARK_CONFIG: configPath, TIDEMARK_ALLOW_EVICTION: 'true', TIDEMARK_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'ignore', 'pipe'],
 });
 let stderrTail = '';
@@ -174,7 +176,7 @@ try {
     figure(`API requests per resync interval (${resyncS} s), ${total} unchanged objects`, 'requests', requests.length, 'one list per cluster (kubectl get -A)', clusterCount),
     figure(`reconciler CPU per resync interval (${resyncS} s) once converged`, 's', cpu, 'wall time of one list of the same objects per cluster', listS),
   ], {
-    objects, clusters: clusterCount, resyncIntervalS: resyncS, concurrency, reconcilerRun: values['from-source'] ? 'tsx' : 'bundle',
+    objects, clusters: clusterCount, resyncIntervalS: resyncS, concurrency, reconcilerRun: values['from-source'] ? 'tsx' : 'bundle', nodeFlags,
     requestsPerObjectPerResync: Math.round((requests.length / total) * 100) / 100,
     steadyRequestsByKind: countByKind(requests),
     cpuSecondsPerMinute: Math.round((cpu / resyncS) * 60 * 100) / 100,

@@ -81,7 +81,7 @@ url
   are references to the environment that tidemark.redisEnv fills from the Secret, never values.
 */}}
 {{- define "tidemark.redisConfig" -}}
-{{- $mode := include "tidemark.redisMode" . -}}
+{{- $mode := include "tidemark.redisMode" . | trim -}}
 {{- $auth := .Values.redis.auth -}}
 {{- $login := dict -}}
 {{- if $auth.existingSecret }}{{ $_ := set $login "password" (dict "env" "TIDEMARK_REDIS_PASSWORD") }}{{ end -}}
@@ -98,7 +98,7 @@ url
 
 {{/* tidemark.redisPorts are the TCP ports Tidemark's pods open to an external Redis, one per line. */}}
 {{- define "tidemark.redisPorts" -}}
-{{- $mode := include "tidemark.redisMode" . -}}
+{{- $mode := include "tidemark.redisMode" . | trim -}}
 {{- $ports := list -}}
 {{- if eq $mode "url" -}}
 {{- $ports = append $ports ((urlParse .Values.redis.externalUrl).host | splitList ":" | last | default "6379") -}}
@@ -195,7 +195,7 @@ affinity:
 
 {{/* tidemark.redisEnv is the env of a pod that talks to Redis: the password first, then the URL that uses it. */}}
 {{- define "tidemark.redisEnv" -}}
-{{- $mode := include "tidemark.redisMode" . -}}
+{{- $mode := include "tidemark.redisMode" . | trim -}}
 {{- $auth := .Values.redis.auth -}}
 {{- if or (eq $mode "bundled") (and (has $mode (list "sentinel" "cluster")) $auth.existingSecret) }}
 - name: TIDEMARK_REDIS_PASSWORD
