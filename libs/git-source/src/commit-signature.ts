@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import git from 'isomorphic-git';
-import { createMessage, readKey, readSignature, verify } from 'openpgp';
+import type * as OpenPGP from 'openpgp';
 import { TerminalError } from '@tidemark/contracts';
 import type { SourceVerify } from './source-spec';
 
@@ -11,6 +11,7 @@ import type { SourceVerify } from './source-spec';
  * match the commit throws CommitNotVerified, naming the commit and the keys expected.
  */
 export async function verifyCommit(gitdir: string, revision: string, keys: SourceVerify, source: string): Promise<string> {
+  const { createMessage, readSignature, verify } = await loadOpenpgp();
   const { commit, payload } = await git.readCommit({ fs, gitdir, oid: revision });
   const expected = await expectedKeys(keys, source);
   const refuse = (why: string) => new TerminalError('CommitNotVerified',
@@ -28,7 +29,13 @@ export async function verifyCommit(gitdir: string, revision: string, keys: Sourc
   throw refuse('is signed, but not by one of the expected keys (or the signature does not match the commit)');
 }
 
-async function expectedKeys(keys: SourceVerify, source: string) {
+/** loadOpenpgp loads OpenPGP.js when a source asks for signatures: most deployments never do, and it holds 4 MiB of heap. */
+function loadOpenpgp(): Promise<typeof OpenPGP> {
+  return import('openpgp');
+}
+
+async function expectedKeys(keys: SourceVerify, source: string): Promise<OpenPGP.Key[]> {
+  const { readKey } = await loadOpenpgp();
   if (keys.openpgpKeys.length === 0) {
     throw new TerminalError('CommitNotVerified', `Source ${source} names only SSH keys in verify.sshKeys; this release verifies OpenPGP signatures only, so nothing is applied. Add the signers' OpenPGP keys to verify.openpgpKeys.`);
   }
