@@ -16,7 +16,7 @@ const teamA = `team-a-${id}`;
 const teamB = `team-b-${id}`;
 const binding = `git-author-${id}`;
 const allow: AllowList = {
-  namespaces: [`team-a-${id}`], kinds: ['ConfigMap', 'apps/Deployment', 'tidemark.dev/WebApp'], denyKinds: [], clusterKinds: [], clusters: ['shared'], createNamespaces: false,
+  namespaces: [`team-a-${id}`], kinds: ['ConfigMap', 'apps/Deployment', 'tidemark.dev/WebApp'], denyKinds: [], clusterKinds: [], clusters: ['shared'], createNamespaces: false, serviceAccounts: [],
 };
 let harness: PipelineHarness;
 let tenancy: SourceTenancy | undefined;

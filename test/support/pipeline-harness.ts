@@ -11,7 +11,9 @@ import { GitSource, parseSourceSpec, type PollResult, type UnitRendering } from 
 import { createDefaultRegistry, type KindRegistry } from '@tidemark/kinds';
 import { reconcile, type PipelineDependencies, type PipelineOptions, type SourceTenancy } from '@tidemark/pipeline';
 import { PruneHolds, StatusStore } from '@tidemark/status-store';
+import { PlacementCache } from '@tidemark/placement';
 import { startGitServer, type GitServer, type WorkingCopy } from '@tidemark/testing';
+import { gitDesiredState } from '../../apps/reconciler/src/desired-state';
 
 export interface PipelineHarness {
   cluster: string;
@@ -31,7 +33,18 @@ export interface PipelineHarness {
   stop(): Promise<void>;
 }
 
-export async function startPipelineHarness(kubeconfig: string, redisUrl: string, options: { kinds?: KindRegistry; pipeline?: PipelineOptions; rendering?: UnitRendering; pruneHolds?: boolean; tenancyFor?: (source: string) => SourceTenancy | undefined; onResponse?: KubeClientOptions['onResponse'] } = {}): Promise<PipelineHarness> {
+export interface PipelineHarnessOptions {
+  kinds?: KindRegistry;
+  pipeline?: PipelineOptions;
+  rendering?: UnitRendering;
+  pruneHolds?: boolean;
+  tenancyFor?: (source: string) => SourceTenancy | undefined;
+  onResponse?: KubeClientOptions['onResponse'];
+  /** Read desired state as the reconciler does (apps/reconciler's gitDesiredState): Placement rules place objects and name their identity. */
+  placement?: boolean;
+}
+
+export async function startPipelineHarness(kubeconfig: string, redisUrl: string, options: PipelineHarnessOptions = {}): Promise<PipelineHarness> {
   const id = randomUUID().slice(0, 8);
   const cluster = 'shared';
   const git: GitServer = await startGitServer();
@@ -50,7 +63,7 @@ export async function startPipelineHarness(kubeconfig: string, redisUrl: string,
   const deps: PipelineDependencies = {
     connectionFor: () => connection,
     actionsConnectionFor: () => actions,
-    desired: {
+    desired: options.placement ? gitDesiredState(new Map([['test', source]]), new PlacementCache(), [{ name: cluster, labels: {} }]) : {
       async readObject(_source, revision, objectKey, cluster) {
         const found = await source.readObject(revision, objectKey, cluster);
         return found ? { object: found.object as never, path: found.path, line: found.line, ...(found.unit ? { unit: found.unit } : {}) } : undefined;

@@ -31,6 +31,10 @@ export function gitDesiredState(sources: ReadonlyMap<string, GitSource>, placeme
       if (!rules.targets(found.object, found.path, clusters).includes(cluster)) return undefined;
       return { object: found.object, path: found.path, line: found.line, ...(found.unit ? { unit: found.unit } : {}) };
     },
+    // The ServiceAccount of the Placement rule that places a file or unit folder (runConnections decides whether it counts).
+    async identityAt(source, revision, path) {
+      return (await placement.rules(source, sourceOf(source), revision)).identityFor(path);
+    },
     orderingAt(source, revision, cluster) {
       const key = `${source}@${revision}@${cluster}`;
       let ordering = orderings.get(key);

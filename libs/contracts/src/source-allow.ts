@@ -15,4 +15,9 @@ export interface SourceAllowList {
   readonly clusters: readonly string[];
   /** May it create Namespaces (whose names match `namespaces`)? @defaultValue false */
   readonly createNamespaces: boolean;
+  /**
+   * ServiceAccounts (`namespace/name` patterns) that its Placement rules may name as the identity of
+   * the objects they place; a rule naming any other is refused (NotAllowed). @defaultValue []
+   */
+  readonly serviceAccounts: readonly string[];
 }

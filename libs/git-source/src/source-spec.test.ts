@@ -83,7 +83,7 @@ describe('parseSourceSpec: tenancy fields', () => {
     }, 's');
     expect(spec.serviceAccount).toEqual({ namespace: 'team-a', name: 'deployer' });
     expect(spec.allow).toEqual({
-      namespaces: ['team-a', 'team-a-*'], kinds: ['*'], denyKinds: [], clusterKinds: ['rbac.authorization.k8s.io/ClusterRole'], clusters: ['*'], createNamespaces: false,
+      namespaces: ['team-a', 'team-a-*'], kinds: ['*'], denyKinds: [], clusterKinds: ['rbac.authorization.k8s.io/ClusterRole'], clusters: ['*'], createNamespaces: false, serviceAccounts: [],
     });
     expect(spec.verify).toEqual({ mode: 'head', openpgpKeys: [armoredKey], sshKeys: ['ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGx team-a'] });
     expect(spec.limits).toEqual({ maxRevisionBytes: 4 * 1024 * 1024 });

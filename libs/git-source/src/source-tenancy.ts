@@ -6,6 +6,8 @@ const dnsLabel = '^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$';
 const namePattern = Type.String({ pattern: '^[a-z0-9*]([a-z0-9*-]{0,61}[a-z0-9*])?$' });
 /** A kind pattern: `Kind` (core group), `group/Kind`, with `*` for any group or any kind. */
 const kindPattern = Type.String({ pattern: '^(\\*|([a-z0-9*.-]*/)?([A-Z*][A-Za-z0-9*]*))$' });
+/** A ServiceAccount pattern, `namespace/name`, with `*` for any run of characters in either part. */
+const serviceAccountPattern = Type.String({ pattern: '^[a-z0-9*]([a-z0-9*-]{0,61}[a-z0-9*])?/[a-z0-9*]([a-z0-9*.-]{0,251}[a-z0-9*])?$' });
 
 /** ServiceAccountInput names the identity a source's objects are applied with, in the target cluster. */
 export const ServiceAccountInput = Type.Object({
@@ -20,6 +22,7 @@ export const AllowInput = Type.Object({
   clusterKinds: Type.Optional(Type.Array(kindPattern, { maxItems: 256 })),
   clusters: Type.Optional(Type.Array(namePattern, { minItems: 1, maxItems: 256 })),
   createNamespaces: Type.Optional(Type.Boolean()),
+  serviceAccounts: Type.Optional(Type.Array(serviceAccountPattern, { maxItems: 256 })),
 }, { additionalProperties: false });
 
 export const VerifyInput = Type.Object({
@@ -62,7 +65,7 @@ export interface SourceLimits {
   readonly maxRevisionBytes?: number;
 }
 
-type AllowInputValue = { namespaces: string[]; kinds?: string[]; denyKinds?: string[]; clusterKinds?: string[]; clusters?: string[]; createNamespaces?: boolean };
+type AllowInputValue = { namespaces: string[]; kinds?: string[]; denyKinds?: string[]; clusterKinds?: string[]; clusters?: string[]; createNamespaces?: boolean; serviceAccounts?: string[] };
 
 export function allowOf(input: AllowInputValue): SourceAllow {
   return Object.freeze({
@@ -72,6 +75,7 @@ export function allowOf(input: AllowInputValue): SourceAllow {
     clusterKinds: Object.freeze([...(input.clusterKinds ?? [])]),
     clusters: Object.freeze([...(input.clusters ?? ['*'])]),
     createNamespaces: input.createNamespaces ?? false,
+    serviceAccounts: Object.freeze([...(input.serviceAccounts ?? [])]),
   });
 }
 

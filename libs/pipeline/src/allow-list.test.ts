@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { kindName, matches, refusalOf, type AllowList } from './allow-list';
+import { kindName, matches, refusalOf, serviceAccountRefusal, type AllowList } from './allow-list';
 
-const teamA: AllowList = { namespaces: ['team-a', 'team-a-*'], kinds: ['*'], denyKinds: ['rbac.authorization.k8s.io/*Binding'], clusterKinds: [], clusters: ['west'], createNamespaces: false };
+const teamA: AllowList = { namespaces: ['team-a', 'team-a-*'], kinds: ['*'], denyKinds: ['rbac.authorization.k8s.io/*Binding'], clusterKinds: [], clusters: ['west'], createNamespaces: false, serviceAccounts: [] };
 const target = { cluster: 'west', apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'team-a', name: 'web' };
 
 describe('refusalOf', () => {
@@ -33,6 +33,21 @@ describe('refusalOf', () => {
     expect(refusalOf(listed, { ...target, apiVersion: 'v1', kind: 'Secret' })).toBe('kind Secret is not in allow.kinds (ConfigMap, apps/*)');
     // A core kind pattern does not match the same name in another group.
     expect(refusalOf(listed, { ...target, apiVersion: 'example.com/v1', kind: 'ConfigMap' })).toBe('kind example.com/ConfigMap is not in allow.kinds (ConfigMap, apps/*)');
+  });
+});
+
+describe('serviceAccountRefusal', () => {
+  const delegating = { ...teamA, serviceAccounts: ['team-a/deployer', 'team-a-*/ci-*'] };
+
+  it('allows a Placement rule only the ServiceAccounts the source lists', () => {
+    expect(serviceAccountRefusal(delegating, { namespace: 'team-a', name: 'deployer' })).toBeUndefined();
+    expect(serviceAccountRefusal(delegating, { namespace: 'team-a-dev', name: 'ci-web' })).toBeUndefined();
+    expect(serviceAccountRefusal(delegating, { namespace: 'team-b', name: 'deployer' })).toBe('team-b/deployer is not in allow.serviceAccounts (team-a/deployer, team-a-*/ci-*)');
+    expect(serviceAccountRefusal(teamA, { namespace: 'team-a', name: 'deployer' })).toBe('team-a/deployer is not in allow.serviceAccounts (none)');
+  });
+
+  it('allows none to a source without an allow-list', () => {
+    expect(serviceAccountRefusal(undefined, { namespace: 'team-a', name: 'deployer' })).toMatch(/^the source has no allow-list/);
   });
 });
 

@@ -42,6 +42,21 @@ function namespaceRefusal(allow: AllowList, name: string): string | undefined {
   return undefined;
 }
 
+/**
+ * serviceAccountRefusal checks the ServiceAccount a Placement rule names against the source's
+ * allow.serviceAccounts (`namespace/name` patterns). A source without an allow-list may name none:
+ * its Git authors would otherwise choose any identity the reconciler may impersonate.
+ */
+export function serviceAccountRefusal(allow: AllowList | undefined, serviceAccount: { namespace: string; name: string }): string | undefined {
+  const name = `${serviceAccount.namespace}/${serviceAccount.name}`;
+  if (!allow) return `the source has no allow-list, so no Placement rule may choose its identity (list ${name} in allow.serviceAccounts)`;
+  const listed = allow.serviceAccounts.some((pattern) => {
+    const [namespace, account] = splitOnce(pattern);
+    return matches(namespace, serviceAccount.namespace) && matches(account, serviceAccount.name);
+  });
+  return listed ? undefined : `${name} is not in allow.serviceAccounts (${list(allow.serviceAccounts)})`;
+}
+
 /** kindName writes a kind as the allow-list does: `Kind` for the core group, else `group/Kind`. */
 export function kindName(apiVersion: string, kind: string): string {
   const slash = apiVersion.indexOf('/');

@@ -32,6 +32,11 @@ export interface DesiredStateReader {
   admitRevision?(source: string, revision: string): Promise<string>;
   readObject(source: string, revision: string, objectKey: string, cluster: string): Promise<DesiredObject | undefined>;
   /**
+   * identityAt is the ServiceAccount the Placement rule placing `path` names at that revision (a
+   * file, or a render unit's folder ending in '/'), or undefined. Without it, rules name no identity.
+   */
+  identityAt?(source: string, revision: string, path: string): Promise<PlacedIdentity | undefined>;
+  /**
    * orderingAt is the dependency graph of a source revision on a cluster (depends-on, sync waves,
    * CRDs and Namespaces the revision declares), read once per revision. Without it, only a CRD
    * that is not served yet holds an object back.
@@ -42,6 +47,12 @@ export interface DesiredStateReader {
    * revision (the refused ones with why). Without it, only the configured and built-in rules judge.
    */
   healthRulesAt?(source: string, revision: string): Promise<SourceHealthRules | undefined>;
+}
+
+/** PlacedIdentity is the ServiceAccount a Placement rule names for the objects it places, and the rule (for messages). */
+export interface PlacedIdentity {
+  readonly rule: string;
+  readonly serviceAccount: { readonly namespace: string; readonly name: string };
 }
 
 /** Declaration is one Git object placed on a cluster, in some source at the revision that source applies now. */

@@ -10,5 +10,6 @@ export function identityFailure(run: ReconcileRun, failure: ReconcileFailure): R
   const identity = run.connection.identity;
   if (!identity || failure.code !== 'Forbidden' || failure instanceof TerminalError) return failure;
   const message = failure.message.replace(/ Grant Tidemark's service account this permission; it will be retried\.$/, '');
-  return new TerminalError('Forbidden', `${message} Source ${run.job.source} acts as ${identity} on cluster ${run.job.cluster}, which may not do this; grant that ServiceAccount the permission, or change the object in Git.`, { cause: failure, category: 'forbidden' });
+  const namedBy = run.placedAs ? ` (named by ${run.placedAs.rule})` : '';
+  return new TerminalError('Forbidden', `${message} Source ${run.job.source} acts as ${identity}${namedBy} on cluster ${run.job.cluster}, which may not do this; grant that ServiceAccount the permission, or change the object in Git.`, { cause: failure, category: 'forbidden' });
 }

@@ -4,7 +4,7 @@
 // hands everything else in (PipelineDependencies).
 
 export { reconcile } from './reconcile';
-export type { PipelineDependencies, PipelineOptions, DesiredObject, DesiredStateReader, DependencyWaitRegistry, Declaration, DeclarationIndex } from './dependencies';
+export type { PipelineDependencies, PipelineOptions, DesiredObject, DesiredStateReader, PlacedIdentity, DependencyWaitRegistry, Declaration, DeclarationIndex } from './dependencies';
 export { cleanupFinalizer, pruneEmptyAnnotation } from './tracking';
 export type { SourceTenancy } from './source-tenancy';
 export type { AllowList } from './allow-list';

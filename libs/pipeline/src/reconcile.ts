@@ -93,6 +93,8 @@ async function runStages(run: ReconcileRun, deps: PipelineDependencies, signal?:
 export function recordFetched(run: ReconcileRun, result: FetchResult): void {
   const { revision, ...read } = result.fetched;
   Object.assign(run, read, { job: { ...run.job, revision }, fetched: result.action });
+  // The Placement rule's ServiceAccount, when it names one, replaces the source's for the rest of the run.
+  if (read.placedAs) Object.assign(run, { connection: read.placedAs.connection, actionsConnection: read.placedAs.actionsConnection });
 }
 
 /**

@@ -26,6 +26,16 @@ export interface Fetched {
   live?: KubernetesManifest;
   /** The desired object with the namespace defaulted (what is applied). */
   object?: KubernetesManifest;
+  /** Set when the Placement rule that places the object names its ServiceAccount (runConnections): the run acts as that from fetch on. */
+  placedAs?: PlacedConnections;
+}
+
+/** PlacedConnections are a run's connections as the ServiceAccount its Placement rule names. */
+export interface PlacedConnections {
+  connection: ClusterConnection;
+  actionsConnection: ClusterConnection;
+  /** `Placement <name> spec.rules[i]`. */
+  rule: string;
 }
 
 /**

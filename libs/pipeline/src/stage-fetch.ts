@@ -1,7 +1,8 @@
 import { ConditionType, isReconcileFailure, NotReadyError, TerminalError, contentHash, findCondition, parseObjectKey, type KubernetesManifest, type ReconcileJob } from '@tidemark/contracts';
 import { getByResource, type ApiResource } from '@tidemark/cluster';
 import type { PipelineDependencies } from './dependencies';
-import type { Fetched, FetchResult, ReconcileRun } from './run';
+import type { Fetched, FetchResult, PlacedConnections, ReconcileRun } from './run';
+import { runConnections } from './identity';
 import { checkAllowed } from './allow-check';
 import { refuseDuplicates } from './duplicate-check';
 
@@ -22,13 +23,39 @@ export async function fetchStage(run: ReconcileRun, deps: PipelineDependencies):
   if (stalled) return stalled;
   const apiVersion = desired?.object.apiVersion ?? previous?.apiVersion;
   if (!apiVersion) return { action: 'reconcile', fetched }; // Neither in Git nor ever reconciled: nothing to do.
+  let acting = fetched;
   try {
-    return { action: 'reconcile', fetched: { ...fetched, ...(await readCluster(run, deps, fetched, apiVersion)) } };
+    const placedAs = await placedConnections(job, deps, fetched);
+    if (placedAs) acting = { ...fetched, placedAs };
+    const actingRun: ReconcileRun = placedAs ? { ...run, connection: placedAs.connection, actionsConnection: placedAs.actionsConnection } : run;
+    return { action: 'reconcile', fetched: { ...acting, ...(await readCluster(actingRun, deps, fetched, apiVersion)) } };
   } catch (error) {
-    // A refusal (not allowed, a duplicate) keeps what fetch read: the record's inventory and apiVersion stay.
-    if (isReconcileFailure(error)) return { action: 'fail', fetched, failure: error };
+    // A refusal (not allowed, a duplicate) keeps what fetch read: the record's inventory and apiVersion stay,
+    // and a refusal by the API server is reported against the identity that asked.
+    if (isReconcileFailure(error)) return { action: 'fail', fetched: acting, failure: error };
     throw error;
   }
+}
+
+/**
+ * placedConnections: when the Placement rule that places the object (where Git declares it now, or
+ * last declared it, for an object that left Git) names a ServiceAccount, the run acts as that
+ * from here on, as runConnections decides (it refuses a ServiceAccount the source does not allow).
+ */
+async function placedConnections(job: ReconcileJob, deps: PipelineDependencies, fetched: Fetched): Promise<PlacedConnections | undefined> {
+  const path = placedPath(fetched);
+  if (path === undefined || !deps.desired.identityAt) return undefined;
+  const placed = await deps.desired.identityAt(job.source, job.revision, path);
+  if (!placed) return undefined;
+  const connections = runConnections(job, deps, placed);
+  return { connection: connections.connection, actionsConnection: connections.actions, rule: placed.rule };
+}
+
+/** placedPath is what placement matches: the file, or a render unit's folder with a trailing '/'. */
+function placedPath({ desired, previous }: Fetched): string | undefined {
+  const path = desired?.path ?? previous?.path;
+  if (path === undefined) return undefined;
+  return (desired ? desired.unit : previous?.renderUnit) ? `${path.replace(/\/+$/, '')}/` : path;
 }
 
 async function admitted(job: ReconcileJob, deps: PipelineDependencies): Promise<ReconcileJob> {

@@ -79,6 +79,33 @@ describe('Placement rule variables for render units', () => {
   });
 });
 
+describe('Placement rule identity', () => {
+  const rules = PlacementRules.fromObjects([
+    placement('teams', [
+      { paths: ['teams/a/'], serviceAccount: { namespace: 'team-a', name: 'deployer' } },
+      { paths: ['teams/'] },
+    ]),
+  ]);
+
+  it('gives what a rule places (a file, or a unit folder) the ServiceAccount that rule names', () => {
+    expect(rules.identityFor('teams/a/web.yaml')).toEqual({ rule: 'Placement teams spec.rules[0]', serviceAccount: { namespace: 'team-a', name: 'deployer' } });
+    expect(rules.identityFor('teams/a/app/')).toEqual(expect.objectContaining({ rule: 'Placement teams spec.rules[0]' }));
+  });
+
+  it('names no identity where the first matching rule names none, or no rule matches', () => {
+    expect(rules.identityFor('teams/b/web.yaml')).toBeUndefined();
+    expect(rules.identityFor('base/ns.yaml')).toBeUndefined();
+  });
+
+  it('names the field of a bad serviceAccount', () => {
+    const bad = (serviceAccount: unknown) => () => PlacementRules.fromObjects([placement('bad', [{ paths: ['x/'], serviceAccount }])]);
+    expect(bad('deployer')).toThrow('Placement bad spec.rules[0].serviceAccount: must be a mapping with namespace and name');
+    expect(bad({ namespace: 'Team A', name: 'deployer' })).toThrow('Placement bad spec.rules[0].serviceAccount.namespace: must be a namespace name');
+    expect(bad({ namespace: 'team-a' })).toThrow('Placement bad spec.rules[0].serviceAccount.name: must be a ServiceAccount name');
+    expect(bad({ namespace: 'team-a', name: 'x', user: 'admin' })).toThrow('Placement bad spec.rules[0].serviceAccount: unknown field "user"');
+  });
+});
+
 describe('label selectors', () => {
   it('reads every term of the string form', () => {
     const requirements = parseSelector('env=prod,tier!=db,region in (eu, us),!legacy,gpu');

@@ -2,6 +2,7 @@ import ignore from 'ignore';
 import type { KubernetesManifest } from '@tidemark/contracts';
 import { matches, parseSelector, requirementsOf, SelectorError, type LabelSelector, type Requirement } from './label-selector';
 import { compileRuleVariables, variablesFor, type RuleVariables } from './rule-variables';
+import { compileRuleIdentity, type PlacedIdentity, type RuleServiceAccount } from './rule-identity';
 
 /** The kind of the Git object that holds placement rules; it is read, never applied. */
 export const placementApiVersion = 'tidemark.dev/v1alpha1';
@@ -26,6 +27,7 @@ interface CompiledRule {
   matcher: ReturnType<typeof ignore>;
   requirements: Requirement[];
   variables: RuleVariables;
+  serviceAccount: RuleServiceAccount | undefined;
 }
 
 interface RuleInput {
@@ -33,6 +35,7 @@ interface RuleInput {
   clusterSelector?: LabelSelector;
   variables?: unknown;
   clusterVariables?: unknown;
+  serviceAccount?: unknown;
 }
 
 /**
@@ -40,7 +43,7 @@ interface RuleInput {
  * Git: each lists path patterns (gitignore syntax, relative to the repository root) and a
  * cluster selector. The first rule whose paths match the object's file wins; an object no rule
  * matches goes to every cluster; an object's own tidemark.dev/cluster-selector annotation wins
- * over every rule.
+ * over every rule. A rule may name the ServiceAccount its objects are applied with (identityFor).
  */
 export class PlacementRules {
   private constructor(private readonly rules: CompiledRule[]) {}
@@ -59,8 +62,9 @@ export class PlacementRules {
         const where = `Placement ${object.metadata.name} spec.rules[${index}]`;
         if (!rule.paths?.length) throw new SelectorError(`${where}.paths: list at least one path pattern`);
         const variables = compileRuleVariables(rule, where);
+        const serviceAccount = compileRuleIdentity(rule.serviceAccount, where);
         try {
-          rules.push({ source: where, matcher: ignore().add(rule.paths), requirements: requirementsOf(rule.clusterSelector ?? {}), variables });
+          rules.push({ source: where, matcher: ignore().add(rule.paths), requirements: requirementsOf(rule.clusterSelector ?? {}), variables, serviceAccount });
         } catch (error) {
           throw new SelectorError(`${where}: ${error instanceof Error ? error.message : String(error)}`);
         }
@@ -90,6 +94,17 @@ export class PlacementRules {
     const rule = this.ruleFor(`${folder.replace(/\/+$/, '')}/`);
     const selected = rule ? clusters.filter((cluster) => matches(rule.requirements, cluster.labels)) : clusters;
     return selected.map((cluster) => ({ name: cluster.name, variables: rule ? variablesFor(rule.variables, cluster.labels) : {} }));
+  }
+
+  /**
+   * identityFor is the ServiceAccount of the rule that places what is declared at `path` (a file, or
+   * a render unit's folder ending in '/'): the first rule whose paths match it, as for its clusters.
+   * An object's own cluster-selector annotation chooses its clusters, never its identity, so it
+   * cannot step out of its rule's ServiceAccount. undefined: no rule matches, or it names none.
+   */
+  identityFor(path: string): PlacedIdentity | undefined {
+    const rule = this.ruleFor(path);
+    return rule?.serviceAccount ? { rule: rule.source, serviceAccount: rule.serviceAccount } : undefined;
   }
 
   private requirementsFor(path: string, clusterSelector: string | undefined): Requirement[] {
