@@ -2,7 +2,7 @@
 // name, served through sourceObjects.namespaces): the bootstrap loop (a
 // config-file source applies Source objects from Git), change, suspend, a rotated password, a
 // missing Secret, a GitHub App Secret, CEL refusals at admission, one Event per revision for files
-// that cannot be read, a Source that defines itself, and deletion.
+// that cannot be read, a Source that defines itself, deletion, and a deletion its ServiceAccount may not finish.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -267,6 +267,33 @@ describe('Source objects', () => {
     expect((await stalled(`core/ConfigMap/${team}/inside`))?.message).toMatch(/system:serviceaccount:team-a:deployer/);
     expect(await valueOf('inside')).toBeUndefined();
     expect(await getObject(admin, { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'kube-system', name: 'outside' })).toBeUndefined();
+  });
+
+  it('a deleted Source whose ServiceAccount lost its rights says which object it cannot prune and why, and goes once annotated prune: "false"', async () => {
+    const heldUrl = await open.createRepository('held');
+    const held = await open.workingCopy('held');
+    await held.write('held.yaml', configMap('held', 'applied'));
+    await held.commitAndPush('one object');
+    const rbac = { apiVersion: 'rbac.authorization.k8s.io/v1', metadata: { name: 'pruner', namespace: team } };
+    await applyObject(admin, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'pruner', namespace: team } });
+    await applyObject(admin, { ...rbac, kind: 'Role', rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'] }] } as KubernetesManifest);
+    await applyObject(admin, { ...rbac, kind: 'RoleBinding', roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'pruner' }, subjects: [{ kind: 'ServiceAccount', name: 'pruner', namespace: team }] } as KubernetesManifest);
+    await createObject(admin, sourceObject('held', { url: heldUrl, serviceAccount: { namespace: team, name: 'pruner' }, allow: { namespaces: [team] } }));
+    await expect.poll(() => valueOf('held'), { timeout: 30_000 }).toBe('applied');
+    // The ServiceAccount loses its rights, then the Source is deleted: its prune is refused by the API server.
+    await deleteObject(admin, { group: 'rbac.authorization.k8s.io', kind: 'RoleBinding', namespace: team, name: 'pruner' });
+    await deleteObject(admin, { group: 'tidemark.dev', kind: 'Source', namespace: team, name: 'held' });
+    await expect.poll(async () => (await ready('held'))?.reason, { timeout: 30_000 }).toBe('PruneBlocked');
+    const message = (await ready('held'))?.message ?? '';
+    expect(message).toContain(`core/ConfigMap/${team}/held on cluster mgmt`);
+    expect(message).toMatch(/configmaps "held" is forbidden: User "system:serviceaccount:team-a:pruner" cannot/);
+    expect(message).toContain('tidemark.dev/prune: "false"');
+    expect((await getSource('held'))?.metadata.finalizers).toEqual(['tidemark.dev/source-prune']);
+    expect(await valueOf('held')).toBe('applied');
+    // Orphaning it on purpose lets it finish; the object stays (objects deleted: 0).
+    await plane.kubectl(['annotate', 'sources.tidemark.dev', '-n', team, 'held', 'tidemark.dev/prune=false']);
+    await expect.poll(() => getSource('held'), { timeout: 30_000 }).toBeUndefined();
+    expect(await valueOf('held')).toBe('applied');
   });
 
   it('a Source removed from Git is deleted, prunes what it applied, and then goes', async () => {

@@ -7,4 +7,4 @@ export { routePoll, type RouteContext } from './route-poll';
 export { jobsForRoute, type ObjectRoute } from './fan-out';
 export { startFullResync, type FullResyncOptions } from './full-resync';
 export { requeueCluster } from './recover-cluster';
-export { retireSource, type RetireContext } from './retire-source';
+export { retireSource, type RetireContext, type RetireResult, type BlockedPrune } from './retire-source';

@@ -7,15 +7,18 @@ import { keyOf, SecretCache } from './secret-cache';
 import { servesNamespace, watchedNamespaces, type ServedNamespaces } from './served-namespaces';
 import { credentialsFromSecret, secretCredentialKeys } from './secret-credentials';
 import { sourceApiVersion, sourceFinalizer, sourceKind } from './source-kind';
-import { pruningStatus, stalledStatus, statusFromPoll, type PreviousStatus, type SourceObjectStatus } from './source-object-status';
+import { pruningStatus, stalledStatus, statusFromPoll, type BlockedObject, type PreviousStatus, type SourceObjectStatus } from './source-object-status';
 import { problemsEvent } from './source-problems-event';
 
 /** SourceHooks are what the app does when the set of Source objects changes. */
 export interface SourceHooks {
   /** put registers a new or changed source: its GitSource, and a poller runner where this process polls. */
   put(declaration: SourceDeclaration, credentials: () => Promise<SourceAuth | undefined>): Promise<void>;
-  /** retire stops polling a deleted source and queues the prune of its objects; it returns how many are left. */
-  retire(name: string): Promise<number>;
+  /**
+   * retire stops polling a deleted source and queues the prune of its objects; it returns how many
+   * are left, and those whose last run failed (they hold the Source until fixed or orphaned).
+   */
+  retire(name: string): Promise<{ left: number; blocked: BlockedObject[] }>;
   /** drop forgets a source entirely (its objects are pruned, or orphaned on purpose). */
   drop(name: string): Promise<void>;
   /** trigger polls a source now (its credentials changed). */
@@ -182,11 +185,11 @@ export class SourceController {
     if (!entry.object.metadata.finalizers?.includes(sourceFinalizer)) return;
     const orphan = entry.object.metadata.annotations?.['tidemark.dev/prune'] === 'false';
     this.options.log.info({ source: name, orphan }, 'Source deleted; retiring it');
-    const left = orphan ? 0 : await this.options.hooks.retire(name);
+    const { left, blocked } = orphan ? { left: 0, blocked: [] } : await this.options.hooks.retire(name);
     if (!this.manages) return;
-    this.options.log.info({ source: name, left }, left > 0 ? 'Source deleted; waiting for its objects to be pruned' : 'Source deleted; its objects are pruned');
+    this.options.log.info({ source: name, left, blocked: blocked.length }, left > 0 ? 'Source deleted; waiting for its objects to be pruned' : 'Source deleted; its objects are pruned');
     if (left > 0) {
-      await this.writeStatus(entry, pruningStatus(left, entry.object.metadata.generation ?? 0, previousOf(entry.object)));
+      await this.writeStatus(entry, pruningStatus(left, entry.object.metadata.generation ?? 0, previousOf(entry.object), new Date(), blocked));
       this.recheck(name);
       return;
     }

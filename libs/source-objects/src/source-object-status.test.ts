@@ -34,3 +34,17 @@ describe('statusFromPoll', () => {
     expect(pruningStatus(2, 4, fetched).lastFetchedRevision).toBe('a'.repeat(40));
   });
 });
+
+describe('pruningStatus', () => {
+  it('says what a deleted Source waits for', () => {
+    expect(findCondition(pruningStatus(2, 4, fetched).conditions, 'Ready')).toMatchObject({ status: 'False', reason: 'Pruning', message: 'Deleting: pruning 2 object(s) this source applied before the Source goes.' });
+  });
+
+  it('names the first object it cannot prune, the failure, and what lets it go', () => {
+    const forbidden = 'configmaps "legacy" is forbidden: User "system:serviceaccount:team-a:deployer" cannot get resource "configmaps" in API group "" in the namespace "team-b".';
+    const blocked = [{ cluster: 'west', objectKey: 'core/ConfigMap/team-b/legacy', message: forbidden }, { cluster: 'east', objectKey: 'core/ConfigMap/team-b/legacy', message: forbidden }];
+    const ready = findCondition(pruningStatus(3, 4, fetched, new Date(), blocked).conditions, 'Ready');
+    expect(ready).toMatchObject({ status: 'False', reason: 'PruneBlocked' });
+    expect(ready?.message).toBe(`Deleting: 3 object(s) this source applied are left, and 2 cannot be pruned: core/ConfigMap/team-b/legacy on cluster west: ${forbidden} (and 1 more) The Source stays until they are pruned: fix that, or annotate the Source tidemark.dev/prune: "false" to leave its objects in the cluster and let it go.`);
+  });
+});

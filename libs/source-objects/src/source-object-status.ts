@@ -20,6 +20,7 @@ export const secretNotFoundPrefix = 'Secret not found:';
 export const SourceReason = {
   SecretNotFound: 'SecretNotFound',
   Pruning: 'Pruning',
+  PruneBlocked: 'PruneBlocked',
   WaitingForFirstPoll: 'WaitingForFirstPoll',
 } as const;
 
@@ -65,10 +66,31 @@ export function stalledStatus(message: string, generation: number, previous: Pre
   return { observedGeneration: generation, conditions, ...fetchedOf(previous), lastError: message };
 }
 
-/** pruningStatus says a deleted Source waits for its objects to be pruned. */
-export function pruningStatus(left: number, generation: number, previous: PreviousStatus, now = new Date()): SourceObjectStatus {
-  const message = `Deleting: pruning ${left} object(s) this source applied before the Source goes.`;
-  return { observedGeneration: generation, conditions: setCondition(previous.conditions ?? [], { type: ConditionType.Ready, status: 'False', observedGeneration: generation, reason: SourceReason.Pruning, message }, now), ...fetchedOf(previous) };
+/** BlockedObject is an object a deleted Source cannot prune, with its last run's failure. */
+export interface BlockedObject {
+  cluster: string;
+  objectKey: string;
+  message: string;
+}
+
+/**
+ * pruningStatus says a deleted Source waits for its objects to be pruned. When some cannot be
+ * (their last run failed: the API server refused the identity that prunes them, say), the reason is
+ * PruneBlocked and the message names the first one, its cluster and the failure, and what lets the
+ * Source go: fixing the failure, or the annotation tidemark.dev/prune: "false" (its objects stay).
+ */
+export function pruningStatus(left: number, generation: number, previous: PreviousStatus, now = new Date(), blocked: readonly BlockedObject[] = []): SourceObjectStatus {
+  const [first] = blocked;
+  const reason = first ? SourceReason.PruneBlocked : SourceReason.Pruning;
+  const message = first
+    ? `Deleting: ${left} object(s) this source applied are left, and ${blocked.length} cannot be pruned: ${first.objectKey} on cluster ${first.cluster}: ${clip(first.message)}${blocked.length > 1 ? ` (and ${blocked.length - 1} more)` : ''} The Source stays until they are pruned: fix that, or annotate the Source tidemark.dev/prune: "false" to leave its objects in the cluster and let it go.`
+    : `Deleting: pruning ${left} object(s) this source applied before the Source goes.`;
+  return { observedGeneration: generation, conditions: setCondition(previous.conditions ?? [], { type: ConditionType.Ready, status: 'False', observedGeneration: generation, reason, message }, now), ...fetchedOf(previous) };
+}
+
+/** clip keeps a status message readable: an API server's message can be long. */
+function clip(message: string, max = 1_000): string {
+  return message.length <= max ? message : `${message.slice(0, max)}…`;
 }
 
 /** fetchedOf gives the fields that say what was fetched last, leaving out the unknown ones. */
