@@ -70,6 +70,13 @@ async function expectDuplicate(source: string, objectKey: string, places: RegExp
   for (const place of places) expect(ready?.message, `${source} ${objectKey}`).toMatch(place);
 }
 
+/** carriedOver is what of a record one source's run could carry into another's: its owner, place, and what was applied. */
+async function carriedOver(objectKey: string): Promise<Record<string, unknown>> {
+  const record = await harness.statusStore.get(harness.cluster, objectKey);
+  const fields = Object.entries({ source: record?.source, path: record?.path, inventory: record?.inventory, resources: record?.resources, appliedVersions: record?.appliedVersions, lastAppliedRevision: record?.lastAppliedRevision });
+  return Object.fromEntries(fields.filter(([, value]) => value !== undefined));
+}
+
 beforeAll(async () => {
   // Objects written without a namespace land in this test's namespace, as in `default` elsewhere.
   harness = await startPipelineHarness(inject('kubeconfig'), inject('redisUrl'), { pipeline: { defaultNamespace: namespace } });
@@ -129,6 +136,35 @@ describe('two Git objects claiming one live object', () => {
     expect(applied?.data).toEqual({ from: 'other' });
     expect(applied?.metadata.annotations?.[ownerAnnotation]).toBe(`other:${theirs}`);
     expect(findCondition((await harness.statusStore.get(harness.cluster, theirs))?.conditions ?? [], ConditionType.Ready)?.status).toBe('True');
+  });
+
+  it('the same key in two sources shares one status record: the refused source\'s record carries nothing of the other\'s, and letting go does not erase it', async () => {
+    const name = `same-key-${id}`;
+    const key = `core/ConfigMap/${namespace}/${name}`;
+    await harness.repo.write('same/a.yaml', configMap(name, 'test', namespace));
+    await push(harness.repo, harness.source, 'test declares it');
+    expect(await run('test', key)).not.toBeInstanceOf(Error);
+    expect(await carriedOver(key)).toEqual(expect.objectContaining({ source: 'test', resources: [expect.objectContaining({ name })], lastAppliedRevision: heads.get('test') }));
+
+    // Same cluster, same key: the same live object, so a DuplicateObject. Its record is other's, with none of test's fields.
+    await otherRepo.write('same/b.yaml', configMap(name, 'other', namespace));
+    await push(otherRepo, otherSource, 'other declares the same key');
+    expect(await run('other', key)).toEqual(waiting);
+    expect(await carriedOver(key)).toEqual({ source: 'other', path: 'same/b.yaml', inventory: [] });
+    await runWoken();
+    await expectDuplicate('test', key, [/source other at same\/b\.yaml:1/]);
+
+    // other lets go while test's record stands: the live object stays and test's record is not erased by other's run.
+    expect(await run('test', key)).toEqual(waiting);
+    expect((await harness.statusStore.get(harness.cluster, key))?.source).toBe('test');
+    await otherRepo.delete('same/b.yaml');
+    await push(otherRepo, otherSource, 'other lets go');
+    await run('other', key, 'git-removed');
+    expect((await harness.statusStore.get(harness.cluster, key))?.source).toBe('test');
+    expect((await live('v1', 'ConfigMap', namespace, name))?.data).toEqual({ from: 'test' });
+    await runWoken();
+    expect(await run('test', key)).not.toBeInstanceOf(Error);
+    expect(findCondition((await harness.statusStore.get(harness.cluster, key))?.conditions ?? [], ConditionType.Ready)?.status).toBe('True');
   });
 
   it('a kind written as its resource name in another source is the same Deployment', async () => {

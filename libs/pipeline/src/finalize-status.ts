@@ -1,6 +1,6 @@
 import { NotReadyError, TerminalError, type ObjectStatus, type ReconcileFailure, type ReconcileRecord } from '@tidemark/contracts';
 import type { PipelineDependencies } from './dependencies';
-import { failureRecord } from './record-failure';
+import { failureRecord, ownPrevious } from './record-failure';
 import { wasReadyAt } from './observe-run';
 import { orphanedRecord } from './record-orphan';
 import { isDeleted, isSkipped, prunedBy, type ReconcileRun } from './run';
@@ -50,6 +50,8 @@ function historyEntry(run: ReconcileRun, outcome: Pick<ReconcileRecord, 'result'
 /** finalizeRemoved forgets an object removed from Git, unless a prune guard orphaned it: then it stays listed, saying why. */
 async function finalizeRemoved(run: ReconcileRun, deps: PipelineDependencies): Promise<void> {
   const { cluster, objectKey } = run.job;
+  // Another source's record of the same key (it declares the object too) is not this run's to forget.
+  if (run.previous && !ownPrevious(run)) return;
   if (run.deletion?.action !== 'orphaned') {
     await deps.statusStore.delete(cluster, objectKey);
     return;

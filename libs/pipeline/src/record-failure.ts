@@ -28,9 +28,20 @@ export async function reportFailure(run: ReconcileRun, deps: PipelineDependencie
 }
 
 function failureConditions(run: ReconcileRun, failure: ReconcileFailure, reason: string, now: Date): ObjectStatus['conditions'] {
-  if (isStalledAgain(run) && run.previous) return run.previous.conditions;
-  const generation = run.live?.metadata.generation ?? run.previous?.observedGeneration ?? 0;
-  return markFailure(run.previous?.conditions ?? [], generation, categoryOf(failure), { reason, message: failure.message }, now);
+  const previous = ownPrevious(run);
+  if (isStalledAgain(run) && previous) return previous.conditions;
+  const generation = run.live?.metadata.generation ?? previous?.observedGeneration ?? 0;
+  return markFailure(previous?.conditions ?? [], generation, categoryOf(failure), { reason, message: failure.message }, now);
+}
+
+/**
+ * ownPrevious is the run's previous record when its own source wrote it. Records are keyed by
+ * cluster and object key, so another source declaring the same key (a DuplicateObject) finds the
+ * first source's record: its refusal must not carry that source's inventory, resources, drift or
+ * conditions over into a record of its own (whose readers a token scope may limit to its source).
+ */
+export function ownPrevious(run: ReconcileRun): ObjectStatus | undefined {
+  return run.previous?.source === run.job.source ? run.previous : undefined;
 }
 
 /** failureSummary: an API server message about a Secret may quote its data, so a Secret keeps the category and code only. */
@@ -48,7 +59,7 @@ function categoryOf(failure: ReconcileFailure): FailureCategory {
 export function failureRecord(run: ReconcileRun, failure: ReconcileFailure, now: Date): ObjectStatus {
   const conditions = failureConditions(run, failure, reasonFor(run.stage, failure), now);
   const object = run.object ?? run.live;
-  const previous = run.previous;
+  const previous = ownPrevious(run);
   const { dependencies: _earlier, ...earlier } = previous ?? { inventory: [], conditions: [] };
   return {
     ...earlier,
