@@ -151,8 +151,8 @@ async function progressOf(observation: ReconcileObservation, statusOf: CommitSta
   return { progress: 'pending' };
 }
 
-/** targetOf reads the host's token when a status is sent (a rotated Secret or file is used at once). */
-async function targetOf(host: GitHostConfig, connectionFor: (cluster: string) => ClusterConnection): Promise<GitHostTarget> {
+/** targetOf reads the host's token when a status or comment is sent (a rotated Secret or file is used at once). */
+export async function targetOf(host: GitHostConfig, connectionFor: (cluster: string) => ClusterConnection): Promise<GitHostTarget> {
   return { provider: host.provider, apiUrl: host.apiUrl, repository: host.repository, token: await readToken(host.token, host.source, connectionFor) };
 }
 

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { RecordKeys, RedisClient } from '@tidemark/contracts';
+import type { PreviewReport, RecordKeys, RedisClient } from '@tidemark/contracts';
 import type { GitSource } from '@tidemark/git-source';
 import type { PreviewRenderDependencies } from '@tidemark/pipeline';
 import type { ClusterTarget } from '@tidemark/placement';
@@ -19,6 +19,8 @@ export interface PreviewJobsOptions {
   /** Each preview fetches its ref into a folder here, removed when it ends. */
   cacheRoot: string;
   log: Logger;
+  /** Puts a pull request's finished preview on it as a comment (the source's Git host). @defaultValue none */
+  commentOn?: (report: PreviewReport) => Promise<void>;
 }
 
 /**
@@ -39,6 +41,8 @@ export async function startPreviewJobs(options: PreviewJobsOptions): Promise<{ s
   await workers.start(async (job) => {
     const report = await runPreviewJob(job, { redis: options.redis, keys: options.keys, sourceFor, clusters: options.clusters, render: options.render });
     log.info({ source: job.source, ref: job.ref, state: report.state, changes: report.changes.length, error: report.error }, 'preview finished');
+    // The comment is best effort: a Git host that fails never fails (or repeats) the preview.
+    await options.commentOn?.(report).catch((error: unknown) => log.warn({ source: job.source, ref: job.ref, err: error instanceof Error ? error.message : String(error) }, 'preview comment failed'));
   });
   return { stop: () => workers.close() };
 }

@@ -28,6 +28,7 @@ import { startSourceObjects } from './source-objects';
 import { startPreviewJobs, startWebhookPreviews } from './preview-jobs';
 import { startCommitStatuses } from './commit-statuses';
 import { startNotifications } from './notifications';
+import { previewComments } from './preview-comments';
 
 /** RunningReconciler is a started reconciler; stop undoes start, in reverse order. */
 export interface RunningReconciler {
@@ -186,6 +187,7 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
     // Previews of refs that are not merged: the pipeline's readers, dry-runs only.
     const previews = await startPreviewJobs({
       connection, queuePrefix: config.redisPrefix, hashTag, redis, keys: statusStore.keys, sources, clusters: clusterTargets, cacheRoot, log,
+      commentOn: previewComments(config.gitHosts, deps.connectionFor, log),
       render: { connectionFor: deps.connectionFor, tenancyFor: deps.tenancyFor, kinds, statusStore, options: { builtinCrdSources: builtinCrdSources(config) } },
     });
     stops.push(() => previews.stop());

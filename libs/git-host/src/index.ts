@@ -3,6 +3,8 @@
 // to post. It imports only libs/contracts (the record's key) and talks HTTP; tokens are handed in
 // when a request is made, never logged, stored or put in an error.
 
-export { postCommitStatus, type CommitStatus, type CommitStatusState, type GitHostTarget, type GitHostProvider, type PostOptions, type PostResult } from './commit-status';
+export { postCommitStatus, type CommitStatus, type CommitStatusState, type GitHostTarget, type GitHostProvider } from './commit-status';
+export { sendWithRetries, type HostRequest, type PostOptions, type PostResult } from './host-request';
 export { CommitStatusRecord, type CommitOnCluster, type ObjectProgress, type StatusClaim } from './commit-status-record';
 export { StatusPoster, type StatusPosterOptions } from './status-poster';
+export { upsertPullRequestComment, type PullRequestComment, type CommentResult } from './pull-request-comment';

@@ -1,4 +1,5 @@
-import { postCommitStatus, type CommitStatus, type GitHostTarget, type PostOptions, type PostResult } from './commit-status';
+import { postCommitStatus, type CommitStatus, type GitHostTarget } from './commit-status';
+import type { PostOptions, PostResult } from './host-request';
 
 /** StatusPosterOptions bound how fast and how much a process posts. */
 export interface StatusPosterOptions {

@@ -1,7 +1,7 @@
 // libs/preview owns previews of a ref that is not merged: what it would do on each cluster it
 // targets (the pipeline's render and validate stages, then server-side dry-runs), the blast
-// radius, and the markdown a pull request shows. It writes nothing to a cluster or to the status
-// store. It may import contracts, cluster, drift, pipeline and placement.
+// radius, the markdown a pull request shows and its comment there (through libs/git-host). It writes nothing to a cluster or to the status
+// store. It may import contracts, cluster, drift, git-host, pipeline and placement.
 
 export { previewRevision, type PreviewDependencies, type PreviewRequest, type PreviewSource } from './preview-revision';
 export { fieldChanges } from './field-changes';
@@ -10,3 +10,4 @@ export { displayObject } from './display-object';
 export { previewMarkdown } from './preview-markdown';
 export { runPreviewJob, type PreviewJobDependencies, type PreviewSourceHandle, type PreviewHead } from './run-preview-job';
 export { openGitPreviewHead, type FollowableSource } from './git-preview-heads';
+export { commentPreview } from './preview-comment';

@@ -1,0 +1,25 @@
+import type { Logger } from 'pino';
+import type { ClusterConnection } from '@tidemark/cluster';
+import type { PreviewReport } from '@tidemark/contracts';
+import { commentPreview } from '@tidemark/preview';
+import { targetOf } from './commit-statuses';
+import type { GitHostConfig } from './git-host-config';
+
+/**
+ * previewComments returns what a preview worker calls with each finished preview: a pull
+ * request's report goes on the pull request as one comment, kept up to date, on the source's Git
+ * host (gitHosts, unless `pullRequestComments: false`). Failures are logged, never thrown.
+ */
+export function previewComments(gitHosts: readonly GitHostConfig[], connectionFor: (cluster: string) => ClusterConnection, log: Logger): ((report: PreviewReport) => Promise<void>) | undefined {
+  const hosts = new Map(gitHosts.filter((host) => host.pullRequestComments).map((host) => [host.source, host]));
+  if (hosts.size === 0) return undefined;
+  return async (report) => {
+    const host = hosts.get(report.source);
+    if (!host || !report.pullRequest) return;
+    const target = await targetOf(host, connectionFor);
+    const result = await commentPreview(report, target, host.dashboardUrl ? { dashboardUrl: host.dashboardUrl } : {});
+    const fields = { source: report.source, pullRequest: report.pullRequest.number, attempts: result?.attempts, status: result?.status };
+    if (result?.ok) log.info({ ...fields, action: result.action }, 'preview comment posted');
+    else log.warn({ ...fields, err: result?.error }, 'preview comment not posted');
+  };
+}
