@@ -30,6 +30,8 @@ interface Candidate {
   renderer: string;
   marker: string;
   inputs: string[];
+  /** The trees of the folder and its inputs at this revision (see treesOf). */
+  trees: string;
   failure?: RenderFailure;
 }
 
@@ -46,7 +48,8 @@ export async function planUnits(registry: RendererRegistry, view: RepoView, sour
   for (const candidate of candidates) {
     if (used.has(candidate.folder)) continue;
     if (owners.some((owner) => owner.folder !== candidate.folder && isUnder(candidate.folder, owner.folder))) continue;
-    units.push({ ...candidate, digest: await digestOf(view, candidate) });
+    const { trees, ...unit } = candidate;
+    units.push({ ...unit, digest: digestOf(candidate, trees) });
   }
   const claimed = new Set<string>();
   for (const candidate of candidates) {
@@ -66,17 +69,22 @@ export class InputsCache {
 
   constructor(private readonly capacity = 10_000) {}
 
-  async inputsOf(view: RepoView, key: string, folder: string, read: () => Promise<string[]>): Promise<string[]> {
+  /** inputsOf returns the unit's input folders, and the trees of its folder and those (which its digest is made of). */
+  async inputsOf(view: RepoView, key: string, folder: string, read: () => Promise<string[]>): Promise<{ inputs: string[]; trees: string }> {
     const known = this.entries.get(key);
-    if (known && known.trees === (await treesOf(view, [folder, ...known.inputs]))) return known.inputs;
+    if (known) {
+      const trees = await treesOf(view, [folder, ...known.inputs]);
+      if (trees === known.trees) return { inputs: known.inputs, trees };
+    }
     const inputs = await read();
+    const trees = await treesOf(view, [folder, ...inputs]);
     this.entries.delete(key);
-    this.entries.set(key, { trees: await treesOf(view, [folder, ...inputs]), inputs });
+    this.entries.set(key, { trees, inputs });
     if (this.entries.size > this.capacity) {
       const oldest = this.entries.keys().next().value;
       if (oldest !== undefined) this.entries.delete(oldest);
     }
-    return inputs;
+    return { inputs, trees };
   }
 }
 
@@ -100,22 +108,18 @@ async function findCandidates(registry: RendererRegistry, view: RepoView, marker
     if (!found) continue;
     try {
       const key = `${found.renderer.name}\0${found.marker}\0${folder}`;
-      const inputs = await known.inputsOf(view, key, folder, () => found.renderer.inputs(folder, found.marker, view));
-      candidates.push({ folder, renderer: found.renderer.name, marker: found.marker, inputs });
+      const { inputs, trees } = await known.inputsOf(view, key, folder, () => found.renderer.inputs(folder, found.marker, view));
+      candidates.push({ folder, renderer: found.renderer.name, marker: found.marker, inputs, trees });
     } catch (error) {
       if (!(error instanceof RenderFailure)) throw error;
-      candidates.push({ folder, renderer: found.renderer.name, marker: found.marker, inputs: [], failure: error });
+      candidates.push({ folder, renderer: found.renderer.name, marker: found.marker, inputs: [], trees: await treesOf(view, [folder]), failure: error });
     }
   }
   return candidates;
 }
 
-async function digestOf(view: RepoView, candidate: Candidate): Promise<string> {
-  const hash = createHash('sha256').update(`${candidate.renderer}\0${candidate.marker}\0${candidate.failure?.message ?? ''}\0`);
-  for (const folder of [candidate.folder, ...candidate.inputs]) {
-    hash.update(`${folder}\0${(await view.treeOf(folder)) ?? '-'}\0`);
-  }
-  return hash.digest('base64url').slice(0, 32);
+function digestOf(candidate: Candidate, trees: string): string {
+  return createHash('sha256').update(`${candidate.renderer}\0${candidate.marker}\0${candidate.failure?.message ?? ''}\0${trees}`).digest('base64url').slice(0, 32);
 }
 
 /** isMarkerOrConfig tells whether a file name can change which units exist or how they render. */

@@ -6,6 +6,7 @@ import type { RendererRegistry } from './renderer-registry';
 /** TreeCache keeps parsed trees by OID across revisions: trees never change, so a hit is always right. */
 export class TreeCache {
   private readonly trees = new Map<string, Promise<readonly RepoEntry[]>>();
+  private readonly names = new WeakMap<readonly RepoEntry[], ReadonlyMap<string, RepoEntry>>();
 
   constructor(private readonly capacity = 20_000) {}
 
@@ -23,6 +24,17 @@ export class TreeCache {
       if (oldest !== undefined) this.trees.delete(oldest);
     }
     return entries;
+  }
+
+  /** entryIn finds one name in a tree by OID; each tree is indexed by name once, so a path resolves in a lookup per folder. */
+  async entryIn(reader: RepoReader, oid: string, name: string): Promise<RepoEntry | undefined> {
+    const entries = await this.read(reader, oid);
+    let byName = this.names.get(entries);
+    if (!byName) {
+      byName = new Map(entries.map((entry) => [entry.path, entry]));
+      this.names.set(entries, byName);
+    }
+    return byName.get(name);
   }
 }
 
@@ -94,8 +106,7 @@ export class RepoView implements UnitRepo {
     const parent = posix.dirname(path);
     const tree = await this.treeOf(parent === '' ? '.' : parent);
     if (!tree) return undefined;
-    const name = posix.basename(path);
-    return (await this.trees.read(this.reader, tree)).find((item) => item.path === name);
+    return this.trees.entryIn(this.reader, tree, posix.basename(path));
   }
 
   async entries(folder: string): Promise<readonly RepoEntry[]> {
