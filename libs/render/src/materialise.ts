@@ -32,7 +32,7 @@ export interface WrittenFile {
 export interface InputTree {
   /** Every folder to create, repository paths, outermost first. */
   folders: string[];
-  files: Array<{ path: string; bytes: Uint8Array; mode: number }>;
+  files: Array<{ path: string; oid: string; bytes: Uint8Array; mode: number }>;
 }
 
 interface Reading {
@@ -89,7 +89,7 @@ async function readTree(reading: Reading, tree: string, folder: string): Promise
     if (entry.type === 'commit') throw new RenderFailure('SubmoduleRefused', `${path} is a submodule; submodules are refused, not followed`, path);
     if (entry.mode === symlinkMode) throw new RenderFailure('SymlinkRefused', `${path} is a symbolic link; a render unit's files may not be links (they could point out of the repository)`, path);
     if (reading.tree.files.length >= limits.maxFiles) throw new RenderFailure('RenderInputTooLarge', `the unit has more than ${limits.maxFiles} input files (at ${path})`, path);
-    const file: InputTree['files'][number] = { path, bytes: new Uint8Array(), mode: entry.mode === '100755' ? 0o755 : 0o644 };
+    const file: InputTree['files'][number] = { path, oid: entry.oid, bytes: new Uint8Array(), mode: entry.mode === '100755' ? 0o755 : 0o644 };
     reading.tree.files.push(file);
     blobs.push(view.readBlob(entry.oid).then((bytes) => {
       reading.bytes += bytes.byteLength;

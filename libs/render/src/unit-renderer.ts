@@ -3,17 +3,18 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ClusterValues } from './cluster-values';
-import { defaultInputLimits, readInputTree, writeInputTree, type InputLimits } from './materialise';
+import { defaultInputLimits, readInputTree, writeInputTree, type InputLimits, type InputTree, type WrittenFile } from './materialise';
 import { InputsCache, planUnits, type PlannedUnit, type UnitPlan } from './plan-units';
 import { RenderFailure } from './render-failure';
 import { renderWarnings } from './render-warnings';
-import type { RenderTools } from './renderer';
+import type { Renderer, RenderTools } from './renderer';
 import type { RendererRegistry } from './renderer-registry';
 import type { RepoReader } from './repo-reader';
 import { BlobCache, RepoView, TreeCache } from './repo-view';
 import { defaultSandboxLimits, type SandboxLimits } from './sandbox';
 import { decryptInPlace, scrubSecrets, type SopsKeys } from './sops/decrypt-sops';
 import { findSopsFiles } from './sops/sops-files';
+import { UnitCopies } from './unit-copies';
 import { parseUnitConfig, unitConfigFile, type UnitConfig } from './unit-config';
 
 export interface UnitRendererOptions {
@@ -31,6 +32,12 @@ export interface UnitRendererOptions {
   concurrency?: number;
   /** Rendered outputs kept by input digest. @defaultValue 512 */
   cacheSize?: number;
+  /**
+   * Units whose written input tree is kept between renders (under workDir), so a render writes
+   * only the files whose blob changed; units with sops files always get a fresh tree.
+   * @defaultValue 256; 0 writes a fresh tree for every render
+   */
+  keptCopies?: number;
 }
 
 /** RenderedUnit is a unit's output: a YAML stream of Kubernetes objects. */
@@ -52,6 +59,7 @@ export class UnitRenderer {
   private readonly trees = new TreeCache();
   private readonly inputs = new InputsCache();
   private readonly blobs = new BlobCache();
+  private readonly copies: UnitCopies | undefined;
   private readonly outputs = new Map<string, Promise<RenderedUnit>>();
   private readonly limits: SandboxLimits;
   private readonly inputLimits: InputLimits;
@@ -61,6 +69,14 @@ export class UnitRenderer {
   constructor(private readonly options: UnitRendererOptions) {
     this.limits = { ...defaultSandboxLimits, ...options.limits };
     this.inputLimits = { ...defaultInputLimits, ...options.inputLimits };
+    const keptCopies = options.keptCopies ?? 256;
+    if (!Number.isInteger(keptCopies) || keptCopies < 0) throw new Error(`keptCopies must be a whole number of units, not ${keptCopies}`);
+    this.copies = keptCopies > 0 ? new UnitCopies(this.workDir(), keptCopies) : undefined;
+  }
+
+  /** close removes the kept input trees; renders after it write fresh ones again. */
+  async close(): Promise<void> {
+    await this.copies?.close();
   }
 
   get registry(): RendererRegistry {
@@ -104,21 +120,44 @@ export class UnitRenderer {
   private async renderFresh(view: RepoView, reader: RepoReader, unit: PlannedUnit, cluster: ClusterValues | undefined): Promise<RenderedUnit> {
     const renderer = this.options.registry.get(unit.renderer);
     if (!renderer) throw new RenderFailure('RenderFailed', `${unit.folder}: no renderer named ${unit.renderer} is registered`);
-    // The unit's config and input files are read and checked from the Git object store while the
-    // temporary folder is made; nothing is written before every check passed.
-    const reading = Promise.all([this.configOf(view, unit.folder), readInputTree(view, [unit.folder, ...unit.inputs], this.inputLimits)]);
-    reading.catch(() => undefined);
-    const work = await mkdtemp(join(this.options.workDir ?? tmpdir(), 'tidemark-render-'));
+    // The unit's config and input files are read and checked from the Git object store first;
+    // nothing is written before every check passed.
+    const [config, inputs] = await Promise.all([this.configOf(view, unit.folder), readInputTree(view, [unit.folder, ...unit.inputs], this.inputLimits)])
+      .catch((error: unknown) => { throw located(error, unit, '', []); });
+    const run = { renderer, unit, config, cluster };
+    // Decrypted files must be gone when the render returns: a unit with sops files gets a fresh tree.
+    const kept = this.copies && !hasSopsFiles(inputs) ? await this.copies.checkout(`${unit.renderer}\0${unit.folder}`, inputs).catch((error: unknown) => { throw located(error, unit, '', []); }) : undefined;
+    if (kept) {
+      try {
+        return await this.runRenderer(run, kept.work, kept.written);
+      } finally {
+        kept.release();
+      }
+    }
+    const work = await mkdtemp(join(this.workDir(), 'tidemark-render-'));
+    let written: WrittenFile[] | undefined;
+    try {
+      [written] = await Promise.all([writeInputTree(inputs, join(work, 'repo')), mkdir(join(work, 'scratch'))]);
+      return await this.runRenderer(run, work, written);
+    } catch (error) {
+      throw located(error, unit, work, []);
+    } finally {
+      // Decrypted files are gone before the render returns; other trees are removed in the background.
+      const removed = rm(work, { recursive: true, force: true });
+      if (written && findSopsFiles(written).length > 0) await removed;
+      else removed.catch(() => undefined);
+    }
+  }
+
+  /** runRenderer decrypts the sops files of a written input tree under `work`, then runs the renderer there. */
+  private async runRenderer(run: { renderer: Renderer; unit: PlannedUnit; config: UnitConfig; cluster: ClusterValues | undefined }, work: string, written: readonly WrittenFile[]): Promise<RenderedUnit> {
+    const { renderer, unit, config, cluster } = run;
     const root = join(work, 'repo');
     const scratch = join(work, 'scratch');
     let secrets: string[] = [];
-    let decrypted = false;
     try {
-      const [config, inputs] = await reading;
-      const [written] = await Promise.all([writeInputTree(inputs, root), mkdir(scratch)]);
       const encrypted = findSopsFiles(written);
       if (encrypted.length > 0) {
-        decrypted = true;
         secrets = await decryptInPlace(encrypted, { sops: this.options.tools.sops, keys: this.options.sops ?? {}, scratch, limits: this.limits });
       }
       const { text, stderr } = await renderer.render({
@@ -128,12 +167,11 @@ export class UnitRenderer {
       return { text, config, warnings: renderWarnings(stderr ?? '', (line) => scrubbed(line, work, secrets)) };
     } catch (error) {
       throw located(error, unit, work, secrets);
-    } finally {
-      // Decrypted files are gone before the render returns; other trees are removed in the background.
-      const removed = rm(work, { recursive: true, force: true });
-      if (decrypted) await removed;
-      else removed.catch(() => undefined);
     }
+  }
+
+  private workDir(): string {
+    return this.options.workDir ?? tmpdir();
   }
 
   private async limited<T>(work: () => Promise<T>): Promise<T> {
@@ -158,7 +196,13 @@ function located(error: unknown, unit: PlannedUnit, work: string, secrets: reado
 
 /** scrubbed is a tool's text without decrypted values, and with repository paths instead of the temporary tree's. */
 function scrubbed(text: string, work: string, secrets: readonly string[]): string {
+  if (!work) return scrubSecrets(text, secrets);
   return scrubSecrets(text, secrets).split(`${work}/repo/`).join('').split(`${work}/scratch/`).join('').split(work).join('<render>');
+}
+
+/** hasSopsFiles tells whether any input file is sops-encrypted, before anything is written. */
+function hasSopsFiles(tree: InputTree): boolean {
+  return findSopsFiles(tree.files.map((file) => ({ path: file.path, absolute: file.path, bytes: file.bytes }))).length > 0;
 }
 
 /** lineOf picks "line N" or "file:N" out of a renderer's message, when it gives one. */

@@ -1,0 +1,172 @@
+import { lstat, mkdir, mkdtemp, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { InputTree, WrittenFile } from './materialise';
+
+/** KeptFile is what a kept copy holds at one path: the blob written there, and its inode as left by that write. */
+interface KeptFile {
+  oid: string;
+  mode: number;
+  ino: bigint;
+  size: bigint;
+  // The kernel sets ctime on every write, chmod, rename or utimes, and nothing can set it back:
+  // a file changed by anyone since Tidemark wrote it has another ctime.
+  ctimeNs: bigint;
+}
+
+interface UnitCopy {
+  /** The copy's own folder: `repo/` is the unit's input tree, `scratch/` the renderer's HOME, `staging/` half-written files. */
+  work: string;
+  files: Map<string, KeptFile>;
+  busy: boolean;
+}
+
+/** CheckedOutCopy is a kept copy that holds exactly a unit's input tree, lent to one render until `release`. */
+export interface CheckedOutCopy {
+  work: string;
+  root: string;
+  scratch: string;
+  written: WrittenFile[];
+  /** Files written by this checkout (the others were right already). */
+  rewritten: number;
+  release(): void;
+}
+
+/**
+ * UnitCopies keeps a written copy of each unit's input tree between renders, so a render
+ * writes only the files whose blob changed since the last one. Before each render the copy is
+ * compared with the unit's tree on disk, not only in memory: a file or folder that is not an
+ * input (a file removed in Git, a chart a renderer copied in) is removed, and a file whose inode
+ * changed since Tidemark wrote it is written again. Files are written to a staging folder and
+ * renamed into place, so a failed write never leaves half a file at an input path.
+ */
+export class UnitCopies {
+  private readonly copies = new Map<string, UnitCopy>();
+
+  constructor(private readonly workDir: string, private readonly capacity = 256) {}
+
+  /** checkout brings the unit's copy in step with `tree`, or returns undefined when another render holds it. */
+  async checkout(key: string, tree: InputTree): Promise<CheckedOutCopy | undefined> {
+    let copy = this.copies.get(key);
+    if (copy?.busy) return undefined;
+    if (copy) this.copies.delete(key);
+    else copy = await this.create();
+    this.copies.set(key, copy);
+    copy.busy = true;
+    const held = copy;
+    try {
+      const rewritten = await synchronise(held, tree);
+      await this.evict();
+      const root = join(held.work, 'repo');
+      return {
+        work: held.work, root, scratch: join(held.work, 'scratch'), rewritten,
+        written: tree.files.map((file) => ({ path: file.path, absolute: join(root, file.path), bytes: file.bytes })),
+        release: () => { held.busy = false; },
+      };
+    } catch (error) {
+      // A copy that could not be brought in step is not trusted again.
+      this.copies.delete(key);
+      await rm(held.work, { recursive: true, force: true });
+      throw error;
+    }
+  }
+
+  /** close removes every kept copy. */
+  async close(): Promise<void> {
+    const copies = [...this.copies.values()];
+    this.copies.clear();
+    await Promise.all(copies.map((copy) => rm(copy.work, { recursive: true, force: true })));
+  }
+
+  private async create(): Promise<UnitCopy> {
+    const work = await mkdtemp(join(this.workDir, 'tidemark-unit-'));
+    await Promise.all(['repo', 'scratch', 'staging'].map((name) => mkdir(join(work, name))));
+    return { work, files: new Map(), busy: false };
+  }
+
+  private async evict(): Promise<void> {
+    for (const [key, copy] of this.copies) {
+      if (this.copies.size <= this.capacity) return;
+      if (copy.busy) continue;
+      this.copies.delete(key);
+      await rm(copy.work, { recursive: true, force: true });
+    }
+  }
+}
+
+/** synchronise makes the copy's `repo/` hold exactly `tree`, and empties `scratch/`; it returns how many files it wrote. */
+async function synchronise(copy: UnitCopy, tree: InputTree): Promise<number> {
+  const root = join(copy.work, 'repo');
+  const wanted = new Map(tree.files.map((file) => [file.path, file]));
+  const folders = new Set<string>();
+  for (const folder of [...tree.folders, ...tree.files.map((file) => parentOf(file.path))]) {
+    for (let at = folder; at !== '.' && !folders.has(at); at = parentOf(at)) folders.add(at);
+  }
+  const present = new Set<string>();
+  await Promise.all([prune({ copy, root, wanted, folders, present }, ''), emptyScratch(copy.work)]);
+  const missingFolders = [...folders].filter((folder) => !present.has(folder) && ![...folders].some((other) => other.startsWith(`${folder}/`)));
+  await Promise.all(missingFolders.map((folder) => mkdir(join(root, folder), { recursive: true })));
+  const stale = tree.files.filter((file) => !present.has(file.path));
+  await Promise.all(stale.map(async (file, index) => {
+    const staged = join(copy.work, 'staging', String(index));
+    const target = join(root, file.path);
+    copy.files.delete(file.path);
+    await writeFile(staged, file.bytes, { mode: file.mode });
+    await rename(staged, target);
+    const stat = await lstat(target, { bigint: true });
+    copy.files.set(file.path, { oid: file.oid, mode: file.mode, ino: stat.ino, size: stat.size, ctimeNs: stat.ctimeNs });
+  }));
+  for (const path of copy.files.keys()) if (!wanted.has(path)) copy.files.delete(path);
+  return stale.length;
+}
+
+/** CopyWalk is one comparison of a copy on disk with the tree it must hold. */
+interface CopyWalk {
+  copy: UnitCopy;
+  root: string;
+  wanted: ReadonlyMap<string, InputTree['files'][number]>;
+  /** Every folder of the tree, with its parents. */
+  folders: ReadonlySet<string>;
+  /** Filled in: folders present, and files exactly as Tidemark wrote them with the wanted blob. */
+  present: Set<string>;
+}
+
+/**
+ * prune walks the copy on disk: it removes what is not in the tree and records in `present` the
+ * folders and the files that are exactly as Tidemark wrote them with the wanted blob.
+ */
+async function prune(walk: CopyWalk, folder: string): Promise<void> {
+  const { copy, root, wanted, folders, present } = walk;
+  const entries = await readdir(folder ? join(root, folder) : root, { withFileTypes: true });
+  await Promise.all(entries.map(async (entry) => {
+    const path = folder ? `${folder}/${entry.name}` : entry.name;
+    const absolute = join(root, path);
+    if (entry.isDirectory() && folders.has(path)) {
+      present.add(path);
+      await prune(walk, path);
+      return;
+    }
+    const file = wanted.get(path);
+    const kept = copy.files.get(path);
+    if (entry.isFile() && file && kept && kept.oid === file.oid && kept.mode === file.mode) {
+      const stat = await lstat(absolute, { bigint: true });
+      if (stat.ino === kept.ino && stat.size === kept.size && stat.ctimeNs === kept.ctimeNs) {
+        present.add(path);
+        return;
+      }
+    }
+    copy.files.delete(path);
+    await rm(absolute, { recursive: true, force: true });
+  }));
+}
+
+async function emptyScratch(work: string): Promise<void> {
+  const scratch = join(work, 'scratch');
+  if ((await readdir(scratch)).length === 0) return;
+  await rm(scratch, { recursive: true, force: true });
+  await mkdir(scratch);
+}
+
+function parentOf(path: string): string {
+  const slash = path.lastIndexOf('/');
+  return slash < 0 ? '.' : path.slice(0, slash);
+}
