@@ -89,6 +89,8 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
 
   const cacheRoot = join(config.cacheDir, `${config.role}-${process.pid}`);
   const rendering = unitRendering(config, (cluster) => connectionOf(clusters.main, cluster));
+  // The renderer keeps written input trees of units in the temporary folder; they go with the process.
+  if (rendering) stops.push(() => rendering.renderer.close());
   const sources = new Map(config.sources.map((spec) => [spec.name, new GitSource({ spec, cacheDir: join(cacheRoot, spec.name), ...credentialsOf(config, spec), ...(rendering ? { rendering } : {}) })]));
   for (const source of sources.values()) await source.open();
   stops.push(async () => {
