@@ -38,16 +38,16 @@ describe('UnitCopies', () => {
   it('writes the whole tree once, then only the files whose blob changed, and removes files gone from the tree', async () => {
     const one = (await copies.checkout('app', first))!;
     expect(one.rewritten).toBe(4);
-    one.release();
+    await one.release();
     const second = treeOf({ 'app/kustomization.yaml': 'k2', 'base/a.yaml': 'a', 'base/sub/c.yaml': 'c' }, ['app', 'base']);
     const two = (await copies.checkout('app', second))!;
-    two.release();
+    await two.release();
     expect(two.root).toBe(one.root);
     expect(two.rewritten).toBe(1);
     expect(await listing(two.root)).toEqual({ 'app/kustomization.yaml': 'k2', 'base/a.yaml': 'a', 'base/sub/c.yaml': 'c' });
     const third = treeOf({ 'app/kustomization.yaml': 'k2' }, ['app']);
     const three = (await copies.checkout('app', third))!;
-    three.release();
+    await three.release();
     expect(three.rewritten).toBe(0);
     expect(await listing(three.root)).toEqual({ 'app/kustomization.yaml': 'k2' });
   });
@@ -59,9 +59,9 @@ describe('UnitCopies', () => {
     await writeFile(join(one.root, 'app/charts/left.yaml'), 'left');
     await symlink('/etc/passwd', join(one.root, 'base/link.yaml'));
     await writeFile(join(one.scratch, 'cache'), 'x');
-    one.release();
+    await one.release();
     const two = (await copies.checkout('app', first))!;
-    two.release();
+    await two.release();
     expect(two.rewritten).toBe(1);
     expect(await listing(two.root)).toEqual({ 'app/kustomization.yaml': 'k1', 'base/a.yaml': 'a', 'base/b.yaml': 'b', 'base/sub/c.yaml': 'c' });
     expect(await readdir(two.scratch)).toEqual([]);
@@ -70,11 +70,23 @@ describe('UnitCopies', () => {
   it('lends a copy to one render at a time, and keeps at most its capacity', async () => {
     const held = (await copies.checkout('app', first))!;
     expect(await copies.checkout('app', first)).toBeUndefined();
-    held.release();
-    for (const key of ['b', 'c']) (await copies.checkout(key, first))!.release();
+    await held.release();
+    for (const key of ['b', 'c']) await (await copies.checkout(key, first))!.release();
     expect((await readdir(workDir)).length).toBe(2);
     const again = (await copies.checkout('app', first))!;
-    again.release();
+    await again.release();
     expect(again.rewritten).toBe(4);
+  });
+
+  it('keeps at most its bytes: a unit past them is written afresh each time', async () => {
+    const small = new UnitCopies(workDir, 10, 3);
+    try {
+      await (await small.checkout('app', first))!.release();
+      const again = (await small.checkout('app', first))!;
+      await again.release();
+      expect(again.rewritten).toBe(4);
+    } finally {
+      await small.close();
+    }
   });
 });

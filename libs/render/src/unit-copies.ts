@@ -17,6 +17,8 @@ interface UnitCopy {
   /** The copy's own folder: `repo/` is the unit's input tree, `scratch/` the renderer's HOME, `staging/` half-written files. */
   work: string;
   files: Map<string, KeptFile>;
+  /** Bytes of the input files it holds. */
+  bytes: number;
   busy: boolean;
 }
 
@@ -28,7 +30,8 @@ export interface CheckedOutCopy {
   written: WrittenFile[];
   /** Files written by this checkout (the others were right already). */
   rewritten: number;
-  release(): void;
+  /** release returns the copy; it resolves (never rejects) when copies past the limits are removed. */
+  release(): Promise<void>;
 }
 
 /**
@@ -42,7 +45,8 @@ export interface CheckedOutCopy {
 export class UnitCopies {
   private readonly copies = new Map<string, UnitCopy>();
 
-  constructor(private readonly workDir: string, private readonly capacity = 256) {}
+  /** @param capacity most units kept, @param maxBytes most bytes of input files kept, all units together */
+  constructor(private readonly workDir: string, private readonly capacity = 256, private readonly maxBytes = 256 * 1024 * 1024) {}
 
   /** checkout brings the unit's copy in step with `tree`, or returns undefined when another render holds it. */
   async checkout(key: string, tree: InputTree): Promise<CheckedOutCopy | undefined> {
@@ -55,12 +59,15 @@ export class UnitCopies {
     const held = copy;
     try {
       const rewritten = await synchronise(held, tree);
-      await this.evict();
+      held.bytes = tree.files.reduce((sum, file) => sum + file.bytes.byteLength, 0);
       const root = join(held.work, 'repo');
       return {
         work: held.work, root, scratch: join(held.work, 'scratch'), rewritten,
         written: tree.files.map((file) => ({ path: file.path, absolute: join(root, file.path), bytes: file.bytes })),
-        release: () => { held.busy = false; },
+        release: () => {
+          held.busy = false;
+          return this.evict().catch(() => undefined);
+        },
       };
     } catch (error) {
       // A copy that could not be brought in step is not trusted again.
@@ -80,16 +87,22 @@ export class UnitCopies {
   private async create(): Promise<UnitCopy> {
     const work = await mkdtemp(join(this.workDir, 'tidemark-unit-'));
     await Promise.all(['repo', 'scratch', 'staging'].map((name) => mkdir(join(work, name))));
-    return { work, files: new Map(), busy: false };
+    return { work, files: new Map(), bytes: 0, busy: false };
   }
 
+  /** evict removes the least recently used copies past the unit or byte limit; the copies in use stay. */
   private async evict(): Promise<void> {
+    let bytes = 0;
+    for (const copy of this.copies.values()) bytes += copy.bytes;
+    const removed: UnitCopy[] = [];
     for (const [key, copy] of this.copies) {
-      if (this.copies.size <= this.capacity) return;
+      if (this.copies.size <= this.capacity && bytes <= this.maxBytes) break;
       if (copy.busy) continue;
       this.copies.delete(key);
-      await rm(copy.work, { recursive: true, force: true });
+      bytes -= copy.bytes;
+      removed.push(copy);
     }
+    await Promise.all(removed.map((copy) => rm(copy.work, { recursive: true, force: true })));
   }
 }
 

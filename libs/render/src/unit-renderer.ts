@@ -131,7 +131,7 @@ export class UnitRenderer {
       try {
         return await this.runRenderer(run, kept.work, kept.written);
       } finally {
-        kept.release();
+        void kept.release();
       }
     }
     const work = await mkdtemp(join(this.workDir(), 'tidemark-render-'));
