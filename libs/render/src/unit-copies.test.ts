@@ -78,6 +78,17 @@ describe('UnitCopies', () => {
     expect(again.rewritten).toBe(4);
   });
 
+  it('keeps a unit of many files the same way (checked with asynchronous calls)', async () => {
+    const files = (changed: string) => Object.fromEntries(Array.from({ length: 70 }, (_, index) => [`base/f${index}.yaml`, index === 3 ? changed : `n${index}`]));
+    await (await copies.checkout('big', treeOf(files('x'), ['base'])))!.release();
+    const next = files('y');
+    delete next['base/f5.yaml'];
+    const two = (await copies.checkout('big', treeOf(next, ['base'])))!;
+    await two.release();
+    expect(two.rewritten).toBe(1);
+    expect(await listing(two.root)).toEqual(next);
+  });
+
   it('keeps at most its bytes: a unit past them is written afresh each time', async () => {
     const small = new UnitCopies(workDir, 10, 3);
     try {

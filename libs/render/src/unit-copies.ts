@@ -1,6 +1,41 @@
+import { lstatSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync, type BigIntStats, type Dirent } from 'node:fs';
 import { lstat, mkdir, mkdtemp, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { InputTree, WrittenFile } from './materialise';
+
+/** CopyFs is the file calls a copy is kept with. */
+interface CopyFs {
+  readdir(path: string): Promise<Dirent[]>;
+  lstat(path: string): Promise<BigIntStats>;
+  rm(path: string): Promise<void>;
+  mkdir(path: string): Promise<void>;
+  writeFile(path: string, bytes: Uint8Array, mode: number): Promise<void>;
+  rename(from: string, to: string): Promise<void>;
+}
+
+const asyncFs: CopyFs = {
+  readdir: (path) => readdir(path, { withFileTypes: true }),
+  lstat: (path) => lstat(path, { bigint: true }),
+  rm: (path) => rm(path, { recursive: true, force: true }),
+  mkdir: async (path) => { await mkdir(path, { recursive: true }); },
+  writeFile: (path, bytes, mode) => writeFile(path, bytes, { mode }),
+  rename,
+};
+
+// A small unit's copy is checked and written with synchronous calls: a few dozen calls of
+// microseconds each cost less than as many round trips through libuv's thread pool, which on a
+// loaded machine wait for a thread each.
+const syncFs: CopyFs = {
+  readdir: async (path) => readdirSync(path, { withFileTypes: true }),
+  lstat: async (path) => lstatSync(path, { bigint: true }),
+  rm: async (path) => rmSync(path, { recursive: true, force: true }),
+  mkdir: async (path) => { mkdirSync(path, { recursive: true }); },
+  writeFile: async (path, bytes, mode) => writeFileSync(path, bytes, { mode }),
+  rename: async (from, to) => renameSync(from, to),
+};
+
+/** A unit up to this many files and bytes is kept with synchronous calls (syncFs). */
+const smallUnit = { files: 64, bytes: 1024 * 1024 };
 
 /** KeptFile is what a kept copy holds at one path: the blob written there, and its inode as left by that write. */
 interface KeptFile {
@@ -109,23 +144,25 @@ export class UnitCopies {
 /** synchronise makes the copy's `repo/` hold exactly `tree`, and empties `scratch/`; it returns how many files it wrote. */
 async function synchronise(copy: UnitCopy, tree: InputTree): Promise<number> {
   const root = join(copy.work, 'repo');
+  const small = tree.files.length <= smallUnit.files && tree.files.reduce((sum, file) => sum + file.bytes.byteLength, 0) <= smallUnit.bytes;
+  const fs = small ? syncFs : asyncFs;
   const wanted = new Map(tree.files.map((file) => [file.path, file]));
   const folders = new Set<string>();
   for (const folder of [...tree.folders, ...tree.files.map((file) => parentOf(file.path))]) {
     for (let at = folder; at !== '.' && !folders.has(at); at = parentOf(at)) folders.add(at);
   }
   const present = new Set<string>();
-  await Promise.all([prune({ copy, root, wanted, folders, present }, ''), emptyScratch(copy.work)]);
+  await Promise.all([prune({ copy, root, wanted, folders, present, fs }, ''), emptyScratch(copy.work, fs)]);
   const missingFolders = [...folders].filter((folder) => !present.has(folder) && ![...folders].some((other) => other.startsWith(`${folder}/`)));
-  await Promise.all(missingFolders.map((folder) => mkdir(join(root, folder), { recursive: true })));
+  await Promise.all(missingFolders.map((folder) => fs.mkdir(join(root, folder))));
   const stale = tree.files.filter((file) => !present.has(file.path));
   await Promise.all(stale.map(async (file, index) => {
     const staged = join(copy.work, 'staging', String(index));
     const target = join(root, file.path);
     copy.files.delete(file.path);
-    await writeFile(staged, file.bytes, { mode: file.mode });
-    await rename(staged, target);
-    const stat = await lstat(target, { bigint: true });
+    await fs.writeFile(staged, file.bytes, file.mode);
+    await fs.rename(staged, target);
+    const stat = await fs.lstat(target);
     copy.files.set(file.path, { oid: file.oid, mode: file.mode, ino: stat.ino, size: stat.size, ctimeNs: stat.ctimeNs });
   }));
   for (const path of copy.files.keys()) if (!wanted.has(path)) copy.files.delete(path);
@@ -141,6 +178,7 @@ interface CopyWalk {
   folders: ReadonlySet<string>;
   /** Filled in: folders present, and files exactly as Tidemark wrote them with the wanted blob. */
   present: Set<string>;
+  fs: CopyFs;
 }
 
 /**
@@ -148,8 +186,8 @@ interface CopyWalk {
  * folders and the files that are exactly as Tidemark wrote them with the wanted blob.
  */
 async function prune(walk: CopyWalk, folder: string): Promise<void> {
-  const { copy, root, wanted, folders, present } = walk;
-  const entries = await readdir(folder ? join(root, folder) : root, { withFileTypes: true });
+  const { copy, root, wanted, folders, present, fs } = walk;
+  const entries = await fs.readdir(folder ? join(root, folder) : root);
   await Promise.all(entries.map(async (entry) => {
     const path = folder ? `${folder}/${entry.name}` : entry.name;
     const absolute = join(root, path);
@@ -161,22 +199,22 @@ async function prune(walk: CopyWalk, folder: string): Promise<void> {
     const file = wanted.get(path);
     const kept = copy.files.get(path);
     if (entry.isFile() && file && kept && kept.oid === file.oid && kept.mode === file.mode) {
-      const stat = await lstat(absolute, { bigint: true });
+      const stat = await fs.lstat(absolute);
       if (stat.ino === kept.ino && stat.size === kept.size && stat.ctimeNs === kept.ctimeNs) {
         present.add(path);
         return;
       }
     }
     copy.files.delete(path);
-    await rm(absolute, { recursive: true, force: true });
+    await fs.rm(absolute);
   }));
 }
 
-async function emptyScratch(work: string): Promise<void> {
+async function emptyScratch(work: string, fs: CopyFs): Promise<void> {
   const scratch = join(work, 'scratch');
-  if ((await readdir(scratch)).length === 0) return;
-  await rm(scratch, { recursive: true, force: true });
-  await mkdir(scratch);
+  if ((await fs.readdir(scratch)).length === 0) return;
+  await fs.rm(scratch);
+  await fs.mkdir(scratch);
 }
 
 function parentOf(path: string): string {
