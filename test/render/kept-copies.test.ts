@@ -12,7 +12,7 @@ let copy: WorkingCopy;
 let source: GitSource;
 let renderer: UnitRenderer;
 const fixture = new SourceFixture();
-const configMap = (name: string, value: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\ndata:\n  value: "${value}"\n---\n`;
+const configMap = (name: string, value: string) => `---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\ndata:\n  value: "${value}"\n`;
 
 /** objectsAt lists the unit's objects at the source's last revision with their value. */
 async function objectsAt(revision: string): Promise<Record<string, unknown>> {
@@ -35,7 +35,7 @@ beforeAll(async () => {
   // Prints every YAML file of its folder, then leaves a file of its own there.
   const registry = new RendererRegistry([commandRenderer({
     name: 'cat-all', markers: ['objects.list'],
-    command: ['/bin/sh', '-c', `/bin/cat *.yaml; printf '${configMap('left-behind', 'x').replaceAll('\n', '\\n')}' > stray.yaml`],
+    command: ['/bin/sh', '-c', `/bin/cat *.yaml; printf '%b' '${configMap('left-behind', 'x').replaceAll('\n', '\\n')}' > stray.yaml`],
   })]);
   renderer = new UnitRenderer({ registry, tools: { kustomize: '/nonexistent', helm: '/nonexistent', sops: '/nonexistent' } });
   source = await fixture.open({ url }, { rendering: { renderer } });
@@ -50,7 +50,7 @@ afterAll(async () => {
 describe('kept input trees', () => {
   it('render a removed file as gone, a changed file as changed, and nothing a renderer left behind', async () => {
     const first = await source.poll();
-    expect(first.errors).toEqual([]);
+    expect(first.errors.map((error) => error.message)).toEqual([]);
     expect(await objectsAt(first.revision)).toEqual({ a: 'one', b: 'one' });
 
     await copy.delete('listed/b.yaml');
