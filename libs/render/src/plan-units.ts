@@ -30,8 +30,8 @@ interface Candidate {
   renderer: string;
   marker: string;
   inputs: string[];
-  /** The trees of the folder and its inputs at this revision (see treesOf). */
-  trees: string;
+  /** Changes exactly when the renderer, marker, failure or a tree of the folder or its inputs does. */
+  digest: string;
   failure?: RenderFailure;
 }
 
@@ -48,8 +48,7 @@ export async function planUnits(registry: RendererRegistry, view: RepoView, sour
   for (const candidate of candidates) {
     if (used.has(candidate.folder)) continue;
     if (owners.some((owner) => owner.folder !== candidate.folder && isUnder(candidate.folder, owner.folder))) continue;
-    const { trees, ...unit } = candidate;
-    units.push({ ...unit, digest: digestOf(candidate, trees) });
+    units.push(candidate);
   }
   const claimed = new Set<string>();
   for (const candidate of candidates) {
@@ -65,26 +64,27 @@ export async function planUnits(registry: RendererRegistry, view: RepoView, sour
  * same files, so the inputs are too: a push that changes one overlay re-reads only that one.
  */
 export class InputsCache {
-  private readonly entries = new Map<string, { trees: string; inputs: string[] }>();
+  private readonly entries = new Map<string, { trees: string; inputs: string[]; digest: string }>();
 
   constructor(private readonly capacity = 10_000) {}
 
-  /** inputsOf returns the unit's input folders, and the trees of its folder and those (which its digest is made of). */
-  async inputsOf(view: RepoView, key: string, folder: string, read: () => Promise<string[]>): Promise<{ inputs: string[]; trees: string }> {
+  /**
+   * inputsOf returns the unit's input folders and its digest, made of `key` and the trees of its
+   * folder and those; both are kept while those trees stay, so an unchanged unit costs a lookup per folder.
+   */
+  async inputsOf(view: RepoView, key: string, folder: string, read: () => Promise<string[]>): Promise<{ inputs: string[]; digest: string }> {
     const known = this.entries.get(key);
-    if (known) {
-      const trees = await treesOf(view, [folder, ...known.inputs]);
-      if (trees === known.trees) return { inputs: known.inputs, trees };
-    }
+    if (known && (await treesOf(view, [folder, ...known.inputs])) === known.trees) return known;
     const inputs = await read();
     const trees = await treesOf(view, [folder, ...inputs]);
+    const entry = { trees, inputs, digest: digestOf(`${key}\0\0${trees}`) };
     this.entries.delete(key);
-    this.entries.set(key, { trees, inputs });
+    this.entries.set(key, entry);
     if (this.entries.size > this.capacity) {
       const oldest = this.entries.keys().next().value;
       if (oldest !== undefined) this.entries.delete(oldest);
     }
-    return { inputs, trees };
+    return entry;
   }
 }
 
@@ -103,24 +103,28 @@ async function findCandidates(registry: RendererRegistry, view: RepoView, marker
     names.set(folder, set);
   }
   const candidates: Candidate[] = [];
-  for (const [folder, fileNames] of [...names].sort(([a], [b]) => a.localeCompare(b))) {
+  for (const [folder, fileNames] of [...names].sort(([a], [b]) => collator.compare(a, b))) {
     const found = registry.unitOf(fileNames);
     if (!found) continue;
     try {
       const key = `${found.renderer.name}\0${found.marker}\0${folder}`;
-      const { inputs, trees } = await known.inputsOf(view, key, folder, () => found.renderer.inputs(folder, found.marker, view));
-      candidates.push({ folder, renderer: found.renderer.name, marker: found.marker, inputs, trees });
+      const { inputs, digest } = await known.inputsOf(view, key, folder, () => found.renderer.inputs(folder, found.marker, view));
+      candidates.push({ folder, renderer: found.renderer.name, marker: found.marker, inputs, digest });
     } catch (error) {
       if (!(error instanceof RenderFailure)) throw error;
-      candidates.push({ folder, renderer: found.renderer.name, marker: found.marker, inputs: [], trees: await treesOf(view, [folder]), failure: error });
+      const digest = digestOf(`${found.renderer.name}\0${found.marker}\0${folder}\0${error.message}\0${await treesOf(view, [folder])}`);
+      candidates.push({ folder, renderer: found.renderer.name, marker: found.marker, inputs: [], digest, failure: error });
     }
   }
   return candidates;
 }
 
-function digestOf(candidate: Candidate, trees: string): string {
-  return createHash('sha256').update(`${candidate.renderer}\0${candidate.marker}\0${candidate.failure?.message ?? ''}\0${trees}`).digest('base64url').slice(0, 32);
+function digestOf(material: string): string {
+  return createHash('sha256').update(material).digest('base64url').slice(0, 32);
 }
+
+// The order localeCompare gives, without making a collator for every comparison.
+const collator = new Intl.Collator();
 
 /** isMarkerOrConfig tells whether a file name can change which units exist or how they render. */
 export function isMarkerOrConfig(name: string, markers: ReadonlySet<string>): boolean {
