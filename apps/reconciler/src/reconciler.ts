@@ -2,7 +2,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { TerminalError, claimRedisSchema, readSourceStatus, RecordKeys, redisSchemaVersion } from '@tidemark/contracts';
-import { fileCredentials, GitSource, type GitSourceOptions, type SourceSpec } from '@tidemark/git-source';
+import { fileCredentials, GitSource, type GitSourceOptions, type SourceSpec, type UnitRendering } from '@tidemark/git-source';
 import { compileHealthRules, createDefaultRegistry, withHealthRules } from '@tidemark/kinds';
 import { PlacementCache } from '@tidemark/placement';
 import { reconcile, type PipelineDependencies, type PipelineObserver } from '@tidemark/pipeline';
@@ -89,8 +89,7 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
 
   const cacheRoot = join(config.cacheDir, `${config.role}-${process.pid}`);
   const rendering = unitRendering(config, (cluster) => connectionOf(clusters.main, cluster));
-  // The renderer keeps written input trees of units in the temporary folder; they go with the process.
-  if (rendering) stops.push(() => rendering.renderer.close());
+  stops.push(() => closeRendering(rendering));
   const sources = new Map(config.sources.map((spec) => [spec.name, new GitSource({ spec, cacheDir: join(cacheRoot, spec.name), ...credentialsOf(config, spec), ...(rendering ? { rendering } : {}) })]));
   for (const source of sources.values()) await source.open();
   stops.push(async () => {
@@ -262,4 +261,9 @@ function connectionOf<T>(map: Map<string, T>, cluster: string): T {
   const connection = map.get(cluster);
   if (!connection) throw new TerminalError('UnknownCluster', `job names cluster "${cluster}", which is not configured; add it to the clusters list.`);
   return connection;
+}
+
+/** closeRendering removes the written input trees the unit renderer keeps in the temporary folder. */
+async function closeRendering(rendering: UnitRendering | undefined): Promise<void> {
+  if (rendering) await rendering.renderer.close();
 }
