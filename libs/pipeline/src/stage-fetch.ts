@@ -1,5 +1,6 @@
 import { ConditionType, isReconcileFailure, NotReadyError, TerminalError, contentHash, findCondition, parseObjectKey, type KubernetesManifest, type ReconcileJob } from '@tidemark/contracts';
-import { getByResource, type ApiResource } from '@tidemark/cluster';
+import { getByResource, toReconcileFailure, type ApiResource } from '@tidemark/cluster';
+import { subjectOf } from './subject';
 import type { PipelineDependencies } from './dependencies';
 import type { Fetched, FetchResult, PlacedConnections, ReconcileRun } from './run';
 import { runConnections } from './identity';
@@ -33,6 +34,8 @@ export async function fetchStage(run: ReconcileRun, deps: PipelineDependencies):
     // A refusal (not allowed, a duplicate) keeps what fetch read: the record's inventory and apiVersion stay,
     // and a refusal by the API server is reported against the identity that asked.
     if (isReconcileFailure(error)) return { action: 'fail', fetched: acting, failure: error };
+    // The API server's answer to a rule's ServiceAccount: mapped here, so the run reports it as that identity.
+    if (acting.placedAs) return { action: 'fail', fetched: acting, failure: toReconcileFailure(error, `fetch ${subjectOf(run)}`) };
     throw error;
   }
 }
