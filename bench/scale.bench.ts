@@ -9,7 +9,7 @@
 // - the steady state once converged: API requests and reconciler CPU seconds per resync
 //   interval, against one list of the same objects per cluster (what `kubectl get -A` sends).
 // The default size fits `npm run bench`'s 8 minutes per bench on 2 shared cores; the issue's size is
-//   npx tsx bench/scale.bench.ts --objects 10000 --clusters 3 --resync-s 60 [--per-file 100] [--concurrency 8] [--from-source] [--node-flags '--enable-source-maps']
+//   npx tsx bench/scale.bench.ts --objects 10000 --clusters 3 --resync-s 60 [--per-file 100] [--concurrency 8] [--from-source] [--node-flags='--enable-source-maps']
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
