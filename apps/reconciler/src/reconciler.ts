@@ -20,7 +20,7 @@ import { SecretCertificateStore } from '@tidemark/conversion';
 import { startHttpServer, type HttpServer } from './http-server';
 import { startClusterSeries, startHealthMonitor } from '@tidemark/cluster-health';
 import { requeueCluster, routePoll, startFullResync } from '@tidemark/fanout';
-import { startOwnedWatches, startReferenceWatches, startTreeWatches, watchBuiltinCrds, watchCrdsEstablished } from '@tidemark/watches';
+import { startOwnedWatches, type OwnedWatches, startReferenceWatches, startTreeWatches, watchBuiltinCrds, watchCrdsEstablished } from '@tidemark/watches';
 import { DependencyWaits } from '@tidemark/ordering';
 import { ReconcilerMetrics } from './metrics/reconciler-metrics';
 import { unitRendering } from './unit-rendering';
@@ -144,6 +144,8 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
       const recorded = await readSourceStatus(redis, statusStore.keys, source);
       return recorded.head ?? recorded.revision;
     };
+    // The owned-object watches start after the workers; until then, reads go to the API server.
+    const owned: { watches?: OwnedWatches } = {};
     const deps: PipelineDependencies = {
       connectionFor: (cluster) => connectionOf(clusters.main, cluster),
       actionsConnectionFor: (cluster) => connectionOf(clusters.actions, cluster),
@@ -155,6 +157,7 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
       kinds,
       healthRules: withHealthRules(compileHealthRules(config.objectHealth.rules, 'objectHealth.rules')),
       statusStore,
+      cacheFor: (cluster) => owned.watches?.cacheFor(cluster),
       log,
       observer: bothObservers(metrics.observer, commitStatuses.observer),
       pruneHolds: new PruneHolds(redis, recordPrefix),
@@ -197,8 +200,9 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
     stops.push(() => crdWakes.stop());
     const watches = startReferenceWatches({ clusters: clusters.main, kinds, statusStore, queues, redis, log });
     stops.push(() => watches.stop());
-    const owned = startOwnedWatches({ clusters: clusters.main, statusStore, queues, redis, log });
-    stops.push(() => owned.stop());
+    const ownedWatches = startOwnedWatches({ clusters: clusters.main, statusStore, queues, redis, log });
+    owned.watches = ownedWatches;
+    stops.push(() => ownedWatches.stop());
     // ReplicaSets and Pods under what Tidemark applied, for the dashboard's resource trees.
     const trees = startTreeWatches({ clusters: clusters.main, statusStore, redis, log });
     stops.push(() => trees.stop());

@@ -6,6 +6,7 @@ import type { ApiResource } from './resource-path';
 import { sameObject } from './compare';
 import { deleteObject } from './delete';
 import { getByResource } from './read';
+import type { CacheAnswer } from './object-cache';
 import { waitForEstablished } from './wait';
 
 /** ChangeAction is what applying an object did, as in Flux's change sets. */
@@ -39,6 +40,12 @@ export interface ChangeSetOptions {
   appliedBefore?(object: KubernetesManifest, live: KubernetesManifest): { warnings: readonly string[] } | undefined;
   /** known returns what the caller already read of an object in this run, so it is not read again. @defaultValue nothing known */
   known?(object: KubernetesManifest): KnownState | undefined;
+  /**
+   * cached answers from a watch cache what the live object is (`namespace` is '' for a
+   * cluster-scoped kind), or undefined to read it from the API server. A write based on a cached
+   * answer that meets a 404 or a conflict is done again after a live read. @defaultValue never cached
+   */
+  cached?(object: KubernetesManifest, namespace: string): CacheAnswer | undefined;
 }
 
 /**
@@ -81,11 +88,34 @@ export async function applyWithChangeSet(connection: ClusterConnection, object: 
   return unique.length > 0 ? { ...entry, warnings: unique } : entry;
 }
 
+/**
+ * applyWarned applies one object. When the live object came from the caller's cache and the API
+ * server answers 404 or a conflict, the cache was behind (the object went, or changed under us):
+ * server-side apply is the authority, so it reads live and goes again, once.
+ */
 async function applyWarned(connection: ClusterConnection, object: KubernetesManifest, options: ChangeSetOptions, warnings: string[], known?: KnownState): Promise<ChangeSetEntry> {
+  const read: ReadState = { known, cached: false };
+  try {
+    return await applyRead(connection, object, options, warnings, read);
+  } catch (error) {
+    const cause = error instanceof ApiError ? error : (error as { cause?: unknown }).cause;
+    if (!read.cached || !(cause instanceof ApiError) || !(cause.isNotFound || cause.isConflict)) throw error;
+    return applyRead(connection, object, { ...options, cached: undefined }, warnings, { cached: false });
+  }
+}
+
+/** ReadState: what the caller already knows of the object, and whether the live object came from a cache. */
+interface ReadState {
+  known?: KnownState;
+  cached: boolean;
+}
+
+async function applyRead(connection: ClusterConnection, object: KubernetesManifest, options: ChangeSetOptions, warnings: string[], read: ReadState): Promise<ChangeSetEntry> {
   const subject = describe(object);
+  const known = read.known;
   try {
     const resource = await connection.discovery.resourceFor(object.apiVersion, object.kind);
-    const live = known ? known.live : await getByResource(connection, resource, resource.namespaced ? object.metadata.namespace : undefined, object.metadata.name);
+    const live = known ? known.live : await readLive(connection, resource, object, options, read);
     if (!live) return await create(connection, resource, object, options, warnings);
     const before = options.appliedBefore?.(object, live);
     if (before) {
@@ -101,6 +131,14 @@ async function applyWarned(connection: ClusterConnection, object: KubernetesMani
     if (error instanceof ApiError && error.isImmutableFieldChange) return recreateOrFail(connection, object, error);
     throw toReconcileFailure(error, `apply ${subject}`);
   }
+}
+
+/** readLive reads the live object from the caller's cache when it answers, else from the API server. */
+async function readLive(connection: ClusterConnection, resource: ApiResource, object: KubernetesManifest, options: ChangeSetOptions, read: ReadState): Promise<KubernetesManifest | undefined> {
+  const namespace = resource.namespaced ? object.metadata.namespace : undefined;
+  const answer = options.cached?.(object, namespace ?? '');
+  read.cached = answer !== undefined;
+  return answer ? answer.object : getByResource(connection, resource, namespace, object.metadata.name);
 }
 
 /**

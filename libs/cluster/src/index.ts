@@ -1,5 +1,5 @@
 // libs/cluster owns all Kubernetes I/O: the HTTP client, discovery, server-side apply and its
-// change sets (one file per verb), dry-run, reads, watches, events, finalizers, and the one
+// change sets (one file per verb), dry-run, reads, watches and the watch cache, events, finalizers, and the one
 // mapping of API errors to the three failure kinds. It may import only contracts and the
 // Kubernetes client library; nothing else in Tidemark talks to an API server.
 
@@ -20,7 +20,9 @@ export { applyStatus } from './status';
 export { recordEvent, type EventInput } from './events';
 export { waitForEstablished } from './wait';
 export { removeFinalizer } from './finalizer';
-export { watchObjects, type WatchOptions, type RunningWatch, type WatchEventType } from './watch';
+export { watchObjects, type WatchOptions, type RunningWatch, type WatchEventType, type WatchProgress } from './watch';
+export { ObjectCache, type CacheAnswer, type CachedObjectName, type ObjectCacheOptions } from './object-cache';
+export { compareResourceVersions } from './resource-version';
 export { crdVersions, listPage, rewriteObject, setStoredVersions, type CrdVersions } from './storage-version';
 export { createObject, replaceObject } from './write';
 export { countCustomResources } from './crd-instances';

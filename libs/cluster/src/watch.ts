@@ -14,9 +14,22 @@ export interface WatchOptions {
   /** Called for each change; `initial` marks objects that were there when the list was taken. */
   onEvent(type: WatchEventType, object: KubernetesManifest, initial: boolean): void;
   onError?(error: unknown): void;
+  /**
+   * Told where the watch stands, for a cache's bookkeeping: a list begins (what follows with
+   * `initial` replaces everything), a list or bookmark reached a version, a stream is connected,
+   * or the stream broke and changes may be missed until it resumes.
+   */
+  onProgress?(progress: WatchProgress): void;
   /** Longest wait between reconnects. @defaultValue 30_000 */
   maxBackoffMs?: number;
 }
+
+export type WatchProgress =
+  | { type: 'listing' }
+  | { type: 'listed'; resourceVersion: string }
+  | { type: 'streaming' }
+  | { type: 'bookmark'; resourceVersion: string }
+  | { type: 'interrupted' };
 
 export interface RunningWatch {
   /** Resolves after the first list, so callers know they see every later change. */
@@ -44,13 +57,16 @@ export function watchObjects(connection: ClusterConnection, options: WatchOption
     while (!controller.signal.aborted) {
       try {
         if (!version) {
+          options.onProgress?.({ type: 'listing' });
           version = await list(connection, options);
+          options.onProgress?.({ type: 'listed', resourceVersion: version });
           markSynced();
         }
         version = await stream(connection, options, version, controller.signal);
         failures = 0;
       } catch (error) {
         if (controller.signal.aborted) return;
+        options.onProgress?.({ type: 'interrupted' });
         if (error instanceof ApiError && error.status === 410) version = undefined;
         else {
           options.onError?.(error);
@@ -82,6 +98,7 @@ async function stream(connection: ClusterConnection, options: WatchOptions, sinc
     response.resume();
     throw new ApiError(response.statusCode ?? 0, { message: `watch answered ${response.statusCode}` }, `watch ${options.kind} on ${connection.name}`);
   }
+  options.onProgress?.({ type: 'streaming' });
   let version = since;
   for await (const line of createInterface({ input: response })) {
     if (!line.trim()) continue;
@@ -90,7 +107,8 @@ async function stream(connection: ClusterConnection, options: WatchOptions, sinc
       throw new ApiError(event.object.code ?? 500, kubeStatusOf(event.object), `watch ${options.kind} on ${connection.name}`);
     }
     version = event.object.metadata?.resourceVersion ?? version;
-    if (event.type !== 'BOOKMARK') options.onEvent(event.type, event.object, false);
+    if (event.type === 'BOOKMARK') options.onProgress?.({ type: 'bookmark', resourceVersion: version });
+    else options.onEvent(event.type, event.object, false);
   }
   return version;
 }

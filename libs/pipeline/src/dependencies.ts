@@ -1,4 +1,4 @@
-import type { ClusterConnection } from '@tidemark/cluster';
+import type { ClusterConnection, ObjectCache } from '@tidemark/cluster';
 import type { KubernetesManifest, Logger, RenderUnitRef } from '@tidemark/contracts';
 import type { HealthRule, KindRegistry, SourceHealthRules } from '@tidemark/kinds';
 import type { PruneHolds, StatusStore } from '@tidemark/status-store';
@@ -147,6 +147,12 @@ export interface PipelineDependencies {
   /** The health rules, a user's CEL rules before the built-in ones (withHealthRules). @defaultValue the built-in rules */
   healthRules?: readonly HealthRule[];
   statusStore: StatusStore;
+  /**
+   * cacheFor is a cluster's watch cache (libs/watches keeps it): fetch and apply read live objects
+   * from it when it holds them fresh enough. Without it, or for a cluster without one, every read
+   * is a GET. @defaultValue no cache
+   */
+  cacheFor?(cluster: string): ObjectCache | undefined;
   log?: Logger;
   /** Mass-prune holds; without it, no share of prunes waits for confirmation. */
   pruneHolds?: PruneHolds;

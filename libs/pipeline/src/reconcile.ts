@@ -26,6 +26,7 @@ import { subjectOf } from './subject';
 import { runConnections } from './identity';
 import { identityFailure } from './identity-failure';
 import { wakeDependents } from './ordering/wake-dependents';
+import { isStaleCacheSymptom } from './cached-reads';
 
 /**
  * reconcile runs the eight stages for one job, then finalizeStatus writes the run's one status
@@ -38,7 +39,7 @@ export async function reconcile(job: ReconcileJob, deps: PipelineDependencies, s
   const run = startRun(job, deps);
   deps = withRunLog(run, deps);
   try {
-    const status = await runStages(run, deps, signal).catch(async (error: unknown) => {
+    const status = await runStagesOrLive(run, deps, signal).catch(async (error: unknown) => {
       // This worker no longer owns the object (lease lost, shutdown): write nothing more, hand it back.
       if (signal?.aborted) throw error;
       run.failure = identityFailure(run, toReconcileFailure(error, `${run.stage} ${subjectOf(run)}`));
@@ -55,6 +56,28 @@ export async function reconcile(job: ReconcileJob, deps: PipelineDependencies, s
     deps.log?.info({ objectKey: job.objectKey, cluster: job.cluster, revision: job.revision, stage: run.stage, durationMs: Date.now() - run.startedAt.getTime() }, 'reconcile finished');
     observeRun(run, deps, run.failure);
   }
+}
+
+/**
+ * runStagesOrLive runs the stages; when a run that read from the watch cache meets a 404 or a
+ * conflict, the cache may have been behind, so the stages run once more with live reads.
+ */
+async function runStagesOrLive(run: ReconcileRun, deps: PipelineDependencies, signal?: AbortSignal): Promise<StatusResult | undefined> {
+  try {
+    return await runStages(run, deps, signal);
+  } catch (error) {
+    if (signal?.aborted || !isStaleCacheSymptom(run, error)) throw error;
+    deps.log?.info({ err: String(error) }, 'a read from the watch cache may have been stale; running again with live reads');
+    restartLive(run);
+    return runStages(run, deps, signal);
+  }
+}
+
+/** restartLive forgets what the stages recorded on the run, keeping the job and its connections. */
+function restartLive(run: ReconcileRun): void {
+  const { job, ref, startedAt, connection, actionsConnection, reportingConnection } = run;
+  for (const key of Object.keys(run)) delete (run as unknown as Record<string, unknown>)[key];
+  Object.assign(run, { job, ref, startedAt, stage: 'fetch', connection, actionsConnection, reportingConnection, liveReads: true });
 }
 
 /** runStages is the list of stages; it returns the status record and Events of a run that got through apply. */

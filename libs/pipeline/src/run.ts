@@ -95,6 +95,10 @@ export interface ReconcileRun extends Partial<Omit<Fetched, 'revision'>> {
   outcome?: ApplyOutcome;
   /** Set when the run failed. */
   failure?: ReconcileFailure;
+  /** How many live objects the run took from the watch cache instead of the API server. */
+  cachedReads?: number;
+  /** Set on the retry of a run whose cached reads proved stale: every read goes to the API server. */
+  liveReads?: boolean;
 }
 
 /** isSkipped: fetch found nothing to do (suspended, or stalled at this revision). */

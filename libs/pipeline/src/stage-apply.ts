@@ -10,6 +10,7 @@ import { subjectOf } from './subject';
 import { checkRenderedAllowed } from './allow-check';
 import { identityPreflight } from './identity-preflight';
 import { appliedBefore, appliedVersionOf } from './applied-versions';
+import { cachedLive } from './cached-reads';
 
 /**
  * applyStage applies the CR (for a kind) and the rendered objects with server-side apply in
@@ -20,7 +21,8 @@ import { appliedBefore, appliedVersionOf } from './applied-versions';
 export async function applyStage(run: ReconcileRun, deps: PipelineDependencies, rendered: KubernetesManifest[], validated?: ValidatedResource): Promise<AppliedObjects> {
   run.stage = 'apply';
   const drift = driftCheck(run, deps);
-  const options: ChangeSetOptions = { ...drift.options, appliedBefore: appliedBefore(run.previous), known: plainManifestLive(run) };
+  const cached = cachedLive(run, deps);
+  const options: ChangeSetOptions = { ...drift.options, appliedBefore: appliedBefore(run.previous), known: plainManifestLive(run), ...(cached ? { cached } : {}) };
   try {
     await checkRenderedAllowed(run, deps, rendered);
     await identityPreflight(run, rendered);

@@ -1,11 +1,12 @@
 import { ConditionType, isReconcileFailure, NotReadyError, TerminalError, contentHash, findCondition, parseObjectKey, type KubernetesManifest, type ReconcileJob } from '@tidemark/contracts';
-import { getByResource, toReconcileFailure, type ApiResource } from '@tidemark/cluster';
+import { toReconcileFailure, type ApiResource } from '@tidemark/cluster';
 import { subjectOf } from './subject';
 import type { PipelineDependencies } from './dependencies';
 import type { Fetched, FetchResult, PlacedConnections, ReconcileRun } from './run';
 import { runConnections } from './identity';
 import { checkAllowed } from './allow-check';
 import { refuseDuplicates } from './duplicate-check';
+import { readLiveObject } from './cached-reads';
 
 /**
  * fetchStage reads the desired object from Git at the job's revision, the live object from the
@@ -74,7 +75,7 @@ async function readCluster(run: ReconcileRun, deps: PipelineDependencies, fetche
   checkAllowed(run, deps, resource, namespace, apiVersion);
   await refuseDuplicates(run, deps, resource, fetched, namespace);
   const object = fetched.desired ? withNamespace(fetched.desired.object, namespace) : undefined;
-  const live = resource ? await getByResource(run.connection, resource, namespace || undefined, run.ref.name) : undefined;
+  const live = resource ? await readLiveObject(run, deps, resource, namespace, run.ref.name) : undefined;
   return { plugin, object, live, ...(resource ? {} : { kindNotServed: true }) };
 }
 

@@ -1,10 +1,10 @@
 // libs/watches owns the cluster watches that wake objects: owned objects (drift, deletion) and
 // objects a kind references (ConfigWatcher's ConfigMaps), CRDs becoming Established (waking what
-// waits for them). It enqueues by revisionFor and may import contracts, cluster, kinds, ordering
+// waits for them). The owned-object watches also fill each cluster's watch cache for the pipeline. It enqueues by revisionFor and may import contracts, cluster, kinds, ordering
 // and status-store.
 
 export { startReferenceWatches, type ReferenceWatchOptions, type Enqueuer } from './reference-watches';
-export { startOwnedWatches, type OwnedWatchOptions } from './owned-watches';
+export { startOwnedWatches, type OwnedWatchOptions, type OwnedWatches } from './owned-watches';
 export { managedKinds, isOwnEcho, type WatchedKind } from './managed-kinds';
 export { watchBuiltinCrds, type BuiltinCrdWatchOptions } from './builtin-crd-watch';
 export { startTreeWatches, type TreeWatchOptions } from './tree-watches';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { watchObjects, type ClusterConnection, type RunningWatch, type WatchEventType } from '@tidemark/cluster';
+import { ObjectCache, watchObjects, type ClusterConnection, type ObjectCacheOptions, type RunningWatch, type WatchEventType } from '@tidemark/cluster';
 import { RedisLease, ownerOf, parseStatusChange, type KubernetesManifest, type Logger } from '@tidemark/contracts';
 import { latestRevision } from './latest-revision';
 import type { StatusStore } from '@tidemark/status-store';
@@ -17,16 +17,30 @@ export interface OwnedWatchOptions {
   ownManagers?: readonly string[];
   /** How often the set of managed kinds and the lease are looked at. @defaultValue 5000 */
   refreshMs?: number;
+  /**
+   * A watch cache per cluster, fed by these same watches, for the pipeline's reads (cacheFor);
+   * with it, every process watches (a cache serves its own workers) and only the lease holder
+   * enqueues. false: only the lease holder watches, and nothing is cached. @defaultValue {} (a cache of at most 50,000 objects per cluster)
+   */
+  cache?: ObjectCacheOptions | false;
   log?: Logger;
+}
+
+/** OwnedWatches are the running watches, and the cache they keep per cluster. */
+export interface OwnedWatches {
+  /** cacheFor is the cluster's watch cache; undefined without one. */
+  cacheFor(cluster: string): ObjectCache | undefined;
+  stop(): Promise<void>;
 }
 
 /**
  * startOwnedWatches watches, per cluster, every kind Tidemark owns objects of. A change that
  * Tidemark did not write, or a deletion, enqueues the Git object that owns the changed object,
  * so drift is found within moments instead of at the next resync. Watches start and stop as the
- * set of managed kinds changes, and only the holder of a cluster's lease runs them.
+ * set of managed kinds changes, and only the holder of a cluster's lease enqueues. The same
+ * watches fill the cluster's watch cache (one watch per kind), which answers the pipeline's reads.
  */
-export function startOwnedWatches(options: OwnedWatchOptions): { stop(): Promise<void> } {
+export function startOwnedWatches(options: OwnedWatchOptions): OwnedWatches {
   const owner = `${process.pid}:${randomUUID().slice(0, 8)}`;
   const clusters = new Map([...options.clusters].map(([name, connection]) => [name, new ClusterWatches(name, connection, owner, options)]));
   const refresh = (cluster: ClusterWatches) => void cluster.refresh().catch((error: unknown) => options.log?.warn({ cluster: cluster.name, err: String(error) }, 'could not refresh owned-object watches'));
@@ -43,6 +57,7 @@ export function startOwnedWatches(options: OwnedWatchOptions): { stop(): Promise
   });
   void subscriber.subscribe(options.statusStore.channel).catch(() => undefined);
   return {
+    cacheFor: (cluster) => clusters.get(cluster)?.cache,
     async stop() {
       clearInterval(timer);
       subscriber.disconnect();
@@ -56,10 +71,18 @@ class ClusterWatches {
   private readonly lease: RedisLease;
   private readonly ownManagers: Set<string>;
   private pending: NodeJS.Timeout | undefined;
+  private leader = false;
+  readonly cache: ObjectCache | undefined;
 
   constructor(readonly name: string, private readonly connection: ClusterConnection, owner: string, private readonly options: OwnedWatchOptions) {
     this.lease = new RedisLease(options.redis, options.statusStore.keys.watchLease(name), owner, Math.max(3 * (options.refreshMs ?? 5_000), 1_000));
     this.ownManagers = new Set(options.ownManagers ?? ['tidemark', 'tidemark-actions', 'tidemark-crds']);
+    if (options.cache !== false) {
+      this.cache = new ObjectCache({
+        ...options.cache,
+        onOverflow: (kind, held) => options.log?.warn({ cluster: name, kind, held }, 'the watch cache is full; this kind is read from the API server'),
+      });
+    }
   }
 
   /** refreshSoon coalesces a burst of status changes into one refresh. */
@@ -72,22 +95,26 @@ class ClusterWatches {
   }
 
   async refresh(): Promise<void> {
-    if (!(await this.lease.acquire())) {
+    this.leader = await this.lease.acquire();
+    if (!this.leader && !this.cache) {
       this.stopAll();
       return;
     }
     const wanted = managedKinds(await this.options.statusStore.list(this.name));
     for (const [id, watch] of this.running) {
-      if (!wanted.has(id)) {
-        watch.stop();
-        this.running.delete(id);
-      }
+      if (!wanted.has(id)) this.stopWatch(id, watch);
     }
     for (const [id, kind] of wanted) {
       if (this.running.has(id)) continue;
+      const cached = this.cache?.watchHandlers(kind.apiVersion, kind.kind);
       this.running.set(id, watchObjects(this.connection, {
         ...kind,
-        onEvent: (type, object, initial) => { if (!initial) void this.onChange(type, object); },
+        onEvent: (type, object, initial) => {
+          // The cache first, so a run this event wakes reads what the event says.
+          cached?.onEvent(type, object, initial);
+          if (!initial && this.leader) void this.onChange(type, object);
+        },
+        ...(cached ? { onProgress: cached.onProgress } : {}),
         onError: (error) => this.options.log?.warn({ cluster: this.name, kind: kind.kind, err: String(error) }, 'owned-object watch failed; retrying'),
       }));
     }
@@ -100,8 +127,14 @@ class ClusterWatches {
   }
 
   private stopAll(): void {
-    for (const watch of this.running.values()) watch.stop();
-    this.running.clear();
+    for (const [id, watch] of this.running) this.stopWatch(id, watch);
+  }
+
+  private stopWatch(id: string, watch: RunningWatch): void {
+    watch.stop();
+    this.running.delete(id);
+    const [apiVersion = '', kind = ''] = id.split('|');
+    this.cache?.forget(apiVersion, kind);
   }
 
   private async onChange(type: WatchEventType, object: KubernetesManifest): Promise<void> {
