@@ -3,8 +3,10 @@
 // in the same run: the very PATCHes the pipeline sent, replayed by a minimal client with the same
 // concurrency into fresh namespaces.
 // Then the steady state: a resync of the same unchanged WebApps, beside one raw GET of every
-// object they hold. Requests per WebApp are counted from the API server's audit log.
-//   npx tsx bench/pipeline.bench.ts [--webapps 1000] [--concurrency 16]
+// object they hold. Requests per WebApp are counted from the API server's audit log, the watch
+// cache's own lists and watches included. `--cache off` runs without the watch cache (every read a
+// GET), for a before/after on one machine; with it, the cache's heap is measured once converged.
+//   npx tsx bench/pipeline.bench.ts [--webapps 1000] [--concurrency 16] [--cache on|off]
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
@@ -20,8 +22,15 @@ import { countedRequests, perObject } from './support/counted-requests';
 import { figure, pool, printFigures, say } from './support/figures';
 import { RawClient, recordApplies } from './support/raw-apply';
 import { webApp } from './support/webapps';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { startOwnedWatches } from '@tidemark/watches';
 
-const { values } = parseArgs({ options: { webapps: { type: 'string', default: '1000' }, concurrency: { type: 'string', default: '16' } } });
+setFlagsFromString('--expose-gc');
+
+const { values } = parseArgs({ options: { webapps: { type: 'string', default: '1000' }, concurrency: { type: 'string', default: '16' }, cache: { type: 'string', default: 'on' } } });
+if (values.cache !== 'on' && values.cache !== 'off') throw new Error(`--cache must be on or off, not ${values.cache}`);
+const cached = values.cache === 'on';
 const webapps = Number(values.webapps);
 const concurrency = Number(values.concurrency);
 const namespaces = 10;
@@ -35,13 +44,43 @@ const connection = ClusterConnection.connect({ cluster: 'bench', kubeconfig: pla
 const client = new Redis(redis.url);
 const desired = new Map<string, DesiredObject>();
 const kinds = createDefaultRegistry();
+const statusStore = new StatusStore({ redis: client, prefix: 'bench' });
+// The watch cache as the reconciler runs it: the owned-object watches fill it (drift wakes go nowhere here).
+const watches = cached ? startOwnedWatches({ clusters: new Map([['bench', connection]]), statusStore, redis: client, queues: { enqueue: async () => undefined } }) : undefined;
 const deps: PipelineDependencies = {
   connectionFor: () => connection,
   actionsConnectionFor: () => connection.asManager('tidemark-actions'),
   desired: { readObject: async (_source, _revision, objectKey) => desired.get(objectKey) },
   kinds,
-  statusStore: new StatusStore({ redis: client, prefix: 'bench' }),
+  statusStore,
+  ...(watches ? { cacheFor: (cluster: string) => watches.cacheFor(cluster) } : {}),
 };
+
+/**
+ * cacheSettled waits until the watch cache holds `objects` objects and then a moment more, so the
+ * events of the last writes have arrived (a read the cache cannot answer yet is a GET, and counted).
+ */
+async function cacheSettled(objects: number): Promise<void> {
+  if (!watches) return;
+  await watches.ready();
+  while ((watches.cacheFor('bench')?.stats().objects ?? 0) < objects) await new Promise((resolve) => setTimeout(resolve, 100));
+  await new Promise((resolve) => setTimeout(resolve, 2_000));
+}
+
+/** cacheHeap is the heap the watch cache holds: the heap before and after stopping its watches (which empties it), each after a full GC. */
+async function cacheHeap(): Promise<{ objects: number; heapBytes: number; bytesPerObject: number; jsonBytesPerObject: number } | undefined> {
+  const cache = watches?.cacheFor('bench');
+  if (!watches || !cache) return undefined;
+  const { objects } = cache.stats();
+  const jsonBytes = cache.sizeInJson();
+  const gc = runInNewContext('gc') as () => void;
+  gc();
+  const before = process.memoryUsage().heapUsed;
+  await watches.stop();
+  gc();
+  const heapBytes = before - process.memoryUsage().heapUsed;
+  return { objects, heapBytes, bytesPerObject: Math.round(heapBytes / Math.max(objects, 1)), jsonBytesPerObject: Math.round(jsonBytes / Math.max(objects, 1)) };
+}
 
 async function createNamespaces(prefix: string): Promise<void> {
   for (let n = 0; n < namespaces; n += 1) await applyObject(connection, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: `${prefix}-${n}` } } as KubernetesManifest);
@@ -103,8 +142,9 @@ try {
     if (ok) break;
     await new Promise((resolve) => setTimeout(resolve, 1_000));
   }
-  say(`pipeline: ${webapps} WebApps, concurrency ${concurrency} (records the PATCHes it sends)`);
+  say(`pipeline: ${webapps} WebApps, concurrency ${concurrency}, watch cache ${values.cache} (records the PATCHes it sends)`);
   await createNamespaces('pipe-a');
+  await cacheSettled(0);
   recording = true;
   const { result: { elapsed: pipelineMs, failures: pipelineFailures }, count: created } = await countedRequests(plane, () => reconcileAll('pipe-a', jobsFor('pipe-a', webapps)));
   recording = false;
@@ -114,7 +154,9 @@ try {
   // The steady state. The first resync after creation may still write a CR's status once (its
   // Ready message can change from "created" to "unchanged"); the second is what every later one costs.
   say(`resync: the same ${webapps} unchanged WebApps, twice (the second is measured)`);
+  await cacheSettled(patches.length);
   const { count: firstResync } = await countedRequests(plane, () => reconcileAll('pipe-a', jobsFor('pipe-a', webapps, 'resync')));
+  await cacheSettled(patches.length);
   const { result: { elapsed: resyncMs, failures: resyncFailures }, count: resync } = await countedRequests(plane, () => reconcileAll('pipe-a', jobsFor('pipe-a', webapps, 'resync')));
   say(`  first resync ${firstResync.total} requests ${JSON.stringify(firstResync.byKind)}; second ${resync.total} requests in ${Math.round(resyncMs)} ms ${JSON.stringify(resync.byKind)}`);
   say(`raw GET: one GET of each of the ${patches.length} objects, concurrency ${concurrency}`);
@@ -127,6 +169,8 @@ try {
   });
   const getMs = performance.now() - getStarted;
   reader.close();
+  const cacheMemory = await cacheHeap();
+  if (cacheMemory) say(`  watch cache: ${cacheMemory.objects} objects, ${Math.round(cacheMemory.heapBytes / 1024)} KiB of heap (${cacheMemory.bytesPerObject} bytes per object; ${cacheMemory.jsonBytesPerObject} as JSON)`);
 
   // After the pipeline, so the raw client meets an API server and etcd at least as warm and as full.
   say(`raw SSA: the same ${patches.length} PATCHes by a minimal client, concurrency ${concurrency}, into fresh namespaces`);
@@ -148,6 +192,8 @@ try {
     figure('API requests per WebApp, first creation', 'requests', created.total / webapps, 'objects per WebApp (one apply each)', patches.length / webapps),
   ], {
     objectsPerWebApp: patches.length / webapps,
+    watchCache: values.cache,
+    ...(cacheMemory ? { watchCacheMemory: cacheMemory } : {}),
     // Counted from the API server's audit log: Tidemark's User-Agent only, by kind.
     requestsPerWebApp: { firstCreation: perObject(created, webapps), firstResync: perObject(firstResync, webapps), resync: perObject(resync, webapps) },
     // A failed item makes its side faster than it should be: the figures are shown with what failed, not as clean.
@@ -156,6 +202,7 @@ try {
   });
   if (failed(pipelineFailures, resyncFailures, rawFailures, getFailures) > 0) process.exitCode = 1;
 } finally {
+  await watches?.stop();
   connection.close();
   client.disconnect();
   await redis.stop();

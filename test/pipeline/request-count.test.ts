@@ -1,7 +1,10 @@
 // How many requests one WebApp costs the API server, counted as the real server answered them:
 // first creation says what it did in one Event and writes status once; an unchanged resync writes
 // nothing, says nothing and dry-runs nothing (each object's last apply left it at the version it
-// still has); a hand edit moves the resourceVersion, so the next resync dry-runs and heals it.
+// still has), and reads nothing either: the cluster's watch cache holds the CR and what it renders
+// at the versions the last run left. A hand edit moves the resourceVersion; the watch wakes the
+// object and that run reads live, dry-runs and heals it. The watches run on a connection of their
+// own, so only the pipeline's requests are counted.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startPipelineHarness, type PipelineHarness } from '../support/pipeline-harness';
@@ -15,6 +18,7 @@ const requests: { method: string; path: string; apply: boolean; dryRun: boolean 
 beforeAll(async () => {
   harness = await startPipelineHarness(inject('kubeconfig'), inject('redisUrl'), {
     onResponse: (event) => { if (counting) requests.push(event); },
+    cache: true,
   });
   await harness.repo.write('namespace.yaml', `apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ${namespace}\n`);
   await harness.pushAndReconcile('a namespace');
@@ -24,7 +28,7 @@ afterAll(async () => {
 });
 
 /** counted runs `work` and returns the requests it sent, by what they were. */
-async function counted(work: () => Promise<unknown>): Promise<{ events: number; statusWrites: number; crDryRuns: number; dryRuns: number; writes: number; gets: number; all: number }> {
+async function counted(work: () => Promise<unknown>): Promise<{ events: number; statusWrites: number; crDryRuns: number; dryRuns: number; writes: number; gets: number; objectGets: number; all: number }> {
   requests.length = 0;
   counting = true;
   try {
@@ -40,6 +44,8 @@ async function counted(work: () => Promise<unknown>): Promise<{ events: number; 
     dryRuns: requests.filter((request) => request.dryRun).length,
     writes: requests.filter((request) => request.method !== 'GET' && !request.dryRun).length,
     gets: requests.filter((request) => request.method === 'GET').length,
+    // GETs of the objects themselves (not of a CRD's schema or discovery).
+    objectGets: requests.filter((request) => request.method === 'GET' && request.path.includes(`/namespaces/${namespace}/`)).length,
     all: requests.length,
   };
 }
@@ -59,37 +65,64 @@ describe('requests per WebApp', () => {
     expect(about[0]!.message.split('\n').length).toBeGreaterThan(1);
   });
 
-  it('an unchanged resync writes nothing, records no Event and dry-runs nothing: one GET per object', async () => {
+  it('an unchanged resync writes nothing, records no Event, dry-runs nothing and reads nothing: the watch cache answers', async () => {
     // The first resync after creation still writes status once: its message now says "unchanged".
     await harness.reconcileKey(key, 'resync');
+    await harness.cacheCaughtUp(key);
     const resync = await counted(() => harness.reconcileKey(key, 'resync'));
     expect(resync.events).toBe(0);
     expect(resync.statusWrites).toBe(0);
     expect(resync.crDryRuns).toBe(0);
     expect(resync.dryRuns).toBe(0);
     expect(resync.writes).toBe(0);
-    // The CR and what it renders (Deployment, Service, ...), each read once.
-    const record = await harness.statusStore.get('shared', key);
-    expect(resync.gets).toBe(1 + record!.inventory.length);
+    expect(resync.objectGets).toBe(0);
     expect(resync.all).toBe(resync.gets);
   });
 
-  it('a hand edit moves the resourceVersion: the next resync dry-runs that object and heals it', async () => {
+  it('without the cache, the same resync reads the CR and each object it renders once', async () => {
+    const cacheFor = harness.deps.cacheFor;
+    harness.deps.cacheFor = undefined;
+    try {
+      const resync = await counted(() => harness.reconcileKey(key, 'resync'));
+      const record = await harness.statusStore.get('shared', key);
+      expect(resync.objectGets).toBe(1 + record!.inventory.length);
+      expect(resync.all).toBe(resync.gets);
+    } finally {
+      harness.deps.cacheFor = cacheFor;
+    }
+  });
+
+  it('first creation next to a watched WebApp reads nothing: the synced cache knows the objects do not exist', async () => {
+    await harness.repo.write('cart.yaml', `apiVersion: tidemark.dev/v1alpha1\nkind: WebApp\nmetadata:\n  name: cart\n  namespace: ${namespace}\nspec:\n  image: nginx:1.27\n  replicas: 1\n`);
+    await harness.watches!.ready();
+    const created = await counted(() => harness.pushAndReconcile('add cart'));
+    expect(created.objectGets).toBe(0);
+    const record = await harness.statusStore.get('shared', `tidemark.dev/WebApp/${namespace}/cart`);
+    // One apply per object (the CR and what it renders), the CR's dry-run, its status, one Event.
+    expect(created.writes + created.dryRuns).toBe(1 + record!.inventory.length + 1 + 1 + 1);
+  });
+
+  it('a hand edit moves the resourceVersion: the watch wakes the object, and that run dry-runs it and heals it', async () => {
+    harness.wakes.length = 0;
     const path = `/apis/apps/v1/namespaces/${namespace}/deployments/shop`;
     await harness.connection.asManager('kubectl-edit').client.request({
       method: 'PATCH', path, query: { fieldManager: 'kubectl-edit', force: 'true' }, contentType: 'application/apply-patch+yaml',
       body: { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'shop', namespace }, spec: { replicas: 4 } }, what: 'edit by hand',
     });
-    const healed = await counted(() => harness.reconcileKey(key, 'resync'));
+    // The watch sees an edit Tidemark did not write and wakes the object; that run reads live.
+    await harness.waitForWake(key);
+    const healed = await counted(() => harness.reconcileKey(key, 'drift'));
     expect(healed.dryRuns).toBe(1);
     expect(requests.some((request) => request.dryRun && request.path === path)).toBe(true);
     const deployment = await harness.connection.client.request<{ spec: { replicas: number } }>({ method: 'GET', path, what: 'read the deployment' });
     expect(deployment.spec.replicas).toBe(1);
     const record = await harness.statusStore.get('shared', key);
     expect(record?.conditions.find((condition) => condition.type === 'Drifted')?.message).toMatch(/Healed: .*Deployment .*\/spec\/replicas/);
-    // Healed, it is skipped again.
+    // Healed, it is skipped again, from the cache.
+    await harness.cacheCaughtUp(key);
     const after = await counted(() => harness.reconcileKey(key, 'resync'));
     expect(after.dryRuns).toBe(0);
+    expect(after.objectGets).toBe(0);
   });
 
   it('a plain manifest: an unchanged resync reads it once and sends nothing else', async () => {
@@ -97,7 +130,8 @@ describe('requests per WebApp', () => {
     const created = await counted(() => harness.pushAndReconcile('add settings'));
     expect(created.dryRuns).toBe(0);
     const plainKey = `core/ConfigMap/${namespace}/settings`;
+    await harness.cacheCaughtUp(plainKey);
     const resync = await counted(() => harness.reconcileKey(plainKey, 'resync'));
-    expect(resync).toMatchObject({ gets: 1, all: 1 });
+    expect(resync).toMatchObject({ objectGets: 0, all: resync.gets });
   });
 });

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { ClusterConnection, type KubeClientOptions } from '@tidemark/cluster';
-import { isReconcileFailure, TerminalError, type ReconcileJob, type ReconcileOutcome } from '@tidemark/contracts';
+import { groupOf, isReconcileFailure, TerminalError, type ReconcileJob, type ReconcileOutcome } from '@tidemark/contracts';
 import { GitSource, parseSourceSpec, type PollResult, type UnitRendering } from '@tidemark/git-source';
 import { createDefaultRegistry, type KindRegistry } from '@tidemark/kinds';
 import { reconcile, type PipelineDependencies, type PipelineOptions, type SourceTenancy } from '@tidemark/pipeline';
@@ -14,6 +14,7 @@ import { PruneHolds, StatusStore } from '@tidemark/status-store';
 import { PlacementCache } from '@tidemark/placement';
 import { startGitServer, type GitServer, type WorkingCopy } from '@tidemark/testing';
 import { gitDesiredState } from '../../apps/reconciler/src/desired-state';
+import { startOwnedWatches, type OwnedWatches } from '@tidemark/watches';
 
 export interface PipelineHarness {
   cluster: string;
@@ -30,6 +31,16 @@ export interface PipelineHarness {
   reconcileAt(revision: string, objectKey: string, reason: ReconcileJob['reason']): Promise<ReconcileOutcome | Error>;
   /** requests counts the calls made to the API server so far (every identity, discovery included). */
   requests(): number;
+  /** With `cache`: the owned-object watches that fill the cluster's watch cache (on a connection of their own, not counted), and the drift jobs they asked for. */
+  watches?: OwnedWatches;
+  wakes: ReconcileJob[];
+  /**
+   * cacheCaughtUp (with `cache`) waits until the watch cache has listed every managed kind and holds
+   * each object of `objectKey` (the CR and its inventory) at least at the version its last run recorded.
+   */
+  cacheCaughtUp(objectKey: string): Promise<void>;
+  /** waitForWake (with `cache`) waits until the owned-object watch has asked for a drift run of `objectKey`. */
+  waitForWake(objectKey: string): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -42,6 +53,8 @@ export interface PipelineHarnessOptions {
   onResponse?: KubeClientOptions['onResponse'];
   /** Read desired state as the reconciler does (apps/reconciler's gitDesiredState): Placement rules place objects and name their identity. */
   placement?: boolean;
+  /** Run the owned-object watches, on a connection of their own, and read through their watch cache. */
+  cache?: boolean;
 }
 
 export async function startPipelineHarness(kubeconfig: string, redisUrl: string, options: PipelineHarnessOptions = {}): Promise<PipelineHarness> {
@@ -77,6 +90,13 @@ export async function startPipelineHarness(kubeconfig: string, redisUrl: string,
     ...(options.pruneHolds ? { pruneHolds: new PruneHolds(redis, `test-${id}`) } : {}),
   };
   let revision = '';
+  const wakes: ReconcileJob[] = [];
+  const watchConnection = options.cache ? ClusterConnection.connect({ cluster, kubeconfig }) : undefined;
+  const watches = watchConnection ? startOwnedWatches({
+    clusters: new Map([[cluster, watchConnection]]), statusStore, redis, refreshMs: 500,
+    queues: { enqueue: async (job) => { wakes.push(job); } },
+  }) : undefined;
+  if (watches) deps.cacheFor = (name) => watches.cacheFor(name);
 
   // A run waiting for a dependency answers with a requeue; its record says it waits.
   const waiting = async (objectKey: string) => (await statusStore.get(cluster, objectKey))?.failure?.category === 'waiting';
@@ -114,7 +134,28 @@ export async function startPipelineHarness(kubeconfig: string, redisUrl: string,
     reconcileKey,
     reconcileAt,
     requests: () => requests,
+    ...(watches ? { watches } : {}),
+    wakes,
+    async cacheCaughtUp(objectKey) {
+      await watches!.ready();
+      const cache = watches!.cacheFor(cluster)!;
+      for (;;) {
+        const record = await statusStore.get(cluster, objectKey);
+        const objects = record ? [{ apiVersion: record.apiVersion, kind: record.kind, namespace: record.namespace, name: record.name }, ...record.inventory] : [];
+        const caughtUp = record !== undefined && objects.every((object) => {
+          const version = record.appliedVersions?.[`${groupOf(object.apiVersion)}/${object.kind}/${object.namespace}/${object.name}`]?.resourceVersion;
+          return cache.lookup(object, version) !== undefined;
+        });
+        if (caughtUp) return;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    },
+    async waitForWake(objectKey) {
+      while (!wakes.some((job) => job.objectKey === objectKey && job.reason === 'drift')) await new Promise((resolve) => setTimeout(resolve, 20));
+    },
     async stop() {
+      await watches?.stop();
+      watchConnection?.close();
       await source.close();
       connection.close();
       redis.disconnect();

@@ -30,6 +30,8 @@ export interface OwnedWatchOptions {
 export interface OwnedWatches {
   /** cacheFor is the cluster's watch cache; undefined without one. */
   cacheFor(cluster: string): ObjectCache | undefined;
+  /** ready looks at the managed kinds now and resolves once every cluster's watches of them have listed. */
+  ready(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -58,6 +60,9 @@ export function startOwnedWatches(options: OwnedWatchOptions): OwnedWatches {
   void subscriber.subscribe(options.statusStore.channel).catch(() => undefined);
   return {
     cacheFor: (cluster) => clusters.get(cluster)?.cache,
+    async ready() {
+      await Promise.all([...clusters.values()].map((cluster) => cluster.ready()));
+    },
     async stop() {
       clearInterval(timer);
       subscriber.disconnect();
@@ -118,6 +123,11 @@ class ClusterWatches {
         onError: (error) => this.options.log?.warn({ cluster: this.name, kind: kind.kind, err: String(error) }, 'owned-object watch failed; retrying'),
       }));
     }
+  }
+
+  async ready(): Promise<void> {
+    await this.refresh();
+    await Promise.all([...this.running.values()].map((watch) => watch.synced));
   }
 
   async stop(): Promise<void> {
