@@ -62,11 +62,13 @@ export class ObjectCache {
   lookup(target: CachedObjectName, atLeast?: string): CacheAnswer | undefined {
     const store = this.kinds.get(kindKey(target.apiVersion, target.kind));
     if (!store || store.state !== 'fresh') return undefined;
-    const object = store.objects.get(objectKey(target.namespace, target.name));
-    if (atLeast === undefined) return { object };
-    const seen = object ? object.metadata.resourceVersion : store.progress;
-    const order = compareResourceVersions(seen, atLeast);
-    return order !== undefined && order >= 0 ? { object } : undefined;
+    const held = store.objects.get(objectKey(target.namespace, target.name));
+    if (atLeast !== undefined) {
+      const order = compareResourceVersions(held ? held.metadata.resourceVersion : store.progress, atLeast);
+      if (order === undefined || order < 0) return undefined;
+    }
+    // A copy, as an informer's reader deep-copies: a caller's change never reaches the store.
+    return { object: held ? structuredClone(held) : undefined };
   }
 
   /** watchHandlers are the callbacks that feed one kind's store from watchObjects. */
