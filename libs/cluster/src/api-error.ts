@@ -21,6 +21,13 @@ export class ApiError extends Error {
 
   get isNotFound(): boolean { return this.status === 404; }
   get isConflict(): boolean { return this.status === 409; }
+  /**
+   * mayBeStaleRead: a 404 or a conflict that a write based on an out-of-date read can cause. A
+   * missing namespace is not one: it is missing whatever was read.
+   */
+  get mayBeStaleRead(): boolean {
+    return (this.isNotFound && this.body.details?.kind !== 'namespaces') || this.isConflict;
+  }
   /** isImmutableFieldChange tells an update the API server refused because a field cannot change. */
   get isImmutableFieldChange(): boolean {
     return this.status === 422 && /field is immutable|is immutable/i.test(this.body.message ?? '');

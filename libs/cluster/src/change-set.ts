@@ -99,7 +99,7 @@ async function applyWarned(connection: ClusterConnection, object: KubernetesMani
     return await applyRead(connection, object, options, warnings, read);
   } catch (error) {
     const cause = error instanceof ApiError ? error : (error as { cause?: unknown }).cause;
-    if (!read.cached || !(cause instanceof ApiError) || !(cause.isNotFound || cause.isConflict)) throw error;
+    if (!read.cached || !(cause instanceof ApiError) || !cause.mayBeStaleRead) throw error;
     return applyRead(connection, object, { ...options, cached: undefined }, warnings, { cached: false });
   }
 }

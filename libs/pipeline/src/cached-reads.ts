@@ -60,5 +60,5 @@ function recordedVersion(run: ReconcileRun, object: Pick<KubernetesManifest, 'ap
 export function isStaleCacheSymptom(run: ReconcileRun, error: unknown): boolean {
   if (!run.cachedReads) return false;
   const cause = isReconcileFailure(error) ? (error as { cause?: unknown }).cause : error;
-  return cause instanceof ApiError && (cause.isNotFound || cause.isConflict);
+  return cause instanceof ApiError && cause.mayBeStaleRead;
 }
