@@ -1,5 +1,5 @@
 import { ApiError, getByResource, type ApiResource, type CacheAnswer, type ObjectCache } from '@tidemark/cluster';
-import { isReconcileFailure, type KubernetesManifest } from '@tidemark/contracts';
+import { isReconcileFailure, type KubernetesManifest, type ObjectStatus } from '@tidemark/contracts';
 import type { PipelineDependencies } from './dependencies';
 import type { ReconcileRun } from './run';
 import { inventoryEntry, inventoryId } from './tracking';
@@ -18,10 +18,14 @@ export function runCache(run: ReconcileRun, deps: PipelineDependencies): ObjectC
   return deps.cacheFor?.(run.job.cluster);
 }
 
-/** readLiveObject reads one live object from the cache when it holds it fresh enough, else from the API server. */
-export async function readLiveObject(run: ReconcileRun, deps: PipelineDependencies, resource: ApiResource, namespace: string, name: string): Promise<KubernetesManifest | undefined> {
+/**
+ * readLiveObject reads one live object from the cache when it holds it fresh enough, else from
+ * the API server. `previous` is the last run's record (fetch reads it before the run holds it).
+ */
+export async function readLiveObject(run: ReconcileRun, deps: PipelineDependencies, target: { resource: ApiResource; namespace: string; name: string }, previous: ObjectStatus | undefined): Promise<KubernetesManifest | undefined> {
+  const { resource, namespace, name } = target;
   const apiVersion = resource.group ? `${resource.group}/${resource.version}` : resource.version;
-  const answer = runCache(run, deps)?.lookup({ apiVersion, kind: resource.kind, namespace, name }, recordedVersion(run, { apiVersion, kind: resource.kind, metadata: { name, namespace } }));
+  const answer = runCache(run, deps)?.lookup({ apiVersion, kind: resource.kind, namespace, name }, recordedVersion(previous, { apiVersion, kind: resource.kind, metadata: { name, namespace } }));
   if (answer) {
     run.cachedReads = (run.cachedReads ?? 0) + 1;
     return answer.object;
@@ -34,7 +38,7 @@ export function cachedLive(run: ReconcileRun, deps: PipelineDependencies): ((obj
   const cache = runCache(run, deps);
   if (!cache) return undefined;
   return (object, namespace) => {
-    const answer = cache.lookup({ apiVersion: object.apiVersion, kind: object.kind, namespace, name: object.metadata.name }, recordedVersion(run, object));
+    const answer = cache.lookup({ apiVersion: object.apiVersion, kind: object.kind, namespace, name: object.metadata.name }, recordedVersion(run.previous, object));
     if (answer) run.cachedReads = (run.cachedReads ?? 0) + 1;
     return answer;
   };
@@ -44,8 +48,8 @@ export function cachedLive(run: ReconcileRun, deps: PipelineDependencies): ((obj
  * recordedVersion is the resourceVersion the object's last apply (or /status write) left, from
  * the last run's record: the cache must have seen at least that much to answer for it.
  */
-function recordedVersion(run: ReconcileRun, object: Pick<KubernetesManifest, 'apiVersion' | 'kind'> & { metadata: { name: string; namespace?: string } }): string | undefined {
-  const versions = run.previous?.appliedVersions;
+function recordedVersion(previous: ObjectStatus | undefined, object: Pick<KubernetesManifest, 'apiVersion' | 'kind'> & { metadata: { name: string; namespace?: string } }): string | undefined {
+  const versions = previous?.appliedVersions;
   if (!versions || typeof versions !== 'object') return undefined;
   const version: unknown = versions[inventoryId(inventoryEntry(object as KubernetesManifest))];
   const resourceVersion = (version as { resourceVersion?: unknown } | undefined)?.resourceVersion;

@@ -75,7 +75,7 @@ async function readCluster(run: ReconcileRun, deps: PipelineDependencies, fetche
   checkAllowed(run, deps, resource, namespace, apiVersion);
   await refuseDuplicates(run, deps, resource, fetched, namespace);
   const object = fetched.desired ? withNamespace(fetched.desired.object, namespace) : undefined;
-  const live = resource ? await readLiveObject(run, deps, resource, namespace, run.ref.name) : undefined;
+  const live = resource ? await readLiveObject(run, deps, { resource, namespace, name: run.ref.name }, fetched.previous) : undefined;
   return { plugin, object, live, ...(resource ? {} : { kindNotServed: true }) };
 }
 
