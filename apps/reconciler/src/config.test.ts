@@ -86,6 +86,18 @@ describe('loadConfig', () => {
     });
   });
 
+  it("reads a source's health timeout and the progressing requeue, with their defaults", async () => {
+    const source = '{ name: app, url: "https://h/a.git", ref: { branch: main }, intervalMs: 60000, healthTimeoutMs: 1800000 }';
+    await withFile(`redis: { url: redis://x }\nsources: [${source}]\nclusters: [{ name: dev, inCluster: true }]\nprogressingRequeueMs: 600000\n`, (path) => {
+      const config = loadConfig({ TIDEMARK_CONFIG: path });
+      expect(config.sources[0]?.healthTimeoutMs).toBe(1_800_000);
+      expect(config.progressingRequeueMs).toBe(600_000);
+    });
+    await withFile('redis: { url: redis://x }\nsources: [{ name: app, url: "https://h/a.git", ref: { branch: main }, intervalMs: 60000 }]\nclusters: [{ name: dev, inCluster: true }]\n', (path) => {
+      expect(loadConfig({ TIDEMARK_CONFIG: path }).progressingRequeueMs).toBe(5_000);
+    });
+  });
+
   it('says what to set when there is no config at all', () => {
     expect(() => loadConfig({})).toThrow(/TIDEMARK_CONFIG is not set/);
   });
