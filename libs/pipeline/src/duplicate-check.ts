@@ -32,7 +32,10 @@ export async function refuseDuplicates(run: ReconcileRun, deps: PipelineDependen
   const there = others.map((other) => `source ${other.source} at ${place(other.path, other.line)}`);
   const message = `${describeObject({ kind: resource.kind, namespace: resource.namespaced ? namespace : '', name: run.ref.name })} on cluster ${run.job.cluster} is declared by more than one Git object: ${[here, ...there].join(' and ')}. Nothing is applied or pruned for it until only one declares it.`;
   // Woken once, when this run first sees the duplicate: a run that already said so wakes nobody (no ping-pong).
-  if (findCondition(fetched.previous?.conditions ?? [], ConditionType.Ready)?.message !== message) {
+  // Two sources declaring the same key share one record, each saying it in its own order: so compare the places.
+  const said = findCondition(fetched.previous?.conditions ?? [], ConditionType.Ready);
+  const alreadySaid = said?.reason === 'DuplicateObject' && [here, ...there].every((where) => said.message.includes(`${where}.`) || said.message.includes(`${where} and`));
+  if (!alreadySaid) {
     for (const other of others) await deps.declarations.wake(run.job.cluster, other).catch((error: unknown) => deps.log?.warn({ objectKey: other.objectKey, source: other.source, err: String(error) }, 'could not wake a duplicate declaration'));
   }
   throw new NotReadyError('DuplicateObject', message, deps.options?.dependencyRecheckMs ?? 60_000);
