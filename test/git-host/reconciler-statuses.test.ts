@@ -1,0 +1,133 @@
+// Commit statuses from the reconciler: two reconciler replicas on one Redis apply each pushed commit
+// on two real clusters, and the Git host gets one pending and one final status per cluster, never
+// more; a failing object's reason is the failure's description; a host that hangs does not hold up
+// the reconcile. The token comes from a Secret on the first cluster. The host is the loopback
+// stand-in for Gitea's API (gitea-stand-in.ts, checked against Gitea v1.26.0's OpenAPI description),
+// not a real Gitea: the pinned Gitea could not be built here (test/gitea/README.md).
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { stringify } from 'yaml';
+import { applyObject, ClusterConnection } from '@tidemark/cluster';
+import { findCondition } from '@tidemark/contracts';
+import { sendGithubPush, startControlPlanes, startGitServer, type ControlPlane, type GitServer, type WorkingCopy } from '@tidemark/testing';
+import { loadConfig } from '../../apps/reconciler/src/config';
+import { createLogger } from '../../apps/reconciler/src/logger';
+import { startReconciler, type RunningReconciler } from '../../apps/reconciler/src/reconciler';
+import { startGiteaStandIn, type GiteaStandIn, type StandInStatus } from './gitea-stand-in';
+
+
+const suffix = randomUUID().slice(0, 8);
+const namespace = `gh-${suffix}`;
+const prefix = `gitea-status-${suffix}`;
+const hookSecret = `hook-${randomUUID()}`;
+const token = `gitea-token-${randomUUID()}`;
+let gitea: GiteaStandIn;
+let git: GitServer;
+let repo: WorkingCopy;
+let planes: ControlPlane[];
+let workDir: string;
+const replicas: RunningReconciler[] = [];
+
+const configMap = (name: string, value: string) => stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace }, data: { value } });
+const statusesOf = (sha: string): StandInStatus[] => gitea.statusesOf('team', 'shop', sha);
+const finalStates = (sha: string) => statusesOf(sha).filter((status) => status.state !== 'pending').map((status) => `${status.context}=${status.state}`).sort();
+const readyAt = async (cluster: string, key: string, revision: string) => {
+  const status = await replicas[0]!.statusStore.get(cluster, key);
+  return status?.lastAppliedRevision === revision && findCondition(status.conditions, 'Ready')?.status === 'True';
+};
+
+async function pushAndNotify(message: string): Promise<string> {
+  const sha = await repo.commitAndPush(message);
+  expect(await sendGithubPush(`http://${replicas[0]!.http.address}/hooks/shop`, hookSecret)).toBe(202);
+  return sha;
+}
+
+beforeAll(async () => {
+  [gitea, git, planes] = await Promise.all([startGiteaStandIn(token), startGitServer(), startControlPlanes(2, 'git-host-status')]);
+  const url = await git.createRepository('shop');
+  repo = await git.workingCopy('shop');
+  await repo.write('namespace.yaml', stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } }));
+  await repo.write('settings.yaml', configMap('settings', 'one'));
+  await repo.commitAndPush('first');
+  // The token lives in a Secret on the first cluster, never in the config file.
+  const east = ClusterConnection.connect({ cluster: 'east', kubeconfig: planes[0]!.kubeconfig });
+  await applyObject(east, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'tidemark-tokens' } });
+  await applyObject(east, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'gitea', namespace: 'tidemark-tokens' }, data: { token: Buffer.from(token).toString('base64') } });
+  east.close();
+  workDir = await mkdtemp(join(tmpdir(), 'tidemark-gitea-status-'));
+  await writeFile(join(workDir, 'tidemark.yaml'), stringify({
+    redis: { url: inject('redisUrl'), prefix },
+    cacheDir: join(workDir, 'cache'),
+    sources: [{ name: 'shop', url, ref: { branch: 'main' }, intervalMs: 600_000 }],
+    clusters: [{ name: 'east', kubeconfig: planes[0]!.kubeconfigPath }, { name: 'west', kubeconfig: planes[1]!.kubeconfigPath }],
+    http: { port: 0, host: '127.0.0.1' },
+    webhooks: [{ source: 'shop', provider: 'github', secret: { env: 'HOOK_SECRET' } }],
+    workers: { concurrency: 2 },
+    gitHosts: [{ source: 'shop', provider: 'gitea', apiUrl: gitea.apiUrl, repository: 'team/shop', token: { secretRef: { namespace: 'tidemark-tokens', name: 'gitea' } }, dashboardUrl: 'https://tidemark.example' }],
+  }));
+  // Two replicas: each state must still reach Gitea once per cluster.
+  for (let replica = 0; replica < 2; replica += 1) {
+    replicas.push(await startReconciler(loadConfig({ TIDEMARK_CONFIG: join(workDir, 'tidemark.yaml'), HOOK_SECRET: hookSecret }), createLogger('error')));
+  }
+}, 600_000);
+
+afterAll(async () => {
+  for (const replica of replicas) await replica.stop();
+  await gitea?.stop();
+  await git?.stop();
+  await Promise.all((planes ?? []).map((plane) => plane.stop()));
+  if (workDir) await rm(workDir, { recursive: true, force: true });
+});
+
+describe('commit statuses on the Git host', () => {
+  it('gives each applied commit one pending and one success per cluster, linking to the dashboard', async () => {
+    const sha = await pushAndNotify('settings: two');
+    await repo.write('settings.yaml', configMap('settings', 'two'));
+    const changed = await pushAndNotify('settings: two, really');
+    for (const commit of [changed]) {
+      await expect.poll(() => finalStates(commit), { timeout: 90_000, interval: 500 }).toEqual(['tidemark/east=success', 'tidemark/west=success']);
+    }
+    const all = statusesOf(changed);
+    // Exactly pending then success on each cluster, although two replicas ran the jobs.
+    expect(all.map((status) => `${status.context}=${status.state}`).sort()).toEqual(['tidemark/east=pending', 'tidemark/east=success', 'tidemark/west=pending', 'tidemark/west=success']);
+    const success = all.find((status) => status.context === 'tidemark/east' && status.state === 'success')!;
+    expect(success.description).toBe('1 object applied and Ready on east');
+    expect(success.target_url).toBe('https://tidemark.example/objects?source=shop&cluster=east');
+    // The empty commit before it changed nothing on any cluster: it gets no status.
+    expect(statusesOf(sha)).toEqual([]);
+    expect(gitea.problems).toEqual([]);
+  });
+
+  it('gives failure with the first reason when an object of the commit is refused', async () => {
+    await repo.write('api.yaml', stringify({
+      apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'api', namespace },
+      spec: { replicas: -1, selector: { matchLabels: { app: 'api' } }, template: { metadata: { labels: { app: 'api' } }, spec: { containers: [{ name: 'api', image: 'registry.example/api:1' }] } } },
+    }));
+    const sha = await pushAndNotify('api: an invalid replica count');
+    await expect.poll(() => finalStates(sha), { timeout: 90_000, interval: 500 }).toEqual(['tidemark/east=failure', 'tidemark/west=failure']);
+    const failure = statusesOf(sha).find((status) => status.state === 'failure')!;
+    expect(failure.description).toMatch(/spec\.replicas/);
+    expect(failure.description).not.toContain(token);
+  });
+
+  it('does not wait for a host that hangs: the commit is applied, and its statuses follow once Gitea answers', async () => {
+    await repo.delete('api.yaml');
+    await repo.write('settings.yaml', configMap('settings', 'three'));
+    gitea.pause();
+    let sha = '';
+    try {
+      sha = await pushAndNotify('settings: three, while the host hangs');
+      for (const cluster of ['east', 'west']) {
+        await expect.poll(() => readyAt(cluster, `core/ConfigMap/${namespace}/settings`, sha), { timeout: 30_000, interval: 200 }).toBe(true);
+      }
+      // Nothing reached the host while it hung: the commit was applied without it.
+      expect(statusesOf(sha)).toEqual([]);
+    } finally {
+      gitea.resume();
+    }
+    await expect.poll(() => finalStates(sha), { timeout: 120_000, interval: 500 }).toEqual(['tidemark/east=success', 'tidemark/west=success']);
+  });
+});
