@@ -235,3 +235,20 @@ affinity:
 {{- end }}
 {{- end }}
 {{- end -}}
+
+{{/*
+tidemark.sourceNamespaces is the JSON list of the namespaces whose Source objects are served:
+sourceObjects.namespaces, or the release namespace; ["*"] alone means every namespace.
+*/}}
+{{- define "tidemark.sourceNamespaces" -}}
+{{- $namespaces := .Values.sourceObjects.namespaces | default (list .Release.Namespace) -}}
+{{- if and (has "*" $namespaces) (gt (len $namespaces) 1) -}}
+{{- fail "sourceObjects.namespaces: \"*\" (every namespace) cannot be listed with other namespaces" -}}
+{{- end -}}
+{{- range $namespaces -}}
+{{- if and (ne . "*") (not (regexMatch "^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$" .)) -}}
+{{- fail (printf "sourceObjects.namespaces: %q is not a namespace name" .) -}}
+{{- end -}}
+{{- end -}}
+{{- toJson $namespaces -}}
+{{- end -}}
