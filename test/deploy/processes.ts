@@ -6,8 +6,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 export interface Started {
   child: ChildProcess;
   output(): string;
-  /** stop sends SIGTERM and resolves with the exit code and how long the exit took. */
-  stop(): Promise<{ code: number | null; ms: number }>;
+  /**
+   * stop does what the kubelet does to a pod: SIGTERM, then SIGKILL once the grace period is over.
+   * It resolves with the exit code (null when the program had to be killed) and how long it took.
+   */
+  stop(graceMs?: number): Promise<{ code: number | null; ms: number }>;
 }
 
 /** startProgram runs `node file` with only the given environment (plus PATH). */
@@ -26,10 +29,10 @@ export function startCommand(command: string, args: string[], env: Record<string
   return {
     child,
     output: () => output,
-    async stop() {
+    async stop(graceMs = 90_000) {
       const started = Date.now();
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      const code = await Promise.race([exited, new Promise<null>((resolve) => setTimeout(() => { child.kill('SIGKILL'); resolve(null); }, 90_000))]);
+      const code = await Promise.race([exited, new Promise<null>((resolve) => setTimeout(() => { child.kill('SIGKILL'); resolve(null); }, graceMs))]);
       return { code, ms: Date.now() - started };
     },
   };

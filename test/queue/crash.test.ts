@@ -59,10 +59,9 @@ describe('crash safety', () => {
     const keys = probeKeys(fixture.prefix);
     await fixture.queues.enqueue(jobFor(cluster, key, 1));
     await waitFor(async () => (await fixture.redis.get(keys.runs({ cluster, objectKey: key }))) === '1', 5_000, 'the job to start');
-    const signalled = Date.now();
     worker.child.kill('SIGTERM');
     expect(await worker.exited).toBe(0);
-    expect(Date.now() - signalled).toBeGreaterThan(1_000);
+    // The run takes 1.5 s: it was let finish (its revision is applied) before the process said so and exited.
     expect(worker.output).toContain('drained');
     expect(await fixture.redis.lrange(keys.applied({ cluster, objectKey: key }), 0, -1)).toEqual([revision(1)]);
     const [figures] = await fixture.queues.figures();
@@ -70,18 +69,17 @@ describe('crash safety', () => {
   });
 
   it('SIGTERM hands back a job that cannot finish in time: another process takes it long before its lock would expire', async () => {
-    const long = await spawn(config('long', { drainTimeoutMs: 300, abortGraceMs: 2_000, lockDurationMs: 30_000 }, 60_000));
+    // A lock of ten minutes: if the job reached the other process by lock expiry (not handed back),
+    // the waits below, far shorter, would fail.
+    const long = await spawn(config('long', { drainTimeoutMs: 300, abortGraceMs: 2_000, lockDurationMs: 600_000 }, 60_000));
     const key = 'apps/Deployment/crash/long';
     const keys = probeKeys(fixture.prefix);
     await fixture.queues.enqueue(jobFor(cluster, key, 1));
     await waitFor(async () => (await fixture.redis.get(keys.runs({ cluster, objectKey: key }))) === '1', 5_000, 'the job to start');
     await spawn(config('quick', { lockDurationMs: 30_000 }, 50));
-    const signalled = Date.now();
     long.child.kill('SIGTERM');
     expect(await long.exited).toBe(0);
-    expect(Date.now() - signalled).toBeLessThan(5_000);
-    await waitFor(async () => (await fixture.redis.hget(keys.last(cluster), key)) === revision(1), 5_000, `the other process to finish the job (${long.output.join(' | ')})`);
-    expect(Date.now() - signalled).toBeLessThan(10_000);
+    await waitFor(async () => (await fixture.redis.hget(keys.last(cluster), key)) === revision(1), 30_000, `the other process to finish the job (${long.output.join(' | ')})`);
     expect(await fixture.redis.hget(keys.doneBy, 'quick')).toBe('1');
     expect(await fixture.redis.hget(keys.doneBy, 'long')).toBeNull();
   });
