@@ -8,7 +8,8 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, inject, it, onTestFinished } from 'vitest';
 import { parse as parseYaml, stringify } from 'yaml';
 import { Redis } from 'ioredis';
 import { applyObject, ClusterConnection, getObject } from '@tidemark/cluster';
@@ -18,6 +19,7 @@ import { loadConfig } from '../../apps/reconciler/src/config';
 import { createLogger } from '../../apps/reconciler/src/logger';
 import { startReconciler, type RunningReconciler } from '../../apps/reconciler/src/reconciler';
 import { applyForReal, canServiceAccount, describeQuestion, type AccessQuestion } from './api-server';
+import { startCommand } from './processes';
 import { kustomizeBase, renderHelm, renderKustomize, type Manifest } from './render';
 
 const suffix = randomUUID().slice(0, 8);
@@ -91,6 +93,7 @@ describe('a reconciler as the chart\'s ServiceAccount, with the chart\'s sourceO
   let reconciler: RunningReconciler | undefined;
   let admin: ClusterConnection;
   let redis: Redis;
+  let reconcilerConfig: Record<string, unknown> = {};
 
   const gitSecret = (namespace: string): KubernetesManifest => ({
     apiVersion: 'v1', kind: 'Secret', metadata: { name: 'git-auth', namespace },
@@ -125,14 +128,15 @@ describe('a reconciler as the chart\'s ServiceAccount, with the chart\'s sourceO
       contexts: [{ name: 'sa', context: { cluster: 'rig', user: 'reconciler' } }],
     }));
     for (const namespace of [teamA, teamB]) await applyObject(admin, gitSecret(namespace));
-    await writeFile(join(work, 'tidemark.yaml'), stringify({
+    reconcilerConfig = {
       redis: { url: inject('redisUrl'), prefix },
       cacheDir: join(work, 'cache'),
       sources: [{ name: 'boot', url: urls.get('boot'), ref: { branch: 'main' }, intervalMs: 1_000, auth: { username: 'bot', password: { env: 'BOOT_PASSWORD' } } }],
       clusters: [{ name: 'rig', kubeconfig: join(work, 'reconciler.kubeconfig') }],
       sourceObjects: configOf(objects).sourceObjects,
       http: { port: 0, host: '127.0.0.1' },
-    }));
+    };
+    await writeFile(join(work, 'tidemark.yaml'), stringify(reconcilerConfig));
     // On the old code this start never ends: a cluster-wide watch of Sources and Secrets is forbidden.
     reconciler = await startReconciler(loadConfig({ TIDEMARK_CONFIG: join(work, 'tidemark.yaml'), BOOT_PASSWORD: 'team-password' }), createLogger(process.env.TIDEMARK_TEST_LOG ?? 'error'));
     for (const namespace of [teamB, teamA]) await applyObject(admin, sourceIn(namespace, urls.get(`app-${namespace === teamA ? 'a' : 'b'}`)!));
@@ -165,6 +169,28 @@ describe('a reconciler as the chart\'s ServiceAccount, with the chart\'s sourceO
     expect(index).toContain(`${teamA}.app`);
     expect(index).not.toContain(`${teamB}.app`);
   });
+
+  // On the old code the process logs "Secret watch failed; retrying" and never ends its start-up (this test times out).
+  it('stops at start-up with exit code 1 and says what to grant, when a served namespace (team-b) has no Role', async () => {
+    await writeFile(join(work, 'forbidden.yaml'), stringify({
+      ...reconcilerConfig,
+      redis: { url: inject('redisUrl'), prefix: `${prefix}-forbidden` },
+      cacheDir: join(work, 'cache-forbidden'),
+      sourceObjects: { enabled: true, namespaces: [teamA, teamB], allowCrossNamespaceRefs: false },
+    }));
+    const main = fileURLToPath(new URL('../../apps/reconciler/src/main.ts', import.meta.url));
+    const program = startCommand(process.execPath, ['--import', 'tsx', main], { TIDEMARK_CONFIG: join(work, 'forbidden.yaml'), BOOT_PASSWORD: 'team-password', TIDEMARK_LOG_LEVEL: 'info' });
+    // Also when the test times out (the old code): the process must not outlive it.
+    onTestFinished(async () => { await program.stop(5_000); });
+    const code = await new Promise<number | null>((resolve) => program.child.once('exit', (exitCode) => resolve(exitCode)));
+    expect(code).toBe(1);
+    const said = program.output().split('\n').find((line) => line.startsWith('tidemark could not start:')) ?? program.output();
+    expect(said).toContain(`may not list secrets in namespace ${teamB} (403 Forbidden`);
+    expect(said).toContain(`list ${teamB} in the value sourceObjects.namespaces`);
+    expect(said).toContain(`add the Role and RoleBinding of components/source-objects with metadata.namespace: ${teamB}`);
+    expect(said).toContain('deploy/README.md, "Source objects"');
+    expect(said).not.toContain(teamA);
+  }, 240_000);
 });
 
 describe('the Helm chart\'s other sourceObjects values', () => {

@@ -23,10 +23,13 @@ export interface HttpServerOptions {
   findWebhook?: (source: string) => Promise<WebhookHook | undefined>;
   /** Queues previews of pushed branches and pull requests; `followedBranch` is the branch a source applies (not previewed). */
   previews?: { queue: PreviewQueue; followedBranch(source: string): string | undefined } | undefined;
+  /** Why served namespaces' Sources or Secrets may not be read now: shown by /readyz, which stays ready for the others. */
+  forbiddenSourceWatches?: () => string[];
 }
 
 /**
- * startHttpServer serves /healthz (the process runs), /readyz (Redis answers) and, on a
+ * startHttpServer serves /healthz (the process runs), /readyz (Redis answers; with the served
+ * namespaces whose Sources or Secrets became forbidden, if any) and, on a
  * process that polls, the webhook receiver, whose verified pushes trigger the source's poll,
  * and /metrics for Prometheus.
  */
@@ -36,7 +39,8 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_request, reply) => {
     const ready = await redis.ping().then(() => true, () => false);
-    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'redis unreachable' });
+    const forbidden = options.forbiddenSourceWatches?.() ?? [];
+    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'redis unreachable', ...(forbidden.length > 0 ? { sourceWatchesForbidden: forbidden } : {}) });
   });
   const metrics = options.metrics;
   const token = config.http.metricsToken;

@@ -234,7 +234,7 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
   const previews = await startWebhookPreviews(poller !== undefined, { connection, prefix: config.redisPrefix, hashTag }, sources, stops);
   const http = await startHttpServer({
     config, log, poller, redis, metrics, previews,
-    ...(sourceObjects ? { findWebhook: (source: string) => sourceObjects.webhook(source) } : {}),
+    ...(sourceObjects ? { findWebhook: (source: string) => sourceObjects.webhook(source), forbiddenSourceWatches: () => sourceObjects.forbiddenWatches() } : {}),
   });
   stops.push(() => http.close());
   log.info({ role: config.role, sources: [...sources.keys()], clusters: clusterNames, http: http.address }, 'tidemark reconciler started');

@@ -5,4 +5,6 @@
 export interface Logger {
   info(fields: Record<string, unknown>, message: string): void;
   warn(fields: Record<string, unknown>, message: string): void;
+  /** error is for what a user must fix (pino has it); a logger without it gets warn. */
+  error?(fields: Record<string, unknown>, message: string): void;
 }

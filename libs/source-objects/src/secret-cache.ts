@@ -1,7 +1,8 @@
-import { getObject, watchObjects, type ClusterConnection, type RunningWatch } from '@tidemark/cluster';
+import { getObject, type ClusterConnection, type RunningWatch } from '@tidemark/cluster';
 import { TerminalError, type KubernetesManifest, type Logger } from '@tidemark/contracts';
 import type { SecretName } from './parse-source-object';
 import { watchedNamespaces, type ServedNamespaces } from './served-namespaces';
+import { watchServed, type ForbiddenWatches } from './served-watch';
 import { secretNotFoundPrefix } from './source-object-status';
 
 type SecretData = Readonly<Record<string, string>>;
@@ -16,14 +17,13 @@ export class SecretCache {
   private readonly wanted = new Set<string>();
   private watches: RunningWatch[] = [];
 
-  constructor(private readonly connection: ClusterConnection, private readonly namespaces: ServedNamespaces, private readonly log: Logger, private readonly onChange: (secret: SecretName) => void) {}
+  constructor(private readonly connection: ClusterConnection, private readonly namespaces: ServedNamespaces, private readonly log: Logger, private readonly forbidden: ForbiddenWatches, private readonly onChange: (secret: SecretName) => void) {}
 
   async start(): Promise<void> {
     // No label selector: RBAC cannot narrow Secrets by label, and requiring one would break every Secret written before.
-    this.watches = watchedNamespaces(this.namespaces).map((namespace) => watchObjects(this.connection, {
-      apiVersion: 'v1', kind: 'Secret', namespace,
+    this.watches = watchedNamespaces(this.namespaces).map((namespace) => watchServed({
+      connection: this.connection, apiVersion: 'v1', kind: 'Secret', namespace, forbidden: this.forbidden, log: this.log,
       onEvent: (type, object) => this.seen(type === 'DELETED' ? undefined : object, object),
-      onError: (error) => this.log.warn({ namespace: namespace || '*', err: error instanceof Error ? error.message : String(error) }, 'Secret watch failed; retrying'),
     }));
     await Promise.all(this.watches.map((watch) => watch.synced));
   }

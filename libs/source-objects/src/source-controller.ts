@@ -1,10 +1,11 @@
-import { applyObject, applyStatus, recordEvent, removeFinalizer, watchObjects, type ClusterConnection, type RunningWatch } from '@tidemark/cluster';
+import { applyObject, applyStatus, recordEvent, removeFinalizer, type ClusterConnection, type RunningWatch } from '@tidemark/cluster';
 import { isReconcileFailure, type KubernetesManifest, type Logger, type SourceStatus } from '@tidemark/contracts';
 import type { SourceAuth } from '@tidemark/git-source';
 import { GitHubAppTokens } from './github-app-tokens';
 import { parseSourceObject, sourceNameOf, type SecretName, type SourceDeclaration, type SourceObjectRules } from './parse-source-object';
 import { keyOf, SecretCache } from './secret-cache';
 import { servesNamespace, watchedNamespaces, type ServedNamespaces } from './served-namespaces';
+import { ForbiddenWatches, watchServed } from './served-watch';
 import { credentialsFromSecret, secretCredentialKeys } from './secret-credentials';
 import { sourceApiVersion, sourceFinalizer, sourceKind } from './source-kind';
 import { pruningStatus, stalledStatus, statusFromPoll, type BlockedObject, type PreviousStatus, type SourceObjectStatus } from './source-object-status';
@@ -66,27 +67,42 @@ export class SourceController {
   private readonly entries = new Map<string, Entry>();
   private readonly queue = new Map<string, Promise<void>>();
   private readonly secrets: SecretCache;
+  private readonly forbidden = new ForbiddenWatches();
   private watches: RunningWatch[] = [];
   private readonly timers = new Set<NodeJS.Timeout>();
   private stopped = false;
 
   constructor(private readonly options: SourceControllerOptions) {
-    this.secrets = new SecretCache(options.connection, options.namespaces, options.log, (secret) => this.secretChanged(secret));
+    this.secrets = new SecretCache(options.connection, options.namespaces, options.log, this.forbidden, (secret) => this.secretChanged(secret));
   }
 
   private get manages(): boolean {
     return this.options.manages ?? true;
   }
 
+  /**
+   * start watches the served namespaces' Secrets and Sources. It fails with a TerminalError (code
+   * SourceWatchForbidden) naming the namespace, the resource and what grants it when one may not be
+   * read: a namespace served without its Role is a deployment mistake to show at once, not retry.
+   */
   async start(): Promise<void> {
-    await this.secrets.start();
-    this.watches = watchedNamespaces(this.options.namespaces).map((namespace) => watchObjects(this.options.connection, {
-      apiVersion: sourceApiVersion, kind: sourceKind, namespace,
-      onEvent: (type, object) => this.enqueue(object, type === 'DELETED'),
-      onError: (error) => this.options.log.warn({ namespace: namespace || '*', err: error instanceof Error ? error.message : String(error) }, 'Source watch failed; retrying'),
-    }));
-    await Promise.all(this.watches.map((watch) => watch.synced));
+    try {
+      await this.secrets.start();
+      this.watches = watchedNamespaces(this.options.namespaces).map((namespace) => watchServed({
+        connection: this.options.connection, apiVersion: sourceApiVersion, kind: sourceKind, namespace, forbidden: this.forbidden, log: this.options.log,
+        onEvent: (type, object) => this.enqueue(object, type === 'DELETED'),
+      }));
+      await Promise.all(this.watches.map((watch) => watch.synced));
+    } catch (error) {
+      await this.stop();
+      throw error;
+    }
     await Promise.all(this.queue.values());
+  }
+
+  /** forbiddenWatches says which served namespaces' Sources or Secrets may not be read now (rights removed while running). */
+  forbiddenWatches(): string[] {
+    return this.forbidden.list();
   }
 
   async stop(): Promise<void> {
