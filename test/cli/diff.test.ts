@@ -65,6 +65,22 @@ describe('tidemark diff', () => {
     expect(report.changes.find((change) => change.name === 'new')?.action).toBe('created');
   });
 
+  it('lists no row for what Tidemark reads but never applies: a HealthRule and a Placement beside a new ConfigMap', async () => {
+    await harness.repo.write('rules/beside.yaml', configMap('beside', 'white'));
+    await harness.repo.write('rules/health.yaml', `apiVersion: tidemark.dev/v1alpha1\nkind: HealthRule\nmetadata:\n  name: certificates\n  namespace: ${namespace}\nspec:\n  apiVersion: cert-manager.io/v1\n  kind: Certificate\n  current: "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True')"\n`);
+    await harness.repo.write('rules/placement.yaml', `apiVersion: tidemark.dev/v1alpha1\nkind: Placement\nmetadata:\n  name: elsewhere\n  namespace: ${namespace}\nspec:\n  rules:\n    - paths: ['elsewhere/']\n      clusterSelector: { matchLabels: { env: nowhere } }\n`);
+    try {
+      const run = await runTidemark(['-o', 'json', 'diff', harness.repo.dir, '--source', 'test', '--kubeconfig', inject('kubeconfigPath')]);
+      const report = JSON.parse(run.stdout) as { state: string; unreachable?: unknown; changes: Array<{ kind: string; name: string; action: string }> };
+      expect(report.state).toBe('done');
+      expect(report.unreachable).toBeUndefined();
+      expect(report.changes.find((change) => change.name === 'beside')).toMatchObject({ kind: 'ConfigMap', action: 'created' });
+      expect(report.changes.filter((change) => ['HealthRule', 'Placement'].includes(change.kind))).toEqual([]);
+    } finally {
+      await harness.repo.delete('rules');
+    }
+  });
+
   it('names what is wrong: a context the kubeconfig lacks, a folder outside Git, a ref that does not exist', async () => {
     const context = await diff('--context', 'nope');
     expect(context.code).toBe(2);

@@ -115,6 +115,27 @@ describe('a preview job', () => {
     expect(writes).toEqual([]);
   });
 
+  it('skips what Tidemark reads but never applies: beside a new ConfigMap, a HealthRule and a Placement get no row and no request', async () => {
+    const ref = 'feature/rules';
+    await harness.repo.git('checkout', '--quiet', '-b', ref, 'main');
+    await harness.repo.write('rules/health.yaml', `apiVersion: tidemark.dev/v1alpha1\nkind: HealthRule\nmetadata:\n  name: certificates\n  namespace: ${namespace}\nspec:\n  apiVersion: cert-manager.io/v1\n  kind: Certificate\n  current: "has(status.conditions) && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True')"\n`);
+    await harness.repo.write('rules/placement.yaml', `apiVersion: tidemark.dev/v1alpha1\nkind: Placement\nmetadata:\n  name: elsewhere\n  namespace: ${namespace}\nspec:\n  rules:\n    - paths: ['elsewhere/']\n      clusterSelector: { matchLabels: { env: nowhere } }\n`);
+    await harness.repo.write('beside.yaml', configMap('beside', 'z'));
+    await harness.repo.commit('rules');
+    await harness.repo.push({ branch: ref });
+    await harness.repo.git('checkout', '--quiet', 'feature/login');
+    const mark = await markAuditLog(plane.auditLogPath!);
+    await queue.enqueue({ source: 'test', ref, trigger: 'request', requestedAt: new Date().toISOString() });
+    const rules = await waitForReport(ref);
+    expect(rules.state).toBe('done');
+    expect(rules.unreachable).toBeUndefined();
+    expect(rules.changes.map(({ action, kind, name }) => ({ action, kind, name }))).toEqual([{ action: 'created', kind: 'ConfigMap', name: 'beside' }]);
+    // Neither a dry-run nor the discovery before one: nothing of the tidemark.dev group was asked for.
+    const asked = await readAuditLog(plane.auditLogPath!, mark, kubeUserAgent);
+    expect(asked.some((request) => request.requestURI.includes('dryRun=All') && request.resource === 'configmaps')).toBe(true);
+    expect(asked.filter((request) => request.requestURI.includes('tidemark.dev') || /healthrules|placements/.test(request.resource))).toEqual([]);
+  });
+
   it('says why when the ref does not exist', async () => {
     await queue.enqueue({ source: 'test', ref: 'no-such-branch', trigger: 'request', requestedAt: new Date().toISOString() });
     const failed = await waitForReport('no-such-branch');

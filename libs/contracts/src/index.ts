@@ -7,6 +7,7 @@
 export { formatObjectKey, parseObjectKey, groupOf, describeObject, type ObjectRef } from './object-key';
 export { ReconcileJob, JobReason } from './job';
 export { healthRuleApiVersion, healthRuleGroup, healthRuleKind, isHealthRuleKey } from './health-rule-object';
+export { isReadOnlyKey } from './read-only-kind';
 export { PreviewJob, previewQueueName } from './preview-job';
 export { ConditionType, Reason, setCondition, findCondition, markReady, markProgressing, markStalled, markFailed, markFailure, isStalled, type Condition } from './conditions';
 export { TerminalError, TransientError, NotReadyError, isReconcileFailure, failureCategories, type ReconcileFailure, type FailureCategory, type FailureOptions } from './errors';

@@ -1,6 +1,6 @@
-import { isHealthRuleKey, type ReconcileJob } from '@tidemark/contracts';
+import { isReadOnlyKey, type ReconcileJob } from '@tidemark/contracts';
 import type { GitSource, PollResult } from '@tidemark/git-source';
-import { clusterSelectorAnnotation, isPlacementKey, type ClusterTarget, type PlacementCache } from '@tidemark/placement';
+import { clusterSelectorAnnotation, type ClusterTarget, type PlacementCache } from '@tidemark/placement';
 import type { StatusStore } from '@tidemark/status-store';
 import { jobsForRoute } from './fan-out';
 
@@ -16,11 +16,12 @@ export interface RouteContext {
  * Placement changed, or the poll had no previous revision (so removals are unknown), every
  * object the source has or had is routed again, so moves between clusters and removals are seen.
  * A HealthRule changed routes every object again too, to be judged by it. Placement and
- * HealthRule objects are read, never applied: they get no job.
+ * HealthRule objects are read, never applied (isReadOnlyKey, which previews use too): they get no
+ * job, and any change to one routes everything again, since it exists to change how others go.
  */
 export async function routePoll(result: PollResult, context: RouteContext): Promise<ReconcileJob[]> {
   const changes = new Map(result.changes.map((change) => [change.objectKey, change]));
-  const everything = !result.previousRevision || result.changes.some((change) => isPlacementKey(change.objectKey) || isHealthRuleKey(change.objectKey));
+  const everything = !result.previousRevision || result.changes.some((change) => isReadOnlyKey(change.objectKey));
   // Where each object is now: for every object of the source only when everything is routed again.
   const clusterNames = context.clusters.map((cluster) => cluster.name);
   const known = await context.statusStore.holders(result.source, clusterNames, everything ? undefined : [...changes.keys()]);
@@ -33,7 +34,7 @@ export async function routePoll(result: PollResult, context: RouteContext): Prom
   const rules = await context.placement.rules(result.source, context.source, result.revision);
   const jobs: ReconcileJob[] = [];
   for (const objectKey of keys) {
-    if (isPlacementKey(objectKey) || isHealthRuleKey(objectKey)) continue;
+    if (isReadOnlyKey(objectKey)) continue;
     const path = paths.get(objectKey);
     // The annotation alone, from the index the poll parsed: never the whole object read again.
     const selector = path === undefined ? undefined : await context.source.annotationOf(result.revision, objectKey, clusterSelectorAnnotation);

@@ -1,5 +1,5 @@
 import { dryRunObject, type ClusterConnection } from '@tidemark/cluster';
-import { isReconcileFailure, parseObjectKey, TerminalError, type KubernetesManifest, type PreviewChange, type PreviewReport } from '@tidemark/contracts';
+import { isReadOnlyKey, isReconcileFailure, parseObjectKey, TerminalError, type KubernetesManifest, type PreviewChange, type PreviewReport } from '@tidemark/contracts';
 import { renderForPreview, type PreviewRenderDependencies } from '@tidemark/pipeline';
 import { rulesAt, type ClusterTarget, type PlacementSource } from '@tidemark/placement';
 import { blastRadius } from './blast-radius';
@@ -37,18 +37,22 @@ export interface PreviewRequest {
  * base revision, on every cluster placement sends it to, the pipeline's own fetch, validate and
  * render stages, then a server-side dry-run of each object against the live cluster. Objects gone
  * from Git, or no longer placed on a cluster, are listed as deleted where a status record proves
- * Tidemark applied them. Nothing is written to a cluster or to the status store.
+ * Tidemark applied them. Objects Tidemark reads but never applies (Placement, HealthRule) are not
+ * listed: the same isReadOnlyKey keeps them out of reconcile jobs. Nothing is written to a cluster
+ * or to the status store.
  */
 export async function previewRevision(request: PreviewRequest, deps: PreviewDependencies): Promise<PreviewReport> {
   const run = new PreviewRun(request, deps);
   const [base, head] = await Promise.all([deps.base.listObjects(request.baseRevision), deps.head.listObjects(request.revision)]);
-  const baseOids = new Map(base.objects.map((object) => [object.objectKey, object.blobOid]));
-  const headKeys = new Set(head.objects.map((object) => object.objectKey));
-  for (const object of head.objects) {
+  const baseObjects = base.objects.filter((object) => !isReadOnlyKey(object.objectKey));
+  const headObjects = head.objects.filter((object) => !isReadOnlyKey(object.objectKey));
+  const baseOids = new Map(baseObjects.map((object) => [object.objectKey, object.blobOid]));
+  const headKeys = new Set(headObjects.map((object) => object.objectKey));
+  for (const object of headObjects) {
     if (baseOids.get(object.objectKey) === object.blobOid) continue;
     await run.changed(object.objectKey, baseOids.has(object.objectKey));
   }
-  for (const object of base.objects) {
+  for (const object of baseObjects) {
     if (!headKeys.has(object.objectKey)) await run.removed(object.objectKey, deps.clusters.map((cluster) => cluster.name), `removed from Git at ${request.revision.slice(0, 12)}`);
   }
   return run.report();
