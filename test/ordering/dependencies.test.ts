@@ -104,10 +104,12 @@ describe('ordering', () => {
     expect([await exists('cycle-a'), await exists('cycle-b')]).toEqual([true, true]);
   });
 
-  it('starts sync wave 1 only when wave 0 is Ready', async () => {
+  it('starts sync wave 1 only when wave 0 is Ready, not waiting for a Placement beside it', async () => {
     await stack.repo.write('waves/gate.yaml', deployment('gate', { 'tidemark.dev/sync-wave': '0' }));
     await stack.repo.write('waves/after.yaml', configMap('after', { 'tidemark.dev/sync-wave': '1' }));
     await stack.repo.write('waves/before.yaml', configMap('before', { 'tidemark.dev/sync-wave': '-1' }));
+    // Read, never applied, so never Ready: wave 1 must not wait for it.
+    await stack.repo.write('waves/placement.yaml', stringify({ apiVersion: 'tidemark.dev/v1alpha1', kind: 'Placement', metadata: { name: 'elsewhere', namespace }, spec: { rules: [{ paths: ['elsewhere/'], clusterSelector: { matchLabels: { env: 'nowhere' } } }] } }));
     const revision = await stack.repo.commitAndPush('three waves');
     await expect.poll(() => waitingMessage(configMapKey('after')), { timeout: 30_000, interval: 200 })
       .toMatch(new RegExp(`^DependencyNotReady: waiting for Deployment ${namespace}/gate \\(sync wave 0\\) to be Ready`));

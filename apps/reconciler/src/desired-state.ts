@@ -1,4 +1,4 @@
-import { TerminalError, contentHash, isHealthRuleKey } from '@tidemark/contracts';
+import { TerminalError, contentHash, isHealthRuleKey, isReadOnlyKey } from '@tidemark/contracts';
 import { compileHealthRuleObjects, type HealthRuleObject, type SourceHealthRules } from '@tidemark/kinds';
 import { buildRevisionOrdering, type OrderedObject, type RevisionOrdering } from '@tidemark/ordering';
 import type { GitSource } from '@tidemark/git-source';
@@ -75,10 +75,14 @@ export function gitDesiredState(sources: ReadonlyMap<string, GitSource>, placeme
     }
     return compileHealthRuleObjects(objects);
   }
-  /** readOrdering reads every object the revision places on the cluster once, for its ordering annotations. */
+  /**
+   * readOrdering reads every object the revision places on the cluster once, for its ordering
+   * annotations. What is read but never applied is left out: it is never Ready, so a wave above it would wait forever.
+   */
   async function readOrdering(source: string, revision: string, cluster: string): Promise<RevisionOrdering> {
     const objects: OrderedObject[] = [];
     for (const { objectKey } of (await sourceOf(source).listObjects(revision)).objects) {
+      if (isReadOnlyKey(objectKey)) continue;
       // A broken object is reported by its own job; here it orders nothing.
       const desired = await reader.readObject(source, revision, objectKey, cluster).catch(() => undefined);
       if (desired) objects.push({ objectKey, object: desired.object, path: desired.path, specHash: contentHash(desired.object) });
