@@ -7,7 +7,6 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { stringify } from 'yaml';
 import { getObject } from '@tidemark/cluster';
-import { findCondition } from '@tidemark/contracts';
 import { kubectl } from '@tidemark/testing';
 import { startOrderingStack, type OrderingStack } from './ordering-stack';
 
@@ -23,10 +22,7 @@ const configMap = (name: string, dependsOn?: string) => stringify({
 });
 const exists = async (name: string) => (await getObject(stack.connection, { apiVersion: 'v1', kind: 'ConfigMap', namespace, name })) !== undefined;
 
-async function readyCondition(objectKey: string): Promise<string | undefined> {
-  const condition = findCondition((await stack.status(objectKey))?.conditions, 'Ready');
-  return condition ? `${condition.status} ${condition.reason}: ${condition.message}` : undefined;
-}
+const readyCondition = (objectKey: string) => stack.readyCondition(objectKey);
 
 beforeAll(async () => {
   stack = await startOrderingStack({

@@ -5,9 +5,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { stringify } from 'yaml';
-import { findCondition } from '@tidemark/contracts';
 import { kubectl } from '@tidemark/testing';
-import { startOrderingStack, type OrderingStack } from './ordering-stack';
+import { startOrderingStack, writeStatusByHand, type OrderingStack } from './ordering-stack';
 
 const tag = randomUUID().slice(0, 6);
 const namespace = `rules-${tag}`;
@@ -22,15 +21,10 @@ const healthRule = (name: string, spec: Record<string, string>) =>
   stringify({ apiVersion: 'tidemark.dev/v1alpha1', kind: 'HealthRule', metadata: { name, namespace }, spec: { apiVersion: `${group}/v1`, kind: 'Database', ...spec } });
 const phaseRule = { failed: "has(status.phase) && status.phase == 'Failed'", current: "has(status.phase) && status.phase == 'Running'" };
 
-async function readyCondition(key: string): Promise<string | undefined> {
-  const condition = findCondition((await stack.status(key))?.conditions, 'Ready');
-  return condition ? `${condition.status} ${condition.reason}: ${condition.message}` : undefined;
-}
+const readyCondition = (key: string) => stack.readyCondition(key);
 
-/** writeStatus plays the database operator: it writes the Database's status by hand. */
-async function writeStatus(name: string, status: Record<string, unknown>): Promise<void> {
-  await kubectl(inject('kubeconfigPath'), ['patch', `databases.${group}`, name, '-n', namespace, '--subresource=status', '--type=merge', '-p', JSON.stringify({ status })]);
-}
+/** writeStatus plays the database operator. */
+const writeStatus = (name: string, status: Record<string, unknown>) => writeStatusByHand(inject('kubeconfigPath'), `databases.${group}`, namespace, name, status);
 
 beforeAll(async () => {
   stack = await startOrderingStack({

@@ -7,7 +7,7 @@ import { stringify } from 'yaml';
 import { getObject } from '@tidemark/cluster';
 import { findCondition } from '@tidemark/contracts';
 import { kubectl } from '@tidemark/testing';
-import { startOrderingStack, type OrderingStack } from './ordering-stack';
+import { startOrderingStack, writeStatusByHand, type OrderingStack } from './ordering-stack';
 
 const tag = randomUUID().slice(0, 6);
 const namespace = `health-${tag}`;
@@ -22,15 +22,10 @@ const dependent = (name: string, on: string) =>
   stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace, annotations: { 'tidemark.dev/depends-on': `${group}/v1/Database/${namespace}/${on}` } }, data: { on } });
 const exists = async (name: string) => (await getObject(stack.connection, { apiVersion: 'v1', kind: 'ConfigMap', namespace, name })) !== undefined;
 
-async function readyCondition(key: string): Promise<string | undefined> {
-  const condition = findCondition((await stack.status(key))?.conditions, 'Ready');
-  return condition ? `${condition.status} ${condition.reason}: ${condition.message}` : undefined;
-}
+const readyCondition = (key: string) => stack.readyCondition(key);
 
-/** writeStatus plays the database operator: it writes the Database's status by hand. */
-async function writeStatus(name: string, status: Record<string, unknown>): Promise<void> {
-  await kubectl(inject('kubeconfigPath'), ['patch', `databases.${group}`, name, '-n', namespace, '--subresource=status', '--type=merge', '-p', JSON.stringify({ status })]);
-}
+/** writeStatus plays the database operator. */
+const writeStatus = (name: string, status: Record<string, unknown>) => writeStatusByHand(inject('kubeconfigPath'), `databases.${group}`, namespace, name, status);
 
 beforeAll(async () => {
   stack = await startOrderingStack({

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { ClusterConnection } from '@tidemark/cluster';
 import { findCondition, type ObjectStatus } from '@tidemark/contracts';
-import { startGitServer, type GitServer, type WorkingCopy } from '@tidemark/testing';
+import { kubectl, startGitServer, type GitServer, type WorkingCopy } from '@tidemark/testing';
 import { loadConfig } from '../../apps/reconciler/src/config';
 import { createLogger } from '../../apps/reconciler/src/logger';
 import { startReconciler, type RunningReconciler } from '../../apps/reconciler/src/reconciler';
@@ -24,6 +24,8 @@ export interface OrderingStack {
   status(objectKey: string): Promise<ObjectStatus | undefined>;
   /** ready tells whether an object's record says Ready=True at `revision`. */
   readyAt(objectKey: string, revision: string): Promise<boolean>;
+  /** readyCondition is the record's Ready condition as one line, `status reason: message`. */
+  readyCondition(objectKey: string): Promise<string | undefined>;
   stop(): Promise<void>;
 }
 
@@ -80,6 +82,10 @@ export async function startOrderingStack(options: OrderingStackOptions): Promise
         const record = await status(objectKey);
         return record?.lastAppliedRevision === revision && findCondition(record.conditions, 'Ready')?.status === 'True';
       },
+      async readyCondition(objectKey) {
+        const condition = findCondition((await status(objectKey))?.conditions, 'Ready');
+        return condition ? `${condition.status} ${condition.reason}: ${condition.message}` : undefined;
+      },
       async stop() {
         connection.close();
         await started.reconciler.stop();
@@ -93,4 +99,9 @@ export async function startOrderingStack(options: OrderingStackOptions): Promise
     await rm(workDir, { recursive: true, force: true });
     throw error;
   }
+}
+
+/** writeStatusByHand plays a custom resource's operator: it writes the object's status subresource by hand. */
+export async function writeStatusByHand(kubeconfigPath: string, resource: string, namespace: string, name: string, status: Record<string, unknown>): Promise<void> {
+  await kubectl(kubeconfigPath, ['patch', resource, name, '-n', namespace, '--subresource=status', '--type=merge', '-p', JSON.stringify({ status })]);
 }

@@ -101,22 +101,33 @@ export class IndexBuilder {
     };
   }
 
-  /** fileUpdates turns file deltas into index updates: plain manifests in, files of a unit's folders out. */
+  /**
+   * fileUpdates turns file deltas into index updates: plain manifests in, files of a unit's folders
+   * out. The revision's byte budget is decided from the files' sizes before any file is parsed, so a
+   * refused revision costs no parse: parsing YAML costs several times its size in memory.
+   */
   private async fileUpdates(deltas: readonly FileDelta[], index: RevisionIndex, rules: Ignore | undefined, claimed: readonly string[], budget: RevisionBudget): Promise<FileUpdate[]> {
     const { path } = this.options;
-    const updates: FileUpdate[] = [];
+    const read: { repoPath: string; file: TreeFile }[] = [];
+    const removed: string[] = [];
     for (const delta of deltas) {
       const repoPath = path === '.' ? delta.path : `${path}/${delta.path}`;
-      if (delta.after && counts(delta.path, delta.after, rules) && !UnitIndexer.isClaimed(repoPath, claimed)) {
-        const { content, bytes } = await this.content(repoPath, delta.after);
-        budget.set(repoPath, bytes);
-        updates.push({ path: repoPath, content });
-      } else if (index.fileAt(repoPath)) {
-        budget.remove(repoPath);
-        updates.push({ path: repoPath });
-      }
+      if (delta.after && counts(delta.path, delta.after, rules) && !UnitIndexer.isClaimed(repoPath, claimed)) read.push({ repoPath, file: delta.after });
+      else if (index.fileAt(repoPath)) removed.push(repoPath);
     }
+    // Removals first: a file renamed in a full revision must not count twice.
+    for (const repoPath of removed) budget.remove(repoPath);
+    for (const { repoPath, file } of read) budget.set(repoPath, await this.sizeOf(file));
+    const updates: FileUpdate[] = removed.map((repoPath) => ({ path: repoPath }));
+    for (const { repoPath, file } of read) updates.push({ path: repoPath, content: await this.content(repoPath, file) });
     return updates;
+  }
+
+  /** sizeOf is a file's share of the budget: its blob's bytes, read without keeping them (or from the parse cache). */
+  private async sizeOf(file: TreeFile): Promise<number> {
+    if (file.type === 'commit' || file.mode === symlinkMode) return 0;
+    const cached = this.options.parsedBlobs.get(file.oid)?.bytes;
+    return cached ?? (await this.options.store.readBlob(file.oid)).byteLength;
   }
 
   /** deltas returns the changed files, or every file (`complete`) when there is nothing to diff against. */
@@ -142,8 +153,8 @@ export class IndexBuilder {
     return deltas;
   }
 
-  private async content(path: string, file: TreeFile): Promise<{ content: FileContent; bytes: number }> {
-    const refused = (code: 'SymlinkRefused' | 'SubmoduleRefused', reason: string) => ({ content: { path, blobOid: file.oid, entries: [], problems: [{ code, reason }] }, bytes: 0 });
+  private async content(path: string, file: TreeFile): Promise<FileContent> {
+    const refused = (code: 'SymlinkRefused' | 'SubmoduleRefused', reason: string) => ({ path, blobOid: file.oid, entries: [], problems: [{ code, reason }] });
     if (file.type === 'commit') return refused('SubmoduleRefused', 'is a submodule; submodules are refused, not followed');
     if (file.mode === symlinkMode) return refused('SymlinkRefused', 'is a symbolic link; symlinks are refused, not followed');
     const { parsedBlobs, store, limits } = this.options;
@@ -152,7 +163,7 @@ export class IndexBuilder {
       parsed = loadManifestFile(await store.readBlob(file.oid), limits);
       parsedBlobs.set(file.oid, parsed);
     }
-    return { content: { path, blobOid: file.oid, entries: parsed.entries, problems: parsed.problems, ...(parsed.warnings ? { warnings: parsed.warnings } : {}) }, bytes: parsed.bytes ?? 0 };
+    return { path, blobOid: file.oid, entries: parsed.entries, problems: parsed.problems, ...(parsed.warnings ? { warnings: parsed.warnings } : {}) };
   }
 
   private async rules(oid: string | undefined): Promise<Ignore | undefined> {
