@@ -2,14 +2,13 @@
 // executable the way a user runs it: `--help`, a subcommand's `--help`, and `status` against a real
 // dashboard on the rig's Redis. A bundle that cannot start (last session: "Dynamic require of
 // node:events" from the bundled commander) fails here, not in a user's terminal.
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { chmod, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { operatorToken, seededStatus, startDashboardFixture, viewerToken, type DashboardFixture } from '../dashboard/dashboard-fixture';
 import { repoRoot, run } from '../deploy/render';
-import type { TidemarkRun } from './run-tidemark';
+import { runProgram, type TidemarkRun } from './run-tidemark';
 
 const outdir = `test-artifacts/cli-bundle-${randomUUID().slice(0, 8)}`;
 const bundle = join(repoRoot, outdir, 'cli/main.js');
@@ -17,17 +16,7 @@ let fixture: DashboardFixture;
 let server = '';
 
 /** runBundle executes the bundle itself (its `#!/usr/bin/env node` line), with only the environment given. */
-function runBundle(args: readonly string[], env: Record<string, string> = {}): Promise<TidemarkRun> {
-  return new Promise((done, fail) => {
-    const child = spawn(bundle, args, { env: { PATH: process.env.PATH ?? '', HOME: '/nonexistent-home', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', fail);
-    child.on('close', (code) => done({ code, stdout, stderr }));
-  });
-}
+const runBundle = (args: readonly string[], env: Record<string, string> = {}): Promise<TidemarkRun> => runProgram(bundle, args, env);
 
 beforeAll(async () => {
   await run(process.execPath, ['scripts/build.mjs', '--outdir', outdir], repoRoot);

@@ -8,8 +8,13 @@ export interface TidemarkRun { code: number | null; stdout: string; stderr: stri
 
 /** runTidemark runs the binary with only the environment given (plus PATH), and collects its output. */
 export function runTidemark(args: readonly string[], env: Record<string, string> = {}): Promise<TidemarkRun> {
+  return runProgram(process.execPath, [binary, ...args], env);
+}
+
+/** runProgram runs a command with only the environment given (plus PATH, and a HOME with no config), and collects its output. */
+export function runProgram(command: string, args: readonly string[], env: Record<string, string> = {}): Promise<TidemarkRun> {
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [binary, ...args], {
+    const child = spawn(command, args, {
       env: { PATH: process.env.PATH ?? '', HOME: '/nonexistent-home', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
