@@ -1,5 +1,6 @@
 // How many requests one WebApp costs the API server, counted as the real server answered them:
-// first creation says what it did in one Event and writes status once; an unchanged resync writes
+// first creation applies each object once (the CR's creation is its validation: no dry-run),
+// says what it did in one Event and writes status once; an unchanged resync writes
 // nothing, says nothing and dry-runs nothing (each object's last apply left it at the version it
 // still has), and reads nothing either: the cluster's watch cache holds the CR and what it renders
 // at the versions the last run left. A hand edit moves the resourceVersion; the watch wakes the
@@ -7,13 +8,15 @@
 // own, so only the pipeline's requests are counted.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { getObject } from '@tidemark/cluster';
+import { findCondition, TerminalError } from '@tidemark/contracts';
 import { startPipelineHarness, type PipelineHarness } from '../support/pipeline-harness';
 
 const namespace = `requests-${randomUUID().slice(0, 8)}`;
 const key = `tidemark.dev/WebApp/${namespace}/shop`;
 let harness: PipelineHarness;
 let counting = false;
-const requests: { method: string; path: string; apply: boolean; dryRun: boolean }[] = [];
+const requests: { method: string; path: string; status: number; apply: boolean; dryRun: boolean }[] = [];
 
 beforeAll(async () => {
   harness = await startPipelineHarness(inject('kubeconfig'), inject('redisUrl'), {
@@ -51,12 +54,15 @@ async function counted(work: () => Promise<unknown>): Promise<{ events: number; 
 }
 
 describe('requests per WebApp', () => {
-  it('first creation: one aggregated Event, one status write, one dry-run of the CR', async () => {
+  it('first creation: one apply per object, no dry-run (the CR\'s creation validates it), one aggregated Event, one status write', async () => {
     await harness.repo.write('shop.yaml', `apiVersion: tidemark.dev/v1alpha1\nkind: WebApp\nmetadata:\n  name: shop\n  namespace: ${namespace}\nspec:\n  image: nginx:1.27\n  replicas: 1\n`);
     const created = await counted(() => harness.pushAndReconcile('add shop'));
     expect(created.events).toBe(1);
     expect(created.statusWrites).toBe(1);
-    expect(created.crDryRuns).toBe(1);
+    expect(created.crDryRuns).toBe(0);
+    expect(created.dryRuns).toBe(0);
+    const record = await harness.statusStore.get('shared', key);
+    expect(created.writes).toBe(1 + record!.inventory.length + 1 + 1);
     const events = await harness.connection.client.request<{ items: { reason: string; message: string }[] }>({
       method: 'GET', path: `/api/v1/namespaces/${namespace}/events`, what: 'list events',
     });
@@ -98,8 +104,29 @@ describe('requests per WebApp', () => {
     const created = await counted(() => harness.pushAndReconcile('add cart'));
     expect(created.objectGets).toBe(0);
     const record = await harness.statusStore.get('shared', `tidemark.dev/WebApp/${namespace}/cart`);
-    // One apply per object (the CR and what it renders), the CR's dry-run, its status, one Event.
-    expect(created.writes + created.dryRuns).toBe(1 + record!.inventory.length + 1 + 1 + 1);
+    // One apply per object (the CR and what it renders), its status, one Event; nothing else.
+    expect(created.dryRuns).toBe(0);
+    expect(created.writes).toBe(1 + record!.inventory.length + 1 + 1);
+    expect(created.all).toBe(created.writes + created.gets);
+  });
+
+  it('a new WebApp the API server refuses (a CEL rule): its creation is the one request, nothing it renders is written', async () => {
+    await harness.repo.write('broken.yaml', `apiVersion: tidemark.dev/v1alpha1\nkind: WebApp\nmetadata:\n  name: broken\n  namespace: ${namespace}\nspec:\n  image: nginx:1.27\n  features:\n    autoscaling:\n      enabled: true\n      minReplicas: 5\n      maxReplicas: 2\n`);
+    await harness.watches!.ready();
+    let results: Map<string, unknown> | undefined;
+    const refused = await counted(async () => { ({ results } = await harness.pushAndReconcile('add broken')); });
+    const brokenKey = `tidemark.dev/WebApp/${namespace}/broken`;
+    expect(results?.get(brokenKey)).toBeInstanceOf(TerminalError);
+    expect((results?.get(brokenKey) as Error).message).toMatch(new RegExp(`broken\\.yaml: WebApp ${namespace}/broken is invalid: .*maxReplicas must be at least minReplicas`));
+    const record = await harness.statusStore.get('shared', brokenKey);
+    expect(findCondition(record?.conditions, 'Stalled')).toMatchObject({ status: 'True', reason: 'ValidationFailed' });
+    // The only write is the CR's own apply, refused: no dry-run before it, nothing after it.
+    const sent = requests.filter((request) => request.method !== 'GET');
+    expect(sent).toEqual([expect.objectContaining({ method: 'PATCH', path: `/apis/tidemark.dev/v1alpha1/namespaces/${namespace}/webapps/broken`, status: 422, apply: true, dryRun: false })]);
+    expect(refused.all).toBe(1 + refused.gets);
+    for (const [apiVersion, kind] of [['tidemark.dev/v1alpha1', 'WebApp'], ['apps/v1', 'Deployment'], ['v1', 'Service'], ['v1', 'ServiceAccount']] as const) {
+      expect(await getObject(harness.connection, { apiVersion, kind, namespace, name: 'broken' })).toBeUndefined();
+    }
   });
 
   it('a hand edit moves the resourceVersion: the watch wakes the object, and that run dry-runs it and heals it', async () => {

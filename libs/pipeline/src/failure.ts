@@ -20,6 +20,8 @@ const stageReasons: Record<StageName, string> = {
 /** Failure codes whose reason says more than the stage does. */
 const codeReasons: Record<string, string> = {
   ImmutableFieldChanged: Reason.ImmutableFieldChanged,
+  // A CR that does not exist yet is validated by its creation, in the apply stage.
+  ValidationFailed: Reason.ValidationFailed,
   FeatureConflict: Reason.FeatureConflict,
   KindNotServed: Reason.KindNotServed,
   DependencyNotReady: Reason.DependencyNotReady,

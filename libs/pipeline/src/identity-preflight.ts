@@ -5,7 +5,8 @@ import type { ReconcileRun } from './run';
 /**
  * identityPreflight: under a source's ServiceAccount, every object a kind renders is dry-run first,
  * so an object the ServiceAccount may not write stops the run before any of them is applied
- * (the CR was dry-run by validate). Nothing is applied half-way for the CR.
+ * (the CR was dry-run by validate, or is created first, before any of them). Nothing is applied
+ * half-way for the CR.
  */
 export async function identityPreflight(run: ReconcileRun, rendered: readonly KubernetesManifest[]): Promise<void> {
   if (!run.connection.identity || !run.plugin) return;

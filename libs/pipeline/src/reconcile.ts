@@ -95,7 +95,7 @@ async function runStages(run: ReconcileRun, deps: PipelineDependencies, signal?:
   run.ordering = await readOrdering(run, deps);
   await orderStage(run, deps, run.ordering);
   signal?.throwIfAborted();
-  const validated = await validateStage(run, deps);
+  const validated = await validateStage(run, deps, { applyFollows: true });
   const defaulted = validated?.resource;
   const features = featuresStage(run, defaulted);
   const rendered = renderStage(run, defaulted, features);

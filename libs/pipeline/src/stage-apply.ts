@@ -4,7 +4,7 @@ import type { PipelineDependencies } from './dependencies';
 import { driftCheck } from './drift-check';
 import type { ReconcileRun } from './run';
 import type { AppliedObjects } from './stage-results';
-import { customResourceToApply, type ValidatedResource } from './stage-validate';
+import { customResourceToApply, validationFailure, type ValidatedResource } from './stage-validate';
 import { inventoryEntry, inventoryId } from './tracking';
 import { subjectOf } from './subject';
 import { checkRenderedAllowed } from './allow-check';
@@ -14,9 +14,11 @@ import { cachedLive } from './cached-reads';
 
 /**
  * applyStage applies the CR (for a kind) and the rendered objects with server-side apply in
- * dependency order, healing or reporting drift as each object's policy says. The CR is neither
- * read nor dry-run again: fetch read it and validate dry-ran it. An object whose last apply left
- * it at the version it still has is not dry-run at all (appliedBefore).
+ * dependency order, healing or reporting drift as each object's policy says. The CR goes first
+ * and is neither read nor dry-run again: fetch read it and validate dry-ran it, or, when it does
+ * not exist yet, its creation here is its validation (a refusal is ValidationFailed, and nothing
+ * it renders is applied). An object whose last apply left it at the version it still has is not
+ * dry-run at all (appliedBefore).
  */
 export async function applyStage(run: ReconcileRun, deps: PipelineDependencies, rendered: KubernetesManifest[], validated?: ValidatedResource): Promise<AppliedObjects> {
   run.stage = 'apply';
@@ -32,7 +34,10 @@ export async function applyStage(run: ReconcileRun, deps: PipelineDependencies, 
     if (run.plugin && run.object) {
       const known = { live: run.live, ...(validated?.dryRun ? { dryRun: validated.dryRun } : {}) };
       const object = customResourceToApply(run);
-      const entry = await applyWithChangeSet(run.connection, object, options, known);
+      const entry = await applyWithChangeSet(run.connection, object, options, known).catch((error: unknown) => {
+        // A CR created without a dry-run: its creation is its validation, and nothing it renders was written yet.
+        throw validated?.validatedByCreation ? validationFailure(run, error) : error;
+      });
       live = entry.object;
       warned.push(entry);
       versions.push([object, entry]);
