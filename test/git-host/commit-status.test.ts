@@ -100,6 +100,15 @@ describe('postCommitStatus', () => {
     expect(received[1]).toMatchObject({ path: `/api/v4/projects/group%2Fshop/statuses/${sha}`, headers: { 'private-token': token }, body: { state: 'failed', name: 'tidemark/production' } });
   });
 
+  it('says superseded in each provider\'s word for "no verdict": Gitea warning, GitHub error, GitLab canceled', async () => {
+    const superseded = { ...status, state: 'superseded' as const, description: 'Superseded by 2222222 before it was applied on production' };
+    await postCommitStatus(gitea(), superseded);
+    await postCommitStatus({ provider: 'github', apiUrl, repository: 'shop/deploy', token }, superseded);
+    await postCommitStatus({ provider: 'gitlab', apiUrl: `${apiUrl}/api/v4`, repository: 'group/shop', token }, superseded);
+    expect(problemsWithGiteaRequest(received[0]!)).toEqual([]);
+    expect(received.map((request) => (request.body as { state: string }).state)).toEqual(['warning', 'error', 'canceled']);
+  });
+
   it('refuses bad input before sending anything', async () => {
     expect(await postCommitStatus(gitea(), { ...status, sha: 'main' })).toMatchObject({ ok: false, attempts: 0, error: '"main" is not a commit id' });
     expect((await postCommitStatus({ ...gitea(), apiUrl: 'http://example.com' }, status)).error).toMatch(/https/);

@@ -1,7 +1,9 @@
 // Commit statuses from the reconciler: two reconciler replicas on one Redis apply each pushed commit
 // on two real clusters, and the Git host gets one pending and one final status per cluster, never
 // more (a pending one that its commit's end overtook is left out); a failing object's reason is the
-// failure's description; a host that hangs does not hold up the reconcile. The token comes from a Secret on the first cluster. The host is the loopback
+// failure's description; a host that hangs does not hold up the reconcile; a commit overtaken by a
+// newer one before it was applied ends as superseded instead of staying pending. The token comes
+// from a Secret on the first cluster. The host is the loopback
 // stand-in for Gitea's API (gitea-stand-in.ts, checked against Gitea v1.26.0's OpenAPI description),
 // not a real Gitea: the pinned Gitea could not be built here (test/gitea/README.md).
 import { randomUUID } from 'node:crypto';
@@ -136,4 +138,35 @@ describe('commit statuses on the Git host', () => {
     }
     await expect.poll(() => finalStates(sha), { timeout: 120_000, interval: 500 }).toEqual(['tidemark/east=success', 'tidemark/west=success']);
   });
+
+  it('ends a commit that a newer one overtook before it was applied: superseded (Gitea: warning), once per cluster', async () => {
+    // No controller runs in the rig, so the Deployment never becomes available: its commit stays pending.
+    const deployment = (image: string) => stringify({
+      apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace },
+      spec: { replicas: 1, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image }] } } },
+    });
+    const pendingOn = (sha: string) => statusesOf(sha).filter((status) => status.state === 'pending').map((status) => status.context).sort();
+    await repo.write('web.yaml', deployment('registry.example/web:1'));
+    const rolling = await pushAndNotify('web: 1');
+    await expect.poll(() => pendingOn(rolling), { timeout: 90_000, interval: 500 }).toEqual(['tidemark/east', 'tidemark/west']);
+    // The next commit changes the same Deployment: its job now runs at the newer revision.
+    await repo.write('web.yaml', deployment('registry.example/web:2'));
+    const overtaking = await pushAndNotify('web: 2');
+    await expect.poll(() => finalStates(rolling), { timeout: 90_000, interval: 500 }).toEqual(['tidemark/east=warning', 'tidemark/west=warning']);
+    const east = statusesOf(rolling).find((status) => status.context === 'tidemark/east' && status.state === 'warning')!;
+    expect(east.description).toBe(`Superseded by ${overtaking.slice(0, 7)} before it was applied on east`);
+    // A third commit removes the Deployment: the second is superseded in turn, the third ends in success.
+    await repo.delete('web.yaml');
+    const removing = await pushAndNotify('web: removed');
+    await expect.poll(() => finalStates(removing), { timeout: 90_000, interval: 500 }).toEqual(['tidemark/east=success', 'tidemark/west=success']);
+    await expect.poll(() => finalStates(overtaking), { timeout: 30_000, interval: 500 }).toEqual(['tidemark/east=warning', 'tidemark/west=warning']);
+    // Two replicas: each overtaken commit has exactly one final status per cluster, and nothing after it.
+    for (const sha of [rolling, overtaking]) {
+      for (const cluster of ['east', 'west']) {
+        const arrived = statusesOf(sha).filter((status) => status.context === `tidemark/${cluster}`).reverse().map((status) => status.state);
+        expect([['pending', 'warning'], ['warning']], `${sha.slice(0, 7)} on ${cluster}: ${arrived.join(', ')}`).toContainEqual(arrived);
+      }
+    }
+    expect(gitea.problems).toEqual([]);
+  }, 400_000);
 });

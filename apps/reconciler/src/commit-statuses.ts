@@ -98,7 +98,14 @@ export function startCommitStatuses(options: CommitStatusesOptions): CommitStatu
           log.warn({ source, revision, cluster, err: error instanceof Error ? error.message : String(error) }, 'commit status record failed');
           return undefined;
         });
-        if (claim) post(host, revision, cluster, claim);
+        if (!claim) continue;
+        post(host, revision, cluster, claim);
+        // Older commits whose pending objects this one now carries would stay pending forever: end them.
+        const superseded = await record.supersede({ source, revision, cluster }, objectKeys).catch((error: unknown) => {
+          log.warn({ source, revision, cluster, err: error instanceof Error ? error.message : String(error) }, 'commit status record failed');
+          return [];
+        });
+        for (const older of superseded) post(host, older.revision, cluster, older.claim);
       }
     },
     observer: { reconciled: (observation) => track(ran(observation)) },
@@ -126,6 +133,7 @@ function describe(claim: StatusClaim, cluster: string): string {
   const objects = `${claim.objects} object${claim.objects === 1 ? '' : 's'}`;
   if (claim.state === 'pending') return `Applying ${objects} on ${cluster}`;
   if (claim.state === 'success') return `${objects} applied and Ready on ${cluster}`;
+  if (claim.state === 'superseded') return `Superseded by ${claim.supersededBy?.slice(0, 7) ?? 'a newer commit'} before it was applied on ${cluster}`;
   return claim.reason || `Failed on ${cluster}`;
 }
 

@@ -4,8 +4,19 @@ import { authHeaders, checkTarget, repositoryPath } from './host-target';
 export type { GitHostProvider, GitHostTarget } from './host-target';
 import type { GitHostTarget } from './host-target';
 
-/** CommitStatusState is Tidemark's word; each provider's own word is chosen when it is sent. */
-export type CommitStatusState = 'pending' | 'success' | 'failure' | 'error';
+/**
+ * CommitStatusState is Tidemark's word; each provider's own word is chosen when it is sent.
+ * `superseded`: a newer commit overtook this one before it was applied, so it has no verdict.
+ */
+export type CommitStatusState = 'pending' | 'success' | 'failure' | 'error' | 'superseded';
+
+/**
+ * supersededState is each provider's word for "ended without a verdict". GitLab has `canceled`, and
+ * Gitea `warning` (shown apart from failures). GitHub has only error/failure/pending/success: `error`
+ * is the one that says the check did not run to a verdict (failure would blame the change itself,
+ * success would claim it was applied, pending is what never ended).
+ */
+const supersededState = { gitea: 'warning', github: 'error', gitlab: 'canceled' } as const;
 
 /** CommitStatus is one status on a commit: per cluster, `context` is e.g. `tidemark/production`. */
 export interface CommitStatus {
@@ -38,7 +49,7 @@ function buildRequest(target: GitHostTarget, status: CommitStatus): Omit<HostReq
   const { root } = checked;
   const description = status.description.slice(0, 140);
   if (target.provider === 'gitlab') {
-    const state = { pending: 'pending', success: 'success', failure: 'failed', error: 'failed' }[status.state];
+    const state = { pending: 'pending', success: 'success', failure: 'failed', error: 'failed', superseded: supersededState.gitlab }[status.state];
     return {
       url: `${root}/projects/${encodeURIComponent(target.repository)}/statuses/${status.sha}`,
       headers: authHeaders(target),
@@ -48,6 +59,6 @@ function buildRequest(target: GitHostTarget, status: CommitStatus): Omit<HostReq
   return {
     url: `${root}/repos/${repositoryPath(target)}/statuses/${status.sha}`,
     headers: authHeaders(target),
-    body: JSON.stringify({ state: status.state, context: status.context, description, ...(status.targetUrl ? { target_url: status.targetUrl } : {}) }),
+    body: JSON.stringify({ state: status.state === 'superseded' ? supersededState[target.provider] : status.state, context: status.context, description, ...(status.targetUrl ? { target_url: status.targetUrl } : {}) }),
   };
 }

@@ -5,6 +5,6 @@
 
 export { postCommitStatus, type CommitStatus, type CommitStatusState, type GitHostTarget, type GitHostProvider } from './commit-status';
 export { sendWithRetries, type HostRequest, type PostOptions, type PostResult } from './host-request';
-export { CommitStatusRecord, type CommitOnCluster, type ObjectProgress, type StatusClaim } from './commit-status-record';
+export { CommitStatusRecord, type CommitOnCluster, type ObjectProgress, type StatusClaim, type SupersededCommit } from './commit-status-record';
 export { StatusPoster, type StatusPosterOptions } from './status-poster';
 export { upsertPullRequestComment, type PullRequestComment, type CommentResult } from './pull-request-comment';

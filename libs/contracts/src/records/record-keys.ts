@@ -110,6 +110,14 @@ export class RecordKeys {
     return `${this.prefix}:commit-status:${source}:${revision}:${cluster}`;
   }
 
+  /**
+   * commitStatusOpen is the sorted set of a source's commits on one cluster whose `pending` status was
+   * claimed and whose final one was not yet, scored by when they were picked up: what a newer commit may supersede.
+   */
+  commitStatusOpen(source: string, cluster: string): string {
+    return `${this.prefix}:commit-status-open:${source}:${cluster}`;
+  }
+
   /** clusterSeries is the capped list of a cluster's samples (ClusterSample JSON), newest first. */
   clusterSeries(cluster: string): string {
     return `${this.prefix}:cluster-series:${cluster}`;
