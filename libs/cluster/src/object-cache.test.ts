@@ -92,6 +92,17 @@ describe('ObjectCache', () => {
     expect(cache.stats()).toEqual({ kinds: 1, fresh: 1, objects: 1 });
   });
 
+  it('holds its own copy: a change to the watched object after the event, or to an answer, never reaches the store', () => {
+    const cache = new ObjectCache();
+    const watched = deployment('web', '10', 2);
+    listed(cache, '10', [watched]);
+    (watched.spec as { replicas: number }).replicas = 7;
+    const answer = cache.lookup(name('web'))?.object;
+    expect(answer?.spec).toEqual({ replicas: 2 });
+    (answer!.spec as { replicas: number }).replicas = 9;
+    expect(cache.lookup(name('web'))?.object).toEqual({ ...deployment('web', '10', 2) });
+  });
+
   it('never holds a Secret', () => {
     const cache = new ObjectCache();
     const feed = cache.watchHandlers('v1', 'Secret');
