@@ -10,7 +10,9 @@
 //   interval, against one list of the same objects per cluster (what `kubectl get -A` sends).
 // The default size fits `npm run bench`'s 8 minutes per bench on 2 shared cores; the issue's size is
 //   npx tsx bench/scale.bench.ts --objects 10000 --clusters 3 --resync-s 60 [--per-file 100] [--concurrency 8] [--from-source] [--node-flags='--enable-source-maps']
+// (--node-flags defaults to the flags of the image's ENTRYPOINT, deploy/docker/reconciler.Dockerfile)
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,7 +27,7 @@ import { RawClient } from './support/raw-apply';
 const { values } = parseArgs({ options: {
   objects: { type: 'string', default: '300' }, clusters: { type: 'string', default: '3' },
   'resync-s': { type: 'string', default: '20' }, 'per-file': { type: 'string', default: '100' }, concurrency: { type: 'string', default: '8' },
-  'from-source': { type: 'boolean', default: false }, 'node-flags': { type: 'string', default: '--enable-source-maps' },
+  'from-source': { type: 'boolean', default: false }, 'node-flags': { type: 'string' },
 } });
 const objects = Number(values.objects);
 const clusterCount = Number(values.clusters);
@@ -88,8 +90,9 @@ for (let n = 0; n < namespaces; n += 1) {
 }
 await repo.commitAndPush('namespaces');
 const configPath = join(workDir, 'tidemark.yaml');
+const httpPort = await freePort();
 await writeFile(configPath, stringify({
-  redis: { url: redis.url, prefix: 'scale' }, cacheDir: join(workDir, 'cache'), http: { port: 0, host: '127.0.0.1' },
+  redis: { url: redis.url, prefix: 'scale' }, cacheDir: join(workDir, 'cache'), http: { port: httpPort, host: '127.0.0.1' },
   sources: [{ name: 'scale', url, ref: { branch: 'main' }, intervalMs: 2_000, jitter: 0 }],
   clusters: planes.map((plane, index) => ({ name: `c${index + 1}`, kubeconfig: plane.kubeconfigPath })),
   workers: { concurrency }, resyncIntervalMs: resyncS * 1000,
@@ -98,8 +101,8 @@ const bareRss = await bareNodeRss();
 say(`bare node: RSS ${mib(bareRss).toFixed(0)} MiB`);
 const bundleDir = `test-artifacts/bench-scale-${process.pid}`;
 const entry = values['from-source'] ? ['--import', 'tsx', 'apps/reconciler/src/main.ts'] : [await buildReconcilerBundle(bundleDir)];
-// The image's flags by default (deploy/docker/reconciler.Dockerfile); --node-flags '' for none.
-const nodeFlags = (values['node-flags'] ?? '').split(/\s+/).filter(Boolean);
+// The image's flags by default (deploy/docker/reconciler.Dockerfile); --node-flags= for none.
+const nodeFlags = values['node-flags'] === undefined ? await imageNodeFlags() : values['node-flags'].split(/\s+/).filter(Boolean);
 const child = spawn(process.execPath, [...nodeFlags, ...entry], {
   env: { ...process.env, TIDEMARK_CONFIG: configPath, TIDEMARK_ALLOW_EVICTION: 'true', TIDEMARK_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'ignore', 'pipe'],
 });
@@ -112,8 +115,9 @@ try {
   await waitFor('the namespaces on every cluster', namespacesThere, 180_000);
   await new Promise((resolve) => setTimeout(resolve, 10_000)); // idle, to read the baseline RSS once start-up allocations settled
   const idle = await procStatus(pid);
+  const idleSplit = await memorySplit(httpPort);
   const redisIdle = await usedMemory(redisClient);
-  say(`reconciler idle (${values['from-source'] ? 'from source, tsx' : 'bundle'}): RSS ${mib(idle.rss).toFixed(0)} MiB; pushing ${objects} ConfigMaps for ${clusterCount} clusters`);
+  say(`reconciler idle (${values['from-source'] ? 'from source, tsx' : 'bundle'}): RSS ${mib(idle.rss).toFixed(0)} MiB (${splitText(idleSplit)}); pushing ${objects} ConfigMaps for ${clusterCount} clusters`);
 
   for (let file = 0; file * perFile < objects; file += 1) {
     const docs = [];
@@ -121,6 +125,7 @@ try {
     await repo.write(`objects/${file}.yaml`, docs.join('---\n'));
   }
   const pushed = performance.now();
+  const cpuAtPush = await cpuSeconds(pid);
   await repo.commitAndPush(`${objects} ConfigMaps`);
   let peakSeen = idle.rss;
   await waitFor(`${objects} ConfigMaps on every cluster`, async () => {
@@ -130,8 +135,11 @@ try {
     return counts.every((count) => count >= objects);
   }, 3 * 3_600_000, 5_000);
   const convergeMs = performance.now() - pushed;
+  const convergeCpu = (await cpuSeconds(pid)) - cpuAtPush;
   const converged = await procStatus(pid);
+  const convergedSplit = await memorySplit(httpPort);
   const redisConverged = await usedMemory(redisClient);
+  say(`converged: RSS ${mib(converged.rss).toFixed(0)} MiB (${splitText(convergedSplit)})`);
 
   // The steady state: one resync interval after the first resync of every object began.
   say(`converged in ${Math.round(convergeMs)} ms; waiting one resync interval (${resyncS} s), then measuring the next one`);
@@ -142,6 +150,8 @@ try {
   const cpu = (await cpuSeconds(pid)) - cpuBefore;
   const requests = (await Promise.all(planes.map((plane, index) => readAuditLog(plane.auditLogPath!, marks[index], kubeUserAgent)))).flat();
   const steady = await procStatus(pid);
+  const steadySplit = await memorySplit(httpPort);
+  say(`steady: RSS ${mib(steady.rss).toFixed(0)} MiB (${splitText(steadySplit)})`);
 
   say('baseline: one list of the same objects per cluster');
   const listStarted = performance.now();
@@ -180,6 +190,9 @@ try {
     requestsPerObjectPerResync: Math.round((requests.length / total) * 100) / 100,
     steadyRequestsByKind: countByKind(requests),
     cpuSecondsPerMinute: Math.round((cpu / resyncS) * 60 * 100) / 100,
+    // CPU the reconciler spent from the push until converged: with the same objects, what a V8 flag costs.
+    convergeCpuSeconds: Math.round(convergeCpu * 10) / 10,
+    memoryMiB: { idle: idleSplit, converged: convergedSplit, steady: steadySplit },
   });
 } catch (error) {
   say(`failed: ${error instanceof Error ? error.message : String(error)}; reconciler stderr: ${stderrTail}`);
@@ -217,6 +230,43 @@ async function buildReconcilerBundle(outdir: string): Promise<string> {
   });
   await writeFile(join(outdir, 'package.json'), '{ "type": "module" }\n');
   return join(outdir, 'reconciler', 'main.js');
+}
+
+/** imageNodeFlags are the node flags of the reconciler image's ENTRYPOINT: ["node", ...flags, "/app/dist/main.js"]. */
+async function imageNodeFlags(): Promise<string[]> {
+  const dockerfile = await readFile('deploy/docker/reconciler.Dockerfile', 'utf8');
+  const entrypoint = /^ENTRYPOINT (\[.*\])$/m.exec(dockerfile)?.[1];
+  if (!entrypoint) throw new Error('deploy/docker/reconciler.Dockerfile has no ENTRYPOINT ["node", ...] line');
+  const words = JSON.parse(entrypoint) as string[];
+  return words.slice(1, -1);
+}
+
+/** freePort is a loopback port nothing listens on, for the reconciler's /metrics. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/**
+ * memorySplit reads the reconciler's own account of its memory from /metrics (prom-client's
+ * process.memoryUsage() and V8 heap-space gauges), in MiB: where RSS goes beyond the heap.
+ */
+async function memorySplit(port: number): Promise<Record<string, number>> {
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  const gauge = (name: string) => Number(new RegExp(`^tidemark_reconciler_${name} ([0-9.e+]+)$`, 'm').exec(text)?.[1] ?? Number.NaN) / 2 ** 20;
+  const space = (name: string) => Number(new RegExp(`^tidemark_reconciler_nodejs_heap_space_size_total_bytes\\{space="${name}"\\} ([0-9.e+]+)$`, 'm').exec(text)?.[1] ?? Number.NaN) / 2 ** 20;
+  const split = {
+    heapUsed: gauge('nodejs_heap_size_used_bytes'), heapTotal: gauge('nodejs_heap_size_total_bytes'), external: gauge('nodejs_external_memory_bytes'),
+    newSpace: space('new'), oldSpace: space('old'), codeSpace: space('code'), largeObjectSpace: space('large_object'),
+  };
+  return Object.fromEntries(Object.entries(split).map(([key, value]) => [key, Math.round(value * 10) / 10]));
+}
+
+function splitText(split: Record<string, number>): string {
+  return Object.entries(split).map(([key, value]) => `${key} ${value}`).join(', ');
 }
 
 async function usedMemory(client: Redis): Promise<number> {
