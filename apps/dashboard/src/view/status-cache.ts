@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { parseStatusChange, parseStatusSync, type ObjectStatus } from '@tidemark/contracts';
 import type { StatusStore } from '@tidemark/status-store';
 import { summarizeCell, type CellSummary } from './cell-state';
+import { SharedRounds } from './shared-rounds';
 import type { RedisClient } from '@tidemark/contracts';
 
 /** CachedStatus is a record with its cell summary, computed once per write. */
@@ -65,6 +66,7 @@ export class StatusCache {
   /** Sync markers sent and not yet received, by token. */
   private readonly markers = new Map<string, () => void>();
   private started = false;
+  private readonly syncRounds = new SharedRounds(() => this.syncRound());
   /** version grows with every applied change; views cache on it. */
   version = 0;
 
@@ -93,11 +95,17 @@ export class StatusCache {
    * sync brings the cache up to every write made before the call: it publishes a marker on the
    * status channel, waits until the subscriber receives it (every change announced earlier has
    * arrived by then), then reads the changes still pending. The overview, the matrix and the
-   * detail page then agree. Without an answer in time (subscriber reconnecting) it gives up and
-   * the cache answers as it is; the reconnect reloads it.
+   * detail page then agree. Concurrent requests share one marker (a marker sent after they all
+   * asked), so a busy dashboard sends one, not one per request. Without an answer in time
+   * (subscriber reconnecting) it gives up and the cache answers as it is; the reconnect reloads it.
    */
   async sync(): Promise<void> {
     if (!this.started) return;
+    await this.syncRounds.run();
+  }
+
+  /** syncRound is one marker's round trip, shared by every request that waits on it. */
+  private async syncRound(): Promise<void> {
     const token = randomUUID();
     let timer: NodeJS.Timeout | undefined;
     const arrived = new Promise<boolean>((resolve) => {
