@@ -63,16 +63,17 @@ ${matrix.page < matrix.pages ? pageLink(query, matrix.page + 1, 'Next') : ''}</d
 }
 
 /**
- * objectsPage: filters, the object × cluster matrix, and pages, encoded as UTF-8. The rows are
- * copied from their memoised encoding; only the parts around them are rendered per request.
+ * objectsPage: filters, the object × cluster matrix, and pages, encoded as UTF-8, in chunks: the
+ * rows are their memoised encodings, not copies; only the parts around them are rendered per call.
+ * The layout copies the chunks into a page once (EncodedPages).
  */
-export function objectsPage(query: ObjectsQuery, matrix: MatrixPage, facets: Facets, allClusters: readonly string[]): Buffer {
+export function objectsPage(query: ObjectsQuery, matrix: MatrixPage, facets: Facets, allClusters: readonly string[]): Buffer[] {
   // New objects are inserted live into #results (the filter form keeps its focus and input).
   const top = html`<h1>Objects</h1>${filterForm(query, facets, allClusters)}<p id="live-notice" class="muted" role="status" aria-live="polite"></p>
 <div id="results">${pager(query, matrix)}`;
   const bottom = html`${matrix.pages > 1 ? pager(query, matrix) : ''}</div>`;
-  if (matrix.rows.length === 0) return Buffer.from(html`${top}<p class="muted">No object matches these filters.</p>${bottom}`.value);
+  if (matrix.rows.length === 0) return [Buffer.from(html`${top}<p class="muted">No object matches these filters.</p>${bottom}`.value)];
   const tableTop = html`<div class="scroll"><table id="matrix"><thead><tr><th>Kind</th><th>Namespace</th><th>Name</th><th>Path</th>${matrix.clusters.map((cluster) => html`<th>${cluster}</th>`)}</tr></thead>
 <tbody>`;
-  return Buffer.concat([Buffer.from(html`${top}${tableTop}`.value), ...matrix.rows.map((item) => row(item, matrix.clusters)), Buffer.from(html`</tbody></table></div>${bottom}`.value)]);
+  return [Buffer.from(html`${top}${tableTop}`.value), ...matrix.rows.map((item) => row(item, matrix.clusters)), Buffer.from(html`</tbody></table></div>${bottom}`.value)];
 }

@@ -13,7 +13,8 @@ import { objectKeyOf, objectPath } from '../api/object-key-params';
 import { ObjectKeyParams, ObjectsQuery, type ActionResult } from '../api/schemas';
 import { cellId } from './cell';
 import type { SafeHtml } from './html';
-import { layout, layoutHead, layoutTail, type LayoutOptions } from './layout';
+import { EncodedPages } from './encoded-pages';
+import { layout, type LayoutOptions } from './layout';
 import { objectPage } from './object-page';
 import { objectsPage } from './objects-page';
 import { overviewPage } from './overview-page';
@@ -58,9 +59,8 @@ function sendPage(reply: FastifyReply, options: LayoutOptions, main: SafeHtml): 
   return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(layout(options, main).value);
 }
 
-/** sendEncodedPage sends a main part already encoded as UTF-8 inside the layout of this request. */
-function sendEncodedPage(reply: FastifyReply, options: LayoutOptions, main: Buffer): FastifyReply {
-  const page = Buffer.concat([Buffer.from(layoutHead(options).value), main, Buffer.from(layoutTail.value)]);
+/** sendEncodedPage sends a page already encoded as UTF-8. */
+function sendEncodedPage(reply: FastifyReply, page: Buffer): FastifyReply {
   return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(page);
 }
 
@@ -71,7 +71,8 @@ export async function pageRoutes(app: FastifyInstance, { data, actions, sourceAc
     sendPage(reply, { title: 'Overview', nav: 'overview', live: 'refresh', principal: request.principal }, overviewPage(await data.for(request.principal).overview())));
 
   // The matrix is a function of the cache and the query alone: viewers between two writes share it.
-  const objectPages = new VersionMemo<Buffer>(() => data.version);
+  const objectPages = new VersionMemo<Buffer[]>(() => data.version);
+  const encodedPages = new EncodedPages();
   app.get<{ Querystring: ObjectsQuery }>('/objects', { schema: { ...hide, querystring: ObjectsQuery } }, async (request, reply) => {
     const view = data.for(request.principal);
     // Each token scope sees its own matrix: the scope is part of the key.
@@ -80,7 +81,7 @@ export async function pageRoutes(app: FastifyInstance, { data, actions, sourceAc
       const matrix = view.objects(condition ? { ...rest, condition: condition as ConditionFilter } : rest);
       return objectsPage(request.query, matrix, view.objectFacets(), view.clusterNames());
     });
-    return sendEncodedPage(reply, { title: 'Objects', nav: 'objects', live: 'cells', principal: request.principal }, main);
+    return sendEncodedPage(reply, encodedPages.page({ title: 'Objects', nav: 'objects', live: 'cells', principal: request.principal }, main));
   });
 
   app.get<{ Params: ObjectKeyParams; Querystring: { notice?: string } }>('/objects/:cluster/:group/:kind/:namespace/:name', { schema: { ...hide, params: ObjectKeyParams, querystring: NoticeQuery } }, async (request, reply) => {
