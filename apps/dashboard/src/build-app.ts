@@ -72,7 +72,9 @@ const noPreviewQueue: Pick<PreviewQueue, 'enqueue'> = {
  * hook and stops in onClose, so `app.ready()` / `app.close()` are the start and stop.
  */
 export async function buildDashboard(deps: DashboardDeps): Promise<FastifyInstance> {
-  const app = Fastify({ logger: deps.logger ?? false, trustProxy: false });
+  // The status cache loads every record in onReady: 30,000 of them took over fastify's default 10 s
+  // on a busy machine (load average 37), and the dashboard then failed to start.
+  const app = Fastify({ logger: deps.logger ?? false, trustProxy: false, pluginTimeout: 120_000 });
   const cache = new StatusCache({ store: deps.statusStore, subscriber: deps.subscriber, batchMs: deps.liveBatchMs ?? 50 });
   const trees = new TreeFeed({ store: deps.statusStore, subscriber: deps.subscriber });
   const data = new DashboardData({
