@@ -5,8 +5,10 @@
 // pictures) and this one, each bundled and run as a process of its own (so neither shares an event
 // loop with the load generator), the same pages, alternating for --rounds rounds so load drift on a
 // shared machine hits both alike; each ratio is the median over the rounds.
-//   npx tsx bench/dashboard.bench.ts [--objects 10000] [--seconds 5] [--concurrency 16] [--rounds 3] [--no-resources] [--no-previous]
+// --previous COMMIT compares with another commit instead (say main before a change: after/before in one run).
+//   npx tsx bench/dashboard.bench.ts [--objects 10000] [--seconds 5] [--concurrency 16] [--rounds 3] [--no-resources] [--no-previous] [--previous COMMIT]
 // WebApp records carry the objects they applied (3 each), which the matrix shows as rows under them.
+import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { Agent, request } from 'node:http';
 import { loadavg } from 'node:os';
@@ -30,6 +32,8 @@ const { values } = parseArgs({
     // Skip the A/B against the previous release's dashboard (it is built from Git on first use).
     'no-previous': { type: 'boolean', default: false },
     rounds: { type: 'string', default: '3' },
+    // The commit whose dashboard the A/B compares with, instead of the previous release.
+    previous: { type: 'string' },
   },
 });
 const rounds = Number(values.rounds);
@@ -144,7 +148,7 @@ const median = (values: readonly number[]) => [...values].sort((a, b) => a - b)[
  * first, and prints this/previous per page.
  */
 async function compareWithPreviousRelease(auth: Record<string, string>): Promise<void> {
-  const previous = await startPreviousDashboard({ redisUrl: testRedis.url, prefix, clusters, token });
+  const previous = await startPreviousDashboard({ redisUrl: testRedis.url, prefix, clusters, token }, previousCommit);
   const currentProcess = await startCurrentDashboard({ redisUrl: testRedis.url, prefix, clusters, token }).catch(async (error: unknown) => {
     await previous.stop();
     throw error;
@@ -172,7 +176,7 @@ async function compareWithPreviousRelease(auth: Record<string, string>): Promise
         results[index]!.bytes = { previous: old.bytes, current: now.bytes };
       }
     }
-    console.log(`A/B against the previous release's dashboard (${previous.commit}), both bundled and run as processes of their own, same Redis and records, ${rounds} alternating rounds of ${seconds} s; this/previous, median over rounds`);
+    console.log(`A/B against ${previousCommit ? 'the dashboard of' : 'the previous release\'s dashboard'} (${previous.commit}), both bundled and run as processes of their own, same Redis and records, ${rounds} alternating rounds of ${seconds} s; this/previous, median over rounds`);
     console.log('case                          req/s   p50    p99    bytes previous → this   req/s ratio per round');
     const summary = paths.map(([name], index) => {
       const { ratios, bytes } = results[index]!;
@@ -188,6 +192,8 @@ async function compareWithPreviousRelease(auth: Record<string, string>): Promise
   }
 }
 
+// A branch name resolves to its commit id now: builds are kept by commit.
+const previousCommit = values.previous === undefined ? undefined : execFileSync('git', ['rev-parse', '--short=12', `${values.previous}^{commit}`], { encoding: 'utf8' }).trim();
 const testRedis = await startRedis();
 const prefix = `bench-${randomUUID().slice(0, 8)}`;
 const redis = new Redis(testRedis.url);

@@ -26,11 +26,14 @@ export interface DashboardProcessOptions {
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 
-/** startPreviousDashboard serves the previous release's dashboard on the given Redis prefix, with one viewer token. */
-export async function startPreviousDashboard(options: DashboardProcessOptions): Promise<DashboardProcess> {
-  const reconcilerBundle = await buildPreviousRelease();
+/**
+ * startPreviousDashboard serves the previous release's dashboard (or that of `commit`, a commit id)
+ * on the given Redis prefix, with one viewer token.
+ */
+export async function startPreviousDashboard(options: DashboardProcessOptions, commit = previousReleaseCommit): Promise<DashboardProcess> {
+  const reconcilerBundle = await buildPreviousRelease(commit);
   const served = await startDashboardBundle(join(dirname(dirname(reconcilerBundle)), 'dashboard', 'main.js'), options);
-  return { ...served, commit: previousReleaseCommit };
+  return { ...served, commit };
 }
 
 /**

@@ -27,16 +27,17 @@ function run(command: string, args: string[], cwd: string): Promise<void> {
  * buildPreviousRelease returns the path of the previous release's reconciler bundle (built once per
  * checkout: its npm packages are links into this checkout's node_modules, which a build made from
  * another, since removed, worktree would leave dangling). The dashboard's bundle lies beside it.
+ * `commit` builds another commit the same way (a commit id, not a branch: the build is kept by name).
  */
-export async function buildPreviousRelease(): Promise<string> {
+export async function buildPreviousRelease(commit = previousReleaseCommit): Promise<string> {
   const checkout = createHash('sha256').update(repoRoot).digest('hex').slice(0, 8);
-  const dir = join(tmpdir(), `tidemark-release-${previousReleaseCommit}-${checkout}`);
+  const dir = join(tmpdir(), `tidemark-release-${commit}-${checkout}`);
   const bundle = join(dir, 'out', 'reconciler', 'main.js');
   if (existsSync(bundle)) return bundle;
   await rm(dir, { recursive: true, force: true });
   await mkdir(dir, { recursive: true });
-  await run('sh', ['-c', `git -C "${repoRoot}" archive --format=tar ${previousReleaseCommit} | tar -x -C "${dir}"`], dir).catch((error: unknown) => {
-    throw new Error(`cannot read commit ${previousReleaseCommit} (the previous release) from this clone; a shallow clone lacks it: ${String(error)}`);
+  await run('sh', ['-c', `git -C "${repoRoot}" archive --format=tar ${commit} | tar -x -C "${dir}"`], dir).catch((error: unknown) => {
+    throw new Error(`cannot read commit ${commit} from this clone; a shallow clone lacks it: ${String(error)}`);
   });
   await linkNodeModules(dir);
   await run(process.execPath, ['scripts/build.mjs', '--outdir', 'out'], dir);
@@ -53,5 +54,12 @@ async function linkNodeModules(dir: string): Promise<void> {
   }
   for (const name of await readdir(join(dir, 'libs'))) {
     await symlink(join(dir, 'libs', name), join(modules, '@tidemark', name));
+  }
+  // A workspace's own packages (the CLI's commander) live in its node_modules, not at the top.
+  for (const workspace of ['apps', 'libs']) {
+    for (const name of await readdir(join(dir, workspace))) {
+      const own = join(repoRoot, workspace, name, 'node_modules');
+      if (existsSync(own) && !existsSync(join(dir, workspace, name, 'node_modules'))) await symlink(own, join(dir, workspace, name, 'node_modules'));
+    }
   }
 }
