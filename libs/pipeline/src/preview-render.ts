@@ -1,9 +1,11 @@
 import { parseObjectKey, type KubernetesManifest } from '@tidemark/contracts';
-import type { ClusterConnection } from '@tidemark/cluster';
+import { toReconcileFailure, type ClusterConnection } from '@tidemark/cluster';
 import type { KindRegistry } from '@tidemark/kinds';
 import type { StatusStore } from '@tidemark/status-store';
 import type { DesiredStateReader, PipelineDependencies, PipelineOptions } from './dependencies';
 import { runConnections } from './identity';
+import { identityFailure } from './identity-failure';
+import { subjectOf } from './subject';
 import { isSkipped, type ReconcileRun } from './run';
 import { recordFetched } from './reconcile';
 import { fetchStage } from './stage-fetch';
@@ -23,9 +25,15 @@ export interface PreviewRenderInput {
 export interface PreviewRenderDependencies {
   /** A connection with Tidemark's field manager: the preview's dry-runs must look like its applies. */
   connectionFor(cluster: string): ClusterConnection;
-  /** Reads the previewed revision (a pull request's head, not the source's ref): no admitRevision. */
-  desired: Pick<DesiredStateReader, 'readObject'>;
-  /** The source's identity and allow-list: a preview dry-runs as the source would apply. */
+  /**
+   * Reads the previewed revision (a pull request's head, not the source's ref): no admitRevision.
+   * With identityAt, a Placement rule's ServiceAccount at that revision is the identity, as in reconcile.
+   */
+  desired: Pick<DesiredStateReader, 'readObject' | 'identityAt'>;
+  /**
+   * The source's identity and allow-list: a preview dry-runs as reconcile would apply. Without it (the
+   * CLI's diff) everything runs as connectionFor's own identity, and Placement rules name none.
+   */
   tenancyFor?: PipelineDependencies['tenancyFor'];
   kinds: KindRegistry;
   /** Read only: the last status says whether the object is suspended. Nothing is written. */
@@ -42,6 +50,8 @@ export interface PreviewRendered {
   /** The file (and line) in Git that declares the object. */
   path?: string;
   line?: number;
+  /** The identity reconcile would apply the objects as (a Placement rule's, the source's, or Tidemark's): dry-run them with it. */
+  connection: ClusterConnection;
 }
 
 /**
@@ -49,12 +59,15 @@ export interface PreviewRendered {
  * object at a revision, and stops before apply: what the preview dry-runs is exactly what
  * reconcile would apply. Validate's server-side dry-run runs against the live cluster, so an
  * invalid CR fails here with the API server's message (a TerminalError ValidationFailed).
- * Nothing is written to the cluster or to the status store.
+ * Nothing is written to the cluster or to the status store. What fetch refuses (a rule's ServiceAccount
+ * the source may not use, the API server's answer to that identity) is thrown, as reconcile fails with it.
  */
 export async function renderForPreview(input: PreviewRenderInput, deps: PreviewRenderDependencies): Promise<PreviewRendered> {
   const job = { ...input, reason: 'manual' as const };
   // A preview never writes, so the actions connection is the plain one; the source's identity applies all the same.
-  const connections = runConnections(job, { ...deps, actionsConnectionFor: deps.connectionFor } as PipelineDependencies);
+  // The stages take the full dependencies type; the preview hands in only readers.
+  const stageDeps = { ...deps, actionsConnectionFor: deps.connectionFor } as unknown as PipelineDependencies;
+  const connections = runConnections(job, stageDeps);
   const run: ReconcileRun = {
     // 'manual': a stalled object's unchanged spec is previewed again, not skipped.
     job,
@@ -65,13 +78,22 @@ export async function renderForPreview(input: PreviewRenderInput, deps: PreviewR
     actionsConnection: connections.actions,
     reportingConnection: connections.reporting,
   };
-  // The stages take the full dependencies type; the preview hands in only readers.
-  const stageDeps = deps as unknown as Parameters<typeof fetchStage>[1];
-  recordFetched(run, await fetchStage(run, stageDeps));
-  const located = { ...(run.desired ? { path: run.desired.path } : {}), ...(run.desired?.line ? { line: run.desired.line } : {}) };
+  try {
+    return await previewStages(run, stageDeps);
+  } catch (error) {
+    // As reconcile reports it: the API server's 403 to a ServiceAccount is terminal, naming that identity.
+    throw identityFailure(run, toReconcileFailure(error, `${run.stage} ${subjectOf(run)}`));
+  }
+}
+
+async function previewStages(run: ReconcileRun, deps: PipelineDependencies): Promise<PreviewRendered> {
+  const fetched = await fetchStage(run, deps);
+  recordFetched(run, fetched);
+  if (fetched.action === 'fail') throw fetched.failure;
+  const located = { ...(run.desired ? { path: run.desired.path } : {}), ...(run.desired?.line ? { line: run.desired.line } : {}), connection: run.connection };
   if (isSkipped(run)) return { skipped: 'suspended', objects: [], ...located };
   if (!run.desired || !run.object) return { skipped: 'not-desired', objects: [], ...located };
-  const defaulted = (await validateStage(run, stageDeps))?.resource;
+  const defaulted = (await validateStage(run, deps))?.resource;
   const rendered = renderStage(run, defaulted, featuresStage(run, defaulted));
   return { objects: run.plugin ? [customResourceToApply(run), ...rendered] : rendered, ...located };
 }

@@ -1,6 +1,6 @@
 import { dryRunObject, type ClusterConnection } from '@tidemark/cluster';
 import { isReadOnlyKey, isReconcileFailure, parseObjectKey, TerminalError, type KubernetesManifest, type PreviewChange, type PreviewReport } from '@tidemark/contracts';
-import { renderForPreview, type PreviewRenderDependencies } from '@tidemark/pipeline';
+import { renderForPreview, type DesiredObject, type PreviewRenderDependencies } from '@tidemark/pipeline';
 import { rulesAt, type ClusterTarget, type PlacementSource } from '@tidemark/placement';
 import { blastRadius } from './blast-radius';
 import { displayObject } from './display-object';
@@ -9,7 +9,7 @@ import { fieldChanges } from './field-changes';
 /** PreviewSource is what a preview reads of Git at one revision (GitSource fits it). */
 export interface PreviewSource extends PlacementSource {
   listObjects(revision: string): Promise<{ objects: Array<{ objectKey: string; path: string; blobOid: string }> }>;
-  readObject(revision: string, objectKey: string, cluster?: string): Promise<{ object: KubernetesManifest; path: string; line: number } | undefined>;
+  readObject(revision: string, objectKey: string, cluster?: string): Promise<{ object: KubernetesManifest; path: string; line: number; unit?: DesiredObject['unit'] } | undefined>;
 }
 
 /** PreviewDependencies: the source at the base revision and at the ref, the clusters, and read-only pipeline parts. */
@@ -38,8 +38,10 @@ export interface PreviewRequest {
  * render stages, then a server-side dry-run of each object against the live cluster. Objects gone
  * from Git, or no longer placed on a cluster, are listed as deleted where a status record proves
  * Tidemark applied them. Objects Tidemark reads but never applies (Placement, HealthRule) are not
- * listed: the same isReadOnlyKey keeps them out of reconcile jobs. Nothing is written to a cluster
- * or to the status store.
+ * listed: the same isReadOnlyKey keeps them out of reconcile jobs. Each object is dry-run as the
+ * identity its reconcile would use on that cluster (its Placement rule's ServiceAccount at the
+ * previewed revision, else the source's, else Tidemark's), and an identity the source may not use is
+ * listed as refused without a request. Nothing is written to a cluster or to the status store.
  */
 export async function previewRevision(request: PreviewRequest, deps: PreviewDependencies): Promise<PreviewReport> {
   const run = new PreviewRun(request, deps);
@@ -102,9 +104,13 @@ class PreviewRun {
   private async targets(source: PreviewSource, revision: string, objectKey: string, found: { object: KubernetesManifest; path: string } | undefined): Promise<string[]> {
     const { clusters } = this.deps;
     if (!found) return clusters.map((cluster) => cluster.name); // Broken in Git: validate says why, everywhere.
+    return (await this.rulesAt(source, revision)).targets(found.object, found.path, clusters);
+  }
+
+  private rulesAt(source: PreviewSource, revision: string): ReturnType<typeof rulesAt> {
     let rules = this.rules.get(revision);
     if (!rules) this.rules.set(revision, (rules = rulesAt(source, revision)));
-    return (await rules).targets(found.object, found.path, clusters);
+    return rules;
   }
 
   /** onCluster runs one cluster's part; a cluster that cannot be asked is reported, not fatal. */
@@ -123,8 +129,11 @@ class PreviewRun {
     const desired = {
       readObject: async (_source: string, revision: string, key: string, target: string) => {
         const found = await head.readObject(revision, key, target);
-        return found ? { object: found.object, path: found.path, line: found.line } : undefined;
+        return found ? { object: found.object, path: found.path, line: found.line, ...(found.unit ? { unit: found.unit } : {}) } : undefined;
       },
+      // The Placement rules of the previewed revision choose the identity, as they will once it is applied.
+      // Without tenancyFor (the CLI's diff, as the kubeconfig's user) no identity is chosen, the rules' neither.
+      ...(deps.render.tenancyFor ? { identityAt: async (_source: string, revision: string, path: string) => (await this.rulesAt(head, revision)).identityFor(path) } : {}),
     };
     const ref = parseObjectKey(objectKey);
     const base = { cluster, objectKey, apiVersion, kind: ref.kind, namespace: ref.namespace === '_' ? '' : ref.namespace, name: ref.name };
@@ -143,10 +152,8 @@ class PreviewRun {
       this.changes.push({ ...base, ...located, action: 'skipped', message: rendered.skipped === 'suspended' ? 'suspended on this cluster: not applied until resumed' : 'not placed on this cluster' });
       return;
     }
-    // The dry-runs run as the source would apply: as its ServiceAccount when it has one.
-    const serviceAccount = deps.render.tenancyFor?.(request.source)?.serviceAccount;
-    const connection = serviceAccount ? deps.render.connectionFor(cluster).asServiceAccount(serviceAccount) : deps.render.connectionFor(cluster);
-    for (const object of rendered.objects) this.changes.push(await this.dryRun(connection, object, { cluster, objectKey, ...located }));
+    // The dry-runs run as the identity renderForPreview's fetch chose, which is the one reconcile uses.
+    for (const object of rendered.objects) this.changes.push(await this.dryRun(rendered.connection, object, { cluster, objectKey, ...located }));
     await this.pruned(objectKey, cluster, rendered.objects, located);
   }
 
