@@ -11,7 +11,7 @@ const maxRssMiB = 300;
 let git: GitServer;
 let work: string;
 
-interface PollOutcome { ok: boolean; code?: string; message?: string; objects?: number; maxRssMiB: number }
+interface PollOutcome { ok: boolean; code?: string; message?: string; objects?: number; errors?: string[]; maxRssMiB: number }
 
 /** pollInChild polls the repository in a fresh process and returns its outcome and peak RSS. */
 async function pollInChild(url: string, cacheDir: string): Promise<PollOutcome> {
@@ -44,9 +44,23 @@ async function addBlob(copy: WorkingCopy, path: string, pipeline: string): Promi
   await copy.git('update-index', '--add', '--cacheinfo', `100644,${oid},${path}`);
 }
 
-/** configMapPipeline writes a ConfigMap whose one value is about 1.9 MiB. */
-const configMapPipeline = (index: number) =>
-  `{ printf 'apiVersion: v1\\nkind: ConfigMap\\nmetadata:\\n  name: big-${index}\\n  namespace: bombed\\ndata:\\n  v: "'; head -c 1992294 /dev/zero | tr '\\0' 'a'; printf '"\\n'; }`;
+/** configMapPipeline writes a ConfigMap whose one value, a double-quoted scalar, is about 1.9 MiB (or `bytes`). */
+const configMapPipeline = (index: number, bytes = 1992294) =>
+  `{ printf 'apiVersion: v1\\nkind: ConfigMap\\nmetadata:\\n  name: big-${index}\\n  namespace: bombed\\ndata:\\n  v: "'; head -c ${bytes} /dev/zero | tr '\\0' 'a'; printf '"\\n'; }`;
+
+/** blockScalarPipeline writes a ConfigMap whose one value is a block scalar of about 2 MiB in lines of one character. */
+const blockScalarPipeline = (index: number) =>
+  `{ printf 'apiVersion: v1\\nkind: ConfigMap\\nmetadata:\\n  name: lines-${index}\\n  namespace: bombed\\ndata:\\n  v: |\\n'; yes '    a' | head -n 348000; }`;
+
+/** listPipeline writes a ConfigMap holding a flow list of about a million items (2 MiB). */
+const listPipeline = (index: number) =>
+  `{ printf 'apiVersion: v1\\nkind: ConfigMap\\nmetadata:\\n  name: list-${index}\\n  namespace: bombed\\ndata:\\n  v: ['; yes '1,' | head -n 1040000 | tr -d '\\n'; printf '1]\\n'; }`;
+
+/**
+ * The largest revision the limits accept: eight files just under the 2 MiB file limit whose sum stays
+ * under the 16 MiB budget. Each shape is the most the YAML library allocates per byte of its kind.
+ */
+const worstAccepted = { bytesPerFile: 2_090_000, files: 8 };
 
 beforeAll(async () => {
   git = await startGitServer();
@@ -82,6 +96,41 @@ describe('Git size limits', () => {
     expect(outcome.maxRssMiB).toBeLessThan(maxRssMiB);
   });
 
+  it('reads the largest accepted revision of 2 MiB double-quoted scalars (16 MiB in 8 files) under 300 MiB RSS', async () => {
+    const { name, url, copy, cacheDir } = await repository();
+    for (let index = 0; index < worstAccepted.files; index += 1) await addBlob(copy, `big/cm-${index}.yaml`, configMapPipeline(index, worstAccepted.bytesPerFile - 100));
+    await copy.git('commit', '--quiet', '-m', 'as large as accepted');
+    await push(copy, name);
+    const outcome = await pollInChild(url, cacheDir);
+    console.log(`figure configmaps-largest-accepted: ${JSON.stringify(outcome)}`);
+    expect(outcome).toMatchObject({ ok: true, objects: worstAccepted.files + 1 });
+    expect(outcome.maxRssMiB).toBeLessThan(maxRssMiB);
+  });
+
+  it('reads 8 files of 2 MiB block scalars in one-character lines under 300 MiB RSS', async () => {
+    const { name, url, copy, cacheDir } = await repository();
+    for (let index = 0; index < worstAccepted.files; index += 1) await addBlob(copy, `lines/cm-${index}.yaml`, blockScalarPipeline(index));
+    await copy.git('commit', '--quiet', '-m', 'block scalars');
+    await push(copy, name);
+    const outcome = await pollInChild(url, cacheDir);
+    console.log(`figure block-scalars: ${JSON.stringify(outcome)}`);
+    expect(outcome).toMatchObject({ ok: true, objects: worstAccepted.files + 1 });
+    expect(outcome.maxRssMiB).toBeLessThan(maxRssMiB);
+  });
+
+  it('refuses each of 8 files of a million list items for its node count, before parsing, under 300 MiB RSS', async () => {
+    const { name, url, copy, cacheDir } = await repository();
+    for (let index = 0; index < worstAccepted.files; index += 1) await addBlob(copy, `lists/cm-${index}.yaml`, listPipeline(index));
+    await copy.git('commit', '--quiet', '-m', 'long lists');
+    await push(copy, name);
+    const outcome = await pollInChild(url, cacheDir);
+    console.log(`figure long-lists: ${JSON.stringify(outcome)}`);
+    expect(outcome).toMatchObject({ ok: true, objects: 1 });
+    expect(outcome.errors).toHaveLength(worstAccepted.files);
+    expect(outcome.errors?.[0]).toMatch(/lists\/cm-\d\.yaml.*\b7\b.*more than 500000 YAML nodes \(keys, values, list items\) in one file/);
+    expect(outcome.maxRssMiB).toBeLessThan(maxRssMiB);
+  });
+
   it('refuses a revision that grows past the budget in small pushes, under 300 MiB RSS', async () => {
     const { name, url, copy, cacheDir } = await repository();
     for (let index = 0; index < 6; index += 1) await addBlob(copy, `big/cm-${index}.yaml`, configMapPipeline(index));
@@ -90,6 +139,7 @@ describe('Git size limits', () => {
     const first = await pollInChild(url, cacheDir);
     console.log(`figure configmaps-first: ${JSON.stringify(first)}`);
     expect(first).toMatchObject({ ok: true, objects: 7 });
+    expect(first.maxRssMiB).toBeLessThan(maxRssMiB);
     for (let index = 6; index < 12; index += 1) await addBlob(copy, `big/cm-${index}.yaml`, configMapPipeline(index));
     await copy.git('commit', '--quiet', '-m', 'next 6');
     await push(copy, name);

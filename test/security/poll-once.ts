@@ -8,7 +8,7 @@ await source.open();
 let outcome: Record<string, unknown>;
 try {
   const poll = await source.poll();
-  outcome = { ok: true, revision: poll.revision, objects: poll.changes.length };
+  outcome = { ok: true, revision: poll.revision, objects: poll.changes.length, errors: poll.errors.map((error) => error.message) };
 } catch (error) {
   outcome = { ok: false, code: (error as { code?: string }).code, message: error instanceof Error ? error.message : String(error) };
 }

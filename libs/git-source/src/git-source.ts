@@ -89,7 +89,8 @@ export interface PollOptions {
 
 const revisionPattern = /^[0-9a-f]{40}$/;
 // A unit's output is read like one file, with room for a chart's many objects.
-const renderedOutputLimits = { maxFileBytes: 32 * 1024 * 1024, maxDocuments: 20_000 };
+// Nodes scale with the bytes (16 times a file's); a render's memory is bounded by its own limits, not these.
+const renderedOutputLimits = { maxFileBytes: 32 * 1024 * 1024, maxDocuments: 20_000, maxNodes: 8_000_000 };
 
 /**
  * GitSource reads one Git source: it polls the remote ref, fetches only new objects into a

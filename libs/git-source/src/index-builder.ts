@@ -9,6 +9,7 @@ import { diffTrees, type FileDelta, type TreeFile } from './tree-diff';
 import { emptyUnitState, isUnitPath, UnitIndexer, type PlannedUnits, type UnitState } from './unit-index';
 import { RevisionBudget } from './revision-budget';
 import { placementOf } from './unit-placement';
+import { ParsePacing } from './parse-pacing';
 
 /** BuiltIndex is the object index of one revision and what it was read from. */
 export interface BuiltIndex {
@@ -59,6 +60,7 @@ const symlinkMode = '120000';
 /** IndexBuilder derives the index of a revision from the index of an earlier one. */
 export class IndexBuilder {
   private readonly ignoreRules = new Map<string, Ignore>();
+  private readonly pacing = new ParsePacing();
 
   constructor(private readonly options: IndexBuilderOptions) {}
 
@@ -162,6 +164,7 @@ export class IndexBuilder {
     if (!parsed) {
       parsed = loadManifestFile(await store.readBlob(file.oid), limits);
       parsedBlobs.set(file.oid, parsed);
+      await this.pacing.parsed(parsed.bytes ?? 0);
     }
     return { path, blobOid: file.oid, entries: parsed.entries, problems: parsed.problems, ...(parsed.warnings ? { warnings: parsed.warnings } : {}) };
   }

@@ -8,6 +8,14 @@ export interface LoadLimits {
   maxDepth: number;
   /** Most alias nodes (`*name`) in one file; also caps alias expansion. @defaultValue 100 */
   maxAliases: number;
+  /**
+   * Most YAML nodes in one file (scalars, flow collections, list items, and each `:`, `?` and `,`),
+   * counted by the lexer before the parser builds anything: the parser costs about 200 bytes per node,
+   * so this bounds what one file holds in memory while it is read (about 100 MiB). A 2 MiB file of
+   * ordinary manifests counts about 250,000 (a `key: value` line is three).
+   * @defaultValue 500,000
+   */
+  maxNodes: number;
 }
 
 export const defaultLoadLimits: Readonly<LoadLimits> = Object.freeze({
@@ -15,4 +23,5 @@ export const defaultLoadLimits: Readonly<LoadLimits> = Object.freeze({
   maxDocuments: 1000,
   maxDepth: 100,
   maxAliases: 100,
+  maxNodes: 500_000,
 });

@@ -102,6 +102,17 @@ describe('loadManifestFile', () => {
     expect(load('a: &x 1\nb: *x\nc: *x\n', limits).problems[0]?.reason).toBe('more than 1 aliases');
   });
 
+  it('counts the nodes before parsing: a file of many list items is refused at the line that passes the limit', () => {
+    const limits = { ...defaultLoadLimits, maxNodes: 1_000 };
+    const crowded = `${configMap('crowded')}data:\n  v: x\n  list: [${'1,'.repeat(2_000)}1]\n`;
+    expect(load(crowded, limits)).toMatchObject({ failed: true, problems: [{ code: 'LimitExceeded', line: 7, reason: 'more than 1000 YAML nodes (keys, values, list items) in one file' }] });
+    // In block style a `key: value` line is three nodes (key, indicator, value); and a file just within the limit.
+    const lines = `${configMap('lines')}data:\n${Array.from({ length: 600 }, (_, index) => `  k${index}: v`).join('\n')}\n`;
+    expect(load(lines, limits).problems[0]).toMatchObject({ code: 'LimitExceeded', line: 335 });
+    const within = `${configMap('within')}data:\n${Array.from({ length: 300 }, (_, index) => `  k${index}: v`).join('\n')}\n`;
+    expect(load(within, limits)).toMatchObject({ failed: false, problems: [] });
+  });
+
   it('refuses bytes that are not UTF-8', () => {
     expect(loadManifestFile(new Uint8Array([0xff, 0xfe, 0x00]), defaultLoadLimits).problems[0]?.reason).toBe('the file is not valid UTF-8');
   });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { LoadFailure, loadYamlDocuments, maxWarningsPerFile } from './load-yaml';
 
-const limits = { maxDepth: 64, maxDocuments: 100, maxAliases: 100 } as Parameters<typeof loadYamlDocuments>[1];
+const limits = { maxDepth: 64, maxDocuments: 100, maxAliases: 100, maxNodes: 500_000 } as Parameters<typeof loadYamlDocuments>[1];
 
 function failureOf(text: string): LoadFailure {
   try {

@@ -1,5 +1,6 @@
 import { Composer, isCollection, LineCounter, Parser, visit, type CST, type Document } from 'yaml';
 import type { LoadLimits } from './load-limits';
+import { countNodes } from './count-nodes';
 import { scanNesting } from './scan-nesting';
 
 /** LoadedValue is one YAML document's plain value and the line where its content starts. */
@@ -35,13 +36,17 @@ export class LoadFailure extends Error {
  * loadYamlDocuments reads multi-document YAML (and so JSON) safely. The limits on document
  * count, nesting depth and aliases are checked on the concrete syntax tree, which the parser
  * builds without recursion, before any node is composed or any alias expanded: so a
- * billion-laughs file or a 10,000-level nesting is refused in linear time and memory.
+ * billion-laughs file or a 10,000-level nesting is refused in linear time and memory. The nodes
+ * are counted by the lexer even before that, so a file of a million list items builds no tree.
  * The library's warnings never reach the process (`logLevel: 'error'` stops its `process.emitWarning`):
  * they are returned with their line, to be shown as the source's warnings.
  */
 export function loadYamlDocuments(text: string, limits: LoadLimits): LoadedYaml {
   const estimate = scanNesting(text, limits.maxDepth);
   if (estimate) throw new LoadFailure('LimitExceeded', `nesting deeper than ${limits.maxDepth} levels`, lineAt(text, estimate.offset));
+  // Every counted node takes at least one character, so a shorter file cannot pass the limit.
+  const crowded = text.length > limits.maxNodes ? countNodes(text, limits.maxNodes) : undefined;
+  if (crowded) throw new LoadFailure('LimitExceeded', `more than ${limits.maxNodes} YAML nodes (keys, values, list items) in one file`, lineAt(text, crowded.offset));
   const lines = new LineCounter();
   const tokens = [...new Parser(lines.addNewLine).parse(text)];
   const lineOf = (offset: number) => lines.linePos(offset).line;
