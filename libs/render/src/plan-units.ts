@@ -72,6 +72,22 @@ export class InputsCache {
    * inputsOf returns the unit's input folders and its digest, made of `key` and the trees of its
    * folder and those; both are kept while those trees stay, so an unchanged unit costs a lookup per folder.
    */
+  /**
+   * knownInputsOf is inputsOf's answer for a unit whose folders keep their trees, given without
+   * waiting when the view has read those trees already; undefined sends the caller to inputsOf.
+   */
+  knownInputsOf(view: RepoView, key: string, folder: string): { inputs: string[]; digest: string } | undefined {
+    const known = this.entries.get(key);
+    if (!known) return undefined;
+    const trees: string[] = [];
+    for (const input of [folder, ...known.inputs]) {
+      const tree = view.knownTreeOf(input);
+      if (tree === null) return undefined;
+      trees.push(`${input}=${tree ?? '-'}`);
+    }
+    return trees.join('\0') === known.trees ? known : undefined;
+  }
+
   async inputsOf(view: RepoView, key: string, folder: string, read: () => Promise<string[]>): Promise<{ inputs: string[]; digest: string }> {
     const known = this.entries.get(key);
     if (known && (await treesOf(view, [folder, ...known.inputs])) === known.trees) return known;
@@ -108,7 +124,7 @@ async function findCandidates(registry: RendererRegistry, view: RepoView, marker
     if (!found) continue;
     try {
       const key = `${found.renderer.name}\0${found.marker}\0${folder}`;
-      const { inputs, digest } = await known.inputsOf(view, key, folder, () => found.renderer.inputs(folder, found.marker, view));
+      const { inputs, digest } = known.knownInputsOf(view, key, folder) ?? await known.inputsOf(view, key, folder, () => found.renderer.inputs(folder, found.marker, view));
       candidates.push({ folder, renderer: found.renderer.name, marker: found.marker, inputs, digest });
     } catch (error) {
       if (!(error instanceof RenderFailure)) throw error;

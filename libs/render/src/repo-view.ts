@@ -6,7 +6,8 @@ import type { RendererRegistry } from './renderer-registry';
 /** TreeCache keeps parsed trees by OID across revisions: trees never change, so a hit is always right. */
 export class TreeCache {
   private readonly trees = new Map<string, Promise<readonly RepoEntry[]>>();
-  private readonly names = new WeakMap<readonly RepoEntry[], ReadonlyMap<string, RepoEntry>>();
+  // Trees already read, indexed by name: what knownEntryIn answers from without waiting.
+  private readonly names = new Map<string, ReadonlyMap<string, RepoEntry>>();
 
   constructor(private readonly capacity = 20_000) {}
 
@@ -26,13 +27,25 @@ export class TreeCache {
     return entries;
   }
 
+  /** knownEntryIn is entryIn without waiting: the entry (or undefined) when the tree was indexed already, null when it was not. */
+  knownEntryIn(oid: string, name: string): RepoEntry | undefined | null {
+    const byName = this.names.get(oid);
+    return byName ? byName.get(name) : null;
+  }
+
   /** entryIn finds one name in a tree by OID; each tree is indexed by name once, so a path resolves in a lookup per folder. */
   async entryIn(reader: RepoReader, oid: string, name: string): Promise<RepoEntry | undefined> {
+    const known = this.names.get(oid);
+    if (known) return known.get(name);
     const entries = await this.read(reader, oid);
-    let byName = this.names.get(entries);
+    let byName = this.names.get(oid);
     if (!byName) {
       byName = new Map(entries.map((entry) => [entry.path, entry]));
-      this.names.set(entries, byName);
+      this.names.set(oid, byName);
+      if (this.names.size > this.capacity) {
+        const oldest = this.names.keys().next().value;
+        if (oldest !== undefined) this.names.delete(oldest);
+      }
     }
     return byName.get(name);
   }
@@ -67,6 +80,7 @@ export class BlobCache {
  */
 export class RepoView implements UnitRepo {
   private readonly folders = new Map<string, Promise<string | undefined>>();
+  private readonly rootTree: { oid?: string | undefined; known: boolean } = { known: false };
 
   constructor(
     private readonly reader: RepoReader,
@@ -90,10 +104,32 @@ export class RepoView implements UnitRepo {
   treeOf(folder: string): Promise<string | undefined> {
     let tree = this.folders.get(folder);
     if (!tree) {
-      tree = folder === '.' ? this.reader.treeAt(this.revision, '.') : this.childTree(folder);
+      tree = folder === '.' ? this.rootTreeAt() : this.childTree(folder);
       this.folders.set(folder, tree);
     }
     return tree;
+  }
+
+  /**
+   * knownTreeOf is treeOf without waiting: the folder's tree (or undefined when there is no such
+   * folder) when the root and every tree on the way were read already at this revision, null
+   * otherwise. Planning answers an unchanged unit with it, in no await at all.
+   */
+  knownTreeOf(folder: string): string | undefined | null {
+    if (folder === '.') return this.rootTree.known ? this.rootTree.oid : null;
+    const slash = folder.lastIndexOf('/');
+    const parent = this.knownTreeOf(slash < 0 ? '.' : folder.slice(0, slash));
+    if (!parent) return parent;
+    const entry = this.trees.knownEntryIn(parent, folder.slice(slash + 1));
+    if (entry === null) return null;
+    return entry?.type === 'tree' ? entry.oid : undefined;
+  }
+
+  private async rootTreeAt(): Promise<string | undefined> {
+    const oid = await this.reader.treeAt(this.revision, '.');
+    this.rootTree.oid = oid;
+    this.rootTree.known = true;
+    return oid;
   }
 
   private async childTree(folder: string): Promise<string | undefined> {
