@@ -73,6 +73,15 @@ function stagesOf(text: string): string[][] {
   return stages;
 }
 
+/** entrypointFlags are the node flags of a Dockerfile's ENTRYPOINT ["node", ...flags, "/app/dist/main.js"], so a test runs the bundle as the image starts it. */
+async function entrypointFlags(app: string): Promise<string[]> {
+  const final = stagesOf(await readFile(join(repoRoot, `deploy/docker/${app}.Dockerfile`), 'utf8')).at(-1) ?? [];
+  const entrypoint = final.find((line) => line.startsWith('ENTRYPOINT'));
+  const words = JSON.parse(entrypoint?.replace(/^ENTRYPOINT\s+/, '') ?? '[]') as string[];
+  expect(words[0]).toBe('node');
+  return words.slice(1, -1);
+}
+
 describe.each([
   ['reconciler', 9464],
   ['dashboard', 8080],
@@ -171,7 +180,7 @@ describe('the bundles the images run', () => {
       `sources: [{name: sample, url: "${gitUrl}", ref: {branch: main}, intervalMs: 5000}]`,
       `clusters: [{name: rig, kubeconfig: "${kubeconfig}"}]`,
     ].join('\n'));
-    const reconciler = startProgram(join(repoRoot, outdir, 'reconciler/main.js'), { TIDEMARK_CONFIG: config, TIDEMARK_REDIS_URL: inject('redisUrl'), TIDEMARK_ROLE: 'all', HOME: scratch }, ['--enable-source-maps']);
+    const reconciler = startProgram(join(repoRoot, outdir, 'reconciler/main.js'), { TIDEMARK_CONFIG: config, TIDEMARK_REDIS_URL: inject('redisUrl'), TIDEMARK_ROLE: 'all', HOME: scratch }, await entrypointFlags('reconciler'));
     try {
       await waitForHttp(`http://127.0.0.1:${httpPort}/healthz`, reconciler);
       await waitForHttp(`http://127.0.0.1:${httpPort}/readyz`, reconciler);
