@@ -22,6 +22,7 @@ import { startClusterSeries, startHealthMonitor } from '@tidemark/cluster-health
 import { requeueCluster, routePoll, startFullResync } from '@tidemark/fanout';
 import { startOwnedWatches, type OwnedWatches, startReferenceWatches, startTreeWatches, watchBuiltinCrds, watchCrdsEstablished } from '@tidemark/watches';
 import { DependencyWaits } from '@tidemark/ordering';
+import { CommitClock } from './metrics/commit-clock';
 import { ReconcilerMetrics } from './metrics/reconciler-metrics';
 import { unitRendering } from './unit-rendering';
 import { startSourceObjects } from './source-objects';
@@ -71,7 +72,7 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
   const schema = await claimRedisSchema(redis, new RecordKeys(recordPrefix), `reconciler ${process.pid}`);
   if (schema.previous !== redisSchemaVersion) log.info({ previous: schema.previous || 'none', now: redisSchemaVersion }, 'Redis record schema raised');
   const statusStore = new StatusStore({ redis, prefix: recordPrefix });
-  const metrics = new ReconcilerMetrics();
+  const metrics = new ReconcilerMetrics(new CommitClock({ redis, keys: statusStore.keys }));
   const clusters = await connectClusters(config.clusters, metrics.kubeObserver);
   stops.push(() => clusters.close());
   const clusterNames = config.clusters.map((cluster) => cluster.name);

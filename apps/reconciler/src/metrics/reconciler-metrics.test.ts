@@ -9,9 +9,9 @@ const observation = (overrides: Partial<ReconcileObservation>): ReconcileObserva
 });
 
 describe('ReconcilerMetrics', () => {
-  it('exports reconcile durations, commit-to-live, healed drift and API requests by verb and code', async () => {
+  // Commit-to-live needs Redis: test/observability/commit-clock.test.ts.
+  it('exports reconcile durations, healed drift and API requests by verb and code', async () => {
     const metrics = new ReconcilerMetrics();
-    metrics.clock.changesQueued('s', [{ source: 's', revision, cluster: 'east', objectKey: 'tidemark.dev/WebApp/ns/shop', reason: 'git-change' }], new Date(Date.now() - 3_000));
     metrics.observer.reconciled(observation({ becameReady: true, driftHealed: 2 }));
     metrics.observer.reconciled(observation({ result: 'terminal', kind: 'Deployment' }));
     const observe = metrics.kubeObserver('east');
@@ -21,7 +21,6 @@ describe('ReconcilerMetrics', () => {
     const text = await metrics.render();
     expect(text).toContain('tidemark_reconcile_duration_seconds_count{kind="WebApp",cluster="east",result="ready"} 1');
     expect(text).toContain('tidemark_reconcile_duration_seconds_count{kind="Deployment",cluster="east",result="terminal"} 1');
-    expect(text).toMatch(/tidemark_commit_to_live_seconds_sum\{cluster="east",origin="commit"\} 3(\.\d+)?$/m);
     expect(text).toContain('tidemark_drift_healed_items_total{cluster="east"} 2');
     expect(text).toContain('tidemark_kube_requests_total{cluster="east",verb="apply",code="200"} 1');
     expect(text).toContain('tidemark_kube_request_errors_total{cluster="east",verb="apply-dry-run",code="409"} 1');

@@ -5,7 +5,7 @@ import type { PipelineObserver, ReconcileObservation } from '@tidemark/pipeline'
 import type { PolledSource } from '@tidemark/poller';
 import type { ClusterQueueFigures } from '@tidemark/queue';
 import type { StatusStore } from '@tidemark/status-store';
-import { CommitClock } from './commit-clock';
+import type { CommitClock } from './commit-clock';
 import { createMetricSet, type ReconcilerMetricSet } from './metric-set';
 
 /** MetricSources are what the gauges read at scrape time, handed in once they are started. */
@@ -26,8 +26,10 @@ type ResponseEvent = Parameters<NonNullable<KubeClientOptions['onResponse']>>[0]
  */
 export class ReconcilerMetrics {
   readonly set: ReconcilerMetricSet = createMetricSet();
-  readonly clock = new CommitClock();
   private sources: MetricSources | undefined;
+
+  /** @param clock the commit-to-live clock in Redis; without it, commit-to-live is not measured. */
+  constructor(private readonly clock?: CommitClock) {}
 
   /** start gives the gauges what they read; before it, they report nothing. */
   start(sources: MetricSources): void {
@@ -54,7 +56,7 @@ export class ReconcilerMetrics {
       name: source.name,
       spec: source.spec,
       async poll(options) {
-        clock.pollStarted(source.name);
+        await clock?.pollStarted(source.name).catch(() => undefined);
         const started = performance.now();
         try {
           const result = await source.poll(options);
@@ -79,15 +81,18 @@ export class ReconcilerMetrics {
     this.set.gitHostPosts.inc({ provider, result: ok ? 'ok' : 'failed' });
   }
 
+  /** webhookArrived notes a push webhook's arrival for the commit-to-live clock of whichever replica polls. */
   webhookArrived(source: string): void {
-    this.clock.webhookArrived(source);
+    void this.clock?.webhookArrived(source).catch(() => undefined);
   }
 
   /** changesFound starts the commit-to-live clock; call it before the jobs are queued. */
   async changesFound(result: PollResult, jobs: readonly ReconcileJob[]): Promise<void> {
+    const clock = this.clock;
+    if (!clock) return;
     const cacheDir = this.sources?.sourceCacheDir(result.source);
-    const commitTime = cacheDir ? await readCommitTime(cacheDir, result.revision) : undefined;
-    this.clock.changesQueued(result.source, jobs, commitTime);
+    const commitTime = cacheDir ? await readCommitTime(cacheDir, result.revision).catch(() => undefined) : undefined;
+    await clock.changesQueued(result.source, jobs, commitTime).catch(() => undefined);
   }
 
   get contentType(): string {
@@ -104,9 +109,14 @@ export class ReconcilerMetrics {
     const { cluster, kind, result } = observation;
     this.set.reconcileDuration.observe({ kind, cluster, result }, observation.durationMs / 1000);
     if (observation.driftHealed > 0) this.set.driftHealed.inc({ cluster }, observation.driftHealed);
-    if (!observation.becameReady) return;
-    const live = this.clock.live(cluster, observation.objectKey, observation.revision);
-    if (live) this.set.commitToLive.observe({ cluster, origin: live.origin }, live.seconds);
+    // Every Ready run asks, not only the first: a replica killed between writing the status and
+    // stopping the clock leaves the object Ready, and the retry on another replica must stop it.
+    if (observation.result === 'ready') void this.stopClock(observation);
+  }
+
+  private async stopClock(observation: ReconcileObservation): Promise<void> {
+    const live = await this.clock?.live(observation).catch(() => undefined);
+    if (live) this.set.commitToLive.observe({ cluster: observation.cluster, origin: live.origin }, live.seconds);
   }
 
   private async readQueues(): Promise<void> {

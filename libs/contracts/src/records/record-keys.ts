@@ -118,6 +118,19 @@ export class RecordKeys {
     return `${this.prefix}:commit-status-open:${source}:${cluster}`;
   }
 
+  /**
+   * commitClock is the hash of one commit's commit-to-live clock on one cluster: `atMs` and `origin`
+   * (when the change started), and `o:<objectKey>` → `pending` or the seconds until it was Ready.
+   */
+  commitClock(source: string, revision: string, cluster: string): string {
+    return `${this.prefix}:commit-clock:${source}:${revision}:${cluster}`;
+  }
+
+  /** webhookArrival is the time (ms) a push webhook of a source arrived, until the poll it triggers takes it. */
+  webhookArrival(source: string): string {
+    return `${this.prefix}:webhook-arrival:${source}`;
+  }
+
   /** clusterSeries is the capped list of a cluster's samples (ClusterSample JSON), newest first. */
   clusterSeries(cluster: string): string {
     return `${this.prefix}:cluster-series:${cluster}`;
