@@ -1,8 +1,8 @@
 // Redis Cluster and Sentinel for real: Debian's redis-server started by the test as a 3-master
 // cluster and as a primary + replica + sentinel. Queues, workers, the status store and leases
 // run on both; on the cluster every key carries a hash tag (each target cluster's queue its own,
-// the status store and leases the deployment's), on the sentinel set
-// the primary is killed mid-run and every job still finishes, once per revision. Both refuse
+// the status store and leases the deployment's). On a cluster with replicas (six processes) and on
+// the sentinel set the primary is killed mid-run and every job still finishes, once per revision. Both refuse
 // anyone but one ACL user (the default user is off), and the sentinel has a password of its own.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -127,6 +127,42 @@ describe('on a Redis Cluster (3 masters)', () => {
   it('refuses the status store transaction across slots without the hash tag (why the tag exists)', async () => {
     const store = new StatusStore({ redis: client, prefix: `untagged-${randomUUID().slice(0, 6)}` });
     await expect(store.record('east', 'core/ConfigMap/a/x', record('east', 'core/ConfigMap/a/x'), { revision: 'r1', startedAt: new Date().toISOString(), durationMs: 1, result: 'succeeded' })).rejects.toThrow(/CROSSSLOT|slot/i);
+  });
+});
+
+describe('on a Redis Cluster with a replica per primary (six redis-server processes)', () => {
+  let cluster: TestRedisCluster;
+  beforeAll(async () => {
+    cluster = await startRedisCluster({ masters: 3, replicas: 1, auth: login });
+  });
+  afterAll(async () => {
+    await cluster?.stop();
+  });
+
+  it('keeps running when the primary of the queue\'s slot is killed: every job finishes, each (object, revision) once', async () => {
+    const endpoint: RedisEndpoint = { cluster: { nodes: cluster.nodes, auth: { username: login.username, password: login.password } } };
+    const prefix = `tf-${randomUUID().slice(0, 6)}`;
+    const client = openRedisClient(endpoint);
+    client.on('error', () => undefined);
+    const store = new StatusStore({ redis: client, prefix: redisPrefix({ prefix, hashTag: true }) });
+    const run = await queuesOn(endpoint, prefix, true);
+    try {
+      for (let index = 0; index < 20; index += 1) await run.queues.enqueue(jobFor('east', `core/ConfigMap/a/c${index}`, 1));
+      await waitFor(() => run.runs.size === 20, 60_000, 'the first twenty jobs to run');
+      await cluster.killPrimaryOf(clusterQueuePrefix({ prefix, hashTag: true }, 'east'));
+      // As on Sentinel: an enqueue refused while the client finds the new primary is asked again, as the poller would.
+      for (let index = 20; index < 40; index += 1) {
+        const job = jobFor('east', `core/ConfigMap/a/c${index}`, 1);
+        await waitFor(() => run.queues.enqueue(job).then(() => true, () => false), 60_000, `job ${index} to be enqueued after the failover`);
+      }
+      await waitFor(() => run.runs.size === 40, 90_000, 'forty jobs to run across the failover');
+      await waitFor(() => store.record('east', 'core/ConfigMap/a/c0', record('east', 'core/ConfigMap/a/c0'), { revision: 'r1', startedAt: new Date().toISOString(), durationMs: 1, result: 'succeeded' }).then(() => true, () => false), 60_000, 'the status store to write after the failover');
+      expect((await store.get('east', 'core/ConfigMap/a/c0'))?.name).toBe('core/ConfigMap/a/c0');
+      expect([...run.runs.values()].every((count) => count === 1)).toBe(true);
+    } finally {
+      await run.close();
+      await closeRedis(client);
+    }
   });
 });
 

@@ -15,6 +15,12 @@ export interface RedisHostPort {
 /** TestRedisCluster is a Redis Cluster of redis-server processes on loopback. */
 export interface TestRedisCluster {
   nodes: RedisHostPort[];
+  /**
+   * killPrimaryOf SIGKILLs the primary that serves `key`'s slot once its replica has every write
+   * (WAIT), and resolves once a surviving node says the slot is served by the promoted replica.
+   * It needs a cluster started with replicas.
+   */
+  killPrimaryOf(key: string): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -96,11 +102,41 @@ export async function startRedisCluster(options: { masters?: number; replicas?: 
     }
     await run('redis-cli', [...login, '--cluster', 'create', ...nodes.map((node) => `${host}:${node.port}`), '--cluster-replicas', String(replicas), '--cluster-yes']);
     for (const node of nodes) await waitUntil(`Redis Cluster node ${node.port} did not say cluster_state:ok`, async () => (await cli(node.port, login, 'cluster', 'info')).includes('cluster_state:ok'), 30_000);
-    return { nodes, stop };
+    const killPrimaryOf = async (key: string) => {
+      const slot = Number((await cli(nodes[0]!.port, login, 'cluster', 'keyslot', key)).trim());
+      const port = servingPort(await cli(nodes[0]!.port, login, 'cluster', 'nodes'), slot);
+      const index = port === undefined ? -1 : nodes.findIndex((node) => node.port === port);
+      if (index < 0 || replicas === 0) throw new RigError(`No primary with a replica serves slot ${slot} (start the cluster with replicas).`);
+      await cli(nodes[index]!.port, login, 'wait', '1', '5000');
+      const child = children[index]!;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGKILL');
+      await exited;
+      const survivor = nodes.find((node) => node.port !== port)!;
+      await waitUntil(`slot ${slot} was not taken over by a replica after its primary ${port} died`, async () => {
+        const served = servingPort(await cli(survivor.port, login, 'cluster', 'nodes'), slot);
+        return served !== undefined && served !== port && (await cli(survivor.port, login, 'cluster', 'info')).includes('cluster_state:ok');
+      }, 60_000);
+    };
+    return { nodes, killPrimaryOf, stop };
   } catch (error) {
     await stop();
     throw error;
   }
+}
+
+/** servingPort reads `CLUSTER NODES` output: the port of the live primary whose slot ranges hold `slot`. */
+function servingPort(clusterNodes: string, slot: number): number | undefined {
+  for (const line of clusterNodes.split('\n')) {
+    const [, address, flags, , , , , , ...ranges] = line.trim().split(' ');
+    if (!address || !flags?.includes('master') || flags.includes('fail')) continue;
+    const holds = ranges.some((range) => {
+      const [from, to = from] = range.split('-').map(Number);
+      return from !== undefined && to !== undefined && slot >= from && slot <= to;
+    });
+    if (holds) return Number(/:(\d+)@/.exec(address)?.[1]);
+  }
+  return undefined;
 }
 
 /**
