@@ -208,7 +208,7 @@ export class GitSource {
       warnings: built.warnings,
       durationMs: Math.round(performance.now() - started),
       fetchedObjects,
-      render: fresh ? built.render : { planned: built.render.planned, rendered: 0, durationMs: 0 },
+      render: fresh ? built.render : { planned: built.render.planned, rendered: 0, durationMs: 0, planMs: 0 },
     };
   }
 

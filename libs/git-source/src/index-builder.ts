@@ -35,7 +35,10 @@ export interface BuiltIndex {
 export interface RenderFigures {
   planned: number;
   rendered: number;
+  /** Planning and rendering together. */
   durationMs: number;
+  /** Planning alone: finding every unit, its input folders and its digest. */
+  planMs: number;
 }
 
 export interface IndexBuilderOptions {
@@ -75,6 +78,7 @@ export class IndexBuilder {
     const { complete } = changed;
     let { deltas } = changed;
     const planned = await this.options.units?.plan(revision, path, { deltas, complete, rules }, from.units);
+    const planMs = performance.now() - renderStarted;
     const claimed = planned?.state.claimed ?? [];
     // Files that enter or leave a unit change kind without changing content: compare every file.
     if (basis && !complete && !sameFolders(claimed, from.units.claimed)) deltas = await this.everyFile(tree, basis);
@@ -82,7 +86,7 @@ export class IndexBuilder {
     const updates = await this.fileUpdates(deltas, from.index, rules, claimed, budget);
     // Files first: the Placement objects among them say which clusters, with which variables, a unit renders for.
     const files = from.index.update(updates);
-    const { units, render, unitUpdates } = await this.renderUnits(planned, from.units, renderStarted, files.index);
+    const { units, render, unitUpdates } = await this.renderUnits(planned, from.units, { started: renderStarted, planMs }, files.index);
     const { index, touched } = files.index.update(unitUpdates);
     for (const key of files.touched) touched.add(key);
     const errors = tree ? index.errors() : [pathMissing(path, revision), ...index.errors()];
@@ -93,12 +97,12 @@ export class IndexBuilder {
   }
 
   /** renderUnits renders the planned units whose inputs changed, and says what that cost. */
-  private async renderUnits(planned: PlannedUnits | undefined, basis: UnitState, started: number, files: RevisionIndex): Promise<{ units: UnitState; render: RenderFigures; unitUpdates: FileUpdate[] }> {
-    if (!planned || !this.options.units) return { units: emptyUnitState, render: { planned: 0, rendered: 0, durationMs: 0 }, unitUpdates: [] };
+  private async renderUnits(planned: PlannedUnits | undefined, basis: UnitState, clock: { started: number; planMs: number }, files: RevisionIndex): Promise<{ units: UnitState; render: RenderFigures; unitUpdates: FileUpdate[] }> {
+    if (!planned || !this.options.units) return { units: emptyUnitState, render: { planned: 0, rendered: 0, durationMs: 0, planMs: 0 }, unitUpdates: [] };
     const rendered = await this.options.units.updates(planned.view, planned.units, basis, placementOf(files));
     return {
       units: { ...planned.state, units: rendered.units },
-      render: { planned: planned.units.length, rendered: rendered.updates.filter((update) => update.content).length, durationMs: performance.now() - started },
+      render: { planned: planned.units.length, rendered: rendered.updates.filter((update) => update.content).length, durationMs: performance.now() - clock.started, planMs: clock.planMs },
       unitUpdates: rendered.updates,
     };
   }
