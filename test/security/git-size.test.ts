@@ -71,7 +71,9 @@ afterAll(async () => {
   await rm(work, { recursive: true, force: true });
 });
 
-describe('Git size limits', () => {
+// Each test commits and pushes up to hundreds of MiB through a real Git server before the poll it measures:
+// 60–85 s at load 15–20 for the first two, so the rig's 120 s default is too tight on a loaded machine.
+describe('Git size limits', { timeout: 300_000 }, () => {
   it('refuses a 256 MiB blob of zeros (a push of about 1 MB) with SourceTooLarge, under 300 MiB RSS', async () => {
     const { name, url, copy, cacheDir } = await repository();
     await addBlob(copy, 'zeros.yaml', 'head -c 268435456 /dev/zero');
