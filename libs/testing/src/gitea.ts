@@ -72,27 +72,34 @@ export async function startGitea(options: { binary?: string } = {}): Promise<Tes
   await run(binary, ['--version']).catch((error: unknown) => {
     throw new RigError(`Gitea is not built at ${binary} (${error instanceof Error ? error.message.slice(0, 200) : String(error)}). Run scripts/setup, which builds test/gitea.`);
   });
+  const assets = await giteaAssets();
   const dir = await mkdtemp(join(tmpdir(), 'tidemark-gitea-'));
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   const config = join(dir, 'app.ini');
   await mkdir(join(dir, 'custom'), { recursive: true });
-  await writeFile(config, appIni(dir, port));
+  await writeFile(config, appIni(dir, port, assets));
   // Gitea refuses root unless told; the rig runs as whoever runs the tests, on loopback only.
   const env = { PATH: process.env.PATH ?? '', HOME: dir, GITEA_WORK_DIR: dir, GITEA_CUSTOM: join(dir, 'custom'), GITEA_I_AM_BEING_UNSAFE_RUNNING_AS_ROOT: 'true' };
   const gitea = (args: string[]) => run(binary, [...args, '--config', config, '--work-path', dir], { env, cwd: dir });
   const admin = { username: 'tidemark-admin', password: `pw-${randomBytes(12).toString('hex')}`, token: '' };
   let child: ChildProcess | undefined;
   const start = async () => {
-    child = spawn(binary, ['web', '--config', config, '--work-path', dir], { env, cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
+    // Gitea's console log goes to stdout: its last lines say why it stopped.
+    child = spawn(binary, ['web', '--config', config, '--work-path', dir], { env, cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
     let tail = '';
-    child.stderr?.on('data', (chunk: Buffer) => { tail = `${tail}${chunk.toString()}`.slice(-3000); });
+    const keep = (chunk: Buffer) => { tail = `${tail}${chunk.toString()}`.slice(-3000); };
+    child.stdout?.on('data', keep);
+    child.stderr?.on('data', keep);
     await waitForHealthz(baseUrl, child, () => tail);
   };
   try {
     await gitea(['migrate']);
     await gitea(['admin', 'user', 'create', '--username', admin.username, '--password', admin.password, '--email', 'admin@tidemark.invalid', '--admin', '--must-change-password=false']);
-    admin.token = (await gitea(['admin', 'user', 'generate-access-token', '--username', admin.username, '--token-name', 'tidemark-rig', '--scopes', 'all', '--raw'])).trim();
+    // Run as root, Gitea logs a warning on stdout before the token: the token is the last line.
+    const printed = await gitea(['admin', 'user', 'generate-access-token', '--username', admin.username, '--token-name', 'tidemark-rig', '--scopes', 'all', '--raw']);
+    admin.token = printed.trim().split('\n').pop()?.trim() ?? '';
+    if (!/^[0-9a-f]{40}$/.test(admin.token)) throw new RigError('gitea admin user generate-access-token printed no token on its last line');
     await start();
   } catch (error) {
     if (child) await stopProcess(child);
@@ -144,8 +151,22 @@ export async function startGitea(options: { binary?: string } = {}): Promise<Tes
   };
 }
 
-/** appIni is a Gitea configuration for one test: loopback, SQLite, installed, nothing outgoing. */
-function appIni(dir: string, port: number): string {
+/**
+ * giteaAssets is the pinned module's folder in Go's module cache. A Gitea built with `go build` of the
+ * module has no embedded assets (that needs the `bindata` tag and files its Makefile generates), so it
+ * reads its locales, templates and options from STATIC_ROOT_PATH; without them `gitea web` stops at
+ * start ("translation is missing for task update_mirrors").
+ */
+async function giteaAssets(): Promise<string> {
+  const dir = (await run('go', ['list', '-m', '-f', '{{.Dir}}', 'code.gitea.io/gitea'], { cwd: giteaDir }).catch((error: unknown) => {
+    throw new RigError(`cannot find Gitea's module folder with go list in ${giteaDir} (${error instanceof Error ? error.message.slice(0, 200) : String(error)}). Run scripts/setup.`);
+  })).trim();
+  if (!dir) throw new RigError(`go list found no folder for code.gitea.io/gitea in ${giteaDir}; run scripts/setup, which downloads and builds it.`);
+  return dir;
+}
+
+/** appIni is a Gitea configuration for one test: loopback, SQLite, installed, nothing outgoing; assets from the module's folder. */
+function appIni(dir: string, port: number, assets: string): string {
   const secret = () => randomBytes(32).toString('hex');
   return `APP_NAME = tidemark-rig
 RUN_MODE = prod
@@ -157,6 +178,7 @@ DB_TYPE = sqlite3
 PATH = ${join(dir, 'gitea.db')}
 
 [server]
+STATIC_ROOT_PATH = ${assets}
 PROTOCOL = http
 HTTP_ADDR = 127.0.0.1
 HTTP_PORT = ${port}
