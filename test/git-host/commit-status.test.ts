@@ -1,5 +1,5 @@
-// postCommitStatus against a real HTTP receiver on loopback. No Gitea runs here (its build from the
-// module proxy did not finish on this machine), so the receiver is a stand-in: it checks each
+// postCommitStatus against a real HTTP receiver on loopback, because retries need answers (503, 429
+// with Retry-After) the real Gitea cannot be made to give; gitea.test.ts runs the real one. It checks each
 // request against Gitea v1.26.0's own OpenAPI description of the endpoint (copied into
 // gitea-create-status.json): method, path, the `token` Authorization header, and the body's
 // fields, types and enum. GitHub and GitLab are checked against their documented shapes.

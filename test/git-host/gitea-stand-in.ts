@@ -1,6 +1,7 @@
 // A loopback stand-in for the part of Gitea's API Tidemark writes to: commit statuses and
-// pull-request (issue) comments, kept in memory. It is not Gitea: the pinned Gitea (test/gitea)
-// could not be built on this machine in the session (see test/gitea/README.md). Every request is
+// pull-request (issue) comments, kept in memory. It is not Gitea: the real one (test/gitea) runs in
+// gitea.test.ts and webhook-preview-comment.test.ts; this stays where a test needs more than Gitea can be
+// made to do (see test/gitea/README.md). Every request is
 // checked against Gitea v1.26.0's own OpenAPI description of these operations
 // (gitea-openapi-subset.json, copied from the module): method, path, the `token` Authorization
 // header, and the body's fields and types; whatever breaks it is listed in `problems`.

@@ -1,6 +1,6 @@
 // A pull request's preview as one comment, updated (not repeated) on the next preview, against the
 // loopback stand-in for Gitea's API (gitea-stand-in.ts: checked against Gitea v1.26.0's OpenAPI
-// description; not a real Gitea, which could not be built here). The reconciler's wiring
+// description; the real Gitea's side is gitea.test.ts). The reconciler's wiring
 // (previewComments) reads the token from a file at each comment.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -5,7 +5,8 @@
 // newer one before it was applied ends as superseded instead of staying pending. The token comes
 // from a Secret on the first cluster. The host is the loopback
 // stand-in for Gitea's API (gitea-stand-in.ts, checked against Gitea v1.26.0's OpenAPI description),
-// not a real Gitea: the pinned Gitea could not be built here (test/gitea/README.md).
+// not the real Gitea (gitea.test.ts): these commits live on the rig's Git server, and Gitea keeps a
+// status only for a commit of its own repository (test/gitea/README.md).
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
