@@ -27,9 +27,15 @@ export function checkPreviewJob(job: unknown): PreviewJob {
   throw new InvalidJobError(`A preview job carries only {source, ref, revision?, trigger, pullRequest?, requestedAt}: ${first ? `${first.path || '/'} ${first.message}` : 'invalid payload'}.`);
 }
 
-/** previewJobId: one waiting job per (source, ref, commit); a preview asked again while it waits is merged. */
-export function previewJobId(job: Pick<PreviewJob, 'source' | 'ref' | 'revision'>): string {
-  return `${job.source}.${Buffer.from(job.ref).toString('hex')}.${job.revision ?? 'head'}`;
+/**
+ * previewJobId: one waiting job per (source, ref, commit, pull request); a preview asked again
+ * while it waits is merged. A pull request's preview is never merged into one without it: Gitea
+ * and GitHub send `push` for the branch and then `pull_request` for the same commit, and a merged
+ * job would lose the pull request its comment goes to.
+ */
+export function previewJobId(job: Pick<PreviewJob, 'source' | 'ref' | 'revision' | 'pullRequest'>): string {
+  const id = `${job.source}.${Buffer.from(job.ref).toString('hex')}.${job.revision ?? 'head'}`;
+  return job.pullRequest ? `${id}.pr${job.pullRequest.number}` : id;
 }
 
 /**
