@@ -252,3 +252,68 @@ sourceObjects.namespaces, or the release namespace; ["*"] alone means every name
 {{- end -}}
 {{- toJson $namespaces -}}
 {{- end -}}
+
+{{/*
+tidemark.secretGetRoles renders, per namespace, one Role that may `get` exactly the named Secrets
+and its RoleBinding to the reconciler: never list or watch, which would return every Secret there.
+Takes dict "root" $ "suffix" (the Role's name after "<fullname>-reconciler-") "refs" (a list of
+dict "ref" <secretRef {namespace, name, cluster?}> "where" <its path in the values, for errors>).
+A ref on a cluster other than one with inCluster (by default the first cluster) is not granted
+here: that cluster's RBAC is its own.
+*/}}
+{{- define "tidemark.secretGetRoles" -}}
+{{- $root := .root -}}
+{{- $suffix := .suffix -}}
+{{- $reconciler := printf "%s-reconciler" (include "tidemark.fullname" $root) -}}
+{{- $clusters := default list $root.Values.config.clusters -}}
+{{- $firstCluster := "" -}}
+{{- if $clusters }}{{ $firstCluster = (index $clusters 0).name }}{{ end -}}
+{{- $namesByNamespace := dict -}}
+{{- range .refs }}
+{{- $where := .where }}
+{{- with .ref }}
+{{- if or (not .namespace) (not .name) }}
+{{- fail (printf "%s: needs namespace and name" $where) }}
+{{- end }}
+{{- include "tidemark.noWildcard" (dict "words" (list .namespace .name) "where" $where) }}
+{{- $clusterName := default $firstCluster .cluster }}
+{{- $inCluster := false }}
+{{- range $clusters }}{{ if and (eq .name $clusterName) .inCluster }}{{ $inCluster = true }}{{ end }}{{ end }}
+{{- if $inCluster }}
+{{- $_ := set $namesByNamespace .namespace (append (get $namesByNamespace .namespace | default list) .name | uniq) }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- range $namespace, $names := $namesByNamespace }}
+{{- $labels := include "tidemark.labels" (dict "root" $root "component" "reconciler") }}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata:
+  name: {{ $reconciler }}-{{ $suffix }}
+  namespace: {{ $namespace }}
+  labels:
+    {{- $labels | nindent 4 }}
+rules:
+  - apiGroups: [""]
+    resources: [secrets]
+    resourceNames: {{ toJson (sortAlpha $names) }}
+    verbs: [get]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata:
+  name: {{ $reconciler }}-{{ $suffix }}
+  namespace: {{ $namespace }}
+  labels:
+    {{- $labels | nindent 4 }}
+roleRef:
+  apiGroup: rbac.authorization.k8s.io
+  kind: Role
+  name: {{ $reconciler }}-{{ $suffix }}
+subjects:
+  - kind: ServiceAccount
+    name: {{ $reconciler }}
+    namespace: {{ $root.Release.Namespace }}
+{{- end }}
+{{- end -}}
