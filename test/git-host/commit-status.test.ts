@@ -1,20 +1,18 @@
 // postCommitStatus against a real HTTP receiver on loopback, because retries need answers (503, 429
-// with Retry-After) the real Gitea cannot be made to give; gitea.test.ts runs the real one. It checks each
-// request against Gitea v1.26.0's own OpenAPI description of the endpoint (copied into
-// gitea-create-status.json): method, path, the `token` Authorization header, and the body's
-// fields, types and enum. GitHub and GitLab are checked against their documented shapes.
+// with Retry-After) no real host can be made to give; gitea.test.ts runs the real Gitea. Each request
+// is checked against the host's own published description (checkHostRequest, host-stand-in.ts):
+// Gitea v1.26.0's (gitea-openapi-subset.json), GitHub's rest-api-description 2022-11-28
+// (github-openapi-subset.json) and GitLab's openapi_v2.yaml (gitlab-openapi-subset.json): method,
+// path, the token header, and the body's fields, types and enum.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { postCommitStatus, type GitHostTarget } from '@tidemark/git-host';
+import { checkHostRequest, type StandInProvider } from './host-stand-in';
 
 interface Received { method: string; path: string; headers: IncomingMessage['headers']; body: unknown }
 type Responder = (received: Received) => { status: number; headers?: Record<string, string> };
 
-const spec = JSON.parse(readFileSync(new URL('./gitea-create-status.json', import.meta.url), 'utf8')) as {
-  path: string; definitions: { CreateStatusOption: { properties: Record<string, { type: string; enum?: string[] }> } };
-};
 const token = 'gitea-token-that-must-never-show';
 const sha = 'c'.repeat(40);
 let server: Server;
@@ -22,22 +20,9 @@ let apiUrl: string;
 let received: Received[] = [];
 let respond: Responder = () => ({ status: 201 });
 
-/** problemsWithGiteaRequest lists how a request breaks Gitea's description of POST /repos/{owner}/{repo}/statuses/{sha}. */
-function problemsWithGiteaRequest(request: Received): string[] {
-  const problems: string[] = [];
-  const pattern = new RegExp(`^/api/v1${spec.path.replace(/\{(owner|repo)\}/g, '[^/]+').replace('{sha}', '[0-9a-f]{40}')}$`);
-  if (request.method !== 'POST') problems.push(`method ${request.method}`);
-  if (!pattern.test(request.path)) problems.push(`path ${request.path}`);
-  if (request.headers.authorization !== `token ${token}`) problems.push('Authorization is not "token <t>"');
-  if (!String(request.headers['content-type']).startsWith('application/json')) problems.push('content-type');
-  const { properties } = spec.definitions.CreateStatusOption;
-  for (const [field, value] of Object.entries(request.body as Record<string, unknown>)) {
-    const declared = properties[field];
-    if (!declared) problems.push(`unknown field ${field}`);
-    else if (typeof value !== declared.type) problems.push(`${field} is not a ${declared.type}`);
-    else if (declared.enum && !declared.enum.includes(value as string)) problems.push(`${field} ${String(value)} not in ${declared.enum.join('|')}`);
-  }
-  return problems;
+/** problemsWith lists how a request breaks the provider's description of the operation it names. */
+function problemsWith(provider: StandInProvider, request: Received): string[] {
+  return checkHostRequest(provider, { method: request.method, url: request.path, headers: request.headers, body: request.body }, token);
 }
 
 beforeAll(async () => {
@@ -71,7 +56,7 @@ describe('postCommitStatus', () => {
       expect(await postCommitStatus(gitea(), { ...status, state })).toEqual({ ok: true, attempts: 1, status: 201 });
     }
     expect(received).toHaveLength(4);
-    for (const request of received) expect(problemsWithGiteaRequest(request)).toEqual([]);
+    for (const request of received) expect(problemsWith('gitea', request)).toEqual([]);
     expect(received[0]).toMatchObject({ path: `/api/v1/repos/shop/deploy/statuses/${sha}`, body: { state: 'pending', context: 'tidemark/production', target_url: status.targetUrl } });
   });
 
@@ -98,6 +83,8 @@ describe('postCommitStatus', () => {
     await postCommitStatus({ provider: 'gitlab', apiUrl: `${apiUrl}/api/v4`, repository: 'group/shop', token }, { ...status, state: 'failure' });
     expect(received[0]).toMatchObject({ path: `/repos/shop/deploy/statuses/${sha}`, headers: { authorization: `Bearer ${token}` }, body: { state: 'failure', context: 'tidemark/production' } });
     expect(received[1]).toMatchObject({ path: `/api/v4/projects/group%2Fshop/statuses/${sha}`, headers: { 'private-token': token }, body: { state: 'failed', name: 'tidemark/production' } });
+    expect(problemsWith('github', received[0]!)).toEqual([]);
+    expect(problemsWith('gitlab', received[1]!)).toEqual([]);
   });
 
   it('says superseded in each provider\'s word for "no verdict": Gitea warning, GitHub error, GitLab canceled', async () => {
@@ -105,7 +92,7 @@ describe('postCommitStatus', () => {
     await postCommitStatus(gitea(), superseded);
     await postCommitStatus({ provider: 'github', apiUrl, repository: 'shop/deploy', token }, superseded);
     await postCommitStatus({ provider: 'gitlab', apiUrl: `${apiUrl}/api/v4`, repository: 'group/shop', token }, superseded);
-    expect(problemsWithGiteaRequest(received[0]!)).toEqual([]);
+    expect(received.map((request, index) => problemsWith((['gitea', 'github', 'gitlab'] as const)[index]!, request))).toEqual([[], [], []]);
     expect(received.map((request) => (request.body as { state: string }).state)).toEqual(['warning', 'error', 'canceled']);
   });
 
