@@ -9,7 +9,8 @@
 //           gitlab-notes-documented.json  merge-request notes: shapes written from GitLab's REST docs, not
 //           a published description (they were not found in that openapi_v2.yaml)
 // Where a description says nothing of the credentials, the header form the host documents is checked
-// here instead: Gitea "Authorization: token <t>", GitHub "Authorization: Bearer <t>".
+// here instead: Gitea "Authorization: token <t>", GitHub "Authorization: Bearer <t>" (GitHub's description has
+// no securitySchemes: github/rest-api-description#237).
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApiDescription, type Match } from './openapi-check';
