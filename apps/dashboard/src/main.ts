@@ -1,4 +1,5 @@
-import { needsHashTag, openRedisClient, PreviewQueue, ReconcileQueues, redisPrefix } from '@tidemark/queue';
+import type { Cluster } from 'ioredis';
+import { needsHashTag, openRedisClient, openRedisSubscriber, PreviewQueue, ReconcileQueues, redisPrefix } from '@tidemark/queue';
 import { StatusStore } from '@tidemark/status-store';
 import { buildDashboard } from './build-app';
 import { unwatchFile, watchFile } from 'node:fs';
@@ -8,7 +9,9 @@ import { loadConfig, reloadTokens } from './config';
 async function main(): Promise<void> {
   const config = loadConfig();
   const redis = openRedisClient(config.redis, { lazyConnect: true });
-  const subscriber = openRedisClient(config.redis, { lazyConnect: true });
+  // A connection of its own that says `ready` whenever it connected again (on a Redis Cluster too):
+  // the status cache then reloads what it may have missed.
+  const subscriber = openRedisSubscriber(config.redis, { lazyConnect: true }, 'cluster' in config.redis ? redis as Cluster : undefined);
   await Promise.all([redis.connect(), subscriber.connect()]);
   // On a Redis Cluster every key carries the hash tag {prefix}, as the reconciler writes them.
   const hashTag = needsHashTag(config.redis);

@@ -12,7 +12,7 @@ export type { ClusterQueueFigures, QueueDepth, DurationSummary } from './figures
 export type { FailureRecord, StalledMarker } from './object-records';
 export { assertRedisSafe, type AssertRedisSafeOptions, type RedisSafety } from './assert-redis-safe';
 export { openRedis, closeRedis, type RedisConnection, type ConnectionRole } from './connection';
-export { redisConnectionFor, openRedisClient, needsHashTag, parseRedisNode, describeEndpoint, type RedisAuth, type RedisEndpoint, type RedisNode } from './redis-endpoint';
+export { redisConnectionFor, openRedisClient, openRedisSubscriber, needsHashTag, parseRedisNode, describeEndpoint, type RedisAuth, type RedisEndpoint, type RedisNode } from './redis-endpoint';
 export { computeBackoff, resolveBackoff, defaultBackoff, type BackoffOptions } from './backoff';
 export { formatJobId, objectKeyOfJobId } from './job-id';
 export { clusterQueuePrefix, queueNameFor, redisPrefix, type QueueNamingOptions } from './queue-names';

@@ -1,5 +1,6 @@
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import type { RedisClient } from '@tidemark/contracts';
+import { clusterNodeConnector, type NodeAddress } from './cluster-node-connector';
 import type { RedisConnection } from './connection';
 import { InvalidQueueOptionsError } from './errors/invalid-queue-options-error';
 
@@ -65,6 +66,23 @@ export function openRedisClient(endpoint: RedisEndpoint, options: RedisOptions =
   if ('url' in endpoint) return new Redis(endpoint.url, options);
   if ('sentinel' in endpoint) return new Redis({ ...options, ...sentinelOptions(endpoint.sentinel) });
   return new Cluster(endpoint.cluster.nodes.map((node) => ({ ...node })), { lazyConnect: options.lazyConnect ?? false, redisOptions: { ...options, ...loginOptions(endpoint.cluster.auth) } });
+}
+
+/**
+ * openRedisSubscriber opens a connection for pub/sub that emits `ready` each time it has
+ * connected again, so a subscriber can tell that it may have missed messages. On a URL or a
+ * Sentinel group that is a `Redis` as openRedisClient makes it. On a Redis Cluster it is a `Redis`
+ * too, connected to one node at a time: the configured nodes, then those `cluster` knows of.
+ */
+export function openRedisSubscriber(endpoint: RedisEndpoint, options: RedisOptions = {}, cluster?: Cluster): Redis {
+  if (!('cluster' in endpoint)) return openRedisClient(endpoint, options) as Redis;
+  const configured = endpoint.cluster.nodes;
+  const nodes = (): NodeAddress[] => {
+    const known = cluster?.nodes('all').map((node) => ({ host: node.options.host ?? '', port: node.options.port ?? 0 })) ?? [];
+    const unique = new Map([...configured, ...known].filter((node) => node.host && node.port).map((node) => [`${node.host}:${node.port}`, node]));
+    return [...unique.values()];
+  };
+  return new Redis({ ...options, ...loginOptions(endpoint.cluster.auth), Connector: clusterNodeConnector(nodes) });
 }
 
 /** parseRedisNode reads `host:port`; `where` names the field in the error. */

@@ -15,11 +15,17 @@ export interface RedisHostPort {
 /** TestRedisCluster is a Redis Cluster of redis-server processes on loopback. */
 export interface TestRedisCluster {
   nodes: RedisHostPort[];
+  /** command runs redis-cli on one node, logged in, and returns its output. */
+  command(port: number, ...args: string[]): Promise<string>;
+  /** primaryPortOf is the port of the live primary that serves `key`'s slot now. */
+  primaryPortOf(key: string): Promise<number | undefined>;
   /**
-   * killPrimaryOf SIGKILLs the primary that serves `key`'s slot once its replica has every write
-   * (WAIT), and resolves once a surviving node says the slot is served by the promoted replica.
-   * It needs a cluster started with replicas.
+   * killNode SIGKILLs the node on `port`. A primary is killed once its replica has every write
+   * (WAIT), and killNode resolves once a surviving node says its slots are served by the promoted
+   * replica; that needs a cluster started with replicas.
    */
+  killNode(port: number): Promise<void>;
+  /** killPrimaryOf is killNode of the primary that serves `key`'s slot. */
   killPrimaryOf(key: string): Promise<void>;
   stop(): Promise<void>;
 }
@@ -33,6 +39,8 @@ export interface TestRedisSentinel {
   replicaPort: number;
   /** killPrimary SIGKILLs the primary once its replica has every write (WAIT), so a failover loses nothing. */
   killPrimary(): Promise<void>;
+  /** waitForPromotion resolves once the sentinel names the replica as the primary (after killPrimary). */
+  waitForPromotion(timeoutMs?: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -102,27 +110,46 @@ export async function startRedisCluster(options: { masters?: number; replicas?: 
     }
     await run('redis-cli', [...login, '--cluster', 'create', ...nodes.map((node) => `${host}:${node.port}`), '--cluster-replicas', String(replicas), '--cluster-yes']);
     for (const node of nodes) await waitUntil(`Redis Cluster node ${node.port} did not say cluster_state:ok`, async () => (await cli(node.port, login, 'cluster', 'info')).includes('cluster_state:ok'), 30_000);
-    const killPrimaryOf = async (key: string) => {
-      const slot = Number((await cli(nodes[0]!.port, login, 'cluster', 'keyslot', key)).trim());
-      const port = servingPort(await cli(nodes[0]!.port, login, 'cluster', 'nodes'), slot);
-      const index = port === undefined ? -1 : nodes.findIndex((node) => node.port === port);
-      if (index < 0 || replicas === 0) throw new RigError(`No primary with a replica serves slot ${slot} (start the cluster with replicas).`);
-      await cli(nodes[index]!.port, login, 'wait', '1', '5000');
+    const live = () => nodes.find((_, index) => children[index]!.exitCode === null && children[index]!.signalCode === null)!;
+    const command = (port: number, ...args: string[]) => cli(port, login, ...args);
+    const slotOf = async (key: string) => Number((await command(live().port, 'cluster', 'keyslot', key)).trim());
+    const primaryPortOf = async (key: string) => servingPort(await command(live().port, 'cluster', 'nodes'), await slotOf(key));
+    const killNode = async (port: number) => {
+      const index = nodes.findIndex((node) => node.port === port);
+      if (index < 0) throw new RigError(`No node of this cluster listens on ${port}.`);
+      const slot = firstSlotOf(await command(port, 'cluster', 'nodes'), port);
+      if (slot !== undefined && replicas === 0) throw new RigError(`${port} is a primary without a replica (start the cluster with replicas).`);
+      if (slot !== undefined) await command(port, 'wait', '1', '5000');
       const child = children[index]!;
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGKILL');
       await exited;
-      const survivor = nodes.find((node) => node.port !== port)!;
+      if (slot === undefined) return;
       await waitUntil(`slot ${slot} was not taken over by a replica after its primary ${port} died`, async () => {
-        const served = servingPort(await cli(survivor.port, login, 'cluster', 'nodes'), slot);
-        return served !== undefined && served !== port && (await cli(survivor.port, login, 'cluster', 'info')).includes('cluster_state:ok');
+        const survivor = live();
+        const served = servingPort(await command(survivor.port, 'cluster', 'nodes'), slot);
+        return served !== undefined && served !== port && (await command(survivor.port, 'cluster', 'info')).includes('cluster_state:ok');
       }, 60_000);
     };
-    return { nodes, killPrimaryOf, stop };
+    const killPrimaryOf = async (key: string) => {
+      const port = await primaryPortOf(key);
+      if (port === undefined) throw new RigError(`No primary serves the slot of ${key}.`);
+      await killNode(port);
+    };
+    return { nodes, command, primaryPortOf, killNode, killPrimaryOf, stop };
   } catch (error) {
     await stop();
     throw error;
   }
+}
+
+/** firstSlotOf reads `CLUSTER NODES` output: the first slot the primary on `port` serves, undefined for a replica. */
+function firstSlotOf(clusterNodes: string, port: number): number | undefined {
+  for (const line of clusterNodes.split('\n')) {
+    const [, address, flags, , , , , , range] = line.trim().split(' ');
+    if (address?.includes(`:${port}@`) && flags?.includes('master') && range) return Number(range.split('-')[0]);
+  }
+  return undefined;
 }
 
 /** servingPort reads `CLUSTER NODES` output: the port of the live primary whose slot ranges hold `slot`. */
@@ -180,6 +207,9 @@ export async function startRedisSentinel(name = 'tidemark', auth?: RedisAuth): P
         const exited = new Promise((resolve) => primary.once('exit', resolve));
         primary.kill('SIGKILL');
         await exited;
+      },
+      async waitForPromotion(timeoutMs = 60_000) {
+        await waitUntil(`the sentinel did not promote the replica ${replicaPort}`, async () => (await cli(sentinelPort, sentinelLogin, 'sentinel', 'get-master-addr-by-name', name)).split('\n').includes(String(replicaPort)), timeoutMs);
       },
       stop,
     };

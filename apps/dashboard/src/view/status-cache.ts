@@ -47,10 +47,14 @@ export interface StatusCacheOptions {
 
 type Listener = (changes: readonly CachedChange[]) => void;
 
+/** How many markers a recovery sends (each waits syncTimeoutMs) before it reloads anyway. */
+const recoverAttempts = 30;
+
 /**
  * StatusCache keeps every status record in memory, fed by the store's pub/sub channel, so a
  * page of 10,000 objects × 3 clusters filters in memory instead of parsing 30,000 records per
- * request. A reconnect of the subscriber reloads everything (messages may have been missed).
+ * request. A reconnect of the subscriber reloads everything once it receives again (messages may
+ * have been missed meanwhile).
  * `sync` makes it read-your-writes: a request that syncs first sees every write made before it.
  */
 export class StatusCache {
@@ -66,6 +70,7 @@ export class StatusCache {
   /** Sync markers sent and not yet received, by token. */
   private readonly markers = new Map<string, () => void>();
   private started = false;
+  private recovering = false;
   private readonly syncRounds = new SharedRounds(() => this.syncRound());
   /** version grows with every applied change; views cache on it. */
   version = 0;
@@ -106,6 +111,12 @@ export class StatusCache {
 
   /** syncRound is one marker's round trip, shared by every request that waits on it. */
   private async syncRound(): Promise<void> {
+    // Without an answer (Redis down) readiness says so; the cache answers with what it has.
+    if (await this.markerReturns()) await this.flushNow().catch(() => undefined);
+  }
+
+  /** markerReturns publishes a marker on the status channel and says whether the subscriber received it in time. */
+  private async markerReturns(): Promise<boolean> {
     const token = randomUUID();
     let timer: NodeJS.Timeout | undefined;
     const arrived = new Promise<boolean>((resolve) => {
@@ -114,9 +125,9 @@ export class StatusCache {
     });
     try {
       await this.options.store.publishSync(token);
-      if (await arrived) await this.flushNow();
+      return await arrived;
     } catch {
-      // Redis is down: readiness says so; the cache answers with what it has.
+      return false;
     } finally {
       clearTimeout(timer);
       this.markers.delete(token);
@@ -186,8 +197,27 @@ export class StatusCache {
   }
 
   private readonly onReconnect = (): void => {
-    if (this.started && this.version > 0) void this.reload().catch(() => undefined);
+    if (this.started && this.version > 0) void this.recover();
   };
+
+  /**
+   * recover reloads every record after the subscriber connected again, once a marker comes back:
+   * ioredis says `ready` before it has re-subscribed, and a record written between a reload's
+   * read and the subscription would be missed for good. Reconnects that come while one recovery
+   * waits share it.
+   */
+  private async recover(): Promise<void> {
+    if (this.recovering) return;
+    this.recovering = true;
+    try {
+      for (let attempt = 0; this.started && attempt < recoverAttempts; attempt += 1) {
+        if (await this.markerReturns()) break;
+      }
+      if (this.started) await this.reload().catch(() => undefined);
+    } finally {
+      this.recovering = false;
+    }
+  }
 
   private async flush(): Promise<void> {
     if (this.pending.size === 0) return;
