@@ -1,17 +1,22 @@
 // Dashboard benchmark: the objects page for 10,000 objects × 3 clusters, rendered server-side with
 // pagination and auth, against a static page of the same byte size served by fastify in the same
-// run, so the cost of rendering shows as a ratio (requests/s and p50/p99 latency).
+// process, so the cost of rendering shows as a ratio (requests/s and p50/p99 latency). Each page and
+// the static page are loaded one after the other, alternating which goes first, for --rounds rounds;
+// each ratio is taken within a round and the median over rounds is reported.
 // Then an A/B on the same Redis and records: the previous release's dashboard (53f8326, before the
 // pictures) and this one, each bundled and run as a process of its own (so neither shares an event
 // loop with the load generator), the same pages, alternating for --rounds rounds so load drift on a
 // shared machine hits both alike; each ratio is the median over the rounds.
 // --previous COMMIT compares with another commit instead (say main before a change: after/before in one run).
-//   npx tsx bench/dashboard.bench.ts [--objects 10000] [--seconds 5] [--concurrency 16] [--rounds 3] [--no-resources] [--no-previous] [--previous COMMIT]
+// --cpu-prof DIR has this checkout's dashboard process of the A/B write a V8 CPU profile into DIR when
+// it stops (summarise it with `npx tsx bench/support/cpu-profile-summary.ts DIR/*.cpuprofile`).
+//   npx tsx bench/dashboard.bench.ts [--objects 10000] [--seconds 5] [--concurrency 16] [--rounds 3] [--no-resources] [--no-previous] [--previous COMMIT] [--cpu-prof DIR]
 // WebApp records carry the objects they applied (3 each), which the matrix shows as rows under them.
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { Agent, request } from 'node:http';
 import { loadavg } from 'node:os';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import Fastify from 'fastify';
 import { Redis } from 'ioredis';
@@ -34,6 +39,8 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '3' },
     // The commit whose dashboard the A/B compares with, instead of the previous release.
     previous: { type: 'string' },
+    // A folder for a CPU profile of this checkout's dashboard process in the A/B.
+    'cpu-prof': { type: 'string' },
   },
 });
 const rounds = Number(values.rounds);
@@ -142,6 +149,36 @@ async function liveUpdateLatency(base: URL, headers: Record<string, string>, sam
 
 const median = (values: readonly number[]) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)] ?? 0;
 
+/** StaticComparison is one page against the static page: medians over rounds, and the req/s ratio of each round. */
+interface StaticComparison { case: string; rps: number; staticRps: number; p50Ms: number; p99Ms: number; ratio: { rps: number; p50: number; p99: number }; rounds: number[] }
+
+/**
+ * alternateWithStatic loads each page and the static page of the same bytes one after the other,
+ * for --rounds rounds, alternating which goes first, so load drift on a shared machine hits both
+ * alike; each ratio is taken within a round, then the median over rounds.
+ */
+async function alternateWithStatic(cases: ReadonlyArray<readonly [string, URL | (() => URL)]>, staticUrl: URL, auth: Record<string, string>): Promise<StaticComparison[]> {
+  const durationMs = seconds * 1000;
+  const results = cases.map(() => [] as { page: LoadResult; static: LoadResult }[]);
+  for (let round = 0; round < rounds; round += 1) {
+    for (const [index, [, target]] of cases.entries()) {
+      const [page, baseline] = round % 2 === 0
+        ? await load(target, auth, durationMs).then(async (page) => [page, await load(staticUrl, {}, durationMs)] as const)
+        : await load(staticUrl, {}, durationMs).then(async (baseline) => [await load(target, auth, durationMs), baseline] as const);
+      results[index]!.push({ page, static: baseline });
+    }
+  }
+  return cases.map(([name], index) => {
+    const measured = results[index]!;
+    const of = (pick: (entry: { page: LoadResult; static: LoadResult }) => number) => round(median(measured.map(pick)));
+    return {
+      case: name, rps: of((entry) => entry.page.rps), staticRps: of((entry) => entry.static.rps), p50Ms: of((entry) => entry.page.p50Ms), p99Ms: of((entry) => entry.page.p99Ms),
+      ratio: { rps: of((entry) => entry.page.rps / entry.static.rps), p50: of((entry) => entry.page.p50Ms / entry.static.p50Ms), p99: of((entry) => entry.page.p99Ms / entry.static.p99Ms) },
+      rounds: measured.map((entry) => round(entry.page.rps / entry.static.rps)),
+    };
+  });
+}
+
 /**
  * compareWithPreviousRelease loads the same pages from the previous release's dashboard and this
  * one, both bundled and run as processes of their own on the same records, alternating which goes
@@ -149,7 +186,7 @@ const median = (values: readonly number[]) => [...values].sort((a, b) => a - b)[
  */
 async function compareWithPreviousRelease(auth: Record<string, string>): Promise<void> {
   const previous = await startPreviousDashboard({ redisUrl: testRedis.url, prefix, clusters, token }, previousCommit);
-  const currentProcess = await startCurrentDashboard({ redisUrl: testRedis.url, prefix, clusters, token }).catch(async (error: unknown) => {
+  const currentProcess = await startCurrentDashboard({ redisUrl: testRedis.url, prefix, clusters, token, ...(values['cpu-prof'] ? { cpuProfileDir: resolve(values['cpu-prof']) } : {}) }).catch(async (error: unknown) => {
     await previous.stop();
     throw error;
   });
@@ -229,14 +266,12 @@ try {
   // Warm both servers (JIT, sockets) before measuring.
   await load(staticUrl, {}, 1000);
   await load(pages.first, auth, 1000);
-  const durationMs = seconds * 1000;
-  const baseline = await load(staticUrl, {}, durationMs);
-  const first = await load(pages.first, auth, durationMs);
-  const middle = await load(pages.middle, auth, durationMs);
-  const filtered = await load(pages.filtered, auth, durationMs);
   // A new text filter per request misses the per-version memo: every request scans all rows.
   let variant = 0;
-  const coldFiltered = await load(() => new URL(`/objects?condition=Stalled&q=team-${variant++ % 40}/`, dashboardBase), auth, durationMs);
+  const cases = [['objects page 1', pages.first], ['objects middle page', pages.middle], ['objects filtered (repeat)', pages.filtered],
+    ['objects filtered (cold)', () => new URL(`/objects?condition=Stalled&q=team-${variant++ % 40}/`, dashboardBase)]] as const;
+  const loadBefore = loadavg()[0]!;
+  const vsStatic = await alternateWithStatic(cases, staticUrl, auth);
 
   const latency = await liveUpdateLatency(dashboardBase, auth, 100);
   const rankOf = (sorted: number[], p: number) => round(sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)] ?? 0);
@@ -244,20 +279,16 @@ try {
   const pubsub = { p50Ms: rankOf(latency.pubsub, 0.5), p99Ms: rankOf(latency.pubsub, 0.99) };
   console.log(`live update, status write to server-sent event: p50 ${liveUpdate.p50Ms} ms, p99 ${liveUpdate.p99Ms} ms (Redis pub/sub alone: p50 ${pubsub.p50Ms} ms, p99 ${pubsub.p99Ms} ms)`);
 
-  const ratio = (result: LoadResult) => ({ rps: round(result.rps / baseline.rps), p50: round(result.p50Ms / baseline.p50Ms), p99: round(result.p99Ms / baseline.p99Ms) });
-  console.log(`objects ${objectCount} × ${clusters.length} clusters (seeded in ${seedMs} ms, cache loaded in ${cacheLoadMs} ms), page of 50 rows = ${size} bytes, ${concurrency} connections, ${seconds} s each`);
-  console.log('case                       req/s    p50 ms   p99 ms   vs static: req/s  p50   p99');
-  const line = (name: string, result: LoadResult, vs?: ReturnType<typeof ratio>) =>
-    console.log(`${name.padEnd(24)} ${String(result.rps).padStart(7)} ${String(result.p50Ms).padStart(9)} ${String(result.p99Ms).padStart(8)}   ${vs ? `${String(vs.rps).padStart(14)} ${String(vs.p50).padStart(5)} ${String(vs.p99).padStart(5)}` : ''}`);
-  line('static (same bytes)', baseline);
-  line('objects page 1', first, ratio(first));
-  line('objects middle page', middle, ratio(middle));
-  line('objects filtered (repeat)', filtered, ratio(filtered));
-  line('objects filtered (cold)', coldFiltered, ratio(coldFiltered));
+  console.log(`objects ${objectCount} × ${clusters.length} clusters (seeded in ${seedMs} ms, cache loaded in ${cacheLoadMs} ms), page of 50 rows = ${size} bytes, ${concurrency} connections, ${rounds} rounds of ${seconds} s per case, the page and a static page of the same bytes (fastify, same process) alternating; medians over rounds`);
+  console.log('case                       req/s  static req/s  p50 ms  p99 ms   vs static: req/s   p50   p99   req/s ratio per round');
+  for (const result of vsStatic) {
+    console.log(`${result.case.padEnd(25)} ${String(result.rps).padStart(6)} ${String(result.staticRps).padStart(13)} ${String(result.p50Ms).padStart(7)} ${String(result.p99Ms).padStart(7)}   ${String(result.ratio.rps).padStart(15)} ${String(result.ratio.p50).padStart(5)} ${String(result.ratio.p99).padStart(5)}   ${result.rounds.join(' ')}`);
+  }
+  const loadAverage = { before: round(loadBefore), after: round(loadavg()[0]!) };
+  console.log(`load average (1 min) ${loadAverage.before} before, ${loadAverage.after} after`);
   console.log(JSON.stringify({
-    bench: 'dashboard-objects-page', objects: objectCount, withResources, clusters: clusters.length, pageBytes: size, concurrency, seconds, seedMs, cacheLoadMs,
-    static: baseline, page1: first, middlePage: middle, filtered, coldFiltered, liveUpdate, pubsub,
-    ratio: { page1: ratio(first), middlePage: ratio(middle), filtered: ratio(filtered), coldFiltered: ratio(coldFiltered) },
+    bench: 'dashboard-objects-page', objects: objectCount, withResources, clusters: clusters.length, pageBytes: size, concurrency, seconds, rounds, seedMs, cacheLoadMs,
+    loadAverage, cases: vsStatic, liveUpdate, pubsub,
   }));
   if (!values['no-previous']) await compareWithPreviousRelease(auth);
 } finally {

@@ -22,6 +22,8 @@ export interface DashboardProcessOptions {
   clusters: readonly string[];
   /** One viewer token. */
   token: string;
+  /** When set, the process writes a V8 CPU profile into this folder as it stops (node --cpu-prof). */
+  cpuProfileDir?: string;
 }
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
@@ -67,7 +69,8 @@ function runBuild(outdir: string): Promise<void> {
 /** startDashboardBundle runs a dashboard bundle until its status cache has loaded every record. */
 async function startDashboardBundle(bundle: string, options: DashboardProcessOptions): Promise<Omit<DashboardProcess, 'commit'>> {
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, [bundle], {
+  const nodeArgs = options.cpuProfileDir ? ['--cpu-prof', '--cpu-prof-dir', options.cpuProfileDir] : [];
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, bundle], {
     env: {
       PATH: process.env.PATH ?? '',
       TIDEMARK_REDIS_URL: options.redisUrl,
