@@ -12,6 +12,7 @@ import { TokenIndex } from './auth/token-index';
 import { liveUpdates } from './live/live-updates';
 import { TreeFeed } from './live/tree-feed';
 import { registerMetrics } from './metrics-routes';
+import { AccessLogController } from './access-log';
 import { script, stylesheet } from './pages/assets';
 import { pageRoutes } from './pages/page-routes';
 import { SourceActions } from './view/source-actions';
@@ -74,7 +75,8 @@ const noPreviewQueue: Pick<PreviewQueue, 'enqueue'> = {
 export async function buildDashboard(deps: DashboardDeps): Promise<FastifyInstance> {
   // The status cache loads every record in onReady: 30,000 of them took over fastify's default 10 s
   // on a busy machine (load average 37), and the dashboard then failed to start.
-  const app = Fastify({ logger: deps.logger ?? false, trustProxy: false, pluginTimeout: 120_000 });
+  // One access-log line per request, not fastify's two (AccessLogController).
+  const app = Fastify({ logger: deps.logger ?? false, logController: new AccessLogController(), trustProxy: false, pluginTimeout: 120_000 });
   const cache = new StatusCache({ store: deps.statusStore, subscriber: deps.subscriber, batchMs: deps.liveBatchMs ?? 50 });
   const trees = new TreeFeed({ store: deps.statusStore, subscriber: deps.subscriber });
   const data = new DashboardData({
