@@ -120,11 +120,20 @@ describe('object pictures', () => {
     expect(api.tree.children[0]).toMatchObject({ kind: 'Deployment', children: [{ kind: 'ReplicaSet', children: [{ kind: 'Pod' }] }] });
   });
 
-  it('gives what a WebApp rendered rows of their own under it in the matrix', async () => {
-    const page = await get('/objects?kind=WebApp');
+  it('gives what a WebApp rendered rows of their own, opened under it from a one-line count in the matrix', async () => {
+    // The matrix row says how many objects the WebApp rendered and how many need a look, and links to their rows.
+    const matrix = await get('/objects?kind=WebApp');
+    expect(matrix.body).toMatch(/<tr data-object="tidemark.dev\/WebApp\/shop\/storefront">.*<a class="rendered-toggle" href="\/objects\/rendered\?parent=tidemark.dev%2FWebApp%2Fshop%2Fstorefront" data-parent="tidemark.dev\/WebApp\/shop\/storefront">3 rendered objects<\/a> <span class="rendered-issues">\(1 not ready, 1 drifted\)<\/span>/s);
+    expect(matrix.body).not.toContain('<tr class="rendered"');
+    // Their rows, under the WebApp's own, each with its state per cluster: the page script inserts them into the matrix.
+    const page = await get('/objects/rendered?parent=tidemark.dev%2FWebApp%2Fshop%2Fstorefront');
+    expect(page.status).toBe(200);
     const rendered = [...page.body.matchAll(/<tr class="rendered" data-parent="tidemark.dev\/WebApp\/shop\/storefront"><td><span class="rendered-mark" aria-hidden="true">↳ <\/span>(\w+)<\/td>/g)].map((match) => match[1]);
     expect(rendered).toEqual(['Deployment', 'Service', 'ConfigMap']);
     expect(page.body).toMatch(/<tr class="rendered"[^>]*><td><span[^>]*>↳ <\/span>Deployment<\/td>(?:(?!<\/tr>).)*rendered by WebApp storefront<\/td>(?:(?!<\/tr>).)*data-state="Reconciling"/s);
+    expect(page.body).toMatch(/<tr class="rendered"[^>]*><td><span[^>]*>↳ <\/span>ConfigMap<\/td>(?:(?!<\/tr>).)*state-drifted/s);
+    expect((await get('/objects/rendered?parent=tidemark.dev%2FWebApp%2Fshop%2Fnone')).status).toBe(404);
+    expect((await get('/objects/rendered')).status).toBe(400);
   });
 
   it('shows ConfigMap drift side by side with the values, the changed line marked and its manager', async () => {

@@ -18,6 +18,7 @@ let axeSource: string;
 const pages = [
   ['overview', '/'],
   ['objects', '/objects'],
+  ['rendered', '/objects/rendered?parent=tidemark.dev%2FWebApp%2Fshop%2Fstorefront'],
   ['object-webapp', '/objects/shared/tidemark.dev/WebApp/shop/storefront'],
   ['object-configmap', '/objects/shared/core/ConfigMap/shop/c'],
   ['sources', '/sources'],
@@ -120,5 +121,27 @@ describe('dashboard quality in Chromium', () => {
     await page.keyboard.type('carts');
     await Promise.all([page.waitForURL(/q=carts/), page.keyboard.press('Enter')]);
     expect(await page.locator('#matrix tbody tr[data-object]').count()).toBe(1);
+  });
+
+  it('opens the rows of what a WebApp rendered under its row, by keyboard, in place, and closes them again', async () => {
+    const { page } = browser;
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.emulateMedia({ colorScheme: 'light' });
+    await page.goto(`${base}/objects?kind=WebApp`);
+    const toggle = page.locator('a.rendered-toggle[data-parent="tidemark.dev/WebApp/shop/storefront"]');
+    expect(await toggle.getAttribute('aria-expanded')).toBe('false');
+    expect(await page.locator('#matrix tr.rendered').count()).toBe(0);
+    await toggle.focus();
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('#matrix tr.rendered');
+    const rows = 'JSON.stringify([...document.querySelectorAll("#matrix tbody tr")].map((row) => row.classList.contains("rendered") ? row.cells[0].textContent.replace("↳ ", "") : row.dataset.object))';
+    expect(JSON.parse(await page.evaluate<string>(rows))).toEqual(['tidemark.dev/WebApp/shop/storefront', 'Deployment', 'Service', 'ConfigMap']);
+    expect(await toggle.getAttribute('aria-expanded')).toBe('true');
+    expect(page.url()).toBe(`${base}/objects?kind=WebApp`);
+    expect(await axeViolations()).toEqual([]);
+    await page.screenshot({ path: join(artifactsDir, 'objects-webapp-opened-desktop-light.png'), fullPage: true });
+    await page.keyboard.press('Enter');
+    expect(await page.locator('#matrix tr.rendered').count()).toBe(0);
+    expect(await toggle.getAttribute('aria-expanded')).toBe('false');
   });
 });

@@ -63,6 +63,7 @@ figure.chart svg { display:block; font:11px system-ui, sans-serif; } .chart-line
 .chart-bar { fill:var(--info); } .chart-label { fill:var(--fg); } .chart-label.small { font-size:10px; fill:var(--muted); } .muted-fill { fill:var(--muted); }
 .run { fill:var(--muted); } .run-succeeded { fill:var(--ok); } .run-progressing { fill:var(--info); } .run-failed, .run-stalled { fill:var(--bad); } .run-pruned, .run-skipped { fill:var(--muted); }
 figure.chart details table { margin-top:.3rem; } figure.chart details { font-size:12px; }
+.rendered-toggle, .rendered-issues { font-size:12px; } .rendered-issues { color:var(--warn); font-weight:600; }
 tr.rendered td { background:var(--bg); font-size:13px; } tr.rendered td:first-child { padding-left:1.2rem; } .rendered-mark { color:var(--muted); }
 .login { max-width:24rem; margin:4rem auto; background:var(--panel); padding:1.5rem; border:1px solid var(--line); }
 .login input { width:100%; padding:.4rem; margin:.3rem 0 1rem; }
@@ -92,6 +93,42 @@ export const script = `
     });
   }
   markScrollable();
+  // A CR's row links to the objects it rendered: open their rows under it in place, read from that page.
+  var expanded = {};
+  function collapse(parent) {
+    document.querySelectorAll('tr.rendered[data-parent="' + CSS.escape(parent) + '"]').forEach(function (row) { row.remove(); });
+  }
+  function expand(toggle) {
+    var parent = toggle.dataset.parent, row = toggle.closest('tr');
+    expanded[parent] = true;
+    toggle.setAttribute('aria-expanded', 'true');
+    return fetch(toggle.href, { credentials: 'same-origin' })
+      .then(function (response) { return response.ok ? response.text() : null; })
+      .then(function (text) {
+        if (!text || !row || !row.isConnected || !expanded[parent]) return;
+        var rows = new DOMParser().parseFromString(text, 'text/html').querySelectorAll('tr.rendered');
+        collapse(parent);
+        var after = row;
+        rows.forEach(function (rendered) { var copy = document.importNode(rendered, true); after.after(copy); after = copy; });
+        markScrollable();
+        body.dataset.expanded = String(Date.now());
+      });
+  }
+  function initToggles() {
+    document.querySelectorAll('a.rendered-toggle').forEach(function (toggle) {
+      if (expanded[toggle.dataset.parent]) expand(toggle); else toggle.setAttribute('aria-expanded', 'false');
+    });
+  }
+  document.addEventListener('click', function (event) {
+    var toggle = event.target.closest ? event.target.closest('a.rendered-toggle') : null;
+    if (!toggle || event.button !== 0 || event.ctrlKey || event.metaKey || event.shiftKey || event.altKey) return;
+    event.preventDefault();
+    if (toggle.getAttribute('aria-expanded') !== 'true') { expand(toggle); return; }
+    delete expanded[toggle.dataset.parent];
+    collapse(toggle.dataset.parent);
+    toggle.setAttribute('aria-expanded', 'false');
+  });
+  initToggles();
   var resizing = null;
   window.addEventListener('resize', function () { clearTimeout(resizing); resizing = setTimeout(markScrollable, 100); });
   if (!mode || !window.EventSource) return;
@@ -115,6 +152,7 @@ export const script = `
         if (mode === 'cells') current.querySelectorAll('tr[data-object]').forEach(function (row) {
           if (!known[row.dataset.object]) row.querySelectorAll('td').forEach(function (cell) { cell.classList.add('flash'); });
         });
+        initToggles();
         markScrollable();
         body.dataset.refreshed = String(Date.now());
       })
@@ -131,9 +169,9 @@ export const script = `
       holder.innerHTML = '<tr>' + next + '</tr>';
       var cell = holder.querySelector('td');
       if (cell) { cell.classList.add('flash'); element.replaceWith(cell); }
-      // Rows of what the object rendered come from the same record: fetch them again.
+      // The line and rows of what the object rendered come from the same record: fetch them again.
       var key = element.dataset.cell.split('|')[1];
-      if (document.querySelector('tr[data-parent="' + CSS.escape(key) + '"]')) schedule();
+      if (document.querySelector('[data-parent="' + CSS.escape(key) + '"]')) schedule();
     });
   }
   // Queue figures move without status writes: summary pages also refresh every 5 s while visible.

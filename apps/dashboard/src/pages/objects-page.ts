@@ -1,8 +1,7 @@
-import type { Facets, MatrixPage, MatrixRow, RenderedCell, RenderedRow } from '../view/object-matrix';
-import { objectPath } from '../api/object-key-params';
+import type { Facets, MatrixPage, MatrixRow } from '../view/object-matrix';
 import { conditionFilters } from '../view/cell-state';
 import type { ObjectsQuery } from '../api/schemas';
-import { cellHtml, stateBadge } from './cell';
+import { matrixHead, matrixRowHtml } from './matrix-rows';
 import { html, type SafeHtml } from './html';
 
 function options(values: readonly string[], selected: string | undefined, all: string): SafeHtml {
@@ -20,31 +19,14 @@ ${query.source ? html`<label>Source<select name="source">${options(facets.source
 <input type="hidden" name="page" value="1"><button>Filter</button> <a href="/objects">Clear</a></form>`;
 }
 
-// A row object is kept until its object changes (RowMemo), so its markup is memoised on it, encoded:
-// a page of WebApps with their rendered rows is ~180 kB, and encoding it was most of a request.
+// A row object is kept until its object changes (RowMemo), so its markup is memoised on it, encoded.
+// A CR's row carries one line about what it rendered; their rows load when asked (matrix-rows).
 const rowMarkup = new WeakMap<MatrixRow, Buffer>();
 
 function row(item: MatrixRow, clusters: readonly string[]): Buffer {
   let markup = rowMarkup.get(item);
-  if (!markup) rowMarkup.set(item, (markup = Buffer.from(renderRow(item, clusters).value)));
+  if (!markup) rowMarkup.set(item, (markup = Buffer.from(matrixRowHtml(item, clusters, true).value)));
   return markup;
-}
-
-function renderRow(item: MatrixRow, clusters: readonly string[]): SafeHtml {
-  return html`<tr data-object="${item.objectKey}"><td>${item.kind}</td><td>${item.namespace || html`<span class="muted">cluster-scoped</span>`}</td><td>${item.name}</td>
-<td class="muted">${item.path ?? ''}</td>${clusters.map((cluster) => cellHtml(cluster, item.objectKey, item.cells[cluster]))}</tr>${item.rendered?.map((rendered) => renderedRow(item, rendered, clusters)) ?? ''}`;
-}
-
-const healthState: Record<RenderedCell['health'], string> = { Ready: 'Ready', Progressing: 'Reconciling', Failed: 'Failed', Unknown: 'Unknown' };
-
-/** renderedRow is an object a CR rendered, under the CR's row; its cells link to the CR's resource tree. */
-function renderedRow(parent: MatrixRow, rendered: RenderedRow, clusters: readonly string[]): SafeHtml {
-  return html`<tr class="rendered" data-parent="${parent.objectKey}"><td><span class="rendered-mark" aria-hidden="true">↳ </span>${rendered.kind}</td><td>${rendered.namespace || html`<span class="muted">cluster-scoped</span>`}</td><td>${rendered.name}</td>
-<td class="muted">rendered by ${parent.kind} ${parent.name}</td>${clusters.map((cluster) => {
-    const cell = rendered.cells[cluster];
-    if (!cell) return html`<td class="cell empty"><span class="muted">—</span></td>`;
-    return html`<td class="cell" data-state="${healthState[cell.health]}"><a href="/objects/${objectPath(cluster, parent.objectKey)}#tree-heading">${stateBadge(healthState[cell.health], cell.message)}${cell.drifted ? stateBadge('Drifted') : ''}</a></td>`;
-  })}</tr>`;
 }
 
 function pageLink(query: ObjectsQuery, page: number, label: string): SafeHtml {
@@ -73,7 +55,7 @@ export function objectsPage(query: ObjectsQuery, matrix: MatrixPage, facets: Fac
 <div id="results">${pager(query, matrix)}`;
   const bottom = html`${matrix.pages > 1 ? pager(query, matrix) : ''}</div>`;
   if (matrix.rows.length === 0) return [Buffer.from(html`${top}<p class="muted">No object matches these filters.</p>${bottom}`.value)];
-  const tableTop = html`<div class="scroll"><table id="matrix"><thead><tr><th>Kind</th><th>Namespace</th><th>Name</th><th>Path</th>${matrix.clusters.map((cluster) => html`<th>${cluster}</th>`)}</tr></thead>
+  const tableTop = html`<div class="scroll"><table id="matrix">${matrixHead(matrix.clusters)}
 <tbody>`;
   return [Buffer.from(html`${top}${tableTop}`.value), ...matrix.rows.map((item) => row(item, matrix.clusters)), Buffer.from(html`</tbody></table></div>${bottom}`.value)];
 }

@@ -20,6 +20,7 @@ import { objectsPage } from './objects-page';
 import { overviewPage } from './overview-page';
 import { previewPage, previewsPage } from './previews-page';
 import { queuePage } from './queue-page';
+import { renderedPage } from './rendered-page';
 import { clusterPage, clustersPage } from './clusters-page';
 import { sourcePage, sourcesPage } from './sources-page';
 import { clusterCharts, objectTimeline, sourceTimeline } from './timelines';
@@ -43,6 +44,7 @@ const notices: Record<string, string> = {
 const SourceParams = Type.Object({ source: Type.String({ minLength: 1, maxLength: 63 }) });
 const PreviewParams = Type.Object({ source: Type.String({ minLength: 1, maxLength: 63 }), '*': Type.String({ minLength: 1, maxLength: 256 }) });
 const ClusterParams = Type.Object({ cluster: Type.String({ minLength: 1, maxLength: 63 }) });
+const RenderedQuery = Type.Object({ parent: Type.String({ minLength: 1, maxLength: 1024, description: 'The object key of the CR, group/kind/namespace/name.' }) }, { additionalProperties: false });
 const NoticeQuery = Type.Object({ notice: Type.Optional(Type.String({ maxLength: 20 })) });
 
 /** noticeFor names the notice of an action's result; a retry of nothing says so. */
@@ -82,6 +84,14 @@ export async function pageRoutes(app: FastifyInstance, { data, actions, sourceAc
       return objectsPage(request.query, matrix, view.objectFacets(), view.clusterNames());
     });
     return sendEncodedPage(reply, encodedPages.page({ title: 'Objects', nav: 'objects', live: 'cells', principal: request.principal }, main));
+  });
+
+  // What a CR rendered: the objects page loads these rows under the CR's row when asked.
+  app.get<{ Querystring: { parent: string } }>('/objects/rendered', { schema: { ...hide, querystring: RenderedQuery } }, async (request, reply) => {
+    const view = data.for(request.principal);
+    const parent = view.renderedBy(request.query.parent);
+    if (!parent) throw notFound(`object ${request.query.parent}`);
+    return sendPage(reply, { title: `Rendered by ${parent.kind} ${parent.name}`, nav: 'objects', live: 'refresh', principal: request.principal }, renderedPage(parent, view.clusterNames()));
   });
 
   app.get<{ Params: ObjectKeyParams; Querystring: { notice?: string } }>('/objects/:cluster/:group/:kind/:namespace/:name', { schema: { ...hide, params: ObjectKeyParams, querystring: NoticeQuery } }, async (request, reply) => {

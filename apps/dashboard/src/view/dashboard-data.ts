@@ -1,7 +1,7 @@
 import { listPreviews, readClusterHealth, readClusterSeries, readPreviewReport, readSourceCommits, readSourceStatus, type ClusterHealth, type PreviewReport, type ClusterSample, type ObjectStatus, type ReconcileRecord, type SourceCommit, type SourceStatus } from '@tidemark/contracts';
 import type { ClusterQueueFigures, ReconcileQueues } from '@tidemark/queue';
 import type { RevisionLive, StatusStore } from '@tidemark/status-store';
-import { facetsOf, MatchMemo, queryMatrix, RowMemo, type Facets, type MatrixPage, type ObjectFilter } from './object-matrix';
+import { facetsOf, MatchMemo, queryMatrix, RowMemo, type Facets, type MatrixPage, type MatrixRow, type ObjectFilter } from './object-matrix';
 import { countStates, emptyCounts, type StateCounts, type StatusTotals, type UnitCounts } from './overview';
 import { isPreviewReport } from './preview-view';
 import { redactStatus } from './redact';
@@ -129,6 +129,12 @@ export class DashboardData {
   objects(filter: ObjectFilter): MatrixPage {
     const { cache } = this.options;
     return queryMatrix({ keys: () => cache.keys(), rows: () => cache.rows(), cellsOf: (key) => cache.cellsOf(key), clusters: () => this.clusterNames() }, filter, this.matches, this.matrixRows);
+  }
+
+  /** renderedBy is one object's matrix row with what it rendered, or undefined when this view has no such object. */
+  renderedBy(objectKey: string): MatrixRow | undefined {
+    const cells = this.options.cache.cellsOf(objectKey);
+    return cells ? this.matrixRows.rowOf(objectKey, cells, this.clusterNames()) : undefined;
   }
 
   objectFacets(): Facets {
