@@ -33,6 +33,7 @@ export function commandRenderer(spec: CommandRendererSpec): Renderer {
       home: job.scratch,
       limits: job.limits,
       label: `${spec.name} ${job.folder}`,
+      launcher: job.launcher,
       env: { TIDEMARK_UNIT: job.folder, ...(job.cluster ? { TIDEMARK_CLUSTER: job.cluster.name } : {}) },
     })),
   };

@@ -1,4 +1,5 @@
 import type { SandboxLimits, SandboxOutput } from './sandbox';
+import type { SandboxLauncher } from './sandbox-launcher';
 import type { UnitConfig } from './unit-config';
 import type { ClusterValues } from './cluster-values';
 
@@ -38,6 +39,8 @@ export interface RenderJob {
   cluster?: ClusterValues;
   tools: Readonly<RenderTools>;
   limits: SandboxLimits;
+  /** Sandboxes started ahead, to hand to runSandboxed; a run without one starts its sandbox cold. */
+  launcher?: SandboxLauncher;
 }
 
 /**

@@ -2,6 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { RenderFailure } from './render-failure';
+import { SandboxLauncher, type LaunchedSandbox } from './sandbox-launcher';
 
 /** SandboxLimits bound one renderer run. */
 export interface SandboxLimits {
@@ -33,6 +34,8 @@ export interface SandboxRun {
   limits: SandboxLimits;
   /** What the message calls the run, e.g. "kustomize build overlays/staging". */
   label: string;
+  /** Sandboxes started ahead (see sandboxLauncher); without one, or when it has none waiting, the run starts cold. */
+  launcher?: SandboxLauncher;
 }
 
 /** SandboxOutput is what a successful run wrote: its standard output, and the start of its standard error (warnings). */
@@ -70,11 +73,10 @@ export function canIsolateNetwork(): boolean {
  * run and the tool's own message.
  */
 export function runSandboxed(run: SandboxRun): Promise<SandboxOutput> {
-  const [command, args] = canIsolateNetwork() && unshare
-    ? [unshare, ['--map-root-user', '--net', run.command, ...run.args]]
-    : [run.command, [...run.args]];
+  // Asked first: behind unshare, a missing tool is only unshare's exit code.
+  if (!existsSync(run.command)) return Promise.reject(toolMissing(run));
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: run.cwd, env: sandboxEnv(run), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = startSandbox(run);
     const stdout: Buffer[] = [];
     let outputBytes = 0;
     let stderr = '';
@@ -108,7 +110,7 @@ export function runSandboxed(run: SandboxRun): Promise<SandboxOutput> {
     child.on('error', (error: NodeJS.ErrnoException) => {
       finish();
       reject(error.code === 'ENOENT'
-        ? new RenderFailure('RenderToolMissing', `${run.label}: ${run.command} is not installed (scripts/setup builds it into tools/bin)`)
+        ? toolMissing(run)
         : new RenderFailure('RenderFailed', `${run.label} could not start: ${error.message}`));
     });
     child.on('close', (code) => {
@@ -120,23 +122,54 @@ export function runSandboxed(run: SandboxRun): Promise<SandboxOutput> {
   });
 }
 
-function sandboxEnv(run: SandboxRun): NodeJS.ProcessEnv {
+/**
+ * sandboxLauncher starts sandboxes ahead of runs (see SandboxLauncher), in a network namespace
+ * of their own where the kernel allows one, with the environment every run starts with.
+ */
+export function sandboxLauncher(size = 1): SandboxLauncher {
+  return new SandboxLauncher(namespacePrefix(), sharedEnv, size);
+}
+
+/** startSandbox hands the run to a sandbox started ahead, or starts one for it. */
+function startSandbox(run: SandboxRun): LaunchedSandbox {
+  const env = runEnv(run);
+  const started = run.launcher?.take({ command: run.command, args: run.args, cwd: run.cwd, env });
+  if (started) return started;
+  const [command = run.command, ...args] = [...namespacePrefix(), run.command, ...run.args];
+  return spawn(command, args, { cwd: run.cwd, env: { ...sharedEnv, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+/** namespacePrefix is the command that puts a run in user and network namespaces of its own, when the kernel allows. */
+function namespacePrefix(): string[] {
+  return canIsolateNetwork() && unshare ? [unshare, '--map-root-user', '--net'] : [];
+}
+
+// What every run's environment holds: no PATH, and proxies that refuse every connection.
+const sharedEnv: Readonly<Record<string, string>> = Object.freeze({
+  PATH: '/nonexistent',
+  HTTP_PROXY: closedProxy,
+  HTTPS_PROXY: closedProxy,
+  http_proxy: closedProxy,
+  https_proxy: closedProxy,
+  NO_PROXY: '',
+  no_proxy: '',
+});
+
+/** runEnv is the part of a run's environment that is its own: its HOME and caches, the Go memory limit, and `run.env`. */
+function runEnv(run: SandboxRun): Record<string, string> {
   return {
-    PATH: '/nonexistent',
     HOME: run.home,
     TMPDIR: run.home,
     XDG_CACHE_HOME: `${run.home}/.cache`,
     XDG_CONFIG_HOME: `${run.home}/.config`,
     XDG_DATA_HOME: `${run.home}/.local/share`,
-    HTTP_PROXY: closedProxy,
-    HTTPS_PROXY: closedProxy,
-    http_proxy: closedProxy,
-    https_proxy: closedProxy,
-    NO_PROXY: '',
-    no_proxy: '',
     GOMEMLIMIT: String(Math.floor(run.limits.maxMemoryBytes * 0.8)),
     ...run.env,
   };
+}
+
+function toolMissing(run: SandboxRun): RenderFailure {
+  return new RenderFailure('RenderToolMissing', `${run.label}: ${run.command} is not installed (scripts/setup builds it into tools/bin)`);
 }
 
 /** toolMessage is the tool's last words, one line each, without Go's usage dump. */

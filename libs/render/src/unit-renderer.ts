@@ -11,7 +11,8 @@ import type { Renderer, RenderTools } from './renderer';
 import type { RendererRegistry } from './renderer-registry';
 import type { RepoReader } from './repo-reader';
 import { BlobCache, RepoView, TreeCache } from './repo-view';
-import { defaultSandboxLimits, type SandboxLimits } from './sandbox';
+import { defaultSandboxLimits, sandboxLauncher, type SandboxLimits } from './sandbox';
+import type { SandboxLauncher } from './sandbox-launcher';
 import { decryptInPlace, scrubSecrets, type SopsKeys } from './sops/decrypt-sops';
 import { findSopsFiles } from './sops/sops-files';
 import { UnitCopies } from './unit-copies';
@@ -65,6 +66,9 @@ export class UnitRenderer {
   private readonly inputLimits: InputLimits;
   private running = 0;
   private readonly waiting: Array<() => void> = [];
+  // Made at the first render (it asks whether the kernel allows network namespaces), stopped by close.
+  private launcher: SandboxLauncher | undefined;
+  private closed = false;
 
   constructor(private readonly options: UnitRendererOptions) {
     this.limits = { ...defaultSandboxLimits, ...options.limits };
@@ -74,8 +78,10 @@ export class UnitRenderer {
     this.copies = keptCopies > 0 ? new UnitCopies(this.workDir(), keptCopies) : undefined;
   }
 
-  /** close removes the kept input trees; renders after it write fresh ones again. */
+  /** close stops the sandboxes started ahead and removes the kept input trees; renders after it start cold and write fresh trees again. */
   async close(): Promise<void> {
+    this.closed = true;
+    this.launcher?.close();
     await this.copies?.close();
   }
 
@@ -158,16 +164,23 @@ export class UnitRenderer {
     try {
       const encrypted = findSopsFiles(written);
       if (encrypted.length > 0) {
-        secrets = await decryptInPlace(encrypted, { sops: this.options.tools.sops, keys: this.options.sops ?? {}, scratch, limits: this.limits });
+        secrets = await decryptInPlace(encrypted, { sops: this.options.tools.sops, keys: this.options.sops ?? {}, scratch, limits: this.limits, launcher: this.sandboxes() });
       }
       const { text, stderr } = await renderer.render({
-        folder: unit.folder, marker: unit.marker, root, scratch, config, tools: this.options.tools, limits: this.limits,
+        folder: unit.folder, marker: unit.marker, root, scratch, config, tools: this.options.tools, limits: this.limits, launcher: this.sandboxes(),
         ...(cluster ? { cluster } : {}),
       });
       return { text, config, warnings: renderWarnings(stderr ?? '', (line) => scrubbed(line, work, secrets)) };
     } catch (error) {
       throw located(error, unit, work, secrets);
     }
+  }
+
+  /** sandboxes is the launcher of this renderer's runs: as many sandboxes wait as renders run at once. */
+  private sandboxes(): SandboxLauncher | undefined {
+    if (this.closed) return undefined;
+    this.launcher ??= sandboxLauncher(this.options.concurrency ?? 2);
+    return this.launcher;
   }
 
   private workDir(): string {

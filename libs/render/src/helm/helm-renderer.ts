@@ -70,6 +70,7 @@ async function renderChart(job: RenderJob): Promise<RenderOutput> {
     home: job.scratch,
     limits: job.limits,
     label: `helm template ${job.folder}`,
+    launcher: job.launcher,
     env: { HELM_REPOSITORY_CONFIG: join(job.scratch, 'repositories.yaml'), HELM_REGISTRY_CONFIG: join(job.scratch, 'registry.json') },
   }));
 }

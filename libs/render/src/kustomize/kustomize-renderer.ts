@@ -74,6 +74,7 @@ async function renderKustomization(job: RenderJob): Promise<RenderOutput> {
     home: job.scratch,
     limits: job.limits,
     label: `kustomize build ${job.folder}`,
+    launcher: job.launcher,
   }));
 }
 

@@ -2,6 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { parse } from 'yaml';
 import { RenderFailure } from '../render-failure';
 import { runSandboxed, type SandboxLimits } from '../sandbox';
+import type { SandboxLauncher } from '../sandbox-launcher';
 import type { SopsFile } from './sops-files';
 import { writePgpHome } from './pgp-keyring';
 
@@ -18,6 +19,7 @@ export interface DecryptContext {
   keys: SopsKeys;
   scratch: string;
   limits: SandboxLimits;
+  launcher?: SandboxLauncher;
 }
 
 /**
@@ -44,6 +46,7 @@ export async function decryptInPlace(files: readonly SopsFile[], context: Decryp
         limits: context.limits,
         label: `sops --decrypt ${file.path}`,
         env,
+        launcher: context.launcher,
       }));
     } catch (error) {
       if (!(error instanceof RenderFailure)) throw error;

@@ -1,0 +1,102 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { readlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { canIsolateNetwork, defaultSandboxLimits, runSandboxed, sandboxLauncher, type SandboxRun } from './sandbox';
+import type { SandboxLauncher } from './sandbox-launcher';
+
+let home: string;
+let launcher: SandboxLauncher;
+
+beforeAll(async () => {
+  home = await mkdtemp(join(tmpdir(), 'tidemark-launcher-'));
+  launcher = sandboxLauncher(1);
+  // Nothing starts before the first run, which starts cold.
+  expect(launcher.waitingPids()).toHaveLength(0);
+  await runSandboxed({ ...runOf('/bin/true', []), launcher });
+});
+
+afterAll(async () => {
+  launcher.close();
+  await rm(home, { recursive: true, force: true });
+});
+
+function runOf(command: string, args: string[], extra: Partial<SandboxRun> = {}): SandboxRun {
+  return { command, args, cwd: home, home, limits: defaultSandboxLimits, label: `test ${command}`, env: { TIDEMARK_UNIT: 'apps/web' }, ...extra };
+}
+
+/** warm waits until the launcher has a sandbox started ahead, then runs through it. */
+async function warm(run: SandboxRun): Promise<string> {
+  for (let tries = 0; tries < 200 && launcher.waitingPids().length === 0; tries += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+  expect(launcher.waitingPids()).toHaveLength(1);
+  const output = runSandboxed({ ...run, launcher });
+  expect(launcher.waitingPids()).toHaveLength(0);
+  return (await output).stdout;
+}
+
+const cold = async (run: SandboxRun): Promise<string> => (await runSandboxed(run)).stdout;
+
+describe('sandboxes started ahead', () => {
+  it('give a run the same environment and folder as a sandbox started for it', async () => {
+    const environment = (text: string) => text.split('\0').filter(Boolean).sort();
+    expect(environment(await warm(runOf('/usr/bin/env', ['-0'])))).toEqual(environment(await cold(runOf('/usr/bin/env', ['-0']))));
+    expect(environment(await warm(runOf('/usr/bin/env', ['-0'])))).toContain('TIDEMARK_UNIT=apps/web');
+    expect(await warm(runOf('/bin/pwd', []))).toBe(`${home}\n`);
+  });
+
+  it('pass hostile arguments and values through verbatim, never as shell', async () => {
+    const args = ['$(touch pwned)', '"; exit 0; "', "it's", '\\n\\', ' leading', 'trailing ', '', '*', '-n'];
+    const printed = await warm(runOf('/usr/bin/printf', ['[%s]', ...args], { env: { VALUE: '$(id) `id` ${HOME}' } }));
+    expect(printed).toBe(args.map((arg) => `[${arg}]`).join(''));
+    expect(await warm(runOf('/usr/bin/printenv', ['VALUE'], { env: { VALUE: '$(id) `id` ${HOME}' } }))).toBe('$(id) `id` ${HOME}\n');
+    expect(await cold(runOf('/bin/ls', ['-A']))).toBe('');
+  });
+
+  it('start a run whose values hold a newline cold, with the same result', async () => {
+    for (let tries = 0; tries < 200 && launcher.waitingPids().length === 0; tries += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+    const output = runSandboxed({ ...runOf('/usr/bin/printf', ['[%s]', 'two\nlines']), launcher });
+    expect(launcher.waitingPids()).toHaveLength(1);
+    expect((await output).stdout).toBe('[two\nlines]');
+  });
+
+  it.runIf(canIsolateNetwork())('give every run user and network namespaces of its own', async () => {
+    const namespaces = async () => (await warm(runOf('/usr/bin/readlink', ['/proc/self/ns/net', '/proc/self/ns/user']))).trim().split('\n');
+    const [first, second] = [await namespaces(), await namespaces()];
+    const ours = [readlinkSync('/proc/self/ns/net'), readlinkSync('/proc/self/ns/user')];
+    expect(first).toHaveLength(2);
+    for (const index of [0, 1]) {
+      expect(first[index]).not.toBe(ours[index]);
+      expect(second[index]).not.toBe(ours[index]);
+      expect(second[index]).not.toBe(first[index]);
+    }
+  });
+
+  it('keep the limits and the tool\'s message', async () => {
+    const slow = warm(runOf('/bin/sleep', ['60'], { limits: { ...defaultSandboxLimits, timeoutMs: 300 } }));
+    await expect(slow).rejects.toMatchObject({ code: 'RenderTimedOut' });
+    await expect(warm(runOf('/bin/sh', ['-c', 'echo "line 3: broken" >&2; exit 4']))).rejects.toThrow('test /bin/sh failed: line 3: broken');
+    await expect(runSandboxed({ ...runOf('/nonexistent/tool', []), launcher })).rejects.toMatchObject({ code: 'RenderToolMissing' });
+  });
+
+  it('stop the waiting sandboxes on close', async () => {
+    const closing = sandboxLauncher(1);
+    expect(closing.take({ command: '/bin/true', args: [], cwd: home, env: {} })).toBeUndefined();
+    for (let tries = 0; tries < 200 && closing.waitingPids().length === 0; tries += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+    const pids = closing.waitingPids();
+    expect(pids).toHaveLength(1);
+    closing.close();
+    for (let tries = 0; tries < 200 && pids.some(alive); tries += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(pids.filter(alive)).toEqual([]);
+    expect(closing.take({ command: '/bin/true', args: [], cwd: home, env: {} })).toBeUndefined();
+  });
+});
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
