@@ -79,6 +79,15 @@ describe('sandboxes started ahead', () => {
     await expect(runSandboxed({ ...runOf('/nonexistent/tool', []), launcher })).rejects.toMatchObject({ code: 'RenderToolMissing' });
   });
 
+  it('start the next sandbox when a run has ended, not while it runs', async () => {
+    const running = warm(runOf('/bin/sleep', ['0.3']));
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(launcher.waitingPids()).toHaveLength(0);
+    await running;
+    for (let tries = 0; tries < 200 && launcher.waitingPids().length === 0; tries += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(launcher.waitingPids()).toHaveLength(1);
+  });
+
   it('stop the waiting sandboxes on close', async () => {
     const closing = sandboxLauncher(1);
     expect(closing.take({ command: '/bin/true', args: [], cwd: home, env: {} })).toBeUndefined();

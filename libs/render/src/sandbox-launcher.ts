@@ -37,7 +37,7 @@ const envName = /^[A-Za-z_][A-Za-z0-9_]*$/;
  * SandboxLauncher starts sandboxes ahead of the runs that use them: each is a process that has
  * already made its own user and network namespace (`unshare`) and waits, in a shell, to be told
  * what to exec. A run then costs one exec, where starting it cold costs a fork of this (large)
- * process, `unshare` and the exec; the next sandbox starts while the run's tool works. Every run
+ * process, `unshare` and the exec; the next sandbox starts after the run. Every run
  * still gets fresh namespaces of its own and a clean environment: a started sandbox serves one run.
  * Nothing starts before the first `take`; `close` stops the waiting ones.
  */
@@ -55,18 +55,20 @@ export class SandboxLauncher {
   }
 
   /**
-   * take hands a waiting sandbox the launch and returns its process, then starts the next one; it
-   * returns undefined (start the run cold) when none is waiting or the launch cannot be told in
+   * take hands a waiting sandbox the launch and returns its process (the next one starts when it
+   * ends); it returns undefined (start the run cold) when none is waiting or the launch cannot be told in
    * lines (a newline in a value, an odd variable name, a missing command).
    */
   take(launch: SandboxLaunch): LaunchedSandbox | undefined {
     if (this.closed || !describable(launch) || !existsSync(shell)) return undefined;
     const child = this.ready.shift();
-    // The next sandbox starts once this run is under way: the fork blocks this process for a
-    // few milliseconds, while the run's tool works on its own.
-    setImmediate(() => this.fill());
-    if (!child) return undefined;
-    if (child.exitCode !== null || child.signalCode !== null || !child.stdin?.writable || !hasOutput(child)) return undefined;
+    if (!child || child.exitCode !== null || child.signalCode !== null || !child.stdin?.writable || !hasOutput(child)) {
+      setImmediate(() => this.fill());
+      return undefined;
+    }
+    // The next sandbox starts when this run has ended, not while it runs: its fork blocks this
+    // process for a few milliseconds, and on a loaded machine its start takes CPU from the tool.
+    child.once('close', () => setImmediate(() => this.fill()));
     child.ref();
     for (const stream of [child.stdout, child.stderr]) (stream as { ref?: () => void } | null)?.ref?.();
     const env = Object.entries(launch.env).map(([name, value]) => `${name}=${value}`);
