@@ -6,7 +6,11 @@
 // baseline runs before the poll in even rounds and after it in odd ones, so neither side always
 // follows the push and fetch. The machine may be loaded: the spread of both sides is printed,
 // with the load average, and plan (every unit's inputs and digest) is told apart from the rest
-// (the unit's input tree written, unshare + kustomize, its output parsed).
+// (the unit's input tree written, kustomize in its sandbox, its output parsed).
+// Tidemark runs kustomize in a sandbox started ahead (SandboxLauncher: unshare's fresh user and
+// network namespace and a shell waiting for the command), so the render pays one exec where the
+// baseline pays a fork of this process and the exec; the next sandbox starts after the render
+// returns, outside its figure (inside the whole poll's). The renderer is closed at the end.
 // Run: npx tsx bench/render.bench.ts [rounds]
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -88,5 +92,6 @@ try {
   console.log(`  the whole poll (fetch, diff, plan, render) ${figures.oneOverlayChangePollMs} ms; a no-op poll ${figures.noopPollMs} ms, rendering nothing`);
   console.log(JSON.stringify(figures));
 } finally {
+  await renderer.close();
   await repository.stop();
 }
