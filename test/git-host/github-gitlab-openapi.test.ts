@@ -4,11 +4,12 @@
 //   GitHub  github-openapi-subset.json  github/rest-api-description, descriptions/api.github.com/
 //           api.github.com.2022-11-28.json at 1e9ee981 (OpenAPI 3.0.3, version 1.1.4): statuses, issue comments
 //   GitLab  gitlab-openapi-subset.json  GitLab's doc/api/openapi/openapi_v2.yaml at 38605be5 (Swagger 2.0):
-//           commit statuses; the merge-request notes were not found in that file, so they are checked against
-//           shapes written from GitLab's REST docs (gitlab-notes-documented.json), and say so.
+//           commit statuses, and the PRIVATE-TOKEN header
+//           gitlab-openapi-v3-subset.json  GitLab's doc/api/openapi/openapi_v3.yaml at 07fbd7ab (OpenAPI 3.0.0):
+//           merge-request notes (list, create, update), which openapi_v2.yaml does not have
 // Checked: method, path template, path and query parameters, the body (required fields, enum, types,
-// maxLength, no field the schema lacks), the content type, and the token header (GitLab's from its
-// description; GitHub's "Bearer" from its docs, its description names none). Gitea is tested against
+// maxLength where given, no field the schema lacks), the content type, and the token header (GitLab's from
+// openapi_v2.yaml; GitHub's "Bearer" from its docs, its description names none). Gitea is tested against
 // a real Gitea (gitea.test.ts). The last tests send what the descriptions forbid, to show the checks bite.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { postCommitStatus, upsertPullRequestComment, type CommitStatusState, type GitHostTarget } from '@tidemark/git-host';
@@ -50,12 +51,13 @@ describe.each(['github', 'gitlab'] as const)('the %s client against its publishe
     host.openPullRequest('shop', 'deploy', 12);
     const target = targetOf(host, 'shop/deploy');
     const first = await upsertPullRequestComment(target, { number: 12, body: '### Preview\n1 changed', marker: 'preview:shop' });
-    expect(first).toMatchObject({ ok: true, action: 'created' });
     const second = await upsertPullRequestComment(target, { number: 12, body: '### Preview\n2 changed', marker: 'preview:shop' });
+    // The description's verdict first: a wrong method or field shows here by name, before what it breaks.
+    expect(host.problems).toEqual([]);
+    expect(first).toMatchObject({ ok: true, action: 'created' });
     expect(second).toMatchObject({ ok: true, action: 'updated', commentId: first.commentId });
     const thread = host.commentsOf('shop', 'deploy', 12);
     expect(thread.map((comment) => comment.body)).toEqual(['<!-- tidemark:preview:shop -->\n### Preview\n2 changed']);
-    expect(host.problems).toEqual([]);
     expect(JSON.stringify([first, second])).not.toContain(token);
   });
 });
@@ -82,20 +84,28 @@ describe('the stand-ins refuse what the published descriptions forbid', () => {
     ]);
   });
 
-  it('GitLab: a state GitHub says, no state, the token in the query, a note past its length, a text body', async () => {
+  it('GitLab: a state GitHub says, no state, the token in the query, a note as `note`, a PATCH, a text body, a bad filter', async () => {
     const gitlab = hosts.gitlab!;
     gitlab.openPullRequest('group', 'shop', 3);
     await send(gitlab, 'POST', `/projects/group%2Fshop/statuses/${sha}`, { state: 'failure', context: 'tidemark/east' });
     await send(gitlab, 'POST', `/projects/group%2Fshop/statuses/${sha}?private_token=${token}`, { name: 'tidemark/east' });
-    await send(gitlab, 'POST', '/projects/group%2Fshop/merge_requests/3/notes', { body: 'x'.repeat(1_000_001) });
+    await send(gitlab, 'POST', '/projects/group%2Fshop/merge_requests/3/notes', { note: 'x' });
+    await send(gitlab, 'PUT', '/projects/group%2Fshop/merge_requests/3/notes/1', { note: 'x' });
+    await send(gitlab, 'PATCH', '/projects/group%2Fshop/merge_requests/3/notes/1', { body: 'x' });
     await send(gitlab, 'POST', '/projects/group%2Fshop/merge_requests/3/notes', { body: 'x' }, { 'content-type': 'text/plain' });
+    await send(gitlab, 'GET', '/projects/group%2Fshop/merge_requests/three/notes?sort=newest');
     expect(gitlab.problems).toEqual([
       'POST /api/v4/projects/{id}/statuses/{sha}: the body.state "failure" is not one of pending, running, success, failed, canceled, skipped',
       'POST /api/v4/projects/{id}/statuses/{sha}: query parameter private_token is not in the description',
       'POST /api/v4/projects/{id}/statuses/{sha}: the body: state is required',
       'POST /api/v4/projects/{id}/statuses/{sha}: the token is in the query string, where logs keep it',
-      'POST /api/v4/projects/{id}/merge_requests/{merge_request_iid}/notes: the body.body is longer than 1000000 characters',
-      'POST /api/v4/projects/{id}/merge_requests/{merge_request_iid}/notes: content-type "text/plain" is not application/json',
+      'POST /api/v4/projects/{id}/merge_requests/{noteable_id}/notes: the body: body is required',
+      'POST /api/v4/projects/{id}/merge_requests/{noteable_id}/notes: the body: note is not a field of the schema',
+      'PUT /api/v4/projects/{id}/merge_requests/{noteable_id}/notes/{note_id}: the body: note is not a field of the schema',
+      'PATCH /api/v4/projects/group%2Fshop/merge_requests/3/notes/1 is not an operation Tidemark should call',
+      'POST /api/v4/projects/{id}/merge_requests/{noteable_id}/notes: content-type "text/plain" is not application/json',
+      'GET /api/v4/projects/{id}/merge_requests/{noteable_id}/notes: path parameter noteable_id "three" is not a number',
+      'GET /api/v4/projects/{id}/merge_requests/{noteable_id}/notes: query parameter sort "newest" is not one of asc, desc',
     ]);
   });
 });

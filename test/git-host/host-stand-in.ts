@@ -5,12 +5,13 @@
 // operations, copied unchanged beside this file, and whatever breaks it is listed in `problems`:
 //   gitea   gitea-openapi-subset.json   Gitea v1.26.0, templates/swagger/v1_json.tmpl
 //   github  github-openapi-subset.json  github/rest-api-description, api.github.com.2022-11-28.json @ 1e9ee98
-//   gitlab  gitlab-openapi-subset.json  GitLab's doc/api/openapi/openapi_v2.yaml @ 38605be (commit statuses)
-//           gitlab-notes-documented.json  merge-request notes: shapes written from GitLab's REST docs, not
-//           a published description (they were not found in that openapi_v2.yaml)
+//   gitlab  gitlab-openapi-subset.json     GitLab's doc/api/openapi/openapi_v2.yaml @ 38605be (commit statuses)
+//           gitlab-openapi-v3-subset.json  GitLab's doc/api/openapi/openapi_v3.yaml @ 07fbd7a (merge-request
+//           notes: list, create, update; they are not in openapi_v2.yaml)
 // Where a description says nothing of the credentials, the header form the host documents is checked
 // here instead: Gitea "Authorization: token <t>", GitHub "Authorization: Bearer <t>" (GitHub's description has
-// no securitySchemes: github/rest-api-description#237).
+// no securitySchemes: github/rest-api-description#237). GitLab's PRIVATE-TOKEN header is openapi_v2.yaml's
+// access_token_header; openapi_v3.yaml names only HTTP bearer and OAuth 2, which the checker does not read.
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApiDescription, type Match } from './openapi-check';
@@ -73,8 +74,8 @@ const shapeMakers: Record<StandInProvider, () => HostShape> = {
     documentedAuthorization: (token) => `Bearer ${token}`,
   }),
   gitlab: () => ({
-    prefix: '', descriptions: [load('gitlab-openapi-subset.json'), load('gitlab-notes-documented.json')], numberParameter: 'merge_request_iid', commentParameter: 'note_id', projectParameter: 'id', statusAnswer: 200, pageSize: 20,
-    operations: { 'POST /api/v4/projects/{id}/statuses/{sha}': 'createStatus', 'GET /api/v4/projects/{id}/merge_requests/{merge_request_iid}/notes': 'listComments', 'POST /api/v4/projects/{id}/merge_requests/{merge_request_iid}/notes': 'createComment', 'PUT /api/v4/projects/{id}/merge_requests/{merge_request_iid}/notes/{note_id}': 'editComment' },
+    prefix: '', descriptions: [load('gitlab-openapi-subset.json'), load('gitlab-openapi-v3-subset.json')], numberParameter: 'noteable_id', commentParameter: 'note_id', projectParameter: 'id', statusAnswer: 200, pageSize: 20,
+    operations: { 'POST /api/v4/projects/{id}/statuses/{sha}': 'createStatus', 'GET /api/v4/projects/{id}/merge_requests/{noteable_id}/notes': 'listComments', 'POST /api/v4/projects/{id}/merge_requests/{noteable_id}/notes': 'createComment', 'PUT /api/v4/projects/{id}/merge_requests/{noteable_id}/notes/{note_id}': 'editComment' },
   }),
 };
 
