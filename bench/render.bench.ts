@@ -10,7 +10,8 @@
 // Tidemark runs kustomize in a sandbox started ahead (SandboxLauncher: unshare's fresh user and
 // network namespace and a shell waiting for the command), so the render pays one exec where the
 // baseline pays a fork of this process and the exec; the next sandbox starts after the render
-// returns, outside its figure (inside the whole poll's). The renderer is closed at the end.
+// returns, outside its figure (inside the whole poll's); the bench then waits 200 ms, so that
+// start never overlaps the baseline of odd rounds. The renderer is closed at the end.
 // Run: npx tsx bench/render.bench.ts [rounds]
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -64,6 +65,7 @@ try {
     samples.tidemark.push(render.durationMs);
     samples.plan.push(render.planMs);
     samples.poll.push(changed.ms);
+    await new Promise((resolve) => setTimeout(resolve, 200));
     if (round % 2 === 1) samples.direct.push((await direct()).ms);
     const idle = await timed(() => source.poll());
     if (idle.value.moved || idle.value.render?.rendered !== 0) throw new Error('a no-op poll rendered a unit');
