@@ -7,10 +7,15 @@
 //   The reconciler runs as the bundle deploy/ ships (scripts/build.mjs), or from source through
 //   tsx with --from-source (tsx's transpiler and source maps cost memory of their own);
 // - the steady state once converged: API requests and reconciler CPU seconds per resync
-//   interval, against one list of the same objects per cluster (what `kubectl get -A` sends).
+//   interval, against one list of the same objects per cluster (what `kubectl get -A` sends), and
+//   the look-agains done in it (pipeline runs and objects the resync sweep answered without one, from
+//   the reconciler's /metrics), so CPU per look-again compares runs that did not all keep up.
 // The default size fits `npm run bench`'s 8 minutes per bench on 2 shared cores; the issue's size is
 //   npx tsx bench/scale.bench.ts --objects 10000 --clusters 3 --resync-s 60 [--per-file 100] [--concurrency 8] [--from-source] [--node-flags='--enable-source-maps']
 // (--node-flags defaults to the flags of the image's ENTRYPOINT, deploy/docker/reconciler.Dockerfile)
+// --cpu-prof <dir> writes the reconciler's V8 CPU profile there (node --cpu-prof) and stops it right after the
+// steady-state interval, so the profile's last seconds are the no-change resync; summarise them with
+//   npx tsx bench/support/cpu-profile-window.ts <dir>/<file>.cpuprofile --last-s <seconds the bench printed>
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -27,8 +32,9 @@ import { RawClient } from './support/raw-apply';
 const { values } = parseArgs({ options: {
   objects: { type: 'string', default: '300' }, clusters: { type: 'string', default: '3' },
   'resync-s': { type: 'string', default: '20' }, 'per-file': { type: 'string', default: '100' }, concurrency: { type: 'string', default: '8' },
-  'from-source': { type: 'boolean', default: false }, 'node-flags': { type: 'string' },
+  'from-source': { type: 'boolean', default: false }, 'node-flags': { type: 'string' }, 'cpu-prof': { type: 'string' },
 } });
+const cpuProfileDir = values['cpu-prof'];
 const objects = Number(values.objects);
 const clusterCount = Number(values.clusters);
 const resyncS = Number(values['resync-s']);
@@ -103,7 +109,8 @@ const bundleDir = `test-artifacts/bench-scale-${process.pid}`;
 const entry = values['from-source'] ? ['--import', 'tsx', 'apps/reconciler/src/main.ts'] : [await buildReconcilerBundle(bundleDir)];
 // The image's flags by default (deploy/docker/reconciler.Dockerfile); --node-flags= for none.
 const nodeFlags = values['node-flags'] === undefined ? await imageNodeFlags() : values['node-flags'].split(/\s+/).filter(Boolean);
-const child = spawn(process.execPath, [...nodeFlags, ...entry], {
+const profileFlags = cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfileDir}`] : [];
+const child = spawn(process.execPath, [...nodeFlags, ...profileFlags, ...entry], {
   env: { ...process.env, TIDEMARK_CONFIG: configPath, TIDEMARK_ALLOW_EVICTION: 'true', TIDEMARK_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'ignore', 'pipe'],
 });
 let stderrTail = '';
@@ -145,13 +152,22 @@ try {
   say(`converged in ${Math.round(convergeMs)} ms; waiting one resync interval (${resyncS} s), then measuring the next one`);
   await new Promise((resolve) => setTimeout(resolve, resyncS * 1000));
   const marks = await Promise.all(planes.map((plane) => markAuditLog(plane.auditLogPath!)));
+  const looksBefore = await lookAgains(httpPort);
   const cpuBefore = await cpuSeconds(pid);
   await new Promise((resolve) => setTimeout(resolve, resyncS * 1000));
   const cpu = (await cpuSeconds(pid)) - cpuBefore;
+  const looks = subtract(await lookAgains(httpPort), looksBefore);
+  say(`in the measured interval: ${looks.runs} pipeline runs, ${looks.unchangedChecks} unchanged objects answered by the resync sweep, ${looks.changedChecks} given a job`);
   const requests = (await Promise.all(planes.map((plane, index) => readAuditLog(plane.auditLogPath!, marks[index], kubeUserAgent)))).flat();
   const steady = await procStatus(pid);
   const steadySplit = await memorySplit(httpPort);
   say(`steady: RSS ${mib(steady.rss).toFixed(0)} MiB (${splitText(steadySplit)})`);
+  if (cpuProfileDir) {
+    // Stopped now, the profile ends with the steady state; the drain may take the workers' 20 s.
+    const steadyS = Math.round((performance.now() - pushed - convergeMs) / 1000);
+    await stopProcess(child, 60_000);
+    say(`CPU profile written to ${cpuProfileDir}; its last ${steadyS} s are after convergence (the last ${resyncS} s the measured interval)`);
+  }
 
   say('baseline: one list of the same objects per cluster');
   const listStarted = performance.now();
@@ -190,6 +206,9 @@ try {
     requestsPerObjectPerResync: Math.round((requests.length / total) * 100) / 100,
     steadyRequestsByKind: countByKind(requests),
     cpuSecondsPerMinute: Math.round((cpu / resyncS) * 60 * 100) / 100,
+    // Look-agains done in the measured interval: pipeline runs, and objects the resync sweep answered without one.
+    lookAgains: looks,
+    cpuMsPerLookAgain: Math.round((cpu * 1000 / Math.max(1, looks.runs + looks.unchangedChecks)) * 1000) / 1000,
     // CPU the reconciler spent from the push until converged: with the same objects, what a V8 flag costs.
     convergeCpuSeconds: Math.round(convergeCpu * 10) / 10,
     memoryMiB: { idle: idleSplit, converged: convergedSplit, steady: steadySplit },
@@ -263,6 +282,21 @@ async function memorySplit(port: number): Promise<Record<string, number>> {
     newSpace: space('new'), oldSpace: space('old'), codeSpace: space('code'), largeObjectSpace: space('large_object'),
   };
   return Object.fromEntries(Object.entries(split).map(([key, value]) => [key, Math.round(value * 10) / 10]));
+}
+
+/** lookAgains reads from the reconciler's /metrics how many pipeline runs it made and how many due resyncs its sweep answered. */
+async function lookAgains(port: number): Promise<{ runs: number; unchangedChecks: number; changedChecks: number }> {
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  const sum = (pattern: RegExp) => [...text.matchAll(pattern)].reduce((total, match) => total + Number(match[1]), 0);
+  return {
+    runs: sum(/^tidemark_reconcile_duration_seconds_count\{[^}]*\} ([0-9.e+]+)$/gm),
+    unchangedChecks: sum(/^tidemark_resync_checks_total\{[^}]*result="unchanged"[^}]*\} ([0-9.e+]+)$/gm),
+    changedChecks: sum(/^tidemark_resync_checks_total\{[^}]*result="changed"[^}]*\} ([0-9.e+]+)$/gm),
+  };
+}
+
+function subtract<T extends Record<string, number>>(after: T, before: T): T {
+  return Object.fromEntries(Object.entries(after).map(([key, value]) => [key, value - (before[key] ?? 0)])) as T;
 }
 
 function splitText(split: Record<string, number>): string {
