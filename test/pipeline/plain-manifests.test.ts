@@ -21,7 +21,7 @@ describe('plain manifests', () => {
     await harness.repo.write('app/namespace.yaml', `apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ${namespace}\n`);
     await harness.repo.write('app/settings.yaml', `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  namespace: ${namespace}\ndata:\n  level: info\n`);
     const { poll, results } = await harness.pushAndReconcile('add settings');
-    expect(results.get(configMapKey)).toEqual({ kind: 'requeue', afterMs: 300_000 });
+    expect(results.get(configMapKey)).toEqual({ kind: 'requeue', afterMs: 300_000, resync: true });
 
     const live = await getObject(harness.connection, { apiVersion: 'v1', kind: 'ConfigMap', namespace, name: 'settings' });
     expect((live as { data?: unknown }).data).toEqual({ level: 'info' });
@@ -38,7 +38,7 @@ describe('plain manifests', () => {
   it('leaves an unchanged object unwritten when another object in the repo changes', async () => {
     const before = await getObject(harness.connection, { apiVersion: 'v1', kind: 'ConfigMap', namespace, name: 'settings' });
     const outcome = await harness.reconcileKey(configMapKey, 'resync');
-    expect(outcome).toEqual({ kind: 'requeue', afterMs: 300_000 });
+    expect(outcome).toEqual({ kind: 'requeue', afterMs: 300_000, resync: true });
     const after = await getObject(harness.connection, { apiVersion: 'v1', kind: 'ConfigMap', namespace, name: 'settings' });
     expect(after?.metadata.resourceVersion).toBe(before?.metadata.resourceVersion);
     const history = await harness.statusStore.history(harness.cluster, configMapKey);

@@ -80,7 +80,7 @@ export function startCommitStatuses(options: CommitStatusesOptions): CommitStatu
 
   async function ran(observation: ReconcileObservation): Promise<void> {
     const host = hosts.get(observation.source);
-    if (!host || observation.result === 'skipped') return;
+    if (!host || observation.result === 'skipped' || observation.result === 'unchanged') return;
     const { progress, reason } = await progressOf(observation, options.statusOf);
     const claim = await record.ran(observation, observation.objectKey, progress, reason);
     if (claim) post(host, observation.revision, observation.cluster, claim);

@@ -86,6 +86,7 @@ const ConfigInput = Type.Object({
     failureThreshold: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
   }, { additionalProperties: false })),
   fullResyncIntervalMs: Type.Optional(Type.Integer({ minimum: 60_000 })),
+  fullCheckIntervalMs: Type.Optional(Type.Integer({ minimum: 60_000 })),
   objectHealth: Type.Optional(ObjectHealthInput),
   http: Type.Optional(Type.Object({
     port: Type.Integer({ minimum: 0, maximum: 65535 }),
@@ -171,6 +172,12 @@ export interface ReconcilerConfig {
   /** Cluster health checks: how often, how slow counts as down, how many failures make it Unavailable. */
   readonly healthCheck: { readonly intervalMs: number; readonly timeoutMs: number; readonly failureThreshold: number };
   readonly fullResyncIntervalMs: number;
+  /**
+   * A resync of an object nothing changed since its last full run (same revision, Ready, every applied
+   * object at the resourceVersion its apply left, as the watch cache holds it) runs no stage; a full run
+   * still happens when the last one is older than this, and once after each start. @defaultValue 3_600_000
+   */
+  readonly fullCheckIntervalMs: number;
   /** Objects' health: the timeout to become Ready, and CEL rules per kind (compiled at load). */
   readonly objectHealth: ObjectHealthConfig;
   /** Health, readiness, metrics and webhooks are served here. @defaultValue 0.0.0.0:9464 */
@@ -312,13 +319,14 @@ function redisOptions(input: ConfigInput, env: NodeJS.ProcessEnv): Pick<Reconcil
   return { redisPrefix: input.redis?.prefix ?? 'tidemark', allowEviction: input.redis?.allowEviction ?? env.TIDEMARK_ALLOW_EVICTION === 'true' };
 }
 
-function intervals(input: ConfigInput): Pick<ReconcilerConfig, 'resyncIntervalMs' | 'dependencyRecheckMs' | 'progressingRequeueMs' | 'fullResyncIntervalMs' | 'healthCheck'> {
+function intervals(input: ConfigInput): Pick<ReconcilerConfig, 'resyncIntervalMs' | 'dependencyRecheckMs' | 'progressingRequeueMs' | 'fullResyncIntervalMs' | 'fullCheckIntervalMs' | 'healthCheck'> {
   const health = input.healthCheck ?? {};
   return {
     resyncIntervalMs: input.resyncIntervalMs ?? 300_000,
     dependencyRecheckMs: input.dependencyRecheckMs ?? 60_000,
     progressingRequeueMs: input.progressingRequeueMs ?? 5_000,
     fullResyncIntervalMs: input.fullResyncIntervalMs ?? 3_600_000,
+    fullCheckIntervalMs: input.fullCheckIntervalMs ?? 3_600_000,
     healthCheck: { intervalMs: health.intervalMs ?? 5_000, timeoutMs: health.timeoutMs ?? 5_000, failureThreshold: health.failureThreshold ?? 2 },
   };
 }

@@ -34,6 +34,21 @@ describe('ObjectCache', () => {
     expect(cache.lookup(name('other'))).toEqual({ object: undefined });
   });
 
+  it('heldVersion says the version it holds an object at, and nothing for a kind not fresh or an object it does not hold', () => {
+    const cache = new ObjectCache();
+    const feed = cache.watchHandlers(apiVersion, kind);
+    feed.onProgress({ type: 'listing' });
+    feed.onEvent('ADDED', deployment('web', '10'), true);
+    expect(cache.heldVersion(name('web'))).toBeUndefined();
+    feed.onProgress({ type: 'listed', resourceVersion: '12' });
+    expect(cache.heldVersion(name('web'))).toBe('10');
+    expect(cache.heldVersion(name('other'))).toBeUndefined();
+    feed.onEvent('MODIFIED', deployment('web', '14', 3), false);
+    expect(cache.heldVersion(name('web'))).toBe('14');
+    feed.onProgress({ type: 'interrupted' });
+    expect(cache.heldVersion(name('web'))).toBeUndefined();
+  });
+
   it('ignores an event older than what it holds, and a late event after a deletion', () => {
     const cache = new ObjectCache();
     listed(cache, '10', [deployment('web', '10')]);

@@ -81,6 +81,17 @@ export class ObjectCache {
     return { object: held ? (JSON.parse(held.json) as KubernetesManifest) : undefined };
   }
 
+  /**
+   * heldVersion is the resourceVersion the cache holds an object at, without copying it, or
+   * undefined when it cannot say (a kind not fresh, an object it does not hold): a resync asks it
+   * whether an object is still at the version its last apply left.
+   */
+  heldVersion(target: CachedObjectName): string | undefined {
+    const store = this.kinds.get(kindKey(target.apiVersion, target.kind));
+    if (!store || store.state !== 'fresh') return undefined;
+    return store.objects.get(objectKey(target.namespace, target.name))?.resourceVersion;
+  }
+
   /** watchHandlers are the callbacks that feed one kind's store from watchObjects. */
   watchHandlers(apiVersion: string, kind: string): { onEvent(type: WatchEventType, object: KubernetesManifest, initial: boolean): void; onProgress(progress: WatchProgress): void } {
     return {

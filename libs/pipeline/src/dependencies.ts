@@ -88,6 +88,15 @@ export interface DependencyWaitRegistry {
 export interface PipelineOptions {
   /** How often a healthy object is checked again, the safety net behind watches. @defaultValue 300_000 */
   resyncIntervalMs?: number;
+  /**
+   * A look-again at an object that nothing changed since its last full run (same revision, Ready,
+   * every applied object at the resourceVersion its apply left, in the watch cache) runs no stage;
+   * a full run (apply dry-run skipped as before, status record and history written) still happens
+   * when the last one is older than this. @defaultValue 3_600_000
+   */
+  fullCheckIntervalMs?: number;
+  /** Records written before this time (the process's start) never skip a full run: a new release or config may render differently. @defaultValue none */
+  fullCheckAfter?: Date;
   /** How soon an object whose owned objects are not ready yet is checked again. @defaultValue 5_000 */
   progressingRequeueMs?: number;
   /** Namespace for namespaced objects that Git declares without one. @defaultValue 'default' */

@@ -4,6 +4,7 @@
 // hands everything else in (PipelineDependencies).
 
 export { reconcile } from './reconcile';
+export { unchangedJobs } from './unchanged-resync';
 export type { PipelineDependencies, PipelineOptions, DesiredObject, DesiredStateReader, PlacedIdentity, DependencyWaitRegistry, Declaration, DeclarationIndex } from './dependencies';
 export { cleanupFinalizer, pruneEmptyAnnotation } from './tracking';
 export type { SourceTenancy } from './source-tenancy';

@@ -1,5 +1,5 @@
-/** ReconcileResult is how one run ended, as metrics label it. */
-export type ReconcileResult = 'ready' | 'progressing' | 'deleted' | 'skipped' | 'terminal' | 'transient' | 'not-ready';
+/** ReconcileResult is how one run ended, as metrics label it; 'unchanged': Ready as the last full run left it, the stages not run. */
+export type ReconcileResult = 'ready' | 'unchanged' | 'progressing' | 'deleted' | 'skipped' | 'terminal' | 'transient' | 'not-ready';
 
 /** ReconcileObservation is what the pipeline tells its observer about one finished run. */
 export interface ReconcileObservation {

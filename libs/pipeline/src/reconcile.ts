@@ -27,16 +27,20 @@ import { runConnections } from './identity';
 import { identityFailure } from './identity-failure';
 import { wakeDependents } from './ordering/wake-dependents';
 import { isStaleCacheSymptom } from './cached-reads';
+import { resyncUnchanged } from './unchanged-resync';
 
 /**
  * reconcile runs the eight stages for one job, then finalizeStatus writes the run's one status
- * record. It is level-triggered: it compares Git at the job's revision with the cluster and
+ * record; a look-again at an object nothing changed since its last full run is answered from the
+ * record and the watch cache alone (resyncUnchanged). It is level-triggered: it compares Git at the job's revision with the cluster and
  * converges, whatever woke it. A failure sets Ready=False with the failing stage's reason; the
  * result stage turns it into the run's one answer to the queue (requeue after, or a throw). `signal` aborts when this worker may no longer own
  * the object: the run stops before its next write, and writes no status.
  */
 export async function reconcile(job: ReconcileJob, deps: PipelineDependencies, signal?: AbortSignal): Promise<ReconcileOutcome> {
   const run = startRun(job, deps);
+  const unchanged = await resyncUnchanged(run, deps);
+  if (unchanged) return unchanged;
   deps = withRunLog(run, deps);
   try {
     const status = await runStagesOrLive(run, deps, signal).catch(async (error: unknown) => {

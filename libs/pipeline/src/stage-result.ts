@@ -17,7 +17,7 @@ export function resultStage(run: ReconcileRun, deps: PipelineDependencies): Reco
   if (isDeleted(run)) return run.desired ? { kind: 'requeue', afterMs: 1_000 } : { kind: 'done' };
   if (!run.desired) return { kind: 'done' };
   if (run.outcome?.health.status !== 'Ready') return { kind: 'requeue', afterMs: progressingDelay(run, deps) };
-  return { kind: 'requeue', afterMs: deps.options?.resyncIntervalMs ?? 300_000 };
+  return { kind: 'requeue', afterMs: deps.options?.resyncIntervalMs ?? 300_000, resync: true };
 }
 
 /**

@@ -92,6 +92,27 @@ export class StatusStore {
     return withClusterAvailability({ ...record, ...(suspended ? { suspended: true } : {}) }, parseClusterHealth(cluster, health));
   }
 
+  /** getMany is get for many objects of one cluster, in one round trip (a resync sweep's batch). */
+  async getMany(cluster: string, objectKeys: readonly string[]): Promise<(ObjectStatus | undefined)[]> {
+    if (objectKeys.length === 0) return [];
+    const replies = await this.redis.pipeline()
+      .hmget(this.keys.objectStatus(cluster), ...objectKeys)
+      .hmget(this.keys.suspended(cluster), ...objectKeys)
+      .get(this.keys.clusterHealth(cluster))
+      .exec();
+    const reply = <T>(index: number): T => {
+      const [error, value] = replies?.[index] ?? [new Error('no reply from Redis'), undefined];
+      if (error) throw error;
+      return value as T;
+    };
+    const [raws, suspended] = [reply<(string | null)[]>(0), reply<(string | null)[]>(1)];
+    const health = parseClusterHealth(cluster, reply<string | null>(2));
+    return raws.map((raw, index) => {
+      const record = parseStatusRecord(raw);
+      return record && withClusterAvailability({ ...record, ...(suspended[index] ? { suspended: true } : {}) }, health);
+    });
+  }
+
   /**
    * record writes an object's status and its history entry in one transaction, once per run,
    * and announces it. `status` may be omitted when a run changes nothing but the history. A
