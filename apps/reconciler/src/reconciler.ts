@@ -5,7 +5,7 @@ import { TerminalError, claimRedisSchema, readSourceStatus, RecordKeys, redisSch
 import { fileCredentials, GitSource, type GitSourceOptions, type SourceSpec, type UnitRendering } from '@tidemark/git-source';
 import { compileHealthRules, createDefaultRegistry, withHealthRules } from '@tidemark/kinds';
 import { PlacementCache } from '@tidemark/placement';
-import { reconcile, type PipelineDependencies, type PipelineObserver } from '@tidemark/pipeline';
+import { reconcile, unchangedJobs, type PipelineDependencies, type PipelineObserver } from '@tidemark/pipeline';
 import { Poller } from '@tidemark/poller';
 import { assertRedisSafe, closeRedis, needsHashTag, openRedisClient, ReconcileQueues, ReconcileWorkers, redisConnectionFor, redisPrefix } from '@tidemark/queue';
 import { PruneHolds, StatusStore } from '@tidemark/status-store';
@@ -163,7 +163,8 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
       observer: bothObservers(metrics.observer, commitStatuses.observer),
       pruneHolds: new PruneHolds(redis, recordPrefix),
       ordering: waits,
-      options: { resyncIntervalMs: config.resyncIntervalMs, dependencyRecheckMs: config.dependencyRecheckMs, progressingRequeueMs: config.progressingRequeueMs, healthTimeoutMs: config.objectHealth.timeoutMs, builtinCrdSources: builtinCrdSources(config) },
+      // Records from before this start get a full run first: this release or config may render differently.
+      options: { resyncIntervalMs: config.resyncIntervalMs, fullCheckIntervalMs: config.fullCheckIntervalMs, fullCheckAfter: new Date(), dependencyRecheckMs: config.dependencyRecheckMs, progressingRequeueMs: config.progressingRequeueMs, healthTimeoutMs: config.objectHealth.timeoutMs, builtinCrdSources: builtinCrdSources(config) },
     };
     const secret = config.conversionWebhook.secret;
     const store = secret ? new SecretCertificateStore(connectionOf(clusters.main, secret.cluster), secret.namespace, secret.name) : undefined;
@@ -185,6 +186,11 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
       hashTag,
       clusters: clusterNames,
       defaults: { concurrency: config.concurrency },
+      // Ready objects wait for their resync in a schedule; unchanged ones are answered in batches, without a job.
+      resync: {
+        intervalMs: config.resyncIntervalMs, unchanged: (jobs) => unchangedJobs(jobs, deps), enqueue: (job) => queues.enqueue(job),
+        onSwept: (cluster, unchanged, changed) => metrics.resyncSwept(cluster, unchanged, changed),
+      },
       onError: (error) => log.warn({ err: error.message }, 'queue worker error'),
     });
     await workers.start((job, signal) => reconcile(job, deps, signal));

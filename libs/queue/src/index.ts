@@ -8,6 +8,8 @@ export type { ReconcileQueuesOptions, EnqueueOptions, EnqueueResult } from './re
 export { ReconcileWorkers } from './reconcile-workers';
 export type { ReconcileWorkersOptions, ClusterLimits, ClusterWorkerSpec } from './reconcile-workers-options';
 export type { ReconcileHandler } from './outcome';
+export { ResyncSchedule, type ClaimedObject } from './resync-schedule';
+export { ResyncSweeper, type ResyncSweepOptions } from './resync-sweeper';
 export type { ClusterQueueFigures, QueueDepth, DurationSummary } from './figures';
 export type { FailureRecord, StalledMarker } from './object-records';
 export { assertRedisSafe, type AssertRedisSafeOptions, type RedisSafety } from './assert-redis-safe';

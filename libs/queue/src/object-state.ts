@@ -62,15 +62,18 @@ export class ObjectState {
   /**
    * nudge records a look-again request. BullMQ parks a job added while the object's job is active
    * until that job completes, so a run that ends in a delay would sit on it: the run checks this
-   * mark instead (takeNudge), and the run that starts next clears it (readForRun).
+   * mark instead (latestAndNudge), and the run that starts next clears it (readForRun).
    */
   async nudge(objectKey: string): Promise<void> {
     await this.client.hset(this.keys.nudged, objectKey, Date.now());
   }
 
-  /** takeNudge tells whether a look-again arrived since this run started, and clears it. */
-  async takeNudge(objectKey: string): Promise<boolean> {
-    return (await this.client.hdel(this.keys.nudged, objectKey)) > 0;
+  /** latestAndNudge reads the slot's newest revision and takes (clears) a look-again mark, in one round trip, for a run that just moved its job to delayed. */
+  async latestAndNudge(objectKey: string): Promise<{ latest: string | undefined; nudged: boolean }> {
+    const replies = await this.client.pipeline().hget(this.keys.latest, objectKey).hdel(this.keys.nudged, objectKey).exec();
+    const [[latestError, latest] = [], [nudgeError, nudged] = []] = replies ?? [];
+    if (latestError || nudgeError) throw latestError ?? nudgeError;
+    return { latest: parseRecord<ReconcileJob>(typeof latest === 'string' ? latest : null)?.revision, nudged: typeof nudged === 'number' && nudged > 0 };
   }
 
   async readForRun(objectKey: string): Promise<RunState> {
@@ -95,21 +98,24 @@ export class ObjectState {
     };
   }
 
-  async latestRevision(objectKey: string): Promise<string | undefined> {
-    return parseRecord<ReconcileJob>(await this.client.hget(this.keys.latest, objectKey))?.revision;
-  }
-
-  async recordSuccess(objectKey: string, processingMs: number, waitMs: number | undefined): Promise<void> {
+  /**
+   * recordSuccess clears the object's failure records and counts the run; with `resyncAt` the object
+   * waits in the resync schedule until then (its job completes), else it leaves the schedule.
+   */
+  async recordSuccess(objectKey: string, processingMs: number, waitMs: number | undefined, resyncAt?: number): Promise<void> {
     const pipeline = this.client.pipeline()
       .hdel(this.keys.stalled, objectKey)
       .hdel(this.keys.failures, objectKey);
+    if (resyncAt === undefined) pipeline.zrem(this.keys.resyncDue, objectKey);
+    else pipeline.zadd(this.keys.resyncDue, Math.round(resyncAt), objectKey);
     this.addTimes(pipeline, processingMs, waitMs);
     await pipeline.exec();
   }
 
   /** recordFailure stores the failure (and the stalled marker when terminal) and counts the failed run. */
   async recordFailure(record: FailureRecord, processingMs: number, waitMs: number | undefined): Promise<void> {
-    const pipeline = this.client.pipeline().hset(this.keys.failures, record.objectKey, JSON.stringify(record)).incr(this.keys.failedRuns);
+    // A failing object is looked at by its own retries, not by the resync schedule.
+    const pipeline = this.client.pipeline().hset(this.keys.failures, record.objectKey, JSON.stringify(record)).incr(this.keys.failedRuns).zrem(this.keys.resyncDue, record.objectKey);
     if (record.terminal) {
       const marker: StalledMarker = { revision: record.revision, code: record.code, message: record.message, at: record.at };
       pipeline.hset(this.keys.stalled, record.objectKey, JSON.stringify(marker));

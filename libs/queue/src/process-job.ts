@@ -15,6 +15,8 @@ export interface ProcessContext {
   /** Slots to delete once their job has completed (objects removed from Git), by job id. */
   removedSlots: Map<string, string>;
   handler: ReconcileHandler;
+  /** With a resync schedule, a routine look-again at a Ready object waits there, its job completed (ResyncSchedule). */
+  resyncSchedule: boolean;
   backoff: Required<BackoffOptions>;
   onError: (error: Error) => void;
 }
@@ -79,8 +81,10 @@ async function run(context: ProcessContext, job: Job<ReconcileJob>, token: strin
   if (lease.aborted) await handleAborted(job, token, lease, settled);
   const { outcome } = settled;
   if (outcome) {
-    await context.state.recordSuccess(payload.objectKey, processingMs, waitMs);
-    if (outcome.kind === 'requeue') await delay(context, job, token, payload, outcome.afterMs);
+    const resyncAt = scheduledResync(context, outcome);
+    await context.state.recordSuccess(payload.objectKey, processingMs, waitMs, resyncAt);
+    // A scheduled job completes: one parked behind it (a newer revision, a look-again) starts then.
+    if (outcome.kind === 'requeue' && resyncAt === undefined) await delay(context, job, token, payload, outcome.afterMs);
     // The slot of a removed object goes only after completion: deleted earlier, a crash would
     // re-run the job from its own, possibly older, data and re-create the object.
     if (payload.reason === 'git-removed' && state.latestRaw) context.removedSlots.set(job.id ?? '', state.latestRaw);
@@ -91,6 +95,12 @@ async function run(context: ProcessContext, job: Job<ReconcileJob>, token: strin
   await context.state.recordFailure(record, processingMs, waitMs);
   if (record.terminal) throw new UnrecoverableError(`${record.code}: ${record.message}`);
   return delay(context, job, token, payload, computeBackoff(record.failures, context.backoff));
+}
+
+/** scheduledResync: when a Ready object's routine look-again is due, if it waits in the resync schedule. */
+function scheduledResync(context: ProcessContext, outcome: ReconcileOutcome): number | undefined {
+  if (!context.resyncSchedule || outcome.kind !== 'requeue' || outcome.resync !== true) return undefined;
+  return Date.now() + outcome.afterMs;
 }
 
 function isStalledAt(state: RunState, payload: ReconcileJob): boolean {
@@ -136,8 +146,7 @@ function failureRecord(state: RunState, payload: ReconcileJob, error: unknown): 
  */
 async function delay(context: ProcessContext, job: Job<ReconcileJob>, token: string, payload: ReconcileJob, ms: number): Promise<never> {
   await job.moveToDelayed(Date.now() + Math.max(0, Math.round(ms)), token);
-  const latest = await context.state.latestRevision(payload.objectKey);
-  const nudged = await context.state.takeNudge(payload.objectKey);
+  const { latest, nudged } = await context.state.latestAndNudge(payload.objectKey);
   if (nudged || (latest !== undefined && latest !== payload.revision)) {
     await job.promote().catch(() => undefined);
   }

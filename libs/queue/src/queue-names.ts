@@ -58,6 +58,8 @@ export interface ObjectStateKeys {
   processingTimes: string;
   /** counter of runs that ended in an error (transient or terminal), ever: samplers take its differences. */
   failedRuns: string;
+  /** sorted set objectKey → due time (ms): objects whose last run ended Ready, waiting for their routine resync (ResyncSchedule). */
+  resyncDue: string;
 }
 
 /** objectStateKeys returns the extra keys for one cluster's queue. */
@@ -71,5 +73,6 @@ export function objectStateKeys(prefix: string, cluster: string): ObjectStateKey
     waitTimes: `${base}:wait-ms`,
     processingTimes: `${base}:processing-ms`,
     failedRuns: `${base}:failed-runs`,
+    resyncDue: `${base}:resync-due`,
   };
 }

@@ -1,6 +1,7 @@
 import type { BackoffOptions } from './backoff';
 import type { RedisConnection } from './connection';
 import type { QueueNamingOptions } from './queue-names';
+import type { ResyncSweepOptions } from './resync-sweeper';
 
 /** ClusterLimits bound how one cluster's queue is worked, across every worker process. */
 export interface ClusterLimits {
@@ -43,6 +44,13 @@ export interface ReconcileWorkersOptions extends QueueNamingOptions {
   drainTimeoutMs?: number;
   /** After aborting, how long handlers get to settle before their jobs are left to lock expiry. @defaultValue 5000 */
   abortGraceMs?: number;
+  /**
+   * With it, a run that answers `{ kind: 'requeue', resync: true }` (Ready; look again at the resync
+   * interval) completes its job and its object waits in the cluster's resync schedule, where this
+   * process sweeps it: unchanged objects are rescheduled without a job, others get a `resync` job.
+   * @defaultValue none: such runs are delayed jobs like any requeue
+   */
+  resync?: ResyncSweepOptions;
   /** Receives errors that do not belong to a job's outcome (Redis outages, lock renewals). @defaultValue print to stderr */
   onError?: (error: Error) => void;
 }

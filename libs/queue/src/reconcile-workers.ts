@@ -10,6 +10,8 @@ import { objectKeyOfJobId } from './job-id';
 import { ObjectState } from './object-state';
 import type { ReconcileHandler } from './outcome';
 import { createProcessor } from './process-job';
+import { ResyncSchedule } from './resync-schedule';
+import { ResyncSweeper } from './resync-sweeper';
 import { clusterQueuePrefix, objectStateKeys, queueNameFor, redisPrefix } from './queue-names';
 import type { ClusterLimits, ClusterWorkerSpec, ReconcileWorkersOptions } from './reconcile-workers-options';
 
@@ -19,6 +21,7 @@ interface ClusterWorker {
   spec: Required<Pick<ClusterWorkerSpec, 'name' | 'concurrency'>> & ClusterLimits;
   worker: DrainableWorker<ReconcileJob, string>;
   state: ObjectState;
+  sweeper?: ResyncSweeper;
 }
 
 /**
@@ -58,7 +61,8 @@ export class ReconcileWorkers {
       const prefix = clusterQueuePrefix(this.options, spec.name);
       const state = new ObjectState(client, objectStateKeys(prefix, spec.name));
       const removedSlots = new Map<string, string>();
-      const processor = createProcessor({ state, leases: this.leases, removedSlots, handler, backoff, onError: this.onError });
+      const resync = this.options.resync;
+      const processor = createProcessor({ state, leases: this.leases, removedSlots, handler, resyncSchedule: resync !== undefined, backoff, onError: this.onError });
       const worker = new DrainableWorker<ReconcileJob, string>(queueNameFor(spec.name), processor, {
         connection: client,
         prefix,
@@ -75,7 +79,9 @@ export class ReconcileWorkers {
         removedSlots.delete(job.id ?? '');
         void state.deleteLatestIfUnchanged(job.data.objectKey, raw).catch(this.onError);
       });
-      return { spec, worker, state };
+      const sweeper = resync ? new ResyncSweeper(spec.name, new ResyncSchedule(client, state.keys), resync, this.onError) : undefined;
+      sweeper?.start();
+      return { spec, worker, state, ...(sweeper ? { sweeper } : {}) };
     });
   }
 
@@ -92,6 +98,7 @@ export class ReconcileWorkers {
   private async drain(): Promise<void> {
     const client = this.client;
     if (!client) return;
+    await Promise.all(this.workers.map((entry) => entry.sweeper?.stop()));
     await Promise.all(this.workers.map((entry) => entry.worker.stopTaking(client).catch(() => undefined)));
     const drainTimeoutMs = this.options.drainTimeoutMs ?? defaults.drainTimeoutMs;
     let settled = await this.waitForIdle(drainTimeoutMs);

@@ -8,6 +8,7 @@ export interface ReconcilerMetricSet {
   gitPollDuration: Histogram<'source' | 'outcome'>;
   gitPollErrors: Counter<'source'>;
   driftHealed: Counter<'cluster'>;
+  resyncChecks: Counter<'cluster' | 'result'>;
   kubeRequests: Counter<'cluster' | 'verb' | 'code'>;
   kubeRequestErrors: Counter<'cluster' | 'verb' | 'code'>;
   kubeRequestDuration: Histogram<'cluster' | 'verb'>;
@@ -38,6 +39,7 @@ export function createMetricSet(): ReconcilerMetricSet {
     gitPollDuration: new Histogram({ name: 'tidemark_git_fetch_duration_seconds', help: 'One poll of a source: the ref lookup, the fetch when it moved (outcome="fetched") and the tree diff.', labelNames: ['source', 'outcome'], buckets: fast, registers }),
     gitPollErrors: new Counter({ name: 'tidemark_git_fetch_errors_total', help: 'Polls of a source that failed.', labelNames: ['source'], registers }),
     driftHealed: new Counter({ name: 'tidemark_drift_healed_items_total', help: 'Drifted fields re-applied from Git.', labelNames: ['cluster'], registers }),
+    resyncChecks: new Counter({ name: 'tidemark_resync_checks_total', help: 'Due resyncs the sweep looked at: unchanged (rescheduled, no run) or changed (given a resync job).', labelNames: ['cluster', 'result'], registers }),
     kubeRequests: new Counter({ name: 'tidemark_kube_requests_total', help: 'Requests to a cluster API server, by verb (apply, apply-dry-run, get, post, put, delete, patch) and HTTP status code.', labelNames: ['cluster', 'verb', 'code'], registers }),
     kubeRequestErrors: new Counter({ name: 'tidemark_kube_request_errors_total', help: 'Requests to a cluster API server answered with a status of 400 or more.', labelNames: ['cluster', 'verb', 'code'], registers }),
     kubeRequestDuration: new Histogram({ name: 'tidemark_kube_request_duration_seconds', help: 'Time of one request to a cluster API server.', labelNames: ['cluster', 'verb'], buckets: fast, registers }),

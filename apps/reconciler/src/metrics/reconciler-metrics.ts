@@ -40,6 +40,12 @@ export class ReconcilerMetrics {
     reconciled: (observation) => this.reconciled(observation),
   };
 
+  /** resyncSwept counts one sweep batch of a cluster's resync schedule. */
+  resyncSwept(cluster: string, unchanged: number, changed: number): void {
+    if (unchanged > 0) this.set.resyncChecks.inc({ cluster, result: 'unchanged' }, unchanged);
+    if (changed > 0) this.set.resyncChecks.inc({ cluster, result: 'changed' }, changed);
+  }
+
   /** kubeObserver is a cluster's onResponse hook for its KubeClient. */
   readonly kubeObserver = (cluster: string): NonNullable<KubeClientOptions['onResponse']> => (event) => {
     const verb = verbOf(event);
