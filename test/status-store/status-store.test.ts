@@ -124,3 +124,17 @@ describe('record', () => {
     expect(await store.list('d')).toEqual([]);
   });
 });
+
+describe('reading many records', () => {
+  it('scan visits every record of a cluster once, across HSCAN batches, as list sees it; getMany answers in the order asked', async () => {
+    const cluster = 'many';
+    const names = Array.from({ length: 1_200 }, (_, index) => `cm-${index}`);
+    for (let start = 0; start < names.length; start += 200) await Promise.all(names.slice(start, start + 200).map((name) => store.put(record(cluster, name))));
+    const seen: string[] = [];
+    await store.scan(cluster, (status) => seen.push(status.name));
+    expect(seen.sort()).toEqual([...names].sort());
+    expect(seen).toHaveLength((await store.list(cluster)).length);
+    const picked = await store.getMany(cluster, ['core/ConfigMap/shop/cm-7', 'core/ConfigMap/shop/absent', 'core/ConfigMap/shop/cm-3']);
+    expect(picked.map((status) => status?.name)).toEqual(['cm-7', undefined, 'cm-3']);
+  });
+});

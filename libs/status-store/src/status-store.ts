@@ -184,6 +184,24 @@ export class StatusStore {
   }
 
   /**
+   * scan visits every record of a cluster, as list sees each (suspended flags aside), a few hundred
+   * at a time: a reader that only counts or collects kinds holds no more than one batch (at 10,000
+   * records a cluster, list holds all of them at once, tens of MiB).
+   */
+  async scan(cluster: string, visit: (record: ObjectStatus) => void): Promise<void> {
+    const health = parseClusterHealth(cluster, await this.redis.get(this.keys.clusterHealth(cluster)));
+    let cursor = '0';
+    do {
+      const [next, entries] = await this.redis.hscan(this.keys.objectStatus(cluster), cursor, 'COUNT', 500);
+      cursor = next;
+      for (let index = 1; index < entries.length; index += 2) {
+        const record = parseStatusRecord(entries[index] ?? null);
+        if (record) visit(withClusterAvailability(record, health));
+      }
+    } while (cursor !== '0');
+  }
+
+  /**
    * holders returns, per object key, the clusters holding a record of it from `source`: for the
    * keys given (one HMGET per cluster), or for every object of the source when none are.
    */

@@ -7,16 +7,19 @@ export interface WatchedKind {
 }
 
 /** managedKinds lists the kinds of every object and inventory entry in a cluster's status records. */
-export function managedKinds(records: readonly ObjectStatus[]): Map<string, WatchedKind> {
+export function managedKinds(records: Iterable<ObjectStatus>): Map<string, WatchedKind> {
   const kinds = new Map<string, WatchedKind>();
+  for (const record of records) addManagedKinds(kinds, record);
+  return kinds;
+}
+
+/** addManagedKinds adds one record's kinds (its own and its inventory's), for a reader that sees records one by one. */
+export function addManagedKinds(kinds: Map<string, WatchedKind>, record: ObjectStatus): void {
   const add = (apiVersion: string, kind: string) => {
     if (apiVersion && kind) kinds.set(`${apiVersion}|${kind}`, { apiVersion, kind });
   };
-  for (const record of records) {
-    add(record.apiVersion, record.kind);
-    for (const entry of record.inventory) add(entry.apiVersion, entry.kind);
-  }
-  return kinds;
+  add(record.apiVersion, record.kind);
+  for (const entry of record.inventory) add(entry.apiVersion, entry.kind);
 }
 
 /**

@@ -3,7 +3,7 @@ import { ObjectCache, watchObjects, type ClusterConnection, type ObjectCacheOpti
 import { RedisLease, ownerOf, parseStatusChange, type KubernetesManifest, type Logger } from '@tidemark/contracts';
 import { latestRevision } from './latest-revision';
 import type { StatusStore } from '@tidemark/status-store';
-import { isOwnEcho, managedKinds } from './managed-kinds';
+import { addManagedKinds, isOwnEcho, managedKinds } from './managed-kinds';
 import type { Enqueuer } from './reference-watches';
 import type { RedisClient } from '@tidemark/contracts';
 
@@ -152,7 +152,9 @@ class ClusterWatches {
     this.changed.clear();
     if (relist || Date.now() - this.listedAt >= relistMs) {
       this.listedAt = Date.now();
-      return { kinds: managedKinds(await this.options.statusStore.list(this.name)), relisted: true };
+      const kinds = new Map<string, { apiVersion: string; kind: string }>();
+      await this.options.statusStore.scan(this.name, (record) => addManagedKinds(kinds, record));
+      return { kinds, relisted: true };
     }
     const records = await this.options.statusStore.getMany(this.name, changed);
     return { kinds: managedKinds(records.filter((record) => record !== undefined)), relisted: false };

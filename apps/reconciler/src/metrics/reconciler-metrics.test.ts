@@ -52,15 +52,18 @@ describe('ReconcilerMetrics', () => {
       clusters: ['east'],
       sourceCacheDir: () => '/nonexistent',
       queues: { figures: async () => [{ cluster: 'east', queueName: 'q', paused: false, depth: { waiting: 4, active: 1, delayed: 2, prioritized: 0, failed: 1 }, waitMs: summary, processingMs: summary, failures: [], failingObjects: 1, failedRuns: 3 }] },
-      statusStore: { list: async () => [
-        { drift: [{}, {}], conditions: [{ type: 'Ready', status: 'True' }] },
-        { conditions: [{ type: 'Ready', status: 'False' }] },
-      ] as never },
+      statusStore: { scan: async (_cluster, visit) => {
+        for (const record of [
+          { drift: [{}, {}], conditions: [{ type: 'Ready', status: 'True' }] },
+          { conditions: [{ type: 'Ready', status: 'False' }] },
+        ]) visit(record as never);
+      } },
     });
     const text = await metrics.render();
     expect(text).toContain('tidemark_queue_jobs{cluster="east",state="waiting"} 4');
     expect(text).toContain('tidemark_queue_wait_seconds{cluster="east",quantile="0.99"} 1.5');
     expect(text).toContain('tidemark_drift_items{cluster="east"} 2');
     expect(text).toContain('tidemark_objects{cluster="east",ready="false"} 1');
+    expect(text).toContain('tidemark_objects{cluster="east",ready="true"} 1');
   });
 });

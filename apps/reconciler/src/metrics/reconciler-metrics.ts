@@ -11,7 +11,7 @@ import { createMetricSet, type ReconcilerMetricSet } from './metric-set';
 /** MetricSources are what the gauges read at scrape time, handed in once they are started. */
 export interface MetricSources {
   queues: { figures(): Promise<ClusterQueueFigures[]> };
-  statusStore: Pick<StatusStore, 'list'>;
+  statusStore: Pick<StatusStore, 'scan'>;
   clusters: readonly string[];
   /** The local object cache of a source, where commit times are read. */
   sourceCacheDir(source: string): string;
@@ -137,11 +137,16 @@ export class ReconcilerMetrics {
   private async readStatusStore(): Promise<void> {
     if (!this.sources) return;
     for (const cluster of this.sources.clusters) {
-      const records = await this.sources.statusStore.list(cluster);
-      const ready = records.filter((record) => findCondition(record.conditions, 'Ready')?.status === 'True').length;
-      this.set.objects.set({ cluster, ready: 'true' }, ready);
-      this.set.objects.set({ cluster, ready: 'false' }, records.length - ready);
-      this.set.driftItems.set({ cluster }, records.reduce((sum, record) => sum + (record.drift?.length ?? 0), 0));
+      // Counted record by record: a scrape never holds a whole cluster's records at once.
+      const counts = { all: 0, ready: 0, drift: 0 };
+      await this.sources.statusStore.scan(cluster, (record) => {
+        counts.all += 1;
+        if (findCondition(record.conditions, 'Ready')?.status === 'True') counts.ready += 1;
+        counts.drift += record.drift?.length ?? 0;
+      });
+      this.set.objects.set({ cluster, ready: 'true' }, counts.ready);
+      this.set.objects.set({ cluster, ready: 'false' }, counts.all - counts.ready);
+      this.set.driftItems.set({ cluster }, counts.drift);
     }
   }
 }
