@@ -23,7 +23,7 @@ const pollers: Poller[] = [];
 const configMap = (name: string, value: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\ndata:\n  value: "${value}"\n`;
 
 /** replica starts one reconciler replica's poller for the shared source, recording what it delivers. */
-async function replica(name: string, options: { intervalMs?: number; leaseTtlMs?: number } = {}) {
+async function replica(name: string, options: { intervalMs?: number; leaseTtlMs?: number; failHandOffs?: number } = {}) {
   const spec = parseSourceSpec({ name: 'apps', url, ref: { branch: 'main' }, intervalMs: options.intervalMs ?? 60_000, jitter: 0, auth: { token } }, name);
   const dir = await mkdtemp(join(tmpdir(), 'tidemark-poller-'));
   cacheDirs.push(dir);
@@ -31,10 +31,13 @@ async function replica(name: string, options: { intervalMs?: number; leaseTtlMs?
   await source.open();
   const delivered: PollResult[] = [];
   const headsSeen: (string | undefined)[] = [];
+  let failures = options.failHandOffs ?? 0;
   const connection = redis.connect();
   const poller = new Poller({
     redis: connection, sources: [source], prefix: redis.prefix, leaseTtlMs: options.leaseTtlMs ?? 1_500, owner: name,
     onChanges: async (result) => {
+      // As an enqueue refused while Redis fails over.
+      if (failures > 0) throw new Error(`hand-off ${(failures -= 1)} refused`);
       headsSeen.push((await readSourceStatus(connection, keys, 'apps')).head);
       delivered.push(result);
     },
@@ -179,6 +182,13 @@ describe('Poller', () => {
     } finally {
       await app.close();
     }
+  });
+
+  it('hands a source\'s first revision over again when that hand-off failed (nothing was delivered before it)', async () => {
+    const { delivered } = await replica('r1', { intervalMs: 1_000, failHandOffs: 1 });
+    await until(() => delivered.length > 0, 15_000);
+    expect(delivered[0]!.revision).toBe((await copy.git('rev-parse', 'HEAD')).trim());
+    expect(delivered[0]!.changes.map((change) => change.objectKey)).toContain('core/ConfigMap/_/a');
   });
 
   it('records a failed poll with its reason and keeps the last good revision', async () => {

@@ -83,8 +83,11 @@ export interface ObjectListing {
 }
 
 export interface PollOptions {
-  /** Diff from this revision instead of the last one this instance polled (e.g. the last one delivered). */
-  since?: string;
+  /**
+   * Diff from this revision instead of the last one this instance polled (e.g. the last one
+   * delivered); `null` diffs from nothing, every object a change (nothing was delivered yet).
+   */
+  since?: string | null;
 }
 
 const revisionPattern = /^[0-9a-f]{40}$/;
@@ -179,7 +182,7 @@ export class GitSource {
   /** poll compares the advertised ref with the last revision and, when it moved, fetches and diffs. */
   async poll(options: PollOptions = {}): Promise<PollResult> {
     const started = performance.now();
-    const previous = options.since ?? this.lastRevision;
+    const previous = options.since === null ? undefined : options.since ?? this.lastRevision;
     const target = await this.remoteTarget();
     let fetchedObjects = 0;
     let revision = target.commit;

@@ -110,7 +110,9 @@ export class SourceRunner {
         if (this.leading) this.options.onRecorded(source.name);
         return;
       }
-      const result = await source.poll(this.delivered ? { since: this.delivered } : {});
+      // Always from what was delivered: after a failed first hand-off the source's own last
+      // revision is the one not handed on, and diffing from it would find nothing to hand on again.
+      const result = await source.poll({ since: this.delivered ?? null });
       // The head is known before its changes are handed on, so an object woken by a watch in
       // the meantime is compared with this revision, never with the one before it.
       if (this.leading) await recordHead(redis, statusKey, result.revision);
