@@ -9,7 +9,10 @@
 //     against the same raw apply on a bare API server started in the same run.
 //  3. A one-object push announced by the webhook until it is Ready at the new revision, p50/p99.
 //     Baseline: a raw server-side apply of the same ConfigMap change, p50/p99.
-//   npx tsx bench/e2e.bench.ts [--webapps 1000] [--pushes 50] [--concurrency 16]
+//     Beside it, where the milliseconds of each push went (webhook received, poll started, Git read,
+//     jobs routed and enqueued, job started, API requests of the run, job finished, seen Ready).
+//   npx tsx bench/e2e.bench.ts [--webapps 1000] [--pushes 50] [--concurrency 16] [--only webhook] [--bare]
+//   --only webhook runs part 3 alone; --bare runs it on a bare API server (no controllers, no nodes).
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -21,13 +24,20 @@ import { findCondition, type KubernetesManifest } from '@tidemark/contracts';
 import { startControlPlane } from '@tidemark/testing';
 import { figure, percentile, pool, printFigures, say, sortedCopy } from './support/figures';
 import { RawClient, recordApplies, type RecordedApply } from './support/raw-apply';
+import { describeBreakdowns, PushPathRecorder, type PushBreakdown } from './support/push-path-breakdown';
 import { startBenchStack, type BenchStack } from './support/reconciler-stack';
 import { webAppFiles } from './support/webapps';
 
-const { values } = parseArgs({ options: { webapps: { type: 'string', default: '1000' }, pushes: { type: 'string', default: '50' }, concurrency: { type: 'string', default: '16' } } });
+const { values } = parseArgs({ options: {
+  webapps: { type: 'string', default: '1000' }, pushes: { type: 'string', default: '50' }, concurrency: { type: 'string', default: '16' },
+  only: { type: 'string', default: 'all' }, bare: { type: 'boolean', default: false },
+} });
 const webapps = Number(values.webapps);
 const pushes = Number(values.pushes);
 const concurrency = Number(values.concurrency);
+if (values.only !== 'all' && values.only !== 'webhook') throw new Error(`--only takes "webhook" (part 3 alone); got "${values.only}"`);
+const webhookOnly = values.only === 'webhook';
+if (values.bare && !webhookOnly) throw new Error('--bare needs --only webhook: parts 1 and 2 need the controllers');
 const hookNamespace = 'e2e-hook';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -37,15 +47,18 @@ const workDir = await mkdtemp(join(tmpdir(), 'tidemark-e2e-bench-'));
 // Every WebApp runs one pod, and the baseline as many again: nodes of the kubelet's default 110
 // pods, enough for both with room to spare.
 const nodes = Math.ceil((2 * webapps + 20) / 100);
-say(`starting a full control plane (${nodes} simulated nodes), a bare API server and the reconciler`);
 const runId = randomUUID().slice(0, 6);
-const plane = await startControlPlane({ name: `bench-e2e-${runId}`, controllers: { nodes } });
+say(values.bare ? 'starting a bare API server and the reconciler' : `starting a full control plane (${nodes} simulated nodes), a bare API server and the reconciler`);
 const bare = await startControlPlane({ name: `bench-e2e-bare-${runId}` });
+const plane = values.bare ? bare : await startControlPlane({ name: `bench-e2e-${runId}`, controllers: { nodes } });
+const marks = new PushPathRecorder();
 const watcher = ClusterConnection.connect({ cluster: 'bench', kubeconfig: plane.kubeconfig });
 const hookMap = (value: string) => stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'latency', namespace: hookNamespace }, data: { value } });
-const warm = webAppFiles('e2e-warm', 1, 5);
+// WebApps turn Ready only when their Deployment rolls out: a bare API server warms up on the ConfigMap alone.
+const warm = values.bare ? { files: {}, keys: [`core/ConfigMap/${hookNamespace}/latency`] } : webAppFiles('e2e-warm', 1, 5);
 const stack = await startBenchStack({
   workDir, kubeconfigPath: plane.kubeconfigPath, concurrency,
+  mark: marks.mark,
   files: { ...warm.files, 'hook/ns.yaml': stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: hookNamespace } }), 'hook/latency.yaml': hookMap('start') },
 });
 const raw = await RawClient.connect(plane.kubeconfig, concurrency);
@@ -135,49 +148,59 @@ async function thousandWebApps(current: BenchStack): Promise<BulkFigures> {
   return { pushMs, rawUntilAvailableMs: performance.now() - rawStarted, rawFullMs, rawBareMs, objects: patches.length, builtIn: builtIn.length, deployments };
 }
 
-async function webhookLatencies(current: BenchStack): Promise<{ live: number[]; raw: number[] }> {
+async function webhookLatencies(current: BenchStack): Promise<{ live: number[]; raw: number[]; breakdowns: PushBreakdown[] }> {
   const key = `core/ConfigMap/${hookNamespace}/latency`;
   const live: number[] = [];
   const rawTimes: number[] = [];
+  const breakdowns: PushBreakdown[] = [];
   for (let i = 0; i < pushes; i += 1) {
     await current.repo.write('hook/latency.yaml', hookMap(`v${i}`));
     const revision = await current.repo.commit(`value ${i}`);
     await current.repo.push();
-    const started = performance.now();
+    const started = marks.begin();
     await current.notify();
     await waitReady(new Set([key]), '', 2, revision);
     live.push(performance.now() - started);
+    breakdowns.push(marks.end(key));
     const body = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'raw-latency', namespace: hookNamespace }, data: { value: `v${i}` } });
     const rawStarted = performance.now();
     await raw.send('PATCH', `/api/v1/namespaces/${hookNamespace}/configmaps/raw-latency?fieldManager=raw&force=true`, body, 'application/apply-patch+yaml');
     rawTimes.push(performance.now() - rawStarted);
     if ((i + 1) % 10 === 0) say(`  ${i + 1}/${pushes} webhook pushes, last ${Math.round(live[i] ?? 0)} ms`);
   }
-  return { live: sortedCopy(live), raw: sortedCopy(rawTimes) };
+  return { live: sortedCopy(live), raw: sortedCopy(rawTimes), breakdowns };
 }
 
 try {
   await stack.notify();
-  say('waiting for the first commit (5 WebApps, warm-up)');
+  say(`waiting for the first commit (${values.bare ? 'the ConfigMap' : '5 WebApps'}, warm-up)`);
   await waitReady(new Set(warm.keys), 'warm-up', 500);
   const hook = await webhookLatencies(stack);
+  for (const line of describeBreakdowns(hook.breakdowns)) say(line);
   // The reconciler's own view of the same pushes: its commit-to-live histogram, origin webhook.
   const metrics = await (await fetch(`http://${stack.reconciler.http.address}/metrics`)).text();
   const sample = (name: string) => Number(new RegExp(`^tidemark_commit_to_live_seconds_${name}\\{cluster="bench",origin="webhook"\\} (\\S+)$`, 'm').exec(metrics)?.[1] ?? Number.NaN);
   say(`reconciler's commit_to_live metric, origin webhook: ${sample('count')} samples, mean ${Math.round((sample('sum') / sample('count')) * 1000)} ms`);
-  const bulk = await thousandWebApps(stack);
-  printFigures('e2e', [
+  const webhookFigures = [
+    figure(`one-object push until Ready via webhook${values.bare ? ', bare API server' : ''}, p50 of ${pushes}`, 'ms', percentile(hook.live, 0.5), 'raw SSA PATCH of the same change, p50', percentile(hook.raw, 0.5)),
+    figure(`one-object push until Ready via webhook${values.bare ? ', bare API server' : ''}, p99 of ${pushes}`, 'ms', percentile(hook.live, 0.99), 'raw SSA PATCH of the same change, p99', percentile(hook.raw, 0.99)),
+  ];
+  if (webhookOnly) {
+    printFigures('e2e', webhookFigures);
+  } else {
+    const bulk = await thousandWebApps(stack);
+    printFigures('e2e', [
     figure(`git push of ${webapps} WebApps until all Ready (real controllers, KWOK pods)`, 'ms', bulk.pushMs, `raw SSA of the same ${bulk.objects} objects until their ${bulk.deployments} Deployments are available, concurrency ${concurrency}`, bulk.rawUntilAvailableMs),
     figure(`raw SSA of ${bulk.builtIn} built-in objects on the full control plane (controllers running)`, 'ms', bulk.rawFullMs, 'the same raw SSA on a bare API server', bulk.rawBareMs),
-    figure(`one-object push until Ready via webhook, p50 of ${pushes}`, 'ms', percentile(hook.live, 0.5), 'raw SSA PATCH of the same change, p50', percentile(hook.raw, 0.5)),
-    figure(`one-object push until Ready via webhook, p99 of ${pushes}`, 'ms', percentile(hook.live, 0.99), 'raw SSA PATCH of the same change, p99', percentile(hook.raw, 0.99)),
-  ]);
+    ...webhookFigures,
+    ]);
+  }
 } finally {
   raw.close();
   rawBare.close();
   watcher.close();
   await stack.stop();
-  await plane.stop();
+  if (plane !== bare) await plane.stop();
   await bare.stop();
   await rm(workDir, { recursive: true, force: true });
 }

@@ -7,6 +7,7 @@ import { stringify } from 'yaml';
 import { sendGithubPush, startGitServer, startRedis, type GitServer, type TestRedis, type WorkingCopy } from '@tidemark/testing';
 import { loadConfig } from '../../apps/reconciler/src/config';
 import { startReconciler, type RunningReconciler } from '../../apps/reconciler/src/reconciler';
+import type { PushPathMark } from '../../apps/reconciler/src/push-path-marks';
 
 export interface BenchStack {
   redis: TestRedis;
@@ -22,6 +23,8 @@ export interface BenchStackOptions {
   workDir: string;
   kubeconfigPath: string;
   concurrency: number;
+  /** Told when a push passes each point of its path. @defaultValue none */
+  mark?: PushPathMark;
   /** Files of the first commit. */
   files: Record<string, string>;
 }
@@ -48,7 +51,7 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
     webhooks: [{ source: 'bench', provider: 'github', secret: { env: 'BENCH_WEBHOOK_SECRET' } }],
   }));
   const config = loadConfig({ TIDEMARK_CONFIG: configPath, BENCH_WEBHOOK_SECRET: secret, TIDEMARK_ALLOW_EVICTION: 'true' });
-  const reconciler = await startReconciler(config, pino({ level: 'warn' }, pino.destination(2)));
+  const reconciler = await startReconciler(config, pino({ level: 'warn' }, pino.destination(2)), options.mark ? { mark: options.mark } : {});
   return {
     redis, git, repo, reconciler,
     async notify() {

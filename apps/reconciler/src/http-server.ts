@@ -6,6 +6,7 @@ import type { ReconcilerConfig } from './config';
 import type { ReconcilerMetrics } from './metrics/reconciler-metrics';
 import type { RedisClient } from '@tidemark/contracts';
 import type { PreviewQueue } from '@tidemark/queue';
+import type { PushPathMark } from './push-path-marks';
 
 export interface HttpServer {
   /** host:port the server listens on. */
@@ -25,6 +26,8 @@ export interface HttpServerOptions {
   previews?: { queue: PreviewQueue; followedBranch(source: string): string | undefined } | undefined;
   /** Why served namespaces' Sources or Secrets may not be read now: shown by /readyz, which stays ready for the others. */
   forbiddenSourceWatches?: () => string[];
+  /** Told when a verified push arrives (bench/e2e's breakdown). @defaultValue none */
+  mark?: PushPathMark | undefined;
 }
 
 /**
@@ -55,6 +58,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
       hooks: config.webhooks,
       ...(options.findWebhook ? { findHook: options.findWebhook } : {}),
       onPush: async (source) => {
+        options.mark?.('webhook-received', { source });
         options.log.info({ source }, 'webhook push; polling now');
         metrics?.webhookArrived(source);
         await poller.trigger(source);

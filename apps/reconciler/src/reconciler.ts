@@ -1,12 +1,12 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { TerminalError, claimRedisSchema, readSourceStatus, RecordKeys, redisSchemaVersion } from '@tidemark/contracts';
+import { TerminalError, claimRedisSchema, readSourceStatus, RecordKeys, redisSchemaVersion, type ReconcileJob, type ReconcileOutcome } from '@tidemark/contracts';
 import { fileCredentials, GitSource, type GitSourceOptions, type SourceSpec, type UnitRendering } from '@tidemark/git-source';
 import { compileHealthRules, createDefaultRegistry, withHealthRules } from '@tidemark/kinds';
 import { PlacementCache } from '@tidemark/placement';
 import { reconcile, unchangedJobs, type PipelineDependencies, type PipelineObserver } from '@tidemark/pipeline';
-import { Poller } from '@tidemark/poller';
+import { Poller, type PolledSource } from '@tidemark/poller';
 import { assertRedisSafe, closeRedis, needsHashTag, openRedisClient, ReconcileQueues, ReconcileWorkers, redisConnectionFor, redisPrefix } from '@tidemark/queue';
 import { PruneHolds, StatusStore } from '@tidemark/status-store';
 import type { ReconcilerConfig } from './config';
@@ -30,6 +30,7 @@ import { startPreviewJobs, startWebhookPreviews } from './preview-jobs';
 import { startCommitStatuses } from './commit-statuses';
 import { startNotifications } from './notifications';
 import { previewComments } from './preview-comments';
+import type { PushPathMark } from './push-path-marks';
 
 /** RunningReconciler is a started reconciler; stop undoes start, in reverse order. */
 export interface RunningReconciler {
@@ -39,18 +40,24 @@ export interface RunningReconciler {
   stop(): Promise<void>;
 }
 
+/** StartReconcilerOptions are for benches and tests; a deployment passes none. */
+export interface StartReconcilerOptions {
+  /** Told when a push passes each point of its path (see PushPathStage). @defaultValue none */
+  mark?: PushPathMark;
+}
+
 /**
  * startReconciler wires the parts for the configured role: the poller (one leader per source)
  * feeds the per-cluster queues; workers run the pipeline; an HTTP server answers health,
  * readiness and webhooks. Nothing here reconciles by itself: it only connects the libraries.
  */
-export async function startReconciler(config: ReconcilerConfig, log: Logger): Promise<RunningReconciler> {
+export async function startReconciler(config: ReconcilerConfig, log: Logger, options: StartReconcilerOptions = {}): Promise<RunningReconciler> {
   const stops: (() => Promise<void> | void)[] = [];
   const stop = async () => {
     for (const undo of stops.reverse()) await Promise.resolve(undo()).catch((error: unknown) => log.warn({ err: String(error) }, 'stop step failed'));
   };
   try {
-    const running = await wire(config, log, stops);
+    const running = await wire(config, log, stops, options.mark ?? noMark);
     return { ...running, stop };
   } catch (error) {
     await stop();
@@ -58,7 +65,7 @@ export async function startReconciler(config: ReconcilerConfig, log: Logger): Pr
   }
 }
 
-async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise<void> | void)[]): Promise<Omit<RunningReconciler, 'stop'>> {
+async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise<void> | void)[], mark: PushPathMark): Promise<Omit<RunningReconciler, 'stop'>> {
   // A URL, a Sentinel group or a Redis Cluster; on a cluster every key carries the hash tag {prefix}.
   const connection = redisConnectionFor(config.redis);
   const hashTag = needsHashTag(config.redis);
@@ -73,7 +80,7 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
   if (schema.previous !== redisSchemaVersion) log.info({ previous: schema.previous || 'none', now: redisSchemaVersion }, 'Redis record schema raised');
   const statusStore = new StatusStore({ redis, prefix: recordPrefix });
   const metrics = new ReconcilerMetrics(new CommitClock({ redis, keys: statusStore.keys }));
-  const clusters = await connectClusters(config.clusters, metrics.kubeObserver);
+  const clusters = await connectClusters(config.clusters, markedKubeObserver(metrics.kubeObserver, mark));
   stops.push(() => clusters.close());
   const clusterNames = config.clusters.map((cluster) => cluster.name);
   const kinds = createDefaultRegistry();
@@ -108,13 +115,16 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
   // Source objects are known before any worker takes a job that names one.
   const poller = config.role === 'worker' ? undefined : new Poller({
     redis,
-    sources: [...sources.values()].map((source) => metrics.instrument(source)),
+    sources: [...sources.values()].map((source) => markedPolls(metrics.instrument(source), mark)),
     prefix: recordPrefix,
     onChanges: async (result) => {
+      mark('poll-read', { source: result.source, revision: result.revision });
       const jobs = await routePoll(result, { source: sources.get(result.source)!, placement, clusters: clusterTargets, statusStore });
+      mark('jobs-routed', { source: result.source, revision: result.revision });
       await metrics.changesFound(result, jobs);
       await commitStatuses.pickedUp(result.source, result.revision, jobs);
       for (const job of jobs) await queues.enqueue(job);
+      mark('jobs-enqueued', { source: result.source, revision: result.revision });
       log.info({ source: result.source, revision: result.revision, changes: result.changes.length, errors: result.errors.length, jobs: jobs.length }, 'poll found changes');
       for (const problem of result.errors) log.warn({ source: result.source, problem }, 'source problem');
     },
@@ -193,7 +203,7 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
       },
       onError: (error) => log.warn({ err: error.message }, 'queue worker error'),
     });
-    await workers.start((job, signal) => reconcile(job, deps, signal));
+    await workers.start(markedRuns(deps, mark));
     stops.push(() => workers.close());
     // Previews of refs that are not merged: the pipeline's readers, dry-runs only.
     const previews = await startPreviewJobs({
@@ -240,12 +250,47 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
   // Pushes to other branches and pull requests announced by a webhook are previewed by the workers.
   const previews = await startWebhookPreviews(poller !== undefined, { connection, prefix: config.redisPrefix, hashTag }, sources, stops);
   const http = await startHttpServer({
-    config, log, poller, redis, metrics, previews,
+    config, log, poller, redis, metrics, previews, mark,
     ...(sourceObjects ? { findWebhook: (source: string) => sourceObjects.webhook(source), forbiddenSourceWatches: () => sourceObjects.forbiddenWatches() } : {}),
   });
   stops.push(() => http.close());
   log.info({ role: config.role, sources: [...sources.keys()], clusters: clusterNames, http: http.address }, 'tidemark reconciler started');
   return { statusStore, queues, http };
+}
+
+/** noMark is the mark of a deployment: nothing is told. */
+function noMark(): void {}
+
+/** markedPolls tells `mark` when each poll of the source starts. */
+function markedPolls(source: PolledSource, mark: PushPathMark): PolledSource {
+  return { name: source.name, spec: source.spec, poll: (options) => {
+    mark('poll-started', { source: source.name });
+    return source.poll(options);
+  } };
+}
+
+/** markedRuns is the worker's handler, telling `mark` when each run starts and ends. */
+function markedRuns(deps: PipelineDependencies, mark: PushPathMark): (job: ReconcileJob, signal: AbortSignal) => Promise<ReconcileOutcome> {
+  return async (job, signal) => {
+    const detail = { source: job.source, objectKey: job.objectKey, revision: job.revision };
+    mark('job-started', detail);
+    try {
+      return await reconcile(job, deps, signal);
+    } finally {
+      mark('job-finished', detail);
+    }
+  };
+}
+
+/** markedKubeObserver passes every API response to the metrics and to `mark`. */
+function markedKubeObserver(observer: ReconcilerMetrics['kubeObserver'], mark: PushPathMark): ReconcilerMetrics['kubeObserver'] {
+  return (cluster) => {
+    const observe = observer(cluster);
+    return (event) => {
+      observe?.(event);
+      mark('kube-response', { request: event });
+    };
+  };
 }
 
 /** credentialsOf re-reads a config-file source's token or password file when it changes. */
