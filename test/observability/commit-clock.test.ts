@@ -49,6 +49,24 @@ describe('CommitClock in Redis', () => {
     expect((await worker.live({ ...run('k2', { revision: next }), source: 'w' }, 11_000))?.origin).toBe('commit');
   });
 
+  it('reads the commit time only when no webhook announced the change', async () => {
+    const [receiver, poller, worker] = [replica(), replica(), replica()];
+    const reads: string[] = [];
+    const commitTime = (source: string) => async () => {
+      reads.push(source);
+      return new Date(10_000);
+    };
+    await receiver.webhookArrived('r', 60_000);
+    await poller.pollStarted('r');
+    await poller.changesQueued('r', [job('k1', { source: 'r' })], commitTime('r'));
+    expect(reads).toEqual([]);
+    expect(await worker.live({ ...run('k1'), source: 'r' }, 60_250)).toEqual({ seconds: 0.25, origin: 'webhook' });
+    await poller.pollStarted('q');
+    await poller.changesQueued('q', [job('k2', { source: 'q' })], commitTime('q'));
+    expect(reads).toEqual(['q']);
+    expect(await worker.live({ ...run('k2'), source: 'q' }, 12_000)).toEqual({ seconds: 2, origin: 'commit' });
+  });
+
   it('ignores resyncs, other revisions and other clusters', async () => {
     const [poller, worker] = [replica(), replica()];
     await poller.changesQueued('s', [job('k3', { reason: 'resync' }), job('k4')], new Date(0));

@@ -75,13 +75,18 @@ export class CommitClock {
     if (typeof arrival === 'string' && Number.isFinite(atMs)) this.inFlight.set(source, atMs);
   }
 
-  /** changesQueued starts the clock of every object a commit changed, before its job is queued. */
-  async changesQueued(source: string, jobs: readonly ReconcileJob[], commitTime: Date | undefined): Promise<void> {
+  /**
+   * changesQueued starts the clock of every object a commit changed, before its job is queued.
+   * `commitTime` may be a reader: it is called only when no webhook announced the change (a read
+   * of the commit from the Git cache, which a webhook's push need not wait for).
+   */
+  async changesQueued(source: string, jobs: readonly ReconcileJob[], commitTime: Date | undefined | (() => Promise<Date | undefined>)): Promise<void> {
     const webhook = this.inFlight.get(source);
     this.inFlight.delete(source);
+    const committed = webhook === undefined && typeof commitTime === 'function' ? await commitTime() : commitTime;
     const origin: CommitOrigin | undefined = webhook !== undefined
       ? { atMs: webhook, origin: 'webhook' }
-      : commitTime ? { atMs: commitTime.getTime(), origin: 'commit' } : undefined;
+      : committed instanceof Date ? { atMs: committed.getTime(), origin: 'commit' } : undefined;
     if (!origin) return;
     const byClock = new Map<string, string[]>();
     for (const job of jobs) {

@@ -97,7 +97,8 @@ export class ReconcilerMetrics {
     const clock = this.clock;
     if (!clock) return;
     const cacheDir = this.sources?.sourceCacheDir(result.source);
-    const commitTime = cacheDir ? await readCommitTime(cacheDir, result.revision).catch(() => undefined) : undefined;
+    // Read only when no webhook announced the change: the clock then starts at the webhook.
+    const commitTime = async () => (cacheDir ? readCommitTime(cacheDir, result.revision).catch(() => undefined) : undefined);
     await clock.changesQueued(result.source, jobs, commitTime).catch(() => undefined);
   }
 
