@@ -6,8 +6,8 @@
 // happens once the last one is older than fullCheckIntervalMs, and for records from before the start.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { findCondition } from '@tidemark/contracts';
-import type { ReconcileObservation } from '@tidemark/pipeline';
+import { findCondition, TerminalError } from '@tidemark/contracts';
+import { unchangedJobs, type ReconcileObservation } from '@tidemark/pipeline';
 import { startPipelineHarness, type PipelineHarness } from '../support/pipeline-harness';
 
 const namespace = `unchanged-${randomUUID().slice(0, 8)}`;
@@ -103,5 +103,22 @@ describe('a resync of an unchanged object', () => {
     observations.length = 0;
     await harness.reconcileKey(key, 'manual');
     expect(observations.find((observation) => observation.objectKey === key)?.result).toBe('ready');
+  });
+
+  it('the sweep: an object Git did not change in a new commit runs once at it, then is unchanged though its slot names the old commit; a forged revision is refused by a run', async () => {
+    harness.deps.desired = { ...harness.deps.desired, admitRevision: (_source, revision) => harness.source.admitRevision(revision) };
+    const old = (await harness.statusStore.get(harness.cluster, key))!.lastAppliedRevision!;
+    const slot = { source: 'test', revision: old, cluster: harness.cluster, objectKey: key, reason: 'resync' as const };
+    await harness.cacheCaughtUp(key);
+    expect(await unchangedJobs([slot], harness.deps)).toEqual([true]);
+    await harness.repo.write('other.yaml', `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: other\n  namespace: ${namespace}\ndata:\n  mode: calm\n`);
+    const { poll } = await harness.pushAndReconcile('another ConfigMap');
+    expect(await unchangedJobs([slot], harness.deps)).toEqual([false]);
+    observations.length = 0;
+    await harness.reconcileAt(old, key, 'resync');
+    expect((await harness.statusStore.get(harness.cluster, key))?.lastAppliedRevision).toBe(poll.revision);
+    await harness.cacheCaughtUp(key);
+    expect(await unchangedJobs([slot], harness.deps)).toEqual([true]);
+    expect(await harness.reconcileAt('f'.repeat(40), key, 'resync')).toBeInstanceOf(TerminalError);
   });
 });

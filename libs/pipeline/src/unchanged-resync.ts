@@ -59,7 +59,7 @@ export async function unchangedJobs(jobs: readonly ReconcileJob[], deps: Pipelin
     await Promise.all(indexes.map(async (index, position) => {
       const job = jobs[index]!;
       const cache = jobCache(job, deps);
-      verdicts[index] = cache !== undefined && (await verdictFor(job, records[position], cache, deps).catch(() => 'could not decide')) === undefined;
+      verdicts[index] = cache !== undefined && (await verdictFor(job, records[position], cache, deps, true).catch(() => 'could not decide')) === undefined;
     }));
   }
   return verdicts;
@@ -72,11 +72,11 @@ function jobCache(job: ReconcileJob, deps: PipelineDependencies): ObjectCache | 
 }
 
 /** verdictFor is the list of adjudicators: the first reason a full run is needed, or undefined. */
-async function verdictFor(job: ReconcileJob, previous: ObjectStatus | undefined, cache: ObjectCache, deps: PipelineDependencies): Promise<string | undefined> {
+async function verdictFor(job: ReconcileJob, previous: ObjectStatus | undefined, cache: ObjectCache, deps: PipelineDependencies, sweep = false): Promise<string | undefined> {
   return recordVerdict(previous, deps)
     ?? kindVerdict(previous!, deps)
     ?? versionsVerdict(previous!, cache)
-    ?? (await revisionVerdict(job, previous!, deps))
+    ?? (await revisionVerdict(job, previous!, deps, sweep))
     ?? (await placementVerdict(job, previous!, deps))
     ?? (await dependenciesVerdict(job, previous!, deps));
 }
@@ -121,12 +121,20 @@ function versionsVerdict(previous: ObjectStatus, cache: ObjectCache): string | u
   return undefined;
 }
 
-/** revisionVerdict: the revision the run would apply (a job may name an older one) is the one last applied. */
-async function revisionVerdict(job: ReconcileJob, previous: ObjectStatus, deps: PipelineDependencies): Promise<string | undefined> {
-  if (job.revision === previous.lastAppliedRevision && !deps.desired.admitRevision) return undefined;
+/**
+ * revisionVerdict: the revision a run would apply is the one last applied. A run asks about its
+ * job's revision (admitRevision refuses one that is not on the ref, and the stages then report it);
+ * the sweep asks about the record's (`ofRecord`): the slot of an object that Git has not changed
+ * since names an older commit for ever, and showing that it is an ancestor of the head is a walk of
+ * the history, while "the last applied revision is the head" is one comparison. A sweep answers
+ * nothing for a job, so a forged one gets no run either way.
+ */
+async function revisionVerdict(job: ReconcileJob, previous: ObjectStatus, deps: PipelineDependencies, ofRecord = false): Promise<string | undefined> {
+  const asked = ofRecord ? previous.lastAppliedRevision : job.revision;
+  if (!deps.desired.admitRevision || asked === undefined) return job.revision === previous.lastAppliedRevision ? undefined : 'a new revision';
   // The stages refuse a revision that is not admitted; here it only means "look".
-  const admitted = await deps.desired.admitRevision?.(job.source, job.revision).catch(() => undefined) ?? job.revision;
-  return admitted === previous.lastAppliedRevision ? undefined : 'a new revision';
+  const admitted = await deps.desired.admitRevision(job.source, asked).catch(() => undefined);
+  return admitted !== undefined && admitted === previous.lastAppliedRevision ? undefined : 'a new revision';
 }
 
 /** placementVerdict: an object a Placement rule applies as a ServiceAccount reads live, as fetch does. */
