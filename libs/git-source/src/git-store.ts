@@ -2,13 +2,13 @@ import * as fs from 'node:fs';
 import { mkdir, open as openFile, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import git, { Errors } from 'isomorphic-git';
-import http from 'isomorphic-git/http/node';
 import { isReconcileFailure, TerminalError, TransientError } from '@tidemark/contracts';
 import { BoundedCache } from './bounded-cache';
 import { redactUrl } from './redact-url';
 import type { AdvertisedRef } from './select-revision';
 import type { TreeItem } from './tree-diff';
 import { guardedHttp } from './guarded-http';
+import { AdvertisementReplay } from './advertisement-replay';
 import { defaultGitSizeLimits, PackSizeGuard, type GitSizeLimits } from './pack-size-guard';
 
 /** FetchRequest names what to fetch: one ref (or commit) shallowly, or every branch and tag in full. */
@@ -43,6 +43,8 @@ export class GitStore {
   // unit's input reading; each read through isomorphic-git costs 0.7-1.5 ms of CPU.
   private trees = new BoundedCache<string, Promise<readonly TreeItem[]>>(parsedTreesKept);
   private commitTrees = new BoundedCache<string, string>(parsedTreesKept);
+  // A poll's ref listing answers the discovery of the fetch right after it: one request fewer.
+  private readonly advertisement = new AdvertisementReplay();
 
   constructor(
     private readonly gitdir: string,
@@ -96,7 +98,7 @@ export class GitStore {
    */
   async listRefs(prefix?: string): Promise<AdvertisedRef[]> {
     const refs = await this.remote('list refs of', async () => git.listServerRefs({
-      http, url: this.url, headers: await this.currentHeaders(), protocolVersion: 1, peelTags: true, ...(prefix ? { prefix } : {}),
+      http: this.advertisement.recording(), url: this.url, headers: await this.currentHeaders(), protocolVersion: 1, peelTags: true, ...(prefix ? { prefix } : {}),
     }));
     return refs.map((ref) => ({ ref: ref.ref, oid: ref.oid, ...(ref.peeled ? { peeled: ref.peeled } : {}) }));
   }
@@ -104,7 +106,7 @@ export class GitStore {
   /** fetch brings new objects; a pack over the size limits is refused (SourceTooLarge) before it is inflated. */
   async fetch(request: FetchRequest): Promise<FetchOutcome> {
     const guard = new PackSizeGuard(this.sizes.limits, this.sizes.source);
-    const shared = { fs, http: guardedHttp(guard), gitdir: this.gitdir, url: this.url, headers: await this.currentHeaders(), cache: this.cache, ref: haveRef };
+    const shared = { fs, http: this.advertisement.replaying(guardedHttp(guard)), gitdir: this.gitdir, url: this.url, headers: await this.currentHeaders(), cache: this.cache, ref: haveRef };
     // The first fetch is shallow (depth 1). Later ones send our last commit as a "have" and no
     // depth: a server ignores haves for the tree of a shallow boundary and would resend every
     // blob, while without depth it sends only what the have lacks. The price: a force-push that
