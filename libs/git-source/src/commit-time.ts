@@ -24,10 +24,14 @@ export interface CommitSummary {
   time: string;
 }
 
-/** readCommitSummary reads a commit's subject line, author name and time; undefined when the cache does not hold it. */
-export async function readCommitSummary(cacheDir: string, revision: string): Promise<CommitSummary | undefined> {
+/**
+ * readCommitSummary reads a commit's subject line, author name and time; undefined when the cache
+ * does not hold it. `packIndexes` is isomorphic-git's cache of parsed pack indexes (a GitStore's):
+ * without it every pack index of the folder is read again, one pack per fetch.
+ */
+export async function readCommitSummary(cacheDir: string, revision: string, packIndexes?: object): Promise<CommitSummary | undefined> {
   try {
-    const { commit } = await git.readCommit({ fs, gitdir: cacheDir, oid: revision });
+    const { commit } = await git.readCommit({ fs, gitdir: cacheDir, oid: revision, ...(packIndexes ? { cache: packIndexes } : {}) });
     const subject = commit.message.split('\n', 1)[0] ?? '';
     return { message: subject.slice(0, 200), author: commit.author.name.slice(0, 100), time: new Date(commit.author.timestamp * 1000).toISOString() };
   } catch {

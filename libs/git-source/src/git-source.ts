@@ -1,7 +1,7 @@
 import { TerminalError, TransientError } from '@tidemark/contracts';
 import { BoundedCache } from './bounded-cache';
 import { verifyCommit } from './commit-signature';
-import { readCommitSummary, type CommitSummary } from './commit-time';
+import type { CommitSummary } from './commit-time';
 import { GitStore } from './git-store';
 import { RevisionGate } from './revision-gate';
 import { defaultGitSizeLimits, type GitSizeLimits } from './pack-size-guard';
@@ -218,7 +218,7 @@ export class GitSource {
   /** describeRevision reads the commit and counts the objects once per revision, not once per poll. */
   private async describeRevision(built: BuiltIndex): Promise<{ commit?: CommitSummary; declaredObjects: number }> {
     if (this.described?.revision !== built.revision) {
-      const commit = await readCommitSummary(this.options.cacheDir, built.revision);
+      const commit = await this.store.commitSummary(built.revision);
       this.described = { revision: built.revision, declaredObjects: countKeys(built.index.keys()), ...(commit ? { commit } : {}) };
     }
     const { commit, declaredObjects } = this.described;
