@@ -166,6 +166,45 @@ describe('on a Redis Cluster with a replica per primary (six redis-server proces
   });
 });
 
+describe('a Redis Cluster client while a primary fails over (six redis-server processes)', () => {
+  let cluster: TestRedisCluster;
+  beforeAll(async () => {
+    cluster = await startRedisCluster({ masters: 3, replicas: 1, auth: login });
+  });
+  afterAll(async () => {
+    await cluster?.stop();
+  });
+
+  it('answers every write sent while the slot has no primary once the replica takes over, none refused', async () => {
+    // A BullMQ worker whose job completion was refused this way marked the job failed.
+    const client = openRedisClient({ cluster: { nodes: cluster.nodes, auth: { username: login.username, password: login.password } } });
+    client.on('error', () => undefined);
+    const key = `{fo-${randomUUID().slice(0, 6)}}:counter`;
+    const refused: string[] = [];
+    let written = 0;
+    let writing = true;
+    try {
+      await client.set(key, '0');
+      const writes = (async () => {
+        while (writing) {
+          await client.incr(key).then(() => (written += 1), (error: Error) => refused.push(error.message));
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+      })();
+      await waitFor(() => written >= 5, 30_000, 'writes before the kill');
+      await cluster.killPrimaryOf(key);
+      const atTakeover = written;
+      await waitFor(() => written >= atTakeover + 5, 60_000, 'writes after the takeover');
+      writing = false;
+      await writes;
+      expect(refused).toEqual([]);
+    } finally {
+      writing = false;
+      await closeRedis(client);
+    }
+  });
+});
+
 describe('on a Sentinel group (primary, replica, sentinel)', () => {
   let sentinel: TestRedisSentinel;
   beforeAll(async () => {
