@@ -3,20 +3,18 @@
 // started again. Every object converges, each is applied once for its revision (counted in the API
 // server's audit log), no job is lost or failed, and the commit-to-live clock, kept in Redis, has a
 // figure for every object whichever replica polled and whichever applied.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { stringify } from 'yaml';
-import { kubeUserAgent } from '@tidemark/cluster';
 import { findCondition, RecordKeys, type ObjectStatus } from '@tidemark/contracts';
 import { ReconcileQueues } from '@tidemark/queue';
-import { markAuditLog, readAuditLog, run, startControlPlane, startGitServer, type AuditLogMark, type ControlPlane, type GitServer, type WorkingCopy } from '@tidemark/testing';
+import { buildAppBundles, killAppProcess, markAuditLog, startAppProcess, startControlPlane, startGitServer, type AppBundles, type AppProcess, type ControlPlane, type GitServer, type WorkingCopy } from '@tidemark/testing';
 import { removeKeys, sleep, waitFor } from './helpers';
+import { appliedConfigMaps, managedConfigMaps, queueIdle, writeConfigMaps, writeReconcilerConfig } from './reconciler-apps';
 
 const id = randomUUID().slice(0, 8);
 const namespace = `replicas-${id}`;
@@ -29,21 +27,10 @@ const replicas = 3;
 const killEveryMs = 3_000;
 const maxKills = 8;
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
-// The built bundle, as the image runs it: it starts in a fraction of tsx's time on a loaded machine.
-const outdir = `test-artifacts/replica-kills-${id}`;
-const bundle = join(repoRoot, outdir, 'reconciler/main.js');
 const redisUrl = inject('redisUrl');
 const keys = new RecordKeys(prefix);
 
-/** Replica is one reconciler process, with the tail of its output for failure messages. */
-interface Replica {
-  name: string;
-  child: ChildProcess;
-  output: string;
-  started: boolean;
-  exited: Promise<void>;
-}
-
+let bundles: AppBundles;
 let plane: ControlPlane;
 let git: GitServer;
 let repo: WorkingCopy;
@@ -51,39 +38,20 @@ let repoUrl: string;
 let workDir: string;
 let redis: Redis;
 let queues: ReconcileQueues;
-const running: Replica[] = [];
+const running: AppProcess[] = [];
 let replicaCount = 0;
 
-async function startReplica(): Promise<Replica> {
+async function startReplica(): Promise<AppProcess> {
   const name = `r${(replicaCount += 1)}`;
-  // Each replica has its own Git cache, as each pod has its own disk.
-  const configPath = join(workDir, `${name}.yaml`);
-  await writeFile(configPath, stringify({
-    redis: { url: redisUrl, prefix },
-    cacheDir: join(workDir, `cache-${name}`),
-    sources: [{ name: source, url: repoUrl, ref: { branch: 'main' }, intervalMs: 1_000 }],
-    clusters: [{ name: cluster, kubeconfig: plane.kubeconfigPath }],
-    http: { port: 0, host: '127.0.0.1' },
-    workers: { concurrency: 12 },
-    // The suite shares a loaded machine: a slow answer from the API server must not pause the queue.
-    healthCheck: { timeoutMs: 30_000, failureThreshold: 10 },
-  }));
-  const child = spawn(process.execPath, [bundle], { env: { ...process.env, TIDEMARK_CONFIG: configPath, TIDEMARK_LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
-  const replica: Replica = { name, child, output: '', started: false, exited: new Promise((resolve) => child.once('exit', () => resolve())) };
-  const keep = (chunk: Buffer) => {
-    replica.output = `${replica.output}${chunk.toString()}`.slice(-8_000);
-    if (!replica.started && replica.output.includes('tidemark reconciler started')) replica.started = true;
-  };
-  child.stdout?.on('data', keep);
-  child.stderr?.on('data', keep);
+  const configPath = await writeReconcilerConfig({ redis: { url: redisUrl, prefix }, workDir, name, source, repoUrl, cluster, kubeconfigPath: plane.kubeconfigPath });
+  const replica = startAppProcess({ name, bundle: bundles.reconciler, env: { TIDEMARK_CONFIG: configPath, TIDEMARK_LOG_LEVEL: 'info' }, startedLine: 'tidemark reconciler started' });
   running.push(replica);
   return replica;
 }
 
-async function killReplica(replica: Replica): Promise<void> {
+async function killReplica(replica: AppProcess): Promise<void> {
   running.splice(running.indexOf(replica), 1);
-  replica.child.kill('SIGKILL');
-  await replica.exited;
+  await killAppProcess(replica);
 }
 
 /** readyAt counts the objects whose status record says Ready at the revision. */
@@ -97,8 +65,8 @@ function outputs(): string {
 }
 
 beforeAll(async () => {
-  await run(process.execPath, ['scripts/build.mjs', '--outdir', outdir], { cwd: repoRoot });
-  await writeFile(join(repoRoot, outdir, 'package.json'), '{ "type": "module" }\n');
+  // The built bundle, as the image runs it.
+  bundles = await buildAppBundles(repoRoot, `test-artifacts/replica-kills-${id}`);
   [plane, git] = await Promise.all([startControlPlane({ name: `replicas-${id}`, auditLog: true }), startGitServer()]);
   repoUrl = await git.createRepository(source);
   repo = await git.workingCopy(source);
@@ -118,7 +86,7 @@ afterAll(async () => {
   }
   await Promise.all([git?.stop(), plane?.stop()]);
   if (workDir) await rm(workDir, { recursive: true, force: true });
-  await rm(join(repoRoot, outdir), { recursive: true, force: true });
+  await bundles?.remove();
 });
 
 /**
@@ -145,43 +113,23 @@ async function killWhileApplying(revision: string): Promise<number> {
   return kills;
 }
 
-/** appliesPerConfigMap counts, from the audit log, the server-side applies (not dry-runs) of each ConfigMap since `mark`. */
-async function appliesPerConfigMap(mark: AuditLogMark): Promise<Map<string, number>> {
-  const applies = new Map<string, number>();
-  const path = new RegExp(`^/api/v1/namespaces/${namespace}/configmaps/([^/?]+)\\?`);
-  for (const request of await readAuditLog(plane.auditLogPath!, mark, kubeUserAgent)) {
-    const name = path.exec(request.requestURI)?.[1];
-    if (request.verb !== 'patch' || !name || !/[?&]fieldManager=/.test(request.requestURI) || /[?&]dryRun=/.test(request.requestURI)) continue;
-    applies.set(name, (applies.get(name) ?? 0) + 1);
-  }
-  return applies;
-}
-
-/** queueIdle: nothing active or waiting (delayed resyncs may wait). */
-async function queueIdle(): Promise<boolean> {
-  const [figures] = await queues.figures();
-  return figures !== undefined && figures.depth.active === 0 && figures.depth.waiting === 0;
-}
-
 describe('three reconciler replicas, one killed at random every few seconds', () => {
   it('a push of 1,000 ConfigMaps converges, each applied once, no job lost, every object timed', async () => {
     for (let index = 0; index < replicas; index += 1) await startReplica();
     await waitFor(() => running.every((replica) => replica.started), 180_000, `the replicas to start:\n${outputs()}`);
-    for (let index = 0; index < objects; index += 1) {
-      await repo.write(`config/config-${index}.yaml`, `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: config-${index}\n  namespace: ${namespace}\ndata:\n  index: "${index}"\n`);
-    }
+    await writeConfigMaps(repo, namespace, Array.from({ length: objects }, (_, index) => index));
     const mark = await markAuditLog(plane.auditLogPath!);
     const revision = await repo.commitAndPush('1,000 ConfigMaps');
     expect(await killWhileApplying(revision), 'replicas killed while objects were being applied').toBeGreaterThanOrEqual(3);
 
     // A killed replica's jobs come back when their lock expires (30 s) and the stalled check runs.
     await waitFor(async () => (await readyAt(revision)) === objects, 300_000, `every object Ready at ${revision} (${await readyAt(revision)} of ${objects}):\n${outputs()}`);
-    await waitFor(queueIdle, 120_000, 'the queue to drain');
+    await waitFor(() => queueIdle(queues), 120_000, 'the queue to drain');
 
     // Converged: every ConfigMap is in the cluster, as Git has it.
-    const list = JSON.parse(await plane.kubectl(['get', 'configmaps', '-n', namespace, '-l', 'app.kubernetes.io/managed-by=tidemark', '-o', 'json'])) as { items: { metadata: { name: string }; data?: { index?: string } }[] };
-    expect(list.items).toHaveLength(objects);
-    expect(list.items.every((item) => item.data?.index === item.metadata.name.slice('config-'.length))).toBe(true);
+    const live = await managedConfigMaps(plane, namespace);
+    expect(live).toHaveLength(objects);
+    expect(live.every((item) => item.data?.index === item.metadata.name.slice('config-'.length))).toBe(true);
 
     // No job lost or failed.
     const [figures] = await queues.figures();
@@ -189,7 +137,7 @@ describe('three reconciler replicas, one killed at random every few seconds', ()
     expect(figures?.failingObjects).toBe(0);
 
     // Applied once per revision: the audit log has one server-side apply (not a dry-run) per ConfigMap.
-    const applies = await appliesPerConfigMap(mark);
+    const applies = await appliedConfigMaps(plane, namespace, mark);
     expect([...applies].filter(([, count]) => count !== 1), 'ConfigMaps applied more than once for one revision').toEqual([]);
     expect(applies.size).toBe(objects);
 

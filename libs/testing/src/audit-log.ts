@@ -22,7 +22,7 @@ export async function markAuditLog(path: string): Promise<AuditLogMark> {
 /**
  * readAuditLog reads the requests the API server finished after `since` (every request is
  * written once, when its response is complete, and synchronously, so a request that returned
- * is in the file). `userAgent` keeps only requests whose User-Agent starts with it.
+ * is in the file; a last line still being written is left for the next read). `userAgent` keeps only requests whose User-Agent starts with it.
  */
 export async function readAuditLog(path: string, since: AuditLogMark = 0, userAgent?: string): Promise<AuditedRequest[]> {
   const file = await open(path, 'r');
@@ -31,7 +31,9 @@ export async function readAuditLog(path: string, since: AuditLogMark = 0, userAg
     const buffer = Buffer.alloc(Math.max(0, size - since));
     await file.read(buffer, 0, buffer.length, since);
     const requests: AuditedRequest[] = [];
-    for (const line of buffer.toString('utf8').split('\n')) {
+    // A line the server is still writing has no newline yet: it is read next time, whole.
+    const text = buffer.toString('utf8');
+    for (const line of text.slice(0, text.lastIndexOf('\n') + 1).split('\n')) {
       if (!line.trim()) continue;
       const event = JSON.parse(line) as { verb?: string; requestURI?: string; userAgent?: string; responseStatus?: { code?: number }; objectRef?: { resource?: string; subresource?: string } };
       if (userAgent && !(event.userAgent ?? '').startsWith(userAgent)) continue;
@@ -61,4 +63,18 @@ export function countByKind(requests: readonly AuditedRequest[]): Record<string,
   const counts: Record<string, number> = {};
   for (const request of requests) counts[requestKind(request)] = (counts[requestKind(request)] ?? 0) + 1;
   return counts;
+}
+
+/**
+ * appliesByName counts the server-side applies (field-manager PATCHes, not dry-runs) among
+ * `requests` whose URI `path` matches, by the name its first group captures.
+ */
+export function appliesByName(requests: readonly AuditedRequest[], path: RegExp): Map<string, number> {
+  const applies = new Map<string, number>();
+  for (const request of requests) {
+    const name = path.exec(request.requestURI)?.[1];
+    if (!name || requestKind(request) !== 'apply') continue;
+    applies.set(name, (applies.get(name) ?? 0) + 1);
+  }
+  return applies;
 }

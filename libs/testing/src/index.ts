@@ -3,6 +3,8 @@
 // production apps never import it. It may import no other Tidemark library.
 
 export { freePort } from './free-port';
+export { buildAppBundles, type AppBundles } from './app-bundles';
+export { startAppProcess, killAppProcess, type AppProcess, type AppProcessOptions } from './app-process';
 export { RigError, commandExists, run, stopProcess } from './process';
 export { startRedis, waitForPort, type TestRedis, type StartRedisOptions } from './redis';
 export { startRedisCluster, startRedisSentinel, type TestRedisCluster, type TestRedisSentinel, type RedisHostPort, type RedisAuth } from './redis-topologies';
@@ -13,7 +15,7 @@ export {
   buildKubeTestenv, buildKubeControllers, startControlPlane, startControlPlanes, kubectl, kubeTestenvBinary, kubeControllersBinary,
   type ControlPlane, type ControllerOptions, type StartControlPlaneOptions,
 } from './kube-testenv';
-export { markAuditLog, readAuditLog, requestKind, countByKind, type AuditedRequest, type AuditLogMark } from './audit-log';
+export { markAuditLog, readAuditLog, requestKind, countByKind, appliesByName, type AuditedRequest, type AuditLogMark } from './audit-log';
 export { startDelayingProxy, startDelayingProxyProcess, type DelayingProxy } from './delaying-proxy';
 export { buildGoProgram, type GoProgram } from './go-build';
 export { sendGithubPush } from './github-push';

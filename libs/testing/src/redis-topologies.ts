@@ -69,8 +69,29 @@ function cliAuth(auth: RedisAuth | undefined): string[] {
 
 async function server(dir: string, port: number, args: string[]): Promise<ChildProcess> {
   const child = spawn('redis-server', ['--port', String(port), '--bind', host, '--dir', dir, '--save', '', '--appendonly', 'no', '--maxmemory-policy', 'noeviction', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
-  await waitForPort(port, 10_000, child);
+  await waitForPort(port, 10_000, child).catch(async (error: unknown) => {
+    await stopProcess(child);
+    throw error;
+  });
   return child;
+}
+
+/**
+ * serverOnFreePort starts a redis-server in a folder of `root` named by its port. A free port can
+ * be taken by another process before the server binds it (the rig shares the machine): then it
+ * tries another, three times in all.
+ */
+async function serverOnFreePort(root: string, args: string[]): Promise<{ child: ChildProcess; port: number }> {
+  for (let attempt = 1; ; attempt += 1) {
+    const port = await freePort();
+    const dir = join(root, String(port));
+    await mkdir(dir, { recursive: true });
+    try {
+      return { child: await server(dir, port, args), port };
+    } catch (error) {
+      if (attempt >= 3 || !(error instanceof RigError)) throw error;
+    }
+  }
 }
 
 async function waitUntil(what: string, check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
@@ -102,11 +123,9 @@ export async function startRedisCluster(options: { masters?: number; replicas?: 
   };
   try {
     for (let index = 0; index < masters * (1 + replicas); index += 1) {
-      const port = await freePort();
-      const dir = join(root, String(port));
-      await mkdir(dir, { recursive: true });
-      children.push(await server(dir, port, ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '2000', ...serverAuth(options.auth)]));
-      nodes.push({ host, port });
+      const started = await serverOnFreePort(root, ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '2000', ...serverAuth(options.auth)]);
+      children.push(started.child);
+      nodes.push({ host, port: started.port });
     }
     await run('redis-cli', [...login, '--cluster', 'create', ...nodes.map((node) => `${host}:${node.port}`), '--cluster-replicas', String(replicas), '--cluster-yes']);
     for (const node of nodes) await waitUntil(`Redis Cluster node ${node.port} did not say cluster_state:ok`, async () => (await cli(node.port, login, 'cluster', 'info')).includes('cluster_state:ok'), 30_000);
@@ -180,11 +199,12 @@ export async function startRedisSentinel(name = 'tidemark', auth?: RedisAuth): P
     await rm(root, { recursive: true, force: true });
   };
   try {
-    const [primaryPort, replicaPort, sentinelPort] = [await freePort(), await freePort(), await freePort()];
-    for (const port of [primaryPort, replicaPort]) await mkdir(join(root, String(port)), { recursive: true });
-    const primary = await server(join(root, String(primaryPort)), primaryPort, serverAuth(auth));
+    const { child: primary, port: primaryPort } = await serverOnFreePort(root, serverAuth(auth));
     children.push(primary);
-    children.push(await server(join(root, String(replicaPort)), replicaPort, ['--replicaof', host, String(primaryPort), ...serverAuth(auth)]));
+    const replica = await serverOnFreePort(root, ['--replicaof', host, String(primaryPort), ...serverAuth(auth)]);
+    children.push(replica.child);
+    const replicaPort = replica.port;
+    const sentinelPort = await freePort();
     const config = join(root, 'sentinel.conf');
     await writeFile(config, [
       `port ${sentinelPort}`, `bind ${host}`, `dir ${root}`,
