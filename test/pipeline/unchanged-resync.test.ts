@@ -98,6 +98,17 @@ describe('a resync of an unchanged object', () => {
     }
   });
 
+  it('a job that says Git or a Source changed runs the stages, even at the revision last applied', async () => {
+    // A Source whose path changed, or that is being deleted, routes its objects again at the same commit
+    // ('git-change', 'git-removed'): answered from the record, nothing would be applied or pruned.
+    for (const reason of ['git-change', 'git-removed'] as const) {
+      await harness.cacheCaughtUp(key);
+      observations.length = 0;
+      await harness.reconcileKey(key, reason);
+      expect(observations.find((observation) => observation.objectKey === key)?.result, reason).not.toBe('unchanged');
+    }
+  });
+
   it('a run woken by a watch or a person always runs the stages', async () => {
     await harness.cacheCaughtUp(key);
     observations.length = 0;

@@ -11,6 +11,7 @@ import { inventoryId } from './tracking';
  * A failure to decide (Redis not answering) runs the stages, which report it.
  */
 export async function resyncUnchanged(run: ReconcileRun, deps: PipelineDependencies): Promise<ReconcileOutcome | undefined> {
+  if (!lookAgain(run.job)) return undefined;
   const verdict = await unchangedSinceLastRun(run, deps).catch((error: unknown) => ({ reason: `could not decide: ${String(error)}` }));
   const { cluster, objectKey } = run.job;
   if (verdict.reason !== undefined) return undefined;
@@ -19,6 +20,16 @@ export async function resyncUnchanged(run: ReconcileRun, deps: PipelineDependenc
     durationMs: Date.now() - run.startedAt.getTime(), becameReady: false, driftHealed: 0,
   });
   return { kind: 'requeue', afterMs: deps.options?.resyncIntervalMs ?? 300_000, resync: true };
+}
+
+/**
+ * lookAgain: only a routine resync may be answered from the record. Every other job says something
+ * changed even at the same revision: a Source whose path or spec changed, or that is being deleted,
+ * routes its objects again ('git-change', 'git-removed') at the commit they were applied from, and a
+ * watch or a person asks for a look ('drift', 'watch', 'manual').
+ */
+function lookAgain(job: ReconcileJob): boolean {
+  return job.reason === 'resync';
 }
 
 /** UnchangedVerdict: the object is as its last full run left it (`reason` undefined), or why a full run must look. */
@@ -65,9 +76,9 @@ export async function unchangedJobs(jobs: readonly ReconcileJob[], deps: Pipelin
   return verdicts;
 }
 
-/** jobCache is runCache for a job that has no run: none for a source acting as its ServiceAccount, or a run woken by a watch or a person. */
+/** jobCache is runCache for a job that has no run: none for a source acting as its ServiceAccount, or a job that is not a routine resync. */
 function jobCache(job: ReconcileJob, deps: PipelineDependencies): ObjectCache | undefined {
-  if (job.reason === 'drift' || job.reason === 'watch' || job.reason === 'manual' || deps.tenancyFor?.(job.source)?.serviceAccount) return undefined;
+  if (!lookAgain(job) || deps.tenancyFor?.(job.source)?.serviceAccount) return undefined;
   return deps.cacheFor?.(job.cluster);
 }
 
