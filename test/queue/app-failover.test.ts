@@ -187,10 +187,11 @@ describe.each([
     await writeConfigMaps(repo, namespace, Array.from({ length: objects }, (_, index) => index));
     const mark = await markAuditLog(plane.auditLogPath!);
     await repo.commitAndPush(`${objects} ConfigMaps`);
-    await waitFor(async () => (await appliedConfigMaps(plane, namespace, mark)).size >= objects / 4, 180_000, `a quarter of the ConfigMaps to be applied:\n${outputs()}`);
-    await topology.killPrimary();
+    await waitFor(async () => (await appliedConfigMaps(plane, namespace, mark)).size >= objects / 10, 180_000, `a tenth of the ConfigMaps to be applied:\n${outputs()}`);
+    // Mid-run: the kill goes out while ConfigMaps are still to be applied (a quiet machine applies the rest within seconds).
     const appliedBeforeKill = (await appliedConfigMaps(plane, namespace, mark)).size;
     expect(appliedBeforeKill, 'ConfigMaps applied when the primary was killed').toBeLessThan(objects);
+    await topology.killPrimary();
 
     await waitFor(async () => (await appliedConfigMaps(plane, namespace, mark)).size === objects, 180_000, 'every ConfigMap applied after the failover').catch(async (error: unknown) => {
       const figures = await queues.figures().catch((failed: unknown) => String(failed));

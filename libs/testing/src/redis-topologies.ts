@@ -138,7 +138,8 @@ export async function startRedisCluster(options: { masters?: number; replicas?: 
       if (index < 0) throw new RigError(`No node of this cluster listens on ${port}.`);
       const slot = firstSlotOf(await command(port, 'cluster', 'nodes'), port);
       if (slot !== undefined && replicas === 0) throw new RigError(`${port} is a primary without a replica (start the cluster with replicas).`);
-      if (slot !== undefined) await command(port, 'wait', '1', '5000');
+      // A replica that never synced cannot take over: wait until one has every write (replicas attach after the cluster says ok).
+      if (slot !== undefined) await waitUntil(`no replica of primary ${port} acknowledged its writes`, async () => Number((await command(port, 'wait', '1', '1000')).trim()) >= 1, 30_000);
       const child = children[index]!;
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGKILL');
