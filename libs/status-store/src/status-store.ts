@@ -100,11 +100,7 @@ export class StatusStore {
       .hmget(this.keys.suspended(cluster), ...objectKeys)
       .get(this.keys.clusterHealth(cluster))
       .exec();
-    const reply = <T>(index: number): T => {
-      const [error, value] = replies?.[index] ?? [new Error('no reply from Redis'), undefined];
-      if (error) throw error;
-      return value as T;
-    };
+    const reply = pipelineReplies(replies);
     const [raws, suspended] = [reply<(string | null)[]>(0), reply<(string | null)[]>(1)];
     const health = parseClusterHealth(cluster, reply<string | null>(2));
     return raws.map((raw, index) => {
@@ -168,11 +164,7 @@ export class StatusStore {
       .hkeys(this.keys.suspended(cluster))
       .get(this.keys.clusterHealth(cluster))
       .exec();
-    const reply = <T>(index: number): T => {
-      const [error, value] = replies?.[index] ?? [new Error('no reply from Redis'), undefined];
-      if (error) throw error;
-      return value as T;
-    };
+    const reply = pipelineReplies(replies);
     const suspended = new Set(reply<string[]>(1));
     const health = parseClusterHealth(cluster, reply<string | null>(2));
     const records: ObjectStatus[] = [];
@@ -356,4 +348,13 @@ export class StatusStore {
       return typeof value === 'string' ? value : null;
     });
   }
+}
+
+/** pipelineReplies reads a pipeline's replies by position, throwing the command's error (or a missing reply's). */
+function pipelineReplies(replies: [Error | null, unknown][] | null): <T>(index: number) => T {
+  return <T>(index: number): T => {
+    const [error, value] = replies?.[index] ?? [new Error('no reply from Redis'), undefined];
+    if (error) throw error;
+    return value as T;
+  };
 }
