@@ -96,10 +96,13 @@ export async function startGitea(options: { binary?: string } = {}): Promise<Tes
   try {
     await gitea(['migrate']);
     await gitea(['admin', 'user', 'create', '--username', admin.username, '--password', admin.password, '--email', 'admin@tidemark.invalid', '--admin', '--must-change-password=false']);
-    // Run as root, Gitea logs a warning on stdout before the token: the token is the last line.
+    // Run as root, Gitea logs warnings on stdout around the token (its logger flushes on its own
+    // schedule, so before or after it): the token is the one line that is 40 hex digits.
     const printed = await gitea(['admin', 'user', 'generate-access-token', '--username', admin.username, '--token-name', 'tidemark-rig', '--scopes', 'all', '--raw']);
-    admin.token = printed.trim().split('\n').pop()?.trim() ?? '';
-    if (!/^[0-9a-f]{40}$/.test(admin.token)) throw new RigError('gitea admin user generate-access-token printed no token on its last line');
+    const tokens = printed.split('\n').map((line) => line.trim()).filter((line) => /^[0-9a-f]{40}$/.test(line));
+    // With no token line, what it printed is only Gitea's log, safe to show.
+    if (tokens.length !== 1) throw new RigError(`gitea admin user generate-access-token printed ${tokens.length} token lines, one expected${tokens.length === 0 ? `: ${printed.slice(-500)}` : ''}`);
+    admin.token = tokens[0]!;
     await start();
   } catch (error) {
     if (child) await stopProcess(child);
