@@ -14,6 +14,8 @@ import { startRedisCluster, startRedisSentinel, type RedisAuth, type TestRedisCl
 import { jobFor, waitFor } from './helpers';
 
 const login: RedisAuth = { username: 'tidemark', password: randomUUID(), sentinelPassword: randomUUID() };
+// Each cluster its own password: a client a suite left behind can never log in to a later suite's cluster on a reused port.
+const replicaLogin: RedisAuth = { username: 'tidemark', password: randomUUID() };
 
 /** refused says whether a client that logs in with `auth` (or not at all) is turned away. */
 async function refused(endpoint: RedisEndpoint): Promise<string> {
@@ -41,8 +43,10 @@ function record(cluster: string, objectKey: string): ObjectStatus {
 
 /** runJobs enqueues `count` jobs on a topology and counts how often each (object, revision) ran. */
 async function queuesOn(endpoint: RedisEndpoint, prefix: string, hashTag: boolean, clusters: string[] = ['east']) {
-  const queues = new ReconcileQueues({ connection: redisConnectionFor(endpoint), prefix, hashTag, clusters });
-  const workers = new ReconcileWorkers({ connection: redisConnectionFor(endpoint), prefix, hashTag, clusters, onError: () => undefined });
+  // The connections given are the queue classes' to duplicate, never theirs to close: closed here with the run.
+  const connections = [redisConnectionFor(endpoint), redisConnectionFor(endpoint)];
+  const queues = new ReconcileQueues({ connection: connections[0]!, prefix, hashTag, clusters });
+  const workers = new ReconcileWorkers({ connection: connections[1]!, prefix, hashTag, clusters, onError: () => undefined });
   const runs = new Map<string, number>();
   await queues.start();
   await workers.start(async (job) => {
@@ -50,7 +54,8 @@ async function queuesOn(endpoint: RedisEndpoint, prefix: string, hashTag: boolea
     runs.set(id, (runs.get(id) ?? 0) + 1);
     return { kind: 'done' };
   });
-  return { queues, workers, runs, close: async () => { await workers.close(); await queues.close(); } };
+  const closeConnections = () => Promise.all(connections.map((connection) => (typeof connection === 'object' && 'disconnect' in connection ? closeRedis(connection) : undefined)));
+  return { queues, workers, runs, close: async () => { await workers.close(); await queues.close(); await closeConnections(); } };
 }
 
 describe('on a Redis Cluster (3 masters)', () => {
@@ -133,14 +138,14 @@ describe('on a Redis Cluster (3 masters)', () => {
 describe('on a Redis Cluster with a replica per primary (six redis-server processes)', () => {
   let cluster: TestRedisCluster;
   beforeAll(async () => {
-    cluster = await startRedisCluster({ masters: 3, replicas: 1, auth: login });
+    cluster = await startRedisCluster({ masters: 3, replicas: 1, auth: replicaLogin });
   });
   afterAll(async () => {
     await cluster?.stop();
   });
 
   it('keeps running when the primary of the queue\'s slot is killed: every job finishes, each (object, revision) once', async () => {
-    const endpoint: RedisEndpoint = { cluster: { nodes: cluster.nodes, auth: { username: login.username, password: login.password } } };
+    const endpoint: RedisEndpoint = { cluster: { nodes: cluster.nodes, auth: { username: replicaLogin.username, password: replicaLogin.password } } };
     const prefix = `tf-${randomUUID().slice(0, 6)}`;
     const client = openRedisClient(endpoint);
     client.on('error', () => undefined);
@@ -161,45 +166,6 @@ describe('on a Redis Cluster with a replica per primary (six redis-server proces
       expect([...run.runs.values()].every((count) => count === 1)).toBe(true);
     } finally {
       await run.close();
-      await closeRedis(client);
-    }
-  });
-});
-
-describe('a Redis Cluster client while a primary fails over (six redis-server processes)', () => {
-  let cluster: TestRedisCluster;
-  beforeAll(async () => {
-    cluster = await startRedisCluster({ masters: 3, replicas: 1, auth: login });
-  });
-  afterAll(async () => {
-    await cluster?.stop();
-  });
-
-  it('answers every write sent while the slot has no primary once the replica takes over, none refused', async () => {
-    // A BullMQ worker whose job completion was refused this way marked the job failed.
-    const client = openRedisClient({ cluster: { nodes: cluster.nodes, auth: { username: login.username, password: login.password } } });
-    client.on('error', () => undefined);
-    const key = `{fo-${randomUUID().slice(0, 6)}}:counter`;
-    const refused: string[] = [];
-    let written = 0;
-    let writing = true;
-    try {
-      await client.set(key, '0');
-      const writes = (async () => {
-        while (writing) {
-          await client.incr(key).then(() => (written += 1), (error: Error) => refused.push(error.message));
-          await new Promise((resolve) => setTimeout(resolve, 50));
-        }
-      })();
-      await waitFor(() => written >= 5, 30_000, 'writes before the kill');
-      await cluster.killPrimaryOf(key);
-      const atTakeover = written;
-      await waitFor(() => written >= atTakeover + 5, 60_000, 'writes after the takeover');
-      writing = false;
-      await writes;
-      expect(refused).toEqual([]);
-    } finally {
-      writing = false;
       await closeRedis(client);
     }
   });

@@ -36,21 +36,13 @@ export function needsHashTag(endpoint: RedisEndpoint): boolean {
 }
 
 /**
- * clusterRetryOptions let a Redis Cluster client ride out a primary's failover: a command to a
- * slot whose primary is gone is tried again every 200 ms, up to 100 times (20 s) — the cluster's
- * node timeout plus an election — before it fails. ioredis gives up after 16 tries 100 ms apart,
- * and a BullMQ worker whose job completion failed that way marks the job failed.
- */
-const clusterRetryOptions = { retryDelayOnFailover: 200, retryDelayOnClusterDown: 200, maxRedirections: 100 } as const;
-
-/**
  * redisConnectionFor turns an endpoint into what the queue classes and openRedis take. A
  * Cluster is built with lazyConnect, so nothing is opened until its first command.
  */
 export function redisConnectionFor(endpoint: RedisEndpoint): RedisConnection {
   if ('url' in endpoint) return endpoint.url;
   if ('sentinel' in endpoint) return sentinelOptions(endpoint.sentinel);
-  return new Cluster(endpoint.cluster.nodes.map((node) => ({ ...node })), { ...clusterRetryOptions, lazyConnect: true, redisOptions: loginOptions(endpoint.cluster.auth) });
+  return new Cluster(endpoint.cluster.nodes.map((node) => ({ ...node })), { lazyConnect: true, redisOptions: loginOptions(endpoint.cluster.auth) });
 }
 
 /** sentinelOptions are ioredis's options for a Sentinel group, with the logins to the data nodes and to the sentinels. */
@@ -73,7 +65,7 @@ function loginOptions(auth: RedisAuth | undefined): Pick<RedisOptions, 'username
 export function openRedisClient(endpoint: RedisEndpoint, options: RedisOptions = {}): RedisClient {
   if ('url' in endpoint) return new Redis(endpoint.url, options);
   if ('sentinel' in endpoint) return new Redis({ ...options, ...sentinelOptions(endpoint.sentinel) });
-  return new Cluster(endpoint.cluster.nodes.map((node) => ({ ...node })), { ...clusterRetryOptions, lazyConnect: options.lazyConnect ?? false, redisOptions: { ...options, ...loginOptions(endpoint.cluster.auth) } });
+  return new Cluster(endpoint.cluster.nodes.map((node) => ({ ...node })), { lazyConnect: options.lazyConnect ?? false, redisOptions: { ...options, ...loginOptions(endpoint.cluster.auth) } });
 }
 
 /**
