@@ -9,7 +9,7 @@
 // shared machine hits both alike; each ratio is the median over the rounds.
 // --previous COMMIT compares with another commit instead (say main before a change: after/before in one run).
 // --cpu-prof DIR has this checkout's dashboard process of the A/B write a V8 CPU profile into DIR when
-// it stops (summarise it with `npx tsx bench/support/cpu-profile-summary.ts DIR/*.cpuprofile`).
+// it stops (summarise it with `npx tsx bench/support/cpu-profile-window.ts DIR/*.cpuprofile`).
 //   npx tsx bench/dashboard.bench.ts [--objects 10000] [--seconds 5] [--concurrency 16] [--rounds 3] [--no-resources] [--no-previous] [--previous COMMIT] [--cpu-prof DIR]
 // WebApp records carry the objects they applied (3 each), which the matrix shows as rows under them.
 import { execFileSync } from 'node:child_process';

@@ -1,7 +1,7 @@
 // cpu-profile-window: where a V8 CPU profile (node --cpu-prof) spent its time, optionally only in its
 // last seconds (bench/scale --cpu-prof stops the reconciler right after the steady state):
-//   npx tsx bench/support/cpu-profile-window.ts <file.cpuprofile> [--last-s 40] [--top 30]
-// (cpu-profile-summary.ts sums a whole profile by function and script.)
+//   npx tsx bench/support/cpu-profile-window.ts <file.cpuprofile>... [--last-s 40] [--top 30]
+// (without --last-s, the whole profile: bench/dashboard --cpu-prof writes one per process).
 // Prints self time by package (node_modules/<package>, libs/<lib>, node: internals, GC), then the
 // functions with the most self and the most inclusive time (a function counted once per sample).
 import { readFile } from 'node:fs/promises';
@@ -22,14 +22,44 @@ interface CpuProfile {
 }
 
 const { values, positionals } = parseArgs({ allowPositionals: true, options: { 'last-s': { type: 'string' }, top: { type: 'string', default: '30' } } });
-const file = positionals[0];
-if (!file) throw new Error('usage: cpu-profile-window.ts <file.cpuprofile> [--last-s N] [--top N]');
-const profile = JSON.parse(await readFile(file, 'utf8')) as CpuProfile;
+if (positionals.length === 0) throw new Error('usage: cpu-profile-window.ts <file.cpuprofile>... [--last-s N] [--top N]');
 const top = Number(values.top);
+for (const file of positionals) summarise(file, JSON.parse(await readFile(file, 'utf8')) as CpuProfile);
 
-const byId = new Map(profile.nodes.map((node) => [node.id, node]));
-const parent = new Map<number, number>();
-for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+/** summarise prints where one profile spent its busy time, in the window --last-s asks for. */
+function summarise(file: string, profile: CpuProfile): void {
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const parent = new Map<number, number>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+  // Sample times: startTime plus the running sum of deltas (µs).
+  const windowStart = values['last-s'] === undefined ? -Infinity : profile.endTime - Number(values['last-s']) * 1e6;
+  const self = new Map<string, number>();
+  const inclusive = new Map<string, number>();
+  const packages = new Map<string, number>();
+  let time = profile.startTime;
+  let total = 0;
+  for (let index = 0; index < profile.samples.length; index += 1) {
+    time += profile.timeDeltas[index] ?? 0;
+    if (time < windowStart) continue;
+    const weight = profile.timeDeltas[index + 1] ?? 0;
+    const leaf = byId.get(profile.samples[index]!)!;
+    if (leaf.callFrame.functionName === '(idle)') continue;
+    total += weight;
+    add(self, label(leaf.callFrame), weight);
+    add(packages, packageOf(leaf.callFrame), weight);
+    const seen = new Set<string>();
+    for (let id: number | undefined = leaf.id; id !== undefined; id = parent.get(id)) {
+      const name = label(byId.get(id)!.callFrame);
+      if (seen.has(name)) continue;
+      seen.add(name);
+      add(inclusive, name, weight);
+    }
+  }
+  console.log(`${file}: busy CPU in the window: ${(total / 1e6).toFixed(2)} s (idle excluded)`);
+  print('self time by package', packages, total);
+  print('self time by function', self, total);
+  print('inclusive time by function', inclusive, total);
+}
 
 /** packageOf names where a frame's code lives. */
 function packageOf(frame: ProfileNode['callFrame']): string {
@@ -47,43 +77,13 @@ function label(frame: ProfileNode['callFrame']): string {
   return `${frame.functionName || '(anonymous)'} ${packageOf(frame)}${frame.url ? `:${frame.lineNumber + 1}` : ''}`;
 }
 
-// Sample times: startTime plus the running sum of deltas (µs).
-const windowStart = values['last-s'] === undefined ? -Infinity : profile.endTime - Number(values['last-s']) * 1e6;
-const self = new Map<string, number>();
-const inclusive = new Map<string, number>();
-const packages = new Map<string, number>();
-let time = profile.startTime;
-let total = 0;
-for (let index = 0; index < profile.samples.length; index += 1) {
-  time += profile.timeDeltas[index] ?? 0;
-  if (time < windowStart) continue;
-  const weight = profile.timeDeltas[index + 1] ?? 0;
-  const leaf = byId.get(profile.samples[index]!)!;
-  if (leaf.callFrame.functionName === '(idle)') continue;
-  total += weight;
-  add(self, label(leaf.callFrame), weight);
-  add(packages, packageOf(leaf.callFrame), weight);
-  const seen = new Set<string>();
-  for (let id: number | undefined = leaf.id; id !== undefined; id = parent.get(id)) {
-    const name = label(byId.get(id)!.callFrame);
-    if (seen.has(name)) continue;
-    seen.add(name);
-    add(inclusive, name, weight);
-  }
-}
-
 function add(map: Map<string, number>, key: string, weight: number): void {
   map.set(key, (map.get(key) ?? 0) + weight);
 }
 
-function print(title: string, map: Map<string, number>): void {
+function print(title: string, map: Map<string, number>, total: number): void {
   console.log(`\n${title}`);
   for (const [name, weight] of [...map].sort((a, b) => b[1] - a[1]).slice(0, top)) {
     console.log(`${(weight / 1e6).toFixed(2).padStart(8)} s ${((weight / total) * 100).toFixed(1).padStart(5)} %  ${name}`);
   }
 }
-
-console.log(`busy CPU in the window: ${(total / 1e6).toFixed(2)} s (idle excluded)`);
-print('self time by package', packages);
-print('self time by function', self);
-print('inclusive time by function', inclusive);
