@@ -51,7 +51,7 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
     webhooks: [{ source: 'bench', provider: 'github', secret: { env: 'BENCH_WEBHOOK_SECRET' } }],
   }));
   const config = loadConfig({ TIDEMARK_CONFIG: configPath, BENCH_WEBHOOK_SECRET: secret, TIDEMARK_ALLOW_EVICTION: 'true' });
-  const reconciler = await startReconciler(config, pino({ level: 'warn' }, pino.destination(2)), options.mark ? { mark: options.mark } : {});
+  const reconciler = await startReconciler(config, pino({ level: process.env.BENCH_LOG_LEVEL ?? 'warn' }, pino.destination(2)), options.mark ? { mark: options.mark } : {});
   return {
     redis, git, repo, reconciler,
     async notify(revision?: string) {

@@ -47,7 +47,8 @@ export interface OwnedWatches {
 /**
  * startOwnedWatches watches, per cluster, every kind Tidemark owns objects of. A change that
  * Tidemark did not write, or a deletion, enqueues the Git object that owns the changed object,
- * so drift is found within moments instead of at the next resync. Watches start and stop as the
+ * so drift is found within moments instead of at the next resync; so does a listed object whose
+ * newest write is not Tidemark's (changed while the kind was not watched). Watches start and stop as the
  * set of managed kinds changes, and only the holder of a cluster's lease enqueues. The same
  * watches fill the cluster's watch cache (one watch per kind), which answers the pipeline's reads.
  */
@@ -134,7 +135,10 @@ class ClusterWatches {
         onEvent: (type, object, initial) => {
           // The cache first, so a run this event wakes reads what the event says.
           cached?.onEvent(type, object, initial);
-          if (!initial && this.leader) void this.onChange(type, object);
+          // A listed object is looked at like an event: an edit made while no watch was open on
+          // the kind (before its first list, or while it lists again) is someone else's newest
+          // write, and is found now instead of at the next resync.
+          if (this.leader) void this.onChange(type, object);
         },
         ...(cached ? { onProgress: cached.onProgress } : {}),
         onError: (error) => this.options.log?.warn({ cluster: this.name, kind: kind.kind, err: String(error) }, 'owned-object watch failed; retrying'),

@@ -1,0 +1,58 @@
+// A hand edit made while no watch was open on its kind (the kind's watch had not started yet after
+// its first apply, or it is listing again after a broken stream) is found when the watch lists:
+// the owned-object watches check each listed object as they check each event, so the edit is
+// repaired in moments, not at the next resync. An object whose newest write is Tidemark's own is
+// left alone.
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { ClusterConnection } from '@tidemark/cluster';
+import type { ReconcileJob } from '@tidemark/contracts';
+import { startOwnedWatches, type OwnedWatches } from '@tidemark/watches';
+import { startPipelineHarness, type PipelineHarness } from '../support/pipeline-harness';
+
+const namespace = `watch-gap-${randomUUID().slice(0, 8)}`;
+const edited = `core/ConfigMap/${namespace}/edited`;
+const untouched = `core/ConfigMap/${namespace}/untouched`;
+let harness: PipelineHarness;
+let redis: Redis;
+let connection: ClusterConnection;
+let watches: OwnedWatches | undefined;
+
+const configMap = (name: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n  namespace: ${namespace}\ndata:\n  mode: from-git\n`;
+
+beforeAll(async () => {
+  // No watches of the harness's own: the test opens them after the edit.
+  harness = await startPipelineHarness(inject('kubeconfig'), inject('redisUrl'));
+  redis = new Redis(inject('redisUrl'));
+  connection = ClusterConnection.connect({ cluster: harness.cluster, kubeconfig: inject('kubeconfig') });
+  await harness.repo.write('namespace.yaml', `apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ${namespace}\n`);
+  await harness.repo.write('edited.yaml', configMap('edited'));
+  await harness.repo.write('untouched.yaml', configMap('untouched'));
+  await harness.pushAndReconcile('a namespace and two ConfigMaps');
+});
+afterAll(async () => {
+  await watches?.stop();
+  connection?.close();
+  redis?.disconnect();
+  await harness?.stop();
+});
+
+describe('an edit made while no watch was open on its kind', () => {
+  it('is found when the watch lists, and only that object is woken', async () => {
+    await harness.connection.asManager('kubectl-patch').client.request({
+      method: 'PATCH', path: `/api/v1/namespaces/${namespace}/configmaps/edited`, query: { fieldManager: 'kubectl-patch', force: 'true' },
+      contentType: 'application/apply-patch+yaml', body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'edited', namespace }, data: { mode: 'by-hand' } }, what: 'edit by hand',
+    });
+    const wakes: ReconcileJob[] = [];
+    watches = startOwnedWatches({ clusters: new Map([[harness.cluster, connection]]), statusStore: harness.statusStore, redis, refreshMs: 500, queues: { enqueue: async (job) => { wakes.push(job); } } });
+    await watches.ready();
+    const deadline = Date.now() + 20_000;
+    while (!wakes.some((job) => job.objectKey === edited) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(wakes.filter((job) => job.objectKey === edited).map((job) => job.reason)).toEqual(['drift']);
+    // Every listed object has been looked at by now (the edited one was among them); the others stay asleep.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(wakes.map((job) => job.objectKey).filter((key) => key !== edited)).toEqual([]);
+    expect(wakes.map((job) => job.objectKey)).not.toContain(untouched);
+  });
+});
