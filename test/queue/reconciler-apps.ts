@@ -44,9 +44,13 @@ export async function writeConfigMaps(repo: WorkingCopy, namespace: string, inde
   }
 }
 
-/** appliedConfigMaps counts, from the audit log, the reconciler's server-side applies (not dry-runs) of each ConfigMap since `mark`. */
-export async function appliedConfigMaps(plane: ControlPlane, namespace: string, mark: AuditLogMark): Promise<Map<string, number>> {
-  return appliesByName(await readAuditLog(plane.auditLogPath!, mark, kubeUserAgent), new RegExp(`^/api/v1/namespaces/${namespace}/configmaps/([^/?]+)\\?`));
+/**
+ * appliedConfigMaps counts, from the audit log, the reconciler's server-side applies (not dry-runs)
+ * of each ConfigMap since `mark` that the API server accepted, or with `refused` those it did not
+ * (a request cut by a SIGKILL is answered 504).
+ */
+export async function appliedConfigMaps(plane: ControlPlane, namespace: string, mark: AuditLogMark, outcome: 'accepted' | 'refused' = 'accepted'): Promise<Map<string, number>> {
+  return appliesByName(await readAuditLog(plane.auditLogPath!, mark, kubeUserAgent), new RegExp(`^/api/v1/namespaces/${namespace}/configmaps/([^/?]+)\\?`), outcome);
 }
 
 /** LiveConfigMap is what the cluster holds of a ConfigMap Tidemark manages. */

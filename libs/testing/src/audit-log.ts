@@ -67,13 +67,16 @@ export function countByKind(requests: readonly AuditedRequest[]): Record<string,
 
 /**
  * appliesByName counts the server-side applies (field-manager PATCHes, not dry-runs) among
- * `requests` whose URI `path` matches, by the name its first group captures.
+ * `requests` whose URI `path` matches, by the name its first group captures: those the API server
+ * accepted (2xx), or with `refused`, those it answered otherwise — among them a request whose
+ * client was killed mid-request (504), which a later run may send again.
  */
-export function appliesByName(requests: readonly AuditedRequest[], path: RegExp): Map<string, number> {
+export function appliesByName(requests: readonly AuditedRequest[], path: RegExp, outcome: 'accepted' | 'refused' = 'accepted'): Map<string, number> {
   const applies = new Map<string, number>();
   for (const request of requests) {
     const name = path.exec(request.requestURI)?.[1];
     if (!name || requestKind(request) !== 'apply') continue;
+    if ((request.code >= 200 && request.code < 300) !== (outcome === 'accepted')) continue;
     applies.set(name, (applies.get(name) ?? 0) + 1);
   }
   return applies;
