@@ -16,6 +16,7 @@ import { jobFor, waitFor } from './helpers';
 const login: RedisAuth = { username: 'tidemark', password: randomUUID(), sentinelPassword: randomUUID() };
 // Each cluster its own password: a client a suite left behind can never log in to a later suite's cluster on a reused port.
 const replicaLogin: RedisAuth = { username: 'tidemark', password: randomUUID() };
+const failoverLogin: RedisAuth = { username: 'tidemark', password: randomUUID() };
 
 /** refused says whether a client that logs in with `auth` (or not at all) is turned away. */
 async function refused(endpoint: RedisEndpoint): Promise<string> {
@@ -166,6 +167,45 @@ describe('on a Redis Cluster with a replica per primary (six redis-server proces
       expect([...run.runs.values()].every((count) => count === 1)).toBe(true);
     } finally {
       await run.close();
+      await closeRedis(client);
+    }
+  });
+});
+
+describe('a Redis Cluster client while a primary fails over (six redis-server processes)', () => {
+  let cluster: TestRedisCluster;
+  beforeAll(async () => {
+    cluster = await startRedisCluster({ masters: 3, replicas: 1, auth: failoverLogin });
+  });
+  afterAll(async () => {
+    await cluster?.stop();
+  });
+
+  it('answers every write sent while the slot has no primary once the replica takes over, none refused', async () => {
+    // A BullMQ worker whose job completion was refused this way marked the job failed.
+    const client = openRedisClient({ cluster: { nodes: cluster.nodes, auth: { username: failoverLogin.username, password: failoverLogin.password } } });
+    client.on('error', () => undefined);
+    const key = `{fo-${randomUUID().slice(0, 6)}}:counter`;
+    const refused: string[] = [];
+    let written = 0;
+    let writing = true;
+    try {
+      await client.set(key, '0');
+      const writes = (async () => {
+        while (writing) {
+          await client.incr(key).then(() => (written += 1), (error: Error) => refused.push(error.message));
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+      })();
+      await waitFor(() => written >= 5, 30_000, 'writes before the kill');
+      await cluster.killPrimaryOf(key);
+      const atTakeover = written;
+      await waitFor(() => written >= atTakeover + 5, 60_000, 'writes after the takeover');
+      writing = false;
+      await writes;
+      expect(refused).toEqual([]);
+    } finally {
+      writing = false;
       await closeRedis(client);
     }
   });

@@ -1,4 +1,5 @@
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
+import { FailoverCluster } from './failover-cluster';
 
 /**
  * RedisConnection is how a queue class reaches Redis: a URL, ioredis options, or a client you
@@ -16,6 +17,9 @@ export type ConnectionRole = 'producer' | 'worker';
  */
 export function openRedis(connection: RedisConnection, role: ConnectionRole): Redis | Cluster {
   const maxRetriesPerRequest = role === 'worker' ? null : 1;
+  if (connection instanceof FailoverCluster) {
+    return connection.reopen({ redisOptions: { ...connection.options.redisOptions, maxRetriesPerRequest } });
+  }
   if (connection instanceof Cluster) {
     return connection.duplicate(undefined, { redisOptions: { ...connection.options.redisOptions, maxRetriesPerRequest } });
   }

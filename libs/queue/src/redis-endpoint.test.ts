@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Cluster } from 'ioredis';
+import { openRedis } from './connection';
 import { describeEndpoint, needsHashTag, parseRedisNode, redisConnectionFor } from './redis-endpoint';
 
 describe('redis endpoints', () => {
@@ -19,6 +20,23 @@ describe('redis endpoints', () => {
     expect(redisConnectionFor({ url: 'redis://x:6379' })).toBe('redis://x:6379');
     expect(needsHashTag({ cluster: { nodes: [] } })).toBe(true);
     expect(needsHashTag({ sentinel: { name: 'm', nodes: [] } })).toBe(false);
+  });
+
+  it('retries a cluster client\'s commands through a failover (20 s), but not the blocking connection BullMQ duplicates from it', () => {
+    const connection = redisConnectionFor({ cluster: { nodes: [{ host: 'a', port: 7000 }] } }) as Cluster;
+    const worker = openRedis(connection, 'worker') as Cluster;
+    // BullMQ opens a worker's blocking connection as `connection.duplicate({ connectionName })`.
+    const blocking = (worker.duplicate as (options: object) => Cluster)({ connectionName: 'bull:w' });
+    try {
+      for (const client of [connection, worker]) {
+        expect(client.options).toMatchObject({ retryDelayOnFailover: 200, retryDelayOnClusterDown: 200, maxRedirections: 100 });
+      }
+      expect(worker.options.redisOptions?.maxRetriesPerRequest).toBeNull();
+      expect(blocking.options).toMatchObject({ retryDelayOnFailover: 100, retryDelayOnClusterDown: 100, maxRedirections: 16 });
+      expect(blocking.options.redisOptions?.maxRetriesPerRequest).toBeNull();
+    } finally {
+      for (const client of [connection, worker, blocking]) client.disconnect();
+    }
   });
 
   it('never names a password', () => {

@@ -1,6 +1,7 @@
-import { Cluster, Redis, type RedisOptions } from 'ioredis';
+import { Redis, type Cluster, type RedisOptions } from 'ioredis';
 import type { RedisClient } from '@tidemark/contracts';
 import { clusterNodeConnector, type NodeAddress } from './cluster-node-connector';
+import { FailoverCluster } from './failover-cluster';
 import type { RedisConnection } from './connection';
 import { InvalidQueueOptionsError } from './errors/invalid-queue-options-error';
 
@@ -37,12 +38,13 @@ export function needsHashTag(endpoint: RedisEndpoint): boolean {
 
 /**
  * redisConnectionFor turns an endpoint into what the queue classes and openRedis take. A
- * Cluster is built with lazyConnect, so nothing is opened until its first command.
+ * Cluster is built with lazyConnect, so nothing is opened until its first command, and its
+ * commands are retried through a failover (FailoverCluster).
  */
 export function redisConnectionFor(endpoint: RedisEndpoint): RedisConnection {
   if ('url' in endpoint) return endpoint.url;
   if ('sentinel' in endpoint) return sentinelOptions(endpoint.sentinel);
-  return new Cluster(endpoint.cluster.nodes.map((node) => ({ ...node })), { lazyConnect: true, redisOptions: loginOptions(endpoint.cluster.auth) });
+  return new FailoverCluster(endpoint.cluster.nodes.map((node) => ({ ...node })), { lazyConnect: true, redisOptions: loginOptions(endpoint.cluster.auth) });
 }
 
 /** sentinelOptions are ioredis's options for a Sentinel group, with the logins to the data nodes and to the sentinels. */
@@ -60,12 +62,13 @@ function loginOptions(auth: RedisAuth | undefined): Pick<RedisOptions, 'username
 
 /**
  * openRedisClient opens a client of the caller's own (the status store's, the dashboard's) with
- * `options` for every connection it makes; on a cluster they apply to each node's connection.
+ * `options` for every connection it makes; on a cluster they apply to each node's connection, and
+ * its commands are retried through a failover (FailoverCluster).
  */
 export function openRedisClient(endpoint: RedisEndpoint, options: RedisOptions = {}): RedisClient {
   if ('url' in endpoint) return new Redis(endpoint.url, options);
   if ('sentinel' in endpoint) return new Redis({ ...options, ...sentinelOptions(endpoint.sentinel) });
-  return new Cluster(endpoint.cluster.nodes.map((node) => ({ ...node })), { lazyConnect: options.lazyConnect ?? false, redisOptions: { ...options, ...loginOptions(endpoint.cluster.auth) } });
+  return new FailoverCluster(endpoint.cluster.nodes.map((node) => ({ ...node })), { lazyConnect: options.lazyConnect ?? false, redisOptions: { ...options, ...loginOptions(endpoint.cluster.auth) } });
 }
 
 /**
