@@ -175,7 +175,7 @@ export interface ReconcilerConfig {
   /**
    * A resync of an object nothing changed since its last full run (same revision, Ready, every applied
    * object at the resourceVersion its apply left, as the watch cache holds it) runs no stage; a full run
-   * still happens when the last one is older than this, and once after each start. @defaultValue 3_600_000
+   * still happens when the last one is older than this (or a share of it, half to all, fixed per object), and once after each start. @defaultValue 3_600_000
    */
   readonly fullCheckIntervalMs: number;
   /** Objects' health: the timeout to become Ready, and CEL rules per kind (compiled at load). */

@@ -92,7 +92,8 @@ export interface PipelineOptions {
    * A look-again at an object that nothing changed since its last full run (same revision, Ready,
    * every applied object at the resourceVersion its apply left, in the watch cache) runs no stage;
    * a full run (apply dry-run skipped as before, status record and history written) still happens
-   * when the last one is older than this. @defaultValue 3_600_000
+   * when the last one is older than this, or than a share of it between half and all, fixed per
+   * object (fullCheckIntervalFor), so objects applied together are not all due at once. @defaultValue 3_600_000
    */
   fullCheckIntervalMs?: number;
   /** Records written before this time (the process's start) never skip a full run: a new release or config may render differently. @defaultValue none */

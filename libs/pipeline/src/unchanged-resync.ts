@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { findCondition, type InventoryEntry, type ObjectStatus, type ReconcileJob, type ReconcileOutcome } from '@tidemark/contracts';
 import type { ObjectCache } from '@tidemark/cluster';
 import type { PipelineDependencies } from './dependencies';
@@ -98,16 +99,32 @@ function recordVerdict(previous: ObjectStatus | undefined, deps: PipelineDepende
   if (previous.suspended) return 'suspended';
   if (findCondition(previous.conditions, 'Ready')?.status !== 'True') return 'not Ready';
   if (previous.failure || (previous.drift?.length ?? 0) > 0) return 'a failure or drift is recorded';
-  return fullCheckVerdict(Date.parse(previous.updatedAt), deps);
+  return fullCheckVerdict(previous.name, Date.parse(previous.updatedAt), deps);
 }
 
-/** fullCheckVerdict: a record from before this process started, or older than fullCheckIntervalMs, gets a full run. */
-function fullCheckVerdict(written: number, deps: PipelineDependencies): string | undefined {
+/**
+ * fullCheckVerdict: a record from before this process started, or older than the object's full-check
+ * interval (fullCheckIntervalFor), gets a full run.
+ */
+function fullCheckVerdict(objectKey: string, written: number, deps: PipelineDependencies): string | undefined {
   const options = deps.options ?? {};
   if (options.fullCheckAfter && !(written >= options.fullCheckAfter.getTime())) return 'no full run since this process started';
   const now = (deps.now?.() ?? new Date()).getTime();
-  if (!(now - written < (options.fullCheckIntervalMs ?? 3_600_000))) return 'full check due';
+  if (!(now - written < fullCheckIntervalFor(objectKey, options.fullCheckIntervalMs ?? 3_600_000))) return 'full check due';
   return undefined;
+}
+
+/**
+ * fullCheckIntervalFor spreads the full checks: an object's interval lies between half of
+ * `intervalMs` and all of it, fixed per object (a hash of its key). Objects applied together by
+ * one push are looked at again together at every resync; without the spread their full runs
+ * (jobs, dry-runs, status writes) would all fall due at the same resync, once an interval, as a
+ * burst. Like controller-runtime's jittered sync period, but stable, so no object waits longer
+ * than the interval.
+ */
+export function fullCheckIntervalFor(objectKey: string, intervalMs: number): number {
+  const fraction = createHash('sha1').update(objectKey).digest().readUInt32BE(0) / 0x1_0000_0000;
+  return Math.round(intervalMs * (1 - fraction / 2));
 }
 
 /** kindVerdict: a kind that acts on the cluster or follows other objects (ConfigWatcher) always runs. */
