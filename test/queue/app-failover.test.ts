@@ -237,8 +237,10 @@ describe.each([
     events.close();
     expect([...(await appliedConfigMaps(plane, namespace, markAfter))]).toEqual([['config-0', 1]]);
 
-    // Neither app exited on the way, and neither wrote a password to its output.
+    // Neither app exited on the way, neither wrote a password to its output, and each logged its
+    // lost Redis connections instead of leaving ioredis to print them as unhandled.
     for (const app of [reconciler, dashboard]) {
+      expect(app.output, `${app.name} output`).not.toContain('Unhandled error event');
       expect(app.child.exitCode, `${app.name} exit code`).toBeNull();
       expect(app.child.signalCode, `${app.name} signal`).toBeNull();
       for (const secret of Object.values(secrets)) expect(app.output).not.toContain(secret);

@@ -12,6 +12,13 @@ async function main(): Promise<void> {
   // A connection of its own that says `ready` whenever it connected again (on a Redis Cluster too):
   // the status cache then reloads what it may have missed.
   const subscriber = openRedisSubscriber(config.redis, { lazyConnect: true }, 'cluster' in config.redis ? redis as Cluster : undefined);
+  // Both reconnect by themselves; a lost connection is a warning in the log (through the app's logger
+  // once it exists), not ioredis's "Unhandled error event" on stderr.
+  let warn = (fields: Record<string, string>, message: string): void => {
+    process.stderr.write(`${message} ${JSON.stringify(fields)}\n`);
+  };
+  redis.on('error', (error: Error) => warn({ connection: 'redis', err: error.message }, 'redis connection error; reconnecting'));
+  subscriber.on('error', (error: Error) => warn({ connection: 'subscriber', err: error.message }, 'redis connection error; reconnecting'));
   await Promise.all([redis.connect(), subscriber.connect()]);
   // On a Redis Cluster every key carries the hash tag {prefix}, as the reconciler writes them.
   const hashTag = needsHashTag(config.redis);
@@ -25,6 +32,9 @@ async function main(): Promise<void> {
     statusStore, queues, previews, redis, subscriber, clusters, logger: true, ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}),
     auth: { tokens: config.tokens, sessionSecret: config.sessionSecret, secureCookies: config.secureCookies },
   });
+  warn = (fields, message) => {
+    app.log.warn(fields, message);
+  };
   if (config.sessionSecretGenerated) app.log.warn('TIDEMARK_DASHBOARD_SESSION_SECRET is not set: sessions end when this process restarts.');
   await app.listen({ host: config.host, port: config.port });
   const tokensFile = config.tokensFile;

@@ -51,6 +51,8 @@ export class Poller {
     for (const source of this.options.sources ?? []) this.runners.set(source.name, this.runnerFor(source));
     await redis.sadd(this.keys.sourceIndex, ...this.runners.keys()).catch(() => 0);
     this.subscriber = redis.duplicate();
+    // It reconnects by itself; a trigger missed meanwhile is covered by the next interval's poll.
+    this.subscriber.on('error', () => undefined);
     this.subscriber.on('message', (channel: string, source: string) => {
       const runner = this.runners.get(source);
       if (channel === this.releasedChannel) void runner?.tend();
