@@ -141,7 +141,7 @@ afterAll(async () => {
 
 describe.each([
   ['a Redis Cluster with a replica per primary', 'cluster', onRedisCluster],
-  ['a Sentinel group (primary, replica, sentinel)', 'sentinel', onSentinel],
+  ['a Sentinel group (primary, replica, three sentinels)', 'sentinel', onSentinel],
 ] as const)('the reconciler and the dashboard on %s', (_, name, start) => {
   const namespace = `failover-${name}-${id}`;
   let topology: Topology;

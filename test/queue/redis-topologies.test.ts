@@ -211,7 +211,7 @@ describe('a Redis Cluster client while a primary fails over (six redis-server pr
   });
 });
 
-describe('on a Sentinel group (primary, replica, sentinel)', () => {
+describe('on a Sentinel group (primary, replica, three sentinels)', () => {
   let sentinel: TestRedisSentinel;
   beforeAll(async () => {
     sentinel = await startRedisSentinel('tidemark', login);

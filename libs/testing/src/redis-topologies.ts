@@ -187,8 +187,9 @@ function servingPort(clusterNodes: string, slot: number): number | undefined {
 }
 
 /**
- * startRedisSentinel starts a primary, one replica of it and one sentinel (quorum 1, a second
- * of silence makes the primary down), and resolves once the sentinel knows the replica.
+ * startRedisSentinel starts a primary, one replica of it and three sentinels (quorum 2, a second
+ * of silence makes the primary down; a majority elects the sentinel that fails it over), and
+ * resolves once every sentinel knows the replica and the other two.
  */
 export async function startRedisSentinel(name = 'tidemark', auth?: RedisAuth): Promise<TestRedisSentinel> {
   const login = cliAuth(auth);
@@ -205,24 +206,39 @@ export async function startRedisSentinel(name = 'tidemark', auth?: RedisAuth): P
     const replica = await serverOnFreePort(root, ['--replicaof', host, String(primaryPort), ...serverAuth(auth)]);
     children.push(replica.child);
     const replicaPort = replica.port;
-    const sentinelPort = await freePort();
-    const config = join(root, 'sentinel.conf');
-    await writeFile(config, [
-      `port ${sentinelPort}`, `bind ${host}`, `dir ${root}`,
-      `sentinel monitor ${name} ${host} ${primaryPort} 1`,
-      `sentinel down-after-milliseconds ${name} 1000`,
-      `sentinel failover-timeout ${name} 5000`,
-      ...(auth ? [`sentinel auth-user ${name} ${auth.username}`, `sentinel auth-pass ${name} ${auth.password}`] : []),
-      ...(auth?.sentinelPassword ? [`requirepass ${auth.sentinelPassword}`] : []),
-      '',
-    ].join('\n'));
-    const sentinel = spawn('redis-server', [config, '--sentinel'], { stdio: ['ignore', 'ignore', 'pipe'] });
-    children.push(sentinel);
-    await waitForPort(sentinelPort, 10_000, sentinel);
-    await waitUntil('the sentinel did not see the replica', async () => (await cli(sentinelPort, sentinelLogin, 'sentinel', 'replicas', name)).includes(String(replicaPort)), 30_000);
+    // A real group: three sentinels, two of which must agree that the primary is down, and a
+    // majority of which elects the one that runs the failover.
+    const sentinelPorts: number[] = [];
+    for (let index = 0; index < 3; index += 1) {
+      const sentinelPort = await freePort();
+      const config = join(root, `sentinel-${index}.conf`);
+      await writeFile(config, [
+        `port ${sentinelPort}`, `bind ${host}`, `dir ${root}`,
+        `sentinel monitor ${name} ${host} ${primaryPort} 2`,
+        `sentinel down-after-milliseconds ${name} 1000`,
+        `sentinel failover-timeout ${name} 5000`,
+        ...(auth ? [`sentinel auth-user ${name} ${auth.username}`, `sentinel auth-pass ${name} ${auth.password}`] : []),
+        // The sentinels talk to each other with the password they ask of clients.
+        ...(auth?.sentinelPassword ? [`requirepass ${auth.sentinelPassword}`, `sentinel sentinel-pass ${auth.sentinelPassword}`] : []),
+        '',
+      ].join('\n'));
+      const sentinel = spawn('redis-server', [config, '--sentinel'], { stdio: ['ignore', 'ignore', 'pipe'] });
+      children.push(sentinel);
+      await waitForPort(sentinelPort, 10_000, sentinel);
+      sentinelPorts.push(sentinelPort);
+    }
+    const sentinelPort = sentinelPorts[0]!;
+    await waitUntil('the sentinels did not see the replica and each other', async () => {
+      for (const port of sentinelPorts) {
+        if (!(await cli(port, sentinelLogin, 'sentinel', 'replicas', name)).includes(String(replicaPort))) return false;
+        const peers = (await cli(port, sentinelLogin, 'sentinel', 'sentinels', name)).split('\n').filter((line) => line === 'port').length;
+        if (peers < sentinelPorts.length - 1) return false;
+      }
+      return true;
+    }, 30_000);
     return {
       name, primaryPort, replicaPort,
-      sentinels: [{ host, port: sentinelPort }],
+      sentinels: sentinelPorts.map((port) => ({ host, port })),
       async killPrimary() {
         await cli(primaryPort, login, 'wait', '1', '5000');
         const exited = new Promise((resolve) => primary.once('exit', resolve));
