@@ -6,7 +6,10 @@
 // object they hold. Requests per WebApp are counted from the API server's audit log, the watch
 // cache's own lists and watches included. `--cache off` runs without the watch cache (every read a
 // GET), for a before/after on one machine; with it, the cache's heap is measured once converged.
-//   npx tsx bench/pipeline.bench.ts [--webapps 1000] [--concurrency 16] [--cache on|off]
+// WebApps are written at the storage version (v1beta1), as a user writes them today; `--version
+// v1alpha1` writes the deprecated version, which sends every request for them (the applies, the
+// status writes, the watch's events) through the conversion webhook, pipeline and baseline alike.
+//   npx tsx bench/pipeline.bench.ts [--webapps 1000] [--concurrency 16] [--cache on|off] [--version v1beta1|v1alpha1]
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
@@ -21,14 +24,16 @@ import { startTestConversionWebhook } from '../test/support/conversion-webhook';
 import { countedRequests, perObject } from './support/counted-requests';
 import { figure, pool, printFigures, say } from './support/figures';
 import { RawClient, recordApplies } from './support/raw-apply';
-import { webApp } from './support/webapps';
+import { webApp, type WebAppVersion } from './support/webapps';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { startOwnedWatches } from '@tidemark/watches';
 
 setFlagsFromString('--expose-gc');
 
-const { values } = parseArgs({ options: { webapps: { type: 'string', default: '1000' }, concurrency: { type: 'string', default: '16' }, cache: { type: 'string', default: 'on' } } });
+const { values } = parseArgs({ options: { webapps: { type: 'string', default: '1000' }, concurrency: { type: 'string', default: '16' }, cache: { type: 'string', default: 'on' }, version: { type: 'string', default: 'v1beta1' } } });
+if (values.version !== 'v1beta1' && values.version !== 'v1alpha1') throw new Error(`--version must be v1beta1 or v1alpha1, not ${values.version}`);
+const version: WebAppVersion = values.version;
 if (values.cache !== 'on' && values.cache !== 'off') throw new Error(`--cache must be on or off, not ${values.cache}`);
 const cached = values.cache === 'on';
 const webapps = Number(values.webapps);
@@ -111,7 +116,7 @@ async function runPipeline(prefix: string, count: number): Promise<{ elapsed: nu
 function jobsFor(prefix: string, count: number, reason: ReconcileJob['reason'] = 'git-change'): ReconcileJob[] {
   const jobs: ReconcileJob[] = [];
   for (let i = 0; i < count; i += 1) {
-    const object = webApp(`${prefix}-${i % namespaces}`, `app-${i}`);
+    const object = webApp(`${prefix}-${i % namespaces}`, `app-${i}`, 'hello', version);
     const objectKey = `tidemark.dev/WebApp/${object.metadata.namespace}/${object.metadata.name}`;
     desired.set(objectKey, { object, path: `apps/${object.metadata.namespace}.yaml` });
     jobs.push({ source: 'bench', revision, cluster: 'bench', objectKey, reason });
@@ -186,8 +191,8 @@ try {
   const pipelineRate = patches.length / (pipelineMs / 1000);
   const rawRate = patches.length / (rawMs / 1000);
   printFigures('pipeline', [
-    figure(`pipeline apply throughput, ${webapps} WebApps (${patches.length} objects), concurrency ${concurrency}`, 'objects/s', pipelineRate, 'raw SSA of the same PATCHes, same concurrency', rawRate),
-    figure(`pipeline time for ${webapps} WebApps`, 'ms', pipelineMs, 'raw SSA time for the same objects', rawMs),
+    figure(`pipeline apply throughput, ${webapps} WebApps ${version} (${patches.length} objects), concurrency ${concurrency}`, 'objects/s', pipelineRate, 'raw SSA of the same PATCHes, same concurrency', rawRate),
+    figure(`pipeline time for ${webapps} WebApps ${version}`, 'ms', pipelineMs, 'raw SSA time for the same objects', rawMs),
     figure(`resync of ${webapps} unchanged WebApps (${patches.length} objects)`, 'ms', resyncMs, 'one raw GET of each object, same concurrency', getMs),
     figure('API requests per WebApp, first creation', 'requests', created.total / webapps, 'objects per WebApp (one apply each)', patches.length / webapps),
   ], {

@@ -3,14 +3,19 @@
 import { stringify } from 'yaml';
 import type { KubernetesManifest } from '@tidemark/contracts';
 
-export function webApp(namespace: string, name: string, greeting = 'hello'): KubernetesManifest {
-  return {
-    apiVersion: 'tidemark.dev/v1alpha1',
-    kind: 'WebApp',
-    metadata: { name, namespace },
-    // Headless: the rig's Service range is a /24, too small for a thousand cluster IPs.
-    spec: { image: 'nginx:1.27', replicas: 1, features: { config: { enabled: true, data: { GREETING: greeting } } }, override: { service: { spec: { clusterIP: 'None' } } } },
-  } as KubernetesManifest;
+/**
+ * WebAppVersion: the benches write WebApps at the storage version, v1beta1, as a user does today;
+ * v1alpha1 (deprecated, still served) makes every request for them go through the conversion webhook.
+ */
+export type WebAppVersion = 'v1beta1' | 'v1alpha1';
+
+export function webApp(namespace: string, name: string, greeting = 'hello', version: WebAppVersion = 'v1beta1'): KubernetesManifest {
+  // Headless: the rig's Service range is a /24, too small for a thousand cluster IPs.
+  const override = { service: { spec: { clusterIP: 'None' } } };
+  const spec = version === 'v1alpha1'
+    ? { image: 'nginx:1.27', replicas: 1, features: { config: { enabled: true, data: { GREETING: greeting } } }, override }
+    : { image: { repository: 'nginx', tag: '1.27' }, replicas: 1, features: [{ name: 'config', config: { data: { GREETING: greeting } } }], override };
+  return { apiVersion: `tidemark.dev/${version}`, kind: 'WebApp', metadata: { name, namespace }, spec } as KubernetesManifest;
 }
 
 /** webAppFiles spreads `count` WebApps over `namespaces` namespaces, one file per namespace. */
