@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { commandExists, RigError } from './process';
@@ -40,10 +40,11 @@ export async function buildGoProgram(program: GoProgram, log: (line: string) => 
   await mkdir(dirname(program.binary), { recursive: true });
   const lock = `${program.binary}.building`;
   if (!(await mkdir(lock).then(() => true, () => false))) {
-    await waitForLock(lock);
+    await waitForLock(lock, program.label, log);
     return buildGoProgram(program, log);
   }
   try {
+    await writeFile(join(lock, 'pid'), String(process.pid));
     await compile(program, log);
   } finally {
     await rm(lock, { recursive: true, force: true });
@@ -77,11 +78,37 @@ async function compile(program: GoProgram, log: (line: string) => void): Promise
   log(`${program.label}: built in ${Math.round((Date.now() - started) / 1000)} s`);
 }
 
-async function waitForLock(lock: string): Promise<void> {
-  const deadline = Date.now() + 1_800_000;
+/**
+ * waitForLock waits while another process builds (the lock holds its pid), saying so every 15 s.
+ * A lock whose builder is gone (killed mid-build: the lock was never removed) is removed, so the
+ * next build does not wait for a process that no longer exists.
+ */
+export async function waitForLock(lock: string, label: string, log: (line: string) => void): Promise<void> {
+  const started = Date.now();
+  let told = started;
   while (await stat(lock).then(() => true, () => false)) {
-    if (Date.now() > deadline) throw new RigError(`${lock} stayed for 30 minutes; remove it if no build is running.`);
+    const holder = Number(await readFile(join(lock, 'pid'), 'utf8').catch(() => ''));
+    // A lock without a pid yet is a build that is starting: it is given a few seconds to write one.
+    if ((holder > 0 && !isAlive(holder)) || (!(holder > 0) && Date.now() - started > 10_000)) {
+      log(`${label}: removing ${lock}, left by a build that is no longer running`);
+      await rm(lock, { recursive: true, force: true });
+      return;
+    }
+    if (Date.now() - told >= 15_000) {
+      told = Date.now();
+      log(`${label}: waiting for the build of process ${holder || '(starting)'}, ${Math.round((told - started) / 1000)} s`);
+    }
+    if (Date.now() - started > 1_800_000) throw new RigError(`${lock} stayed for 30 minutes; remove it if no build is running.`);
     await new Promise((resolve) => setTimeout(resolve, 1_000));
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
