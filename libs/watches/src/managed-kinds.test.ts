@@ -15,6 +15,13 @@ describe('isOwnEcho', () => {
     expect(isOwnEcho([{ manager: 'tidemark', time: '2026-11-30T10:00:05Z' }, { manager: 'kubectl', subresource: 'scale' }], own)).toBe(false);
   });
 
+  it('with statusIsEcho (a listed object), a controller\'s status write after Tidemark\'s is no change, an edit is', () => {
+    const status = { manager: 'kube-controller-manager', subresource: 'status', time: '2026-11-30T10:00:09Z' };
+    expect(isOwnEcho([{ manager: 'tidemark', time: '2026-11-30T10:00:05Z' }, status], own, { statusIsEcho: true })).toBe(true);
+    expect(isOwnEcho([{ manager: 'tidemark', time: '2026-11-30T10:00:05Z' }, status], own)).toBe(false);
+    expect(isOwnEcho([{ manager: 'tidemark', time: '2026-11-30T10:00:05Z' }, status, { manager: 'kubectl-edit', time: '2026-11-30T10:00:07Z' }], own, { statusIsEcho: true })).toBe(false);
+  });
+
   it('wakes when Tidemark never wrote the object', () => {
     expect(isOwnEcho([{ manager: 'kubectl', time: '2026-11-30T10:00:00Z' }], own)).toBe(false);
     expect(isOwnEcho(undefined, own)).toBe(false);

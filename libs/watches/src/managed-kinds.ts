@@ -26,11 +26,14 @@ export function addManagedKinds(kinds: Map<string, WatchedKind>, record: ObjectS
  * isOwnEcho tells whether a change is only the echo of Tidemark's own write: no other manager's
  * entry is as new as Tidemark's newest. managedFields times have whole seconds, so an edit in
  * the same second as Tidemark's write ties, and a tie counts as someone else's change: the cost
- * is one reconcile that finds nothing to do, never a missed edit.
+ * is one reconcile that finds nothing to do, never a missed edit. With `statusIsEcho`, a write
+ * to the status subresource (a controller reporting, never a hand edit of what Tidemark applies)
+ * counts as no change either: a listed object is looked at only for an edit made while unwatched.
  */
-export function isOwnEcho(managedFields: unknown, ownManagers: ReadonlySet<string>): boolean {
+export function isOwnEcho(managedFields: unknown, ownManagers: ReadonlySet<string>, options: { statusIsEcho?: boolean } = {}): boolean {
   const entries = newestFirst(managedFields);
   const newestOwn = entries.find((entry) => ownManagers.has(entry.manager ?? ''));
   if (!newestOwn?.time) return false;
-  return !entries.some((entry) => !ownManagers.has(entry.manager ?? '') && (entry.time === undefined || entry.time >= newestOwn.time!));
+  const counts = (entry: (typeof entries)[number]) => !ownManagers.has(entry.manager ?? '') && !(options.statusIsEcho && entry.subresource === 'status');
+  return !entries.some((entry) => counts(entry) && (entry.time === undefined || entry.time >= newestOwn.time!));
 }

@@ -48,7 +48,7 @@ export interface OwnedWatches {
  * startOwnedWatches watches, per cluster, every kind Tidemark owns objects of. A change that
  * Tidemark did not write, or a deletion, enqueues the Git object that owns the changed object,
  * so drift is found within moments instead of at the next resync; so does a listed object whose
- * newest write is not Tidemark's (changed while the kind was not watched). Watches start and stop as the
+ * newest write, other than a status write, is not Tidemark's (changed while the kind was not watched). Watches start and stop as the
  * set of managed kinds changes, and only the holder of a cluster's lease enqueues. The same
  * watches fill the cluster's watch cache (one watch per kind), which answers the pipeline's reads.
  */
@@ -137,8 +137,9 @@ class ClusterWatches {
           cached?.onEvent(type, object, initial);
           // A listed object is looked at like an event: an edit made while no watch was open on
           // the kind (before its first list, or while it lists again) is someone else's newest
-          // write, and is found now instead of at the next resync.
-          if (this.leader) void this.onChange(type, object);
+          // write, and is found now instead of at the next resync. A controller's status write
+          // is not (every Deployment has one: a restart would wake every WebApp at once).
+          if (this.leader) void this.onChange(type, object, initial);
         },
         ...(cached ? { onProgress: cached.onProgress } : {}),
         onError: (error) => this.options.log?.warn({ cluster: this.name, kind: kind.kind, err: String(error) }, 'owned-object watch failed; retrying'),
@@ -186,10 +187,10 @@ class ClusterWatches {
     this.cache?.forget(apiVersion, kind);
   }
 
-  private async onChange(type: WatchEventType, object: KubernetesManifest): Promise<void> {
+  private async onChange(type: WatchEventType, object: KubernetesManifest, listed = false): Promise<void> {
     const owner = ownerOf(object.metadata.annotations);
     if (!owner) return;
-    if (type !== 'DELETED' && isOwnEcho(object.metadata.managedFields, this.ownManagers)) return;
+    if (type !== 'DELETED' && isOwnEcho(object.metadata.managedFields, this.ownManagers, { statusIsEcho: listed })) return;
     const revision = await latestRevision(this.options, this.name, owner);
     if (!revision) return;
     await this.options.queues.enqueue({ source: owner.source, revision, cluster: this.name, objectKey: owner.objectKey, reason: 'drift' })
