@@ -1,7 +1,10 @@
 import { defineConfig } from 'vitest/config';
 
-// Two projects: `unit` runs pure code next to its source; `rig` runs the suites under test/
-// against the real rig (kube-apiserver, Redis, Git over HTTP) that global-rig.ts starts once.
+// Three projects: `unit` runs pure code next to its source; `rig` runs the suites under test/
+// against the real rig (kube-apiserver, Redis, Git over HTTP) that global-rig.ts starts once;
+// `failover` runs the Redis failover suites last, alone.
+
+const failoverSuites = ['test/queue/redis-topologies.test.ts', 'test/queue/app-failover.test.ts', 'test/dashboard/status-cache-failover.test.ts'];
 export default defineConfig({
   test: {
     reporters: ['default'],
@@ -19,6 +22,7 @@ export default defineConfig({
         test: {
           name: 'rig',
           include: ['test/**/*.test.ts'],
+          exclude: failoverSuites,
           environment: 'node',
           globalSetup: ['test/setup/global-rig.ts'],
           testTimeout: 120_000,
@@ -26,6 +30,22 @@ export default defineConfig({
           pool: 'forks',
           maxWorkers: 2,
           sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        test: {
+          // The Redis failover suites kill primaries and wait for replicas to take over: they start
+          // their own Redis and control planes, and run last, one at a time, so that no other suite's
+          // load stretches a failover past what they time (redis-topologies stalled when it shared
+          // the machine with app-failover; the stall is left open in issue 17).
+          name: 'failover',
+          include: failoverSuites,
+          environment: 'node',
+          testTimeout: 120_000,
+          hookTimeout: 300_000,
+          pool: 'forks',
+          maxWorkers: 1,
+          sequence: { groupOrder: 2 },
         },
       },
     ],
