@@ -99,7 +99,7 @@ function recordVerdict(previous: ObjectStatus | undefined, deps: PipelineDepende
   if (previous.suspended) return 'suspended';
   if (findCondition(previous.conditions, 'Ready')?.status !== 'True') return 'not Ready';
   if (previous.failure || (previous.drift?.length ?? 0) > 0) return 'a failure or drift is recorded';
-  return fullCheckVerdict(previous.name, Date.parse(previous.updatedAt), deps);
+  return fullCheckVerdict(previous.objectKey, Date.parse(previous.updatedAt), deps);
 }
 
 /**
