@@ -17,11 +17,10 @@ export type ConnectionRole = 'producer' | 'worker';
  */
 export function openRedis(connection: RedisConnection, role: ConnectionRole): Redis | Cluster {
   const maxRetriesPerRequest = role === 'worker' ? null : 1;
-  if (connection instanceof FailoverCluster) {
-    return connection.reopen({ redisOptions: { ...connection.options.redisOptions, maxRetriesPerRequest } });
-  }
   if (connection instanceof Cluster) {
-    return connection.duplicate(undefined, { redisOptions: { ...connection.options.redisOptions, maxRetriesPerRequest } });
+    const options = { redisOptions: { ...connection.options.redisOptions, maxRetriesPerRequest } };
+    // Ours keeps its failover retries; `duplicate` is what BullMQ's blocking connections get.
+    return connection instanceof FailoverCluster ? connection.reopen(options) : connection.duplicate(undefined, options);
   }
   if (connection instanceof Redis) return connection.duplicate({ maxRetriesPerRequest });
   const options: RedisOptions = { maxRetriesPerRequest, enableReadyCheck: true };

@@ -27,7 +27,7 @@ export class FailoverCluster extends Cluster {
 
   /** reopen is a new client like this one (our own commands, retried through a failover) with `options` on top. */
   reopen(options: ClusterOptions): FailoverCluster {
-    return new FailoverCluster(this.startup.slice(), { ...this.options, ...failoverRetries, ...options });
+    return new FailoverCluster(this.startup.slice(), { ...this.options, ...options });
   }
 
   /** duplicate, as BullMQ calls it for its blocking connection: ioredis's short retries. */

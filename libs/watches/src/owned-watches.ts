@@ -3,7 +3,7 @@ import { ObjectCache, watchObjects, type ClusterConnection, type ObjectCacheOpti
 import { RedisLease, ownerOf, parseStatusChange, type KubernetesManifest, type Logger } from '@tidemark/contracts';
 import { latestRevision } from './latest-revision';
 import type { StatusStore } from '@tidemark/status-store';
-import { addManagedKinds, isOwnEcho, managedKinds } from './managed-kinds';
+import { addManagedKinds, isOwnEcho, managedKinds, type WatchedKind } from './managed-kinds';
 import type { Enqueuer } from './reference-watches';
 import type { RedisClient } from '@tidemark/contracts';
 
@@ -151,13 +151,13 @@ class ClusterWatches {
    * wantedKinds: every record's kinds when a relist is due (or asked for), else those of the records
    * that changed since the last refresh; `relisted` says whether the answer is complete.
    */
-  private async wantedKinds(relist: boolean): Promise<{ kinds: Map<string, { apiVersion: string; kind: string }>; relisted: boolean }> {
+  private async wantedKinds(relist: boolean): Promise<{ kinds: Map<string, WatchedKind>; relisted: boolean }> {
     const relistMs = this.options.relistMs ?? 12 * (this.options.refreshMs ?? 5_000);
     const changed = [...this.changed];
     this.changed.clear();
     if (relist || Date.now() - this.listedAt >= relistMs) {
       this.listedAt = Date.now();
-      const kinds = new Map<string, { apiVersion: string; kind: string }>();
+      const kinds = new Map<string, WatchedKind>();
       await this.options.statusStore.scan(this.name, (record) => addManagedKinds(kinds, record));
       return { kinds, relisted: true };
     }
