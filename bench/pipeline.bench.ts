@@ -9,11 +9,17 @@
 // WebApps are written at the storage version (v1beta1), as a user writes them today; `--version
 // v1alpha1` writes the deprecated version, which sends every request for them (the applies, the
 // status writes, the watch's events) through the conversion webhook, pipeline and baseline alike.
+// (At either version the API server converts each written WebApp once more, for the cache it keeps
+// of every served version.)
+// Both sides' CPU is measured (the API server's from /proc, this process's), and the pipeline's
+// other writes are replayed raw to price each: its status writes, its Events, and the watch cache's
+// watches. On shared cores the rate ratio cannot pass the CPU ratio; the API server's share is
+// the part no reconciler speed can save.
 //   npx tsx bench/pipeline.bench.ts [--webapps 1000] [--concurrency 16] [--cache on|off] [--version v1beta1|v1alpha1]
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
-import { ClusterConnection, applyObject } from '@tidemark/cluster';
+import { ClusterConnection, applyObject, watchObjects } from '@tidemark/cluster';
 import type { KubernetesManifest, ReconcileJob } from '@tidemark/contracts';
 import { createDefaultRegistry } from '@tidemark/kinds';
 import { reconcile, type DesiredObject, type PipelineDependencies } from '@tidemark/pipeline';
@@ -22,8 +28,9 @@ import { startControlPlane, startRedis } from '@tidemark/testing';
 import { installBuiltinCrds } from '../apps/reconciler/src/builtin-crds';
 import { startTestConversionWebhook } from '../test/support/conversion-webhook';
 import { countedRequests, perObject } from './support/counted-requests';
+import { cpuDuring, type PhaseCpu } from './support/process-cpu';
 import { figure, pool, printFigures, say } from './support/figures';
-import { RawClient, recordApplies } from './support/raw-apply';
+import { RawClient, recordRequests, type RecordedApply } from './support/raw-apply';
 import { webApp, type WebAppVersion } from './support/webapps';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -42,10 +49,11 @@ const namespaces = 10;
 const revision = 'b'.repeat(40);
 
 let recording = false;
-const recorded = recordApplies(() => recording);
+const recorded = recordRequests(() => recording);
 say(`starting a control plane and Redis`);
 const [plane, redis] = await Promise.all([startControlPlane({ name: `bench-pipeline-${randomUUID().slice(0, 6)}`, auditLog: true }), startRedis()]);
 const connection = ClusterConnection.connect({ cluster: 'bench', kubeconfig: plane.kubeconfig, fieldManager: 'tidemark' });
+const apiServerPid = plane.pid ?? thrown(new Error(`control plane ${plane.name} has no running API server process to measure`));
 const client = new Redis(redis.url);
 const desired = new Map<string, DesiredObject>();
 const kinds = createDefaultRegistry();
@@ -151,9 +159,11 @@ try {
   await createNamespaces('pipe-a');
   await cacheSettled(0);
   recording = true;
-  const { result: { elapsed: pipelineMs, failures: pipelineFailures }, count: created } = await countedRequests(plane, () => reconcileAll('pipe-a', jobsFor('pipe-a', webapps)));
+  const { result: { result: { elapsed: pipelineMs, failures: pipelineFailures }, cpu: pipelineCpu }, count: created } = await countedRequests(plane, () => cpuDuring(apiServerPid, () => reconcileAll('pipe-a', jobsFor('pipe-a', webapps))));
   recording = false;
-  const patches = recorded.splice(0);
+  const patches = recorded.applies.splice(0);
+  const statusApplies = recorded.statusApplies.splice(0);
+  const events = recorded.events.splice(0);
   say(`  ${patches.length} applies (${created.total} API requests in all) in ${Math.round(pipelineMs)} ms; requests: ${JSON.stringify(created.byKind)}`);
 
   // The steady state. The first resync after creation may still write a CR's status once (its
@@ -181,20 +191,26 @@ try {
   say(`raw SSA: the same ${patches.length} PATCHes by a minimal client, concurrency ${concurrency}, into fresh namespaces`);
   await createNamespaces('pipe-b');
   const raw = await RawClient.connect(plane.kubeconfig, concurrency);
-  const rawStarted = performance.now();
   const rawFailures = new Failures();
-  await pool(patches, concurrency, async (patch) => raw.apply(patch, [namespaceOf(patch.path), namespaceOf(patch.path).replace('pipe-a', 'pipe-b')]).catch((error: unknown) => rawFailures.add(error)));
-  const rawMs = performance.now() - rawStarted;
-  raw.close();
+  const { result: rawMs, cpu: rawCpu } = await cpuDuring(apiServerPid, async () => {
+    const started = performance.now();
+    await pool(patches, concurrency, async (patch) => raw.apply(patch, [namespaceOf(patch.path), namespaceOf(patch.path).replace('pipe-a', 'pipe-b')]).catch((error: unknown) => rawFailures.add(error)));
+    return performance.now() - started;
+  });
   if (rawFailures.count > 0) say(`  ${rawFailures.count} of ${patches.length} raw applies failed: ${rawFailures.describe().join('; ')}`);
+  const parts = await apiServerParts(raw, statusApplies, events, patches);
+  raw.close();
 
   const pipelineRate = patches.length / (pipelineMs / 1000);
   const rawRate = patches.length / (rawMs / 1000);
+  say(`  CPU: pipeline ${pipelineCpu.apiServer.toFixed(1)} s API server + ${pipelineCpu.self.toFixed(1)} s this process; raw SSA ${rawCpu.apiServer.toFixed(1)} s + ${rawCpu.self.toFixed(1)} s. On shared cores the rate ratio cannot pass the CPU ratio, ${((rawCpu.apiServer + rawCpu.self) / (pipelineCpu.apiServer + pipelineCpu.self)).toFixed(2)}`);
   printFigures('pipeline', [
     figure(`pipeline apply throughput, ${webapps} WebApps ${version} (${patches.length} objects), concurrency ${concurrency}`, 'objects/s', pipelineRate, 'raw SSA of the same PATCHes, same concurrency', rawRate),
     figure(`pipeline time for ${webapps} WebApps ${version}`, 'ms', pipelineMs, 'raw SSA time for the same objects', rawMs),
     figure(`resync of ${webapps} unchanged WebApps (${patches.length} objects)`, 'ms', resyncMs, 'one raw GET of each object, same concurrency', getMs),
     figure('API requests per WebApp, first creation', 'requests', created.total / webapps, 'objects per WebApp (one apply each)', patches.length / webapps),
+    ...cpuFigures(pipelineCpu, rawCpu, patches.length),
+    ...partFigures(parts, rawCpu),
   ], {
     objectsPerWebApp: patches.length / webapps,
     watchCache: values.cache,
@@ -202,10 +218,10 @@ try {
     // Counted from the API server's audit log: Tidemark's User-Agent only, by kind.
     requestsPerWebApp: { firstCreation: perObject(created, webapps), firstResync: perObject(firstResync, webapps), resync: perObject(resync, webapps) },
     // A failed item makes its side faster than it should be: the figures are shown with what failed, not as clean.
-    pipelineFailures: pipelineFailures.count, resyncFailures: resyncFailures.count, rawFailures: rawFailures.count, rawGetFailures: getFailures.count,
-    ...(failed(pipelineFailures, resyncFailures, rawFailures, getFailures) > 0 ? { failureMessages: [pipelineFailures, resyncFailures, rawFailures, getFailures].flatMap((entry) => entry.describe()) } : {}),
+    pipelineFailures: pipelineFailures.count, resyncFailures: resyncFailures.count, rawFailures: rawFailures.count, rawGetFailures: getFailures.count, rawReplayFailures: parts.failures.count,
+    ...(failed(pipelineFailures, resyncFailures, rawFailures, getFailures, parts.failures) > 0 ? { failureMessages: [pipelineFailures, resyncFailures, rawFailures, getFailures, parts.failures].flatMap((entry) => entry.describe()) } : {}),
   });
-  if (failed(pipelineFailures, resyncFailures, rawFailures, getFailures) > 0) process.exitCode = 1;
+  if (failed(pipelineFailures, resyncFailures, rawFailures, getFailures, parts.failures) > 0) process.exitCode = 1;
 } finally {
   await watches?.stop();
   connection.close();
@@ -213,6 +229,77 @@ try {
   await redis.stop();
   await plane.stop();
   await conversion.stop();
+}
+
+/**
+ * cpuFigures: the CPU each side spent per object, the API server's and this process's (the
+ * reconciler's pipeline and watch cache, or the minimal client; the conversion webhook's calls
+ * run here on both sides). When both share the cores, the throughput ratio is bounded by the
+ * ratio of these sums; the API server's share is the part a reconciler cannot save by its own
+ * speed (status writes, Events and its watch are requests the raw client does not send).
+ */
+function cpuFigures(pipeline: PhaseCpu, raw: PhaseCpu, objects: number) {
+  const perObject = (seconds: number) => (seconds * 1000) / objects;
+  return [
+    figure('API server CPU per object, pipeline (applies, status writes, Events, the watch cache\'s watches)', 'ms', perObject(pipeline.apiServer), 'API server CPU per object, raw SSA', perObject(raw.apiServer)),
+    figure('API server + bench process CPU per object, pipeline', 'ms', perObject(pipeline.apiServer + pipeline.self), 'the same for raw SSA (API server + minimal client)', perObject(raw.apiServer + raw.self)),
+  ];
+}
+
+/** ApiServerParts: the API server CPU of each kind of request the pipeline sends besides its applies, sent raw. */
+interface ApiServerParts {
+  statusWrites: number;
+  events: number;
+  /** The watch cache's watches: raw SSA with them open less raw SSA without them. */
+  watches: number;
+  failures: Failures;
+}
+
+/**
+ * apiServerParts replays, with the minimal client, the pipeline's other writes into the raw SSA's
+ * namespaces (pipe-b): its status applies, then its Events; then the same raw SSA again into
+ * fresh namespaces (pipe-c) with a watch open on each applied kind, as the watch cache holds them.
+ */
+async function apiServerParts(raw: RawClient, statusApplies: readonly RecordedApply[], events: readonly RecordedApply[], patches: readonly RecordedApply[]): Promise<ApiServerParts> {
+  const failures = new Failures();
+  const replay = (requests: readonly RecordedApply[], to: string) => cpuDuring(apiServerPid, () => pool(requests, concurrency, async (request) => {
+    const namespace = namespaceOf(request.path);
+    await raw.apply(request, [namespace, namespace.replace('pipe-a', to)]).catch((error: unknown) => failures.add(error));
+  }));
+  say(`raw status writes and Events: the pipeline's ${statusApplies.length} status applies and ${events.length} Events, replayed into pipe-b`);
+  const { cpu: statusCpu } = await replay(statusApplies, 'pipe-b');
+  const { cpu: eventCpu } = await replay(events, 'pipe-b');
+  say(`raw SSA with watches: the same ${patches.length} PATCHes into pipe-c, with a watch open on each kind they apply`);
+  await createNamespaces('pipe-c');
+  const kinds = new Map(patches.map((patch) => {
+    const { apiVersion, kind } = JSON.parse(patch.body) as { apiVersion: string; kind: string };
+    return [`${apiVersion}|${kind}`, { apiVersion, kind }];
+  }));
+  const running = [...kinds.values()].map((kind) => watchObjects(connection, { ...kind, onEvent: () => undefined }));
+  await Promise.all(running.map((watch) => watch.synced));
+  const { cpu: watchedCpu } = await replay(patches, 'pipe-c');
+  // The last events are still on their way to the watches: let them arrive before measuring the unwatched twin.
+  await new Promise((resolve) => setTimeout(resolve, 1_000));
+  for (const watch of running) watch.stop();
+  await createNamespaces('pipe-d');
+  const { cpu: unwatchedCpu } = await replay(patches, 'pipe-d');
+  if (failures.count > 0) say(`  ${failures.count} raw replays failed: ${failures.describe().join('; ')}`);
+  return { statusWrites: statusCpu.apiServer, events: eventCpu.apiServer, watches: Math.max(0, watchedCpu.apiServer - unwatchedCpu.apiServer), failures };
+}
+
+/** partFigures: the API server CPU per WebApp of its status write, its Event and its share of the watches, beside that of its applies. */
+function partFigures(parts: ApiServerParts, raw: PhaseCpu) {
+  const perWebApp = (seconds: number) => (seconds * 1000) / webapps;
+  const applies = 'API server CPU per WebApp of its five applies, raw SSA';
+  return [
+    figure('API server CPU per WebApp of its status write, sent raw', 'ms', perWebApp(parts.statusWrites), applies, perWebApp(raw.apiServer)),
+    figure('API server CPU per WebApp of its Event, sent raw', 'ms', perWebApp(parts.events), applies, perWebApp(raw.apiServer)),
+    figure('API server CPU per WebApp of the watch cache\'s watches during its applies (raw SSA watched less unwatched)', 'ms', perWebApp(parts.watches), applies, perWebApp(raw.apiServer)),
+  ];
+}
+
+function thrown(error: Error): never {
+  throw error;
 }
 
 function failed(...all: Failures[]): number {

@@ -28,6 +28,7 @@ import { kubeUserAgent } from '@tidemark/cluster';
 import { countByKind, markAuditLog, readAuditLog, startControlPlane, startGitServer, startRedis, stopProcess, type ControlPlane } from '@tidemark/testing';
 import { figure, pool, printFigures, say } from './support/figures';
 import { RawClient } from './support/raw-apply';
+import { cpuSeconds } from './support/process-cpu';
 
 const { values } = parseArgs({ options: {
   objects: { type: 'string', default: '300' }, clusters: { type: 'string', default: '3' },
@@ -53,12 +54,6 @@ async function procStatus(pid: number): Promise<{ rss: number; peak: number }> {
   const text = await readFile(`/proc/${pid}/status`, 'utf8');
   const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+)`, 'm').exec(text)?.[1] ?? 0);
   return { rss: field('VmRSS'), peak: field('VmHWM') };
-}
-
-/** cpuSeconds is the user + system CPU time a process has used (clock ticks are 1/100 s on Linux). */
-async function cpuSeconds(pid: number): Promise<number> {
-  const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 /** countOn counts the ConfigMaps in the bench's namespaces with one-item lists (remainingItemCount says the rest). */

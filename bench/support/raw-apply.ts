@@ -5,30 +5,52 @@ import http from 'node:http';
 import { KubeConfig } from '@kubernetes/client-node';
 import { KubeClient, type KubeRequest } from '@tidemark/cluster';
 
-/** RecordedApply is one SSA PATCH as Tidemark sent it. */
+/** RecordedApply is one request as Tidemark sent it: a server-side apply PATCH, or an Event's POST. */
 export interface RecordedApply {
+  method: 'PATCH' | 'POST';
   path: string;
   query: Record<string, string>;
   body: string;
 }
 
+/** RecordedRequests: the writes of a run, by what they are. */
+export interface RecordedRequests {
+  /** Real (not dry-run) server-side applies of objects. */
+  applies: RecordedApply[];
+  /** Server-side applies of a /status subresource. */
+  statusApplies: RecordedApply[];
+  /** Event creations. */
+  events: RecordedApply[];
+}
+
 /**
- * recordApplies wraps KubeClient.request (bench only) and keeps every real (not dry-run) server-
- * side apply of an object (not its /status) while `active()` is true, to replay them. Request
- * counts come from the API server's audit log instead (see countedRequests).
+ * recordRequests wraps KubeClient.request (bench only) and keeps, while `active()` is true, every
+ * real server-side apply of an object, of a /status, and every Event creation, to replay them.
+ * Request counts come from the API server's audit log instead (see countedRequests).
  */
-export function recordApplies(active: () => boolean): RecordedApply[] {
-  const recorded: RecordedApply[] = [];
+export function recordRequests(active: () => boolean): RecordedRequests {
+  const recorded: RecordedRequests = { applies: [], statusApplies: [], events: [] };
   const original = KubeClient.prototype.request;
   KubeClient.prototype.request = function request<T>(this: KubeClient, call: KubeRequest): Promise<T> {
-    const isApply = call.contentType === 'application/apply-patch+yaml' && call.query?.dryRun === undefined && !call.path.endsWith('/status');
-    if (isApply && active()) {
+    const list = active() ? listFor(recorded, call) : undefined;
+    if (list) {
       const query = Object.fromEntries(Object.entries(call.query ?? {}).filter(([, value]) => value !== undefined).map(([key, value]) => [key, String(value)]));
-      recorded.push({ path: call.path, query, body: JSON.stringify(call.body) });
+      list.push({ method: call.method === 'POST' ? 'POST' : 'PATCH', path: call.path, query, body: JSON.stringify(call.body) });
     }
     return original.call(this, call) as Promise<T>;
   };
   return recorded;
+}
+
+/** recordApplies keeps the real server-side applies of objects (not their /status) while `active()` is true. */
+export function recordApplies(active: () => boolean): RecordedApply[] {
+  return recordRequests(active).applies;
+}
+
+function listFor(recorded: RecordedRequests, call: KubeRequest): RecordedApply[] | undefined {
+  if (call.method === 'POST' && /\/namespaces\/[^/]+\/events$/.test(call.path)) return recorded.events;
+  if (call.contentType !== 'application/apply-patch+yaml' || call.query?.dryRun !== undefined) return undefined;
+  return call.path.endsWith('/status') ? recorded.statusApplies : recorded.applies;
 }
 
 /** RawClient sends requests as plainly as Node can. */
@@ -81,12 +103,14 @@ export class RawClient {
     });
   }
 
-  /** apply sends one recorded SSA PATCH, with its namespace swapped when asked. */
+  /** apply sends one recorded request (an apply PATCH or an Event POST), with its namespace swapped when asked. */
   async apply(recorded: RecordedApply, swap?: [string, string]): Promise<void> {
     const path = swap ? recorded.path.replace(`/namespaces/${swap[0]}/`, `/namespaces/${swap[1]}/`) : recorded.path;
     const body = swap ? recorded.body.replaceAll(`"namespace":"${swap[0]}"`, `"namespace":"${swap[1]}"`) : recorded.body;
-    const { status, text } = await this.exchange('PATCH', `${path}?${new URLSearchParams(recorded.query)}`, body, 'application/apply-patch+yaml');
-    if (status >= 300) throw new Error(`raw apply of ${path} answered ${status}: ${messageOf(text)}`);
+    const query = new URLSearchParams(recorded.query).toString();
+    const contentType = recorded.method === 'PATCH' ? 'application/apply-patch+yaml' : 'application/json';
+    const { status, text } = await this.exchange(recorded.method, query ? `${path}?${query}` : path, body, contentType);
+    if (status >= 300) throw new Error(`raw ${recorded.method} of ${path} answered ${status}: ${messageOf(text)}`);
   }
 
   close(): void {

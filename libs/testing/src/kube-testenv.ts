@@ -20,6 +20,8 @@ export interface ControlPlane {
   controllers: boolean;
   /** server is https://127.0.0.1:PORT. */
   server: string;
+  /** pid is the process id of the running API server (for a bench's CPU accounting); undefined while halted. */
+  readonly pid: number | undefined;
   kubeconfigPath: string;
   /** kubeconfig is the file's content, ready for KubeConfig.loadFromString. */
   kubeconfig: string;
@@ -120,6 +122,7 @@ export async function startControlPlane(options: StartControlPlaneOptions = {}):
     name,
     controllers: controllers.length > 0,
     get server() { return server; },
+    get pid() { return child?.exitCode === null && child.signalCode === null ? child.pid : undefined; },
     kubeconfigPath,
     kubeconfig,
     async halt() { if (child) await stopProcess(child, 20_000); },
