@@ -25,7 +25,13 @@ export function betterFor(unit: string): Better {
 export function figure(name: string, unit: string, value: number, baseline: string, baselineValue: number): Figure {
   const better = betterFor(unit);
   const ratio = baselineValue === 0 || !Number.isFinite(baselineValue) || !Number.isFinite(value) ? null : round(value / baselineValue, 3);
-  return { name, unit, value: round(value), baseline, baselineValue: round(baselineValue), ratio, better };
+  return { name, unit, value: shown(value), baseline, baselineValue: shown(baselineValue), ratio, better };
+}
+
+/** shown rounds a figure to one decimal, or to two significant digits below 1, so 0.03 ms is not printed as 0. */
+export function shown(value: number): number {
+  if (!Number.isFinite(value) || value === 0 || Math.abs(value) >= 1) return round(value);
+  return Number(value.toPrecision(2));
 }
 
 /** ratioText prints a ratio with its direction, e.g. `0.412 (higher is better)`, or `n/a` without a baseline. */
