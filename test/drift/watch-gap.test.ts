@@ -2,7 +2,8 @@
 // its first apply, or it is listing again after a broken stream) is found when the watch lists:
 // the owned-object watches check each listed object as they check each event, so the edit is
 // repaired in moments, not at the next resync. An object whose newest write is Tidemark's own is
-// left alone.
+// left alone. So is a deletion made while no watch was open (no DELETED event will ever report it):
+// the object missing from the list wakes its owner.
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -14,6 +15,7 @@ import { startPipelineHarness, type PipelineHarness } from '../support/pipeline-
 const namespace = `watch-gap-${randomUUID().slice(0, 8)}`;
 const edited = `core/ConfigMap/${namespace}/edited`;
 const untouched = `core/ConfigMap/${namespace}/untouched`;
+const gone = `core/ConfigMap/${namespace}/gone`;
 let harness: PipelineHarness;
 let redis: Redis;
 let connection: ClusterConnection;
@@ -29,7 +31,8 @@ beforeAll(async () => {
   await harness.repo.write('namespace.yaml', `apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ${namespace}\n`);
   await harness.repo.write('edited.yaml', configMap('edited'));
   await harness.repo.write('untouched.yaml', configMap('untouched'));
-  await harness.pushAndReconcile('a namespace and two ConfigMaps');
+  await harness.repo.write('gone.yaml', configMap('gone'));
+  await harness.pushAndReconcile('a namespace and three ConfigMaps');
 });
 afterAll(async () => {
   await watches?.stop();
@@ -56,3 +59,20 @@ describe('an edit made while no watch was open on its kind', () => {
     expect(wakes.map((job) => job.objectKey)).not.toContain(untouched);
   });
 });
+
+describe('a deletion made while no watch was open on its kind', () => {
+  it('is found when the watch lists: the missing object\'s owner is woken, the others are not', async () => {
+    await watches?.stop();
+    await harness.connection.client.request({ method: 'DELETE', path: `/api/v1/namespaces/${namespace}/configmaps/gone`, what: 'delete by hand' });
+    const wakes: ReconcileJob[] = [];
+    watches = startOwnedWatches({ clusters: new Map([[harness.cluster, connection]]), statusStore: harness.statusStore, redis, refreshMs: 500, queues: { enqueue: async (job) => { wakes.push(job); } } });
+    await watches.ready();
+    const deadline = Date.now() + 20_000;
+    while (!wakes.some((job) => job.objectKey === gone) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(wakes.filter((job) => job.objectKey === gone).map((job) => job.reason)).toEqual(['drift']);
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    // The edited one of the case above is still edited (nothing ran its wake), so it is woken again; the untouched one never.
+    expect(wakes.map((job) => job.objectKey).filter((key) => key !== gone && key !== edited)).toEqual([]);
+  });
+});
+

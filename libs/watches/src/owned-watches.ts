@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { ObjectCache, watchObjects, type ClusterConnection, type ObjectCacheOptions, type RunningWatch, type WatchEventType } from '@tidemark/cluster';
-import { RedisLease, ownerOf, parseStatusChange, type KubernetesManifest, type Logger } from '@tidemark/contracts';
+import { ObjectCache, watchObjects, type ClusterConnection, type ObjectCacheOptions, type RunningWatch, type WatchEventType, type WatchProgress } from '@tidemark/cluster';
+import { RedisLease, ownerOf, parseStatusChange, type GitOwner, type KubernetesManifest, type Logger } from '@tidemark/contracts';
 import { latestRevision } from './latest-revision';
 import type { StatusStore } from '@tidemark/status-store';
 import { addManagedKinds, isOwnEcho, managedKinds, type WatchedKind } from './managed-kinds';
+import { listedKey, missingAtList, type ListedKind } from './missing-at-list';
 import type { Enqueuer } from './reference-watches';
 import type { RedisClient } from '@tidemark/contracts';
 
@@ -48,7 +49,8 @@ export interface OwnedWatches {
  * startOwnedWatches watches, per cluster, every kind Tidemark owns objects of. A change that
  * Tidemark did not write, or a deletion, enqueues the Git object that owns the changed object,
  * so drift is found within moments instead of at the next resync; so does a listed object whose
- * newest write, other than a status write, is not Tidemark's (changed while the kind was not watched). Watches start and stop as the
+ * newest write, other than a status write, is not Tidemark's (changed while the kind was not watched), and an object a
+ * record says was applied that a kind's completed list lacks (deleted while unwatched). Watches start and stop as the
  * set of managed kinds changes, and only the holder of a cluster's lease enqueues. The same
  * watches fill the cluster's watch cache (one watch per kind), which answers the pipeline's reads.
  */
@@ -91,6 +93,11 @@ class ClusterWatches {
   /** When every record was last read (relist). */
   private listedAt = 0;
   private leader = false;
+  /** Per watched kind, the objects its list in progress has shown so far. */
+  private readonly listing = new Map<string, { keys: Set<string>; since: number }>();
+  /** Kinds whose list completed since the last look for objects deleted while unwatched. */
+  private readonly listed = new Map<string, ListedKind>();
+  private missingCheck: NodeJS.Timeout | undefined;
   readonly cache: ObjectCache | undefined;
 
   constructor(readonly name: string, private readonly connection: ClusterConnection, owner: string, private readonly options: OwnedWatchOptions) {
@@ -135,13 +142,17 @@ class ClusterWatches {
         onEvent: (type, object, initial) => {
           // The cache first, so a run this event wakes reads what the event says.
           cached?.onEvent(type, object, initial);
+          if (initial) this.listing.get(id)?.keys.add(listedKey(object));
           // A listed object is looked at like an event: an edit made while no watch was open on
           // the kind (before its first list, or while it lists again) is someone else's newest
           // write, and is found now instead of at the next resync. A controller's status write
           // is not (every Deployment has one: a restart would wake every WebApp at once).
           if (this.leader) void this.onChange(type, object, initial);
         },
-        ...(cached ? { onProgress: cached.onProgress } : {}),
+        onProgress: (progress) => {
+          cached?.onProgress(progress);
+          this.onListProgress(id, progress);
+        },
         onError: (error) => this.options.log?.warn({ cluster: this.name, kind: kind.kind, err: String(error) }, 'owned-object watch failed; retrying'),
       }));
     }
@@ -172,6 +183,7 @@ class ClusterWatches {
 
   async stop(): Promise<void> {
     clearTimeout(this.pending);
+    clearTimeout(this.missingCheck);
     this.stopAll();
     await this.lease.release().catch(() => false);
   }
@@ -183,6 +195,7 @@ class ClusterWatches {
   private stopWatch(id: string, watch: RunningWatch): void {
     watch.stop();
     this.running.delete(id);
+    this.listing.delete(id);
     const [apiVersion = '', kind = ''] = id.split('|');
     this.cache?.forget(apiVersion, kind);
   }
@@ -191,6 +204,43 @@ class ClusterWatches {
     const owner = ownerOf(object.metadata.annotations);
     if (!owner) return;
     if (type !== 'DELETED' && isOwnEcho(object.metadata.managedFields, this.ownManagers, { statusIsEcho: listed })) return;
+    await this.wake(owner);
+  }
+
+  /** onListProgress keeps what a kind's list shows; once it completes, objects it lacks are looked for soon. */
+  private onListProgress(id: string, progress: WatchProgress): void {
+    if (progress.type === 'listing') this.listing.set(id, { keys: new Set(), since: Date.now() });
+    if (progress.type !== 'listed') return;
+    const list = this.listing.get(id);
+    this.listing.delete(id);
+    if (!list) return;
+    this.listed.set(id, list);
+    // Kinds list one after another at a start: one read of the records for all of them.
+    this.missingCheck ??= setTimeout(() => {
+      this.missingCheck = undefined;
+      void this.wakeMissing().catch((error: unknown) => this.options.log?.warn({ cluster: this.name, err: String(error) }, 'could not look for objects deleted while unwatched'));
+    }, 1_000);
+  }
+
+  /**
+   * wakeMissing wakes the owner of every object a record says was applied that a completed list
+   * of its kind lacks (missingAtList): a deletion no event will report, found now instead of at
+   * the owner's next full check.
+   */
+  private async wakeMissing(): Promise<void> {
+    const listed = new Map(this.listed);
+    this.listed.clear();
+    if (!this.leader || listed.size === 0) return;
+    const owners = new Map<string, GitOwner>();
+    await this.options.statusStore.scan(this.name, (record) => {
+      if (missingAtList(record, listed)) owners.set(record.objectKey, { source: record.source, objectKey: record.objectKey });
+    });
+    if (owners.size > 0) this.options.log?.info({ cluster: this.name, owners: owners.size }, 'objects deleted while unwatched: waking their owners');
+    for (const owner of owners.values()) await this.wake(owner);
+  }
+
+  /** wake enqueues a drift run of a Git object at its source's latest revision. */
+  private async wake(owner: GitOwner): Promise<void> {
     const revision = await latestRevision(this.options, this.name, owner);
     if (!revision) return;
     await this.options.queues.enqueue({ source: owner.source, revision, cluster: this.name, objectKey: owner.objectKey, reason: 'drift' })
