@@ -3,7 +3,8 @@
 // the owned-object watches check each listed object as they check each event, so the edit is
 // repaired in moments, not at the next resync. An object whose newest write is Tidemark's own is
 // left alone. So is a deletion made while no watch was open (no DELETED event will ever report it):
-// the object missing from the list wakes its owner.
+// the object missing from the list wakes its owner. A process that watched without the cluster's
+// lease (for its cache only) saw changes it could not act on: when it takes the lease it lists again.
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -16,6 +17,7 @@ const namespace = `watch-gap-${randomUUID().slice(0, 8)}`;
 const edited = `core/ConfigMap/${namespace}/edited`;
 const untouched = `core/ConfigMap/${namespace}/untouched`;
 const gone = `core/ConfigMap/${namespace}/gone`;
+const handover = `core/ConfigMap/${namespace}/handover`;
 let harness: PipelineHarness;
 let redis: Redis;
 let connection: ClusterConnection;
@@ -32,7 +34,8 @@ beforeAll(async () => {
   await harness.repo.write('edited.yaml', configMap('edited'));
   await harness.repo.write('untouched.yaml', configMap('untouched'));
   await harness.repo.write('gone.yaml', configMap('gone'));
-  await harness.pushAndReconcile('a namespace and three ConfigMaps');
+  await harness.repo.write('handover.yaml', configMap('handover'));
+  await harness.pushAndReconcile('a namespace and four ConfigMaps');
 });
 afterAll(async () => {
   await watches?.stop();
@@ -41,12 +44,17 @@ afterAll(async () => {
   await harness?.stop();
 });
 
+/** editByHand changes a ConfigMap's data with a field manager of its own, as kubectl would. */
+async function editByHand(name: string): Promise<void> {
+  await harness.connection.asManager('kubectl-patch').client.request({
+    method: 'PATCH', path: `/api/v1/namespaces/${namespace}/configmaps/${name}`, query: { fieldManager: 'kubectl-patch', force: 'true' },
+    contentType: 'application/apply-patch+yaml', body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace }, data: { mode: 'by-hand' } }, what: 'edit by hand',
+  });
+}
+
 describe('an edit made while no watch was open on its kind', () => {
   it('is found when the watch lists, and only that object is woken', async () => {
-    await harness.connection.asManager('kubectl-patch').client.request({
-      method: 'PATCH', path: `/api/v1/namespaces/${namespace}/configmaps/edited`, query: { fieldManager: 'kubectl-patch', force: 'true' },
-      contentType: 'application/apply-patch+yaml', body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'edited', namespace }, data: { mode: 'by-hand' } }, what: 'edit by hand',
-    });
+    await editByHand('edited');
     const wakes: ReconcileJob[] = [];
     watches = startOwnedWatches({ clusters: new Map([[harness.cluster, connection]]), statusStore: harness.statusStore, redis, refreshMs: 500, queues: { enqueue: async (job) => { wakes.push(job); } } });
     await watches.ready();
@@ -73,6 +81,26 @@ describe('a deletion made while no watch was open on its kind', () => {
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     // The edited one of the case above is still edited (nothing ran its wake), so it is woken again; the untouched one never.
     expect(wakes.map((job) => job.objectKey).filter((key) => key !== gone && key !== edited)).toEqual([]);
+  });
+});
+
+describe('a change seen by a process that did not hold the lease', () => {
+  it('wakes its owner when that process takes the lease and lists again', async () => {
+    await watches?.stop();
+    const lease = harness.statusStore.keys.watchLease(harness.cluster);
+    await redis.set(lease, 'another-process', 'PX', 60_000);
+    const wakes: ReconcileJob[] = [];
+    watches = startOwnedWatches({ clusters: new Map([[harness.cluster, connection]]), statusStore: harness.statusStore, redis, refreshMs: 500, queues: { enqueue: async (job) => { wakes.push(job); } } });
+    await watches.ready();
+    await editByHand('handover');
+    // The watch (kept for the cache) sees the edit; without the lease it enqueues nothing.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(wakes.map((job) => job.objectKey)).not.toContain(handover);
+    await redis.del(lease);
+    const deadline = Date.now() + 20_000;
+    while (!wakes.some((job) => job.objectKey === handover) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(wakes.filter((job) => job.objectKey === handover).map((job) => job.reason)).toEqual(['drift']);
+    expect(wakes.map((job) => job.objectKey)).not.toContain(untouched);
   });
 });
 

@@ -51,7 +51,7 @@ export interface OwnedWatches {
  * so drift is found within moments instead of at the next resync; so does a listed object whose
  * newest write, other than a status write, is not Tidemark's (changed while the kind was not watched), and an object a
  * record says was applied that a kind's completed list lacks (deleted while unwatched). Watches start and stop as the
- * set of managed kinds changes, and only the holder of a cluster's lease enqueues. The same
+ * set of managed kinds changes, and only the holder of a cluster's lease enqueues (a new holder lists again). The same
  * watches fill the cluster's watch cache (one watch per kind), which answers the pipeline's reads.
  */
 export function startOwnedWatches(options: OwnedWatchOptions): OwnedWatches {
@@ -93,6 +93,8 @@ class ClusterWatches {
   /** When every record was last read (relist). */
   private listedAt = 0;
   private leader = false;
+  /** Whether this process watched without the lease since it last listed as the holder. */
+  private followed = false;
   /** Per watched kind, the objects its list in progress has shown so far. */
   private readonly listing = new Map<string, { keys: Set<string>; since: number }>();
   /** Kinds whose list completed since the last look for objects deleted while unwatched. */
@@ -128,7 +130,18 @@ class ClusterWatches {
       this.stopAll();
       return;
     }
-    const wanted = await this.wantedKinds(relist);
+    // A process without the lease watches for its cache only and enqueues nothing, so what changed
+    // meanwhile was seen and dropped. When it takes the lease it lists every kind again, as at a
+    // start, and those edits and deletions wake their owners now (the cache answers nothing while
+    // it lists).
+    if (!this.leader) this.followed = true;
+    const tookOver = this.leader && this.followed;
+    if (tookOver) {
+      this.followed = false;
+      this.options.log?.info({ cluster: this.name }, 'took the owned-object watch lease: listing every kind again');
+      this.stopAll();
+    }
+    const wanted = await this.wantedKinds(relist || tookOver);
     if (wanted.relisted) {
       for (const [id, watch] of this.running) {
         if (!wanted.kinds.has(id)) this.stopWatch(id, watch);
