@@ -258,7 +258,8 @@ interface ApiServerParts {
 /**
  * apiServerParts replays, with the minimal client, the pipeline's other writes into the raw SSA's
  * namespaces (pipe-b): its status applies, then its Events; then the same raw SSA again into
- * fresh namespaces (pipe-c) with a watch open on each applied kind, as the watch cache holds them.
+ * fresh namespaces with a watch open on each applied kind, as the watch cache holds them (pipe-c),
+ * and once more without (pipe-d), so both meet an etcd as full.
  */
 async function apiServerParts(raw: RawClient, statusApplies: readonly RecordedApply[], events: readonly RecordedApply[], patches: readonly RecordedApply[]): Promise<ApiServerParts> {
   const failures = new Failures();

@@ -14,7 +14,7 @@ function filterForm(query: ObjectsQuery, facets: Facets, clusters: readonly stri
 <label>Namespace<select name="namespace">${options(facets.namespaces, query.namespace, 'all namespaces')}</select></label>
 <label>Cluster<select name="cluster">${options(clusters, query.cluster, 'all clusters')}</select></label>
 <label>Condition<select name="condition">${options(conditionFilters, query.condition, 'any condition')}</select></label>
-<label>Text<input type="search" name="q" value="${query.q ?? ''}" placeholder="name, key or path"></label>
+<label>Text<input type="search" name="q" value="${query.q ?? ''}" placeholder="name, key, path or a rendered object"></label>
 ${query.source ? html`<label>Source<select name="source">${options(facets.sources, query.source, 'all sources')}</select></label>` : facets.sources.length > 1 ? html`<label>Source<select name="source">${options(facets.sources, undefined, 'all sources')}</select></label>` : ''}
 <input type="hidden" name="page" value="1"><button>Filter</button> <a href="/objects">Clear</a></form>`;
 }

@@ -55,6 +55,22 @@ describe('queryMatrix', () => {
     expect(keys({ source: 'other' })).toEqual([]);
   });
 
+  it('finds a custom resource by the text of what it rendered', () => {
+    const rendered = (kind: string, name: string) => ({ apiVersion: 'v1', kind, namespace: 'shop', name, action: 'created' as const, health: 'Ready' as const });
+    const apps = source([
+      status('a', 'tidemark.dev/WebApp/shop/storefront', 'True', { resources: [rendered('Deployment', 'storefront-web'), rendered('Service', 'storefront-web')] }),
+      status('b', 'tidemark.dev/WebApp/shop/storefront', 'True', { resources: [rendered('ConfigMap', 'storefront-eu')] }),
+      status('a', 'core/ConfigMap/shop/other', 'True'),
+    ]);
+    const keys = (q: string) => queryMatrix(apps, { q }).rows.map((row) => row.objectKey);
+    expect(keys('storefront-web')).toEqual(['tidemark.dev/WebApp/shop/storefront']);
+    expect(keys('Deployment/shop/')).toEqual(['tidemark.dev/WebApp/shop/storefront']);
+    // What it rendered on any cluster counts.
+    expect(keys('storefront-eu')).toEqual(['tidemark.dev/WebApp/shop/storefront']);
+    expect(keys('dir/storefront.yaml')).toEqual(['tidemark.dev/WebApp/shop/storefront']);
+    expect(keys('nothing-rendered')).toEqual([]);
+  });
+
   it('files an object whose Git file names no namespace under the namespace the reconciler put it in', () => {
     const carts = source([status('a', 'core/ConfigMap/_/carts', 'True', { namespace: 'default' }), status('a', 'core/Namespace/_/ns1', 'True')]);
     expect(queryMatrix(carts, { namespace: 'default' }).rows).toEqual([expect.objectContaining({ objectKey: 'core/ConfigMap/_/carts', namespace: 'default' })]);

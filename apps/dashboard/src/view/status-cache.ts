@@ -20,7 +20,7 @@ export interface ObjectRow {
    * cluster-scoped objects. A file that names no namespace has `_` in its key but lives in one.
    */
   namespace: string;
-  /** Lower-case object key and Git path, what the free-text filter searches. */
+  /** Lower-case object key, Git path and rendered objects, what the free-text filter searches (searchText). */
   search: string;
   cells: Map<string, CachedStatus>;
 }
@@ -261,11 +261,24 @@ export class StatusCache {
 
 /** putRecord sets one cluster's record on an object's row, with what the filters compare. */
 export function putRecord(row: ObjectRow, status: ObjectStatus): CachedStatus {
-  row.search = `${row.objectKey}\n${status.path ?? ''}`.toLowerCase();
   if (status.namespace) row.namespace = status.namespace;
   const entry = { status, cell: summarizeCell(status) };
   row.cells.set(status.cluster, entry);
+  row.search = searchText(row);
   return entry;
+}
+
+/**
+ * searchText is what the free-text filter looks in: the object key, its Git path, and what it
+ * rendered on any cluster (`Kind/namespace/name`), so a WebApp is found by its Deployment's name.
+ */
+function searchText(row: ObjectRow): string {
+  const parts = new Set<string>([row.objectKey]);
+  for (const { status } of row.cells.values()) {
+    if (status.path) parts.add(status.path);
+    for (const resource of status.resources ?? []) parts.add(`${resource.kind}/${resource.namespace}/${resource.name}`);
+  }
+  return [...parts].join('\n').toLowerCase();
 }
 
 /** newRow starts an object's row from its key; putRecord fills in what the records know. */
