@@ -52,15 +52,27 @@ async function editByHand(name: string): Promise<void> {
   });
 }
 
+/** watchAnew stops the watches of the case before, starts new ones that record what they enqueue, and waits for their lists. */
+async function watchAnew(): Promise<ReconcileJob[]> {
+  await watches?.stop();
+  const wakes: ReconcileJob[] = [];
+  watches = startOwnedWatches({ clusters: new Map([[harness.cluster, connection]]), statusStore: harness.statusStore, redis, refreshMs: 500, queues: { enqueue: async (job) => { wakes.push(job); } } });
+  await watches.ready();
+  return wakes;
+}
+
+/** wakesOf waits (up to 20 s) until `objectKey` was woken, and returns the reasons it was woken for. */
+async function wakesOf(wakes: readonly ReconcileJob[], objectKey: string): Promise<string[]> {
+  const deadline = Date.now() + 20_000;
+  while (!wakes.some((job) => job.objectKey === objectKey) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+  return wakes.filter((job) => job.objectKey === objectKey).map((job) => job.reason);
+}
+
 describe('an edit made while no watch was open on its kind', () => {
   it('is found when the watch lists, and only that object is woken', async () => {
     await editByHand('edited');
-    const wakes: ReconcileJob[] = [];
-    watches = startOwnedWatches({ clusters: new Map([[harness.cluster, connection]]), statusStore: harness.statusStore, redis, refreshMs: 500, queues: { enqueue: async (job) => { wakes.push(job); } } });
-    await watches.ready();
-    const deadline = Date.now() + 20_000;
-    while (!wakes.some((job) => job.objectKey === edited) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(wakes.filter((job) => job.objectKey === edited).map((job) => job.reason)).toEqual(['drift']);
+    const wakes = await watchAnew();
+    expect(await wakesOf(wakes, edited)).toEqual(['drift']);
     // Every listed object has been looked at by now (the edited one was among them); the others stay asleep.
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(wakes.map((job) => job.objectKey).filter((key) => key !== edited)).toEqual([]);
@@ -72,12 +84,8 @@ describe('a deletion made while no watch was open on its kind', () => {
   it('is found when the watch lists: the missing object\'s owner is woken, the others are not', async () => {
     await watches?.stop();
     await harness.connection.client.request({ method: 'DELETE', path: `/api/v1/namespaces/${namespace}/configmaps/gone`, what: 'delete by hand' });
-    const wakes: ReconcileJob[] = [];
-    watches = startOwnedWatches({ clusters: new Map([[harness.cluster, connection]]), statusStore: harness.statusStore, redis, refreshMs: 500, queues: { enqueue: async (job) => { wakes.push(job); } } });
-    await watches.ready();
-    const deadline = Date.now() + 20_000;
-    while (!wakes.some((job) => job.objectKey === gone) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(wakes.filter((job) => job.objectKey === gone).map((job) => job.reason)).toEqual(['drift']);
+    const wakes = await watchAnew();
+    expect(await wakesOf(wakes, gone)).toEqual(['drift']);
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     // The edited one of the case above is still edited (nothing ran its wake), so it is woken again; the untouched one never.
     expect(wakes.map((job) => job.objectKey).filter((key) => key !== gone && key !== edited)).toEqual([]);
@@ -89,18 +97,13 @@ describe('a change seen by a process that did not hold the lease', () => {
     await watches?.stop();
     const lease = harness.statusStore.keys.watchLease(harness.cluster);
     await redis.set(lease, 'another-process', 'PX', 60_000);
-    const wakes: ReconcileJob[] = [];
-    watches = startOwnedWatches({ clusters: new Map([[harness.cluster, connection]]), statusStore: harness.statusStore, redis, refreshMs: 500, queues: { enqueue: async (job) => { wakes.push(job); } } });
-    await watches.ready();
+    const wakes = await watchAnew();
     await editByHand('handover');
     // The watch (kept for the cache) sees the edit; without the lease it enqueues nothing.
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     expect(wakes.map((job) => job.objectKey)).not.toContain(handover);
     await redis.del(lease);
-    const deadline = Date.now() + 20_000;
-    while (!wakes.some((job) => job.objectKey === handover) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(wakes.filter((job) => job.objectKey === handover).map((job) => job.reason)).toEqual(['drift']);
+    expect(await wakesOf(wakes, handover)).toEqual(['drift']);
     expect(wakes.map((job) => job.objectKey)).not.toContain(untouched);
   });
 });
-
