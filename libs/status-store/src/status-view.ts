@@ -1,4 +1,4 @@
-import { ConditionType, Reason, setCondition, type ClusterHealth, type ObjectStatus } from '@tidemark/contracts';
+import { ConditionType, Reason, setCondition, type AppliedResource, type ClusterHealth, type ObjectStatus } from '@tidemark/contracts';
 
 /**
  * parseStatusRecord reads a stored record, checking the fields every reader relies on; a record
@@ -17,7 +17,15 @@ export function parseStatusRecord(raw: string | null | undefined): ObjectStatus 
   const text = ['cluster', 'objectKey', 'source', 'kind', 'name'] as const;
   if (text.some((field) => typeof record[field] !== 'string')) return undefined;
   if (!Array.isArray(record.conditions) || !Array.isArray(record.inventory)) return undefined;
+  // What a run applied drives wakes and the dashboard's rows: an entry that is not an object's name is dropped here, once.
+  if (record.resources !== undefined) record.resources = Array.isArray(record.resources) ? record.resources.filter(isAppliedResource) : [];
   return record as ObjectStatus;
+}
+
+function isAppliedResource(value: unknown): value is AppliedResource {
+  if (!value || typeof value !== 'object') return false;
+  const { apiVersion, kind, namespace, name } = value as Record<string, unknown>;
+  return typeof apiVersion === 'string' && typeof kind === 'string' && typeof namespace === 'string' && typeof name === 'string';
 }
 
 /**
