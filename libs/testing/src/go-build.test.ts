@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { waitForLock } from './go-build';
+import { lockHolder, waitForLock } from './go-build';
 
 let dir = '';
 afterEach(async () => {
@@ -24,11 +24,25 @@ describe('waitForLock', () => {
     expect(lines).toEqual([`kube-controllers: removing ${lock}, left by a build that is no longer running`]);
   });
 
+  it('removes a lock whose pid now belongs to another process (started after the builder)', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'go-build-lock-'));
+    const lock = join(dir, 'kube-controllers.building');
+    await mkdir(lock);
+    // This process, running, but with a start time that is not its own: the pid was reused.
+    const [pid, started] = (await lockHolder(process.pid)).split(' ');
+    expect(started).toMatch(/^\d+$/);
+    await writeFile(join(lock, 'pid'), `${pid} ${Number(started) + 1}`);
+    const lines: string[] = [];
+    await waitForLock(lock, 'kube-controllers', (line) => lines.push(line));
+    expect(await stat(lock).then(() => true, () => false)).toBe(false);
+    expect(lines).toEqual([`kube-controllers: removing ${lock}, left by a build that is no longer running`]);
+  });
+
   it('waits while the builder runs, and returns once its lock is gone', async () => {
     dir = await mkdtemp(join(tmpdir(), 'go-build-lock-'));
     const lock = join(dir, 'kube-testenv.building');
     await mkdir(lock);
-    await writeFile(join(lock, 'pid'), String(process.pid));
+    await writeFile(join(lock, 'pid'), await lockHolder(process.pid));
     let returned = false;
     const waiting = waitForLock(lock, 'kube-testenv', () => undefined).then(() => (returned = true));
     await new Promise((resolve) => setTimeout(resolve, 1_500));

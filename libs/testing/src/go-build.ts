@@ -44,7 +44,7 @@ export async function buildGoProgram(program: GoProgram, log: (line: string) => 
     return buildGoProgram(program, log);
   }
   try {
-    await writeFile(join(lock, 'pid'), String(process.pid));
+    await writeFile(join(lock, 'pid'), await lockHolder(process.pid));
     await compile(program, log);
   } finally {
     await rm(lock, { recursive: true, force: true });
@@ -79,17 +79,42 @@ async function compile(program: GoProgram, log: (line: string) => void): Promise
 }
 
 /**
+ * lockHolder is what a lock says of its builder: its pid and, on Linux, the process's start time
+ * (clock ticks since boot), so a later process that reuses the pid is not taken for the builder.
+ */
+export async function lockHolder(pid: number): Promise<string> {
+  const started = await startTimeOf(pid);
+  return started === undefined ? String(pid) : `${pid} ${started}`;
+}
+
+/** startTimeOf reads a process's start time from /proc (field 22 of its stat); undefined off Linux or when it is gone. */
+async function startTimeOf(pid: number): Promise<string | undefined> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined);
+  // The command name (field 2) may hold spaces and parentheses: count from after its last ')'.
+  return stat?.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+}
+
+/** holderRuns: the lock's builder is still the running process of that pid (same start time, where the lock says it). */
+async function holderRuns(pid: number, started: string | undefined): Promise<boolean> {
+  if (!isAlive(pid)) return false;
+  if (started === undefined) return true;
+  const now = await startTimeOf(pid);
+  return now === undefined || now === started;
+}
+
+/**
  * waitForLock waits while another process builds (the lock holds its pid), saying so every 15 s.
  * A lock whose builder is gone (killed mid-build: the lock was never removed) is removed, so the
- * next build does not wait for a process that no longer exists.
+ * next build does not wait for a process that no longer exists, nor for one that reused its pid.
  */
 export async function waitForLock(lock: string, label: string, log: (line: string) => void): Promise<void> {
   const started = Date.now();
   let told = started;
   while (await stat(lock).then(() => true, () => false)) {
-    const holder = Number(await readFile(join(lock, 'pid'), 'utf8').catch(() => ''));
+    const [pidText = '', startedText] = (await readFile(join(lock, 'pid'), 'utf8').catch(() => '')).trim().split(' ');
+    const holder = Number(pidText);
     // A lock without a pid yet is a build that is starting: it is given a few seconds to write one.
-    if ((holder > 0 && !isAlive(holder)) || (!(holder > 0) && Date.now() - started > 10_000)) {
+    if ((holder > 0 && !(await holderRuns(holder, startedText))) || (!(holder > 0) && Date.now() - started > 10_000)) {
       log(`${label}: removing ${lock}, left by a build that is no longer running`);
       await rm(lock, { recursive: true, force: true });
       return;
