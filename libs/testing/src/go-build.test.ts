@@ -10,31 +10,31 @@ afterEach(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
+/** removedLock writes a lock naming `holder` (what a builder writes), waits on it, and says whether it went and what was logged. */
+async function removedLock(holder: string): Promise<{ gone: boolean; lines: string[]; lock: string }> {
+  dir = await mkdtemp(join(tmpdir(), 'go-build-lock-'));
+  const lock = join(dir, 'kube-controllers.building');
+  await mkdir(lock);
+  await writeFile(join(lock, 'pid'), holder);
+  const lines: string[] = [];
+  await waitForLock(lock, 'kube-controllers', (line) => lines.push(line));
+  return { gone: !(await stat(lock).then(() => true, () => false)), lines, lock };
+}
+
 describe('waitForLock', () => {
   it('removes a build lock whose builder is gone, instead of waiting 30 minutes for it', async () => {
-    dir = await mkdtemp(join(tmpdir(), 'go-build-lock-'));
-    const lock = join(dir, 'kube-controllers.building');
-    await mkdir(lock);
     // The pid of a process that has exited.
-    const gone = spawnSync('true').pid;
-    await writeFile(join(lock, 'pid'), String(gone));
-    const lines: string[] = [];
-    await waitForLock(lock, 'kube-controllers', (line) => lines.push(line));
-    expect(await stat(lock).then(() => true, () => false)).toBe(false);
+    const { gone, lines, lock } = await removedLock(String(spawnSync('true').pid));
+    expect(gone).toBe(true);
     expect(lines).toEqual([`kube-controllers: removing ${lock}, left by a build that is no longer running`]);
   });
 
   it('removes a lock whose pid now belongs to another process (started after the builder)', async () => {
-    dir = await mkdtemp(join(tmpdir(), 'go-build-lock-'));
-    const lock = join(dir, 'kube-controllers.building');
-    await mkdir(lock);
     // This process, running, but with a start time that is not its own: the pid was reused.
     const [pid, started] = (await lockHolder(process.pid)).split(' ');
     expect(started).toMatch(/^\d+$/);
-    await writeFile(join(lock, 'pid'), `${pid} ${Number(started) + 1}`);
-    const lines: string[] = [];
-    await waitForLock(lock, 'kube-controllers', (line) => lines.push(line));
-    expect(await stat(lock).then(() => true, () => false)).toBe(false);
+    const { gone, lines, lock } = await removedLock(`${pid} ${Number(started) + 1}`);
+    expect(gone).toBe(true);
     expect(lines).toEqual([`kube-controllers: removing ${lock}, left by a build that is no longer running`]);
   });
 

@@ -6,6 +6,11 @@ export interface WatchedKind {
   kind: string;
 }
 
+/** kindId is a watched kind's id, the key of the kind maps below and of the owned watches: `apiVersion|kind`. */
+export function kindId(apiVersion: string, kind: string): string {
+  return `${apiVersion}|${kind}`;
+}
+
 /** managedKinds lists the kinds of every object and inventory entry in a cluster's status records. */
 export function managedKinds(records: Iterable<ObjectStatus>): Map<string, WatchedKind> {
   const kinds = new Map<string, WatchedKind>();
@@ -16,7 +21,7 @@ export function managedKinds(records: Iterable<ObjectStatus>): Map<string, Watch
 /** addManagedKinds adds one record's kinds (its own and its inventory's), for a reader that sees records one by one. */
 export function addManagedKinds(kinds: Map<string, WatchedKind>, record: ObjectStatus): void {
   const add = (apiVersion: string, kind: string) => {
-    if (apiVersion && kind) kinds.set(`${apiVersion}|${kind}`, { apiVersion, kind });
+    if (apiVersion && kind) kinds.set(kindId(apiVersion, kind), { apiVersion, kind });
   };
   add(record.apiVersion, record.kind);
   for (const entry of record.inventory) add(entry.apiVersion, entry.kind);

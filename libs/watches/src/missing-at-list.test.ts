@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AppliedResource, ObjectStatus } from '@tidemark/contracts';
-import { kindId, missingAtList, type ListedKind } from './missing-at-list';
+import { kindId } from './managed-kinds';
+import { missingAtList, type ListedKind } from './missing-at-list';
 
 const listStarted = Date.parse('2026-12-02T08:00:00Z');
 

@@ -1,5 +1,5 @@
 import type { ObjectStatus } from '@tidemark/contracts';
-import type { KubernetesManifest } from '@tidemark/contracts';
+import { kindId } from './managed-kinds';
 
 /** ListedKind is what one completed list of a kind showed (namespace/name keys), and when that list started. */
 export interface ListedKind {
@@ -8,14 +8,9 @@ export interface ListedKind {
   since: number;
 }
 
-/** kindId names a watched kind as the owned watches do: `apiVersion|kind`. */
-export function kindId(apiVersion: string, kind: string): string {
-  return `${apiVersion}|${kind}`;
-}
-
 /** listedKey is the key a list keeps an object under: namespace/name ('' for a cluster-scoped object's namespace). */
-export function listedKey(object: Pick<KubernetesManifest, 'metadata'>): string {
-  return `${object.metadata.namespace ?? ''}/${object.metadata.name}`;
+export function listedKey(namespace: string, name: string): string {
+  return `${namespace}/${name}`;
 }
 
 /**
@@ -28,7 +23,7 @@ export function missingAtList(record: ObjectStatus, listed: ReadonlyMap<string, 
   const written = Date.parse(record.updatedAt);
   const absent = (object: { apiVersion: string; kind: string; namespace: string; name: string }) => {
     const list = listed.get(kindId(object.apiVersion, object.kind));
-    return list !== undefined && written < list.since && !list.keys.has(`${object.namespace}/${object.name}`);
+    return list !== undefined && written < list.since && !list.keys.has(listedKey(object.namespace, object.name));
   };
   if (record.lastAppliedRevision && record.apiVersion && record.kind && absent(record)) return true;
   return (record.resources ?? []).some(absent);

@@ -155,7 +155,7 @@ class ClusterWatches {
         onEvent: (type, object, initial) => {
           // The cache first, so a run this event wakes reads what the event says.
           cached?.onEvent(type, object, initial);
-          if (initial) this.listing.get(id)?.keys.add(listedKey(object));
+          if (initial) this.listing.get(id)?.keys.add(listedKey(object.metadata.namespace ?? '', object.metadata.name));
           // A listed object is looked at like an event: an edit made while no watch was open on
           // the kind (before its first list, or while it lists again) is someone else's newest
           // write, and is found now instead of at the next resync. A controller's status write
