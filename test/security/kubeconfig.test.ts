@@ -85,6 +85,17 @@ describe('kubeconfig from a Secret', () => {
     expect(existsSync(marker)).toBe(false);
   });
 
+  it('refuses an auth-provider named tokenFile whose config.exec client-node would run, and the command never runs', async () => {
+    // Issue 34, item 1: ExecAuth runs auth-provider.config.exec whatever the provider is called.
+    const marker = join(dir, 'token-file-exec-ran');
+    const text = kubeconfig({ 'auth-provider': { name: 'tokenFile', config: {
+      exec: { apiVersion: 'client.authentication.k8s.io/v1', command: '/bin/sh', args: ['-c', `touch ${marker}; echo '{"status":{"token":"stolen"}}'`] },
+    } } });
+    await expect(connectThroughSecret('token-file-exec', text)).rejects.toThrow(/users\[x\]\.auth-provider \(tokenFile\) is a legacy authenticator that can run a command .* refused unless allowExecPlugins is set/);
+    expect(existsSync(marker)).toBe(false);
+    expect(received).not.toContain('Bearer stolen');
+  });
+
   it('refuses an exec plugin', async () => {
     const marker = join(dir, 'exec-ran');
     const text = kubeconfig({ exec: { apiVersion: 'client.authentication.k8s.io/v1', command: '/bin/sh', args: ['-c', `touch ${marker}`] } });

@@ -1,26 +1,61 @@
-import { KubeConfig } from '@kubernetes/client-node';
+import { KubeConfig, type User } from '@kubernetes/client-node';
 import { parse } from 'yaml';
+
+/** The pod's projected ServiceAccount token, as KubeConfig.loadFromCluster names it. */
+const inClusterTokenPath = '/var/run/secrets/kubernetes.io/serviceaccount/token';
+
+/** What client-node's authenticators (ExecAuth, GCP, Azure, OIDC, FileAuth, custom) have in common. */
+interface Authenticator {
+  isAuthProvider(user: User): unknown;
+}
 
 /**
  * refuseCommandRunningUsers throws unless no user in the kubeconfig can make the client run a
- * program: `exec` credential plugins and every legacy `auth-provider` (gcp and azure run their
- * `cmd-path` through a shell; others call out to token endpoints), except the in-cluster loader's
- * `tokenFile`, which reads the pod's own ServiceAccount token. Every user
+ * program or call out on its own. It decides by what @kubernetes/client-node would do, never by a
+ * provider's name: a user is refused when it has an `exec` plugin, any `auth-provider`, or when any
+ * of the client's own authenticators would act on it (ExecAuth runs `auth-provider.config.exec`
+ * whatever the provider is called; gcp and azure run `cmd-path`; oidc calls a token endpoint). The
+ * one exception is the user KubeConfig.loadFromCluster builds, matched exactly: an auth-provider
+ * `tokenFile` whose config is the pod's own ServiceAccount token path and nothing else. Every user
  * is checked, not just the current one, so a kubeconfig cannot switch to one later.
  */
 export function refuseCommandRunningUsers(config: KubeConfig, cluster: string, allowExecPlugins: boolean): void {
   if (allowExecPlugins) return;
+  const authenticators = authenticatorsOf(config);
   for (const user of config.getUsers()) {
     if (user.exec) {
       throw new Error(`cluster ${cluster}: users[${user.name}].exec runs a credential plugin (${String((user.exec as { command?: unknown }).command ?? 'a command')}), which is refused unless allowExecPlugins is set for this cluster.`);
     }
-    // The in-cluster loader's `tokenFile` provider only re-reads the pod's projected ServiceAccount
-    // token (it rotates); it runs nothing. A kubeconfig from a Secret is refused any file path
-    // separately (loadSelfContainedKubeconfig), so this opens no way to the reconciler's files.
-    if (user.authProvider && (user.authProvider as { name?: unknown }).name !== 'tokenFile') {
-      throw new Error(`cluster ${cluster}: users[${user.name}].auth-provider (${String((user.authProvider as { name?: unknown }).name ?? 'unnamed')}) is a legacy authenticator that can run a command or read local files, which is refused unless allowExecPlugins is set for this cluster. Use a token or client certificate.`);
+    if (isInClusterUser(user)) continue;
+    const provider = user.authProvider as { name?: unknown } | undefined | null;
+    if (provider !== undefined && provider !== null) {
+      throw new Error(`cluster ${cluster}: users[${user.name}].auth-provider (${typeof provider.name === 'string' ? provider.name : 'unnamed'}) is a legacy authenticator that can run a command or read local files, which is refused unless allowExecPlugins is set for this cluster. Use a token or client certificate.`);
+    }
+    // Belt and braces: an authenticator a later client-node adds, keyed on some other field.
+    if (authenticators.some((authenticator) => Boolean(authenticator.isAuthProvider(user)))) {
+      throw new Error(`cluster ${cluster}: users[${user.name}] would be authenticated by a client-node authenticator that can run a command or read local files, which is refused unless allowExecPlugins is set for this cluster. Use a token or client certificate.`);
     }
   }
+}
+
+/** isInClusterUser is true only for exactly the auth-provider loadFromCluster writes: it re-reads the pod's own token and runs nothing. */
+function isInClusterUser(user: User): boolean {
+  const provider = user.authProvider as Record<string, unknown> | undefined | null;
+  if (typeof provider !== 'object' || provider === null) return false;
+  if (!sameKeys(provider, ['config', 'name']) || provider.name !== 'tokenFile') return false;
+  const providerConfig = provider.config as Record<string, unknown> | undefined | null;
+  return typeof providerConfig === 'object' && providerConfig !== null && sameKeys(providerConfig, ['tokenFile']) && providerConfig.tokenFile === inClusterTokenPath;
+}
+
+function sameKeys(value: Record<string, unknown>, keys: readonly string[]): boolean {
+  const own = Object.keys(value).filter((key) => value[key] !== undefined).sort();
+  return own.length === keys.length && own.every((key, index) => key === keys[index]);
+}
+
+/** authenticatorsOf reads the client's own list (private in its types), the list applyAuthorizationHeader searches. */
+function authenticatorsOf(config: KubeConfig): Authenticator[] {
+  const lists = config as unknown as { authenticators?: Authenticator[]; custom_authenticators?: Authenticator[] };
+  return [...(lists.authenticators ?? []), ...(lists.custom_authenticators ?? [])];
 }
 
 const localFileFields = {
