@@ -103,3 +103,39 @@ describe('RepoView.knownTreeOf', () => {
     expect(view.knownTreeOf('base/inner')).toBeNull();
   });
 });
+
+describe('planUnits sees units as kustomize and the anchors do', () => {
+  // The shape of Online Boutique's kustomize/: a root kustomization composing a base, components
+  // the README asks to enable by editing the root, and a tests/ folder nothing composes.
+  function boutique(repo: MemoryRepo): string {
+    const file = (text: string) => repo.tree({ 'kustomization.yaml': repo.blob(text) });
+    const component = 'apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\npatches: []\n';
+    const components = repo.tree({ alloydb: file(component), 'network-policies': file(`kind: "Component" # enabled below\n`), spare: file(component) });
+    const kustomize = repo.tree({
+      'kustomization.yaml': repo.blob('resources: [base]\ncomponents:\n- components/network-policies\n# - components/alloydb\n'),
+      base: file('resources: []\n'),
+      components,
+      tests: repo.tree({ 'load-test': file('resources: [../../base]\n') }),
+    });
+    return repo.commit('boutique', repo.tree({ kustomize, other: file('resources: []\n') }));
+  }
+  const boutiqueMarkers = ['kustomize', 'kustomize/base', 'kustomize/components/alloydb', 'kustomize/components/network-policies', 'kustomize/components/spare', 'kustomize/tests/load-test', 'other']
+    .map((folder) => `${folder}/kustomization.yaml`);
+
+  it('keeps the kustomization at the path as the one unit: no Component, nothing beneath it', async () => {
+    const repo = new MemoryRepo();
+    const view = new RepoView(repo, boutique(repo), new TreeCache(), registry);
+    const plan = await planUnits(registry, view, '.', boutiqueMarkers, new InputsCache());
+    expect(plan.units.map((unit) => unit.folder)).toEqual(['kustomize', 'other']);
+    expect(plan.units.every((unit) => unit.failure === undefined)).toBe(true);
+    // Every folder beneath the unit is claimed, so none of its files is applied as a plain manifest.
+    expect(plan.claimed).toContain('kustomize');
+  });
+
+  it('never makes a Component a unit, even with no kustomization above it', async () => {
+    const repo = new MemoryRepo();
+    const view = new RepoView(repo, boutique(repo), new TreeCache(), registry);
+    const plan = await planUnits(registry, view, 'kustomize/components', ['kustomize/components/alloydb/kustomization.yaml', 'kustomize/components/spare/kustomization.yaml'], new InputsCache());
+    expect(plan.units).toEqual([]);
+  });
+});

@@ -30,6 +30,8 @@ interface Candidate {
   renderer: string;
   marker: string;
   inputs: string[];
+  /** False for a folder its tool cannot render alone (a kustomize Component). */
+  standsAlone: boolean;
   /** Changes exactly when the renderer, marker, failure or a tree of the folder or its inputs does. */
   digest: string;
   failure?: RenderFailure;
@@ -37,18 +39,23 @@ interface Candidate {
 
 /**
  * planUnits finds the render units among marker files (kustomization.yaml, Chart.yaml, …) of a
- * source. A kustomization that another one of the source uses is an input, not a unit of its
- * own; a chart inside another chart (its `charts/`) belongs to that chart.
+ * source, as `kubectl apply -k`, Flux and Argo CD see them: a kustomization that another one of
+ * the source uses is an input, not a unit of its own; a kustomize Component is never one; a chart
+ * inside another chart (its `charts/`) belongs to that chart; and a folder under a unit belongs to
+ * that unit (the kustomization at the source's path composes whatever beneath it it uses).
  */
 export async function planUnits(registry: RendererRegistry, view: RepoView, sourcePath: string, markerPaths: Iterable<string>, known: InputsCache = new InputsCache()): Promise<UnitPlan> {
   const candidates = await findCandidates(registry, view, markerPaths, known);
   const used = new Set(candidates.flatMap((candidate) => candidate.inputs));
   const owners = candidates.filter((candidate) => registry.get(candidate.renderer)?.ownsNestedUnits);
   const units: PlannedUnit[] = [];
+  // Candidates come sorted by folder, so a unit is kept before any folder under it is looked at.
   for (const candidate of candidates) {
-    if (used.has(candidate.folder)) continue;
+    if (used.has(candidate.folder) || !candidate.standsAlone) continue;
     if (owners.some((owner) => owner.folder !== candidate.folder && isUnder(candidate.folder, owner.folder))) continue;
-    units.push(candidate);
+    if (units.some((unit) => isUnder(candidate.folder, unit.folder))) continue;
+    const { standsAlone: _standsAlone, ...unit } = candidate;
+    units.push(unit);
   }
   const claimed = new Set<string>();
   for (const candidate of candidates) {
@@ -64,7 +71,7 @@ export async function planUnits(registry: RendererRegistry, view: RepoView, sour
  * same files, so the inputs are too: a push that changes one overlay re-reads only that one.
  */
 export class InputsCache {
-  private readonly entries = new Map<string, { trees: string; inputs: string[]; digest: string }>();
+  private readonly entries = new Map<string, KnownInputs & { trees: string }>();
 
   constructor(private readonly capacity = 10_000) {}
 
@@ -76,7 +83,7 @@ export class InputsCache {
    * knownInputsOf is inputsOf's answer for a unit whose folders keep their trees, given without
    * waiting when the view has read those trees already; undefined sends the caller to inputsOf.
    */
-  knownInputsOf(view: RepoView, key: string, folder: string): { inputs: string[]; digest: string } | undefined {
+  knownInputsOf(view: RepoView, key: string, folder: string): KnownInputs | undefined {
     const known = this.entries.get(key);
     if (!known) return undefined;
     const trees: string[] = [];
@@ -88,12 +95,12 @@ export class InputsCache {
     return trees.join('\0') === known.trees ? known : undefined;
   }
 
-  async inputsOf(view: RepoView, key: string, folder: string, read: () => Promise<string[]>): Promise<{ inputs: string[]; digest: string }> {
+  async inputsOf(view: RepoView, key: string, folder: string, read: () => Promise<{ inputs: string[]; standsAlone: boolean }>): Promise<KnownInputs> {
     const known = this.entries.get(key);
     if (known && (await treesOf(view, [folder, ...known.inputs])) === known.trees) return known;
-    const inputs = await read();
+    const { inputs, standsAlone } = await read();
     const trees = await treesOf(view, [folder, ...inputs]);
-    const entry = { trees, inputs, digest: digestOf(`${key}\0\0${trees}`) };
+    const entry = { trees, inputs, standsAlone, digest: digestOf(`${key}\0\0${trees}`) };
     this.entries.delete(key);
     this.entries.set(key, entry);
     if (this.entries.size > this.capacity) {
@@ -102,6 +109,13 @@ export class InputsCache {
     }
     return entry;
   }
+}
+
+/** KnownInputs is what planning learnt of one unit folder while its trees stay the same. */
+interface KnownInputs {
+  inputs: string[];
+  standsAlone: boolean;
+  digest: string;
 }
 
 async function treesOf(view: RepoView, folders: readonly string[]): Promise<string> {
@@ -124,12 +138,16 @@ async function findCandidates(registry: RendererRegistry, view: RepoView, marker
     if (!found) continue;
     try {
       const key = `${found.renderer.name}\0${found.marker}\0${folder}`;
-      const { inputs, digest } = known.knownInputsOf(view, key, folder) ?? await known.inputsOf(view, key, folder, () => found.renderer.inputs(folder, found.marker, view));
-      candidates.push({ folder, renderer: found.renderer.name, marker: found.marker, inputs, digest });
+      const read = async () => ({
+        inputs: await found.renderer.inputs(folder, found.marker, view),
+        standsAlone: await found.renderer.standsAlone?.(folder, found.marker, view) ?? true,
+      });
+      const { inputs, standsAlone, digest } = known.knownInputsOf(view, key, folder) ?? await known.inputsOf(view, key, folder, read);
+      candidates.push({ folder, renderer: found.renderer.name, marker: found.marker, inputs, standsAlone, digest });
     } catch (error) {
       if (!(error instanceof RenderFailure)) throw error;
       const digest = digestOf(`${found.renderer.name}\0${found.marker}\0${folder}\0${error.message}\0${await treesOf(view, [folder])}`);
-      candidates.push({ folder, renderer: found.renderer.name, marker: found.marker, inputs: [], digest, failure: error });
+      candidates.push({ folder, renderer: found.renderer.name, marker: found.marker, inputs: [], standsAlone: true, digest, failure: error });
     }
   }
   return candidates;

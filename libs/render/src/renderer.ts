@@ -59,6 +59,11 @@ export interface Renderer {
    * remote base, a path out of the repository).
    */
   inputs(folder: string, marker: string, repo: UnitRepo): Promise<string[]>;
+  /**
+   * standsAlone tells whether the folder can be rendered on its own; a kustomize Component cannot
+   * (it only patches the kustomization that lists it), so it is never a unit. Absent means yes.
+   */
+  standsAlone?(folder: string, marker: string, repo: UnitRepo): Promise<boolean>;
   /** nested tells whether units found inside this unit's folder belong to it (a chart's `charts/`). */
   readonly ownsNestedUnits: boolean;
   render(job: RenderJob): Promise<RenderOutput>;

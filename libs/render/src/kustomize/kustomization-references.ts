@@ -40,3 +40,12 @@ export function kustomizationReferences(text: string, path: string): Kustomizati
   }
   return references;
 }
+
+/**
+ * kustomizationKind returns a kustomization's `kind` (Kustomization, Component), or undefined when
+ * it names none or cannot be read; a file that does not parse fails later, where it is rendered.
+ */
+export function kustomizationKind(text: string): string | undefined {
+  const match = /^kind:[ \t]*["']?([A-Za-z]+)["']?[ \t]*(#.*)?$/m.exec(text);
+  return match?.[1];
+}

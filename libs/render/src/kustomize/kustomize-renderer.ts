@@ -6,7 +6,7 @@ import { RenderFailure } from '../render-failure';
 import { renderOutputOf, type Renderer, type RenderJob, type RenderOutput, type UnitRepo } from '../renderer';
 import { resolveRepoPath } from '../repo-path';
 import { runSandboxed } from '../sandbox';
-import { kustomizationReferences, looksRemote } from './kustomization-references';
+import { kustomizationKind, kustomizationReferences, looksRemote } from './kustomization-references';
 
 /** kustomizationFiles are the names kustomize itself accepts, in its own order. */
 export const kustomizationFiles = ['kustomization.yaml', 'kustomization.yml', 'Kustomization'] as const;
@@ -21,8 +21,16 @@ export const kustomizeRenderer: Renderer = {
   markers: kustomizationFiles,
   ownsNestedUnits: false,
   inputs: kustomizeInputs,
+  standsAlone: kustomizationStandsAlone,
   render: renderKustomization,
 };
+
+/** kustomizationStandsAlone is false for `kind: Component`, which `kustomize build` refuses to build alone. */
+async function kustomizationStandsAlone(folder: string, marker: string, repo: UnitRepo): Promise<boolean> {
+  const path = folder === '.' ? marker : `${folder}/${marker}`;
+  const text = await repo.readText(path);
+  return text === undefined || kustomizationKind(text) !== 'Component';
+}
 
 /** kustomizeInputs follows resources, bases and components to every kustomization folder the unit uses. */
 async function kustomizeInputs(folder: string, marker: string, repo: UnitRepo): Promise<string[]> {
