@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import { mkdir, open as openFile, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import git, { Errors } from 'isomorphic-git';
+import git, { Errors, type HttpClient } from 'isomorphic-git';
 import { isReconcileFailure, TerminalError, TransientError } from '@tidemark/contracts';
 import { BoundedCache } from './bounded-cache';
 import { redactUrl } from './redact-url';
@@ -9,6 +9,7 @@ import type { AdvertisedRef } from './select-revision';
 import type { TreeItem } from './tree-diff';
 import { guardedHttp } from './guarded-http';
 import { AdvertisementReplay } from './advertisement-replay';
+import { boundedHttp, type GitHttpBounds } from './bounded-http';
 import { readCommitSummary, type CommitSummary } from './commit-time';
 import { defaultGitSizeLimits, PackSizeGuard, type GitSizeLimits } from './pack-size-guard';
 
@@ -44,15 +45,22 @@ export class GitStore {
   // unit's input reading; each read through isomorphic-git costs 0.7-1.5 ms of CPU.
   private trees = new BoundedCache<string, Promise<readonly TreeItem[]>>(parsedTreesKept);
   private commitTrees = new BoundedCache<string, string>(parsedTreesKept);
+  // Every request: redirects within the origin, a deadline, a capped ref advertisement.
+  private readonly http: HttpClient;
   // A poll's ref listing answers the discovery of the fetch right after it: one request fewer.
-  private readonly advertisement = new AdvertisementReplay();
+  private readonly advertisement: AdvertisementReplay;
 
   constructor(
     private readonly gitdir: string,
     private readonly url: string,
     private readonly headers: AuthHeaders,
     private readonly sizes: { source: string; limits: GitSizeLimits } = { source: redactUrl(url), limits: defaultGitSizeLimits },
-  ) {}
+    requests: Partial<Omit<GitHttpBounds, 'source'>> = {},
+  ) {
+    // A ref advertisement is read whole, like one Git object: the same limit bounds it.
+    this.http = boundedHttp({ source: sizes.source, maxAdvertisementBytes: sizes.limits.maxObjectBytes, ...requests });
+    this.advertisement = new AdvertisementReplay(this.http);
+  }
 
   /** currentHeaders asks for the credentials at each request, so rotated ones are used at once. */
   private async currentHeaders(): Promise<Record<string, string>> {
@@ -107,7 +115,7 @@ export class GitStore {
   /** fetch brings new objects; a pack over the size limits is refused (SourceTooLarge) before it is inflated. */
   async fetch(request: FetchRequest): Promise<FetchOutcome> {
     const guard = new PackSizeGuard(this.sizes.limits, this.sizes.source);
-    const shared = { fs, http: this.advertisement.replaying(guardedHttp(guard)), gitdir: this.gitdir, url: this.url, headers: await this.currentHeaders(), cache: this.cache, ref: haveRef };
+    const shared = { fs, http: this.advertisement.replaying(guardedHttp(guard, this.http)), gitdir: this.gitdir, url: this.url, headers: await this.currentHeaders(), cache: this.cache, ref: haveRef };
     // The first fetch is shallow (depth 1). Later ones send our last commit as a "have" and no
     // depth: a server ignores haves for the tree of a shallow boundary and would resend every
     // blob, while without depth it sends only what the have lacks. The price: a force-push that
@@ -212,6 +220,12 @@ function remoteError(what: string, error: unknown): Error {
   }
   if (error instanceof Errors.NotFoundError) {
     return new TransientError('GitRefNotFound', `Could not ${what}: ${error.message}.`, { cause: error });
+  }
+  // isomorphic-git quotes what the server sent (a preview of its body, its error lines): only the code is shown.
+  if (Object.values(Errors).some((kind) => typeof kind === 'function' && error instanceof kind)) {
+    const code = (error as { code?: string }).code ?? 'error';
+    const reason = code === 'SmartHttpError' ? 'the server did not answer with a Git ref advertisement' : `the server's answer could not be read (${code})`;
+    return new TransientError('GitFetchFailed', `Could not ${what}: ${reason}.`, { cause: error });
   }
   const reason = error instanceof Error ? error.message : String(error);
   return new TransientError('GitFetchFailed', `Could not ${what}: ${reason}`, { cause: error });

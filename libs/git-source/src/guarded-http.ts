@@ -7,10 +7,10 @@ import type { PackSizeGuard } from './pack-size-guard';
  * response as it streams: the guard throws from inside the body, so isomorphic-git never
  * collects, inflates or indexes a refused pack.
  */
-export function guardedHttp(guard: PackSizeGuard): HttpClient {
+export function guardedHttp(guard: PackSizeGuard, base: HttpClient = http): HttpClient {
   return {
     async request(request: GitHttpRequest): Promise<GitHttpResponse> {
-      const response = await http.request(request);
+      const response = await base.request(request);
       if (!request.url.endsWith('/git-upload-pack') || !response.body) return response;
       return { ...response, body: watched(response.body, guard) };
     },
