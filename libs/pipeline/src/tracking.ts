@@ -10,13 +10,16 @@ export function ownerOfRun(run: { job: { source: string; objectKey: string } }):
   return formatOwner(run.job);
 }
 
-/** withOwner returns the object with Tidemark's tracking annotation and managed-by label. */
+/**
+ * withOwner returns the object with Tidemark's tracking annotation, and the managed-by label
+ * unless the object sets its own (a chart's `Helm` stays as `helm template` rendered it).
+ */
 export function withOwner(object: KubernetesManifest, owner: string): KubernetesManifest {
   return {
     ...object,
     metadata: {
       ...object.metadata,
-      labels: { ...object.metadata.labels, 'app.kubernetes.io/managed-by': 'tidemark' },
+      labels: { 'app.kubernetes.io/managed-by': 'tidemark', ...object.metadata.labels },
       annotations: { ...object.metadata.annotations, [ownerAnnotation]: owner },
     },
   };
