@@ -1,11 +1,12 @@
-// Partial 3: a source's own Git size limits (tidemark.yaml `sources[].limits`, in MiB) replace the
-// reconciler's defaults for that source only: one source can be held tighter than the others.
+// Partial 3: a source's own Git size limits (tidemark.yaml `sources[].limits`, in MiB) hold that
+// source tighter than the reconciler's, never looser (issue 34 item 11: a Source writing
+// maxObjectMiB: 1024 would otherwise lift the memory bound of every replica).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { GitSource, parseSourceSpec } from '@tidemark/git-source';
+import { GitSource, parseSourceSpec, type GitSourceOptions } from '@tidemark/git-source';
 import { startGitServer, type GitServer } from '@tidemark/testing';
 
 let git: GitServer;
@@ -15,9 +16,9 @@ let url = '';
 /** configMap is a ConfigMap of about `kib` KiB. */
 const configMap = (name: string, kib: number) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n  namespace: limits\ndata:\n  v: "${'a'.repeat(kib * 1024)}"\n`;
 
-async function pollWith(limits: Record<string, number> | undefined): Promise<{ objects: number } | { code: string; message: string }> {
+async function pollWith(limits: Record<string, number> | undefined, operator?: GitSourceOptions['sizeLimits']): Promise<{ objects: number } | { code: string; message: string }> {
   const spec = parseSourceSpec({ name: 'tight', url, ref: { branch: 'main' }, intervalMs: 1000, ...(limits ? { limits } : {}) }, 'sources[0]');
-  const source = new GitSource({ spec, cacheDir: await mkdtemp(join(work, 'cache-')) });
+  const source = new GitSource({ spec, cacheDir: await mkdtemp(join(work, 'cache-')), ...(operator ? { sizeLimits: operator } : {}) });
   await source.open();
   try {
     return { objects: (await source.poll()).changes.length };
@@ -52,5 +53,11 @@ describe('per-source Git size limits', () => {
     const outcome = await pollWith({ maxRevisionMiB: 1 });
     expect(outcome).toMatchObject({ code: 'SourceTooLarge' });
     expect((outcome as { message: string }).message).toMatch(/Source tight: revision [0-9a-f]{12} holds more than 1 MiB of manifests/);
+  });
+
+  it('never raises the reconciler\'s limits: a source asking for 4096 MiB under an operator\'s 1 MiB is refused all the same', async () => {
+    const outcome = await pollWith({ maxRevisionMiB: 4096, maxObjectMiB: 1024, maxFetchMiB: 8192 }, { maxRevisionBytes: 1024 * 1024 });
+    expect(outcome).toMatchObject({ code: 'SourceTooLarge' });
+    expect((outcome as { message: string }).message).toMatch(/revision [0-9a-f]{12} holds more than 1 MiB of manifests/);
   });
 });

@@ -115,8 +115,7 @@ export class GitSource {
 
   constructor(private readonly options: GitSourceOptions) {
     const { spec } = options;
-    // The source's own limits (tidemark.yaml, Source objects) win over the reconciler's defaults.
-    const sizeLimits = { ...defaultGitSizeLimits, ...options.sizeLimits, ...spec.limits };
+    const sizeLimits = lowerOnly({ ...defaultGitSizeLimits, ...options.sizeLimits }, spec.limits);
     const credentials = options.credentials;
     const headers = credentials ? async () => authHeaders(await credentials()) : authHeaders(spec.auth);
     this.store = new GitStore(options.cacheDir, spec.url, headers, { source: spec.name, limits: sizeLimits });
@@ -404,4 +403,14 @@ function unitOf(unit: UnitProvenance, cluster: string | undefined): UnitProvenan
   const { valuesByCluster, ...provenance } = unit;
   const values = cluster === undefined ? undefined : valuesByCluster?.get(cluster);
   return values ? { ...provenance, clusterValues: values } : provenance;
+}
+
+/**
+ * lowerOnly applies a source's own limits (tidemark.yaml, Source objects) to the reconciler's: a
+ * source may only hold itself tighter. Whoever may write a Source object would otherwise lift the
+ * memory bound that protects every replica (a 1 MiB push inflated to 8 GiB).
+ */
+function lowerOnly(operator: GitSizeLimits, own: Partial<GitSizeLimits>): GitSizeLimits {
+  const lower = (key: keyof GitSizeLimits) => Math.min(operator[key], own[key] ?? operator[key]);
+  return { maxObjectBytes: lower('maxObjectBytes'), maxFetchBytes: lower('maxFetchBytes'), maxRevisionBytes: lower('maxRevisionBytes') };
 }

@@ -86,7 +86,7 @@ export interface SourceSpec {
   readonly allow?: SourceAllow;
   /** Keys one of which must have signed the commit (or tag) applied. @defaultValue no signature needed */
   readonly verify?: SourceVerify;
-  /** This source's Git size limits. @defaultValue the reconciler's */
+  /** This source's Git size limits: each may only lower the reconciler's. @defaultValue the reconciler's */
   readonly limits: SourceLimits;
   /**
    * How long this source's objects may take to become Ready (ms), between the reconciler's

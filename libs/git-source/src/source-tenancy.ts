@@ -58,7 +58,7 @@ export interface SourceVerify {
   readonly sshKeys: readonly string[];
 }
 
-/** SourceLimits are the source's own Git size limits, in bytes; unset ones keep the defaults. */
+/** SourceLimits are the source's own Git size limits, in bytes: each may only lower the reconciler's; unset ones keep it. */
 export interface SourceLimits {
   readonly maxObjectBytes?: number;
   readonly maxFetchBytes?: number;
