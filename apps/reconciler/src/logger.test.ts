@@ -19,7 +19,7 @@ describe('createLogger', () => {
     expect(lines).toHaveLength(2);
     expect(lines.join('')).not.toContain(canary);
     expect(lines[0]).toContain('[redacted]');
-    expect(lines[1]).toContain('https://[redacted]@git.example/repo');
+    expect(lines[1]).toContain('https://***@git.example/repo');
   });
 
   it('keeps ordinary fields, so the check above can see a canary when one leaks', () => {

@@ -1,8 +1,9 @@
 // libs/contracts owns what libraries share: job payloads, status records, conditions and reasons,
-// the three failure kinds, object keys, the owner annotation, the logger interface, content
-// hashes, and every Redis record read by more than one library (RecordKeys with its one prefix
-// convention, SourceStatus, ClusterHealth, StatusChange, RedisLease, revisionFor). It imports no
-// other Tidemark library; ioredis is used for types only.
+// an object's verdict (verdictOf), the three failure kinds and messageOf, object keys, the owner
+// annotation, the logger interface, content hashes, the one rule for what a secret is
+// (redaction.ts), and every Redis record read by more than one library (RecordKeys with its one
+// prefix convention, SourceStatus, ClusterHealth, StatusChange, RedisLease, revisionFor). It
+// imports no other Tidemark library; ioredis is used for types only.
 
 export { formatObjectKey, parseObjectKey, groupOf, describeObject, type ObjectRef } from './object-key';
 export { ReconcileJob, JobReason } from './job';
@@ -18,6 +19,7 @@ export type { ReconcileOutcome } from './outcome';
 export type { Logger } from './logger';
 export { stableStringify } from './stable-stringify';
 export { contentHash } from './content-hash';
+export { isSecretKey, scrubText, redactUrl, redactValue, redactedText, redactAnnotation, isRedactedObject, type RedactOptions, type RedactableObject } from './redaction';
 export { newestFirst, type ManagedFieldsEntry } from './managed-fields';
 export { ownerAnnotation, formatOwner, ownerOf, type GitOwner } from './owner';
 export { RecordKeys } from './records/record-keys';

@@ -1,6 +1,5 @@
-import { newestFirst, stableStringify, type DriftItem, type KubernetesManifest, type ManagedFieldsEntry } from '@tidemark/contracts';
+import { isRedactedObject, newestFirst, redactedText, stableStringify, type DriftItem, type KubernetesManifest, type ManagedFieldsEntry } from '@tidemark/contracts';
 import { leafPaths, ownsPath, type FieldPath } from './field-set';
-import { isRedacted } from './redaction';
 import { resolvePath, toPointer } from './resolve-path';
 
 /** DriftRules say what does not count as drift. */
@@ -22,8 +21,6 @@ export interface DriftInput {
   now: Date;
 }
 
-const redacted = '[redacted]';
-
 /**
  * computeDrift compares the dry-run of the desired object with the live one, field by field,
  * over the fields Tidemark's manager owns. Server defaults are equal on both sides and fields
@@ -39,7 +36,7 @@ export function computeDrift(input: DriftInput): DriftItem[] {
   if (!ours) return [];
   // A Secret's data, and every value of an object that opts into redaction, stay in the cluster.
   const secret = desired.kind === 'Secret' && desired.apiVersion === 'v1';
-  const optedIn = isRedacted(desired) && !secret;
+  const optedIn = isRedactedObject(desired) && !secret;
   const items: DriftItem[] = [];
   for (const path of comparedPaths(leafPaths(ours.fieldsV1), secret)) {
     const wanted = resolvePath(desired, path);
@@ -77,7 +74,7 @@ function comparedPaths(paths: FieldPath[], secret: boolean): FieldPath[] {
 
 /** hiddenValues says only that a value changed or went, never what it was. */
 function hiddenValues(actual: unknown): { desired: string; live: string } {
-  return { desired: redacted, live: actual === undefined ? 'removed' : 'changed' };
+  return { desired: redactedText, live: actual === undefined ? 'removed' : 'changed' };
 }
 
 /**

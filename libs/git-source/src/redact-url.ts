@@ -1,13 +1,2 @@
-/**
- * redactUrl returns a URL safe to log or show: credentials, query and fragment are removed,
- * because tokens end up in any of them. Text that is not a URL is replaced entirely.
- */
-export function redactUrl(text: string): string {
-  try {
-    const url = new URL(text);
-    const redacted = url.username || url.password ? '***@' : '';
-    return `${url.protocol}//${redacted}${url.host}${url.pathname}`;
-  } catch {
-    return '(invalid URL)';
-  }
-}
+// The one secret rule lives in contracts; git-source's callers import it from here until their files are free to change.
+export { redactUrl } from '@tidemark/contracts';

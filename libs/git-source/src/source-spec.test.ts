@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { redactUrl } from './redact-url';
 import { parseSourceSpec, parseSourceSpecs } from './source-spec';
 
 const valid = { name: 'apps', url: 'https://git.example.com/org/apps.git', ref: { branch: 'main' }, intervalMs: 60_000 };
@@ -61,14 +60,6 @@ describe('parseSourceSpecs', () => {
     expect(() => parseSourceSpecs([valid, valid])).toThrow('sources[1].name: "apps" is used by another source');
     expect(() => parseSourceSpecs({})).toThrow('sources: must be a non-empty list');
     expect(() => parseSourceSpecs([valid, { ...valid, url: 'ftp://x' }])).toThrow('sources[1].url');
-  });
-});
-
-describe('redactUrl', () => {
-  it('drops credentials, query and fragment', () => {
-    expect(redactUrl('https://bob:hunter2@git.example.com/a.git?token=abc#x')).toBe('https://***@git.example.com/a.git');
-    expect(redactUrl('https://git.example.com/a.git')).toBe('https://git.example.com/a.git');
-    expect(redactUrl('::')).toBe('(invalid URL)');
   });
 });
 

@@ -1,5 +1,5 @@
 // The poller is the one writer of the SourceStatus record; its format and key live in contracts.
-import { keptCommits, keptProblems, keptWarningLength, keptWarnings, type SourceCommit, type SourceProblem } from '@tidemark/contracts';
+import { keptCommits, keptProblems, keptWarningLength, keptWarnings, scrubText, type SourceCommit, type SourceProblem } from '@tidemark/contracts';
 import type { PollResult } from '@tidemark/git-source';
 import type { RedisClient } from '@tidemark/contracts';
 
@@ -58,9 +58,9 @@ export async function recordFailure(redis: RedisClient, key: string, error: unkn
   await redis.hset(key, { state: 'error', error: scrubCredentials(error instanceof Error ? error.message : String(error)), errorAt: now, polledAt: now, durationMs, leader });
 }
 
-/** scrubCredentials removes user:password@ from any URL in a message, in case a library put one there. */
+/** scrubCredentials removes credentials from a message (the one secret rule), in case a library put one there, and bounds it. */
 export function scrubCredentials(message: string): string {
-  return message.replace(/(\w+:\/\/)[^/@\s]+@/g, '$1***@').slice(0, 2000);
+  return scrubText(message).slice(0, 2000);
 }
 
 /** recordSuspended says a poll was skipped because the source is suspended. */

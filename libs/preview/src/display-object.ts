@@ -1,6 +1,5 @@
-import type { KubernetesManifest } from '@tidemark/contracts';
+import { isRedactedObject, redactedText, type KubernetesManifest } from '@tidemark/contracts';
 
-const redacted = '[redacted]';
 const serverMetadata = ['managedFields', 'resourceVersion', 'uid', 'generation', 'creationTimestamp', 'selfLink'];
 
 /**
@@ -14,15 +13,11 @@ export function displayObject(object: KubernetesManifest | undefined): Record<st
   const metadata: Record<string, unknown> = { ...object.metadata };
   for (const field of serverMetadata) delete metadata[field];
   const shown: Record<string, unknown> = { ...rest, metadata };
-  if (!isRedacted(object)) return shown;
+  if (!isRedactedObject(object)) return shown;
   for (const field of ['data', 'stringData', 'binaryData']) {
     const values = shown[field];
-    if (values && typeof values === 'object') shown[field] = Object.fromEntries(Object.keys(values).map((key) => [key, redacted]));
+    if (values && typeof values === 'object') shown[field] = Object.fromEntries(Object.keys(values).map((key) => [key, redactedText]));
   }
-  if (object.kind !== 'Secret' && shown.spec !== undefined) shown.spec = redacted;
+  if (object.kind !== 'Secret' && shown.spec !== undefined) shown.spec = redactedText;
   return shown;
-}
-
-function isRedacted(object: KubernetesManifest): boolean {
-  return (object.kind === 'Secret' && object.apiVersion === 'v1') || object.metadata.annotations?.['tidemark.dev/redact'] === 'true';
 }

@@ -1,4 +1,4 @@
-import type { KubernetesManifest, PreviewField } from '@tidemark/contracts';
+import { redactedText, type KubernetesManifest, type PreviewField } from '@tidemark/contracts';
 import { computeDrift } from '@tidemark/drift';
 
 /**
@@ -38,12 +38,10 @@ function secretDataChanges(dryRun: KubernetesManifest, live: KubernetesManifest,
     .filter((key) => wanted[key] !== actual[key] && !seen.has(`/data/${escapePointer(key)}`))
     .map((key): PreviewField => ({
       path: `/data/${escapePointer(key)}`,
-      ...(key in wanted ? { desired: redacted } : {}),
-      ...(key in actual ? { live: redacted } : {}),
+      ...(key in wanted ? { desired: redactedText } : {}),
+      ...(key in actual ? { live: redactedText } : {}),
     }));
 }
-
-const redacted = '[redacted]';
 
 function dataOf(object: KubernetesManifest): Record<string, unknown> {
   const data = (object as { data?: unknown }).data;

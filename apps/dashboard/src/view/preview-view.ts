@@ -1,4 +1,4 @@
-import type { PreviewAction, PreviewChange, PreviewField, PreviewReport } from '@tidemark/contracts';
+import { isRedactedObject, type PreviewAction, type PreviewChange, type PreviewField, type PreviewReport } from '@tidemark/contracts';
 import { buildObjectDiffs, type DiffLine } from './drift-diff';
 
 /** PreviewObject is one Git object of a preview with what merging would do to it on each cluster. */
@@ -39,8 +39,8 @@ function isChange(value: unknown): value is PreviewChange {
 
 /** isHidden: a Secret's values, and those of an object that opts into redaction, are never shown. */
 function isHidden(change: PreviewChange): boolean {
-  if (change.kind === 'Secret' && change.apiVersion === 'v1') return true;
-  return [change.desired, change.live].some((object) => annotationsOf(object)?.['tidemark.dev/redact'] === 'true');
+  const { apiVersion, kind } = change;
+  return isRedactedObject({ apiVersion, kind }) || [change.desired, change.live].some((object) => isRedactedObject({ apiVersion, kind, metadata: { annotations: annotationsOf(object) } }));
 }
 
 function annotationsOf(object: Record<string, unknown> | undefined): Record<string, unknown> | undefined {

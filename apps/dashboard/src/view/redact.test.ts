@@ -41,4 +41,19 @@ describe('redaction', () => {
     });
     expect(owned.drift?.map((item) => [item.desired, item.live])).toEqual([['x=1', 'x=2'], ['(redacted)', '(redacted)']]);
   });
+
+  it('hides what the logs hide: every spelling of a credential key, and credentials quoted in text', () => {
+    const canary = 'canary-9f8e7d6c5b4a';
+    const status = redactStatus({
+      ...base, kind: 'Deployment',
+      conditions: [{ type: 'Ready', status: 'False', reason: 'FetchFailed', message: `fetch https://u:${canary}@git.example/a.git failed`, observedGeneration: 1, lastTransitionTime: base.updatedAt }],
+      kindStatus: { env: { DB_PASSWORD: canary, client_secret: canary, 'X-Auth-Token': canary, kubeconfig: canary, cookie: canary }, note: `see ?token=${canary}` },
+      drift: [drift('/spec/template/metadata/annotations/kubeconfig', canary, 'b'), drift('/spec', { cookie: canary, replicas: 2 }, { replicas: 3 })],
+      failure: { category: 'transient', code: 'FetchFailed', detail: `Authorization: Bearer ${canary}` },
+      warnings: [`https://${canary}@github.com/o/r.git`],
+    });
+    expect(JSON.stringify(status)).not.toContain(canary);
+    expect(status.kindStatus).toEqual({ env: { DB_PASSWORD: '(redacted)', client_secret: '(redacted)', 'X-Auth-Token': '(redacted)', kubeconfig: '(redacted)', cookie: '(redacted)' }, note: 'see ?token=(redacted)' });
+    expect(status.conditions[0]?.message).toBe('fetch https://***@git.example/a.git failed');
+  });
 });

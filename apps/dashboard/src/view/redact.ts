@@ -1,23 +1,16 @@
-import type { DriftItem, ObjectStatus } from '@tidemark/contracts';
+import { isSecretKey, redactValue as redactBy, scrubText, type DriftItem, type ObjectStatus } from '@tidemark/contracts';
 
 /** redactedValue replaces anything that could be Secret data. */
 export const redactedValue = '(redacted)';
 
-// Field names whose values are never shown: Secret payloads and credential-looking fields.
-const sensitiveField = /^(data|stringData|binaryData|password|passwd|token|secret|apiKey|privateKey|credentials?)$/i;
-
-/** isSensitivePath tells whether a JSON pointer runs through a field whose values are hidden. */
+/** isSensitivePath tells whether a JSON pointer runs through a field whose values are hidden (the one secret rule, isSecretKey). */
 export function isSensitivePath(pointer: string): boolean {
-  return pointer.split('/').some((segment) => sensitiveField.test(segment.replaceAll('~1', '/').replaceAll('~0', '~')));
+  return pointer.split('/').some((segment) => isSecretKey(segment.replaceAll('~1', '/').replaceAll('~0', '~')));
 }
 
-/** redactValue copies a JSON value with every sensitive field's value replaced. */
+/** redactValue copies a JSON value with every secret field's value replaced and credentials scrubbed from its strings, as the logs do. */
 export function redactValue(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(redactValue);
-  if (typeof value !== 'object' || value === null) return value;
-  const copy: Record<string, unknown> = {};
-  for (const [field, inner] of Object.entries(value)) copy[field] = sensitiveField.test(field) ? redactedValue : redactValue(inner);
-  return copy;
+  return redactBy(value, { censor: redactedValue });
 }
 
 // ConfigMap payloads are configuration, not secrets: shown, unless the object opted into redaction
@@ -40,7 +33,7 @@ function redactConfigMapDrift(item: DriftItem): DriftItem {
 
 function redactKeys(value: unknown): unknown {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
-  return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, sensitiveField.test(key) ? redactedValue : inner]));
+  return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, isSecretKey(key) ? redactedValue : inner]));
 }
 
 function redactDrift(item: DriftItem, recordKind: string): DriftItem {
@@ -56,10 +49,16 @@ function redactDrift(item: DriftItem, recordKind: string): DriftItem {
  * Secret data by design; this is the second line, in case a kind or a drift item ever does.
  */
 export function redactStatus(status: ObjectStatus): ObjectStatus {
-  const copy: ObjectStatus = { ...status };
+  const copy: ObjectStatus = { ...status, conditions: status.conditions.map((condition) => ({ ...condition, message: scrub(condition.message) })) };
+  if (status.warnings) copy.warnings = status.warnings.map(scrub);
+  if (status.failure?.detail) copy.failure = { ...status.failure, detail: scrub(status.failure.detail) };
   if (status.kindStatus) copy.kindStatus = redactValue(status.kindStatus) as Record<string, unknown>;
   // An API server message about a Secret may quote its data: keep the category and code only.
   if (status.kind === 'Secret' && status.failure?.detail) copy.failure = { category: status.failure.category, code: status.failure.code };
   if (status.drift) copy.drift = status.drift.map((item) => redactDrift(item, status.kind));
   return copy;
+}
+
+function scrub(text: string): string {
+  return scrubText(text, redactedValue);
 }
