@@ -43,6 +43,9 @@ beforeAll(async () => {
   await applyObject(intruder, victim('coredns'));
   // Claims to be the WebApp's, but Tidemark never applied it.
   await applyObject(intruder, victim('forged-owner', { 'tidemark.dev/owner': `test:${webAppKey}` }));
+  // Issue 34, item 6: annotated for the WebApp under Tidemark's field manager name, by someone who may
+  // patch it; only Tidemark's own record of what it applied tells it apart from the WebApp's objects.
+  await kubectl(inject('kubeconfigPath'), ['apply', '--server-side', '--field-manager=tidemark', '-f', '-'], JSON.stringify(victim('manager-forged', { 'tidemark.dev/owner': `test:${webAppKey}` })));
   // Tidemark's, but for another source's Git object.
   await applyObject(harness.connection, victim('other-source', { 'tidemark.dev/owner': `other:core/ConfigMap/${victims}/other-source` }));
   await harness.repo.write('ns.yaml', `apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ${team}\n`);
@@ -56,7 +59,7 @@ afterAll(async () => {
 
 describe('prune ownership', () => {
   it('prunes what the WebApp rendered, but not what a forged status inventory adds', async () => {
-    await forgeInventory(['coredns', 'forged-owner', 'other-source'].map(entry));
+    await forgeInventory(['coredns', 'forged-owner', 'manager-forged', 'other-source'].map(entry));
     await harness.repo.write('shop.yaml', webApp(false));
     const { results } = await harness.pushAndReconcile('drop config');
     expect(results.get(webAppKey)).not.toBeInstanceOf(Error);
@@ -64,27 +67,28 @@ describe('prune ownership', () => {
     const rendered = await kubectl(inject('kubeconfigPath'), ['get', 'configmaps', '-n', team, '-l', 'app.kubernetes.io/managed-by=tidemark', '-o', 'name']);
     expect(rendered.trim()).toBe('');
     // Objects deleted through the forged inventory: 0.
-    for (const name of ['coredns', 'forged-owner', 'other-source']) expect(await live(name), name).toBeDefined();
+    for (const name of ['coredns', 'forged-owner', 'manager-forged', 'other-source']) expect(await live(name), name).toBeDefined();
     const status = await harness.statusStore.get(harness.cluster, webAppKey);
     expect(status?.warnings?.join('\n')).toMatch(new RegExp(`ConfigMap ${victims}/coredns carries no tidemark.dev/owner annotation`));
     expect(status?.warnings?.join('\n')).toMatch(/forged-owner names .* but Tidemark's field manager tidemark did not apply that annotation/);
     expect(status?.warnings?.join('\n')).toMatch(/other-source is owned by other:/);
+    expect(status?.warnings?.join('\n')).toMatch(/manager-forged names .* as its owner, but Tidemark's own record of what it applied for .* does not list it/);
     const events = await kubectl(inject('kubeconfigPath'), ['get', 'events', '-n', team, '--field-selector', 'reason=Orphaned', '-o', 'jsonpath={.items[*].message}']);
     expect(events).toMatch(/coredns/);
   });
 
   it('keeps them too when the WebApp leaves Git, while the WebApp and what it rendered go', async () => {
-    await forgeInventory(['coredns', 'forged-owner', 'other-source'].map(entry));
+    await forgeInventory(['coredns', 'forged-owner', 'manager-forged', 'other-source'].map(entry));
     await harness.repo.delete('shop.yaml');
     const { results } = await harness.pushAndReconcile('remove shop');
     expect(results.get(webAppKey)).toEqual({ kind: 'done' });
     expect(await getObject(harness.connection, { apiVersion: 'tidemark.dev/v1alpha1', kind: 'WebApp', namespace: team, name: 'shop' })).toBeUndefined();
     expect(await getObject(harness.connection, { apiVersion: 'apps/v1', kind: 'Deployment', namespace: team, name: 'shop' })).toBeUndefined();
-    for (const name of ['coredns', 'forged-owner', 'other-source']) expect(await live(name), name).toBeDefined();
+    for (const name of ['coredns', 'forged-owner', 'manager-forged', 'other-source']) expect(await live(name), name).toBeDefined();
   });
 
   it('a forged removal job deletes nothing that is not this Git object\'s own', async () => {
-    for (const name of ['coredns', 'forged-owner', 'other-source']) {
+    for (const name of ['coredns', 'forged-owner', 'manager-forged', 'other-source']) {
       const outcome = await harness.reconcileKey(`core/ConfigMap/${victims}/${name}`, 'git-removed');
       expect(outcome).toEqual({ kind: 'done' });
       expect(await live(name), name).toBeDefined();

@@ -15,7 +15,16 @@ export function pruneContext(run: ReconcileRun, deps: PipelineDependencies): Pru
       return { kind: plugin.kind, managedBySource: deps.options?.builtinCrdSources?.[name]?.includes(run.job.source) ?? false };
     },
     declaredBy: (live) => declaredBy(run, deps, live),
+    record: recordOfRun(run),
   };
+}
+
+/** recordOfRun is the run's previous status record, only if it is the record of this very cluster and Git object. */
+function recordOfRun(run: ReconcileRun): unknown {
+  const record: unknown = run.previous;
+  if (typeof record !== 'object' || record === null) return undefined;
+  const { cluster, objectKey, source } = record as Record<string, unknown>;
+  return cluster === run.job.cluster && objectKey === run.job.objectKey && source === run.job.source ? record : undefined;
 }
 
 /**

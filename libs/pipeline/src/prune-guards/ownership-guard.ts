@@ -1,11 +1,15 @@
 import { ownerAnnotation, type ManagedFieldsEntry } from '@tidemark/contracts';
+import { recordNames } from './applied-record';
 import { allowPrune, describeEntry, keep, type PruneCandidate, type PruneGuard, type PruneVerdict } from './prune-guard';
 
 /**
  * ownershipGuard lets Tidemark delete only what it applied for the very Git object asking:
  * the live object must carry the owner annotation naming that object, and Tidemark's field
- * manager must own that annotation through an apply (not through a status write). So a name
- * written into a CR's status, or an object another source applied last, is never deleted.
+ * manager must own that annotation through an apply (not through a status write), and Tidemark's
+ * own status record of the last run must name the object (with the uid it had at apply, when
+ * recorded). A field manager's name is anyone's to choose, so the record is the proof that
+ * Tidemark applied it. So a name written into a CR's status, an annotation applied by someone
+ * else under Tidemark's manager name, or an object another source applied last, is never deleted.
  */
 export const ownershipGuard: PruneGuard = {
   name: 'ownership',
@@ -24,6 +28,19 @@ export function checkOwnership(candidate: PruneCandidate): PruneVerdict {
   }
   if (!ownsOwnerAnnotation(candidate.live.metadata.managedFields, candidate.fieldManager)) {
     return keep(`${what} names ${candidate.owner} as its owner, but Tidemark's field manager ${candidate.fieldManager} did not apply that annotation; it is left in place.`);
+  }
+  return checkRecorded(candidate, what);
+}
+
+/** checkRecorded: the annotation and its field manager can be forged by anyone who may patch the object; Tidemark's own record cannot. */
+function checkRecorded(candidate: PruneCandidate, what: string): PruneVerdict {
+  const recorded = recordNames(candidate.context.record, candidate.live);
+  if (!recorded.named) {
+    return keep(`${what} names ${candidate.owner} as its owner, but Tidemark's own record of what it applied for ${candidate.owner} does not list it; it is left in place.`);
+  }
+  const uid = candidate.live.metadata.uid;
+  if (recorded.uids.length > 0 && (typeof uid !== 'string' || !recorded.uids.includes(uid))) {
+    return keep(`${what} is not the object Tidemark applied for ${candidate.owner}: its uid differs from the one recorded at apply; it is left in place.`);
   }
   return allowPrune;
 }

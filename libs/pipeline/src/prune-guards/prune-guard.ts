@@ -16,6 +16,11 @@ export interface PruneContext {
    * revision, under whatever spelling (namespace written or omitted); undefined when none does.
    */
   declaredBy(live: KubernetesManifest): Promise<string | undefined>;
+  /**
+   * The status record Tidemark wrote for the Git object asking (from Redis: unparsed, hostile
+   * input), read before the run; undefined when there is none or it is another object's.
+   */
+  record: unknown;
 }
 
 /**
