@@ -32,6 +32,8 @@ const prefix = `tso-${suffix}`;
 const reconcilerAccount = { namespace: home, name: `${release}-tidemark-reconciler` };
 const rbacKinds = new Set(['ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding']);
 const enabledIn = (...namespaces: string[]) => ['sourceObjects.enabled=true', ...namespaces.map((namespace, index) => `sourceObjects.namespaces[${index}]=${namespace}`)];
+// The identity of a Source without spec.serviceAccount (issue 34: never the reconciler's own).
+const sourceIdentity = 'tidemark-source';
 const configOf = (objects: Manifest[]) => parseYaml((objects.find((object) => object.kind === 'ConfigMap' && object.metadata.name.endsWith('-reconciler-config')) as unknown as { data: Record<string, string> }).data['tidemark.yaml']!) as Record<string, unknown>;
 const named = (objects: Manifest[], kind: string, name: string) => objects.filter((object) => object.kind === kind && object.metadata.name === name);
 const crdRuleNames = (objects: Manifest[]) => ((objects.find((object) => object.kind === 'ClusterRole' && object.metadata.name.endsWith('-reconciler'))?.rules ?? []) as { resourceNames?: string[]; resources: string[] }[])
@@ -42,7 +44,7 @@ let objects: Manifest[] = [];
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'tidemark-deploy-sources-'));
-  objects = await renderHelm({ name: release, namespace: home, set: enabledIn(teamA) });
+  objects = await renderHelm({ name: release, namespace: home, set: [...enabledIn(teamA), `sourceObjects.defaultServiceAccountName=${sourceIdentity}`] });
   for (const namespace of [home, teamA, teamB]) await kubectl(kubeconfigPath, ['create', 'namespace', namespace]);
   await applyForReal(kubeconfigPath, objects.filter((object) => rbacKinds.has(object.kind)));
 }, 600_000);
@@ -57,7 +59,7 @@ describe('the Helm chart with sourceObjects.namespaces [team-a]', () => {
     const name = `${release}-tidemark-reconciler-sources`;
     expect([...named(objects, 'Role', name), ...named(objects, 'RoleBinding', name)].map((object) => object.metadata.namespace)).toEqual([teamA, teamA]);
     expect(named(objects, 'ClusterRole', name)).toEqual([]);
-    expect(configOf(objects).sourceObjects).toEqual({ enabled: true, namespaces: [teamA], allowCrossNamespaceRefs: false });
+    expect(configOf(objects).sourceObjects).toEqual({ enabled: true, namespaces: [teamA], allowCrossNamespaceRefs: false, defaultServiceAccountName: sourceIdentity });
     expect(crdRuleNames(objects)).toContain('sources.tidemark.dev');
   });
 
@@ -68,6 +70,7 @@ describe('the Helm chart with sourceObjects.namespaces [team-a]', () => {
       ...['get', 'list', 'watch'].map((verb) => ({ verb, group: '', resource: 'secrets', namespace: teamA })),
       ...['get', 'patch'].map((verb) => ({ verb, group: 'apiextensions.k8s.io', resource: 'customresourcedefinitions', name: 'sources.tidemark.dev' })),
       { verb: 'create', group: '', resource: 'events', namespace: teamA },
+      { verb: 'impersonate', group: '', resource: 'serviceaccounts', namespace: teamA, name: sourceIdentity },
     ];
     const answers = await canServiceAccount(kubeconfigPath, reconcilerAccount, allowed);
     expect(allowed.filter((_, index) => !answers[index]).map(describeQuestion)).toEqual([]);
@@ -82,6 +85,9 @@ describe('the Helm chart with sourceObjects.namespaces [team-a]', () => {
       { verb: 'patch', group: 'tidemark.dev', resource: 'sources', subresource: 'status', namespace: teamB },
       ...['create', 'update', 'patch', 'delete'].map((verb) => ({ verb, group: '', resource: 'secrets', namespace: teamA })),
       { verb: 'delete', group: 'apiextensions.k8s.io', resource: 'customresourcedefinitions', name: 'sources.tidemark.dev' },
+      // The default identity only, and only in the served namespace.
+      { verb: 'impersonate', group: '', resource: 'serviceaccounts', namespace: teamA, name: 'admin' },
+      ...[teamB, home].map((namespace) => ({ verb: 'impersonate', group: '', resource: 'serviceaccounts', namespace, name: sourceIdentity })),
     ];
     const answers = await canServiceAccount(kubeconfigPath, reconcilerAccount, refused);
     expect(refused.filter((_, index) => answers[index]).map(describeQuestion)).toEqual([]);
@@ -128,6 +134,11 @@ describe('a reconciler as the chart\'s ServiceAccount, with the chart\'s sourceO
       contexts: [{ name: 'sa', context: { cluster: 'rig', user: 'reconciler' } }],
     }));
     for (const namespace of [teamA, teamB]) await applyObject(admin, gitSecret(namespace));
+    // team-a's owner gives the default identity the rights its Sources need (the chart lets the reconciler impersonate it).
+    const rbac = { apiVersion: 'rbac.authorization.k8s.io/v1', metadata: { name: sourceIdentity, namespace: teamA } };
+    await applyObject(admin, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: sourceIdentity, namespace: teamA } });
+    await applyObject(admin, { ...rbac, kind: 'Role', rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'] }] } as KubernetesManifest);
+    await applyObject(admin, { ...rbac, kind: 'RoleBinding', roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: sourceIdentity }, subjects: [{ kind: 'ServiceAccount', name: sourceIdentity, namespace: teamA }] } as KubernetesManifest);
     reconcilerConfig = {
       redis: { url: inject('redisUrl'), prefix },
       cacheDir: join(work, 'cache'),
@@ -207,6 +218,15 @@ describe('the Helm chart\'s other sourceObjects values', () => {
     expect(named(rendered, 'Role', name)).toEqual([]);
     await writeFile(join(work, 'all.yaml'), stringify({ ...configOf(rendered), sources: [{ name: 'x', url: 'https://git.example.com/x.git', ref: { branch: 'main' }, intervalMs: 60_000 }], clusters: [{ name: 'in-cluster', kubeconfig: kubeconfigPath }] }));
     expect(loadConfig({ TIDEMARK_REDIS_URL: 'redis://127.0.0.1:6379' }, join(work, 'all.yaml')).sourceObjects.namespaces).toBe('all');
+  }, 600_000);
+
+  it('renders the allow ceiling into the config, as the reconciler reads it', async () => {
+    const rendered = await renderHelm({ name: release, namespace: home, set: [...enabledIn(teamA), 'sourceObjects.allow.namespaces[0]=sa-*', 'sourceObjects.allow.denyKinds[0]=rbac.authorization.k8s.io/*'] });
+    expect(configOf(rendered).sourceObjects).toMatchObject({ allow: { namespaces: ['sa-*'], denyKinds: ['rbac.authorization.k8s.io/*'] } });
+    expect(configOf(rendered).sourceObjects).not.toHaveProperty('defaultServiceAccountName');
+    expect(named(rendered, 'Role', `${release}-tidemark-reconciler-sources`)[0]?.rules).not.toContainEqual(expect.objectContaining({ verbs: ['impersonate'] }));
+    await writeFile(join(work, 'ceiling.yaml'), stringify({ ...configOf(rendered), sources: [{ name: 'x', url: 'https://git.example.com/x.git', ref: { branch: 'main' }, intervalMs: 60_000 }], clusters: [{ name: 'in-cluster', kubeconfig: kubeconfigPath }] }));
+    expect(loadConfig({ TIDEMARK_REDIS_URL: 'redis://127.0.0.1:6379' }, join(work, 'ceiling.yaml')).sourceObjects.allow).toMatchObject({ namespaces: ['sa-*'], denyKinds: ['rbac.authorization.k8s.io/*'], clusterKinds: [] });
   }, 600_000);
 
   it('renders nothing for Source objects when they are off (the default)', async () => {

@@ -58,6 +58,14 @@ beforeAll(async () => {
   const bootUrl = await open.createRepository('boot');
   boot = await open.workingCopy('boot');
   await boot.write('sources/namespace.yaml', stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: team } }));
+  // The identity of a Source without spec.serviceAccount (sourceObjects.defaultServiceAccountName): a
+  // Source never acts as the reconciler. It may write what these Sources apply: ConfigMaps, and Sources.
+  const rbac = { apiVersion: 'rbac.authorization.k8s.io/v1', metadata: { name: 'tidemark-source', namespace: team } };
+  await boot.write('sources/identity.yaml', [
+    { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'tidemark-source', namespace: team } },
+    { ...rbac, kind: 'Role', rules: [{ apiGroups: ['', 'tidemark.dev'], resources: ['configmaps', 'sources'], verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'] }] },
+    { ...rbac, kind: 'RoleBinding', roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'tidemark-source' }, subjects: [{ kind: 'ServiceAccount', name: 'tidemark-source', namespace: team }] },
+  ].map((object) => stringify(object)).join('---\n'));
   await boot.commitAndPush('bootstrap');
   appUrl = await guarded.createRepository('app');
   app = await guarded.workingCopy('app');
@@ -71,7 +79,7 @@ beforeAll(async () => {
     // The bootstrap: a config-file source whose folder holds Source objects.
     sources: [{ name: 'boot', url: bootUrl, ref: { branch: 'main' }, path: 'sources', intervalMs: 1_000 }],
     clusters: [{ name: 'mgmt', kubeconfig: plane.kubeconfigPath }],
-    sourceObjects: { enabled: true, namespaces: [team] },
+    sourceObjects: { enabled: true, namespaces: [team], defaultServiceAccountName: 'tidemark-source' },
     http: { port: 0, host: '127.0.0.1' },
   }));
   reconciler = await startReconciler(loadConfig({ TIDEMARK_CONFIG: join(workDir, 'tidemark.yaml') }), createLogger(process.env.TIDEMARK_TEST_LOG ?? 'error'));

@@ -26,6 +26,7 @@ import { CommitClock } from './metrics/commit-clock';
 import { ReconcilerMetrics } from './metrics/reconciler-metrics';
 import { unitRendering } from './unit-rendering';
 import { startSourceObjects } from './source-objects';
+import { sourceObjectRules } from './source-objects-config';
 import { startPreviewJobs, startWebhookPreviews } from './preview-jobs';
 import { startCommitStatuses } from './commit-statuses';
 import { startNotifications } from './notifications';
@@ -138,7 +139,7 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
     instrument: (source) => metrics.instrument(source),
     cacheRoot, ...(rendering ? { rendering } : {}),
     redis, statusStore, queues, clusters: clusterNames,
-    rules: { allowCrossNamespaceRefs: config.sourceObjects.allowCrossNamespaceRefs, ...(config.sourceObjects.defaultServiceAccountName ? { defaultServiceAccountName: config.sourceObjects.defaultServiceAccountName } : {}) },
+    rules: sourceObjectRules(config.sourceObjects),
     log,
   }) : undefined;
   if (sourceObjects) stops.push(() => sourceObjects.stop());

@@ -1,4 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { AllowInput, allowOf, type SourceAllow } from '@tidemark/git-source';
+import type { SourceObjectRules } from '@tidemark/source-objects';
 
 const namespaceName = '^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$';
 
@@ -10,6 +12,8 @@ export const SourceObjectsInput = Type.Object({
   namespaces: Type.Optional(Type.Array(Type.Union([Type.String({ pattern: namespaceName }), Type.Literal('*')]), { minItems: 1, uniqueItems: true })),
   allowCrossNamespaceRefs: Type.Optional(Type.Boolean()),
   defaultServiceAccountName: Type.Optional(Type.String({ pattern: '^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$' })),
+  /** The ceiling of every Source's allow-list (same fields as a source's `allow`). */
+  allow: Type.Optional(AllowInput),
 }, { additionalProperties: false });
 
 /** SourceObjectsConfig says where Source objects are watched and what they may reference. */
@@ -25,8 +29,13 @@ export interface SourceObjectsConfig {
   readonly namespaces: 'all' | readonly string[];
   /** May a Source name a Secret or ServiceAccount in another namespace? @defaultValue false */
   readonly allowCrossNamespaceRefs: boolean;
-  /** A Source without serviceAccount acts as this ServiceAccount of its own namespace. @defaultValue none */
+  /**
+   * A Source without serviceAccount acts as this ServiceAccount of its own namespace.
+   * @defaultValue none: such a Source is refused (IdentityRequired), never run as the reconciler
+   */
   readonly defaultServiceAccountName?: string;
+  /** The ceiling of every Source's allow-list: a Source can only narrow it. @defaultValue none */
+  readonly allow?: SourceAllow;
 }
 
 interface SourceObjectsContext {
@@ -51,6 +60,7 @@ export function sourceObjectsConfig(input: Static<typeof SourceObjectsInput> | u
     namespaces: enabled ? servedNamespaces(options.namespaces, context) : [],
     allowCrossNamespaceRefs: options.allowCrossNamespaceRefs ?? false,
     ...(options.defaultServiceAccountName ? { defaultServiceAccountName: options.defaultServiceAccountName } : {}),
+    ...(options.allow ? { allow: allowOf(options.allow) } : {}),
   };
 }
 
@@ -64,4 +74,13 @@ function servedNamespaces(namespaces: readonly string[] | undefined, context: So
     throw context.invalid('sourceObjects.namespaces', 'none given, and TIDEMARK_NAMESPACE (the reconciler\'s own namespace, the default) is not set; list the namespaces whose Source objects Tidemark serves, or "*" for every namespace');
   }
   return [context.ownNamespace];
+}
+
+/** sourceObjectRules are the section's rules every Source is parsed under (the ServiceAccount default, the allow ceiling). */
+export function sourceObjectRules(config: SourceObjectsConfig): SourceObjectRules {
+  return {
+    allowCrossNamespaceRefs: config.allowCrossNamespaceRefs,
+    ...(config.defaultServiceAccountName ? { defaultServiceAccountName: config.defaultServiceAccountName } : {}),
+    ...(config.allow ? { allow: config.allow } : {}),
+  };
 }

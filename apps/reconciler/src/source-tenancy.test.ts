@@ -46,16 +46,22 @@ describe('sourceTenancy', () => {
     expect(tenancy('team-a')?.serviceAccount).toEqual({ namespace: 'team-a', name: 'deployer' });
   });
 
-  it('honours a source added at runtime (a Source object) with its own ServiceAccount and allow-list, and the lockdown for one without', async () => {
+  it('honours a source added at runtime (a Source object) with its own ServiceAccount and allow-list', async () => {
     const { sources, tenancy } = await tenancyOf([...base, 'defaultServiceAccount: { namespace: tidemark-tenants, name: nobody }']);
-    expect(tenancy('team-b.apps')).toEqual({ serviceAccount: { namespace: 'tidemark-tenants', name: 'nobody' } });
     const sourceObject = (name: string, spec: Record<string, unknown>) => parseSourceObject({ apiVersion: 'tidemark.dev/v1alpha1', kind: 'Source', metadata: { name, namespace: 'team-b' }, spec: { url: 'https://git.example.com/b.git', ref: { branch: 'main' }, intervalMs: 60000, ...spec } });
     const apps = sourceObject('apps', { serviceAccount: { namespace: 'team-b', name: 'deployer' }, allow: { namespaces: ['team-b'] } });
     sources.set(apps.name, apps);
     expect(tenancy('team-b.apps')).toEqual({ serviceAccount: { namespace: 'team-b', name: 'deployer' }, allow: expect.objectContaining({ namespaces: ['team-b'] }) });
-    const open = sourceObject('open', {});
-    sources.set(open.name, open);
-    expect(tenancy('team-b.open')).toEqual({ serviceAccount: { namespace: 'tidemark-tenants', name: 'nobody' } });
+  });
+
+  it('never lets a Source object act as the reconciler or the lockdown identity: one without an identity, or unknown, is refused', async () => {
+    for (const lines of [base, [...base, 'defaultServiceAccount: { namespace: tidemark-tenants, name: nobody }']]) {
+      const { sources, tenancy } = await tenancyOf(lines);
+      expect(tenancy('team-b.apps.v2')).toEqual({ refused: expect.stringMatching(/^Source team-b\/apps\.v2 is not known to this process, and a Source never acts as the reconciler/) });
+      // Parsed Sources always have one; a spec without (built by hand) is still refused.
+      sources.set('team-b.open', { spec: { ...sources.get('legacy')!.spec, name: 'team-b.open' } });
+      expect(tenancy('team-b.open')).toEqual({ refused: expect.stringMatching(/^Source team-b\/open names no spec\.serviceAccount, .*set spec\.serviceAccount to a ServiceAccount of team-b/) });
+    }
   });
 
   it('refuses a source that asks for SSH signatures only, which this release cannot verify (fails closed)', async () => {

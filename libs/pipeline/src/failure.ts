@@ -31,6 +31,7 @@ const codeReasons: Record<string, string> = {
   InvalidHealthTimeout: 'InvalidHealthTimeout',
   Forbidden: Reason.Forbidden,
   NotAllowed: Reason.NotAllowed,
+  IdentityRequired: 'IdentityRequired',
   Unauthorized: Reason.Forbidden,
   InternalError: Reason.InternalError,
   Conflict: Reason.Conflict,

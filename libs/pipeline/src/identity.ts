@@ -28,12 +28,14 @@ export interface RunConnections {
  * reconciler's own. A rule's ServiceAccount counts only when the source's allow.serviceAccounts
  * lists it: Placement objects are in Git, so without that a Git author could name another tenant's
  * identity. A rule naming one not listed is refused (NotAllowed) before any request, and so fails
- * closed under the lockdown too.
+ * closed under the lockdown too. A source whose tenancy is `refused` (a Source object without an
+ * identity) acts as nobody: IdentityRequired, before any request.
  */
 export function runConnections(job: ReconcileJob, deps: PipelineDependencies, placed?: PlacedIdentity): RunConnections {
   const own = deps.connectionFor(job.cluster);
   const actions = deps.actionsConnectionFor(job.cluster);
   const tenancy = deps.tenancyFor?.(job.source);
+  if (tenancy?.refused) throw new TerminalError('IdentityRequired', `${tenancy.refused} Nothing was sent to the cluster for ${job.objectKey}.`);
   if (placed) {
     const refusal = serviceAccountRefusal(tenancy?.allow, placed.serviceAccount);
     if (refusal) {

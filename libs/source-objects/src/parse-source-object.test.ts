@@ -7,7 +7,9 @@ const source = (spec: Record<string, unknown>, annotations?: Record<string, stri
   metadata: { name: 'app', namespace: 'team-a', generation: 3, ...(annotations ? { annotations } : {}) },
   spec,
 });
-const base = { url: 'https://git.example.com/team-a/app.git', ref: { branch: 'main' }, intervalMs: 60_000 };
+const identity = { serviceAccount: { namespace: 'team-a', name: 'deployer' } };
+const anonymous = { url: 'https://git.example.com/team-a/app.git', ref: { branch: 'main' }, intervalMs: 60_000 };
+const base = { ...anonymous, ...identity };
 
 describe('parseSourceObject', () => {
   it('goes through parseSourceSpec: defaults, a normalised path, and the name <namespace>.<name>', () => {
@@ -42,8 +44,37 @@ describe('parseSourceObject', () => {
   });
 
   it('gives a Source without serviceAccount the default one of its own namespace', () => {
-    expect(parseSourceObject(source(base), { defaultServiceAccountName: 'tidemark' }).spec.serviceAccount).toEqual({ namespace: 'team-a', name: 'tidemark' });
-    expect(parseSourceObject(source(base)).spec.serviceAccount).toBeUndefined();
+    expect(parseSourceObject(source(anonymous), { defaultServiceAccountName: 'tidemark' }).spec.serviceAccount).toEqual({ namespace: 'team-a', name: 'tidemark' });
+  });
+
+  it('fails closed: a Source with no identity and no operator default is refused (IdentityRequired), never run as the reconciler', () => {
+    const refused = (() => {
+      try {
+        return parseSourceObject(source(anonymous));
+      } catch (error) {
+        return error as { code: string; message: string };
+      }
+    })();
+    expect(refused).toMatchObject({ code: 'IdentityRequired' });
+    expect((refused as Error).message).toMatch(/^Source team-a\/app spec\.serviceAccount: required; .*never as the reconciler\. Set spec\.serviceAccount to a ServiceAccount in team-a .*sourceObjects\.defaultServiceAccountName/);
+  });
+
+  it('keeps the ServiceAccounts its Placement rules may act as (allow.serviceAccounts) in its own namespace unless the operator allows others', () => {
+    const borrowing = source({ ...base, allow: { namespaces: ['team-a', 'team-b'], serviceAccounts: ['team-a/ci', 'team-b/*'] } });
+    expect(() => parseSourceObject(borrowing)).toThrow('Source team-a/app spec.allow.serviceAccounts[1]: a Source in team-a may let Placement rules act as ServiceAccounts in team-a only');
+    const glob = source({ ...base, allow: { namespaces: ['team-a'], serviceAccounts: ['team-*/deployer'] } });
+    expect(() => parseSourceObject(glob)).toThrow('spec.allow.serviceAccounts[0]: a Source in team-a may let Placement rules act as ServiceAccounts in team-a only');
+    expect(parseSourceObject(borrowing, { allowCrossNamespaceRefs: true }).spec.allow?.serviceAccounts).toEqual(['team-a/ci', 'team-b/*']);
+  });
+
+  it('narrows its allow-list to the operator\'s ceiling, and gives the ceiling to a Source without one', () => {
+    const ceiling = { namespaces: ['team-*'], kinds: ['ConfigMap', 'apps/*'], denyKinds: ['apps/DaemonSet'], clusterKinds: [], clusters: ['*'], createNamespaces: false, serviceAccounts: ['team-a/*'] };
+    const wide = source({ ...base, allow: { namespaces: ['*', 'kube-system', 'team-a'], kinds: ['*'], clusterKinds: ['rbac.authorization.k8s.io/ClusterRoleBinding'], createNamespaces: true, serviceAccounts: ['team-a/ci'] } });
+    expect(parseSourceObject(wide, { allow: ceiling }).spec.allow).toEqual({
+      namespaces: ['team-*', 'team-a'], kinds: ['ConfigMap', 'apps/*'], denyKinds: ['apps/DaemonSet'], clusterKinds: [], clusters: ['*'], createNamespaces: false, serviceAccounts: ['team-a/ci'],
+    });
+    expect(parseSourceObject(source(base), { allow: ceiling }).spec.allow).toEqual(ceiling);
+    expect(parseSourceObject(source(base)).spec.allow).toBeUndefined();
   });
 
   it('reads suspend and the orphaning annotation', () => {

@@ -1,7 +1,10 @@
 import { Value } from '@sinclair/typebox/value';
 import type { KubernetesManifest } from '@tidemark/contracts';
-import { parseSourceSpec, SourceSpecError, type SourceSpec } from '@tidemark/git-source';
+import { TerminalError } from '@tidemark/contracts';
+import { parseSourceSpec, SourceSpecError, type SourceAllow, type SourceSpec } from '@tidemark/git-source';
+import { narrowAllow } from './allow-ceiling';
 import { servesNamespace, type ServedNamespaces } from './served-namespaces';
+import { SourceReason } from './source-object-status';
 import { pruneAnnotation, SourceObjectSpec, type SecretReference } from './source-kind';
 
 /** SecretName is a resolved Secret reference. */
@@ -27,8 +30,10 @@ export interface SourceDeclaration {
 export interface SourceObjectRules {
   /** May a Source name a Secret or ServiceAccount in another namespace (Flux's --no-cross-namespace-refs=false)? @defaultValue false */
   allowCrossNamespaceRefs?: boolean;
-  /** A Source without serviceAccount acts as this ServiceAccount of its own namespace. @defaultValue none: the reconciler's identity */
+  /** A Source without serviceAccount acts as this ServiceAccount of its own namespace. @defaultValue none: such a Source is refused (IdentityRequired) */
   defaultServiceAccountName?: string;
+  /** The ceiling of every Source's allow-list: a Source can only narrow it. @defaultValue none: a Source's own list, or none */
+  allow?: SourceAllow;
   /** Where the reconciler may read Secrets: a cross-namespace reference must stay inside. @defaultValue 'all' */
   servedNamespaces?: ServedNamespaces;
 }
@@ -40,8 +45,11 @@ export function sourceNameOf(namespace: string, name: string): string {
 
 /**
  * parseSourceObject checks a Source object with the parser config-file sources go through, and
- * its Secret references against the tenancy rule: a Source may name Secrets in its own namespace
- * only, unless the operator allows cross-namespace references. Errors name the object and field.
+ * its references against the tenancy rule: a Source may name Secrets and ServiceAccounts (its own,
+ * and those its Placement rules may act as: allow.serviceAccounts) in its own namespace only, unless
+ * the operator allows cross-namespace references. It fails closed: a Source with no identity (no
+ * serviceAccount, no operator default) is refused with IdentityRequired, never run as the
+ * reconciler. Its allow-list is narrowed to the operator's ceiling. Errors name the object and field.
  */
 export function parseSourceObject(object: KubernetesManifest, options: SourceObjectRules = {}): SourceDeclaration {
   const namespace = object.metadata.namespace ?? 'default';
@@ -50,18 +58,32 @@ export function parseSourceObject(object: KubernetesManifest, options: SourceObj
   const refs = new NamespaceRule(namespace, where, options.allowCrossNamespaceRefs ?? false, options.servedNamespaces ?? 'all');
   const { secretRef, webhook, suspend, ...fields } = input;
   const serviceAccount = fields.serviceAccount ?? (options.defaultServiceAccountName ? { namespace, name: options.defaultServiceAccountName } : undefined);
-  if (serviceAccount) refs.check(serviceAccount.namespace, 'serviceAccount.namespace', 'act as a ServiceAccount');
-  const spec = parseSourceSpec({ ...fields, ...(serviceAccount ? { serviceAccount } : {}), name: object.metadata.name }, where);
+  if (!serviceAccount) throw identityRequired(namespace, object.metadata.name);
+  refs.check(serviceAccount.namespace, 'serviceAccount.namespace', 'act as a ServiceAccount');
+  for (const [index, pattern] of (fields.allow?.serviceAccounts ?? []).entries()) {
+    refs.check(pattern.slice(0, pattern.indexOf('/')), `allow.serviceAccounts[${index}]`, 'let Placement rules act as ServiceAccounts');
+  }
+  const spec = parseSourceSpec({ ...fields, serviceAccount, name: object.metadata.name }, where);
+  const allow = narrowAllow(spec.allow, options.allow);
   const name = sourceNameOf(namespace, object.metadata.name);
   return {
     name,
     object: { namespace, name: object.metadata.name, generation: object.metadata.generation ?? 0 },
-    spec: Object.freeze({ ...spec, name }),
+    spec: Object.freeze({ ...withoutAllow(spec), ...(allow ? { allow } : {}), name }),
     ...(secretRef ? { secret: refs.secret(secretRef, 'secretRef') } : {}),
     ...(webhook ? { webhook: { provider: webhook.provider, secret: refs.secret(webhook.secretRef, 'webhook.secretRef') } } : {}),
     suspended: suspend === true,
     prune: object.metadata.annotations?.[pruneAnnotation] !== 'false',
   };
+}
+
+function identityRequired(namespace: string, name: string): TerminalError {
+  return new TerminalError(SourceReason.IdentityRequired, `Source ${namespace}/${name} spec.serviceAccount: required; a Source acts as a ServiceAccount of its own namespace, never as the reconciler. Set spec.serviceAccount to a ServiceAccount in ${namespace} that may write what the Source applies, or ask the operator to set sourceObjects.defaultServiceAccountName. Nothing is fetched or applied until then.`);
+}
+
+function withoutAllow(spec: SourceSpec): Omit<SourceSpec, 'allow'> {
+  const { allow: _ignored, ...rest } = spec;
+  return rest;
 }
 
 function checkedSpec(input: unknown, where: string): SourceObjectSpec {

@@ -8,7 +8,7 @@ import { servesNamespace, watchedNamespaces, type ServedNamespaces } from './ser
 import { ForbiddenWatches, watchServed } from './served-watch';
 import { credentialsFromSecret, secretCredentialKeys } from './secret-credentials';
 import { sourceApiVersion, sourceFinalizer, sourceKind } from './source-kind';
-import { pruningStatus, stalledStatus, statusFromPoll, type BlockedObject, type PreviousStatus, type SourceObjectStatus } from './source-object-status';
+import { pruningStatus, SourceReason, stalledStatus, statusFromPoll, type BlockedObject, type PreviousStatus, type SourceObjectStatus } from './source-object-status';
 import { problemsEvent } from './source-problems-event';
 
 /** SourceHooks are what the app does when the set of Source objects changes. */
@@ -185,7 +185,8 @@ export class SourceController {
     } catch (error) {
       if (!isReconcileFailure(error)) throw error;
       // The last good declaration keeps running: a typo in a Source must not stop (or prune) what it applied.
-      if (this.manages) await this.writeStatus(entry, stalledStatus(error.message, object.metadata.generation ?? 0, previousOf(object)));
+      const reason = error.code === SourceReason.IdentityRequired ? SourceReason.IdentityRequired : undefined;
+      if (this.manages) await this.writeStatus(entry, stalledStatus(error.message, object.metadata.generation ?? 0, previousOf(object), new Date(), reason));
       return;
     }
     const spec = JSON.stringify(declaration);

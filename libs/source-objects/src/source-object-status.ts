@@ -22,6 +22,10 @@ export const SourceReason = {
   Pruning: 'Pruning',
   PruneBlocked: 'PruneBlocked',
   WaitingForFirstPoll: 'WaitingForFirstPoll',
+  /** A Source with no identity (no serviceAccount, no operator default): refused, never run as the reconciler. */
+  IdentityRequired: 'IdentityRequired',
+  /** Its secretRef names a Secret that has not opted in for this Source. */
+  SecretNotAllowed: 'SecretNotAllowed',
 } as const;
 
 /** PreviousStatus is the Source's live status, as far as a new status builds on it. */
@@ -59,10 +63,13 @@ function readyOf(record: SourceStatus): Pick<Condition, 'status' | 'reason' | 'm
   }
 }
 
-/** stalledStatus is the status of a Source that cannot run as written (a bad spec, a refused reference). */
-export function stalledStatus(message: string, generation: number, previous: PreviousStatus, now = new Date()): SourceObjectStatus {
-  let conditions = setCondition(previous.conditions ?? [], { type: ConditionType.Ready, status: 'False', observedGeneration: generation, reason: Reason.SourceInvalid, message }, now);
-  conditions = setCondition(conditions, { type: ConditionType.Stalled, status: 'True', observedGeneration: generation, reason: Reason.SourceInvalid, message }, now);
+/**
+ * stalledStatus is the status of a Source that cannot run as written (a bad spec, a refused
+ * reference). `reason` is SourceInvalid unless the refusal has a reason of its own (IdentityRequired).
+ */
+export function stalledStatus(message: string, generation: number, previous: PreviousStatus, now = new Date(), reason: string = Reason.SourceInvalid): SourceObjectStatus {
+  let conditions = setCondition(previous.conditions ?? [], { type: ConditionType.Ready, status: 'False', observedGeneration: generation, reason, message }, now);
+  conditions = setCondition(conditions, { type: ConditionType.Stalled, status: 'True', observedGeneration: generation, reason, message }, now);
   return { observedGeneration: generation, conditions, ...fetchedOf(previous), lastError: message };
 }
 
