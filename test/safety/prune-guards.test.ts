@@ -73,6 +73,24 @@ describe('prune guards', () => {
     expect(findCondition(record?.conditions, 'Ready')?.message).not.toContain('ConfigMap');
   });
 
+  it('reads every page of a kind: a foreign object after 100 of Tidemark\'s still keeps the Namespace', async () => {
+    // Issue 34, item 4: lists are read 100 at a time; the guard used to read the first page only.
+    const namespace = `paged-${id}`;
+    await harness.repo.write('paged.yaml', `apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ${namespace}\n`);
+    await harness.pushAndReconcile('a namespace to fill');
+    const ours = Array.from({ length: 120 }, (_, index) => ({
+      apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `a-${String(index).padStart(3, '0')}`, namespace, annotations: { 'tidemark.dev/owner': `test:core/ConfigMap/${namespace}/a` } },
+    }));
+    await kubectl(inject('kubeconfigPath'), ['apply', '--server-side', '--field-manager=rig', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items: ours }));
+    await applyObject(harness.connection.asManager('someone-else'), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'zz-theirs', namespace }, data: { a: 'b' } });
+    await harness.repo.delete('paged.yaml');
+    await harness.pushAndReconcile('remove the full namespace');
+    expect((await getObject(harness.connection, { apiVersion: 'v1', kind: 'Namespace', name: namespace }))?.metadata.deletionTimestamp).toBeUndefined();
+    const record = await harness.statusStore.get(harness.cluster, `core/Namespace/_/${namespace}`);
+    expect(findCondition(record?.conditions, 'Ready')?.message).toContain(`holds objects Tidemark did not put there (ConfigMap ${namespace}/zz-theirs)`);
+    await kubectl(inject('kubeconfigPath'), ['delete', 'namespace', namespace, '--wait=false']);
+  });
+
   it('never deletes and re-creates an object whose namespace is only spelt differently', async () => {
     await harness.repo.write('spelt.yaml', `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: spelt-${id}\ndata:\n  a: b\n`);
     await harness.pushAndReconcile('no namespace written');

@@ -12,31 +12,53 @@ const derivedKinds = new Set(['Event', 'Endpoints', 'EndpointSlice', 'Lease', 'P
 const clusterMadeNames = new Set(['ConfigMap/kube-root-ca.crt', 'ServiceAccount/default']);
 
 /**
+ * NamespaceContents is what a namespace holds that Tidemark did not put there: up to `limit`
+ * foreign objects, and the kinds (plural names) its identity may not list, whose objects it
+ * therefore cannot know. Either one means deleting the namespace may delete what is not Tidemark's.
+ */
+export interface NamespaceContents {
+  foreign: string[];
+  unlistable: string[];
+}
+
+/** Objects read per list request; a namespace's every object is read, page after page. */
+const pageSize = 100;
+
+/**
  * foreignObjectsIn lists up to `limit` objects in a namespace that Tidemark did not put there:
  * no owner annotation and no ownerReference (an owned object goes with its owner). Events,
- * endpoints and what the cluster creates in every namespace do not count.
+ * endpoints and what the cluster creates in every namespace do not count. A kind the identity may
+ * not list (403) is not "empty": it is reported as unlistable, so the caller keeps the namespace.
  */
-export async function foreignObjectsIn(connection: ClusterConnection, namespace: string, limit = 5): Promise<string[]> {
-  const found: string[] = [];
+export async function foreignObjectsIn(connection: ClusterConnection, namespace: string, limit = 5): Promise<NamespaceContents> {
+  const contents: NamespaceContents = { foreign: [], unlistable: [] };
   for (const resource of await namespacedListableResources(connection)) {
-    if (found.length >= limit) break;
-    let list;
+    if (contents.foreign.length >= limit) break;
     try {
-      list = await connection.client.request<{ items?: Pick<KubernetesManifest, 'metadata'>[] }>({
-        method: 'GET', path: `${resource.base}/namespaces/${encodeURIComponent(namespace)}/${resource.plural}`, query: { limit: 100 },
-        what: `list ${resource.plural} in ${namespace} on ${connection.name}`,
-      });
+      await collectForeign(connection, namespace, resource, contents, limit);
     } catch (error) {
-      if (error instanceof ApiError && (error.status === 404 || error.status === 405 || error.status === 403)) continue;
-      throw error;
-    }
-    for (const item of list.items ?? []) {
-      if (isTidemarks(item) || clusterMadeNames.has(`${resource.kind}/${item.metadata.name}`)) continue;
-      found.push(`${resource.kind} ${namespace}/${item.metadata.name}`);
-      if (found.length >= limit) break;
+      if (error instanceof ApiError && error.status === 403) contents.unlistable.push(resource.plural);
+      else if (!(error instanceof ApiError && (error.status === 404 || error.status === 405))) throw error;
     }
   }
-  return found;
+  return contents;
+}
+
+/** collectForeign reads one kind's objects in the namespace, every page (continue tokens), until `limit` foreign ones are found. */
+async function collectForeign(connection: ClusterConnection, namespace: string, resource: ListableResource, contents: NamespaceContents, limit: number): Promise<void> {
+  let token: string | undefined;
+  do {
+    const list = await connection.client.request<{ items?: Pick<KubernetesManifest, 'metadata'>[]; metadata?: { continue?: string } }>({
+      method: 'GET', path: `${resource.base}/namespaces/${encodeURIComponent(namespace)}/${resource.plural}`, query: { limit: pageSize, continue: token },
+      what: `list ${resource.plural} in ${namespace} on ${connection.name}`,
+    });
+    for (const item of list.items ?? []) {
+      if (isTidemarks(item) || clusterMadeNames.has(`${resource.kind}/${item.metadata.name}`)) continue;
+      contents.foreign.push(`${resource.kind} ${namespace}/${item.metadata.name}`);
+      if (contents.foreign.length >= limit) return;
+    }
+    token = list.metadata?.continue || undefined;
+  } while (token !== undefined);
 }
 
 function isTidemarks(item: Pick<KubernetesManifest, 'metadata'>): boolean {
