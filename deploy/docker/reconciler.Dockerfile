@@ -1,22 +1,32 @@
 # syntax=docker/dockerfile:1
 # The Tidemark reconciler. Build from the repository root:
 #   docker build -f deploy/docker/reconciler.Dockerfile -t tidemark/reconciler:0.1.0 .
-# Stage 1 installs everything, type-checks and bundles (npm run build -> apps/reconciler/dist);
-# then drops the dev dependencies. The final stage holds node, the production node_modules
+# Here, with no registry reachable, scripts/build-images builds it with buildah from the bases that
+# scripts/assemble-base-image makes (NODE_IMAGE and the others below are build arguments).
+# Stage 1 installs everything and bundles (scripts/build.mjs -> apps/reconciler/dist; type-checking is
+# CI's job, `npm run check`); then drops the dev dependencies. The final stage holds node, the production node_modules
 # and one bundled file, and runs as a numeric non-root user.
 
-FROM node:20-slim AS build
+# The runtime base, and the bases of the build stages: Node.js 24 LTS and Go 1.26.
+ARG NODE_IMAGE=node:24-slim
+ARG NODE_BUILD_IMAGE=node:24-slim
+ARG GO_IMAGE=golang:1.26-bookworm
+
+FROM ${NODE_BUILD_IMAGE} AS build
+# A proxy's CA for the build's downloads (scripts/build-images mounts the host's); empty elsewhere. Not in the image.
+ARG NODE_EXTRA_CA_CERTS
 WORKDIR /src
 ENV npm_config_update_notifier=false npm_config_fund=false npm_config_audit=false
 COPY . .
 RUN --mount=type=cache,target=/root/.npm npm ci
-RUN npm run build
+RUN node scripts/build.mjs
 # Production dependencies only; the workspace links (@tidemark/*) are bundled into main.js.
-RUN npm prune --omit=dev && rm -rf node_modules/@tidemark node_modules/.bin
+RUN npm prune --omit=dev && rm -rf node_modules/@tidemark node_modules/.bin && mkdir -p /out/cache
 
 # The pinned renderers (tools/*/go.mod): kustomize, helm and sops, built from the Go module proxy,
 # the same versions scripts/setup builds for the tests.
-FROM golang:1.26-bookworm AS tools
+FROM ${GO_IMAGE} AS tools
+ARG SSL_CERT_FILE
 WORKDIR /tools
 COPY tools/kustomize ./kustomize
 COPY tools/helm ./helm
@@ -26,7 +36,18 @@ RUN --mount=type=cache,target=/root/.cache/go-build --mount=type=cache,target=/g
  && cd ../helm && CGO_ENABLED=0 go build -trimpath -o /out/helm helm.sh/helm/v3/cmd/helm \
  && cd ../sops && CGO_ENABLED=0 go build -trimpath -o /out/sops github.com/getsops/sops/v3/cmd/sops
 
-FROM node:20-slim
+FROM ${NODE_IMAGE}
+# OCI annotations, also as labels (what `docker inspect` shows); scripts/build-images passes the commit's.
+ARG VERSION=0.1.0
+ARG REVISION=unknown
+ARG SOURCE=https://tidemark.dev
+ARG LICENSES=NOASSERTION
+LABEL org.opencontainers.image.title="tidemark-reconciler" \
+      org.opencontainers.image.description="Tidemark reconciler: Git to server-side apply" \
+      org.opencontainers.image.source="${SOURCE}" \
+      org.opencontainers.image.revision="${REVISION}" \
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.licenses="${LICENSES}"
 ENV NODE_ENV=production HOME=/tmp
 WORKDIR /app
 # package.json says "type": "module" for dist/main.js.
@@ -35,8 +56,9 @@ COPY --from=build /src/node_modules ./node_modules
 COPY --from=build /src/apps/reconciler/dist ./dist
 # Renderers run as sandboxed subprocesses; the reconciler finds them on PATH (or render.toolsDir).
 COPY --from=tools /out/ /usr/local/bin/
-# The Git cache when no volume is mounted there (the Kubernetes manifests mount an emptyDir).
-RUN mkdir -p /var/cache/tidemark && chown 10001:10001 /var/cache/tidemark
+# The Git cache when no volume is mounted there (the Kubernetes manifests mount an emptyDir). Copied, not
+# made with RUN, so the final stage runs nothing: the runtime base needs no shell tools.
+COPY --from=build --chown=10001:10001 /out/cache /var/cache/tidemark
 USER 10001:10001
 # 9464: health, metrics and Git webhooks; 9443: the CRD conversion webhook (with conversionWebhook.service or url).
 EXPOSE 9464
