@@ -103,9 +103,14 @@ async function resourceOrUndefined(run: ReconcileRun, apiVersion: string): Promi
   }
 }
 
+/**
+ * namespaceFor is where the object lives: Git (the object, or its key) and discovery decide, then
+ * the configured default. Never the status record: it comes from Redis, and whoever can write
+ * Redis would choose the namespace an object Git declares without one is applied in.
+ */
 function namespaceFor(run: ReconcileRun, fetched: Fetched, resource: ApiResource | undefined, defaultNamespace: string): string {
   if (resource && !resource.namespaced) return '';
-  return fetched.desired?.object.metadata.namespace || fetched.previous?.namespace || parseObjectKey(run.job.objectKey).namespace || defaultNamespace;
+  return fetched.desired?.object.metadata.namespace || parseObjectKey(run.job.objectKey).namespace || defaultNamespace;
 }
 
 function withNamespace(object: KubernetesManifest, namespace: string): KubernetesManifest {
