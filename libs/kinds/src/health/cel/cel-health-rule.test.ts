@@ -4,6 +4,10 @@ import { condition, live } from '../health-test-objects';
 import { compileHealthRule, compileHealthRules, HealthRuleError, type HealthExpressions } from './cel-health-rule';
 import { compileCelProgram } from './cel-program';
 import { withHealthRules } from './with-health-rules';
+import { parse } from '@bufbuild/cel';
+import { healthRuleApiVersion, healthRuleKind } from '@tidemark/contracts';
+import { estimateCelCost } from './cel-cost';
+import { compileHealthRuleObjects } from './health-rule-object';
 
 // The expressions of Flux's CEL cheatsheet for cert-manager, a database operator and Argo Rollouts, written with has() guards.
 const certificate: HealthExpressions = {
@@ -88,5 +92,49 @@ describe('CEL health rules', () => {
     expect(compileCelProgram(certificate.current)).toBe(compileCelProgram(certificate.current));
     const notBool = withHealthRules([compileHealthRule({ apiVersion: 'example.com/v1', kind: 'Database', current: 'status.replicas' }, 'x')]);
     expect(healthOf(live('example.com/v1', 'Database', { status: { replicas: 2 } }), notBool).message).toContain('gives an int, not a bool');
+  });
+});
+
+describe('CEL health rule cost', () => {
+  const sevenNested = 'spec.a.all(a, spec.a.all(b, spec.a.all(c, spec.a.all(d, spec.a.all(e, spec.a.all(f, spec.a.all(g, a + b + c + d + e + f + g >= 0)))))))';
+
+  it('refuses seven nested .all at load, quickly, naming the HealthRule and the field', () => {
+    const started = performance.now();
+    const { rules, refused } = compileHealthRuleObjects([{
+      path: 'health/costly.yaml',
+      object: { apiVersion: healthRuleApiVersion, kind: healthRuleKind, metadata: { name: 'costly', namespace: 'team-a' }, spec: { apiVersion: 'example.com/v1', kind: 'Widget', current: sevenNested } },
+    }]);
+    expect(performance.now() - started).toBeLessThan(100);
+    expect(rules).toEqual([]);
+    expect(refused).toEqual([{ group: 'example.com', kind: 'Widget', message: expect.stringMatching(/^health\/costly\.yaml: HealthRule team-a\/costly spec\.current: .* costs an estimated \d\.\de\+22 steps, more than the budget of 100000000/) }]);
+  });
+
+  it('keeps the usual shapes: one comprehension, two nested, `in` a literal list', () => {
+    expect(() => compileCelProgram("status.containerStatuses.all(s, s.ready && has(s.conditions) && s.conditions.exists(c, c.type == 'Ready'))")).not.toThrow();
+    expect(estimateCelCost(parse("status.phase in ['Progressing', 'Paused']").expr)).toBeLessThan(20);
+  });
+
+  it('stops an evaluation at its budget: the object is Failed at once, the event loop goes on', async () => {
+    // Two nested comprehensions pass the estimate; an object with 1,000-item lists makes them a million steps.
+    const rule = compileHealthRule({ apiVersion: 'example.com/v1', kind: 'Widget', current: 'spec.a.all(x, spec.a.all(y, x + y >= 0))' }, 'rules/widget.yaml: HealthRule ops/widget spec');
+    const widget = live('example.com/v1', 'Widget', { spec: { a: Array.from({ length: 1_000 }, (_, index) => index) } });
+    let ticks = 0;
+    const ticker = setInterval(() => { ticks += 1; }, 5);
+    const started = performance.now();
+    const health = rule.evaluate(widget);
+    const elapsed = performance.now() - started;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    clearInterval(ticker);
+    expect(health).toEqual({ status: 'Failed', message: expect.stringContaining("its health rule's current expression (rules/widget.yaml: HealthRule ops/widget spec.current) visited more than 20000 list items and map keys") });
+    expect(elapsed).toBeLessThan(1_000);
+    expect(ticks).toBeGreaterThan(0);
+    // A small object is judged as before.
+    expect(rule.evaluate(live('example.com/v1', 'Widget', { spec: { a: [1, 2, 3] } })).status).toBe('Ready');
+  });
+
+  it('counts keys of maps too: a comprehension over a big map stops at the budget', () => {
+    const rule = compileHealthRule({ apiVersion: 'example.com/v1', kind: 'Widget', current: 'spec.m.all(x, spec.m.all(y, x != y || x == y))' }, 'here');
+    const widget = live('example.com/v1', 'Widget', { spec: { m: Object.fromEntries(Array.from({ length: 1_000 }, (_, index) => [`k${index}`, index])) } });
+    expect(rule.evaluate(widget).status).toBe('Failed');
   });
 });

@@ -3,6 +3,7 @@ import type { Health, KubernetesManifest } from '../../kind-plugin';
 import type { HealthRule } from '../health-rule';
 import { describe, generationLag } from '../status-fields';
 import { compileCelProgram, type CelProgram } from './cel-program';
+import { CelBudgetExceeded } from './cel-visit-meter';
 
 /**
  * HealthExpressions declares the health of one kind in CEL, as Flux's healthCheckExprs: `current`
@@ -55,10 +56,10 @@ export function compileHealthRule(declaration: HealthExpressions, where: string)
       throw new HealthRuleError(`${where}.${field}: ${JSON.stringify(expression.slice(0, 200))} ${(error as Error).message}`);
     }
   }
-  return { group: groupOf(declaration.apiVersion), kind: declaration.kind, declaredIn: where, evaluate: (live) => evaluateRule(programs, live) };
+  return { group: groupOf(declaration.apiVersion), kind: declaration.kind, declaredIn: where, evaluate: (live) => evaluateRule(programs, live, where) };
 }
 
-function evaluateRule(programs: Partial<Record<Verdict, CelProgram>>, live: KubernetesManifest): Health {
+function evaluateRule(programs: Partial<Record<Verdict, CelProgram>>, live: KubernetesManifest, where: string): Health {
   const lag = generationLag(live);
   if (lag) return lag;
   const name = describe(live);
@@ -69,6 +70,8 @@ function evaluateRule(programs: Partial<Record<Verdict, CelProgram>>, live: Kube
     try {
       holds = program.evaluate(live);
     } catch (error) {
+      // A rule that runs past its budget would cost the same on every look: a failure the rule's author must fix.
+      if (error instanceof CelBudgetExceeded) return { status: 'Failed', message: `${name}: its health rule's ${field} expression (${where}.${field}) ${error.message}. Nest fewer comprehensions over the object's lists.` };
       return { status: 'Progressing', message: `${name}: its health rule's ${field} expression cannot be evaluated yet (${(error as Error).message}); guard optional fields with has(), e.g. has(status.phase) && status.phase == 'Ready'.` };
     }
     if (holds) return { status: statusOf[field], message: `${name} is ${field === 'current' ? 'ready' : field === 'failed' ? 'failed' : 'in progress'} by its health rule (${field}: ${program.expression.slice(0, 200)}).` };

@@ -1,5 +1,7 @@
 import { CelScalar, celEnv, isCelError, parse, plan, type CelInput } from '@bufbuild/cel';
 import type { KubernetesManifest } from '../../kind-plugin';
+import { celCostLimits, estimateCelCost } from './cel-cost';
+import { CelVisitMeter, CelBudgetExceeded } from './cel-visit-meter';
 
 /** The variables a health expression sees: the live object's top-level fields, as in Flux's healthCheckExprs. */
 export const healthVariables = ['apiVersion', 'kind', 'metadata', 'spec', 'status'] as const;
@@ -8,7 +10,10 @@ type Expr = ReturnType<typeof parse>['expr'];
 
 const environment = celEnv({ variables: Object.fromEntries(healthVariables.map((name) => [name, CelScalar.DYN])) });
 
-/** CelProgram is one compiled expression: evaluate says true or false about a live object, or throws saying why it could not. */
+/**
+ * CelProgram is one compiled expression: evaluate says true or false about a live object, or
+ * throws saying why it could not (CelBudgetExceeded when it visited more elements than its budget).
+ */
 export interface CelProgram {
   readonly expression: string;
   evaluate(live: KubernetesManifest): boolean;
@@ -33,12 +38,19 @@ export function compileCelProgram(expression: string): CelProgram {
   }
   const unknown = unknownNames(parsed.expr, new Set());
   if (unknown.length > 0) throw new Error(`uses ${unknown.map((name) => `"${name}"`).join(', ')}: an expression sees only ${healthVariables.join(', ')}`);
+  const cost = estimateCelCost(parsed.expr);
+  if (cost > celCostLimits.maxEstimatedCost) {
+    throw new Error(`costs an estimated ${cost.toPrecision(2)} steps, more than the budget of ${celCostLimits.maxEstimatedCost} (each list of the object counted as ${celCostLimits.assumedListLength} items; nested all/exists/map/filter multiply): nest fewer comprehensions`);
+  }
   const run = plan(environment, parsed);
   const program: CelProgram = {
     expression,
     evaluate(live) {
-      const bindings = Object.fromEntries(healthVariables.map((name) => [name, toCel(live[name] ?? null)])) as Record<string, CelInput>;
+      const meter = new CelVisitMeter(celCostLimits.maxVisitsPerEvaluation);
+      const bindings = Object.fromEntries(healthVariables.map((name) => [name, toCel(live[name] ?? null, meter)])) as Record<string, CelInput>;
       const result = run(bindings);
+      // The meter's throw may be absorbed by `||` or a function; it stays tripped.
+      if (meter.exceeded) throw new CelBudgetExceeded(meter.budget);
       if (isCelError(result)) throw new Error(result.message);
       if (typeof result !== 'boolean') throw new Error(`gives ${typeof result === 'bigint' ? 'an int' : typeof result}, not a bool`);
       return result;
@@ -51,11 +63,12 @@ export function compileCelProgram(expression: string): CelProgram {
 /**
  * toCel turns parsed JSON into CEL values: whole numbers become CEL ints, as Kubernetes' own CEL
  * sees them, so `status.replicas == 1` and `metadata.generation == status.observedGeneration` hold.
+ * Lists and maps count every element and key a comprehension visits on the meter.
  */
-function toCel(value: unknown): CelInput {
+function toCel(value: unknown, meter: CelVisitMeter): CelInput {
   if (typeof value === 'number') return Number.isInteger(value) ? BigInt(value) : value;
-  if (Array.isArray(value)) return value.map(toCel);
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, toCel(inner)]));
+  if (Array.isArray(value)) return meter.list(value.map((inner) => toCel(inner, meter)));
+  if (value && typeof value === 'object') return meter.map(Object.entries(value).map(([key, inner]) => [key, toCel(inner, meter)]));
   return value as CelInput;
 }
 
