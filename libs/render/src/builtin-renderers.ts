@@ -12,7 +12,7 @@ export interface BuiltinRendererOptions {
 /**
  * createBuiltinRenderers returns the renderers Tidemark ships, in order of preference (a folder
  * with both a kustomization and a Chart.yaml is a Kustomize unit, as in Argo CD). Another
- * renderer is a new module handed to the RendererRegistry beside these; see README "Repository layouts".
+ * renderer is a new module handed to the RendererRegistry beside these; see docs/repository-layouts.md.
  */
 export function createBuiltinRenderers(options: BuiltinRendererOptions = {}): Renderer[] {
   return [kustomizeRenderer, helmRendererWith(options.chartRepositories)];
