@@ -44,6 +44,7 @@ export interface ObjectStatus {
   namespace: string; name: string; generation?: number; observedGeneration?: number; lastAppliedRevision?: string;
   lastAttemptedRevision?: string; conditions: Condition[]; inventory: Array<{ apiVersion: string; kind: string; namespace: string; name: string }>;
   drift?: DriftItem[]; warnings?: string[]; suspended?: boolean; updatedAt: string;
+  failure?: { category: string; code: string; detail?: string };
 }
 
 export interface ReconcileRecord { revision: string; startedAt: string; durationMs: number; result: string; stage?: string; message?: string; repeats?: number }

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import { getObject, type ClusterConnection } from '@tidemark/cluster';
-import { findCondition, type ObjectStatus, type RecordKeys, type RedisClient, type ReconcileJob } from '@tidemark/contracts';
+import { messageOf, Reason, verdictOf, type ObjectStatus, type RecordKeys, type RedisClient, type ReconcileJob } from '@tidemark/contracts';
 import { CommitStatusRecord, StatusPoster, type CommitStatus, type GitHostTarget, type ObjectProgress, type PostResult, type StatusClaim } from '@tidemark/git-host';
 import type { PipelineObserver, ReconcileObservation } from '@tidemark/pipeline';
 import type { GitHostConfig, GitHostTokenRef } from './git-host-config';
@@ -52,7 +52,7 @@ export function startCommitStatuses(options: CommitStatusesOptions): CommitStatu
   });
   const inFlight = new Set<Promise<void>>();
   const track = (work: Promise<void>) => {
-    const settled = work.catch((error: unknown) => log.warn({ err: error instanceof Error ? error.message : String(error) }, 'commit status bookkeeping failed'));
+    const settled = work.catch((error: unknown) => log.warn({ err: messageOf(error) }, 'commit status bookkeeping failed'));
     inFlight.add(settled);
     void settled.finally(() => inFlight.delete(settled));
   };
@@ -95,14 +95,14 @@ export function startCommitStatuses(options: CommitStatusesOptions): CommitStatu
       for (const [cluster, objectKeys] of byCluster) {
         // A failure to record must not stop the poll: the commit then gets no status on that cluster.
         const claim = await record.pickedUp({ source, revision, cluster }, objectKeys).catch((error: unknown) => {
-          log.warn({ source, revision, cluster, err: error instanceof Error ? error.message : String(error) }, 'commit status record failed');
+          log.warn({ source, revision, cluster, err: messageOf(error) }, 'commit status record failed');
           return undefined;
         });
         if (!claim) continue;
         post(host, revision, cluster, claim);
         // Older commits whose pending objects this one now carries would stay pending forever: end them.
         const superseded = await record.supersede({ source, revision, cluster }, objectKeys).catch((error: unknown) => {
-          log.warn({ source, revision, cluster, err: error instanceof Error ? error.message : String(error) }, 'commit status record failed');
+          log.warn({ source, revision, cluster, err: messageOf(error) }, 'commit status record failed');
           return [];
         });
         for (const older of superseded) post(host, older.revision, cluster, older.claim);
@@ -137,24 +137,21 @@ function describe(claim: StatusClaim, cluster: string): string {
   return claim.reason || `Failed on ${cluster}`;
 }
 
-// Ready=False reasons that are a verdict, not a wait: the commit has failed on that cluster.
-const failedReasons = new Set(['HealthCheckFailed', 'DependencyFailed']);
-
 /**
- * progressOf reads what a run made of an object from its status record: done when it is Ready at
- * the run's revision (or gone), failed when it stalled or failed its health check, else pending
- * (progressing, waiting, or a transient error the queue retries).
+ * progressOf reads what a run made of an object from its status record's verdict (verdictOf):
+ * done when it is Ready at the run's revision (or gone), failed when it stalled or failed its
+ * health check, else pending (reconciling, waiting, a dependency's failure included, or a
+ * transient error the queue retries).
  */
 async function progressOf(observation: ReconcileObservation, statusOf: CommitStatusesOptions['statusOf']): Promise<{ progress: ObjectProgress; reason?: string }> {
   if (observation.result === 'deleted') return { progress: 'done' };
   const status = await statusOf(observation.cluster, observation.objectKey);
   if (!status) return { progress: 'pending' };
-  const ready = findCondition(status.conditions, 'Ready');
-  const stalled = findCondition(status.conditions, 'Stalled');
-  if (ready?.status === 'True' && status.lastAppliedRevision === observation.revision) return { progress: 'done' };
-  if (observation.result === 'terminal' || stalled?.status === 'True' || (ready && failedReasons.has(ready.reason))) {
-    const why = stalled?.status === 'True' ? stalled : ready;
-    return { progress: 'failed', reason: why ? `${why.reason}: ${why.message}` : `failed in stage ${observation.stage}` };
+  const verdict = verdictOf(status);
+  if (verdict.state === 'Ready' && status.lastAppliedRevision === observation.revision) return { progress: 'done' };
+  const healthFailed = verdict.state === 'Failed' && verdict.reason === Reason.HealthCheckFailed;
+  if (observation.result === 'terminal' || verdict.state === 'Stalled' || healthFailed) {
+    return { progress: 'failed', reason: verdict.reason ? `${verdict.reason}: ${verdict.message}` : `failed in stage ${observation.stage}` };
   }
   return { progress: 'pending' };
 }
@@ -174,7 +171,7 @@ export async function readToken(ref: GitHostTokenRef, source: string, connection
   const { cluster, namespace, name, key } = ref.secretRef;
   const where = `gitHosts of source ${source}: Secret ${namespace}/${name} on cluster ${cluster}`;
   const secret = await getObject(connectionFor(cluster), { apiVersion: 'v1', kind: 'Secret', namespace, name }).catch((error: unknown) => {
-    throw new Error(`${where} cannot be read: ${error instanceof Error ? error.message : String(error)}`);
+    throw new Error(`${where} cannot be read: ${messageOf(error)}`);
   });
   if (!secret) throw new Error(`${where} does not exist; create it with the key ${key}`);
   const data = (secret as { data?: Record<string, string> }).data ?? {};

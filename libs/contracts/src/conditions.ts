@@ -119,8 +119,3 @@ export function markFailure(conditions: readonly Condition[], generation: number
   if (category === 'waiting') return markProgressing(conditions, generation, input, now);
   return markFailed(conditions, generation, input, now);
 }
-
-/** isStalled tells whether conditions say Stalled=True. */
-export function isStalled(conditions: readonly Condition[] | undefined): boolean {
-  return findCondition(conditions, ConditionType.Stalled)?.status === 'True';
-}

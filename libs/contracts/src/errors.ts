@@ -66,6 +66,11 @@ export class NotReadyError extends Error {
 
 export type ReconcileFailure = TerminalError | TransientError | NotReadyError;
 
+/** messageOf is a thrown value's message: an Error's own, anything else as text. */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
 /** isReconcileFailure tells whether an error is one of the three typed failures. */
 export function isReconcileFailure(error: unknown): error is ReconcileFailure {
   return error instanceof TerminalError || error instanceof TransientError || error instanceof NotReadyError;

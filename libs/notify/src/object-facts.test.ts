@@ -28,6 +28,10 @@ describe('objectFacts', () => {
     expect(readiness([condition('Ready', 'True', 'ReconciliationSucceeded')], 'NotReady:ApplyFailed')).toMatchObject({ state: 'Ready', event: { reason: 'Ready', severity: 'info' } });
   });
 
+  it('reads a dependency\'s failure as this object waiting, not as its own error (the verdict every reader shares)', () => {
+    expect(readiness([condition('Ready', 'False', 'DependencyFailed'), condition('Reconciling', 'False', 'DependencyFailed')])).toMatchObject({ state: 'Progressing:DependencyFailed', event: { reason: 'Progressing', severity: 'info' } });
+  });
+
   it('says nothing of a first sight of a Ready object, nor of objects on an unavailable cluster', () => {
     expect(readiness([condition('Ready', 'True', 'ReconciliationSucceeded')])).toEqual({ state: 'Ready', event: undefined });
     expect(readiness([condition('Ready', 'Unknown', 'ClusterUnavailable')])).toBeUndefined();

@@ -1,16 +1,12 @@
-import { ConditionType, findCondition, Reason, type ObjectStatus } from '@tidemark/contracts';
+import { ConditionType, findCondition, Reason, verdictOf, type ObjectStatus } from '@tidemark/contracts';
 import { boundedText } from './bounded-text';
 import { maxMessageLength, NotificationReason, type InvolvedObject } from './notification-event';
 import type { EventDraft, TransitionFact } from './transition-fact';
 
-/** Reasons of Ready=False that mean "not yet", not "failed": rolling out, waiting, paused. */
-const progressingReasons: ReadonlySet<string> = new Set([
-  Reason.Progressing, Reason.HealthCheckPending, Reason.DependencyNotReady, Reason.Suspended, Reason.PruneAwaitingConfirmation,
-]);
-
 /**
- * objectFacts reads an object's status record as two facts: readiness (Ready, Progressing,
- * NotReady or Stalled, by reason) and drift. While its cluster is unavailable the record says so
+ * objectFacts reads an object's status record as two facts: readiness (its verdict: Ready;
+ * Reconciling and Waiting are Progressing, news but no error; Failed is NotReady; Stalled) and drift.
+ * Unknown is no news. While its cluster is unavailable the record says so
  * for every object; that is the cluster's alert, so readiness is then left as it was.
  */
 export function objectFacts(status: ObjectStatus): TransitionFact[] {
@@ -27,22 +23,23 @@ export function objectFactKeys(cluster: string, objectKey: string): string[] {
 }
 
 function readinessFact(status: ObjectStatus): TransitionFact | undefined {
-  const ready = findCondition(status.conditions, ConditionType.Ready);
-  if (!ready || ready.reason === Reason.ClusterUnavailable) return undefined;
-  const stalled = findCondition(status.conditions, ConditionType.Stalled);
+  // While its cluster is unavailable, the cluster's alert says it for every object.
+  if (findCondition(status.conditions, ConditionType.Ready)?.reason === Reason.ClusterUnavailable) return undefined;
+  const { state, reason, message } = verdictOf(status);
   const [key] = objectFactKeys(status.cluster, status.objectKey);
   const base = baseOf(status);
-  if (stalled?.status === 'True') {
-    return { key: key!, at: status.updatedAt, state: `Stalled:${stalled.reason}`, eventFor: () => ({ ...base, reason: NotificationReason.Stalled, severity: 'error', message: text(`${describe(status)} is stalled (${stalled.reason}): ${stalled.message}`) }) };
+  if (state === 'Stalled') {
+    return { key: key!, at: status.updatedAt, state: `Stalled:${reason}`, eventFor: () => ({ ...base, reason: NotificationReason.Stalled, severity: 'error', message: text(`${describe(status)} is stalled (${reason}): ${message}`) }) };
   }
-  if (ready.status === 'True') {
+  if (state === 'Ready') {
     // A first sight of a Ready object (a new one, or every object at a first start) is no news.
-    return { key: key!, at: status.updatedAt, state: 'Ready', eventFor: (previous) => previous === undefined ? undefined : ({ ...base, reason: NotificationReason.Ready, severity: 'info', message: text(`${describe(status)} is Ready: ${ready.message}`) }) };
+    return { key: key!, at: status.updatedAt, state: 'Ready', eventFor: (previous) => previous === undefined ? undefined : ({ ...base, reason: NotificationReason.Ready, severity: 'info', message: text(`${describe(status)} is Ready: ${message}`) }) };
   }
-  if (progressingReasons.has(ready.reason)) {
-    return { key: key!, at: status.updatedAt, state: `Progressing:${ready.reason}`, eventFor: () => ({ ...base, reason: NotificationReason.Progressing, severity: 'info', message: text(`${describe(status)} is not Ready yet (${ready.reason}): ${ready.message}`) }) };
+  if (state === 'Reconciling' || state === 'Waiting') {
+    return { key: key!, at: status.updatedAt, state: `Progressing:${reason}`, eventFor: () => ({ ...base, reason: NotificationReason.Progressing, severity: 'info', message: text(`${describe(status)} is not Ready yet (${reason}): ${message}`) }) };
   }
-  return { key: key!, at: status.updatedAt, state: `NotReady:${ready.reason}`, eventFor: () => ({ ...base, reason: NotificationReason.NotReady, severity: 'error', message: text(`${describe(status)} is not Ready (${ready.reason}): ${ready.message}`) }) };
+  if (state === 'Unknown') return undefined;
+  return { key: key!, at: status.updatedAt, state: `NotReady:${reason}`, eventFor: () => ({ ...base, reason: NotificationReason.NotReady, severity: 'error', message: text(`${describe(status)} is not Ready (${reason}): ${message}`) }) };
 }
 
 function driftFact(status: ObjectStatus): TransitionFact {

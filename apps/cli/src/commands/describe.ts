@@ -1,3 +1,4 @@
+import { verdictOf } from '@tidemark/contracts';
 import type { ApiClient } from '../api-client';
 import type { ObjectDetail } from '../api-types';
 import { clustersOfObject, objectPath, resolveObject } from '../object-ref';
@@ -6,7 +7,8 @@ import { age, indent, short, value } from './format';
 
 /**
  * describeCommand shows one object on each cluster it is on (or the one --cluster names):
- * conditions, drift, inventory and the last runs (GET /api/objects/:cluster/…).
+ * its state (verdictOf, as the dashboard reads it), conditions, drift, inventory and the last runs
+ * (GET /api/objects/:cluster/…).
  */
 export async function describeCommand(api: ApiClient, output: Output, typed: string, cluster?: string): Promise<void> {
   const object = await resolveObject(api, typed);
@@ -19,9 +21,11 @@ export async function describeCommand(api: ApiClient, output: Output, typed: str
 
 function writeDetail(output: Output, { status, history }: ObjectDetail): void {
   const heading = (text: string) => paint(output, 'bold', text);
+  const verdict = verdictOf(status);
   const lines = [
     `${heading('Object:')}     ${status.kind} ${status.namespace ? `${status.namespace}/` : ''}${status.name}  (${status.objectKey})`,
     `${heading('Cluster:')}    ${status.cluster}`,
+    `${heading('State:')}      ${paint(output, stateColour(verdict.state), verdict.state)}${verdict.state === 'Ready' || !verdict.reason ? '' : ` (${verdict.reason}: ${verdict.message})`}`,
     `${heading('Source:')}     ${status.source}${status.path ? ` ${status.path}${status.line ? `:${status.line}` : ''}` : ''}`,
     `${heading('Revision:')}   applied ${short(status.lastAppliedRevision)}, attempted ${short(status.lastAttemptedRevision)}`,
     `${heading('Generation:')} ${status.generation ?? '-'} (observed ${status.observedGeneration ?? '-'})${status.suspended ? paint(output, 'yellow', '  SUSPENDED') : ''}`,

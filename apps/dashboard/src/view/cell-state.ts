@@ -1,7 +1,7 @@
-import { findCondition, type ObjectStatus } from '@tidemark/contracts';
+import { findCondition, verdictOf, type ObjectStatus, type VerdictState } from '@tidemark/contracts';
 
-/** CellState is the one-word summary of an object on a cluster, in order of urgency. */
-export type CellState = 'Stalled' | 'Failed' | 'Waiting' | 'Reconciling' | 'Ready' | 'Unknown';
+/** CellState is the one-word summary of an object on a cluster, in order of urgency: its verdict. */
+export type CellState = VerdictState;
 
 /** ConditionFilter is what the condition filter and the overview counts select on. */
 export type ConditionFilter = CellState | 'Drifted' | 'Suspended';
@@ -20,19 +20,9 @@ export interface CellSummary {
   updatedAt: string;
 }
 
-/**
- * cellStateOf reads the conditions and the failure the pipeline writes: Stalled wins, then the
- * last run's failure (waiting for a dependency, or failed and retried), then Reconciling, then
- * Ready. Ready=False without Reconciling is a failure waiting for a retry.
- */
+/** cellStateOf is the state of the object's verdict (verdictOf, the one reading every consumer shares). */
 export function cellStateOf(status: Pick<ObjectStatus, 'conditions' | 'failure'>): CellState {
-  const conditions = status.conditions;
-  if (findCondition(conditions, 'Stalled')?.status === 'True') return 'Stalled';
-  if (status.failure) return status.failure.category === 'waiting' ? 'Waiting' : 'Failed';
-  if (findCondition(conditions, 'Reconciling')?.status === 'True') return 'Reconciling';
-  const ready = findCondition(conditions, 'Ready')?.status;
-  if (ready === 'True') return 'Ready';
-  return ready === 'False' ? 'Failed' : 'Unknown';
+  return verdictOf(status).state;
 }
 
 /** isDrifted: drift items are recorded, or the Drifted condition says so. */
