@@ -20,7 +20,7 @@ import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import { ClusterConnection, applyObject, watchObjects } from '@tidemark/cluster';
-import type { KubernetesManifest, ReconcileJob } from '@tidemark/contracts';
+import { messageOf, type KubernetesManifest, type ReconcileJob } from '@tidemark/contracts';
 import { createDefaultRegistry } from '@tidemark/kinds';
 import { reconcile, type DesiredObject, type PipelineDependencies } from '@tidemark/pipeline';
 import { StatusStore } from '@tidemark/status-store';
@@ -106,7 +106,7 @@ class Failures {
 
   add(error: unknown): void {
     this.count += 1;
-    const message = (error instanceof Error ? error.message : String(error)).slice(0, 400);
+    const message = messageOf(error).slice(0, 400);
     if (this.messages.size < 5 || this.messages.has(message)) this.messages.set(message, (this.messages.get(message) ?? 0) + 1);
   }
 

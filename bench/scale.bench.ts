@@ -29,6 +29,7 @@ import { countByKind, markAuditLog, readAuditLog, startControlPlane, startGitSer
 import { figure, pool, printFigures, say } from './support/figures';
 import { RawClient } from './support/raw-apply';
 import { cpuSeconds } from './support/process-cpu';
+import { messageOf } from '@tidemark/contracts';
 
 const { values } = parseArgs({ options: {
   objects: { type: 'string', default: '300' }, clusters: { type: 'string', default: '3' },
@@ -209,7 +210,7 @@ try {
     memoryMiB: { idle: idleSplit, converged: convergedSplit, steady: steadySplit },
   });
 } catch (error) {
-  say(`failed: ${error instanceof Error ? error.message : String(error)}; reconciler stderr: ${stderrTail}`);
+  say(`failed: ${messageOf(error)}; reconciler stderr: ${stderrTail}`);
   process.exitCode = 1;
 } finally {
   await stopProcess(child);

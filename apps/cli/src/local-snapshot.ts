@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { CliError, ExitCode } from './cli-error';
+import { messageOf } from '@tidemark/contracts';
 
 const run = promisify(execFile);
 
@@ -24,7 +25,7 @@ export interface LocalSnapshot {
  */
 export async function snapshotLocal(directory: string, ref: string | undefined, env: Readonly<Record<string, string | undefined>>): Promise<LocalSnapshot> {
   const root = await git(['-C', resolve(directory), 'rev-parse', '--show-toplevel'], env).catch((error: unknown) => {
-    throw new CliError('NotARepository', `${directory} is not inside a Git working tree: ${messageOf(error)}`, ExitCode.Usage);
+    throw new CliError('NotARepository', `${directory} is not inside a Git working tree: ${gitFailureOf(error)}`, ExitCode.Usage);
   });
   const gitdir = await mkdtemp(join(tmpdir(), 'tidemark-diff-'));
   const remove = () => rm(gitdir, { recursive: true, force: true });
@@ -55,7 +56,8 @@ async function git(args: string[], env: Readonly<Record<string, string | undefin
   return stdout.trim();
 }
 
-function messageOf(error: unknown): string {
+/** gitFailureOf is the first line git wrote to stderr, or the error's message. */
+function gitFailureOf(error: unknown): string {
   const stderr = (error as { stderr?: string }).stderr;
-  return (stderr || (error instanceof Error ? error.message : String(error))).trim().split('\n')[0] ?? '';
+  return (stderr || messageOf(error)).trim().split('\n')[0] ?? '';
 }

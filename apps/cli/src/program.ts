@@ -11,6 +11,7 @@ import { previewCommand } from './commands/preview';
 import { diffCommand } from './commands/diff';
 import { sourceCommand } from './commands/source';
 import { sourceActionCommand, sourceVerbOf } from './commands/source-action';
+import { messageOf } from '@tidemark/contracts';
 
 interface GlobalOptions { server?: string; output?: string }
 
@@ -172,7 +173,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCo
       io.stderr.write(`tidemark: ${error.message}\n`);
       return error.exitCode;
     }
-    io.stderr.write(`tidemark: unexpected failure: ${error instanceof Error ? error.message : String(error)}\n`);
+    io.stderr.write(`tidemark: unexpected failure: ${messageOf(error)}\n`);
     return ExitCode.Failed;
   }
 }

@@ -5,6 +5,7 @@ import { Value } from '@sinclair/typebox/value';
 import type { TokenScope } from './auth/token-scope';
 import type { AccessToken } from './auth/principal';
 import { parseRedisNode, type RedisAuth, type RedisEndpoint } from '@tidemark/queue';
+import { messageOf } from '@tidemark/contracts';
 
 /** ConfigError is a mistake in the dashboard configuration; its message names the variable. */
 export class ConfigError extends Error {
@@ -113,7 +114,7 @@ function readTokenFile(path: string): string {
   try {
     return readFileSync(path, 'utf8');
   } catch (error) {
-    throw new ConfigError(`Could not read the tokens file ${path}: ${error instanceof Error ? error.message : String(error)}.`);
+    throw new ConfigError(`Could not read the tokens file ${path}: ${messageOf(error)}.`);
   }
 }
 

@@ -4,6 +4,7 @@ import { StatusStore } from '@tidemark/status-store';
 import { buildDashboard } from './build-app';
 import { unwatchFile, watchFile } from 'node:fs';
 import { loadConfig, reloadTokens } from './config';
+import { messageOf } from '@tidemark/contracts';
 
 /** main starts the dashboard and stops it, in reverse order, on SIGINT or SIGTERM. */
 async function main(): Promise<void> {
@@ -44,7 +45,7 @@ async function main(): Promise<void> {
       try {
         void app.replaceTokens(reloadTokens(tokensFile)).then((ended) => app.log.info({ ended }, 'tokens reloaded'), (error: unknown) => app.log.error({ err: String(error) }, 'ending sessions after a token reload failed'));
       } catch (error) {
-        app.log.error({ err: error instanceof Error ? error.message : String(error) }, 'the tokens file is invalid; the previous tokens stay in force');
+        app.log.error({ err: messageOf(error) }, 'the tokens file is invalid; the previous tokens stay in force');
       }
     });
   }

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { KubeConfig } from '@kubernetes/client-node';
 import { ClusterConnection, getObject, loadSelfContainedKubeconfig, type KubeClientOptions } from '@tidemark/cluster';
 import type { ClusterConfig } from './config';
+import { messageOf } from '@tidemark/contracts';
 
 /** ClusterSet holds, per cluster, the main connection and the one for a kind's partial patches. */
 export interface ClusterSet {
@@ -42,7 +43,7 @@ function loadKubeconfig(cluster: ClusterConfig): KubeConfig {
   try {
     config.loadFromString(readFileSync(cluster.kubeconfigPath!, 'utf8'));
   } catch (error) {
-    throw new Error(`cluster ${cluster.name}: cannot load kubeconfig ${cluster.kubeconfigPath}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new Error(`cluster ${cluster.name}: cannot load kubeconfig ${cluster.kubeconfigPath}: ${messageOf(error)}`);
   }
   return config;
 }

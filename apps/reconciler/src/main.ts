@@ -1,21 +1,22 @@
 import { loadConfig } from './config';
 import { createLogger } from './logger';
 import { startReconciler } from './reconciler';
+import { messageOf } from '@tidemark/contracts';
 
 // The reconciler process: read the config once, start, and stop cleanly on SIGTERM or SIGINT.
 const config = (() => {
   try {
     return loadConfig();
   } catch (error) {
-    process.stderr.write(`tidemark: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(`tidemark: ${messageOf(error)}\n`);
     process.exit(2);
   }
 })();
 const log = createLogger(config.logLevel);
 const reconciler = await startReconciler(config, log).catch((error: unknown) => {
   // Also straight to stderr: the logger may not flush before exit, and this is why the process stopped.
-  process.stderr.write(`tidemark could not start: ${error instanceof Error ? error.message : String(error)}\n`);
-  log.fatal({ err: error instanceof Error ? error.message : String(error) }, 'tidemark could not start');
+  process.stderr.write(`tidemark could not start: ${messageOf(error)}\n`);
+  log.fatal({ err: messageOf(error) }, 'tidemark could not start');
   process.exit(1);
 });
 
@@ -28,7 +29,7 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     void reconciler.stop().then(
       () => process.exit(0),
       (error: unknown) => {
-        log.error({ err: error instanceof Error ? error.message : String(error) }, 'stopping failed');
+        log.error({ err: messageOf(error) }, 'stopping failed');
         process.exit(1);
       },
     );

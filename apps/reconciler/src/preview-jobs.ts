@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { PreviewReport, RecordKeys, RedisClient } from '@tidemark/contracts';
+import { messageOf, type PreviewReport, type RecordKeys, type RedisClient } from '@tidemark/contracts';
 import type { GitSource } from '@tidemark/git-source';
 import type { PreviewRenderDependencies } from '@tidemark/pipeline';
 import type { ClusterTarget } from '@tidemark/placement';
@@ -42,7 +42,7 @@ export async function startPreviewJobs(options: PreviewJobsOptions): Promise<{ s
     const report = await runPreviewJob(job, { redis: options.redis, keys: options.keys, sourceFor, clusters: options.clusters, render: options.render });
     log.info({ source: job.source, ref: job.ref, state: report.state, changes: report.changes.length, error: report.error }, 'preview finished');
     // The comment is best effort: a Git host that fails never fails (or repeats) the preview.
-    await options.commentOn?.(report).catch((error: unknown) => log.warn({ source: job.source, ref: job.ref, err: error instanceof Error ? error.message : String(error) }, 'preview comment failed'));
+    await options.commentOn?.(report).catch((error: unknown) => log.warn({ source: job.source, ref: job.ref, err: messageOf(error) }, 'preview comment failed'));
   });
   return { stop: () => workers.close() };
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ClusterConnection } from '@tidemark/cluster';
-import { RedisLease, readClusterHealth, writeClusterHealth, type ClusterHealth, type Logger, type RecordKeys } from '@tidemark/contracts';
+import { RedisLease, readClusterHealth, writeClusterHealth, messageOf, type ClusterHealth, type Logger, type RecordKeys } from '@tidemark/contracts';
 import type { StatusStore } from '@tidemark/status-store';
 import type { RedisClient } from '@tidemark/contracts';
 
@@ -87,7 +87,7 @@ class ClusterMonitor {
       await this.connection.client.request({ method: 'GET', path: '/readyz', what: `health check of ${this.name}`, timeoutMs });
       return undefined;
     } catch (error) {
-      return error instanceof Error ? error.message : String(error);
+      return messageOf(error);
     }
   }
 

@@ -1,4 +1,4 @@
-import { isReconcileFailure, NotReadyError, TerminalError, TransientError, type ReconcileFailure } from '@tidemark/contracts';
+import { isReconcileFailure, NotReadyError, TerminalError, TransientError, messageOf, type ReconcileFailure } from '@tidemark/contracts';
 import { cleanApiMessage, isSchemaConversionError } from './api-message';
 
 /** KubeStatus is the body of a failed Kubernetes API request (metav1.Status). */
@@ -38,7 +38,7 @@ export class ApiError extends Error {
 export class KubeTransportError extends Error {
   readonly code = 'KubeUnreachable';
   constructor(readonly what: string, options: { cause: unknown }) {
-    super(`${what}: ${options.cause instanceof Error ? options.cause.message : String(options.cause)}`, options);
+    super(`${what}: ${messageOf(options.cause)}`, options);
     this.name = 'KubeTransportError';
   }
 }
@@ -56,7 +56,7 @@ export class KubeTransportError extends Error {
 export function toReconcileFailure(error: unknown, what: string): ReconcileFailure {
   if (isReconcileFailure(error)) return error;
   if (error instanceof ApiError) return fromApiError(error);
-  const message = error instanceof Error ? error.message : String(error);
+  const message = messageOf(error);
   if (error instanceof KubeTransportError || hasSystemCode(error)) {
     return new TransientError('KubeUnreachable', `${what}: the API server could not be reached (${message}); it will be retried.`, { cause: error });
   }

@@ -1,4 +1,4 @@
-import type { KubernetesManifest } from '@tidemark/contracts';
+import { messageOf, type KubernetesManifest } from '@tidemark/contracts';
 import type { KindRegistry } from '@tidemark/kinds';
 
 /** ConversionReview is the apiextensions.k8s.io/v1 request and response of a conversion webhook. */
@@ -27,7 +27,7 @@ export function convertReview(review: unknown, kinds: KindRegistry): ConversionR
   try {
     return answer({ status: 'Success' }, request.objects.map((object) => convertOne(object, request.desiredAPIVersion, kinds)));
   } catch (error) {
-    return answer({ status: 'Failure', message: error instanceof Error ? error.message : String(error) }, []);
+    return answer({ status: 'Failure', message: messageOf(error) }, []);
   }
 }
 

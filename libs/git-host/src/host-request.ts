@@ -1,3 +1,4 @@
+import { messageOf } from '@tidemark/contracts';
 /** PostOptions bound the work of one request to a Git host. */
 export interface PostOptions {
   /** Attempts in all, the first included. @defaultValue 4 */
@@ -48,7 +49,7 @@ async function sendOnce(request: HostRequest, timeoutMs: number, attempt: number
   try {
     response = await fetch(request.url, { method: request.method, headers: request.headers, ...(request.body === undefined ? {} : { body: request.body }), redirect: 'error', signal: AbortSignal.timeout(timeoutMs) });
   } catch (error) {
-    const reason = error instanceof Error && error.cause instanceof Error ? error.cause.message : error instanceof Error ? error.message : String(error);
+    const reason = error instanceof Error && error.cause instanceof Error ? error.cause.message : messageOf(error);
     return { result: { ok: false, attempts: attempt, error: `cannot reach the Git host: ${reason}` }, retryAfterMs: 0 };
   }
   if (response.ok && readBody) {

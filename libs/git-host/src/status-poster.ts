@@ -1,5 +1,6 @@
 import { postCommitStatus, type CommitStatus, type GitHostTarget } from './commit-status';
 import type { PostOptions, PostResult } from './host-request';
+import { messageOf } from '@tidemark/contracts';
 
 /** StatusPosterOptions bound how fast and how much a process posts. */
 export interface StatusPosterOptions {
@@ -80,7 +81,7 @@ export class StatusPoster {
       target = await post.target();
     } catch (error) {
       // The resolver's message names the Secret or file and the key, never a value.
-      return { ok: false, attempts: 0, error: error instanceof Error ? error.message : String(error) };
+      return { ok: false, attempts: 0, error: messageOf(error) };
     }
     return postCommitStatus(target, post.status, { ...this.options.post, signal: this.abort.signal });
   }

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import git from 'isomorphic-git';
 import type * as OpenPGP from 'openpgp';
-import { TerminalError } from '@tidemark/contracts';
+import { TerminalError, messageOf } from '@tidemark/contracts';
 import type { SourceVerify } from './source-spec';
 
 /**
@@ -40,6 +40,6 @@ async function expectedKeys(keys: SourceVerify, source: string): Promise<OpenPGP
     throw new TerminalError('CommitNotVerified', `Source ${source} names only SSH keys in verify.sshKeys; this release verifies OpenPGP signatures only, so nothing is applied. Add the signers' OpenPGP keys to verify.openpgpKeys.`);
   }
   return Promise.all(keys.openpgpKeys.map((armoredKey, index) => readKey({ armoredKey }).catch((error: unknown) => {
-    throw new TerminalError('CommitNotVerified', `Source ${source} verify.openpgpKeys[${index}] is not a readable OpenPGP public key: ${error instanceof Error ? error.message : String(error)}`);
+    throw new TerminalError('CommitNotVerified', `Source ${source} verify.openpgpKeys[${index}] is not a readable OpenPGP public key: ${messageOf(error)}`);
   })));
 }

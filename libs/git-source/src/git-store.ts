@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import { mkdir, open as openFile, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import git, { Errors, type HttpClient } from 'isomorphic-git';
-import { isReconcileFailure, TerminalError, TransientError } from '@tidemark/contracts';
+import { isReconcileFailure, TerminalError, TransientError, messageOf } from '@tidemark/contracts';
 import { BoundedCache } from './bounded-cache';
 import { redactUrl } from './redact-url';
 import type { AdvertisedRef } from './select-revision';
@@ -227,7 +227,7 @@ function remoteError(what: string, error: unknown): Error {
     const reason = code === 'SmartHttpError' ? 'the server did not answer with a Git ref advertisement' : `the server's answer could not be read (${code})`;
     return new TransientError('GitFetchFailed', `Could not ${what}: ${reason}.`, { cause: error });
   }
-  const reason = error instanceof Error ? error.message : String(error);
+  const reason = messageOf(error);
   return new TransientError('GitFetchFailed', `Could not ${what}: ${reason}`, { cause: error });
 }
 

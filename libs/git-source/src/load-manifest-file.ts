@@ -2,6 +2,7 @@ import { identifyManifest, type IdentifiedManifest, type Manifest } from './mani
 import type { LoadLimits } from './load-limits';
 import { loadYamlDocuments, LoadFailure } from './load-yaml';
 import type { SourceErrorCode, SourceWarningCode } from './source-error';
+import { messageOf } from '@tidemark/contracts';
 
 /** FileProblem is something wrong inside one file; the path is added by whoever knows it. */
 export interface FileProblem {
@@ -62,7 +63,7 @@ function loadBytes(bytes: Uint8Array, limits: LoadLimits): ManifestFile {
   } catch (error) {
     if (error instanceof LoadFailure) return failedFile(error.reason, error.message, error.line);
     // A stack or memory failure inside the parser still stops only this file.
-    return failedFile('ParseFailed', `the file could not be parsed (${error instanceof Error ? error.message : String(error)})`);
+    return failedFile('ParseFailed', `the file could not be parsed (${messageOf(error)})`);
   }
 }
 

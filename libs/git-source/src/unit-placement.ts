@@ -1,5 +1,5 @@
 import { isPlacementKey, isPlacementObject, PlacementRules } from '@tidemark/placement';
-import type { KubernetesManifest } from '@tidemark/contracts';
+import { messageOf, type KubernetesManifest } from '@tidemark/contracts';
 import type { RevisionIndex } from './revision-index';
 import type { UnitPlacement } from './unit-index';
 
@@ -22,6 +22,6 @@ export function placementOf(index: RevisionIndex): UnitPlacement {
   try {
     return { rules: PlacementRules.fromObjects(objects) };
   } catch (error) {
-    return { error: error instanceof Error ? error.message : String(error) };
+    return { error: messageOf(error) };
   }
 }

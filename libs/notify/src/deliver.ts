@@ -2,6 +2,7 @@ import { addressProblem, credentialOrigin, revealCredential, type Credential } f
 import { DeliveryError } from './errors/delivery-error';
 import type { NotificationProvider } from './notify-options';
 import { signatureHeader, signBody } from './sign-body';
+import { messageOf } from '@tidemark/contracts';
 
 /** maxPayloadBytes bounds every body sent; payloads are built from bounded fields well under it. */
 export const maxPayloadBytes = 16 * 1024;
@@ -37,7 +38,7 @@ async function credential(provider: NotificationProvider, what: string, from: Cr
     const value = await revealCredential(from);
     if (value) return value;
   } catch (error) {
-    throw new DeliveryError(`provider ${provider.name}: the ${what} could not be read from ${credentialOrigin(from)}: ${error instanceof Error ? error.message : String(error)}`, true);
+    throw new DeliveryError(`provider ${provider.name}: the ${what} could not be read from ${credentialOrigin(from)}: ${messageOf(error)}`, true);
   }
   throw new DeliveryError(`provider ${provider.name}: the ${what} from ${credentialOrigin(from)} is empty`, true);
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { parseClusterHealth, parseStatusChange, readSourceStatus, RecordKeys, type Logger, type RedisClient } from '@tidemark/contracts';
+import { parseClusterHealth, parseStatusChange, readSourceStatus, RecordKeys, messageOf, type Logger, type RedisClient } from '@tidemark/contracts';
 import type { StatusStore } from '@tidemark/status-store';
 import { alertSkipReason } from './alert-filter';
 import { clusterFact } from './cluster-facts';
@@ -123,7 +123,7 @@ export class Notifier {
   private enqueueWork(task: () => Promise<void>): void {
     if (this.stopped) return;
     this.work = this.work.then(task).catch((error: unknown) => {
-      this.options.log.warn({ err: error instanceof Error ? error.message : String(error) }, 'notifications: reading the records failed; the next look tries again');
+      this.options.log.warn({ err: messageOf(error) }, 'notifications: reading the records failed; the next look tries again');
     });
   }
 

@@ -1,4 +1,4 @@
-import { TerminalError, isReconcileFailure } from '@tidemark/contracts';
+import { TerminalError, isReconcileFailure, messageOf } from '@tidemark/contracts';
 import type { CustomResource, KubernetesManifest } from '@tidemark/kinds';
 import type { ReconcileRun } from './run';
 import { ownerOfRun, withOwner } from './tracking';
@@ -21,6 +21,6 @@ export function renderStage(run: ReconcileRun, defaulted: CustomResource | undef
     }, owner));
   } catch (error) {
     if (isReconcileFailure(error)) throw error;
-    throw new TerminalError('RenderFailed', `rendering ${object.kind} ${object.metadata.name} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new TerminalError('RenderFailed', `rendering ${object.kind} ${object.metadata.name} failed: ${messageOf(error)}`, { cause: error });
   }
 }

@@ -1,5 +1,5 @@
 import ignore from 'ignore';
-import type { KubernetesManifest } from '@tidemark/contracts';
+import { messageOf, type KubernetesManifest } from '@tidemark/contracts';
 import { matches, parseSelector, requirementsOf, SelectorError, type LabelSelector, type Requirement } from './label-selector';
 import { compileRuleVariables, variablesFor, type RuleVariables } from './rule-variables';
 import { compileRuleIdentity, type PlacedIdentity, type RuleServiceAccount } from './rule-identity';
@@ -66,7 +66,7 @@ export class PlacementRules {
         try {
           rules.push({ source: where, matcher: ignore().add(rule.paths), requirements: requirementsOf(rule.clusterSelector ?? {}), variables, serviceAccount });
         } catch (error) {
-          throw new SelectorError(`${where}: ${error instanceof Error ? error.message : String(error)}`);
+          throw new SelectorError(`${where}: ${messageOf(error)}`);
         }
       });
     }

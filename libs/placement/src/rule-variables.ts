@@ -1,4 +1,5 @@
 import { matches, requirementsOf, SelectorError, type LabelSelector, type Requirement } from './label-selector';
+import { messageOf } from '@tidemark/contracts';
 
 /** ClusterVariables are the variables a Placement rule gives a subset of its clusters. */
 interface CompiledClusterVariables {
@@ -29,7 +30,7 @@ export function compileRuleVariables(rule: { variables?: unknown; clusterVariabl
       return { requirements: requirementsOf((entry.clusterSelector ?? {}) as LabelSelector), variables: checkVariables(entry.variables, `${field}.variables`) };
     } catch (error) {
       if (error instanceof SelectorError && error.message.startsWith(field)) throw error;
-      throw new SelectorError(`${field}.clusterSelector: ${error instanceof Error ? error.message : String(error)}`);
+      throw new SelectorError(`${field}.clusterSelector: ${messageOf(error)}`);
     }
   });
   return { variables, clusterVariables };

@@ -1,5 +1,5 @@
 // The poller is the one writer of the SourceStatus record; its format and key live in contracts.
-import { keptCommits, keptProblems, keptWarningLength, keptWarnings, scrubText, type SourceCommit, type SourceProblem } from '@tidemark/contracts';
+import { keptCommits, keptProblems, keptWarningLength, keptWarnings, scrubText, messageOf, type SourceCommit, type SourceProblem } from '@tidemark/contracts';
 import type { PollResult } from '@tidemark/git-source';
 import type { RedisClient } from '@tidemark/contracts';
 
@@ -55,7 +55,7 @@ export async function recordHead(redis: RedisClient, key: string, revision: stri
 /** recordFailure writes a failed poll, keeping the last good revision. */
 export async function recordFailure(redis: RedisClient, key: string, error: unknown, durationMs: number, leader: string): Promise<void> {
   const now = new Date().toISOString();
-  await redis.hset(key, { state: 'error', error: scrubCredentials(error instanceof Error ? error.message : String(error)), errorAt: now, polledAt: now, durationMs, leader });
+  await redis.hset(key, { state: 'error', error: scrubCredentials(messageOf(error)), errorAt: now, polledAt: now, durationMs, leader });
 }
 
 /** scrubCredentials removes credentials from a message (the one secret rule), in case a library put one there, and bounds it. */

@@ -1,4 +1,4 @@
-import { readSourceStatus, revisionFor, writePreviewReport, type PreviewJob, type PreviewReport, type RecordKeys, type RedisClient } from '@tidemark/contracts';
+import { readSourceStatus, revisionFor, writePreviewReport, messageOf, type PreviewJob, type PreviewReport, type RecordKeys, type RedisClient } from '@tidemark/contracts';
 import type { ClusterTarget } from '@tidemark/placement';
 import { previewRevision, type PreviewDependencies, type PreviewSource } from './preview-revision';
 
@@ -66,8 +66,4 @@ export async function runPreviewJob(job: PreviewJob, deps: PreviewJobDependencie
   } finally {
     await head.close();
   }
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -1,7 +1,7 @@
 import { Queue, UnrecoverableError, Worker } from 'bullmq';
 import type { Cluster, Redis } from 'ioredis';
 import { Value } from '@sinclair/typebox/value';
-import { isReconcileFailure, PreviewJob, previewQueueName } from '@tidemark/contracts';
+import { isReconcileFailure, PreviewJob, previewQueueName, messageOf } from '@tidemark/contracts';
 import { closeRedis, openRedis, type RedisConnection } from './connection';
 import { InvalidJobError } from './errors/invalid-job-error';
 import { QueueUnavailableError } from './errors/queue-unavailable-error';
@@ -125,7 +125,7 @@ function unrecoverableUnless(data: unknown): PreviewJob {
   try {
     return checkPreviewJob(data);
   } catch (error) {
-    throw new UnrecoverableError(error instanceof Error ? error.message : String(error));
+    throw new UnrecoverableError(messageOf(error));
   }
 }
 
@@ -134,7 +134,7 @@ async function guard<T>(what: string, action: () => Promise<T>): Promise<T> {
     return await action();
   } catch (error) {
     if (isReconcileFailure(error)) throw error;
-    const message = error instanceof Error ? error.message : String(error);
+    const message = messageOf(error);
     throw new QueueUnavailableError(`Could not ${what}: ${message}. Redis may be down; retry later.`, { cause: error });
   }
 }

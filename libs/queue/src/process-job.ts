@@ -1,6 +1,6 @@
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import { Value } from '@sinclair/typebox/value';
-import { isReconcileFailure, jobSchemaVersion, ReconcileJob, redisSchemaVersion, TerminalError, type FailureCategory, type ReconcileOutcome } from '@tidemark/contracts';
+import { isReconcileFailure, jobSchemaVersion, ReconcileJob, redisSchemaVersion, TerminalError, messageOf, type FailureCategory, type ReconcileOutcome } from '@tidemark/contracts';
 import { computeBackoff, type BackoffOptions } from './backoff';
 import { JobAbortedError } from './errors/job-aborted-error';
 import type { LeaseWatch } from './lease-watch';
@@ -135,7 +135,7 @@ function failureRecord(state: RunState, payload: ReconcileJob, error: unknown): 
   const terminal = error instanceof TerminalError;
   const category: FailureCategory = terminal ? 'invalid' : isReconcileFailure(error) ? error.category : 'internal';
   const code = typeof (error as { code?: unknown })?.code === 'string' ? (error as { code: string }).code : 'Unknown';
-  const message = error instanceof Error ? error.message : String(error);
+  const message = messageOf(error);
   return { objectKey: payload.objectKey, revision: payload.revision, failures: previous + 1, code, message, terminal, category, at: new Date().toISOString() };
 }
 

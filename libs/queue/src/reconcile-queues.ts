@@ -1,7 +1,7 @@
 import { Queue } from 'bullmq';
 import type { Cluster, Redis } from 'ioredis';
 import { Value } from '@sinclair/typebox/value';
-import { isReconcileFailure, ReconcileJob, reconcileJobName } from '@tidemark/contracts';
+import { isReconcileFailure, ReconcileJob, reconcileJobName, messageOf } from '@tidemark/contracts';
 import { closeRedis, openRedis } from './connection';
 import { InvalidJobError } from './errors/invalid-job-error';
 import { InvalidQueueOptionsError } from './errors/invalid-queue-options-error';
@@ -168,7 +168,7 @@ export class ReconcileQueues {
     try {
       return this.queueFor(job.cluster);
     } catch (error) {
-      throw new InvalidJobError(error instanceof Error ? error.message : String(error), { cause: error });
+      throw new InvalidJobError(messageOf(error), { cause: error });
     }
   }
 
@@ -209,7 +209,7 @@ async function guard<T>(what: string, action: () => Promise<T>): Promise<T> {
     return await action();
   } catch (error) {
     if (isReconcileFailure(error) || error instanceof InvalidQueueOptionsError) throw error;
-    const message = error instanceof Error ? error.message : String(error);
+    const message = messageOf(error);
     throw new QueueUnavailableError(`Could not ${what}: ${message}. Redis may be down; retry later.`, { cause: error });
   }
 }

@@ -3,6 +3,7 @@ import { Value } from '@sinclair/typebox/value';
 import { parse } from 'yaml';
 import { usesClusterValues } from './cluster-values';
 import { RenderFailure } from './render-failure';
+import { messageOf } from '@tidemark/contracts';
 
 /** unitConfigFile is the optional file beside a unit's marker that says how to render it. */
 export const unitConfigFile = 'tidemark-render.yaml';
@@ -55,7 +56,7 @@ export function parseUnitConfig(text: string | undefined, path: string): UnitCon
   try {
     value = parse(text, { maxAliasCount: 10 }) ?? {};
   } catch (error) {
-    throw new RenderFailure('RenderConfigInvalid', `${path}: ${error instanceof Error ? error.message : String(error)}`, path);
+    throw new RenderFailure('RenderConfigInvalid', `${path}: ${messageOf(error)}`, path);
   }
   const [first] = Value.Errors(UnitConfigSchema, value);
   if (first) throw new RenderFailure('RenderConfigInvalid', `${path}: ${first.path || '/'} ${first.message}`, path);

@@ -1,5 +1,5 @@
 import { ApiError, watchObjects, type ClusterConnection, type RunningWatch, type WatchEventType } from '@tidemark/cluster';
-import { TerminalError, type KubernetesManifest, type Logger } from '@tidemark/contracts';
+import { TerminalError, messageOf, type KubernetesManifest, type Logger } from '@tidemark/contracts';
 
 /** WatchForbiddenCode is the stable code of a served namespace whose Sources or Secrets may not be read. */
 export const WatchForbiddenCode = 'SourceWatchForbidden';
@@ -49,7 +49,7 @@ export function watchServed(options: ServedWatchOptions): RunningWatch {
     },
     onError: (error) => {
       if (!(error instanceof ApiError && error.status === 403)) {
-        log.warn({ namespace: namespace || '*', err: error instanceof Error ? error.message : String(error) }, `${kind} watch failed; retrying`);
+        log.warn({ namespace: namespace || '*', err: messageOf(error) }, `${kind} watch failed; retrying`);
         return;
       }
       const message = forbiddenMessage(kind, verb, namespace, error.body.message ?? error.message);

@@ -8,6 +8,7 @@ import type { Environment } from '../config';
 import type { Output } from '../output';
 import { snapshotLocal } from '../local-snapshot';
 import { exitCodeOf, printReport } from './report';
+import { messageOf } from '@tidemark/contracts';
 
 /** DiffOptions: what to compare (a folder's working tree, or a ref of its repository) and which clusters. */
 export interface DiffOptions {
@@ -78,7 +79,7 @@ function loadKubeconfig(path: string | undefined, env: Environment): KubeConfig 
   try {
     config.loadFromString(readFileSync(file, 'utf8'));
   } catch (error) {
-    throw new CliError('KubeconfigUnreadable', `cannot load the kubeconfig ${file}: ${error instanceof Error ? error.message : String(error)}`, ExitCode.Usage);
+    throw new CliError('KubeconfigUnreadable', `cannot load the kubeconfig ${file}: ${messageOf(error)}`, ExitCode.Usage);
   }
   return config;
 }

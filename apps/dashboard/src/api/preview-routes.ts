@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { listPreviews, readPreviewReport, writePreviewReport, type PreviewJob, type PreviewReport, type RecordKeys, type RedisClient } from '@tidemark/contracts';
+import { listPreviews, readPreviewReport, writePreviewReport, messageOf, type PreviewJob, type PreviewReport, type RecordKeys, type RedisClient } from '@tidemark/contracts';
 import type { PreviewQueue } from '@tidemark/queue';
 import { requireOperator } from '../auth/authenticate';
 import { previewInScope } from '../auth/token-scope';
@@ -44,7 +44,7 @@ export async function previewRoutes(app: FastifyInstance, { previews, redis, key
     if (!previewInScope(request.principal?.scope, request.body.source)) throw notFound(`source ${request.body.source}`);
     const job: PreviewJob = { source: request.body.source, ref: request.body.ref.replace(/^refs\/heads\//, ''), trigger: 'request', requestedAt: new Date().toISOString() };
     const queued = await previews.enqueue(job).catch((error: unknown) => {
-      throw new DashboardError(ErrorCode.QueueUnavailable, 503, error instanceof Error ? error.message : String(error), { cause: error });
+      throw new DashboardError(ErrorCode.QueueUnavailable, 503, messageOf(error), { cause: error });
     });
     // Shown as queued at once, unless a worker already wrote this request's (or a newer) report.
     const current = await readPreviewReport(redis, keys, job.source, job.ref);

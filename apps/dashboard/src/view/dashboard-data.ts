@@ -1,4 +1,4 @@
-import { listPreviews, readClusterHealth, readClusterSeries, readPreviewReport, readSourceCommits, readSourceStatus, type ClusterHealth, type PreviewReport, type ClusterSample, type ObjectStatus, type ReconcileRecord, type SourceCommit, type SourceStatus } from '@tidemark/contracts';
+import { listPreviews, readClusterHealth, readClusterSeries, readPreviewReport, readSourceCommits, readSourceStatus, messageOf, type ClusterHealth, type PreviewReport, type ClusterSample, type ObjectStatus, type ReconcileRecord, type SourceCommit, type SourceStatus } from '@tidemark/contracts';
 import type { ClusterQueueFigures, ReconcileQueues } from '@tidemark/queue';
 import type { RevisionLive, StatusStore } from '@tidemark/status-store';
 import { facetsOf, MatchMemo, queryMatrix, RowMemo, type Facets, type MatrixPage, type MatrixRow, type ObjectFilter } from './object-matrix';
@@ -174,7 +174,7 @@ export class DashboardData {
       // A scoped view lists only its own failing objects; the counts per state stay the cluster's.
       return { figures: figures.map((entry) => { const failures = entry.failures.filter((failure) => this.options.cache.cellsOf(failure.objectKey)?.has(entry.cluster)); return { ...entry, failures, failingObjects: failures.length }; }) };
     } catch (error) {
-      return { figures: [], error: error instanceof Error ? error.message : String(error) };
+      return { figures: [], error: messageOf(error) };
     }
   }
 

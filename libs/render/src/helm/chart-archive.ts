@@ -5,6 +5,7 @@ import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import { extract, type Header } from 'tar-stream';
 import { RenderFailure } from '../render-failure';
+import { messageOf } from '@tidemark/contracts';
 
 /** ArchiveLimits bound what a chart archive may hold once inflated. */
 export interface ArchiveLimits {
@@ -42,7 +43,7 @@ export async function inspectChartArchive(file: string, chart: string, limits: A
     await pipeline(createReadStream(file), createGunzip(), new ByteBudget(limits.maxUnpackedBytes, what), tar);
   } catch (error) {
     if (error instanceof RenderFailure) throw error;
-    throw new RenderFailure('ChartArchiveRefused', `${what}: the archive is not a readable .tgz: ${error instanceof Error ? error.message : String(error)}`);
+    throw new RenderFailure('ChartArchiveRefused', `${what}: the archive is not a readable .tgz: ${messageOf(error)}`);
   }
   if (!sawChartYaml) throw new RenderFailure('ChartArchiveRefused', `${what}: the archive has no ${chart}/Chart.yaml`);
 }

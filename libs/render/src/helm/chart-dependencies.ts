@@ -3,6 +3,7 @@ import { RenderFailure } from '../render-failure';
 import type { UnitRepo } from '../renderer';
 import type { ChartReference, KnownRepository } from './chart-reference';
 import type { ChartRepositories } from './chart-repositories';
+import { messageOf } from '@tidemark/contracts';
 
 interface ChartDependency {
   name?: unknown;
@@ -76,7 +77,7 @@ function dependenciesOf(text: string, path: string): ChartDependency[] {
   try {
     chart = parse(text, { maxAliasCount: 10 });
   } catch (error) {
-    throw new RenderFailure('RenderFailed', `${path}: ${error instanceof Error ? error.message : String(error)}`, path);
+    throw new RenderFailure('RenderFailed', `${path}: ${messageOf(error)}`, path);
   }
   const dependencies = (chart as { dependencies?: unknown } | null)?.dependencies;
   if (dependencies === undefined || dependencies === null) return [];

@@ -1,4 +1,5 @@
 import { RenderFailure, type RenderFailureCode } from '../render-failure';
+import { messageOf } from '@tidemark/contracts';
 
 /** ChartCredentials are a chart repository's basic-auth username and password. */
 export interface ChartCredentials {
@@ -117,5 +118,5 @@ function causeOf(error: unknown): string {
   const cause = (error as { cause?: unknown }).cause;
   const inner = cause instanceof Error ? cause : error;
   if (inner instanceof Error && inner.name === 'TimeoutError') return 'timed out';
-  return inner instanceof Error ? inner.message : String(inner);
+  return messageOf(inner);
 }

@@ -1,6 +1,7 @@
 import { parse } from 'yaml';
 import { RenderFailure } from '../render-failure';
 import type { ChartReference } from './chart-reference';
+import { messageOf } from '@tidemark/contracts';
 
 /** IndexedArchive is where a chart version's archive is and the digest it must have. */
 export interface IndexedArchive {
@@ -25,7 +26,7 @@ export function archiveInIndex(text: string, reference: ChartReference, what: st
   try {
     index = parse(text, { maxAliasCount: 100 });
   } catch (error) {
-    throw new RenderFailure('ChartRepositoryFailed', `${what}: the repository's index.yaml is not YAML: ${error instanceof Error ? error.message : String(error)}`);
+    throw new RenderFailure('ChartRepositoryFailed', `${what}: the repository's index.yaml is not YAML: ${messageOf(error)}`);
   }
   const entries = (index as { entries?: Record<string, unknown> } | null)?.entries;
   const versions = entries && typeof entries === 'object' ? entries[reference.name] : undefined;

@@ -4,6 +4,7 @@ import { ChartCache } from './chart-cache';
 import { checkScheme, getBounded, type ChartCredentials } from './chart-download';
 import { archiveInIndex } from './chart-index';
 import type { ChartReference, ChartRepositorySpec, KnownRepository } from './chart-reference';
+import { messageOf } from '@tidemark/contracts';
 
 /** ChartLimits bound one chart download. */
 export interface ChartLimits {
@@ -110,7 +111,7 @@ export class ChartRepositories {
     try {
       value = await repository.credentials();
     } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
+      const reason = messageOf(error);
       throw new RenderFailure('ChartCredentialsMissing', `${what}: no credentials for the repository: ${reason}`);
     }
     return { origin: repository.base.origin, value };

@@ -1,5 +1,6 @@
 import { parse } from 'yaml';
 import { RenderFailure } from '../render-failure';
+import { messageOf } from '@tidemark/contracts';
 
 // Fields whose entries may name another kustomization folder (a base or component) anywhere in the repository.
 const folderFields = ['resources', 'bases', 'components', 'generators', 'transformers', 'validators'] as const;
@@ -25,7 +26,7 @@ export function kustomizationReferences(text: string, path: string): Kustomizati
   try {
     document = parse(text, { maxAliasCount: 10 });
   } catch (error) {
-    throw new RenderFailure('RenderFailed', `${path}: ${error instanceof Error ? error.message : String(error)}`, path);
+    throw new RenderFailure('RenderFailed', `${path}: ${messageOf(error)}`, path);
   }
   if (document === null || document === undefined) return [];
   if (typeof document !== 'object' || Array.isArray(document)) throw new RenderFailure('RenderFailed', `${path}: a kustomization must be a mapping`, path);
