@@ -11,7 +11,7 @@ import { previewCommand } from './commands/preview';
 import { diffCommand } from './commands/diff';
 import { sourceCommand } from './commands/source';
 import { sourceActionCommand, sourceVerbOf } from './commands/source-action';
-import { messageOf } from '@tidemark/contracts';
+import { messageOf, scrubText } from '@tidemark/contracts';
 
 interface GlobalOptions { server?: string; output?: string }
 
@@ -169,11 +169,12 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCo
       // --help and --version end "with an error" of exit code 0; usage errors were printed already.
       return error.exitCode === 0 ? ExitCode.Ok : ExitCode.Usage;
     }
+    // A message may quote what it was given (an address, a server's answer): scrubbed by the one secret rule.
     if (error instanceof CliError) {
-      io.stderr.write(`tidemark: ${error.message}\n`);
+      io.stderr.write(`tidemark: ${scrubText(error.message)}\n`);
       return error.exitCode;
     }
-    io.stderr.write(`tidemark: unexpected failure: ${messageOf(error)}\n`);
+    io.stderr.write(`tidemark: unexpected failure: ${scrubText(messageOf(error))}\n`);
     return ExitCode.Failed;
   }
 }
