@@ -8,6 +8,7 @@ import { defaultGitSizeLimits, type GitSizeLimits } from './pack-size-guard';
 import { IndexBuilder, type BuiltIndex, type RenderFigures } from './index-builder';
 import { defaultLoadLimits, type LoadLimits } from './load-limits';
 import type { ManifestFile } from './load-manifest-file';
+import { renderedOutputLimits } from './load-rendered-output';
 import type { Manifest } from './manifest';
 import { diffObjects, type ObjectChange } from './object-change';
 import { redactUrl } from './redact-url';
@@ -91,9 +92,6 @@ export interface PollOptions {
 }
 
 const revisionPattern = /^[0-9a-f]{40}$/;
-// A unit's output is read like one file, with room for a chart's many objects.
-// Nodes scale with the bytes (16 times a file's); a render's memory is bounded by its own limits, not these.
-const renderedOutputLimits = { maxFileBytes: 32 * 1024 * 1024, maxDocuments: 20_000, maxNodes: 8_000_000 };
 
 /**
  * GitSource reads one Git source: it polls the remote ref, fetches only new objects into a
@@ -128,7 +126,7 @@ export class GitSource {
       ignoreFile: spec.ignoreFile,
       limits,
       parsedBlobs: new BoundedCache<string, ManifestFile>(options.parsedBlobCacheSize ?? 50_000),
-      ...(options.rendering ? { units: new UnitIndexer(this.store, options.rendering, { ...limits, ...renderedOutputLimits, ...options.rendering.outputLimits }) } : {}),
+      ...(options.rendering ? { units: new UnitIndexer(this.store, options.rendering, { ...renderedOutputLimits(limits, sizeLimits.maxRevisionBytes), ...options.rendering.outputLimits }) } : {}),
     });
     this.indexes = new BoundedCache(options.revisionCacheSize ?? 4);
     this.gate = new RevisionGate({

@@ -4,7 +4,8 @@ import { isUnder, RenderFailure, type ClusterValues, type PlannedUnit, type Repo
 import type { PlacementRules } from '@tidemark/placement';
 import type { GitStore } from './git-store';
 import type { LoadLimits } from './load-limits';
-import { loadManifestFile, type ManifestEntry } from './load-manifest-file';
+import type { ManifestEntry } from './load-manifest-file';
+import { loadRenderedOutput } from './load-rendered-output';
 import { renderWarningsOf } from './unit-warnings';
 import type { Manifest } from './manifest';
 import type { FileContent, FileUpdate } from './revision-index';
@@ -15,7 +16,7 @@ export interface UnitRendering {
   renderer: UnitRenderer;
   /** Clusters a per-cluster unit is rendered for (name, labels, variables). @defaultValue none */
   clusters?: readonly ClusterValues[];
-  /** Limits on one unit's rendered output, read like a file. @defaultValue 32 MiB, 20,000 documents */
+  /** Limits on one unit's rendered output (see loadRenderedOutput). @defaultValue the revision budget, 20,000 documents, a file's node limit per piece */
   outputLimits?: Partial<LoadLimits>;
 }
 
@@ -155,7 +156,7 @@ export class UnitIndexer {
   }
 
   private parse(text: string, unit: PlannedUnit): Pick<FileContent, 'entries' | 'problems'> {
-    const parsed = loadManifestFile(new TextEncoder().encode(text), this.outputLimits);
+    const parsed = loadRenderedOutput(new TextEncoder().encode(text), this.outputLimits);
     const problems = parsed.problems.map((problem) => ({ ...problem, reason: `${unit.renderer} output: ${problem.reason}` }));
     // Lines of the rendered stream mean nothing to a user: the unit's folder is the place.
     return { entries: parsed.entries.map((entry) => ({ ...entry, line: 0 })), problems };

@@ -6,6 +6,7 @@ import type { ClusterValues } from './cluster-values';
 import { defaultInputLimits, readInputTree, writeInputTree, type InputLimits, type InputTree, type WrittenFile } from './materialise';
 import { InputsCache, planUnits, type PlannedUnit, type UnitPlan } from './plan-units';
 import { RenderFailure } from './render-failure';
+import { defaultRenderCacheBytes, RenderOutputCache } from './render-output-cache';
 import { renderWarnings } from './render-warnings';
 import type { Renderer, RenderTools } from './renderer';
 import type { RendererRegistry } from './renderer-registry';
@@ -33,6 +34,8 @@ export interface UnitRendererOptions {
   concurrency?: number;
   /** Rendered outputs kept by input digest. @defaultValue 512 */
   cacheSize?: number;
+  /** Bytes of rendered output kept, all units together. @defaultValue 64 MiB */
+  cacheBytes?: number;
   /**
    * Units whose written input tree is kept between renders (under workDir), so a render writes
    * only the files whose blob changed; units with sops files always get a fresh tree.
@@ -61,7 +64,7 @@ export class UnitRenderer {
   private readonly inputs = new InputsCache();
   private readonly blobs = new BlobCache();
   private readonly copies: UnitCopies | undefined;
-  private readonly outputs = new Map<string, Promise<RenderedUnit>>();
+  private readonly outputs: RenderOutputCache<RenderedUnit>;
   private readonly limits: SandboxLimits;
   private readonly inputLimits: InputLimits;
   private running = 0;
@@ -73,6 +76,7 @@ export class UnitRenderer {
   constructor(private readonly options: UnitRendererOptions) {
     this.limits = { ...defaultSandboxLimits, ...options.limits };
     this.inputLimits = { ...defaultInputLimits, ...options.inputLimits };
+    this.outputs = new RenderOutputCache(options.cacheBytes ?? defaultRenderCacheBytes);
     const keptCopies = options.keptCopies ?? 256;
     if (!Number.isInteger(keptCopies) || keptCopies < 0) throw new Error(`keptCopies must be a whole number of units, not ${keptCopies}`);
     this.copies = keptCopies > 0 ? new UnitCopies(this.workDir(), keptCopies) : undefined;
