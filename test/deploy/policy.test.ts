@@ -153,6 +153,23 @@ describe.each(renders)('%s', (_, render) => {
   });
 });
 
+describe('the conversion webhook port', () => {
+  type Ingress = { ports?: { port: number }[]; from?: { ipBlock?: { cidr: string } }[] }[];
+  const reconcilerIngress = (objects: Manifest[]) => (component(objects, 'NetworkPolicy', 'reconciler').spec as { ingress: Ingress }).ingress;
+  const ruleFor = (ingress: Ingress, port: number) => ingress.filter((rule) => rule.ports?.some((entry) => entry.port === port));
+
+  it('has an ingress rule of its own, which the chart limits to the API servers\' CIDRs', async () => {
+    // Issue 34, item 14: the webhook is for the API servers, not every pod in the cluster.
+    const objects = await renderHelm({ set: ['networkPolicy.conversionWebhookFrom[0]=10.0.0.0/24', 'networkPolicy.conversionWebhookFrom[1]=192.168.10.5/32'] });
+    const [rule, ...others] = ruleFor(reconcilerIngress(objects), 9443);
+    expect(others).toEqual([]);
+    expect(rule?.ports?.map((entry) => entry.port)).toEqual([9443]);
+    expect(rule?.from).toEqual([{ ipBlock: { cidr: '10.0.0.0/24' } }, { ipBlock: { cidr: '192.168.10.5/32' } }]);
+    // The HTTP port's rule (health, metrics, Git webhooks) does not open the conversion port.
+    for (const [name, render] of renders) expect(ruleFor(reconcilerIngress(await render()), 9443).map((entry) => entry.ports?.length), name).toEqual([1]);
+  }, 600_000);
+});
+
 describe('Kustomize base and Helm chart', () => {
   it('grant the reconciler the same rules (the chart with default values)', async () => {
     const rulesOf = (objects: Manifest[]) => objects.find((object) => object.kind === 'ClusterRole')?.rules;

@@ -36,3 +36,58 @@ describe('ConversionWebhook', () => {
     expect(timeout).toBeGreaterThan(90);
   });
 });
+
+/** HeldReview is a POST whose headers went out and whose body waits until `finish`. */
+interface HeldReview {
+  response: Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }>;
+  finish(body: string): void;
+}
+
+function holdReview(port: number, ca: string, contentLength: number): HeldReview {
+  let call: ReturnType<typeof request> | undefined;
+  const response = new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }>((resolve, reject) => {
+    call = request({ host: '127.0.0.1', port, path: conversionPath, method: 'POST', ca, headers: { 'content-type': 'application/json', 'content-length': String(contentLength) } }, (answer) => {
+      let body = '';
+      answer.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      answer.on('end', () => resolve({ status: answer.statusCode ?? 0, headers: answer.headers, body }));
+    });
+    call.on('error', reject);
+    call.flushHeaders();
+  });
+  return { response, finish: (body) => call?.end(body) };
+}
+
+async function startWebhook(options: Partial<ConstructorParameters<typeof ConversionWebhook>[0]> = {}): Promise<{ port: number; ca: string }> {
+  const webhook = new ConversionWebhook({ kinds: createDefaultRegistry(), host: '127.0.0.1', port: 0, certificateHosts: ['127.0.0.1'], ...options });
+  webhooks.push(webhook);
+  const port = await webhook.start();
+  return { port, ca: Buffer.from(webhook.caBundle(), 'base64').toString() };
+}
+
+describe('ConversionWebhook bounds', () => {
+  it('answers 413 to a review larger than a few MiB before reading its body', async () => {
+    const { port, ca } = await startWebhook();
+    const held = holdReview(port, ca, 4 * 1024 * 1024);
+    const answer = await Promise.race([held.response, new Promise<'unanswered'>((resolve) => setTimeout(() => resolve('unanswered'), 2_000))]);
+    if (answer === 'unanswered') held.finish(' '.repeat(4 * 1024 * 1024));
+    expect(answer).toMatchObject({ status: 413, body: expect.stringContaining('larger than 3145728 bytes') });
+  });
+
+  it('answers 429 with Retry-After beyond its concurrency, and serves again once a slot is free', async () => {
+    const { port, ca } = await startWebhook({ maxConcurrentReviews: 2 });
+    const review = JSON.stringify({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'ConversionReview', request: { uid: 'r1', desiredAPIVersion: 'tidemark.dev/v1beta1', objects: [] } });
+    const held = [holdReview(port, ca, review.length), holdReview(port, ca, review.length)];
+    // Both held reviews are being read before the third arrives.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const third = await postReview(port, ca);
+    expect(third.status).toBe(429);
+    expect(third.headers['retry-after']).toBe('1');
+    for (const waiting of held) waiting.finish(review);
+    expect((await Promise.all(held.map((review) => review.response))).map((answer) => answer.status)).toEqual([200, 200]);
+    expect((await postReview(port, ca)).status).toBe(200);
+  });
+
+  it('refuses a bound that is not a positive whole number', () => {
+    expect(() => new ConversionWebhook({ kinds: createDefaultRegistry(), certificateHosts: ['127.0.0.1'], maxConcurrentReviews: 0 })).toThrow(/maxConcurrentReviews must be a positive whole number/);
+  });
+});

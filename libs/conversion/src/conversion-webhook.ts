@@ -16,8 +16,20 @@ export interface ConversionWebhookOptions {
   certificateHosts: readonly string[];
   /** @defaultValue defaultRotationPolicy (CA one year, serving certificate 30 days) */
   rotation?: RotationPolicy;
-  /** Largest review body accepted. @defaultValue 32 MiB */
+  /**
+   * Largest review body accepted; a larger one is answered 413 without being read. A review holds
+   * the objects one request converts: one object (at most the API server's 1.5 MiB request limit)
+   * for a get or a write, every listed object for a list at another version. Raise it only for
+   * unpaginated lists at a deprecated version that exceed it. @defaultValue 3 MiB
+   */
   bodyLimitBytes?: number;
+  /**
+   * Reviews handled at once (their bodies read, converted, answered); more are answered 429 with
+   * Retry-After, which the API server's webhook client retries with backoff. @defaultValue 32
+   */
+  maxConcurrentReviews?: number;
+  /** Time to receive a whole review; the API server itself gives up after 30 s. @defaultValue 30_000 */
+  requestTimeoutMs?: number;
   /**
    * How long an idle kept-alive connection stays open. It must outlast the API server's own idle
    * timeout (Go's 90 s): if the server closes first, a review the API server sends on that
@@ -31,6 +43,13 @@ export interface ConversionWebhookOptions {
 
 /** Longer than Go's http.Transport IdleConnTimeout (90 s), which the API server's webhook client keeps. */
 const defaultKeepAliveTimeoutMs = 120_000;
+/** Two of the API server's largest objects (1.5 MiB), with the review around them. */
+export const defaultReviewBodyLimitBytes = 3 * 1024 * 1024;
+export const defaultMaxConcurrentReviews = 32;
+const defaultRequestTimeoutMs = 30_000;
+
+/** ReviewTooLarge is a review body over the limit: answered 413. */
+class ReviewTooLarge extends Error {}
 
 /** conversionPath is where the webhook answers ConversionReviews. */
 export const conversionPath = '/convert';
@@ -43,9 +62,13 @@ export const conversionPath = '/convert';
 export class ConversionWebhook {
   private server: Server | undefined;
   private state: CertificateState | undefined;
+  private inFlight = 0;
 
   constructor(private readonly options: ConversionWebhookOptions) {
     if (options.certificateHosts.length === 0) throw new Error('ConversionWebhook needs at least one certificate host: the name or IP the API servers call it at');
+    for (const [name, value] of [['bodyLimitBytes', options.bodyLimitBytes], ['maxConcurrentReviews', options.maxConcurrentReviews], ['requestTimeoutMs', options.requestTimeoutMs]] as const) {
+      if (value !== undefined && (!Number.isInteger(value) || value < 1)) throw new Error(`ConversionWebhook ${name} must be a positive whole number, not ${value}`);
+    }
   }
 
   /** start creates the certificates (or takes `initial`, e.g. from a shared store) and listens; it returns the port. */
@@ -58,6 +81,8 @@ export class ConversionWebhook {
     server.keepAliveTimeout = this.options.keepAliveTimeoutMs ?? defaultKeepAliveTimeoutMs;
     // Headers of a request on a kept-alive connection may arrive any time before it closes.
     server.headersTimeout = server.keepAliveTimeout + 5_000;
+    // A body sent slowly holds one of the few review slots: it has the API server's own 30 s.
+    server.requestTimeout = Math.max(this.options.requestTimeoutMs ?? defaultRequestTimeoutMs, server.headersTimeout + 1);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(this.options.port ?? 9443, this.options.host ?? '0.0.0.0', () => resolve());
@@ -111,22 +136,51 @@ export class ConversionWebhook {
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 
+  /** refusal answers a request that is not a review, too large a one, or one over the concurrency, before its body is read. */
+  private refusal(request: IncomingMessage): Refusal | undefined {
+    if (request.method !== 'POST' || request.url?.split('?')[0] !== conversionPath) return { status: 404, message: `POST ConversionReviews to ${conversionPath}` };
+    const limit = this.options.bodyLimitBytes ?? defaultReviewBodyLimitBytes;
+    const maxConcurrent = this.options.maxConcurrentReviews ?? defaultMaxConcurrentReviews;
+    // The connection is closed, so the refused body is never read.
+    if (Number(request.headers['content-length'] ?? 0) > limit) return { status: 413, message: tooLarge(limit), headers: { connection: 'close' } };
+    if (this.inFlight >= maxConcurrent) {
+      return { status: 429, message: `the conversion webhook is converting ${maxConcurrent} reviews already; retry shortly`, headers: { 'retry-after': '1', connection: 'close' } };
+    }
+    return undefined;
+  }
+
   private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const reply = (status: number, body: unknown) => {
-      response.writeHead(status, { 'content-type': 'application/json' });
+    const reply = (status: number, body: unknown, headers: Record<string, string> = {}) => {
+      response.writeHead(status, { 'content-type': 'application/json', ...headers });
       response.end(JSON.stringify(body));
     };
-    if (request.method !== 'POST' || request.url?.split('?')[0] !== conversionPath) return reply(404, { message: `POST ConversionReviews to ${conversionPath}` });
+    const refused = this.refusal(request);
+    if (refused) return reply(refused.status, { message: refused.message }, refused.headers);
+    const limit = this.options.bodyLimitBytes ?? defaultReviewBodyLimitBytes;
+    this.inFlight += 1;
     try {
-      const review = convertReview(JSON.parse(await readBody(request, this.options.bodyLimitBytes ?? 32 * 1024 * 1024)), this.options.kinds);
+      const review = convertReview(JSON.parse(await readBody(request, limit)), this.options.kinds);
       if (review.response?.result.status === 'Failure') this.options.onFailure?.(review.response.result.message ?? 'conversion failed');
       reply(200, review);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       this.options.onFailure?.(message);
-      reply(400, { message });
+      if (error instanceof ReviewTooLarge) reply(413, { message }, { connection: 'close' });
+      else reply(400, { message });
+    } finally {
+      this.inFlight -= 1;
     }
   }
+}
+
+interface Refusal {
+  status: number;
+  message: string;
+  headers?: Record<string, string>;
+}
+
+function tooLarge(limit: number): string {
+  return `the review is larger than ${limit} bytes (the conversion webhook's bodyLimitBytes)`;
 }
 
 async function readBody(request: IncomingMessage, limit: number): Promise<string> {
@@ -134,7 +188,7 @@ async function readBody(request: IncomingMessage, limit: number): Promise<string
   let size = 0;
   for await (const chunk of request) {
     size += (chunk as Buffer).length;
-    if (size > limit) throw new Error(`the review is larger than ${limit} bytes`);
+    if (size > limit) throw new ReviewTooLarge(tooLarge(limit));
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks).toString('utf8');
