@@ -52,8 +52,22 @@ describe('teamsPayload', () => {
     expect(attachment?.content).toMatchObject({ $schema: 'http://adaptivecards.io/schemas/adaptive-card.json', type: 'AdaptiveCard', version: '1.4' });
     const body = attachment!.content.body;
     expect(body.map((element) => element.type)).toEqual(['TextBlock', 'TextBlock', 'TextBlock', 'FactSet']);
-    expect(body[0]).toMatchObject({ text: '[error] NotReady: WebApp shop/web', color: 'Attention' });
+    // Escaped Markdown: Teams shows it as [error] NotReady: WebApp shop/web.
+    expect(body[0]).toMatchObject({ text: '\\[error\\] NotReady: WebApp shop/web', color: 'Attention' });
     expect(body[3]?.facts).toEqual(expect.arrayContaining([{ title: 'Cluster', value: 'prod' }, { title: 'Revision', value: '0123456789ab' }, { title: 'Alert', value: 'prod-failures' }]));
+  });
+
+  it('escapes Markdown in every text, so a message cannot carry a link or formatting', () => {
+    const hostile: NotificationEvent = {
+      ...event,
+      message: 'failed: [sign in again](https://evil.example/login) **now**\n- step one\n1. step two\n# Heading _x_ `code` <b>',
+      involvedObject: { ...event.involvedObject, name: 'web](https://evil.example)' },
+    };
+    const payload = teamsPayload(hostile, { name: 'a*lert*', summary: '[x](y)' }) as { attachments: { content: { body: { text?: string; facts?: { title: string; value: string }[] }[] } }[] };
+    const texts = payload.attachments[0]!.content.body.flatMap((element) => [element.text ?? '', ...(element.facts ?? []).flatMap((fact) => [fact.title, fact.value])]);
+    // No unescaped markup character is left: each of them follows a backslash.
+    for (const text of texts) expect(text.replace(/\\./g, '')).not.toMatch(/[[\]()*_`<>]|^\s*([-+#]|\d+\.)/m);
+    expect(texts).toContain('failed: \\[sign in again\\]\\(https://evil.example/login\\) \\*\\*now\\*\\*\n\\- step one\n1\\. step two\n\\# Heading \\_x\\_ \\`code\\` \\<b\\>');
   });
 });
 
