@@ -1,4 +1,4 @@
-import { CliError } from './cli-error';
+import { CliError, ExitCode } from './cli-error';
 import type { CliConfig } from './config';
 
 /** ApiClientOptions are the dashboard's address and token, and the time allowed for one request. */
@@ -35,6 +35,7 @@ export class ApiClient {
     if (!config.token) {
       throw new CliError('NoToken', 'no token for the dashboard: set TIDEMARK_TOKEN, or "token" in the config file (see `tidemark --help`)', 2);
     }
+    refusePlainHttp(config.server);
     const headers: Record<string, string> = { authorization: `Bearer ${config.token}`, accept: 'application/json' };
     if (body !== undefined) headers['content-type'] = 'application/json';
     let response: Response;
@@ -51,6 +52,19 @@ export class ApiClient {
     if (response.ok) return parseJson<T>(text, method, path);
     throw apiFailure(response.status, text, config);
   }
+}
+
+const loopbackHosts = new Set(['localhost', '[::1]']);
+
+/**
+ * refusePlainHttp stops the token from crossing a network in the clear: plain http is for a
+ * dashboard on this machine (loopback, a port-forward or an SSH tunnel) only.
+ */
+export function refusePlainHttp(server: string): void {
+  const url = new URL(server);
+  if (url.protocol !== 'http:') return;
+  if (loopbackHosts.has(url.hostname) || /^127\.\d+\.\d+\.\d+$/.test(url.hostname)) return;
+  throw new CliError('InsecureServer', `the dashboard at ${url.origin} is plain http and not on this machine; the token is sent only over https, or over http to a loopback address (kubectl port-forward, an SSH tunnel)`, ExitCode.Usage);
 }
 
 function parseJson<T>(text: string, method: string, path: string): T {
