@@ -7,7 +7,6 @@
 export { GitSource, authHeaders, type GitSourceOptions, type PollResult, type PollOptions, type ReadObjectResult, type ObjectListing } from './git-source';
 export { parseSourceSpec, parseSourceSpecs, SourceSpecError, SourceRef, SourceAuth, SourceSpecInput, type SourceSpec, type SourceAllow, type SourceLimits, type SourceServiceAccount, type SourceVerify } from './source-spec';
 export { AllowInput, allowOf } from './source-tenancy';
-export { redactUrl } from './redact-url';
 export { fileCredentials, type CredentialFile } from './file-credentials';
 export { readCommitTime, readCommitSummary, type CommitSummary } from './commit-time';
 export type { ObjectChange } from './object-change';
