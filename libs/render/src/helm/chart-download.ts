@@ -28,6 +28,8 @@ const maxRedirects = 5;
  * getBounded GETs a file and hands its body to `sink` chunk by chunk, failing as soon as a
  * Content-Length or the bytes read pass `maxBytes`. Redirects are followed by hand (at most
  * five, https or loopback http only), and credentials go only to the repository's own origin.
+ * A redirect may leave the origin (GitHub release assets live on another host) only for an https
+ * host name: never plain http, loopback or a private, link-local address the URL did not name.
  * Messages name the URL without credentials, the status and where credentials come from.
  */
 export async function getBounded(get: BoundedGet, sink: (chunk: Uint8Array) => void | Promise<void>): Promise<void> {
@@ -39,7 +41,7 @@ export async function getBounded(get: BoundedGet, sink: (chunk: Uint8Array) => v
     const location = response.headers.get('location');
     if (response.status >= 300 && response.status < 400 && location) {
       await response.body?.cancel();
-      url = new URL(location, url);
+      url = redirectTarget(new URL(location, url), get);
       continue;
     }
     if (!response.ok) {
@@ -84,6 +86,31 @@ async function readBody(response: Response, get: BoundedGet, url: URL, sink: (ch
     if (error instanceof RenderFailure) throw error;
     throw new RenderFailure('ChartRepositoryFailed', `${get.what}: reading ${shown(url)} failed: ${causeOf(error)}`);
   }
+}
+
+/**
+ * redirectTarget is where a redirect may lead: anywhere within the first URL's origin; elsewhere
+ * only an https URL whose host is not a loopback, private or link-local address, so a hostile
+ * repository cannot turn Tidemark's request towards the reconciler's own network.
+ */
+export function redirectTarget(target: URL, get: BoundedGet): URL {
+  if (target.origin === get.url.origin) return target;
+  if (target.protocol !== 'https:' || isLoopback(target.hostname) || isInternalAddress(target.hostname)) {
+    throw new RenderFailure('ChartRepositoryFailed', `${get.what}: ${shown(get.url)} redirected to ${target.protocol}//${target.host}, which is refused: a redirect leaves the repository's origin only for https to a public host`);
+  }
+  return target;
+}
+
+/** isInternalAddress says whether a host is an IP literal of a private, link-local, unspecified or unique-local range. */
+function isInternalAddress(host: string): boolean {
+  const v4 = /^(\d+)\.(\d+)\.\d+\.\d+$/.exec(host);
+  if (v4) {
+    const [a, b] = [Number(v4[1]), Number(v4[2])];
+    return a === 0 || a === 10 || a === 127 || (a === 169 && b === 254) || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127);
+  }
+  if (!host.startsWith('[')) return false;
+  const v6 = host.slice(1, -1).toLowerCase();
+  return v6 === '::' || v6 === '::1' || /^f[cd]/.test(v6) || /^fe[89ab]/.test(v6) || v6.startsWith('::ffff:');
 }
 
 /** checkScheme allows https, and plain http only to loopback hosts (the test rig, a local mirror). */
