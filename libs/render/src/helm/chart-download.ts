@@ -101,16 +101,18 @@ export function redirectTarget(target: URL, get: BoundedGet): URL {
   return target;
 }
 
+// IPv4 ranges no redirect may reach: [first octet, lowest second octet, highest second octet].
+const internalV4: ReadonlyArray<readonly [number, number, number]> = [
+  [0, 0, 255], [10, 0, 255], [127, 0, 255], [169, 254, 254], [172, 16, 31], [192, 168, 168], [100, 64, 127],
+];
+// IPv6: unspecified, loopback, unique-local (fc00::/7), link-local (fe80::/10), IPv4-mapped.
+const internalV6 = /^(::1?|f[cd][0-9a-f]*:.*|fe[89ab][0-9a-f]*:.*|::ffff:.*)$/;
+
 /** isInternalAddress says whether a host is an IP literal of a private, link-local, unspecified or unique-local range. */
 function isInternalAddress(host: string): boolean {
   const v4 = /^(\d+)\.(\d+)\.\d+\.\d+$/.exec(host);
-  if (v4) {
-    const [a, b] = [Number(v4[1]), Number(v4[2])];
-    return a === 0 || a === 10 || a === 127 || (a === 169 && b === 254) || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127);
-  }
-  if (!host.startsWith('[')) return false;
-  const v6 = host.slice(1, -1).toLowerCase();
-  return v6 === '::' || v6 === '::1' || /^f[cd]/.test(v6) || /^fe[89ab]/.test(v6) || v6.startsWith('::ffff:');
+  if (v4) return internalV4.some(([first, low, high]) => Number(v4[1]) === first && Number(v4[2]) >= low && Number(v4[2]) <= high);
+  return host.startsWith('[') && internalV6.test(host.slice(1, -1).toLowerCase());
 }
 
 /** checkScheme allows https, and plain http only to loopback hosts (the test rig, a local mirror). */
