@@ -24,6 +24,7 @@ import { startOwnedWatches, type OwnedWatches, startReferenceWatches, startTreeW
 import { DependencyWaits } from '@tidemark/ordering';
 import { CommitClock } from './metrics/commit-clock';
 import { ReconcilerMetrics } from './metrics/reconciler-metrics';
+import { reportRenderSandbox } from './render-sandbox-report';
 import { unitRendering } from './unit-rendering';
 import { startSourceObjects } from './source-objects';
 import { sourceObjectRules } from './source-objects-config';
@@ -99,6 +100,8 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
   const cacheRoot = join(config.cacheDir, `${config.role}-${process.pid}`);
   const rendering = unitRendering(config, (cluster) => connectionOf(clusters.main, cluster));
   stops.push(() => closeRendering(rendering));
+  // Said once at start: whether renderers run in namespaces of their own (a warning and a metric if not).
+  if (rendering) reportRenderSandbox(log, metrics);
   const sources = new Map(config.sources.map((spec) => [spec.name, new GitSource({ spec, cacheDir: join(cacheRoot, spec.name), ...credentialsOf(config, spec), ...(rendering ? { rendering } : {}) })]));
   for (const source of sources.values()) await source.open();
   stops.push(async () => {

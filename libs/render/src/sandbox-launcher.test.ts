@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { readlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { canIsolateNetwork, defaultSandboxLimits, runSandboxed, sandboxLauncher, type SandboxRun } from './sandbox';
 import type { SandboxLauncher } from './sandbox-launcher';
 
@@ -109,3 +109,23 @@ function alive(pid: number): boolean {
     return false;
   }
 }
+
+describe('the environment of a render', () => {
+  it('never holds the reconciler\'s own: a secret in its environment reaches neither a warm nor a cold run', async () => {
+    // Issue 34, item 17: the Redis password and the like stay with the reconciler.
+    vi.stubEnv('TIDEMARK_REDIS_PASSWORD', 'canary-redis-password');
+    vi.stubEnv('KUBERNETES_SERVICE_HOST', '10.0.0.1');
+    try {
+      const sandboxOwn = ['PATH', 'HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy', 'NO_PROXY', 'no_proxy', 'HOME', 'TMPDIR', 'XDG_CACHE_HOME', 'XDG_CONFIG_HOME', 'XDG_DATA_HOME', 'GOMEMLIMIT', 'TIDEMARK_UNIT'];
+      // What a shell sets for itself (the warm sandbox waits in one).
+      const shellOwn = ['PWD', 'SHLVL', '_', 'OLDPWD'];
+      for (const output of [await warm(runOf('/usr/bin/env', ['-0'])), await cold(runOf('/usr/bin/env', ['-0']))]) {
+        expect(output).not.toContain('canary-redis-password');
+        const names = output.split('\0').filter(Boolean).map((entry) => entry.slice(0, entry.indexOf('=')));
+        expect(names.filter((name) => !sandboxOwn.includes(name) && !shellOwn.includes(name))).toEqual([]);
+      }
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  });
+});

@@ -58,7 +58,7 @@ let unshare: string | null | undefined;
 export function canIsolateNetwork(): boolean {
   if (unshare === undefined) {
     const found = ['/usr/bin/unshare', '/bin/unshare'].find((path) => existsSync(path));
-    const probe = found ? spawnSync(found, ['--map-root-user', '--net', 'true'], { stdio: 'ignore', timeout: 5_000 }) : undefined;
+    const probe = found ? spawnSync(found, ['--map-root-user', '--net', 'true'], { stdio: 'ignore', timeout: 5_000, env: {} }) : undefined;
     unshare = found && probe?.status === 0 ? found : null;
   }
   return unshare !== null;

@@ -87,6 +87,11 @@ export class ReconcilerMetrics {
     this.set.gitHostPosts.inc({ provider, result: ok ? 'ok' : 'failed' });
   }
 
+  /** renderSandbox records whether renderers run isolated (tidemark_render_sandbox_isolated 1) or not (0). */
+  renderSandbox(isolated: boolean): void {
+    this.set.renderSandboxIsolated.set(isolated ? 1 : 0);
+  }
+
   /** webhookArrived notes a push webhook's arrival for the commit-to-live clock of whichever replica polls. */
   webhookArrived(source: string): void {
     void this.clock?.webhookArrived(source).catch(() => undefined);

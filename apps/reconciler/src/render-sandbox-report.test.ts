@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { ReconcilerMetrics } from './metrics/reconciler-metrics';
+import { reportRenderSandbox } from './render-sandbox-report';
+
+function capture() {
+  const lines: { level: string; message: string }[] = [];
+  return {
+    lines,
+    log: {
+      warn: (_: object, message: string) => lines.push({ level: 'warn', message }),
+      info: (_: object, message: string) => lines.push({ level: 'info', message }),
+    } as never,
+  };
+}
+
+describe('reportRenderSandbox', () => {
+  it('warns loudly and exports tidemark_render_sandbox_isolated 0 when renderers cannot be isolated', async () => {
+    const metrics = new ReconcilerMetrics();
+    const { lines, log } = capture();
+    expect(reportRenderSandbox(log, metrics, false)).toBe(false);
+    expect(lines).toEqual([{ level: 'warn', message: expect.stringMatching(/^RENDER SANDBOX NOT ISOLATED: .*seccomp profile .*deploy\/seccomp\/tidemark-render\.json/) }]);
+    expect(await metrics.render()).toMatch(/^tidemark_render_sandbox_isolated 0$/m);
+  });
+
+  it('exports 1 and does not warn when they run in namespaces of their own', async () => {
+    const metrics = new ReconcilerMetrics();
+    const { lines, log } = capture();
+    expect(reportRenderSandbox(log, metrics, true)).toBe(true);
+    expect(lines.map((line) => line.level)).toEqual(['info']);
+    expect(await metrics.render()).toMatch(/^tidemark_render_sandbox_isolated 1$/m);
+  });
+});
