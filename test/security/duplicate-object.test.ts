@@ -2,7 +2,8 @@
 // ways: the namespace left to the default, a cluster-scoped kind given a namespace, a kind written
 // as its resource name) resolve to one identity through discovery. Neither declaration is applied,
 // both say DuplicateObject naming both files and sources, and nothing is pruned; when one goes,
-// the other is woken and applies.
+// the other is woken and applies. A declaration its own source may not apply (its allow-list
+// forbids it) is no declaration: it cannot freeze another source's object (issue 34 item 5).
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -12,7 +13,7 @@ import { getObject } from '@tidemark/cluster';
 import { ConditionType, findCondition, isReconcileFailure, ownerAnnotation, type ReconcileJob, type ReconcileOutcome } from '@tidemark/contracts';
 import { GitSource, parseSourceSpec } from '@tidemark/git-source';
 import { PlacementCache } from '@tidemark/placement';
-import { reconcile, type PipelineDependencies } from '@tidemark/pipeline';
+import { reconcile, type PipelineDependencies, type SourceTenancy } from '@tidemark/pipeline';
 import { kubectl, startGitServer, type GitServer, type WorkingCopy } from '@tidemark/testing';
 import { startPipelineHarness, type PipelineHarness } from '../support/pipeline-harness';
 import { gitDesiredState } from '../../apps/reconciler/src/desired-state';
@@ -28,6 +29,8 @@ let cacheDir: string;
 let deps: PipelineDependencies;
 const heads = new Map<string, string>();
 const woken: ReconcileJob[] = [];
+/** Per test: the sources' tenancy (none: each may apply anything its identity may). */
+const tenancies = new Map<string, SourceTenancy>();
 /** A duplicate waits (requeue) rather than stalls: the other source may resolve it without this one moving. */
 const waiting = { kind: 'requeue', afterMs: 60_000 };
 
@@ -93,6 +96,7 @@ beforeAll(async () => {
     ...harness.deps,
     desired,
     declarations: sourceDeclarations({ sources, reader: desired, headOf: async (source) => heads.get(source), enqueue: async (job) => woken.push(job) }),
+    tenancyFor: (source) => tenancies.get(source),
   };
 });
 afterAll(async () => {
@@ -192,5 +196,56 @@ describe('two Git objects claiming one live object', () => {
     await expectDuplicate('test', bare, [/roles\/a\.yaml:1/, /roles\/b\.yaml:1/]);
     await expectDuplicate('test', namespaced, [/roles\/a\.yaml:1/, /roles\/b\.yaml:1/]);
     expect(await live('rbac.authorization.k8s.io/v1', 'ClusterRole', undefined, `dup-reader-${id}`), 'neither applied').toBeUndefined();
+  });
+
+  it('a declaration its own allow-list forbids freezes nothing: the owner\'s update applies, the intruder is refused NotAllowed', async () => {
+    const name = `frozen-${id}`;
+    const ours = `core/ConfigMap/${namespace}/${name}`;
+    const theirs = `core/ConfigMap/_/${name}`;
+    await harness.repo.write('frozen.yaml', configMap(name, 'v1', namespace));
+    await push(harness.repo, harness.source, 'test declares v1');
+    expect(await run('test', ours)).not.toBeInstanceOf(Error);
+    // other may apply only in its own namespace; it declares test's object anyway.
+    tenancies.set('other', { allow: { namespaces: ['other-team'], kinds: ['*'], denyKinds: [], clusterKinds: [], clusters: ['*'], createNamespaces: false, serviceAccounts: [] } });
+    try {
+      await otherRepo.write('frozen.yaml', configMap(name, 'intruder'));
+      await push(otherRepo, otherSource, 'other declares the same object, outside its allow-list');
+      const refused = await run('other', theirs);
+      expect((refused as Error).message).toMatch(new RegExp(`namespace ${namespace} is not in allow.namespaces \\(other-team\\)`));
+      await harness.repo.write('frozen.yaml', configMap(name, 'v2', namespace));
+      await push(harness.repo, harness.source, 'test updates to v2');
+      const updated = await run('test', ours);
+      expect(updated).not.toBeInstanceOf(Error);
+      expect(updated).not.toEqual(waiting);
+      expect((await live('v1', 'ConfigMap', namespace, name))?.data).toEqual({ from: 'v2' });
+      expect(findCondition((await harness.statusStore.get(harness.cluster, ours))?.conditions ?? [], ConditionType.Ready)?.status).toBe('True');
+    } finally {
+      tenancies.clear();
+      woken.length = 0;
+    }
+  });
+
+  it('when the copy that was refused as a duplicate goes, the owner is woken at once and applies its update', async () => {
+    const name = `resolved-${id}`;
+    const ours = `core/ConfigMap/${namespace}/${name}`;
+    const theirs = `core/ConfigMap/_/${name}`;
+    await harness.repo.write('resolved.yaml', configMap(name, 'v1', namespace));
+    await push(harness.repo, harness.source, 'test declares v1');
+    expect(await run('test', ours)).not.toBeInstanceOf(Error);
+    await otherRepo.write('resolved.yaml', configMap(name, 'copy'));
+    await push(otherRepo, otherSource, 'other copies it');
+    expect(await run('other', theirs)).toEqual(waiting);
+    await runWoken();
+    await harness.repo.write('resolved.yaml', configMap(name, 'v2', namespace));
+    await push(harness.repo, harness.source, 'test updates to v2 while the copy stands');
+    expect(await run('test', ours)).toEqual(waiting);
+    expect((await live('v1', 'ConfigMap', namespace, name))?.data).toEqual({ from: 'v1' });
+
+    // The copy goes: its removal wakes the owner, which applies v2 now, not at its next recheck.
+    await otherRepo.delete('resolved.yaml');
+    await push(otherRepo, otherSource, 'other removes its copy');
+    await run('other', theirs, 'git-removed');
+    expect(await runWoken()).toEqual([`test:${ours}`]);
+    expect((await live('v1', 'ConfigMap', namespace, name))?.data).toEqual({ from: 'v2' });
   });
 });

@@ -1,5 +1,6 @@
 import type { ApiResource } from '@tidemark/cluster';
 import { ConditionType, describeObject, findCondition, groupOf, NotReadyError } from '@tidemark/contracts';
+import { refusalOf } from './allow-list';
 import type { Declaration, PipelineDependencies } from './dependencies';
 import { canonicalResource, guessPlural, liveIdentity } from './live-identity';
 import type { Fetched, ReconcileRun } from './run';
@@ -17,7 +18,9 @@ interface LiveObjectRef {
  * or another, spelt any way: kind or resource name, case, an old group, the namespace written or
  * left to the default). Neither declaration is applied or pruned until one goes; both say so, with
  * both files. The other is woken the first time, so its status says so too. A waiting error, not a
- * terminal one: the other source may resolve it without this source's revision moving.
+ * terminal one: the other source may resolve it without this source's revision moving. Only a
+ * declaration its own source may apply counts (see refusalToApply): another tenant cannot freeze an object
+ * by declaring it in a source whose allow-list forbids it.
  */
 export async function refuseDuplicates(run: ReconcileRun, deps: PipelineDependencies, served: ApiResource | undefined, fetched: Fetched, namespace: string): Promise<void> {
   const desired = fetched.desired;
@@ -26,7 +29,7 @@ export async function refuseDuplicates(run: ReconcileRun, deps: PipelineDependen
   const resource = served ?? await run.connection.discovery.resolveKind(desired.object.apiVersion, run.ref.kind);
   if (!resource) return;
   const own = liveIdentity({ ...resource, namespace, name: run.ref.name }, defaultNamespaceOf(deps));
-  const others = await sameLiveObject(run, deps, own, resource);
+  const others = await sameLiveObject(run, deps, own, resource, namespace);
   if (others.length === 0) return;
   const here = `source ${run.job.source} at ${place(desired.path, desired.line)}`;
   const there = others.map((other) => `source ${other.source} at ${place(other.path, other.line)}`);
@@ -50,7 +53,7 @@ export async function otherDeclarations(run: ReconcileRun, deps: PipelineDepende
   const resource = await run.connection.discovery.resolveKind(target.apiVersion, target.kind);
   if (!resource) return [];
   const own = liveIdentity({ ...resource, namespace: target.namespace, name: target.name }, defaultNamespaceOf(deps));
-  return sameLiveObject(run, deps, own, resource);
+  return sameLiveObject(run, deps, own, resource, target.namespace);
 }
 
 /** wakeOtherDeclarations: the run's object left Git, so another declaration of its live object may now apply it. */
@@ -67,14 +70,34 @@ export async function wakeOtherDeclarations(run: ReconcileRun, deps: PipelineDep
   }
 }
 
-async function sameLiveObject(run: ReconcileRun, deps: PipelineDependencies, own: string, resource: ApiResource): Promise<Declaration[]> {
+async function sameLiveObject(run: ReconcileRun, deps: PipelineDependencies, own: string, resource: ApiResource, namespace: string): Promise<Declaration[]> {
   const candidates = await deps.declarations!.named(run.job.cluster, run.ref.name, { source: run.job.source, revision: run.job.revision });
   const same: Declaration[] = [];
   for (const candidate of candidates) {
     if (candidate.source === run.job.source && candidate.objectKey === run.job.objectKey) continue;
-    if ((await identityOf(run, deps, candidate, resource)) === own) same.push(candidate);
+    if ((await identityOf(run, deps, candidate, resource)) !== own) continue;
+    const refusal = refusalToApply(deps, candidate, run.job.cluster, { ...resource, namespace });
+    if (refusal) {
+      deps.log?.info({ objectKey: run.job.objectKey, other: candidate.objectKey, otherSource: candidate.source, reason: refusal }, 'a declaration its own source may not apply is not a duplicate');
+      continue;
+    }
+    same.push(candidate);
   }
   return same;
+}
+
+/**
+ * refusalToApply says why a declaration's own source may not apply it (it would be refused NotAllowed or
+ * IdentityRequired before any request), or undefined when it may. Such a declaration is not one:
+ * counting it would let any source freeze another's object by naming it. The live object is ours,
+ * so the kind and namespace are the resolved ones, whatever the other Git object wrote.
+ */
+function refusalToApply(deps: PipelineDependencies, declaration: Declaration, cluster: string, target: ApiResource & { namespace: string }): string | undefined {
+  const tenancy = deps.tenancyFor?.(declaration.source);
+  if (tenancy?.refused) return tenancy.refused;
+  if (!tenancy?.allow) return undefined;
+  const apiVersion = target.group ? `${target.group}/${target.version}` : target.version;
+  return refusalOf(tenancy.allow, { cluster, apiVersion, kind: target.kind, namespace: target.namespaced ? target.namespace : undefined, name: declaration.object.metadata.name });
 }
 
 /** identityOf resolves another declaration through discovery; a kind the cluster does not serve is guessed, in the scope of ours. */

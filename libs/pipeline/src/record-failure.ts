@@ -55,6 +55,14 @@ function categoryOf(failure: ReconcileFailure): FailureCategory {
   return failure instanceof TerminalError ? 'invalid' : failure.category;
 }
 
+/**
+ * apiVersionOf: a refusal before apply (a duplicate) still says what Git declared, so the object's
+ * removal from Git is a run that wakes the other declaration of its live object.
+ */
+function apiVersionOf(run: ReconcileRun, previous: ObjectStatus | undefined): string {
+  return (run.object ?? run.live)?.apiVersion ?? run.desired?.object.apiVersion ?? previous?.apiVersion ?? '';
+}
+
 /** failureRecord is the status record of a failed run; the last applied revision stays what it was. */
 export function failureRecord(run: ReconcileRun, failure: ReconcileFailure, now: Date): ObjectStatus {
   const conditions = failureConditions(run, failure, reasonFor(run.stage, failure), now);
@@ -67,7 +75,7 @@ export function failureRecord(run: ReconcileRun, failure: ReconcileFailure, now:
     objectKey: run.job.objectKey,
     source: run.job.source,
     ...desiredPlace(run.desired),
-    apiVersion: object?.apiVersion ?? previous?.apiVersion ?? '',
+    apiVersion: apiVersionOf(run, previous),
     kind: run.ref.kind,
     namespace: object?.metadata.namespace ?? previous?.namespace ?? run.ref.namespace,
     name: run.ref.name,
