@@ -1,9 +1,17 @@
 // A revision that removes more than half of a source's objects deletes nothing until someone
-// confirms it on the dashboard, which lists every object it would delete.
+// confirms it on the dashboard, which lists every object it would delete. The hold is keyed by
+// what it would remove: an earlier small prune at the same revision does not cover a change that
+// removes the rest (issue 34 item 3: the Source's path changed at the same commit).
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { getObject } from '@tidemark/cluster';
 import { findCondition } from '@tidemark/contracts';
+import { GitSource } from '@tidemark/git-source';
+import { reconcile } from '@tidemark/pipeline';
+import { kubectl } from '@tidemark/testing';
 import { startPipelineHarness, type PipelineHarness } from '../support/pipeline-harness';
 import { operatorToken, startDashboardFixture, viewerToken, type DashboardFixture } from '../dashboard/dashboard-fixture';
 
@@ -68,5 +76,45 @@ describe('mass prune', () => {
     for (const name of ['b', 'c']) await harness.reconcileAt(poll.revision, key(name), 'manual');
     expect(await Promise.all(['b', 'c', 'd'].map(exists))).toEqual([false, false, true]);
     expect((await dashboard.app.inject({ url: '/api/prune-holds', headers: { authorization: `Bearer ${viewerToken}` } })).json()).toEqual([]);
+  });
+
+  it('decides again when the removed set grows at the same revision: a path change after one prune is held, not 19 deletes', async () => {
+    const spread = `spread-${randomUUID().slice(0, 6)}`;
+    const many = Array.from({ length: 20 }, (_, index) => `cm-${index}`);
+    const spreadKey = (name: string) => `core/ConfigMap/${spread}/${name}`;
+    const present = async (name: string) => (await getObject(harness.connection, { apiVersion: 'v1', kind: 'ConfigMap', namespace: spread, name })) !== undefined;
+    await kubectl(inject('kubeconfigPath'), ['create', 'namespace', spread]);
+    for (const name of many) await harness.repo.write(`app/${name}.yaml`, `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n  namespace: ${spread}\n`);
+    await harness.repo.write('elsewhere/README.md', 'nothing here\n');
+    await harness.pushAndReconcile('twenty ConfigMaps');
+    // One of twenty goes: pruned at once (and its record with it).
+    await harness.repo.delete('app/cm-0.yaml');
+    const { poll } = await harness.pushAndReconcile('remove one');
+    expect(await present('cm-0')).toBe(false);
+
+    // The Source's path changes to a folder with nothing in it, at the same commit: the other 19 leave Git.
+    const cacheDir = await mkdtemp(join(tmpdir(), 'tidemark-mass-moved-'));
+    const moved = new GitSource({ spec: { ...harness.source.spec, path: 'elsewhere' }, cacheDir });
+    try {
+      await moved.open();
+      expect((await moved.poll()).revision).toBe(poll.revision);
+      const deps = { ...harness.deps, desired: { readObject: async (_source: string, revision: string, objectKey: string, cluster: string) => {
+        const found = await moved.readObject(revision, objectKey, cluster);
+        return found ? { object: found.object as never, path: found.path } : undefined;
+      } } };
+      for (const name of many.slice(1)) {
+        const result = await reconcile({ source: 'test', revision: poll.revision, cluster: harness.cluster, objectKey: spreadKey(name), reason: 'git-removed' }, deps).catch((error: unknown) => error);
+        expect(result, name).toEqual({ kind: 'requeue', afterMs: 60_000 });
+      }
+      expect((await Promise.all(many.slice(1).map(present))).every(Boolean)).toBe(true);
+      const held = await harness.statusStore.get(harness.cluster, spreadKey('cm-7'));
+      expect(held?.failure?.code).toBe('PruneAwaitingConfirmation');
+      // Every object the source still has here (d of the first case, and the 19) would go: 100%.
+      expect(findCondition(held?.conditions, 'Ready')?.message).toMatch(/with (\d+) of the \1 objects of source test on cluster shared \(100%\)/);
+    } finally {
+      await kubectl(inject('kubeconfigPath'), ['delete', 'namespace', spread, '--wait=false']).catch(() => undefined);
+      await moved.close();
+      await rm(cacheDir, { recursive: true, force: true });
+    }
   });
 });

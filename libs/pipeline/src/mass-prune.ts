@@ -7,15 +7,18 @@ import { subjectOf } from './subject';
 /**
  * checkMassPrune stops the prune of an object removed from Git when its revision removes more
  * than the allowed share of the source's objects on this cluster (big accidental deletes are the
- * top GitOps incident). The share is decided once per revision and kept as a PruneHold; the
- * object then waits (not-ready) until someone confirms the hold on the dashboard.
+ * top GitOps incident). The share is kept as a PruneHold, keyed by what it would remove: it is
+ * decided again for an object the hold does not list, so a change that removes more at the same
+ * revision (the Source's path, its deletion, a cluster relabelled out of a Placement rule) is a new
+ * question, not covered by an earlier small prune. The object then waits (not-ready) until someone
+ * confirms the hold on the dashboard.
  */
 export async function checkMassPrune(run: ReconcileRun, deps: PipelineDependencies): Promise<void> {
   const holds = deps.pruneHolds;
   if (!holds) return;
   const { source, cluster, revision, objectKey } = run.job;
   let hold = await holds.get(source, cluster);
-  if (hold?.revision !== revision) hold = await holds.decide(await decideHold(run, deps));
+  if (hold?.revision !== revision || !hold.removed.includes(objectKey)) hold = await holds.decide(await decideHold(run, deps));
   if (hold.state !== 'waiting' || !hold.removed.includes(objectKey)) return;
   const percent = (share: number) => `${Math.round(share * 100)}%`;
   throw new NotReadyError('PruneAwaitingConfirmation',

@@ -2,9 +2,9 @@ import { RecordKeys } from '@tidemark/contracts';
 import type { RedisClient } from '@tidemark/contracts';
 
 /**
- * PruneHold is what one revision of a source would prune on one cluster, decided once for the
- * revision: `allowed` (a small share; prunes go ahead), `waiting` (more than the allowed share;
- * nothing is deleted until a person confirms) or `confirmed`.
+ * PruneHold is what one revision of a source would prune on one cluster, decided for the revision
+ * and the objects it removes: `allowed` (a small share; prunes go ahead), `waiting` (more than the
+ * allowed share; nothing is deleted until a person confirms) or `confirmed`.
  */
 export interface PruneHold {
   source: string;
@@ -24,12 +24,22 @@ export interface PruneHold {
 
 const holdSeconds = 30 * 24 * 3600;
 
-// The first decision for a revision stands; a newer revision replaces an older one's hold.
+// The first decision for a revision stands while it covers what is removed; a newer revision, or
+// the same one removing an object the hold does not list (the Source's path changed, say), is a
+// new question and replaces it.
 const decideScript = `
 local raw = redis.call('GET', KEYS[1])
 if raw then
   local ok, current = pcall(cjson.decode, raw)
-  if ok and type(current) == 'table' and current['revision'] == ARGV[1] then return raw end
+  if ok and type(current) == 'table' and current['revision'] == ARGV[1] and type(current['removed']) == 'table' then
+    local listed = {}
+    for _, key in ipairs(current['removed']) do listed[key] = true end
+    local covered = true
+    for _, key in ipairs(cjson.decode(ARGV[2])['removed']) do
+      if not listed[key] then covered = false end
+    end
+    if covered then return raw end
+  end
 end
 redis.call('SET', KEYS[1], ARGV[2], 'EX', tonumber(ARGV[3]))
 redis.call('SADD', KEYS[2], ARGV[4])
@@ -63,8 +73,10 @@ export class PruneHolds {
   }
 
   /**
-   * decide stores a hold for a revision unless one for the same revision is there already (the
-   * first worker to decide wins; the others read its answer), and returns the stored one.
+   * decide stores a hold for a revision unless one for the same revision that lists every object
+   * this one removes is there already (the first worker to decide wins; the others read its
+   * answer), and returns the stored one. A hold that would remove more replaces it, to be decided
+   * (and confirmed) again.
    */
   async decide(hold: PruneHold): Promise<PruneHold> {
     const raw = await this.redis.eval(decideScript, 2, this.keys.pruneHold(hold.source, hold.cluster), this.keys.pruneHolds,
