@@ -102,7 +102,7 @@ describe('a reconciler as the chart\'s ServiceAccount, with the chart\'s sourceO
   let reconcilerConfig: Record<string, unknown> = {};
 
   const gitSecret = (namespace: string): KubernetesManifest => ({
-    apiVersion: 'v1', kind: 'Secret', metadata: { name: 'git-auth', namespace },
+    apiVersion: 'v1', kind: 'Secret', metadata: { name: 'git-auth', namespace, labels: { 'tidemark.dev/source': 'app' } },
     data: { username: Buffer.from('bot').toString('base64'), password: Buffer.from('team-password').toString('base64') },
   });
   const sourceIn = (namespace: string, url: string): KubernetesManifest => ({

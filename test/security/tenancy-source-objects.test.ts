@@ -3,7 +3,8 @@
 // Source without a serviceAccount is refused (IdentityRequired) instead of creating
 // kube-system/team-a-was-here as the reconciler; team-a's Source listing team-b's ServiceAccounts
 // in allow.serviceAccounts is refused instead of creating team-b/pwned through a Placement rule as
-// team-b's deployer; and a Source's allow-list cannot widen the operator's ceiling.
+// team-b's deployer; a Source's allow-list cannot widen the operator's ceiling; and (item 9) a
+// Source's secretRef sends only a Secret that opted in for it.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -23,6 +24,7 @@ const teamB = `tb-${id}`;
 const canary = `team-a-was-here-${id}`;
 const kubeconfigPath = inject('kubeconfigPath');
 let git: GitServer;
+let guarded: GitServer;
 let work: string;
 let admin: ClusterConnection;
 let reconciler: RunningReconciler;
@@ -64,6 +66,11 @@ beforeAll(async () => {
     'team-b/pwned.yaml': configMap(teamB, 'pwned'),
   });
   await repository('own', { 'fine.yaml': configMap(teamA, 'fine'), 'outside.yaml': configMap(teamB, 'outside') });
+  guarded = await startGitServer({ basicAuth: { username: 'ci', password: `ci-password-${id}` } });
+  urls.set('private', await guarded.createRepository(`private-${id}`));
+  const copy = await guarded.workingCopy(`private-${id}`);
+  await copy.write('private.yaml', configMap(teamA, 'private'));
+  await copy.commitAndPush('private first');
   work = await mkdtemp(join(tmpdir(), 'tidemark-tenancy-sources-'));
   await writeFile(join(work, 'tidemark.yaml'), stringify({
     redis: { url: inject('redisUrl'), prefix: `tso-${id}` },
@@ -79,13 +86,14 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await reconciler?.stop();
-  for (const name of ['intrude', 'borrow', 'own']) {
+  for (const name of ['intrude', 'borrow', 'own', 'private']) {
     await kubectl(kubeconfigPath, ['patch', 'source', name, '-n', teamA, '--type=merge', '-p', '{"metadata":{"finalizers":null}}']).catch(() => undefined);
   }
   for (const namespace of [teamA, teamB]) await kubectl(kubeconfigPath, ['delete', 'namespace', namespace, '--wait=false']).catch(() => undefined);
   await kubectl(kubeconfigPath, ['delete', 'configmap', canary, '-n', 'kube-system', '--ignore-not-found']).catch(() => undefined);
   admin?.close();
   await git?.stop();
+  await guarded?.stop();
   if (work) await rm(work, { recursive: true, force: true });
 });
 
@@ -113,5 +121,25 @@ describe('a Source object\'s tenancy is the operator\'s, not its own', () => {
     await expect.poll(async () => (await stalledOf(`core/ConfigMap/${teamB}/outside`))?.reason, { timeout: 30_000 }).toBe('NotAllowed');
     expect((await stalledOf(`core/ConfigMap/${teamB}/outside`))?.message).toContain(`namespace ${teamB} is not in allow.namespaces (ta-*)`);
     expect(await live(teamB, 'outside')).toBeUndefined();
+  });
+
+  it('sends no credentials from a Secret that has not opted in for the Source (SecretNotAllowed), and does once it opts in', async () => {
+    // The CI's credentials, in team-a's namespace, made for something else.
+    const ciSecret = (labels?: Record<string, string>): KubernetesManifest => ({
+      apiVersion: 'v1', kind: 'Secret', metadata: { name: 'ci-token', namespace: teamA, ...(labels ? { labels } : {}) },
+      data: { username: Buffer.from('ci').toString('base64'), password: Buffer.from(`ci-password-${id}`).toString('base64') },
+    });
+    await applyObject(admin, ciSecret());
+    await createObject(admin, source('private', { serviceAccount: { namespace: teamA, name: 'deployer' }, secretRef: { name: 'ci-token' } }));
+    await expect.poll(async () => (await readyOf('private'))?.reason, { timeout: 30_000 }).toBe('SecretNotAllowed');
+    const message = (await readyOf('private'))?.message ?? '';
+    expect(message).toMatch(new RegExp(`^Secret not allowed: ${teamA}/ci-token \\(spec\\.secretRef of Source ${teamA}/private\\) has not opted in for Source ${teamA}/private`));
+    expect(message).toContain('the label tidemark.dev/source: "private"');
+    expect(message).not.toContain(`ci-password-${id}`);
+    expect(await live(teamA, 'private')).toBeUndefined();
+    // The Secret's owner opts it in: the next fetch uses it.
+    await applyObject(admin, ciSecret({ 'tidemark.dev/source': 'private' }));
+    await expect.poll(async () => (await live(teamA, 'private'))?.metadata.name, { timeout: 30_000 }).toBe('private');
+    await expect.poll(async () => (await readyOf('private'))?.status, { timeout: 15_000 }).toBe('True');
   });
 });

@@ -37,7 +37,8 @@ const sourceObject = (name: string, spec: Record<string, unknown>, annotations?:
 });
 const configMap = (name: string, value: string) => stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: team }, data: { value } });
 const gitSecret = (password: string): KubernetesManifest => ({
-  apiVersion: 'v1', kind: 'Secret', metadata: { name: 'git-auth', namespace: team },
+  // Opted in for Source app: Tidemark sends no Secret's credentials that has not.
+  apiVersion: 'v1', kind: 'Secret', metadata: { name: 'git-auth', namespace: team, labels: { 'tidemark.dev/source': 'app' } },
   data: { username: Buffer.from('bot').toString('base64'), password: Buffer.from(password).toString('base64') },
 });
 const getSource = (name: string) => getObject(admin, { apiVersion: 'tidemark.dev/v1alpha1', kind: 'Source', namespace: team, name });
@@ -220,7 +221,7 @@ describe('Source objects', () => {
       await copy.write('app.yaml', configMap('from-app', 'minted'));
       await copy.commitAndPush('through a GitHub App');
       const data = { githubAppID: '1234', githubAppInstallationID: '42', githubAppPrivateKey: key.privateKey, githubAppBaseURL: github.baseUrl };
-      await applyObject(admin, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'github-app', namespace: team }, data: Object.fromEntries(Object.entries(data).map(([name, value]) => [name, Buffer.from(value).toString('base64')])) });
+      await applyObject(admin, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'github-app', namespace: team, labels: { 'tidemark.dev/source': 'via-app' } }, data: Object.fromEntries(Object.entries(data).map(([name, value]) => [name, Buffer.from(value).toString('base64')])) });
       await createObject(admin, sourceObject('via-app', { url, secretRef: { name: 'github-app' } }));
       await expect.poll(() => valueOf('from-app'), { timeout: 30_000 }).toBe('minted');
       await expect.poll(async () => (await ready('via-app'))?.status, { timeout: 15_000 }).toBe('True');

@@ -8,6 +8,7 @@ export { sourceCrd, sourceCrdHeader } from './source-crd';
 export { SourceObjectSpec, SecretReference, sourceApiVersion, sourceFinalizer, sourceGroup, sourceKind, sourcePlural, pruneAnnotation } from './source-kind';
 export { parseSourceObject, sourceNameOf, type SecretName, type SourceDeclaration, type SourceObjectRules } from './parse-source-object';
 export { credentialsFromSecret, type GitHubAppKeys, type SecretCredentials } from './secret-credentials';
+export { gitCredentialsSecretType, secretSourceLabel, secretSourcesAnnotation } from './secret-opt-in';
 export { GitHubAppTokens, type GitHubAppTokensOptions } from './github-app-tokens';
 export { servesNamespace, type ServedNamespaces } from './served-namespaces';
 export { SourceController, type SourceControllerOptions, type SourceHooks } from './source-controller';

@@ -4,8 +4,11 @@ import type { SecretName } from './parse-source-object';
 import { watchedNamespaces, type ServedNamespaces } from './served-namespaces';
 import { watchServed, type ForbiddenWatches } from './served-watch';
 import { secretNotFoundPrefix } from './source-object-status';
+import type { SecretOptIn } from './secret-opt-in';
 
 type SecretData = Readonly<Record<string, string>>;
+/** SecretEntry is a Secret's data, its resourceVersion and whom it says it is for (SecretOptIn). */
+export type SecretEntry = { data: SecretData; version: string } & SecretOptIn;
 
 /**
  * SecretCache keeps the data of the Secrets that Sources reference, and nothing of the others:
@@ -13,7 +16,7 @@ type SecretData = Readonly<Record<string, string>>;
  * (a rotated password is used at the next request) and tells onChange.
  */
 export class SecretCache {
-  private readonly data = new Map<string, { data: SecretData; version: string }>();
+  private readonly data = new Map<string, SecretEntry>();
   private readonly wanted = new Set<string>();
   private watches: RunningWatch[] = [];
 
@@ -47,10 +50,10 @@ export class SecretCache {
   }
 
   /**
-   * get gives a Secret's data and its resourceVersion; it reads through when the cache misses. A
+   * get gives a Secret's data, its resourceVersion and opt-in metadata; it reads through when the cache misses. A
    * missing Secret is a TerminalError naming the Secret, who uses it (`usedBy`) and the keys it must hold.
    */
-  async get(secret: SecretName, usedBy: string, keys: string): Promise<{ data: SecretData; version: string }> {
+  async get(secret: SecretName, usedBy: string, keys: string): Promise<SecretEntry> {
     const key = keyOf(secret);
     let entry = this.data.get(key);
     if (!entry) {
@@ -72,8 +75,14 @@ export class SecretCache {
   }
 }
 
-function entryOf(secret: KubernetesManifest): { data: SecretData; version: string } {
-  return { data: ((secret as { data?: Record<string, string> }).data ?? {}), version: secret.metadata.resourceVersion ?? '' };
+function entryOf(secret: KubernetesManifest): SecretEntry {
+  return {
+    data: ((secret as { data?: Record<string, string> }).data ?? {}),
+    version: secret.metadata.resourceVersion ?? '',
+    labels: secret.metadata.labels ?? {},
+    annotations: secret.metadata.annotations ?? {},
+    type: (secret as { type?: string }).type ?? '',
+  };
 }
 
 export function keyOf(secret: SecretName): string {

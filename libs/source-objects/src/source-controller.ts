@@ -7,6 +7,7 @@ import { keyOf, SecretCache } from './secret-cache';
 import { servesNamespace, watchedNamespaces, type ServedNamespaces } from './served-namespaces';
 import { ForbiddenWatches, watchServed } from './served-watch';
 import { credentialsFromSecret, secretCredentialKeys } from './secret-credentials';
+import { checkSecretOptIn } from './secret-opt-in';
 import { sourceApiVersion, sourceFinalizer, sourceKind } from './source-kind';
 import { pruningStatus, SourceReason, stalledStatus, statusFromPoll, type BlockedObject, type PreviousStatus, type SourceObjectStatus } from './source-object-status';
 import { problemsEvent } from './source-problems-event';
@@ -237,7 +238,9 @@ export class SourceController {
     const secret = entry?.declaration?.secret;
     if (!entry || !secret) return undefined;
     const usedBy = `spec.secretRef of Source ${entry.declaration!.object.namespace}/${entry.declaration!.object.name}`;
-    const { data, version } = await this.secrets.get(secret, usedBy, secretCredentialKeys);
+    const stored = await this.secrets.get(secret, usedBy, secretCredentialKeys);
+    checkSecretOptIn(secret, stored, entry.declaration!.object, usedBy);
+    const { data, version } = stored;
     const credentials = credentialsFromSecret(data, `Secret ${keyOf(secret)} (${usedBy})`);
     if ('auth' in credentials) return credentials.auth;
     // One token minter per Secret version: a rotated private key starts afresh.

@@ -15,6 +15,8 @@ export interface SourceObjectStatus {
 
 /** Every missing-Secret message starts so; the poller's record keeps only the message. */
 export const secretNotFoundPrefix = 'Secret not found:';
+/** Every message about a Secret that has not opted in for its Source starts so. */
+export const secretNotAllowedPrefix = 'Secret not allowed:';
 
 /** Reasons a Source's Ready condition gives besides the shared ones. */
 export const SourceReason = {
@@ -58,9 +60,15 @@ function readyOf(record: SourceStatus): Pick<Condition, 'status' | 'reason' | 'm
     case 'ok': return { status: 'True', reason: Reason.Succeeded, message: `Fetched revision ${record.revision?.slice(0, 12) ?? ''}.` };
     case 'degraded': return { status: 'True', reason: Reason.SourceInvalid, message: `Fetched revision ${record.revision?.slice(0, 12) ?? ''}; ${record.sourceErrors ?? 0} file(s) cannot be read.` };
     case 'suspended': return { status: 'False', reason: Reason.Suspended, message: 'Suspended: no fetches until it is resumed.' };
-    case 'error': return { status: 'False', reason: record.error?.startsWith(secretNotFoundPrefix) ? SourceReason.SecretNotFound : Reason.FetchFailed, message: record.error ?? 'The last poll failed.' };
+    case 'error': return { status: 'False', reason: errorReason(record.error), message: record.error ?? 'The last poll failed.' };
     default: return { status: 'Unknown', reason: SourceReason.WaitingForFirstPoll, message: 'Waiting for the first poll.' };
   }
+}
+
+function errorReason(error: string | undefined): string {
+  if (error?.startsWith(secretNotFoundPrefix)) return SourceReason.SecretNotFound;
+  if (error?.startsWith(secretNotAllowedPrefix)) return SourceReason.SecretNotAllowed;
+  return Reason.FetchFailed;
 }
 
 /**
