@@ -56,7 +56,7 @@ describe('parseSourceObject', () => {
       }
     })();
     expect(refused).toMatchObject({ code: 'IdentityRequired' });
-    expect((refused as Error).message).toMatch(/^Source team-a\/app spec\.serviceAccount: required; .*never as the reconciler\. Set spec\.serviceAccount to a ServiceAccount in team-a .*sourceObjects\.defaultServiceAccountName/);
+    expect((refused as { message: string }).message).toMatch(/^Source team-a\/app spec\.serviceAccount: required; .*never as the reconciler\. Set spec\.serviceAccount to a ServiceAccount in team-a .*sourceObjects\.defaultServiceAccountName/);
   });
 
   it('keeps the ServiceAccounts its Placement rules may act as (allow.serviceAccounts) in its own namespace unless the operator allows others', () => {

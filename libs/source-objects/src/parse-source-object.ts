@@ -57,12 +57,7 @@ export function parseSourceObject(object: KubernetesManifest, options: SourceObj
   const input = checkedSpec(object.spec, where);
   const refs = new NamespaceRule(namespace, where, options.allowCrossNamespaceRefs ?? false, options.servedNamespaces ?? 'all');
   const { secretRef, webhook, suspend, ...fields } = input;
-  const serviceAccount = fields.serviceAccount ?? (options.defaultServiceAccountName ? { namespace, name: options.defaultServiceAccountName } : undefined);
-  if (!serviceAccount) throw identityRequired(namespace, object.metadata.name);
-  refs.check(serviceAccount.namespace, 'serviceAccount.namespace', 'act as a ServiceAccount');
-  for (const [index, pattern] of (fields.allow?.serviceAccounts ?? []).entries()) {
-    refs.check(pattern.slice(0, pattern.indexOf('/')), `allow.serviceAccounts[${index}]`, 'let Placement rules act as ServiceAccounts');
-  }
+  const serviceAccount = checkedIdentity(fields, options, object.metadata.name, refs);
   const spec = parseSourceSpec({ ...fields, serviceAccount, name: object.metadata.name }, where);
   const allow = narrowAllow(spec.allow, options.allow);
   const name = sourceNameOf(namespace, object.metadata.name);
@@ -75,6 +70,21 @@ export function parseSourceObject(object: KubernetesManifest, options: SourceObj
     suspended: suspend === true,
     prune: object.metadata.annotations?.[pruneAnnotation] !== 'false',
   };
+}
+
+/**
+ * checkedIdentity is the ServiceAccount a Source acts as (its own, else the operator's default of its
+ * namespace; none is refused), and holds it and those its Placement rules may name to the namespace rule.
+ */
+function checkedIdentity(fields: Pick<SourceObjectSpec, 'serviceAccount' | 'allow'>, options: SourceObjectRules, name: string, refs: NamespaceRule): { namespace: string; name: string } {
+  const namespace = refs.namespace;
+  const serviceAccount = fields.serviceAccount ?? (options.defaultServiceAccountName ? { namespace, name: options.defaultServiceAccountName } : undefined);
+  if (!serviceAccount) throw identityRequired(namespace, name);
+  refs.check(serviceAccount.namespace, 'serviceAccount.namespace', 'act as a ServiceAccount');
+  for (const [index, pattern] of (fields.allow?.serviceAccounts ?? []).entries()) {
+    refs.check(pattern.slice(0, pattern.indexOf('/')), `allow.serviceAccounts[${index}]`, 'let Placement rules act as ServiceAccounts');
+  }
+  return serviceAccount;
 }
 
 function identityRequired(namespace: string, name: string): TerminalError {
@@ -94,7 +104,7 @@ function checkedSpec(input: unknown, where: string): SourceObjectSpec {
 
 /** NamespaceRule is the tenancy rule: a Source's references stay in its namespace unless the operator allows otherwise. */
 class NamespaceRule {
-  constructor(private readonly namespace: string, private readonly where: string, private readonly allowOthers: boolean, private readonly served: ServedNamespaces) {}
+  constructor(readonly namespace: string, private readonly where: string, private readonly allowOthers: boolean, private readonly served: ServedNamespaces) {}
 
   check(namespace: string, field: string, what: string): void {
     if (namespace === this.namespace || this.allowOthers) return;
