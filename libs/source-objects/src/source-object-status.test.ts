@@ -5,6 +5,13 @@ import { pruningStatus, stalledStatus, statusFromPoll } from './source-object-st
 const fetched = statusFromPoll({ state: 'ok', revision: 'a'.repeat(40), commitMessage: 'first settings', declaredObjects: 3 }, 1, {});
 
 describe('statusFromPoll', () => {
+  it('gives a refused Secret (not opted in) its own reason, and a Source without identity IdentityRequired', () => {
+    const refused = statusFromPoll({ state: 'error', error: 'Secret not allowed: team-a/ci (spec.secretRef of Source team-a/app) has not opted in for Source team-a/app, …' }, 1, fetched);
+    expect(findCondition(refused.conditions, 'Ready')).toMatchObject({ status: 'False', reason: 'SecretNotAllowed' });
+    const anonymous = stalledStatus('Source team-a/app spec.serviceAccount: required; …', 1, {}, new Date(), 'IdentityRequired');
+    expect(findCondition(anonymous.conditions, 'Stalled')).toMatchObject({ status: 'True', reason: 'IdentityRequired' });
+  });
+
   it('shows the fetched revision, commit and object count of a successful poll', () => {
     expect(fetched).toMatchObject({ lastFetchedRevision: 'a'.repeat(40), lastCommitMessage: 'first settings', objects: 3 });
     expect(findCondition(fetched.conditions, 'Ready')).toMatchObject({ status: 'True', reason: 'ReconciliationSucceeded' });
