@@ -23,6 +23,21 @@ export function narrowAllow(own: SourceAllow | undefined, ceiling: SourceAllow |
   });
 }
 
+/**
+ * keepServiceAccountsIn narrows allow.serviceAccounts to one namespace: a pattern whose namespace
+ * part matches it is kept for that namespace only, any other dropped. A ceiling written for every
+ * team (namespace `team-*`, name `deployer`) then lets each Source's Placement rules name its own team's only.
+ */
+export function keepServiceAccountsIn(allow: SourceAllow | undefined, namespace: string): SourceAllow | undefined {
+  if (!allow) return allow;
+  const kept = new Set<string>();
+  for (const pattern of allow.serviceAccounts) {
+    const [patternNamespace, name] = split(pattern);
+    if (globWithin(namespace, patternNamespace)) kept.add(`${namespace}/${name}`);
+  }
+  return Object.freeze({ ...allow, serviceAccounts: Object.freeze([...kept]) });
+}
+
 function both(own: readonly string[], ceiling: readonly string[], within: (inner: string, outer: string) => boolean): readonly string[] {
   const kept = new Set<string>();
   for (const mine of own) {

@@ -74,6 +74,10 @@ describe('parseSourceObject', () => {
       namespaces: ['team-*', 'team-a'], kinds: ['ConfigMap', 'apps/*'], denyKinds: ['apps/DaemonSet'], clusterKinds: [], clusters: ['*'], createNamespaces: false, serviceAccounts: ['team-a/ci'],
     });
     expect(parseSourceObject(source(base), { allow: ceiling }).spec.allow).toEqual(ceiling);
+    // A ceiling naming every team's ServiceAccounts lets a Source's Placement rules name its own team's only.
+    const everyTeam = { ...ceiling, serviceAccounts: ['team-*/deployer', 'kube-system/*'] };
+    expect(parseSourceObject(source(base), { allow: everyTeam }).spec.allow?.serviceAccounts).toEqual(['team-a/deployer']);
+    expect(parseSourceObject(source(base), { allow: everyTeam, allowCrossNamespaceRefs: true }).spec.allow?.serviceAccounts).toEqual(['team-*/deployer', 'kube-system/*']);
     expect(parseSourceObject(source(base)).spec.allow).toBeUndefined();
   });
 

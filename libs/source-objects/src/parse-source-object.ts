@@ -2,7 +2,7 @@ import { Value } from '@sinclair/typebox/value';
 import type { KubernetesManifest } from '@tidemark/contracts';
 import { TerminalError } from '@tidemark/contracts';
 import { parseSourceSpec, SourceSpecError, type SourceAllow, type SourceSpec } from '@tidemark/git-source';
-import { narrowAllow } from './allow-ceiling';
+import { keepServiceAccountsIn, narrowAllow } from './allow-ceiling';
 import { servesNamespace, type ServedNamespaces } from './served-namespaces';
 import { SourceReason } from './source-object-status';
 import { pruneAnnotation, SourceObjectSpec, type SecretReference } from './source-kind';
@@ -59,7 +59,9 @@ export function parseSourceObject(object: KubernetesManifest, options: SourceObj
   const { secretRef, webhook, suspend, ...fields } = input;
   const serviceAccount = checkedIdentity(fields, options, object.metadata.name, refs);
   const spec = parseSourceSpec({ ...fields, serviceAccount, name: object.metadata.name }, where);
-  const allow = narrowAllow(spec.allow, options.allow);
+  const narrowed = narrowAllow(spec.allow, options.allow);
+  // The operator's ceiling may name every team's ServiceAccounts; a Source's rules still name only its own namespace's.
+  const allow = options.allowCrossNamespaceRefs ? narrowed : keepServiceAccountsIn(narrowed, refs.namespace);
   const name = sourceNameOf(namespace, object.metadata.name);
   return {
     name,
