@@ -76,7 +76,8 @@ export async function buildDashboard(deps: DashboardDeps): Promise<FastifyInstan
   // The status cache loads every record in onReady: 30,000 of them took over fastify's default 10 s
   // on a busy machine (load average 37), and the dashboard then failed to start.
   // One access-log line per request, not fastify's two (AccessLogController).
-  const app = Fastify({ logger: deps.logger ?? false, logController: new AccessLogController(), trustProxy: false, pluginTimeout: 120_000 });
+  // A route parameter may be a Source object's source name (up to 317 characters) or a URL-encoded ref.
+  const app = Fastify({ logger: deps.logger ?? false, logController: new AccessLogController(), trustProxy: false, pluginTimeout: 120_000, maxParamLength: 1024 });
   const cache = new StatusCache({ store: deps.statusStore, subscriber: deps.subscriber, batchMs: deps.liveBatchMs ?? 50 });
   const trees = new TreeFeed({ store: deps.statusStore, subscriber: deps.subscriber });
   const data = new DashboardData({

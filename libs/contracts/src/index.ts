@@ -10,6 +10,7 @@ export { ReconcileJob, JobReason } from './job';
 export { healthRuleApiVersion, healthRuleGroup, healthRuleKind, isHealthRuleKey } from './health-rule-object';
 export { isReadOnlyKey } from './read-only-kind';
 export { PreviewJob, previewQueueName } from './preview-job';
+export { SourceName, sourceNamePattern, maxSourceNameLength } from './source-name';
 export { ConditionType, Reason, setCondition, findCondition, markReady, markProgressing, markStalled, markFailed, markFailure, type Condition } from './conditions';
 export { TerminalError, TransientError, NotReadyError, isReconcileFailure, messageOf, failureCategories, type ReconcileFailure, type FailureCategory, type FailureOptions } from './errors';
 export type { KubernetesManifest } from './manifest';

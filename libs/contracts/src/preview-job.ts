@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { SourceName } from './source-name';
 
 /** previewQueueName is the BullMQ queue of preview jobs: one for all clusters (a preview spans them). */
 export const previewQueueName = 'preview';
@@ -10,7 +11,7 @@ export const previewQueueName = 'preview';
  */
 export const PreviewJob = Type.Object(
   {
-    source: Type.String({ pattern: '^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$' }),
+    source: SourceName,
     /** A branch name (refs/heads/ may be omitted) or a 40-hex commit id. */
     ref: Type.String({ minLength: 1, maxLength: 255, pattern: '^[^\\u0000-\\u001f\\u007f ~^:?*\\[\\\\]+$' }),
     revision: Type.Optional(Type.String({ pattern: '^[0-9a-f]{40}$' })),

@@ -31,11 +31,12 @@ export function checkPreviewJob(job: unknown): PreviewJob {
  * previewJobId: one waiting job per (source, ref, commit, pull request); a preview asked again
  * while it waits is merged. A pull request's preview is never merged into one without it: Gitea
  * and GitHub send `push` for the branch and then `pull_request` for the same commit, and a merged
- * job would lose the pull request its comment goes to.
+ * job would lose the pull request its comment goes to. Parts are joined with `/`, which no source
+ * name holds (a Source object's name may hold dots) and BullMQ allows (it refuses `:`).
  */
 export function previewJobId(job: Pick<PreviewJob, 'source' | 'ref' | 'revision' | 'pullRequest'>): string {
-  const id = `${job.source}.${Buffer.from(job.ref).toString('hex')}.${job.revision ?? 'head'}`;
-  return job.pullRequest ? `${id}.pr${job.pullRequest.number}` : id;
+  const id = `${job.source}/${Buffer.from(job.ref).toString('hex')}/${job.revision ?? 'head'}`;
+  return job.pullRequest ? `${id}/pr${job.pullRequest.number}` : id;
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
+import { SourceName } from '@tidemark/contracts';
 import { requireOperator } from '../auth/authenticate';
 import type { Actions } from '../view/actions';
 import type { SourceActions } from '../view/source-actions';
@@ -67,7 +68,7 @@ export async function apiRoutes(app: FastifyInstance, { data, actions, sourceAct
   app.get('/sources', { schema: { tags: ['status'], summary: 'Git sources: ref, head commit, last poll, problems, objects per cluster.', response: { 200: Type.Array(SourceBody), ...readErrors } } },
     async (request) => data.for(request.principal).sources());
   app.get<{ Params: { source: string } }>('/sources/:source', {
-    schema: { tags: ['status'], summary: 'One Git source.', params: Type.Object({ source: Type.String({ minLength: 1, maxLength: 63 }) }), response: { 200: SourceBody, ...errors(400, 401, 404) } },
+    schema: { tags: ['status'], summary: 'One Git source.', params: Type.Object({ source: SourceName }), response: { 200: SourceBody, ...errors(400, 401, 404) } },
   }, async (request) => {
     const source = await data.for(request.principal).source(request.params.source);
     if (!source) throw notFound(`source ${request.params.source}`);
@@ -123,7 +124,7 @@ function registerSourceActions(app: FastifyInstance, sourceActions: SourceAction
     app.post<{ Params: { source: string } }>(`/sources/:source/${verb}`, {
       schema: {
         tags: ['actions'], summary: `${summary} Needs the operator role; cookie sessions send X-CSRF-Token.`,
-        params: Type.Object({ source: Type.String({ minLength: 1, maxLength: 63 }) }), response: { 200: SourceActionResult, ...errors(400, 401, 403, 404) },
+        params: Type.Object({ source: SourceName }), response: { 200: SourceActionResult, ...errors(400, 401, 403, 404) },
       },
       preHandler: requireOperator,
     }, async (request) => run(request.params.source, request.principal));

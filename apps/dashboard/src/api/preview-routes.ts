@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { listPreviews, readPreviewReport, writePreviewReport, messageOf, type PreviewJob, type PreviewReport, type RecordKeys, type RedisClient } from '@tidemark/contracts';
+import { listPreviews, readPreviewReport, writePreviewReport, messageOf, SourceName, type PreviewJob, type PreviewReport, type RecordKeys, type RedisClient } from '@tidemark/contracts';
 import type { PreviewQueue } from '@tidemark/queue';
 import { requireOperator } from '../auth/authenticate';
 import { previewInScope } from '../auth/token-scope';
@@ -13,12 +13,11 @@ export interface PreviewRoutesOptions {
   keys: RecordKeys;
 }
 
-const sourcePattern = '^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$';
 // A branch name or commit id as Git allows it: no control characters, spaces or ~^:?*[\.
 const refPattern = '^[^\\u0000-\\u001f\\u007f ~^:?*\\[\\\\]+$';
-const PreviewParams = Type.Object({ source: Type.String({ pattern: sourcePattern }), ref: Type.String({ minLength: 1, maxLength: 255, pattern: refPattern }) });
+const PreviewParams = Type.Object({ source: SourceName, ref: Type.String({ minLength: 1, maxLength: 255, pattern: refPattern }) });
 const PreviewRequestBody = Type.Object({
-  source: Type.String({ pattern: sourcePattern }),
+  source: SourceName,
   ref: Type.String({ minLength: 1, maxLength: 255, pattern: refPattern, description: 'A branch (refs/heads/ may be omitted) or a 40-hex commit id.' }),
 }, { additionalProperties: false });
 const QueuedBody = Type.Object({ source: Type.String(), ref: Type.String(), status: Type.String({ description: 'queued, or merged into a preview of the same ref that waits.' }), jobId: Type.String() });

@@ -1,4 +1,5 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { maxSourceNameLength } from '@tidemark/contracts';
 
 // Response schemas double as an allow-list: fastify serialises only the fields named here.
 
@@ -116,7 +117,7 @@ export const ObjectsQuery = Type.Object({
   kind: Type.Optional(Type.String({ maxLength: 63 })),
   namespace: Type.Optional(Type.String({ maxLength: 63 })),
   cluster: Type.Optional(Type.String({ maxLength: 63 })),
-  source: Type.Optional(Type.String({ maxLength: 63, description: 'Only objects declared by this Git source.' })),
+  source: Type.Optional(Type.String({ maxLength: maxSourceNameLength, description: 'Only objects declared by this Git source.' })),
   condition: Type.Optional(Type.Union([ConditionFilterSchema, Type.Literal('')])),
   q: Type.Optional(Type.String({ maxLength: 200 })),
   page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Type } from '@sinclair/typebox';
+import { SourceName } from '@tidemark/contracts';
 import { requireOperator } from '../auth/authenticate';
 import type { Actions } from '../view/actions';
 import type { SourceActions } from '../view/source-actions';
@@ -41,8 +42,8 @@ const notices: Record<string, string> = {
   'source-suspend': 'Suspended: the source is not polled until it is resumed.',
   'source-resume': 'Resumed, and a poll is asked for.',
 };
-const SourceParams = Type.Object({ source: Type.String({ minLength: 1, maxLength: 63 }) });
-const PreviewParams = Type.Object({ source: Type.String({ minLength: 1, maxLength: 63 }), '*': Type.String({ minLength: 1, maxLength: 256 }) });
+const SourceParams = Type.Object({ source: SourceName });
+const PreviewParams = Type.Object({ source: SourceName, '*': Type.String({ minLength: 1, maxLength: 256 }) });
 const ClusterParams = Type.Object({ cluster: Type.String({ minLength: 1, maxLength: 63 }) });
 const RenderedQuery = Type.Object({ parent: Type.String({ minLength: 1, maxLength: 1024, description: 'The object key of the CR, group/kind/namespace/name.' }) }, { additionalProperties: false });
 const NoticeQuery = Type.Object({ notice: Type.Optional(Type.String({ maxLength: 20 })) });
