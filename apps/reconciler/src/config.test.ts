@@ -18,6 +18,27 @@ async function withFile(content: string, run: (path: string, dir: string) => voi
   }
 }
 
+describe('loadConfig: conversionWebhook bounds', () => {
+  const base = (hook: string) => [
+    'redis: { url: redis://127.0.0.1:6379 }',
+    'sources: [{ name: app, url: "https://git.example.com/app.git", ref: { branch: main }, intervalMs: 60000 }]',
+    'clusters: [{ name: dev, kubeconfig: dev.kubeconfig }]',
+    ...(hook ? [`conversionWebhook: ${hook}`] : []),
+  ].join('\n');
+
+  it('bounds reviews to 3 MiB and 32 at once unless told otherwise, and refuses more than 32 MiB', async () => {
+    await withFile(base(''), (path) => {
+      expect(loadConfig({ TIDEMARK_CONFIG: path }).conversionWebhook).toMatchObject({ maxReviewBytes: 3 * 1024 * 1024, maxConcurrentReviews: 32 });
+    });
+    await withFile(base('{ maxReviewMiB: 8, maxConcurrentReviews: 4 }'), (path) => {
+      expect(loadConfig({ TIDEMARK_CONFIG: path }).conversionWebhook).toMatchObject({ maxReviewBytes: 8 * 1024 * 1024, maxConcurrentReviews: 4 });
+    });
+    await withFile(base('{ maxReviewMiB: 64 }'), (path) => {
+      expect(() => loadConfig({ TIDEMARK_CONFIG: path })).toThrow(/maxReviewMiB/);
+    });
+  });
+});
+
 describe('loadConfig', () => {
   it('accepts the documented example up to its secret files, and names the one it cannot read', () => {
     expect(() => loadConfig({ TIDEMARK_CONFIG: example, PLATFORM_WEBHOOK_SECRET: 'x' }))
@@ -147,6 +168,25 @@ describe('loadConfig', () => {
         expect(() => loadConfig({ TIDEMARK_CONFIG: path })).not.toThrow(/pw|token=x/);
       });
     }
+  });
+
+  it('reads sops keys per source: own key files by source name, the operator\'s key only for trusted sources', async () => {
+    const rest = [
+      'redis: { url: "redis://redis:6379" }',
+      'sources: [{ name: app, url: "https://git.example.com/app.git", ref: { branch: main }, intervalMs: 60000 }]',
+      'clusters: [{ name: mgmt, kubeconfig: a.kubeconfig }]',
+    ];
+    await withFile([...rest, 'render: { sops: { ageKeyFile: ops.agekey, trustedSources: [platform.apps], sourceKeys: { app: { ageKeyFile: keys/app.agekey } } } }'].join('\n'), (path, dir) => {
+      expect(loadConfig({ TIDEMARK_CONFIG: path }).render.sops).toEqual({
+        ageKeyFile: join(dir, 'ops.agekey'), trustedSources: ['platform.apps'], sourceKeys: { app: { ageKeyFile: join(dir, 'keys/app.agekey') } },
+      });
+    });
+    await withFile([...rest, 'render: { sops: { sourceKeys: { nope: { ageKeyFile: a.agekey } } } }'].join('\n'), (path) => {
+      expect(() => loadConfig({ TIDEMARK_CONFIG: path })).toThrow('render.sops.sourceKeys.nope: no source in this file is named "nope"; a Source object gets its keys from spec.decryption.secretRef');
+    });
+    await withFile([...rest, 'render: { sops: { sourceKeys: { app: {} } } }'].join('\n'), (path) => {
+      expect(() => loadConfig({ TIDEMARK_CONFIG: path })).toThrow('render.sops.sourceKeys.app: needs ageKeyFile or pgpKeyFile');
+    });
   });
 
   it('logs in to a Sentinel group and to a Redis Cluster with passwords from the environment or a file, as an ACL user', async () => {

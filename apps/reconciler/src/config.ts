@@ -106,6 +106,8 @@ const ConfigInput = Type.Object({
     caValidityHours: Type.Optional(Type.Integer({ minimum: 1 })),
     servingValidityHours: Type.Optional(Type.Integer({ minimum: 1 })),
     migrationObjectsPerSecond: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 1000 })),
+    maxReviewMiB: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 32 })),
+    maxConcurrentReviews: Type.Optional(Type.Integer({ minimum: 1, maximum: 1024 })),
     secret: Type.Optional(Type.Object({
       cluster: Type.Optional(Type.String({ minLength: 1 })),
       namespace: Type.String({ minLength: 1 }),
@@ -219,6 +221,13 @@ export interface ConversionWebhookConfig {
   /** Storage version migration: most objects rewritten per second, per cluster. @defaultValue 20 */
   readonly migrationObjectsPerSecond: number;
   /**
+   * Largest ConversionReview body, in bytes (maxReviewMiB); larger ones are answered 413. Raise it only
+   * for unpaginated lists of many objects at a deprecated version. @defaultValue 3 MiB
+   */
+  readonly maxReviewBytes?: number;
+  /** Reviews converted at once; more are answered 429 with Retry-After, which the API server retries. @defaultValue 32 */
+  readonly maxConcurrentReviews?: number;
+  /**
    * The Secret every replica shares the certificates through. @defaultValue with a service:
    * tidemark-conversion-webhook in the Service's namespace on the first cluster; else none (kept in memory)
    */
@@ -281,6 +290,8 @@ function conversionWebhookConfig(input: ConfigInput, where: (field: string) => s
     caValidityMs: (hook.caValidityHours ?? 365 * 24) * 3600_000,
     servingValidityMs: (hook.servingValidityHours ?? 30 * 24) * 3600_000,
     migrationObjectsPerSecond: hook.migrationObjectsPerSecond ?? 20,
+    maxReviewBytes: Math.floor((hook.maxReviewMiB ?? 3) * 1024 * 1024),
+    maxConcurrentReviews: hook.maxConcurrentReviews ?? 32,
     ...certificateSecret(input, clientConfig, where),
   };
 }

@@ -32,6 +32,8 @@ export async function startConversionWebhook(
     host: settings.host,
     port: settings.port,
     certificateHosts: settings.certificateHosts,
+    bodyLimitBytes: settings.maxReviewBytes,
+    maxConcurrentReviews: settings.maxConcurrentReviews,
     onFailure: (message) => log.warn({ message }, 'a CRD conversion failed'),
   });
   const policy = { caValidityMs: settings.caValidityMs, servingValidityMs: settings.servingValidityMs };
