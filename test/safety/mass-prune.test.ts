@@ -111,6 +111,12 @@ describe('mass prune', () => {
       expect(held?.failure?.code).toBe('PruneAwaitingConfirmation');
       // Every object the source still has here (d of the first case, and the 19) would go: 100%.
       expect(findCondition(held?.conditions, 'Ready')?.message).toMatch(/with (\d+) of the \1 objects of source test on cluster shared \(100%\)/);
+      // A confirmation names the hold it was shown: one decided before (the small prune) confirms nothing.
+      const [shown] = (await dashboard.app.inject({ url: '/api/prune-holds', headers: { authorization: `Bearer ${viewerToken}` } })).json() as { decidedAt: string; removed: string[] }[];
+      expect(shown?.removed).toContain(spreadKey('cm-7'));
+      const confirm = (decidedAt: string) => dashboard.app.inject({ method: 'POST', url: `/api/prune-holds/shared/test/confirm?revision=${poll.revision}&decidedAt=${encodeURIComponent(decidedAt)}`, headers: { authorization: `Bearer ${operatorToken}` } });
+      expect((await confirm('2000-01-01T00:00:00.000Z')).statusCode).toBe(404);
+      expect((await confirm(shown!.decidedAt)).statusCode).toBe(200);
     } finally {
       await kubectl(inject('kubeconfigPath'), ['delete', 'namespace', spread, '--wait=false']).catch(() => undefined);
       await moved.close();

@@ -46,12 +46,14 @@ redis.call('SADD', KEYS[2], ARGV[4])
 return ARGV[2]
 `;
 
-// Confirm only the hold that was shown: a newer revision's hold is a new question.
+// Confirm only the hold that was shown: a newer revision's hold, or one decided again because it
+// removes more (ARGV[4], the shown hold's decidedAt, when given), is a new question.
 const confirmScript = `
 local raw = redis.call('GET', KEYS[1])
 if not raw then return false end
 local hold = cjson.decode(raw)
 if hold['revision'] ~= ARGV[1] or hold['state'] ~= 'waiting' then return false end
+if ARGV[4] ~= '' and hold['decidedAt'] ~= ARGV[4] then return false end
 hold['state'] = 'confirmed'
 hold['confirmedBy'] = ARGV[2]
 hold['confirmedAt'] = ARGV[3]
@@ -84,9 +86,12 @@ export class PruneHolds {
     return parseHold(typeof raw === 'string' ? raw : null) ?? hold;
   }
 
-  /** confirm lets a waiting hold's prunes go ahead; undefined when there is no such hold at that revision. */
-  async confirm(source: string, cluster: string, revision: string, by: string): Promise<PruneHold | undefined> {
-    const raw = await this.redis.eval(confirmScript, 1, this.keys.pruneHold(source, cluster), revision, by, new Date().toISOString());
+  /**
+   * confirm lets a waiting hold's prunes go ahead; undefined when there is no such hold at that
+   * revision, or (with `decidedAt`, the shown hold's) when it was decided again since it was shown.
+   */
+  async confirm(source: string, cluster: string, revision: string, by: string, decidedAt = ''): Promise<PruneHold | undefined> {
+    const raw = await this.redis.eval(confirmScript, 1, this.keys.pruneHold(source, cluster), revision, by, new Date().toISOString(), decidedAt);
     return parseHold(typeof raw === 'string' ? raw : null);
   }
 

@@ -29,31 +29,33 @@ export async function pruneHoldRoutes(app: FastifyInstance, { holds, queues }: P
   // A scoped token sees the holds of its own sources only, and confirms one only when its scope has no namespace limit.
   const visible = (hold: { source: string }, scope: TokenScope | undefined) => !scope || (scope.sources.includes(hold.source) && scope.namespaces.length === 0);
   const waiting = async (scope: TokenScope | undefined) => (await holds.waiting()).filter((hold) => visible(hold, scope));
-  const confirm = async (params: { cluster: string; source: string }, revision: string, by: string, scope: TokenScope | undefined): Promise<PruneHold> => {
+  // `decidedAt` names the hold that was shown: one decided again since (it removes more) is not confirmed by it.
+  const confirm = async (params: { cluster: string; source: string }, shown: { revision: string; decidedAt?: string }, by: string, scope: TokenScope | undefined): Promise<PruneHold> => {
+    const { revision } = shown;
     if (!visible(params, scope)) throw new DashboardError(ErrorCode.NotFound, 404, `No prune of source ${params.source} on cluster ${params.cluster} at revision ${revision} waits for confirmation.`);
-    const hold = await holds.confirm(params.source, params.cluster, revision, by);
+    const hold = await holds.confirm(params.source, params.cluster, revision, by, shown.decidedAt);
     if (!hold) throw new DashboardError(ErrorCode.NotFound, 404, `No prune of source ${params.source} on cluster ${params.cluster} at revision ${revision} waits for confirmation.`);
     for (const objectKey of hold.removed) await queues.enqueue({ source: hold.source, revision: hold.revision, cluster: hold.cluster, objectKey, reason: 'manual' });
     return hold;
   };
   app.get('/api/prune-holds', { schema: { tags: ['status'], summary: 'Prunes that wait for confirmation, with every object each would delete.', response: { 200: Type.Array(HoldBody), ...errors(401) } } },
     async (request) => waiting(request.principal?.scope));
-  app.post<{ Params: { cluster: string; source: string }; Querystring: { revision: string } }>('/api/prune-holds/:cluster/:source/confirm', {
+  app.post<{ Params: { cluster: string; source: string }; Querystring: { revision: string; decidedAt?: string } }>('/api/prune-holds/:cluster/:source/confirm', {
     schema: {
-      tags: ['actions'], summary: 'Confirm a waiting prune at the revision shown. Needs the operator role.', params: HoldParams,
-      querystring: Type.Object({ revision: Type.String({ pattern: '^[0-9a-f]{40}$' }) }), response: { 200: HoldBody, ...errors(400, 401, 403, 404) },
+      tags: ['actions'], summary: 'Confirm a waiting prune at the revision shown (and, with decidedAt, only the hold shown). Needs the operator role.', params: HoldParams,
+      querystring: Type.Object({ revision: Type.String({ pattern: '^[0-9a-f]{40}$' }), decidedAt: Type.Optional(Type.String({ maxLength: 64 })) }), response: { 200: HoldBody, ...errors(400, 401, 403, 404) },
     },
     preHandler: requireOperator,
-  }, async (request) => confirm(request.params, request.query.revision, request.principal?.name ?? 'unknown', request.principal?.scope));
+  }, async (request) => confirm(request.params, request.query, request.principal?.name ?? 'unknown', request.principal?.scope));
   app.get<{ Querystring: { notice?: string } }>('/prunes', { schema: { hide: true } }, async (request, reply) => {
     const page = prunesPage(await waiting(request.principal?.scope), request.principal, request.query.notice === 'confirmed' ? 'The prune is confirmed; its objects are being deleted.' : undefined);
     return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(layout({ title: 'Prunes', nav: 'prunes', principal: request.principal }, page).value);
   });
-  app.post<{ Params: { cluster: string; source: string }; Body: { revision?: string } }>('/prunes/:cluster/:source/confirm', {
-    schema: { hide: true, params: HoldParams, body: Type.Object({ _csrf: Type.Optional(Type.String()), revision: Type.String({ pattern: '^[0-9a-f]{40}$' }) }) },
+  app.post<{ Params: { cluster: string; source: string }; Body: { revision?: string; decidedAt?: string } }>('/prunes/:cluster/:source/confirm', {
+    schema: { hide: true, params: HoldParams, body: Type.Object({ _csrf: Type.Optional(Type.String()), revision: Type.String({ pattern: '^[0-9a-f]{40}$' }), decidedAt: Type.Optional(Type.String({ maxLength: 64 })) }) },
     preHandler: requireOperator,
   }, async (request, reply) => {
-    await confirm(request.params, request.body.revision ?? '', request.principal?.name ?? 'unknown', request.principal?.scope);
+    await confirm(request.params, { revision: request.body.revision ?? '', ...(request.body.decidedAt ? { decidedAt: request.body.decidedAt } : {}) }, request.principal?.name ?? 'unknown', request.principal?.scope);
     return reply.redirect('/prunes?notice=confirmed', 303);
   });
 }

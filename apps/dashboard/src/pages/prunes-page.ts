@@ -15,7 +15,7 @@ function objectName(objectKey: string): string {
 function confirmForm(hold: PruneHold, principal: Principal | undefined): SafeHtml {
   if (principal?.role !== 'operator') return html`<p class="muted">Confirming a prune needs the operator role.</p>`;
   return html`<form method="post" action="/prunes/${encodeURIComponent(hold.cluster)}/${encodeURIComponent(hold.source)}/confirm" class="inline">
-<input type="hidden" name="_csrf" value="${principal.csrf ?? ''}"><input type="hidden" name="revision" value="${hold.revision}">
+<input type="hidden" name="_csrf" value="${principal.csrf ?? ''}"><input type="hidden" name="revision" value="${hold.revision}"><input type="hidden" name="decidedAt" value="${hold.decidedAt}">
 <button data-action="confirm-prune">Delete these ${hold.removed.length} objects</button></form>`;
 }
 
