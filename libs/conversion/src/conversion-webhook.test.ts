@@ -1,4 +1,4 @@
-import { request } from 'node:https';
+import { Agent, request } from 'node:https';
 import { createDefaultRegistry } from '@tidemark/kinds';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConversionWebhook, conversionPath } from './conversion-webhook';
@@ -86,6 +86,32 @@ describe('ConversionWebhook bounds', () => {
     expect((await Promise.all(held.map((review) => review.response))).map((answer) => answer.status)).toEqual([200, 200]);
     expect((await postReview(port, ca)).status).toBe(200);
   });
+
+  it('gives a review requestTimeoutMs to arrive whole (408), while an idle kept-alive connection stays usable', async () => {
+    const { port, ca } = await startWebhook({ requestTimeoutMs: 1_000 });
+    const started = Date.now();
+    const slow = await holdReview(port, ca, 100).response;
+    expect(slow.status).toBe(408);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    // Idle longer than the request timeout between two reviews on one connection: the second reuses it.
+    const agent = new Agent({ keepAlive: true, maxSockets: 1, ca });
+    const review = JSON.stringify({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'ConversionReview', request: { uid: 'r1', desiredAPIVersion: 'tidemark.dev/v1beta1', objects: [] } });
+    const post = () => new Promise<{ status: number; reused: boolean }>((resolve, reject) => {
+      const call = request({ host: '127.0.0.1', port, path: conversionPath, method: 'POST', agent, headers: { 'content-type': 'application/json' } }, (answer) => {
+        answer.resume();
+        answer.on('end', () => resolve({ status: answer.statusCode ?? 0, reused: call.reusedSocket }));
+      });
+      call.on('error', reject);
+      call.end(review);
+    });
+    try {
+      expect(await post()).toEqual({ status: 200, reused: false });
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      expect(await post()).toEqual({ status: 200, reused: true });
+    } finally {
+      agent.destroy();
+    }
+  }, 15_000);
 
   it('refuses a bound that is not a positive whole number', () => {
     expect(() => new ConversionWebhook({ kinds: createDefaultRegistry(), certificateHosts: ['127.0.0.1'], maxConcurrentReviews: 0 })).toThrow(/maxConcurrentReviews must be a positive whole number/);

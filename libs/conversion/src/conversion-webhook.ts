@@ -76,13 +76,16 @@ export class ConversionWebhook {
     if (initial) this.state = initial;
     else await this.rotate(now);
     const state = this.state!;
-    this.server = createServer({ key: state.serving.keyPem, cert: state.serving.certPem, minVersion: 'TLSv1.2' }, (request, response) => void this.handle(request, response));
+    // A review must arrive whole within requestTimeoutMs (a body sent slowly holds one of the few
+    // review slots), checked every second. Node applies these timeouts only to a request under
+    // way, never to an idle kept-alive connection, so they do not shorten keepAliveTimeout.
+    const requestTimeout = this.options.requestTimeoutMs ?? defaultRequestTimeoutMs;
+    this.server = createServer({
+      key: state.serving.keyPem, cert: state.serving.certPem, minVersion: 'TLSv1.2',
+      requestTimeout, headersTimeout: requestTimeout, connectionsCheckingInterval: Math.min(1_000, requestTimeout),
+    }, (request, response) => void this.handle(request, response));
     const server = this.server;
     server.keepAliveTimeout = this.options.keepAliveTimeoutMs ?? defaultKeepAliveTimeoutMs;
-    // Headers of a request on a kept-alive connection may arrive any time before it closes.
-    server.headersTimeout = server.keepAliveTimeout + 5_000;
-    // A body sent slowly holds one of the few review slots: it has the API server's own 30 s.
-    server.requestTimeout = Math.max(this.options.requestTimeoutMs ?? defaultRequestTimeoutMs, server.headersTimeout + 1);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(this.options.port ?? 9443, this.options.host ?? '0.0.0.0', () => resolve());
