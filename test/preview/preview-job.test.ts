@@ -58,7 +58,8 @@ beforeAll(async () => {
   await harness.repo.delete('gone.yaml');
   await harness.repo.write('new.yaml', configMap('new', 'y'));
   await harness.repo.write('secret.yaml', `apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\n  namespace: ${namespace}\nstringData:\n  password: ${secretValue}\n`);
-  await harness.repo.commit('feature');
+  // A pull request is previewed at the head commit its webhook names.
+  const featureHead = (await harness.repo.commit('feature')).trim();
   await harness.repo.push({ branch: 'feature/login' });
 
   cacheRoot = await mkdtemp(join(tmpdir(), 'tidemark-preview-job-'));
@@ -74,7 +75,7 @@ beforeAll(async () => {
   });
 
   const mark = await markAuditLog(plane.auditLogPath!);
-  const queued = await queue.enqueue({ source: 'test', ref: 'feature/login', trigger: 'webhook', pullRequest: { number: 7, url: 'https://git.example/shop/pulls/7', title: 'Login' }, requestedAt: new Date().toISOString() });
+  const queued = await queue.enqueue({ source: 'test', ref: 'feature/login', revision: featureHead, trigger: 'webhook', pullRequest: { number: 7, url: 'https://git.example/shop/pulls/7', title: 'Login' }, requestedAt: new Date().toISOString() });
   expect(queued.status).toBe('queued');
   report = await waitForReport('feature/login');
   // Tidemark's requests (its User-Agent): the API server's own upkeep (leases) writes meanwhile.

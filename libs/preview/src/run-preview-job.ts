@@ -29,7 +29,8 @@ export interface PreviewJobDependencies {
  * runPreviewJob runs one queued preview: it marks the record running, compares the ref's commit
  * with the source's current revision through previewRevision, and stores the report. A preview
  * that cannot run (unknown source, missing ref, a source never polled) is stored as failed with
- * the reason; an unexpected error is stored too and rethrown, so the queue retries it.
+ * the reason; an unexpected error is stored too and rethrown, so the queue retries it. A pull
+ * request is previewed at its head commit (see headRefOf), never at a branch of the same name.
  */
 export async function runPreviewJob(job: PreviewJob, deps: PreviewJobDependencies): Promise<PreviewReport> {
   const requested: PreviewReport = {
@@ -46,11 +47,17 @@ export async function runPreviewJob(job: PreviewJob, deps: PreviewJobDependencie
   if (!handle) return failed(`source "${job.source}" is not configured in this reconciler`);
   const baseRevision = revisionFor(await readSourceStatus(deps.redis, deps.keys, job.source));
   if (!baseRevision) return failed(`source "${job.source}" has not been polled yet: there is nothing to compare the ref with`);
+  const wanted = headRefOf(job);
+  if ('refused' in wanted) return failed(wanted.refused);
   let head: PreviewHead;
   try {
-    head = await handle.openHead(job.ref);
+    head = await handle.openHead(wanted.ref);
   } catch (error) {
-    return failed(`cannot read ${job.ref} of source ${job.source}: ${messageOf(error)}`);
+    return failed(`cannot read ${wanted.described} of source ${job.source}: ${messageOf(error)}`);
+  }
+  if (job.pullRequest && head.revision !== job.revision) {
+    await head.close();
+    return failed(`pull request #${job.pullRequest.number}: read ${head.revision.slice(0, 12)} where its head is ${job.revision?.slice(0, 12) ?? 'unknown'}; nothing was previewed`);
   }
   try {
     const report = await previewRevision(
@@ -66,4 +73,17 @@ export async function runPreviewJob(job: PreviewJob, deps: PreviewJobDependencie
   } finally {
     await head.close();
   }
+}
+
+/**
+ * headRefOf is what a preview reads. A pull request's branch may live in a fork, and the source's
+ * repository may hold another branch of that name: so a pull request is read at the head commit
+ * its webhook named, which the host keeps in the source's repository (refs/pull/N/head on GitHub
+ * and Gitea, refs/merge-requests/N/head on GitLab), and refused without one. A branch or commit
+ * asked for by itself is read as asked.
+ */
+export function headRefOf(job: Pick<PreviewJob, 'ref' | 'revision' | 'pullRequest'>): { ref: string; described: string } | { refused: string } {
+  if (!job.pullRequest) return { ref: job.ref, described: job.ref };
+  if (!job.revision) return { refused: `pull request #${job.pullRequest.number} names no head commit, and its branch ${job.ref} may be a fork's: it is previewed only at the commit its webhook names` };
+  return { ref: job.revision, described: `pull request #${job.pullRequest.number} at ${job.revision.slice(0, 12)}` };
 }
