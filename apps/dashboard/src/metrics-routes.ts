@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { findCondition } from '@tidemark/contracts';
+import { verdictOf } from '@tidemark/contracts';
 import type { StatusStore } from '@tidemark/status-store';
 import type { QueueAccess } from './view/dashboard-data';
 
@@ -35,7 +35,7 @@ export function registerMetrics(app: FastifyInstance, options: MetricsRouteOptio
     queueDepth: new Gauge({ name: 'tidemark_queue_jobs', help: 'Jobs in a cluster queue per state.', labelNames: ['cluster', 'state'], registers }),
     queueWait: new Gauge({ name: 'tidemark_queue_wait_seconds', help: 'Wait from enqueue to the start of a run over the last 1,000 jobs, as quantiles.', labelNames: ['cluster', 'quantile'], registers }),
     driftItems: new Gauge({ name: 'tidemark_drift_items', help: 'Drift items left in place on a cluster, from the status store.', labelNames: ['cluster'], registers }),
-    objects: new Gauge({ name: 'tidemark_objects', help: 'Objects in the status store per cluster, by their Ready condition.', labelNames: ['cluster', 'ready'], registers }),
+    objects: new Gauge({ name: 'tidemark_objects', help: 'Objects in the status store per cluster, by whether their verdict is Ready.', labelNames: ['cluster', 'ready'], registers }),
   };
   app.addHook('onResponse', async (request, reply) => {
     // The route pattern, never the URL: object names would make unbounded label values.
@@ -58,7 +58,7 @@ async function readFigures(options: MetricsRouteOptions, gauges: Record<'queueDe
   }
   for (const cluster of await options.statusStore.clusters()) {
     const records = await options.statusStore.list(cluster);
-    const ready = records.filter((record) => findCondition(record.conditions, 'Ready')?.status === 'True').length;
+    const ready = records.filter((record) => verdictOf(record).state === 'Ready').length;
     gauges.objects.set({ cluster, ready: 'true' }, ready);
     gauges.objects.set({ cluster, ready: 'false' }, records.length - ready);
     gauges.driftItems.set({ cluster }, records.reduce((sum, record) => sum + (record.drift?.length ?? 0), 0));

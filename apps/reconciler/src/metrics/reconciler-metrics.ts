@@ -1,5 +1,5 @@
 import type { KubeClientOptions } from '@tidemark/cluster';
-import { findCondition, type ReconcileJob } from '@tidemark/contracts';
+import { verdictOf, type ReconcileJob } from '@tidemark/contracts';
 import { readCommitTime, type PollResult } from '@tidemark/git-source';
 import type { PipelineObserver, ReconcileObservation } from '@tidemark/pipeline';
 import type { PolledSource } from '@tidemark/poller';
@@ -147,7 +147,7 @@ export class ReconcilerMetrics {
       const counts = { all: 0, ready: 0, drift: 0 };
       await this.sources.statusStore.scan(cluster, (record) => {
         counts.all += 1;
-        if (findCondition(record.conditions, 'Ready')?.status === 'True') counts.ready += 1;
+        if (verdictOf(record).state === 'Ready') counts.ready += 1;
         counts.drift += record.drift?.length ?? 0;
       });
       this.set.objects.set({ cluster, ready: 'true' }, counts.ready);
