@@ -15,6 +15,8 @@ import { redactUrl } from './redact-url';
 import { RevisionIndex } from './revision-index';
 import { refPrefix, selectRevision, type RemoteTarget } from './select-revision';
 import type { SourceError, SourceWarning } from './source-error';
+import { sshTransport } from './ssh-transport';
+import { parseSshUrl } from './ssh-url';
 import type { SourceAuth, SourceSpec } from './source-spec';
 import { UnitIndexer, type UnitRendering } from './unit-index';
 import type { UnitProvenance } from './revision-index';
@@ -116,7 +118,7 @@ export class GitSource {
     const sizeLimits = lowerOnly({ ...defaultGitSizeLimits, ...options.sizeLimits }, spec.limits);
     const credentials = options.credentials;
     const headers = credentials ? async () => authHeaders(await credentials()) : authHeaders(spec.auth);
-    this.store = new GitStore(options.cacheDir, spec.url, headers, { source: spec.name, limits: sizeLimits });
+    this.store = new GitStore(options.cacheDir, spec.url, headers, { source: spec.name, limits: sizeLimits }, transportFor(spec, options.credentials, sizeLimits));
     const limits = { ...defaultLoadLimits, ...options.limits };
     this.builder = new IndexBuilder({
       source: spec.name,
@@ -373,7 +375,8 @@ export class GitSource {
 
 /** authHeaders turns credentials into request headers: basic auth, a bearer token, or one extra header. */
 export function authHeaders(auth: SourceAuth | undefined): Record<string, string> {
-  if (!auth) return {};
+  // A deploy key is for SSH only; nothing of it goes into an HTTP request.
+  if (!auth || 'sshPrivateKey' in auth) return {};
   if ('bearerToken' in auth) return { Authorization: `Bearer ${auth.bearerToken}` };
   if ('extraHeader' in auth) {
     const colon = auth.extraHeader.indexOf(':');
@@ -381,6 +384,14 @@ export function authHeaders(auth: SourceAuth | undefined): Record<string, string
   }
   const [username, password] = 'token' in auth ? [auth.username ?? 'x-access-token', auth.token] : [auth.username, auth.password];
   return { Authorization: `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}` };
+}
+
+/** transportFor is the SSH transport of an ssh:// or scp-like source (none for http and https). */
+function transportFor(spec: SourceSpec, credentials: GitSourceOptions['credentials'], limits: GitSizeLimits): { transport?: ReturnType<typeof sshTransport> } {
+  const ssh = parseSshUrl(spec.url);
+  if (!ssh || !('target' in ssh)) return {};
+  const current = credentials ?? (async () => spec.auth);
+  return { transport: sshTransport(ssh.target, { source: spec.name, url: spec.url, credentials: current, maxAdvertisementBytes: limits.maxObjectBytes }) };
 }
 
 function countKeys(keys: Iterable<string>): number {

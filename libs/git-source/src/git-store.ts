@@ -9,6 +9,7 @@ import type { TreeItem } from './tree-diff';
 import { guardedHttp } from './guarded-http';
 import { AdvertisementReplay } from './advertisement-replay';
 import { boundedHttp, type GitHttpBounds } from './bounded-http';
+import type { GitTransport } from './ssh-transport';
 import { readCommitSummary, type CommitSummary } from './commit-time';
 import { defaultGitSizeLimits, PackSizeGuard, type GitSizeLimits } from './pack-size-guard';
 
@@ -48,16 +49,21 @@ export class GitStore {
   private readonly http: HttpClient;
   // A poll's ref listing answers the discovery of the fetch right after it: one request fewer.
   private readonly advertisement: AdvertisementReplay;
+  // What isomorphic-git is given: the source's URL, or a transport's own (SSH).
+  private readonly remoteUrl: string;
 
   constructor(
     private readonly gitdir: string,
     private readonly url: string,
     private readonly headers: AuthHeaders,
     private readonly sizes: { source: string; limits: GitSizeLimits } = { source: redactUrl(url), limits: defaultGitSizeLimits },
-    requests: Partial<Omit<GitHttpBounds, 'source'>> = {},
+    requests: Partial<Omit<GitHttpBounds, 'source'>> & { transport?: GitTransport } = {},
   ) {
-    // A ref advertisement is read whole, like one Git object: the same limit bounds it.
-    this.http = boundedHttp({ source: sizes.source, maxAdvertisementBytes: sizes.limits.maxObjectBytes, ...requests });
+    const { transport, ...bounds } = requests;
+    this.remoteUrl = transport?.url ?? url;
+    // A ref advertisement is read whole, like one Git object: the same limit bounds it. Over SSH
+    // the same deadline, cap and pack guard apply: the transport stands in for the HTTP client.
+    this.http = boundedHttp({ source: sizes.source, maxAdvertisementBytes: sizes.limits.maxObjectBytes, ...bounds }, transport?.http);
     this.advertisement = new AdvertisementReplay(this.http);
   }
 
@@ -70,7 +76,7 @@ export class GitStore {
     await mkdir(this.gitdir, { recursive: true });
     await git.init({ fs, gitdir: this.gitdir, bare: true, defaultBranch: 'main' });
     // isomorphic-git maps fetched refs through the remote's refspec, so the remote must exist.
-    await git.addRemote({ fs, gitdir: this.gitdir, remote: 'origin', url: this.url, force: true });
+    await git.addRemote({ fs, gitdir: this.gitdir, remote: 'origin', url: this.remoteUrl, force: true });
   }
 
   /** packCount is the number of pack files: every fetch that brings objects adds one. */
@@ -106,7 +112,7 @@ export class GitStore {
    */
   async listRefs(prefix?: string): Promise<AdvertisedRef[]> {
     const refs = await this.remote('list refs of', async () => git.listServerRefs({
-      http: this.advertisement.recording(), url: this.url, headers: await this.currentHeaders(), protocolVersion: 1, peelTags: true, ...(prefix ? { prefix } : {}),
+      http: this.advertisement.recording(), url: this.remoteUrl, headers: await this.currentHeaders(), protocolVersion: 1, peelTags: true, ...(prefix ? { prefix } : {}),
     }));
     return refs.map((ref) => ({ ref: ref.ref, oid: ref.oid, ...(ref.peeled ? { peeled: ref.peeled } : {}) }));
   }
@@ -114,7 +120,7 @@ export class GitStore {
   /** fetch brings new objects; a pack over the size limits is refused (SourceTooLarge) before it is inflated. */
   async fetch(request: FetchRequest): Promise<FetchOutcome> {
     const guard = new PackSizeGuard(this.sizes.limits, this.sizes.source);
-    const shared = { fs, http: this.advertisement.replaying(guardedHttp(guard, this.http)), gitdir: this.gitdir, url: this.url, headers: await this.currentHeaders(), cache: this.cache, ref: haveRef };
+    const shared = { fs, http: this.advertisement.replaying(guardedHttp(guard, this.http)), gitdir: this.gitdir, url: this.remoteUrl, headers: await this.currentHeaders(), cache: this.cache, ref: haveRef };
     // The first fetch is shallow (depth 1). Later ones send our last commit as a "have" and no
     // depth: a server ignores haves for the tree of a shallow boundary and would resend every
     // blob, while without depth it sends only what the have lacks. The price: a force-push that

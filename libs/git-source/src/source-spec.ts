@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import semver from 'semver';
 import { TerminalError } from '@tidemark/contracts';
+import { parseSshUrl } from './ssh-url';
 import {
   AllowInput, LimitsInput, ServiceAccountInput, VerifyInput, allowOf, limitsOf, verifyOf,
   type SourceAllow, type SourceLimits, type SourceServiceAccount, type SourceVerify,
@@ -33,6 +34,13 @@ export const SourceAuth = Type.Union([
   Type.Object({ bearerToken: Type.String({ minLength: 1 }) }, { additionalProperties: false }),
   /** One header as git's `http.extraHeader` takes it, "Name: value" (e.g. "Authorization: Basic …"). */
   Type.Object({ extraHeader: Type.String({ minLength: 3, pattern: '^[A-Za-z0-9-]+:[^\\r\\n]+$' }) }, { additionalProperties: false }),
+  /** An SSH deploy key (ed25519, RSA or ECDSA; OpenSSH or PEM) and the known_hosts lines that pin the server's host key. */
+  Type.Object({
+    sshPrivateKey: Type.String({ minLength: 1 }),
+    /** The deploy key's passphrase, when it has one. */
+    passphrase: Type.Optional(Type.String({ minLength: 1 })),
+    knownHosts: Type.String({ minLength: 1 }),
+  }, { additionalProperties: false }),
 ]);
 export type SourceAuth = Static<typeof SourceAuth>;
 
@@ -61,7 +69,7 @@ export const SourceSpecInput = Type.Object({
 export interface SourceSpec {
   /** DNS-label name; it appears in jobs, keys and the dashboard. */
   readonly name: string;
-  /** https, or http to a loopback host; never carries credentials. */
+  /** https, http to a loopback host, ssh:// or scp-like (git@host:org/repo.git); never carries a password or token. */
   readonly url: string;
   readonly ref: SourceRef;
   /** Folder inside the repository, normalised without leading/trailing slashes. @defaultValue '.' */
@@ -111,6 +119,7 @@ export function parseSourceSpec(input: unknown, where: string): SourceSpec {
     throw new SourceSpecError(`${field}: ${first?.message ?? 'is not a valid source'}`);
   }
   checkUrl(input.url, `${where}.url`);
+  checkAuthFitsUrl(input, where);
   if ('semver' in input.ref && !semver.validRange(input.ref.semver)) {
     throw new SourceSpecError(`${where}.ref.semver: "${input.ref.semver}" is not a semver range`);
   }
@@ -174,6 +183,9 @@ function checkedVerify(input: Parameters<typeof verifyOf>[0], field: string): So
 const loopbackHosts = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 function checkUrl(text: string, field: string): void {
+  const ssh = parseSshUrl(text);
+  if (ssh && 'problem' in ssh) throw new SourceSpecError(`${field}: the SSH URL ${ssh.problem}`);
+  if (ssh) return;
   let url: URL;
   try {
     url = new URL(text);
@@ -187,6 +199,14 @@ function checkUrl(text: string, field: string): void {
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback)) {
     throw new SourceSpecError(`${field}: must use https (plain http is allowed only for loopback hosts), got ${url.protocol}//${url.host}`);
   }
+}
+
+/** checkAuthFitsUrl refuses a deploy key for an https URL and a token or password for an SSH one. */
+function checkAuthFitsUrl(input: Static<typeof SourceSpecInput>, where: string): void {
+  if (!input.auth) return;
+  const sshKey = 'sshPrivateKey' in input.auth;
+  if (parseSshUrl(input.url) && !sshKey) throw new SourceSpecError(`${where}.auth: an SSH URL authenticates with a deploy key and known_hosts (sshPrivateKey, knownHosts), not a token or password`);
+  if (!parseSshUrl(input.url) && sshKey) throw new SourceSpecError(`${where}.auth: a deploy key needs an ssh:// or scp-like URL (git@host:org/repo.git); this one is not`);
 }
 
 function normalisePath(path: string, field: string): string {
