@@ -225,6 +225,29 @@ describe('two Git objects claiming one live object', () => {
     }
   });
 
+  it('a declaration its own ServiceAccount may not write freezes nothing either: the owner\'s update applies', async () => {
+    const name = `unwritable-${id}`;
+    const ours = `core/ConfigMap/${namespace}/${name}`;
+    await harness.repo.write('unwritable.yaml', configMap(name, 'v1', namespace));
+    await push(harness.repo, harness.source, 'test declares v1');
+    expect(await run('test', ours)).not.toBeInstanceOf(Error);
+    // other acts as a ServiceAccount with no rights here (a tenant's Source without an allow-list).
+    tenancies.set('other', { serviceAccount: { namespace, name: 'nobody' } });
+    try {
+      await otherRepo.write('unwritable.yaml', configMap(name, 'intruder', namespace));
+      await push(otherRepo, otherSource, 'other declares the same object, which its identity may not write');
+      await harness.repo.write('unwritable.yaml', configMap(name, 'v2', namespace));
+      await push(harness.repo, harness.source, 'test updates to v2');
+      const updated = await run('test', ours);
+      expect(updated).not.toBeInstanceOf(Error);
+      expect(updated).not.toEqual(waiting);
+      expect((await live('v1', 'ConfigMap', namespace, name))?.data).toEqual({ from: 'v2' });
+    } finally {
+      tenancies.clear();
+      woken.length = 0;
+    }
+  });
+
   it('when the copy that was refused as a duplicate goes, the owner is woken at once and applies its update', async () => {
     const name = `resolved-${id}`;
     const ours = `core/ConfigMap/${namespace}/${name}`;

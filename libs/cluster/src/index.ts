@@ -27,3 +27,4 @@ export { crdVersions, listPage, rewriteObject, setStoredVersions, type CrdVersio
 export { createObject, replaceObject } from './write';
 export { countCustomResources } from './crd-instances';
 export { foreignObjectsIn } from './namespace-contents';
+export { mayDo, type AccessQuestion } from './access-review';

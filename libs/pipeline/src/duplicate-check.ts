@@ -1,4 +1,4 @@
-import type { ApiResource } from '@tidemark/cluster';
+import { mayDo, type ApiResource } from '@tidemark/cluster';
 import { ConditionType, describeObject, findCondition, groupOf, NotReadyError } from '@tidemark/contracts';
 import { refusalOf } from './allow-list';
 import type { Declaration, PipelineDependencies } from './dependencies';
@@ -76,7 +76,7 @@ async function sameLiveObject(run: ReconcileRun, deps: PipelineDependencies, own
   for (const candidate of candidates) {
     if (candidate.source === run.job.source && candidate.objectKey === run.job.objectKey) continue;
     if ((await identityOf(run, deps, candidate, resource)) !== own) continue;
-    const refusal = refusalToApply(deps, candidate, run.job.cluster, { ...resource, namespace });
+    const refusal = await refusalToApply(deps, candidate, run.job.cluster, { ...resource, namespace });
     if (refusal) {
       deps.log?.info({ objectKey: run.job.objectKey, other: candidate.objectKey, otherSource: candidate.source, reason: refusal }, 'a declaration its own source may not apply is not a duplicate');
       continue;
@@ -87,17 +87,28 @@ async function sameLiveObject(run: ReconcileRun, deps: PipelineDependencies, own
 }
 
 /**
- * refusalToApply says why a declaration's own source may not apply it (it would be refused NotAllowed or
- * IdentityRequired before any request), or undefined when it may. Such a declaration is not one:
- * counting it would let any source freeze another's object by naming it. The live object is ours,
- * so the kind and namespace are the resolved ones, whatever the other Git object wrote.
+ * refusalToApply says why a declaration's own source may not apply it, or undefined when it may:
+ * refused outright (IdentityRequired), outside its allow-list (NotAllowed), or its identity (the
+ * Placement rule's ServiceAccount, else the source's) may not patch the object, by the API
+ * server's authorizer. Such a declaration is not one: counting it would let any source freeze
+ * another's object by naming it. The live object is ours, so the kind and namespace are the
+ * resolved ones, whatever the other Git object wrote. A review that fails counts the declaration.
  */
-function refusalToApply(deps: PipelineDependencies, declaration: Declaration, cluster: string, target: ApiResource & { namespace: string }): string | undefined {
+async function refusalToApply(deps: PipelineDependencies, declaration: Declaration, cluster: string, target: ApiResource & { namespace: string }): Promise<string | undefined> {
   const tenancy = deps.tenancyFor?.(declaration.source);
   if (tenancy?.refused) return tenancy.refused;
-  if (!tenancy?.allow) return undefined;
-  const apiVersion = target.group ? `${target.group}/${target.version}` : target.version;
-  return refusalOf(tenancy.allow, { cluster, apiVersion, kind: target.kind, namespace: target.namespaced ? target.namespace : undefined, name: declaration.object.metadata.name });
+  const namespace = target.namespaced ? target.namespace : undefined;
+  if (tenancy?.allow) {
+    const apiVersion = target.group ? `${target.group}/${target.version}` : target.version;
+    const refusal = refusalOf(tenancy.allow, { cluster, apiVersion, kind: target.kind, namespace, name: declaration.object.metadata.name });
+    if (refusal) return refusal;
+  }
+  const placed = await deps.desired.identityAt?.(declaration.source, declaration.revision, declaration.path).catch(() => undefined);
+  const serviceAccount = placed?.serviceAccount ?? tenancy?.serviceAccount;
+  if (!serviceAccount) return undefined;
+  const connection = deps.connectionFor(cluster).asServiceAccount(serviceAccount);
+  const allowed = await mayDo(connection, { verb: 'patch', resource: target, namespace, name: declaration.object.metadata.name }).catch(() => true);
+  return allowed ? undefined : `ServiceAccount ${serviceAccount.namespace}/${serviceAccount.name} may not patch it`;
 }
 
 /** identityOf resolves another declaration through discovery; a kind the cluster does not serve is guessed, in the scope of ours. */
