@@ -1,5 +1,5 @@
 // libs/testing owns the test rig's helpers: a redis-server, the kube-testenv control planes, a
-// Git server over smart HTTP, working copies, a delaying proxy. Test and bench code only; the
+// Git server over smart HTTP, an OpenSSH sshd serving Git, working copies, a delaying proxy. Test and bench code only; the
 // production apps never import it. It may import no other Tidemark library.
 
 export { freePort } from './free-port';
@@ -10,6 +10,7 @@ export { startRedis, waitForPort, type TestRedis, type StartRedisOptions } from 
 export { startRedisCluster, startRedisSentinel, type TestRedisCluster, type TestRedisSentinel, type RedisHostPort, type RedisAuth } from './redis-topologies';
 export { startGitServer, type GitServer, type GitServerOptions } from './git-server';
 export { WorkingCopy } from './working-copy';
+export { startSshGitServer, type SshGitServer, type SshKeyPair, type SshKeyType } from './ssh-git-server';
 export { startGitHubAppServer, type GitHubAppServer, type GitHubAppServerOptions, type GitHubAppInstallation, type MintedToken } from './github-app-server';
 export {
   buildKubeTestenv, buildKubeControllers, startControlPlane, startControlPlanes, kubectl, kubeTestenvBinary, kubeControllersBinary,

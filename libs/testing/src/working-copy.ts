@@ -7,10 +7,13 @@ import { run } from './process';
 export class WorkingCopy {
   private constructor(readonly dir: string) {}
 
-  static async clone(remoteUrl: string): Promise<WorkingCopy> {
+  /** clone makes a working copy; `sshCommand` (git's core.sshCommand) is used for an SSH remote, then and at every push. */
+  static async clone(remoteUrl: string, options: { sshCommand?: string } = {}): Promise<WorkingCopy> {
     const dir = await mkdtemp(join(tmpdir(), 'tidemark-wc-'));
-    await run('git', ['clone', '--quiet', remoteUrl, dir]);
+    const ssh = options.sshCommand ? ['-c', `core.sshCommand=${options.sshCommand}`] : [];
+    await run('git', [...ssh, 'clone', '--quiet', remoteUrl, dir]);
     const copy = new WorkingCopy(dir);
+    if (options.sshCommand) await copy.git('config', 'core.sshCommand', options.sshCommand);
     await copy.git('config', 'user.name', 'Tidemark Test');
     await copy.git('config', 'user.email', 'test@tidemark.invalid');
     await copy.git('checkout', '--quiet', '-B', 'main');
