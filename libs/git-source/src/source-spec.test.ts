@@ -5,6 +5,12 @@ const valid = { name: 'apps', url: 'https://git.example.com/org/apps.git', ref: 
 const armoredKey = '-----BEGIN PGP PUBLIC KEY BLOCK-----\n\nxjMEZ\n-----END PGP PUBLIC KEY BLOCK-----';
 
 describe('parseSourceSpec', () => {
+  it('takes ssh:// and scp-like URLs with a deploy key, as written', () => {
+    const auth = { sshPrivateKey: 'key', passphrase: 'secret', knownHosts: 'github.com ssh-ed25519 AAAA' };
+    expect(parseSourceSpec({ ...valid, url: 'git@github.com:org/repo.git', auth }, 's').url).toBe('git@github.com:org/repo.git');
+    expect(parseSourceSpec({ ...valid, url: 'ssh://git@github.com:22/org/repo.git' }, 's').url).toBe('ssh://git@github.com:22/org/repo.git');
+  });
+
   it('fills defaults and freezes the result', () => {
     const spec = parseSourceSpec(valid, 'sources[0]');
     expect(spec).toMatchObject({ path: '.', jitter: 0.1, ignoreFile: '.tidemarkignore' });
@@ -34,6 +40,11 @@ describe('parseSourceSpec', () => {
     [{ ...valid, name: 'Bad_Name' }, 'sources[1].name'],
     [{ ...valid, auth: { username: 'u' } }, 'sources[1].auth'],
     [{ ...valid, extra: true }, 'sources[1]'],
+    [{ ...valid, url: 'ssh://git:secret@github.com/org/repo.git' }, 'sources[1].url: the SSH URL must not contain a password'],
+    [{ ...valid, url: 'git@github.com:-x/repo.git' }, 'sources[1].url: the SSH URL has a path that starts with "-"'],
+    [{ ...valid, url: 'git@github.com:org/repo.git', auth: { token: 't' } }, 'sources[1].auth: an SSH URL authenticates with a deploy key'],
+    [{ ...valid, auth: { sshPrivateKey: 'k', knownHosts: 'h' } }, 'sources[1].auth: a deploy key needs an ssh:// or scp-like URL'],
+    [{ ...valid, url: 'git@github.com:org/repo.git', auth: { sshPrivateKey: 'k' } }, 'sources[1].auth'],
   ])('names the field at fault: %#', (input, message) => {
     expect(() => parseSourceSpec(input, 'sources[1]')).toThrow(message);
   });
