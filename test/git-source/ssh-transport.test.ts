@@ -93,7 +93,7 @@ describe('host keys', () => {
   it('refuses an unknown host, naming the host and the fingerprint it showed', async () => {
     const { url } = await repository();
     const source = await openSource(url, { auth: authOf(deployKey, `[127.0.0.2]:${server.port} ${server.knownHosts.split(' ').slice(1).join(' ')}`) });
-    const refusal = await source.poll().catch((error: unknown) => error as Error & { code?: string });
+    const refusal = await refusalOf(source.poll());
     expect(refusal).toMatchObject({ code: 'SshHostKeyRefused' });
     expect(refusal.message).toContain(`host [127.0.0.1]:${server.port} is not in known_hosts`);
     expect(refusal.message).toContain(hostFingerprint);
@@ -105,7 +105,7 @@ describe('host keys', () => {
     const other = await server.generateKey('ed25519');
     const [type, blob] = other.publicKey.split(' ');
     const changed = await openSource(url, { auth: authOf(deployKey, `[127.0.0.1]:${server.port} ${type} ${blob}\n`) });
-    const refusal = await changed.poll().catch((error: unknown) => error as Error & { code?: string });
+    const refusal = await refusalOf(changed.poll());
     expect(refusal).toMatchObject({ code: 'SshHostKeyRefused' });
     expect(refusal.message).toContain(`host [127.0.0.1]:${server.port} showed the host key ${hostFingerprint}, which is not the one known_hosts pins`);
 
@@ -141,7 +141,7 @@ describe('deploy keys', () => {
     const key = await server.generateKey('ed25519', 'right passphrase');
     await server.authorize(key);
     const source = await openSource(url, { auth: { ...authOf(key), passphrase: 'wrong passphrase' } });
-    const refusal = await source.poll().catch((error: unknown) => error as Error & { code?: string });
+    const refusal = await refusalOf(source.poll());
     expect(refusal).toMatchObject({ code: 'SshKeyInvalid', message: expect.stringContaining('passphrase is missing or wrong') });
     expect(refusal.message).not.toContain('wrong passphrase');
   });
@@ -156,7 +156,7 @@ describe('deploy keys', () => {
     await server.revoke(key);
     await copy.write('a.yaml', configMap('a', 'after revoke'));
     await copy.commitAndPush('after revoke');
-    const refusal = await source.poll().catch((error: unknown) => error as Error & { code?: string });
+    const refusal = await refusalOf(source.poll());
     const fingerprint = (await run('ssh-keygen', ['-l', '-E', 'sha256', '-f', `${key.path}.pub`])).split(/\s+/)[1];
     expect(refusal).toMatchObject({ code: 'GitAuthFailed' });
     expect(refusal.message).toContain(`host [127.0.0.1]:${server.port} refused the deploy key ${fingerprint}`);
@@ -179,6 +179,16 @@ describe('limits', () => {
     expect(source.revision).toBe(first);
   });
 });
+
+/** refusalOf is the error a poll fails with; a poll that succeeds fails the test. */
+async function refusalOf(poll: Promise<unknown>): Promise<Error & { code?: string }> {
+  try {
+    await poll;
+  } catch (error) {
+    return error as Error & { code?: string };
+  }
+  throw new Error('the poll succeeded; it should have been refused');
+}
 
 /** hashedKnownHosts is the server's known_hosts line with its host name hashed, as ssh-keygen -H writes it. */
 async function hashedKnownHosts(): Promise<string> {

@@ -16,13 +16,14 @@ export interface GitHubAppKeys {
 export type SecretCredentials = { readonly auth: SourceAuth } | { readonly githubApp: GitHubAppKeys };
 
 /** secretCredentialKeys says which keys a Source's secretRef Secret may hold, for messages. */
-export const secretCredentialKeys = 'the keys username and password, or bearerToken, or extraHeader, or githubAppID with githubAppPrivateKey and githubAppInstallationID (or githubAppInstallationOwner)';
+export const secretCredentialKeys = 'the keys username and password, or bearerToken, or extraHeader, or githubAppID with githubAppPrivateKey and githubAppInstallationID (or githubAppInstallationOwner), or (for an SSH URL) identity and known_hosts with password as the key\'s passphrase';
 
 /**
  * credentialsFromSecret reads a Secret's data (base64, as the API gives it) with the keys Flux
  * uses: username and password; bearerToken; extraHeader; or githubAppID, githubAppPrivateKey and
- * githubAppInstallationID or githubAppInstallationOwner (githubAppBaseURL optional). Messages name
- * the Secret and keys, never a value.
+ * githubAppInstallationID or githubAppInstallationOwner (githubAppBaseURL optional); or an SSH
+ * deploy key: identity (the private key), known_hosts (the pinned host keys, required) and password
+ * (the key's passphrase, optional). Messages name the Secret and keys, never a value.
  */
 export function credentialsFromSecret(data: Readonly<Record<string, string>> | undefined, where: string): SecretCredentials {
   const value = (key: string): string | undefined => {
@@ -31,6 +32,8 @@ export function credentialsFromSecret(data: Readonly<Record<string, string>> | u
   };
   const appId = value('githubAppID');
   if (appId !== undefined) return { githubApp: githubAppKeys(appId, value, where) };
+  const identity = value('identity');
+  if (identity !== undefined) return { auth: deployKey(identity, value, where) };
   const username = value('username');
   const password = value('password');
   if (password !== undefined) {
@@ -45,6 +48,15 @@ export function credentialsFromSecret(data: Readonly<Record<string, string>> | u
     return { auth: { extraHeader } };
   }
   throw new TerminalError('SecretInvalid', `${where}: holds none of ${secretCredentialKeys}`);
+}
+
+/** deployKey reads an SSH deploy key as Flux keeps it; the host keys are pinned, never trusted on first use. */
+function deployKey(identity: string, value: (key: string) => string | undefined, where: string): SourceAuth {
+  const knownHosts = value('known_hosts');
+  if (!identity) throw new TerminalError('SecretInvalid', `${where}: identity is empty`);
+  if (!knownHosts) throw new TerminalError('SecretInvalid', `${where}: has identity but no known_hosts; SSH host keys are pinned from known_hosts, never trusted on first use`);
+  const passphrase = value('password');
+  return { sshPrivateKey: identity, knownHosts, ...(passphrase ? { passphrase } : {}) };
 }
 
 function githubAppKeys(appId: string, value: (key: string) => string | undefined, where: string): GitHubAppKeys {
