@@ -59,6 +59,20 @@ describe('loadConfig', () => {
     });
   });
 
+  it('reads an SSH deploy key and known_hosts from files (re-read on change), its passphrase from the environment', async () => {
+    await withFile([
+      'redis: { url: redis://x }',
+      'sources: [{ name: app, url: "git@github.com:org/app.git", ref: { branch: main }, intervalMs: 60000, auth: { sshPrivateKey: { file: ./identity }, knownHosts: { file: ./known_hosts }, passphrase: { env: KEY_PASSPHRASE } } }]',
+      'clusters: [{ name: dev, inCluster: true }]',
+    ].join('\n'), (path, dir) => {
+      writeFileSync(join(dir, 'identity'), 'PRIVATE KEY TEXT\n');
+      writeFileSync(join(dir, 'known_hosts'), 'github.com ssh-ed25519 AAAA\n');
+      const config = loadConfig({ TIDEMARK_CONFIG: path, KEY_PASSPHRASE: 'pass phrase' });
+      expect(config.sources[0]?.auth).toEqual({ sshPrivateKey: 'PRIVATE KEY TEXT', knownHosts: 'github.com ssh-ed25519 AAAA', passphrase: 'pass phrase' });
+      expect(config.sourceCredentialFiles.app).toEqual([{ field: 'sshPrivateKey', path: join(dir, 'identity') }, { field: 'knownHosts', path: join(dir, 'known_hosts') }]);
+    });
+  });
+
   it('names the file and field of a mistake, and never echoes a secret', async () => {
     await withFile('redis: { url: redis://x }\nsources: [{ name: app, url: "https://h/a.git", ref: { branch: main }, intervalMs: 5 }]\nclusters: [{ name: dev, inCluster: true }]', (path) => {
       expect(() => loadConfig({ TIDEMARK_CONFIG: path })).toThrow(ConfigError);

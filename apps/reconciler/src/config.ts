@@ -28,6 +28,8 @@ const SecretRef = Type.Union([
 const SourceAuthInput = Type.Union([
   Type.Object({ token: SecretRef, username: Type.Optional(Type.String()) }, { additionalProperties: false }),
   Type.Object({ username: Type.String({ minLength: 1 }), password: SecretRef }, { additionalProperties: false }),
+  // An SSH deploy key with the known_hosts that pins the server (no trust on first use); each is re-read when its file changes.
+  Type.Object({ sshPrivateKey: SecretRef, knownHosts: SecretRef, passphrase: Type.Optional(SecretRef) }, { additionalProperties: false }),
 ]);
 
 const ClusterInput = Type.Object({
@@ -155,7 +157,7 @@ export interface ReconcilerConfig {
   readonly cacheDir: string;
   readonly sources: readonly SourceSpec[];
   /** Sources whose token or password is a file: it is read again whenever it changes, by source name. */
-  readonly sourceCredentialFiles: Readonly<Record<string, CredentialFile>>;
+  readonly sourceCredentialFiles: Readonly<Record<string, readonly CredentialFile[]>>;
   /**
    * Lockdown: the ServiceAccount a source without its own `serviceAccount` is applied as. Give it no
    * permissions and every such source fails closed. @defaultValue none: such sources act as the reconciler
@@ -426,23 +428,29 @@ function readConfigFile(file: string): ConfigInput {
 function resolveSourceAuth(source: Record<string, unknown>, where: string, base: string, env: NodeJS.ProcessEnv): Record<string, unknown> {
   if (source.auth === undefined) return source;
   if (!Value.Check(SourceAuthInput, source.auth)) {
-    throw new ConfigError(`${where}.auth: must be {token: {env|file}} or {username, password: {env|file}}`);
+    throw new ConfigError(`${where}.auth: must be {token: {env|file}}, {username, password: {env|file}} or {sshPrivateKey, knownHosts, passphrase?: {env|file}}`);
   }
   const auth = source.auth;
+  const read = (field: string, ref: Static<typeof SecretRef>) => readSecret(ref, `${where}.auth.${field}`, base, env);
+  if ('sshPrivateKey' in auth) {
+    const passphrase = auth.passphrase ? { passphrase: read('passphrase', auth.passphrase) } : {};
+    return { ...source, auth: { sshPrivateKey: read('sshPrivateKey', auth.sshPrivateKey), knownHosts: read('knownHosts', auth.knownHosts), ...passphrase } };
+  }
   const resolved = 'token' in auth
-    ? { token: readSecret(auth.token, `${where}.auth.token`, base, env), ...(auth.username ? { username: auth.username } : {}) }
-    : { username: auth.username, password: readSecret(auth.password, `${where}.auth.password`, base, env) };
+    ? { token: read('token', auth.token), ...(auth.username ? { username: auth.username } : {}) }
+    : { username: auth.username, password: read('password', auth.password) };
   return { ...source, auth: resolved };
 }
 
 /** credentialFiles lists the sources whose auth names a file (resolveSourceAuth has checked them). */
-function credentialFiles(input: ConfigInput, base: string): Record<string, CredentialFile> {
-  const files: Record<string, CredentialFile> = {};
+function credentialFiles(input: ConfigInput, base: string): Record<string, readonly CredentialFile[]> {
+  const files: Record<string, readonly CredentialFile[]> = {};
   for (const source of input.sources) {
     const auth = source.auth;
     if (typeof source.name !== 'string' || !Value.Check(SourceAuthInput, auth)) continue;
-    const [field, ref] = 'token' in auth ? ['token', auth.token] as const : ['password', auth.password] as const;
-    if ('file' in ref) files[source.name] = { field, path: resolvePath(base, ref.file) };
+    const refs = Object.entries(auth).filter((entry): entry is [CredentialFile['field'], Static<typeof SecretRef>] => typeof entry[1] === 'object');
+    const named = refs.flatMap(([field, ref]) => ('file' in ref ? [{ field, path: resolvePath(base, ref.file) }] : []));
+    if (named.length > 0) files[source.name] = named;
   }
   return files;
 }

@@ -45,3 +45,21 @@ describe('fileCredentials', () => {
     expect(JSON.stringify(error) + String(error?.message)).not.toContain('first-password');
   });
 });
+
+describe('fileCredentials with a deploy key', () => {
+  it('re-reads each of several files when it changes: a rotated key, a new known_hosts', async () => {
+    const key = join(dir, 'identity');
+    const knownHosts = join(dir, 'known_hosts');
+    await writeFile(key, 'key-one\n');
+    await writeFile(knownHosts, 'host ssh-ed25519 AAAA\n');
+    const credentials = fileCredentials({ sshPrivateKey: 'key-one', knownHosts: 'host ssh-ed25519 AAAA' }, [{ field: 'sshPrivateKey', path: key }, { field: 'knownHosts', path: knownHosts }], 'source app');
+    expect(await credentials()).toEqual({ sshPrivateKey: 'key-one', knownHosts: 'host ssh-ed25519 AAAA' });
+    await writeFile(join(dir, 'next'), 'key-two-rotated');
+    await rename(join(dir, 'next'), key);
+    expect(await credentials()).toEqual({ sshPrivateKey: 'key-two-rotated', knownHosts: 'host ssh-ed25519 AAAA' });
+    await writeFile(knownHosts, 'host ssh-ed25519 BBBB-longer\n');
+    expect(await credentials()).toEqual({ sshPrivateKey: 'key-two-rotated', knownHosts: 'host ssh-ed25519 BBBB-longer' });
+    await rm(knownHosts);
+    await expect(credentials()).rejects.toMatchObject({ message: expect.stringContaining('source app.auth.knownHosts: cannot read file') });
+  });
+});
