@@ -1,7 +1,7 @@
 // The images: their Dockerfiles follow the rules (multi-stage, non-root, production-only), and
-// what they run works. There is no Docker engine here, so the bundles that the images' build
-// stage makes (scripts/build.mjs) run as plain processes: the reconciler fetches from the
-// sample Git server (deploy/docker/git-server.mjs) and applies to the rig's API server as the
+// what they run works. The images themselves are built and run in image-run.test.ts; here the
+// bundles that their build stage makes (scripts/build.mjs) run as plain processes: the
+// reconciler fetches from the sample Git server (deploy/docker/git-server.mjs) and applies to the rig's API server as the
 // ServiceAccount of the Kustomize base, so the RBAC there is shown to be enough for real work.
 import { randomUUID } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
@@ -91,19 +91,28 @@ describe.each([
     stages = stagesOf(await readFile(join(repoRoot, `deploy/docker/${app}.Dockerfile`), 'utf8'));
   });
 
-  it('builds in one stage (npm ci, npm run build, prune to production) and runs from another', () => {
+  it('builds in one stage (npm ci, the bundler, prune to production) and runs from another', () => {
     expect(stages.length).toBeGreaterThanOrEqual(2);
     const build = stages[0]!;
-    expect(build[0]).toBe('FROM node:20-slim AS build');
+    expect(build[0]).toBe('FROM ${NODE_BUILD_IMAGE} AS build');
     const commands = build.filter((line) => line.startsWith('RUN')).join('\n');
     expect(commands).toMatch(/npm ci\b/);
-    expect(commands).toMatch(/npm run build\b/);
+    expect(commands).toMatch(/node scripts\/build\.mjs\b/);
     expect(commands).toMatch(/npm prune --omit=dev/);
   });
 
-  it('runs node:20-slim as a numeric non-root user, with only package.json, node_modules and the bundle', () => {
+  it('takes its bases as build arguments, Node.js 24 LTS unless told otherwise', async () => {
+    const text = await readFile(join(repoRoot, `deploy/docker/${app}.Dockerfile`), 'utf8');
+    expect(text).toMatch(/^ARG NODE_IMAGE=node:24-slim$/m);
+    expect(text).toMatch(/^ARG NODE_BUILD_IMAGE=node:24-slim$/m);
+    expect(text).not.toMatch(/node:20/);
+  });
+
+  it('runs the NODE_IMAGE base as a numeric non-root user, with only package.json, node_modules and the bundle', () => {
     const final = stages.at(-1)!;
-    expect(final[0]).toMatch(/^FROM node:20-slim$/);
+    expect(final[0]).toMatch(/^FROM \$\{NODE_IMAGE\}$/);
+    // No RUN in the final stage: the runtime base needs no shell tools.
+    expect(final.filter((line) => line.startsWith('RUN'))).toEqual([]);
     const user = final.find((line) => line.startsWith('USER'));
     const [uid, gid] = (user ?? '').replace('USER', '').trim().split(':').map(Number);
     expect(uid).toBeGreaterThan(0);
@@ -111,7 +120,7 @@ describe.each([
     expect(final.indexOf(user!)).toBeGreaterThan(final.findIndex((line) => line.startsWith('RUN') || line.startsWith('COPY')));
     const copied = final.filter((line) => line.startsWith('COPY')).map((line) => line.split(/\s+/).at(-2));
     // The reconciler also carries the pinned renderers (kustomize, helm, sops) from the tools stage.
-    const renderers = app === 'reconciler' ? ['/out/'] : [];
+    const renderers = app === 'reconciler' ? ['/out/', '/out/cache'] : [];
     expect(copied).toEqual([`/src/apps/${app}/package.json`, '/src/node_modules', `/src/apps/${app}/dist`, ...renderers]);
     expect(final.find((line) => line.startsWith('ENTRYPOINT'))).toContain('/app/dist/main.js');
     expect(final).toContain(`EXPOSE ${port}`);
