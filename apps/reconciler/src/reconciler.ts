@@ -7,7 +7,7 @@ import { compileHealthRules, createDefaultRegistry, withHealthRules } from '@tid
 import { PlacementCache } from '@tidemark/placement';
 import { reconcile, unchangedJobs, type PipelineDependencies, type PipelineObserver } from '@tidemark/pipeline';
 import { Poller, type PolledSource } from '@tidemark/poller';
-import { assertRedisSafe, closeRedis, needsHashTag, openRedisClient, ReconcileQueues, ReconcileWorkers, redisConnectionFor, redisPrefix } from '@tidemark/queue';
+import { assertRedisSafe, closeRedis, endWhenGone, needsHashTag, openRedisClient, ReconcileQueues, ReconcileWorkers, redisConnectionFor, redisPrefix } from '@tidemark/queue';
 import { PruneHolds, StatusStore } from '@tidemark/status-store';
 import type { ReconcilerConfig } from './config';
 import { connectClusters } from './clusters';
@@ -258,6 +258,9 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
     ...(sourceObjects ? { findWebhook: (source: string) => sourceObjects.webhook(source), forbiddenSourceWatches: () => sourceObjects.forbiddenWatches() } : {}),
   });
   stops.push(() => http.close());
+  // Runs first on stop. The main client waits for Redis forever while running (maxRetriesPerRequest
+  // null); a stop must not, when Redis has gone (a terminal's Ctrl-C reaches redis-server too).
+  stops.push(() => endWhenGone(redis));
   log.info({ role: config.role, sources: [...sources.keys()], clusters: clusterNames, http: http.address }, 'tidemark reconciler started');
   return { statusStore, queues, http };
 }

@@ -37,3 +37,20 @@ export async function closeRedis(client: Redis | Cluster): Promise<void> {
   await Promise.race([client.quit().catch(() => client.disconnect()), new Promise((resolve) => setTimeout(resolve, 2000).unref())]);
   client.disconnect();
 }
+
+/**
+ * endWhenGone is for a stop: a client whose Redis is gone now, or goes while the rest stops, is
+ * ended, so the commands the stop still sends fail at once ("Connection is closed") instead of
+ * waiting for a reconnect that a client made for workers (maxRetriesPerRequest null) waits for forever.
+ */
+export function endWhenGone(client: Redis | Cluster): void {
+  const end = () => {
+    client.disconnect();
+    // Between reconnect attempts, disconnect only cancels the next attempt and leaves queued
+    // commands waiting; one more attempt, refused, ends the client and fails them.
+    if (client instanceof Redis && client.status === 'reconnecting') client.connect().catch(() => undefined);
+  };
+  if (client.status === 'end') return;
+  if (client.status !== 'ready') end();
+  else client.once('close', end);
+}

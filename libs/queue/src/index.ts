@@ -13,7 +13,7 @@ export { ResyncSweeper, type ResyncSweepOptions } from './resync-sweeper';
 export type { ClusterQueueFigures, QueueDepth, DurationSummary } from './figures';
 export type { FailureRecord, StalledMarker } from './object-records';
 export { assertRedisSafe, type AssertRedisSafeOptions, type RedisSafety } from './assert-redis-safe';
-export { openRedis, closeRedis, type RedisConnection, type ConnectionRole } from './connection';
+export { openRedis, closeRedis, endWhenGone, type RedisConnection, type ConnectionRole } from './connection';
 export { redisConnectionFor, openRedisClient, openRedisSubscriber, needsHashTag, parseRedisNode, describeEndpoint, type RedisAuth, type RedisEndpoint, type RedisNode } from './redis-endpoint';
 export { computeBackoff, resolveBackoff, defaultBackoff, type BackoffOptions } from './backoff';
 export { formatJobId, objectKeyOfJobId } from './job-id';

@@ -2,7 +2,7 @@ import { Queue, UnrecoverableError, Worker } from 'bullmq';
 import type { Cluster, Redis } from 'ioredis';
 import { Value } from '@sinclair/typebox/value';
 import { isReconcileFailure, PreviewJob, previewQueueName, messageOf } from '@tidemark/contracts';
-import { closeRedis, openRedis, type RedisConnection } from './connection';
+import { closeRedis, endWhenGone, openRedis, type RedisConnection } from './connection';
 import { InvalidJobError } from './errors/invalid-job-error';
 import { QueueUnavailableError } from './errors/queue-unavailable-error';
 import { redisPrefix, type QueueNamingOptions } from './queue-names';
@@ -116,7 +116,9 @@ export class PreviewWorkers {
     const { client, worker } = this;
     this.client = undefined;
     this.worker = undefined;
-    await worker?.close();
+    if (client) endWhenGone(client);
+    // Force when Redis is gone: a running preview cannot report its result anyway.
+    await worker?.close(client?.status !== 'ready');
     if (client) await closeRedis(client);
   }
 }

@@ -2,7 +2,7 @@ import { Queue, type Job } from 'bullmq';
 import type { Cluster, Redis } from 'ioredis';
 import type { ReconcileJob } from '@tidemark/contracts';
 import { resolveBackoff } from './backoff';
-import { closeRedis, openRedis } from './connection';
+import { closeRedis, endWhenGone, openRedis } from './connection';
 import { DrainableWorker } from './drainable-worker';
 import { InvalidQueueOptionsError } from './errors/invalid-queue-options-error';
 import { LeaseWatch } from './lease-watch';
@@ -98,6 +98,8 @@ export class ReconcileWorkers {
   private async drain(): Promise<void> {
     const client = this.client;
     if (!client) return;
+    // Draining needs Redis; when it is gone, the jobs return when their locks expire.
+    endWhenGone(client);
     await Promise.all(this.workers.map((entry) => entry.sweeper?.stop()));
     await Promise.all(this.workers.map((entry) => entry.worker.stopTaking(client).catch(() => undefined)));
     const drainTimeoutMs = this.options.drainTimeoutMs ?? defaults.drainTimeoutMs;
@@ -106,7 +108,8 @@ export class ReconcileWorkers {
       this.leases.abortAll('shutdown', 'the worker process is shutting down');
       settled = await this.waitForIdle(this.options.abortGraceMs ?? defaults.abortGraceMs);
     }
-    await Promise.all(this.workers.map((entry) => withTimeout(entry.worker.close(!settled), 5_000).catch(() => undefined)));
+    const force = !settled || client.status !== 'ready';
+    await Promise.all(this.workers.map((entry) => withTimeout(entry.worker.close(force), 5_000).catch(() => undefined)));
     this.leases.stop();
     await closeRedis(client);
   }
