@@ -1,9 +1,12 @@
-import { Client, utils, type ClientChannel, type ParsedKey, type PublicKeyAuthMethod } from 'ssh2';
+import ssh2, { type ClientChannel, type ParsedKey, type PublicKeyAuthMethod } from 'ssh2';
 import { TerminalError, TransientError } from '@tidemark/contracts';
 import { fingerprintOf, hostKeyAlgorithms, pinnedKeys, type PinnedHostKeys } from './known-hosts';
 import { knownHostsName, uploadPackCommand, type SshTarget } from './ssh-url';
 
 /** SshKeyCredentials are a deploy key, its passphrase if any, and the known_hosts text that pins the server. */
+// ssh2 is CommonJS: Node's ESM loader sees only some of its names, so take them from the module object.
+const { Client, utils } = ssh2;
+
 export interface SshKeyCredentials {
   readonly sshPrivateKey: string;
   readonly passphrase?: string;
