@@ -1,5 +1,6 @@
 // Hole 6: sessions are server-side and revocable. A copied cookie dies at sign-out; a token that
 // is removed or changed ends its sessions, whether the list is reloaded or the dashboard restarts.
+import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { buildDashboard } from '../../apps/dashboard/src/build-app';
@@ -93,6 +94,24 @@ describe('sessions', () => {
         expect(text).not.toContain(operatorToken);
       }
     }
+  });
+
+  it('an operator\'s session record copied in Redis under the hash of a new id does not sign that id in, and is deleted', async () => {
+    const cookie = await signIn(fixture.app, operatorToken);
+    const id = cookie.slice(cookie.indexOf('=') + 1);
+    const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
+    const record = await fixture.redis.get(`${fixture.prefix}:dashboard-session:${sha256(id)}`);
+    expect(record).toBeTruthy();
+    // What whoever may write Redis does: mint an id, store the operator's record under its hash.
+    const minted = randomBytes(32).toString('base64url');
+    const copiedKey = `${fixture.prefix}:dashboard-session:${sha256(minted)}`;
+    await fixture.redis.set(copiedKey, record!, 'PX', 60_000);
+    expect(await sessionStatus(fixture.app, `tidemark_session=${minted}`)).toBe(401);
+    const act = await fixture.app.inject({ method: 'POST', url: '/api/sources/any/suspend', headers: { cookie: `tidemark_session=${minted}`, 'x-csrf-token': (JSON.parse(record!) as { csrf: string }).csrf } });
+    expect(act.statusCode).toBe(401);
+    expect(await fixture.redis.exists(copiedKey)).toBe(0);
+    // The original session is untouched.
+    expect(await sessionStatus(fixture.app, cookie)).toBe(200);
   });
 
   it('a malformed cookie gets 401, not 500', async () => {

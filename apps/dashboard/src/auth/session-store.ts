@@ -1,6 +1,7 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import type { RecordKeys } from '@tidemark/contracts';
 import type { Role } from './principal';
+import { sameText } from './session-cookie';
 import type { TokenIndex } from './token-index';
 import type { RedisClient } from '@tidemark/contracts';
 
@@ -17,6 +18,11 @@ export interface Session {
 interface StoredSession extends Session {
   /** HMAC of the token the session signed in with: a changed or removed token ends it. */
   token: string;
+  /**
+   * HMAC under the session secret of the id's hash and the record's fields: the record is valid
+   * under its own key only, so one copied (or written) in Redis under another id is no session.
+   */
+  mac: string;
 }
 
 export interface SessionStoreOptions {
@@ -24,7 +30,7 @@ export interface SessionStoreOptions {
   /** The deployment's record keys (dashboardSession, dashboardSessionsOf). */
   keys: RecordKeys;
   tokens: TokenIndex;
-  /** Key of the token fingerprints; never stored. */
+  /** Key of the token fingerprints and of the records' MACs; never stored. */
   secret: string;
   /** @defaultValue 12 hours */
   lifetimeMs?: number;
@@ -33,7 +39,9 @@ export interface SessionStoreOptions {
 /**
  * SessionStore keeps sessions in Redis; the cookie carries only a random id. Redis holds the
  * id's SHA-256, so reading Redis does not yield a usable cookie, and no token or token hash
- * (only an HMAC under a key Redis never sees). Signing out deletes the session; a token that is
+ * (only an HMAC under a key Redis never sees). Each record carries a MAC binding it to its id's
+ * hash, so whoever may write Redis cannot copy a session under an id they know: such a record is
+ * no session, and is deleted. Signing out deletes the session; a token that is
  * removed or changed ends every session opened with it, at once when the tokens are reloaded and
  * in any case at the session's next request.
  */
@@ -54,7 +62,8 @@ export class SessionStore {
     if (!found) return undefined;
     const id = randomBytes(32).toString('base64url');
     const session: Session = { name: found.name, role: found.role, csrf: randomBytes(24).toString('base64url'), exp: now + this.lifetimeMs };
-    const stored: StoredSession = { ...session, token: this.fingerprint(token) };
+    const fields = { ...session, token: this.fingerprint(token) };
+    const stored: StoredSession = { ...fields, mac: this.mac(digest(id), fields) };
     await this.options.redis.multi()
       .set(this.key(id), JSON.stringify(stored), 'PX', this.lifetimeMs)
       .sadd(this.byName(found.name), digest(id))
@@ -69,6 +78,11 @@ export class SessionStore {
     const text = await this.options.redis.get(this.key(id));
     const stored = text ? parseStored(text) : undefined;
     if (!stored) return undefined;
+    if (!sameText(stored.mac, this.mac(digest(id), stored))) {
+      // Not written for this id: copied from another session's key, or forged.
+      await this.end(id);
+      return undefined;
+    }
     const { tokens } = this.options;
     const stale = tokens.roleOf(stored.name) !== stored.role || !tokens.hasFingerprint(stored.name, stored.token, (value) => this.fingerprint(value));
     if (stored.exp <= now || stale) {
@@ -100,6 +114,12 @@ export class SessionStore {
     return this.options.keys.dashboardSessionsOf(name);
   }
 
+  /** mac binds a record's fields to the hash of its id, under the session secret. */
+  private mac(idHash: string, record: Omit<StoredSession, 'mac'>): string {
+    const canonical = JSON.stringify([idHash, record.name, record.role, record.csrf, record.exp, record.token]);
+    return createHmac('sha256', this.options.secret).update('tidemark-session\0').update(canonical).digest('base64url');
+  }
+
   private fingerprint(token: string): string {
     return createHmac('sha256', this.options.secret).update(token).digest('base64url');
   }
@@ -113,7 +133,7 @@ function parseStored(text: string): StoredSession | undefined {
   try {
     const value = JSON.parse(text) as Partial<StoredSession>;
     const valid = typeof value.name === 'string' && (value.role === 'viewer' || value.role === 'operator')
-      && typeof value.csrf === 'string' && typeof value.exp === 'number' && typeof value.token === 'string';
+      && typeof value.csrf === 'string' && typeof value.exp === 'number' && typeof value.token === 'string' && typeof value.mac === 'string';
     return valid ? (value as StoredSession) : undefined;
   } catch {
     return undefined;
