@@ -30,6 +30,8 @@ export interface DashboardFixtureOptions {
   liveBatchMs?: number;
   /** The preview queue the dashboard's POST /api/previews feeds. */
   previews?: PreviewQueue;
+  /** Proxies whose X-Forwarded-For names the client. */
+  trustedProxies?: string[];
 }
 
 export async function startDashboardFixture(redisUrl: string, options: DashboardFixtureOptions = {}): Promise<DashboardFixture> {
@@ -42,6 +44,7 @@ export async function startDashboardFixture(redisUrl: string, options: Dashboard
   await queues.start();
   const app = await buildDashboard({
     statusStore: store, queues, redis, subscriber, clusters, ...(options.liveBatchMs === undefined ? {} : { liveBatchMs: options.liveBatchMs }), ...(options.previews ? { previews: options.previews } : {}),
+    ...(options.trustedProxies ? { trustedProxies: options.trustedProxies } : {}),
     auth: {
       sessionSecret: 'a-test-session-secret-of-32-characters-or-more',
       tokens: [{ name: 'vera', role: 'viewer', token: viewerToken }, { name: 'otto', role: 'operator', token: operatorToken }, ...(options.tokens ?? [])],

@@ -6,6 +6,7 @@ import { errorHandler } from './api/error-handler';
 import { ErrorBody } from './api/schemas';
 import { authenticate } from './auth/authenticate';
 import { loginRoutes } from './auth/login-routes';
+import { LoginThrottle } from './auth/login-throttle';
 import type { AccessToken } from './auth/principal';
 import { SessionStore } from './auth/session-store';
 import { TokenIndex } from './auth/token-index';
@@ -44,6 +45,11 @@ export interface DashboardDeps {
   sources?: readonly string[];
   /** When set, /metrics needs this bearer token (TIDEMARK_DASHBOARD_METRICS_TOKEN). */
   metricsToken?: string;
+  /**
+   * Addresses or CIDRs of the proxies (an Ingress) whose X-Forwarded-For names the client, so
+   * throttling counts per real client (TIDEMARK_DASHBOARD_TRUSTED_PROXIES). @defaultValue none: the connection's address
+   */
+  trustedProxies?: readonly string[];
   /** @defaultValue false */
   logger?: boolean;
   /** Live-update batching window. @defaultValue 50 */
@@ -77,7 +83,9 @@ export async function buildDashboard(deps: DashboardDeps): Promise<FastifyInstan
   // on a busy machine (load average 37), and the dashboard then failed to start.
   // One access-log line per request, not fastify's two (AccessLogController).
   // A route parameter may be a Source object's source name (up to 317 characters) or a URL-encoded ref.
-  const app = Fastify({ logger: deps.logger ?? false, logController: new AccessLogController(), trustProxy: false, pluginTimeout: 120_000, maxParamLength: 1024 });
+  // The client address is the connection's, or from X-Forwarded-For only through the configured proxies.
+  const trustProxy = deps.trustedProxies && deps.trustedProxies.length > 0 ? [...deps.trustedProxies] : false;
+  const app = Fastify({ logger: deps.logger ?? false, logController: new AccessLogController(), trustProxy, pluginTimeout: 120_000, maxParamLength: 1024 });
   const cache = new StatusCache({ store: deps.statusStore, subscriber: deps.subscriber, batchMs: deps.liveBatchMs ?? 50 });
   const trees = new TreeFeed({ store: deps.statusStore, subscriber: deps.subscriber });
   const data = new DashboardData({
@@ -124,11 +132,13 @@ export async function buildDashboard(deps: DashboardDeps): Promise<FastifyInstan
   app.get('/assets/app.css', { schema: { hide: true } }, async (_request, reply) => reply.type('text/css; charset=utf-8').header('cache-control', 'max-age=300').send(stylesheet));
   app.get('/assets/app.js', { schema: { hide: true } }, async (_request, reply) => reply.type('text/javascript; charset=utf-8').header('cache-control', 'max-age=300').send(script));
   registerMetrics(app, { statusStore: deps.statusStore, queues: deps.queues, ...(deps.metricsToken ? { token: deps.metricsToken } : {}) });
-  await app.register(loginRoutes, { sessions, secureCookies: deps.auth.secureCookies ?? false });
+  // One throttle for sign-ins and bearer tokens: both guess the same tokens.
+  const throttle = new LoginThrottle();
+  await app.register(loginRoutes, { sessions, secureCookies: deps.auth.secureCookies ?? false, throttle });
 
   // Everything below needs a principal: the hook is encapsulated in this scope.
   await app.register(async (scope) => {
-    scope.addHook('onRequest', authenticate(tokens, sessions));
+    scope.addHook('onRequest', authenticate({ tokens, sessions, throttle }));
     // Read-your-writes: every view a request shows holds every status write made before it, so
     // the badge, the counts, the detail page and the queue never disagree about a finished run.
     scope.addHook('preHandler', async (request) => {

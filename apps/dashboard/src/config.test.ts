@@ -18,6 +18,14 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ TIDEMARK_DASHBOARD_TOKENS: tokens, TIDEMARK_DASHBOARD_PORT: 'http' })).toThrow(/PORT/);
     expect(() => loadConfig({ TIDEMARK_DASHBOARD_TOKENS_FILE: '/nonexistent/tokens.json' })).toThrow(/Could not read/);
   });
+
+  it('reads trusted proxies as addresses or CIDRs, none by default, and names a bad entry', () => {
+    expect(loadConfig({ TIDEMARK_DASHBOARD_TOKENS: tokens }).trustedProxies).toEqual([]);
+    expect(loadConfig({ TIDEMARK_DASHBOARD_TOKENS: tokens, TIDEMARK_DASHBOARD_TRUSTED_PROXIES: '10.0.0.0/8, 192.168.1.5,fd00::/8' }).trustedProxies).toEqual(['10.0.0.0/8', '192.168.1.5', 'fd00::/8']);
+    for (const bad of ['loopback', '10.0.0.0/33', '10.0.0.1/8/1', 'ingress.example.com']) {
+      expect(() => loadConfig({ TIDEMARK_DASHBOARD_TOKENS: tokens, TIDEMARK_DASHBOARD_TRUSTED_PROXIES: bad }), bad).toThrow(`TIDEMARK_DASHBOARD_TRUSTED_PROXIES: "${bad}" is not an IP address or CIDR`);
+    }
+  });
 });
 
 describe('parseTokens', () => {

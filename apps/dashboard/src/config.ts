@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import type { TokenScope } from './auth/token-scope';
@@ -51,6 +52,8 @@ export interface DashboardConfig {
   readonly secureCookies: boolean;
   /** When set, /metrics needs this bearer token. */
   readonly metricsToken?: string;
+  /** Proxies (addresses or CIDRs) whose X-Forwarded-For gives the client address (TIDEMARK_DASHBOARD_TRUSTED_PROXIES). @defaultValue none */
+  readonly trustedProxies: readonly string[];
 }
 
 type Environment = Readonly<Record<string, string | undefined>>;
@@ -77,14 +80,30 @@ export function loadConfig(env: Environment = process.env): DashboardConfig {
     sessionSecretGenerated: secret === undefined,
     secureCookies: env.TIDEMARK_DASHBOARD_SECURE_COOKIES === 'true',
     ...metricsToken(env.TIDEMARK_DASHBOARD_METRICS_TOKEN, 'TIDEMARK_DASHBOARD_METRICS_TOKEN'),
+    trustedProxies: trustedProxies(env.TIDEMARK_DASHBOARD_TRUSTED_PROXIES),
   };
-  return Object.freeze({ ...config, redis: Object.freeze(config.redis), clusters: Object.freeze([...config.clusters]), tokens: Object.freeze(config.tokens.map((token) => Object.freeze(token))) });
+  return Object.freeze({ ...config, redis: Object.freeze(config.redis), clusters: Object.freeze([...config.clusters]), trustedProxies: Object.freeze([...config.trustedProxies]), tokens: Object.freeze(config.tokens.map((token) => Object.freeze(token))) });
 }
 
 function metricsToken(value: string | undefined, name: string): { metricsToken?: string } {
   if (value === undefined) return {};
   if (value.length < 16) throw new ConfigError(`${name} must be at least 16 characters; generate one with \`openssl rand -hex 24\`.`);
   return { metricsToken: value };
+}
+
+/** trustedProxies reads a comma-separated list of IP addresses or CIDRs; anything else is refused by name. */
+function trustedProxies(value: string | undefined): string[] {
+  const entries = (value ?? '').split(',').map((entry) => entry.trim()).filter((entry) => entry.length > 0);
+  for (const entry of entries) {
+    const [address = '', bits, ...rest] = entry.split('/');
+    const version = isIP(address);
+    const prefix = Number(bits);
+    const validBits = bits === undefined || (/^\d+$/.test(bits) && prefix <= (version === 6 ? 128 : 32));
+    if (version === 0 || !validBits || rest.length > 0) {
+      throw new ConfigError(`TIDEMARK_DASHBOARD_TRUSTED_PROXIES: "${entry}" is not an IP address or CIDR; list the addresses of the proxies in front of the dashboard, like 10.0.0.0/8,fd00::/8.`);
+    }
+  }
+  return entries;
 }
 
 function parsePort(raw: string): number {

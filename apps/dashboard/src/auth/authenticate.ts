@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { csrfInvalid, forbidden, unauthenticated } from '../api/dashboard-error';
+import { csrfInvalid, forbidden, tooManyAttempts, unauthenticated } from '../api/dashboard-error';
+import { throttleKey, type LoginThrottle } from './login-throttle';
 import type { Principal } from './principal';
 import { readCookie, sameText, sessionCookieName } from './session-cookie';
 import type { SessionStore } from './session-store';
@@ -8,14 +9,37 @@ import type { TokenIndex } from './token-index';
 /** csrfHeader carries the session's CSRF token on JSON requests made from our pages. */
 export const csrfHeader = 'x-csrf-token';
 
-/** principalOf finds who sent a request: a bearer token first, then the session cookie. */
-export async function principalOf(request: FastifyRequest, tokens: TokenIndex, sessions: SessionStore): Promise<Principal | undefined> {
+/** AuthenticateOptions are what a request's principal is found with. */
+export interface AuthenticateOptions {
+  tokens: TokenIndex;
+  sessions: SessionStore;
+  /** Failed bearer tokens count here per client address, like failed sign-ins. */
+  throttle: LoginThrottle;
+}
+
+/**
+ * principalOf finds who sent a request: a bearer token first, then the session cookie. Bearer
+ * tokens are throttled like sign-ins: a client address with too many failures is refused (429)
+ * whatever token it sends next, right or wrong, so /api/* is no oracle for guessing tokens.
+ * A success does not reset the count (a viewer's token must not buy more guesses at an operator's).
+ */
+export async function principalOf(request: FastifyRequest, reply: FastifyReply, options: AuthenticateOptions): Promise<Principal | undefined> {
+  const { tokens, sessions, throttle } = options;
   const authorization = request.headers.authorization;
   if (authorization !== undefined) {
+    const client = throttleKey(request.ip);
+    const wait = throttle.blockedFor(client);
+    if (wait > 0) {
+      reply.header('retry-after', String(wait));
+      throw tooManyAttempts(wait);
+    }
     // A wrong bearer token is refused even if a valid cookie came along: no silent fallback.
     const match = /^Bearer\s+(\S+)$/i.exec(authorization);
     const found = match?.[1] ? tokens.find(match[1]) : undefined;
-    return found ? { ...found, via: 'bearer' } : undefined;
+    if (found) return { ...found, via: 'bearer' };
+    throttle.failed(client);
+    request.log.warn({ client: request.ip }, 'bearer token refused: unknown token');
+    return undefined;
   }
   const cookie = readCookie(request.headers.cookie, sessionCookieName);
   const session = cookie ? await sessions.verify(cookie) : undefined;
@@ -25,9 +49,9 @@ export async function principalOf(request: FastifyRequest, tokens: TokenIndex, s
 }
 
 /** authenticate is an onRequest hook: API calls get 401, pages are sent to the login form. */
-export function authenticate(tokens: TokenIndex, sessions: SessionStore) {
+export function authenticate(options: AuthenticateOptions) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    const principal = await principalOf(request, tokens, sessions);
+    const principal = await principalOf(request, reply, options);
     if (principal) {
       request.principal = principal;
       return;

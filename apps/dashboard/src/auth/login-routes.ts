@@ -3,14 +3,14 @@ import { Type } from '@sinclair/typebox';
 import { loginPage } from '../pages/login-page';
 import { readCookie, sessionCookieName } from './session-cookie';
 import type { SessionStore } from './session-store';
-import { LoginThrottle } from './login-throttle';
+import { throttleKey, type LoginThrottle } from './login-throttle';
 import { tooManyAttempts } from '../api/dashboard-error';
 
 export interface LoginRoutesOptions {
   sessions: SessionStore;
   secureCookies: boolean;
-  /** Failed sign-ins per client. @defaultValue a LoginThrottle with 5 failures per 15 minutes */
-  throttle?: LoginThrottle;
+  /** Failed sign-ins per client address (and claimed name), shared with bearer tokens on /api/*. */
+  throttle: LoginThrottle;
 }
 
 // Stands for the dashboard's own origin: `next` is resolved the way a browser resolves a
@@ -37,7 +37,7 @@ export function safeNext(next: string | undefined): string {
 }
 
 /** loginRoutes: the sign-in form (token → session cookie) and sign-out. They need no session. */
-export async function loginRoutes(app: FastifyInstance, { sessions, secureCookies, throttle = new LoginThrottle() }: LoginRoutesOptions): Promise<void> {
+export async function loginRoutes(app: FastifyInstance, { sessions, secureCookies, throttle }: LoginRoutesOptions): Promise<void> {
   // Lax, not Strict: a link to a dashboard page from chat or mail must open signed in. Cross-site
   // posts still carry no cookie under Lax, and every action checks the CSRF token besides.
   const cookie = (value: string, maxAge: number) =>
@@ -47,24 +47,28 @@ export async function loginRoutes(app: FastifyInstance, { sessions, secureCookie
     schema: { hide: true, querystring: Type.Object({ next: Type.Optional(Type.String({ maxLength: 2000 })), failed: Type.Optional(Type.String({ maxLength: 1 })) }) },
   }, async (request, reply) => reply.type('text/html; charset=utf-8').send(loginPage(safeNext(request.query.next), request.query.failed === '1').value));
 
-  app.post<{ Body: { token: string; next?: string } }>('/login', {
-    schema: { hide: true, body: Type.Object({ token: Type.String({ maxLength: 512 }), next: Type.Optional(Type.String({ maxLength: 2000 })) }) },
+  // With a name, failures count per (address, name): behind a shared address (an Ingress without
+  // trusted proxies), one client's guesses lock out the names it tried, not everyone.
+  app.post<{ Body: { token: string; name?: string; next?: string } }>('/login', {
+    schema: { hide: true, body: Type.Object({ token: Type.String({ maxLength: 512 }), name: Type.Optional(Type.String({ maxLength: 64 })), next: Type.Optional(Type.String({ maxLength: 2000 })) }) },
   }, async (request, reply) => {
-    const client = request.ip;
+    const name = request.body.name?.trim() || undefined;
+    const client = throttleKey(request.ip, name);
     const wait = throttle.blockedFor(client);
     if (wait > 0) {
       reply.header('retry-after', String(wait));
       throw tooManyAttempts(wait);
     }
-    const opened = await sessions.issue(request.body.token);
+    const opened = await sessions.issue(request.body.token, name === undefined ? {} : { name });
     const next = safeNext(request.body.next);
     if (!opened) {
       throttle.failed(client);
       // Who tried, never what: the token stays out of the log.
-      request.log.warn({ client }, 'sign-in failed: unknown token');
+      request.log.warn({ client: request.ip, ...(name ? { name } : {}) }, 'sign-in failed: unknown token');
       return reply.redirect(`/login?failed=1&next=${encodeURIComponent(next)}`, 303);
     }
-    throttle.succeeded(client);
+    // Only a named key is cleared: a right viewer token must not buy more guesses for the address.
+    if (name) throttle.succeeded(client);
     return reply.header('set-cookie', cookie(opened.id, sessions.maxAgeSeconds)).redirect(next, 303);
   });
 

@@ -56,10 +56,10 @@ export class SessionStore {
     return Math.floor(this.lifetimeMs / 1000);
   }
 
-  /** issue opens a session for a token that just signed in; it returns the cookie value. */
-  async issue(token: string, now = Date.now()): Promise<{ id: string; session: Session } | undefined> {
+  /** issue opens a session for a token that just signed in (and belongs to `name`, when given); it returns the cookie value. */
+  async issue(token: string, claimed: { name?: string } = {}, now = Date.now()): Promise<{ id: string; session: Session } | undefined> {
     const found = this.options.tokens.find(token);
-    if (!found) return undefined;
+    if (!found || (claimed.name !== undefined && claimed.name !== found.name)) return undefined;
     const id = randomBytes(32).toString('base64url');
     const session: Session = { name: found.name, role: found.role, csrf: randomBytes(24).toString('base64url'), exp: now + this.lifetimeMs };
     const fields = { ...session, token: this.fingerprint(token) };
