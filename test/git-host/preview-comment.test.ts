@@ -74,4 +74,17 @@ describe('the preview comment on a pull request', () => {
     expect(thread[0]!.body).toContain('0 created, 0 changed, 1 deleted');
     expect(gitea.problems).toEqual([]);
   });
+
+  it('withholds the comment of a report whose changes come from units with sops files, unless the source is trusted', async () => {
+    gitea.openPullRequest('team', 'shop', 9);
+    gitea.openPullRequest('team', 'shop', 10);
+    await writeFile(join(dir, 'token'), `${token}\n`);
+    const host = { source: 'shop', provider: 'gitea' as const, apiUrl: gitea.apiUrl, repository: 'team/shop', token: { file: join(dir, 'token') }, context: 'tidemark', pullRequestComments: true };
+    const noCluster = () => { throw new Error('no cluster is needed for a token file'); };
+    const sealed = (number: number): PreviewReport => ({ ...report([change({ kind: 'Secret', name: 'db' })], number), decryptedUnits: ['apps/db'] });
+    await previewComments([host], noCluster, createLogger('error'))!(sealed(9));
+    expect(gitea.commentsOf('team', 'shop', 9)).toHaveLength(0);
+    await previewComments([host], noCluster, createLogger('error'), ['shop'])!(sealed(10));
+    expect(gitea.commentsOf('team', 'shop', 10)).toHaveLength(1);
+  });
 });

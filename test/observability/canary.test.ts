@@ -119,7 +119,7 @@ beforeAll(async () => {
     sources: [{ name: 'canary', url: remote, ref: { branch: 'main' }, path: 'deploy', intervalMs: 600_000, auth: { username: 'tidemark', password: { env: 'CANARY_GIT_PASSWORD' } } }],
     clusters: [{ name: 'rig', kubeconfig: inject('kubeconfigPath') }],
     http: { port: 0, host: '127.0.0.1' },
-    render: { toolsDir: renderToolsDir, sops: sopsKeys },
+    render: { toolsDir: renderToolsDir, sops: { sourceKeys: { canary: sopsKeys } } },
     webhooks: [{ source: 'canary', provider: 'github', secret: { env: 'CANARY_WEBHOOK_SECRET' } }],
   }));
   const config = loadConfig({ TIDEMARK_CONFIG: configPath, CANARY_GIT_PASSWORD: canaries.gitPassword, CANARY_WEBHOOK_SECRET: canaries.webhookSecret, TIDEMARK_LOG_LEVEL: 'debug' });

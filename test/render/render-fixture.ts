@@ -31,10 +31,12 @@ export function rendering(tools: Tools, options: { clusters?: ClusterValues[]; s
   const renderer = new UnitRenderer({
     registry: new RendererRegistry(builtinRenderers),
     tools: { kustomize: tools.kustomize, helm: tools.helm, sops: tools.sops },
-    ...(options.sops ? { sops: options.sops } : {}),
     limits: { ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}), ...(options.maxOutputBytes ? { maxOutputBytes: options.maxOutputBytes } : {}) },
   });
-  return { renderer, ...(options.clusters ? { clusters: options.clusters } : {}) };
+  const keys = options.sops;
+  // The suite's source is its one source: the keys given are its own.
+  const keyring = keys ? { owner: 'suite', howToGiveKeys: 'Give the suite a key.', keys: () => Promise.resolve(keys) } : undefined;
+  return { renderer, ...(options.clusters ? { clusters: options.clusters } : {}), ...(keyring ? { keyring } : {}) };
 }
 
 /** kustomizeBuild runs the real `kustomize build` on a folder, as a user would. */

@@ -90,17 +90,17 @@ describe('sops', () => {
     expect(found?.object).toEqual({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'pgp' }, type: 'Opaque', stringData: { password } });
   });
 
-  it('names both key settings when a unit is encrypted and no key is configured', async () => {
+  it('names the file when a unit is encrypted and its source has no key', async () => {
     const keyless = await fixture.open({ url: await copy.git('remote', 'get-url', 'origin'), path: 'apps/pgp' }, { rendering: rendering(tools) });
     const [failed] = (await keyless.poll()).errors;
     expect(failed?.code).toBe('DecryptFailed');
-    expect(failed?.message).toContain('apps/pgp/pgp-secret.enc.yaml is encrypted with sops, and no sops key is configured (render.sops.ageKeyFile or render.sops.pgpKeyFile)');
+    expect(failed?.message).toContain("apps/pgp/pgp-secret.enc.yaml is encrypted with sops, and its source has no sops key of its own, so it is not decrypted (never with another source's key)");
   });
 
   it('stops only the unit whose file does not decrypt, with a clear error that holds no value', () => {
     const failed = poll.errors.find((error) => error.path === 'apps/other/');
     expect(failed?.code).toBe('DecryptFailed');
-    expect(failed?.message).toContain('apps/other/other-secret.enc.yaml could not be decrypted with the configured keys');
+    expect(failed?.message).toContain('apps/other/other-secret.enc.yaml could not be decrypted with the keys of source suite');
     expect(poll.errors).toHaveLength(1);
     expect(JSON.stringify(poll.errors)).not.toContain(password);
   });

@@ -265,7 +265,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, path = env.TIDE
     ...intervals(input),
     objectHealth: objectHealthConfig(input.objectHealth, where, (message) => new ConfigError(message)),
     http: { port: input.http?.port ?? 9464, host: input.http?.host ?? '0.0.0.0', ...metricsTokenOf(env) },
-    render: renderConfig(input.render, { base, env, cacheDir, clusters, invalid: (field, message) => new ConfigError(`${where(field)}: ${message}`) }),
+    render: renderConfig(input.render, { base, env, cacheDir, clusters, sources: input.sources.map((source) => String(source.name)), invalid: (field, message) => new ConfigError(`${where(field)}: ${message}`) }),
     webhooks: webhooks(input, where, base, env),
     logLevel: env.TIDEMARK_LOG_LEVEL ?? 'info',
     conversionWebhook: conversionWebhookConfig(input, where),

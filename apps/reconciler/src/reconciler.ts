@@ -25,7 +25,7 @@ import { DependencyWaits } from '@tidemark/ordering';
 import { CommitClock } from './metrics/commit-clock';
 import { ReconcilerMetrics } from './metrics/reconciler-metrics';
 import { reportRenderSandbox } from './render-sandbox-report';
-import { unitRendering } from './unit-rendering';
+import { sourceRendering, unitRendering, type SourceObjectKeys } from './unit-rendering';
 import { startSourceObjects } from './source-objects';
 import { sourceObjectRules } from './source-objects-config';
 import { startPreviewJobs, startWebhookPreviews } from './preview-jobs';
@@ -102,7 +102,7 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
   stops.push(() => closeRendering(rendering));
   // Said once at start: whether renderers run in namespaces of their own (a warning and a metric if not).
   if (rendering) reportRenderSandbox(log, metrics);
-  const sources = new Map(config.sources.map((spec) => [spec.name, new GitSource({ spec, cacheDir: join(cacheRoot, spec.name), ...credentialsOf(config, spec), ...(rendering ? { rendering } : {}) })]));
+  const sources = new Map(config.sources.map((spec) => [spec.name, new GitSource({ spec, cacheDir: join(cacheRoot, spec.name), ...credentialsOf(config, spec), ...(rendering ? { rendering: sourceRendering(rendering, config.render.sops, spec.name) } : {}) })]));
   for (const source of sources.values()) await source.open();
   stops.push(async () => {
     for (const source of sources.values()) await source.close();
@@ -140,7 +140,7 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
     namespaces: config.sourceObjects.namespaces,
     sources, retiring, ...(poller ? { poller } : {}),
     instrument: (source) => metrics.instrument(source),
-    cacheRoot, ...(rendering ? { rendering } : {}),
+    cacheRoot, ...(rendering ? { rendering: (name: string, own: SourceObjectKeys) => sourceRendering(rendering, config.render.sops, name, own) } : {}),
     redis, statusStore, queues, clusters: clusterNames,
     rules: sourceObjectRules(config.sourceObjects),
     log,
@@ -212,7 +212,7 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
     // Previews of refs that are not merged: the pipeline's readers, dry-runs only.
     const previews = await startPreviewJobs({
       connection, queuePrefix: config.redisPrefix, hashTag, redis, keys: statusStore.keys, sources, clusters: clusterTargets, cacheRoot, log,
-      commentOn: previewComments(config.gitHosts, deps.connectionFor, log),
+      commentOn: previewComments(config.gitHosts, deps.connectionFor, log, config.render.sops.trustedSources),
       render: { connectionFor: deps.connectionFor, tenancyFor: deps.tenancyFor, kinds, statusStore, options: { builtinCrdSources: builtinCrdSources(config) } },
     });
     stops.push(() => previews.stop());

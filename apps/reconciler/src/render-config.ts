@@ -2,6 +2,17 @@ import { accessSync, constants } from 'node:fs';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import { Type, type Static } from '@sinclair/typebox';
 
+const SopsKeyFiles = Type.Object({
+  ageKeyFile: Type.Optional(Type.String({ minLength: 1 })),
+  pgpKeyFile: Type.Optional(Type.String({ minLength: 1 })),
+}, { additionalProperties: false });
+
+/** SopsKeyFilesConfig are key files, resolved against the config file's folder. */
+export interface SopsKeyFilesConfig {
+  readonly ageKeyFile?: string;
+  readonly pgpKeyFile?: string;
+}
+
 /** RenderInput is the `render` section of tidemark.yaml. */
 export const RenderInput = Type.Object({
   /** Render Kustomize and Helm units; false reads every YAML file as a plain manifest. @defaultValue true */
@@ -36,10 +47,17 @@ export const RenderInput = Type.Object({
   /** Largest chart archive once inflated. @defaultValue 64 MiB */
   maxChartUnpackedBytes: Type.Optional(Type.Integer({ minimum: 1_024 })),
   sops: Type.Optional(Type.Object({
-    /** A file of age identities; mount it from a Secret of the management cluster. */
+    /** The operator's age identities file; mount it from a Secret of the management cluster. Used only for `trustedSources`. */
     ageKeyFile: Type.Optional(Type.String({ minLength: 1 })),
-    /** A file of PGP private keys (armored, no passphrase); mount it from a Secret the same way. */
+    /** The operator's PGP private keys (armored, no passphrase); mount it from a Secret the same way. Used only for `trustedSources`. */
     pgpKeyFile: Type.Optional(Type.String({ minLength: 1 })),
+    /**
+     * Sources (config-file names, or `<namespace>.<name>` of Source objects) that may use the operator's
+     * keys above, and whose units with sops files may be previewed in pull-request comments. @defaultValue none
+     */
+    trustedSources: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+    /** Config-file sources' own key files, by source name; a source decrypts with its own keys only. @defaultValue none */
+    sourceKeys: Type.Optional(Type.Record(Type.String({ minLength: 1 }), SopsKeyFiles)),
   }, { additionalProperties: false })),
 }, { additionalProperties: false });
 
@@ -49,7 +67,8 @@ export interface RenderConfig {
   readonly tools: { readonly kustomize: string; readonly helm: string; readonly sops: string };
   readonly limits: { readonly timeoutMs: number; readonly maxOutputBytes: number; readonly maxMemoryBytes: number };
   readonly concurrency: number;
-  readonly sops: { readonly ageKeyFile?: string; readonly pgpKeyFile?: string };
+  /** The operator's keys (for `trustedSources` only), and config-file sources' own keys by name. */
+  readonly sops: SopsKeyFilesConfig & { readonly trustedSources: readonly string[]; readonly sourceKeys: Readonly<Record<string, SopsKeyFilesConfig>> };
   /** Chart repositories, each Secret reference resolved to a registered cluster. */
   readonly chartRepositories: readonly ChartRepositoryConfig[];
   readonly charts: { readonly cacheDir: string; readonly maxArchiveBytes?: number; readonly maxUnpackedBytes?: number };
@@ -70,6 +89,8 @@ export interface RenderContext {
   env: NodeJS.ProcessEnv;
   cacheDir: string;
   clusters: readonly string[];
+  /** The config file's source names. */
+  sources: readonly string[];
   /** The error for a mistake in a field of the config file (a ConfigError naming file and field). */
   invalid: (field: string, message: string) => Error;
 }
@@ -84,17 +105,26 @@ export function renderConfig(input: Static<typeof RenderInput> | undefined, cont
     tools: { kustomize: tool('kustomize'), helm: tool('helm'), sops: tool('sops') },
     limits: limitsOf(input),
     concurrency: input?.concurrency ?? 2,
-    sops: sopsOf(input, base),
+    sops: sopsOf(input, context),
     chartRepositories: (input?.chartRepositories ?? []).map((repository, index) => chartRepository(repository, index, context)),
     charts: chartsOf(input, context),
     plugins: input?.plugins ?? [],
   };
 }
 
-function sopsOf(input: Static<typeof RenderInput> | undefined, base: string): RenderConfig['sops'] {
+function sopsOf(input: Static<typeof RenderInput> | undefined, context: RenderContext): RenderConfig['sops'] {
+  const sourceKeys = Object.entries(input?.sops?.sourceKeys ?? {}).map(([source, files]) => {
+    if (!context.sources.includes(source)) throw context.invalid(`render.sops.sourceKeys.${source}`, `no source in this file is named "${source}"; a Source object gets its keys from spec.decryption.secretRef`);
+    if (!files.ageKeyFile && !files.pgpKeyFile) throw context.invalid(`render.sops.sourceKeys.${source}`, 'needs ageKeyFile or pgpKeyFile');
+    return [source, keyFilesOf(files, context.base)] as const;
+  });
+  return { ...keyFilesOf(input?.sops ?? {}, context.base), trustedSources: input?.sops?.trustedSources ?? [], sourceKeys: Object.fromEntries(sourceKeys) };
+}
+
+function keyFilesOf(files: Static<typeof SopsKeyFiles>, base: string): SopsKeyFilesConfig {
   return {
-    ...(input?.sops?.ageKeyFile ? { ageKeyFile: resolvePath(base, input.sops.ageKeyFile) } : {}),
-    ...(input?.sops?.pgpKeyFile ? { pgpKeyFile: resolvePath(base, input.sops.pgpKeyFile) } : {}),
+    ...(files.ageKeyFile ? { ageKeyFile: resolvePath(base, files.ageKeyFile) } : {}),
+    ...(files.pgpKeyFile ? { pgpKeyFile: resolvePath(base, files.pgpKeyFile) } : {}),
   };
 }
 

@@ -8,6 +8,7 @@ import type { ReconcileQueues } from '@tidemark/queue';
 import { sourceCrd, SourceController, type ServedNamespaces, type SourceObjectRules } from '@tidemark/source-objects';
 import type { StatusStore } from '@tidemark/status-store';
 import { crdInstallerManager } from './builtin-crds';
+import type { SourceObjectKeys } from './unit-rendering';
 import type { RedisClient } from '@tidemark/contracts';
 
 /** SourceObjectsWiring is what the Source controller's hooks change and read. */
@@ -23,7 +24,8 @@ export interface SourceObjectsWiring {
   poller?: Poller;
   instrument(source: PolledSource): PolledSource;
   cacheRoot: string;
-  rendering?: UnitRendering;
+  /** The shared rendering with a source's own sops keys (see sourceRendering). */
+  rendering?: (source: string, keys: SourceObjectKeys) => UnitRendering;
   redis: RedisClient;
   statusStore: StatusStore;
   queues: ReconcileQueues;
@@ -47,8 +49,9 @@ export async function startSourceObjects(wiring: SourceObjectsWiring): Promise<S
     manages: poller !== undefined,
     log,
     hooks: {
-      async put(declaration, credentials) {
-        const source = new GitSource({ spec: declaration.spec, cacheDir: join(wiring.cacheRoot, declaration.name), credentials, ...(wiring.rendering ? { rendering: wiring.rendering } : {}) });
+      async put(declaration, credentials, decryptionKeys) {
+        const keys = { keys: decryptionKeys, namespace: declaration.object.namespace };
+        const source = new GitSource({ spec: declaration.spec, cacheDir: join(wiring.cacheRoot, declaration.name), credentials, ...(wiring.rendering ? { rendering: wiring.rendering(declaration.name, keys) } : {}) });
         await source.open();
         const previous = sources.get(declaration.name);
         sources.set(declaration.name, source);

@@ -1,8 +1,8 @@
 import { getObject, type ClusterConnection } from '@tidemark/cluster';
 import type { UnitRendering } from '@tidemark/git-source';
-import { ChartRepositories, commandRenderer, createBuiltinRenderers, RendererRegistry, UnitRenderer, type ChartCredentials, type ChartRepositorySpec } from '@tidemark/render';
+import { ChartRepositories, commandRenderer, createBuiltinRenderers, RendererRegistry, UnitRenderer, type ChartCredentials, type ChartRepositorySpec, type SopsKeyring, type SopsKeys } from '@tidemark/render';
 import type { ReconcilerConfig } from './config';
-import type { ChartRepositoryConfig } from './render-config';
+import type { ChartRepositoryConfig, RenderConfig } from './render-config';
 
 /**
  * unitRendering builds the renderers every source shares (one output cache, one concurrency
@@ -26,9 +26,47 @@ export function unitRendering(config: ReconcilerConfig, connectionFor: (cluster:
     tools: render.tools,
     limits: render.limits,
     concurrency: render.concurrency,
-    sops: render.sops,
   });
   return { renderer, clusters: config.clusters.map((cluster) => ({ name: cluster.name, labels: cluster.labels, variables: cluster.variables })) };
+}
+
+/** SourceObjectKeys are a Source object's own sops keys, read from its spec.decryption.secretRef Secret. */
+export interface SourceObjectKeys {
+  keys(): Promise<SopsKeys | undefined>;
+  /** The Source's namespace, for the message that says how to give it keys. */
+  namespace: string;
+}
+
+/**
+ * sourceRendering is the shared rendering with one source's own sops keys: a config-file source's
+ * render.sops.sourceKeys entry, a Source object's decryption Secret, or, only for a source the
+ * operator lists in render.sops.trustedSources, the operator's keys. Any other source has none,
+ * so another team's encrypted file copied into its repository does not decrypt.
+ */
+export function sourceRendering(rendering: UnitRendering, sops: RenderConfig['sops'], source: string, sourceObject?: SourceObjectKeys): UnitRendering {
+  return { ...rendering, keyring: sourceKeyring(sops, source, sourceObject) };
+}
+
+function sourceKeyring(sops: RenderConfig['sops'], source: string, sourceObject: SourceObjectKeys | undefined): SopsKeyring {
+  const configured = sops.sourceKeys[source];
+  const trusted = sops.trustedSources.includes(source) && (sops.ageKeyFile || sops.pgpKeyFile) ? { ageKeyFile: sops.ageKeyFile, pgpKeyFile: sops.pgpKeyFile } : undefined;
+  const howToGiveKeys = sourceObject
+    ? `Give the Source spec.decryption.secretRef: a Secret in namespace ${sourceObject.namespace} with age identities under keys ending .agekey or armored PGP keys under keys ending .asc.`
+    : `Give it its own keys in tidemark.yaml (render.sops.sourceKeys.${source}.ageKeyFile or .pgpKeyFile).`;
+  return {
+    owner: source,
+    howToGiveKeys,
+    keys: async () => {
+      if (configured) return definedOnly(configured);
+      const own = await sourceObject?.keys();
+      if (own) return own;
+      return trusted ? definedOnly(trusted) : undefined;
+    },
+  };
+}
+
+function definedOnly(keys: { ageKeyFile?: string | undefined; pgpKeyFile?: string | undefined }): SopsKeys {
+  return { ...(keys.ageKeyFile ? { ageKeyFile: keys.ageKeyFile } : {}), ...(keys.pgpKeyFile ? { pgpKeyFile: keys.pgpKeyFile } : {}) };
 }
 
 /** chartRepositorySpec gives a repository credentials read from its Secret at each download, so a rotated password is used at once. */

@@ -88,6 +88,8 @@ export interface RenderUnitRef {
   renderer: string;
   folder: string;
   clusterValues?: Record<string, string>;
+  /** The unit held sops-encrypted files (see libs/render's decryption). */
+  decrypted?: boolean;
 }
 
 /**

@@ -10,6 +10,8 @@ export interface UnitProvenance {
   clusterValues?: Record<string, string>;
   /** In the index, for a unit rendered per cluster: the values each cluster got, flattened as `clusterValues`. */
   valuesByCluster?: ReadonlyMap<string, Record<string, string>>;
+  /** The unit held sops-encrypted files: what is derived from it goes to no reader outside its source unless trusted. */
+  decrypted?: boolean;
 }
 
 /** IndexedObject is one declaration of an object at a revision, or a hold on it by a broken file. */

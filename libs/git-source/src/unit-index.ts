@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Ignore } from 'ignore';
-import { isUnder, RenderFailure, type ClusterValues, type PlannedUnit, type RepoView, type UnitRenderer } from '@tidemark/render';
+import { isUnder, RenderFailure, type ClusterValues, type PlannedUnit, type RepoView, type SopsKeyring, type UnitRenderer } from '@tidemark/render';
 import type { PlacementRules } from '@tidemark/placement';
 import type { GitStore } from './git-store';
 import type { LoadLimits } from './load-limits';
@@ -18,6 +18,8 @@ export interface UnitRendering {
   clusters?: readonly ClusterValues[];
   /** Limits on one unit's rendered output (see loadRenderedOutput). @defaultValue the revision budget, 20,000 documents, a file's node limit per piece */
   outputLimits?: Partial<LoadLimits>;
+  /** This source's own sops keys; the renderer is shared, the keys never are. @defaultValue none: encrypted files fail their unit */
+  keyring?: SopsKeyring;
 }
 
 /** UnitState is what the index remembers of the units of a revision, to render only what changed. */
@@ -140,15 +142,16 @@ export class UnitIndexer {
       const { renderer } = this.rendering;
       const config = await renderer.configOf(view, unit.folder);
       if (!config.perClusterNeeded || !targets) {
-        const { text, warnings } = await renderer.render(view, this.readerFor(), unit);
+        const { text, warnings, decrypted } = await renderer.render(view, this.readerFor(), unit, keyringOf(this.rendering));
         const parsed = this.parse(text, unit);
-        return { path, blobOid: unit.digest, unit: provenance, ...parsed, ...renderWarningsOf(unit.renderer, warnings, parsed.entries) };
+        return { path, blobOid: unit.digest, unit: { ...provenance, ...(decrypted ? { decrypted } : {}) }, ...parsed, ...renderWarningsOf(unit.renderer, warnings, parsed.entries) };
       }
       if ('error' in targets) throw new RenderFailure('RenderConfigInvalid', `${unit.folder} is rendered per cluster, and the source's Placement rules cannot be read: ${targets.error}`);
-      const variants = await Promise.all(targets.clusters.map(async (cluster) => ({ cluster: cluster.name, ...(await renderer.render(view, this.readerFor(), unit, cluster)) })));
+      const variants = await Promise.all(targets.clusters.map(async (cluster) => ({ cluster: cluster.name, ...(await renderer.render(view, this.readerFor(), unit, { cluster, ...keyringOf(this.rendering) })) })));
       const valuesByCluster = new Map(targets.clusters.map((cluster) => [cluster.name, flattenClusterValues(cluster)]));
       const merged = this.mergeVariants(variants, unit);
-      return { path, blobOid: unit.digest, unit: { ...provenance, valuesByCluster }, ...merged, ...renderWarningsOf(unit.renderer, variants.flatMap((variant) => variant.warnings), merged.entries) };
+      const decrypted = variants.some((variant) => variant.decrypted);
+      return { path, blobOid: unit.digest, unit: { ...provenance, valuesByCluster, ...(decrypted ? { decrypted } : {}) }, ...merged, ...renderWarningsOf(unit.renderer, variants.flatMap((variant) => variant.warnings), merged.entries) };
     } catch (error) {
       if (!(error instanceof RenderFailure)) throw error;
       return { path, blobOid: unit.digest, unit: provenance, entries: [], problems: [{ code: error.code, reason: error.message, ...(error.line === undefined ? {} : { line: error.line }) }] };
@@ -185,6 +188,10 @@ export class UnitIndexer {
   private readerFor(): GitStore {
     return this.store;
   }
+}
+
+function keyringOf(rendering: UnitRendering): { keyring?: SopsKeyring } {
+  return rendering.keyring ? { keyring: rendering.keyring } : {};
 }
 
 /** targetsDigest is a unit's state digest: its inputs, and the clusters and values it is rendered with. */

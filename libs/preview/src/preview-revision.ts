@@ -64,6 +64,7 @@ export async function previewRevision(request: PreviewRequest, deps: PreviewDepe
 class PreviewRun {
   private readonly changes: PreviewChange[] = [];
   private readonly unreachable = new Map<string, string>();
+  private readonly decryptedUnits = new Set<string>();
   private readonly rules: Map<string, ReturnType<typeof rulesAt>> = new Map();
 
   constructor(private readonly request: PreviewRequest, private readonly deps: PreviewDependencies) {}
@@ -71,6 +72,7 @@ class PreviewRun {
   async changed(objectKey: string, existedBefore: boolean): Promise<void> {
     const { request, deps } = this;
     const now = await deps.head.readObject(request.revision, objectKey).catch(() => undefined);
+    if (now?.unit?.decrypted) this.decryptedUnits.add(now.unit.folder);
     const targets = await this.targets(deps.head, request.revision, objectKey, now);
     for (const cluster of targets) await this.onCluster(cluster, () => this.preview(objectKey, cluster, now?.object.apiVersion ?? ''));
     if (!existedBefore) return;
@@ -97,6 +99,7 @@ class PreviewRun {
       source: request.source, ref: request.ref, state: 'done', revision: request.revision, baseRevision: request.baseRevision,
       requestedAt: request.requestedAt, finishedAt: new Date().toISOString(),
       ...(unreachable.length > 0 ? { unreachable } : {}),
+      ...(this.decryptedUnits.size > 0 ? { decryptedUnits: [...this.decryptedUnits].sort() } : {}),
       changes: this.changes, blastRadius: blastRadius(this.changes),
     };
   }

@@ -17,7 +17,8 @@ export type RenderFailureCode =
   | 'ChartTooLarge'
   | 'ChartArchiveRefused'
   | 'RenderConfigInvalid'
-  | 'DecryptFailed';
+  | 'DecryptFailed'
+  | 'DecryptedValueOutsideSecret';
 
 /**
  * RenderFailure is a render unit that could not be rendered: its message is a sentence that

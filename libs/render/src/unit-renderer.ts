@@ -14,7 +14,8 @@ import type { RepoReader } from './repo-reader';
 import { BlobCache, RepoView, TreeCache } from './repo-view';
 import { defaultSandboxLimits, sandboxLauncher, type SandboxLimits } from './sandbox';
 import type { SandboxLauncher } from './sandbox-launcher';
-import { decryptInPlace, scrubSecrets, type SopsKeys } from './sops/decrypt-sops';
+import { decryptInPlace, scrubSecrets, type SopsKeyring } from './sops/decrypt-sops';
+import { refuseDecryptedOutsideSecrets } from './sops/decrypted-values-placement';
 import { findSopsFiles } from './sops/sops-files';
 import { UnitCopies } from './unit-copies';
 import { parseUnitConfig, unitConfigFile, type UnitConfig } from './unit-config';
@@ -26,8 +27,6 @@ export interface UnitRendererOptions {
   limits?: Partial<SandboxLimits>;
   /** Limits of one unit's input tree; unset fields keep `defaultInputLimits`. */
   inputLimits?: Partial<InputLimits>;
-  /** Keys for sops-encrypted files. @defaultValue none: an encrypted file fails its unit */
-  sops?: SopsKeys;
   /** Where input trees are written while a unit renders. @defaultValue the system's temporary folder */
   workDir?: string;
   /** Renders run at once in this process. @defaultValue 2 */
@@ -44,6 +43,13 @@ export interface UnitRendererOptions {
   keptCopies?: number;
 }
 
+/** UnitRenderOptions say for whom a unit renders: a cluster's values, and the keys of the unit's own source. */
+export interface UnitRenderOptions {
+  cluster?: ClusterValues;
+  /** The unit's source's sops keys. @defaultValue none: an encrypted file fails its unit */
+  keyring?: SopsKeyring;
+}
+
 /** RenderedUnit is a unit's output: a YAML stream of Kubernetes objects. */
 export interface RenderedUnit {
   text: string;
@@ -51,6 +57,8 @@ export interface RenderedUnit {
   config: UnitConfig;
   /** What the tool warned about while it succeeded (see renderWarnings); no decrypted value, no temporary path. */
   warnings: string[];
+  /** Did the unit hold sops-encrypted files? Whatever is derived from it must not reach readers outside its source. */
+  decrypted: boolean;
 }
 
 /**
@@ -102,15 +110,20 @@ export class UnitRenderer {
     return planUnits(this.options.registry, view, sourcePath, markerPaths, this.inputs);
   }
 
-  /** render renders a unit at the view's revision, for one cluster when given; it throws a RenderFailure. */
-  render(view: RepoView, reader: RepoReader, unit: PlannedUnit, cluster?: ClusterValues): Promise<RenderedUnit> {
+  /**
+   * render renders a unit at the view's revision, for one cluster when given, decrypting with the
+   * keys of the unit's source only; it throws a RenderFailure. Outputs are kept per source, so a
+   * unit another source copied byte for byte never gets an output decrypted with another key.
+   */
+  render(view: RepoView, reader: RepoReader, unit: PlannedUnit, options: UnitRenderOptions = {}): Promise<RenderedUnit> {
     if (unit.failure) return Promise.reject(unit.failure);
-    const key = cluster ? `${unit.digest}\0${clusterKey(cluster)}` : unit.digest;
+    const { cluster, keyring } = options;
+    const key = [unit.digest, cluster ? clusterKey(cluster) : '', keyring?.owner ?? ''].join('\0');
     let output = this.outputs.get(key);
     if (output) {
       this.outputs.delete(key);
     } else {
-      output = this.limited(() => this.renderFresh(view, reader, unit, cluster));
+      output = this.limited(() => this.renderFresh(view, reader, unit, options));
       output.catch(() => this.outputs.delete(key));
     }
     this.outputs.set(key, output);
@@ -127,14 +140,14 @@ export class UnitRenderer {
     return parseUnitConfig(await view.readText(path), path);
   }
 
-  private async renderFresh(view: RepoView, reader: RepoReader, unit: PlannedUnit, cluster: ClusterValues | undefined): Promise<RenderedUnit> {
+  private async renderFresh(view: RepoView, reader: RepoReader, unit: PlannedUnit, options: UnitRenderOptions): Promise<RenderedUnit> {
     const renderer = this.options.registry.get(unit.renderer);
     if (!renderer) throw new RenderFailure('RenderFailed', `${unit.folder}: no renderer named ${unit.renderer} is registered`);
     // The unit's config and input files are read and checked from the Git object store first;
     // nothing is written before every check passed.
     const [config, inputs] = await Promise.all([this.configOf(view, unit.folder), readInputTree(view, [unit.folder, ...unit.inputs], this.inputLimits)])
       .catch((error: unknown) => { throw located(error, unit, '', []); });
-    const run = { renderer, unit, config, cluster };
+    const run = { renderer, unit, config, ...options };
     // Decrypted files must be gone when the render returns: a unit with sops files gets a fresh tree.
     const kept = this.copies && !hasSopsFiles(inputs) ? await this.copies.checkout(`${unit.renderer}\0${unit.folder}`, inputs).catch((error: unknown) => { throw located(error, unit, '', []); }) : undefined;
     if (kept) {
@@ -160,21 +173,22 @@ export class UnitRenderer {
   }
 
   /** runRenderer decrypts the sops files of a written input tree under `work`, then runs the renderer there. */
-  private async runRenderer(run: { renderer: Renderer; unit: PlannedUnit; config: UnitConfig; cluster: ClusterValues | undefined }, work: string, written: readonly WrittenFile[]): Promise<RenderedUnit> {
-    const { renderer, unit, config, cluster } = run;
+  private async runRenderer(run: { renderer: Renderer; unit: PlannedUnit; config: UnitConfig } & UnitRenderOptions, work: string, written: readonly WrittenFile[]): Promise<RenderedUnit> {
+    const { renderer, unit, config, cluster, keyring } = run;
     const root = join(work, 'repo');
     const scratch = join(work, 'scratch');
     let secrets: string[] = [];
+    const encrypted = findSopsFiles(written);
     try {
-      const encrypted = findSopsFiles(written);
       if (encrypted.length > 0) {
-        secrets = await decryptInPlace(encrypted, { sops: this.options.tools.sops, keys: this.options.sops ?? {}, scratch, limits: this.limits, launcher: this.sandboxes() });
+        secrets = await decryptInPlace(encrypted, { sops: this.options.tools.sops, keyring, scratch, limits: this.limits, launcher: this.sandboxes() });
       }
       const { text, stderr } = await renderer.render({
         folder: unit.folder, marker: unit.marker, root, scratch, config, tools: this.options.tools, limits: this.limits, launcher: this.sandboxes(),
         ...(cluster ? { cluster } : {}),
       });
-      return { text, config, warnings: renderWarnings(stderr ?? '', (line) => scrubbed(line, work, secrets)) };
+      if (encrypted.length > 0) refuseDecryptedOutsideSecrets(text, secrets, unit.folder);
+      return { text, config, warnings: renderWarnings(stderr ?? '', (line) => scrubbed(line, work, secrets)), decrypted: encrypted.length > 0 };
     } catch (error) {
       throw located(error, unit, work, secrets);
     }

@@ -9,6 +9,7 @@ export { SourceObjectSpec, SecretReference, sourceApiVersion, sourceFinalizer, s
 export { parseSourceObject, sourceNameOf, type SecretName, type SourceDeclaration, type SourceObjectRules } from './parse-source-object';
 export { credentialsFromSecret, type GitHubAppKeys, type SecretCredentials } from './secret-credentials';
 export { gitCredentialsSecretType, secretSourceLabel, secretSourcesAnnotation } from './secret-opt-in';
+export { decryptionKeysFromSecret, type DecryptionKeys } from './decryption-keys';
 export { GitHubAppTokens, type GitHubAppTokensOptions } from './github-app-tokens';
 export { servesNamespace, type ServedNamespaces } from './served-namespaces';
 export { SourceController, type SourceControllerOptions, type SourceHooks } from './source-controller';

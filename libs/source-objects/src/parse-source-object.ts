@@ -21,6 +21,8 @@ export interface SourceDeclaration {
   readonly spec: SourceSpec;
   readonly secret?: SecretName;
   readonly webhook?: { readonly provider: 'github' | 'gitea' | 'gogs' | 'gitlab' | 'generic'; readonly secret: SecretName };
+  /** The Secret holding this source's sops keys: always in the Source's own namespace. */
+  readonly decryption?: SecretName;
   readonly suspended: boolean;
   /** false with the tidemark.dev/prune: "false" annotation: deleting the Source orphans its objects. */
   readonly prune: boolean;
@@ -56,7 +58,7 @@ export function parseSourceObject(object: KubernetesManifest, options: SourceObj
   const where = `Source ${namespace}/${object.metadata.name} spec`;
   const input = checkedSpec(object.spec, where);
   const refs = new NamespaceRule(namespace, where, options.allowCrossNamespaceRefs ?? false, options.servedNamespaces ?? 'all');
-  const { secretRef, webhook, suspend, ...fields } = input;
+  const { secretRef, webhook, suspend, decryption, ...fields } = input;
   const serviceAccount = checkedIdentity(fields, options, object.metadata.name, refs);
   const spec = parseSourceSpec({ ...fields, serviceAccount, name: object.metadata.name }, where);
   const narrowed = narrowAllow(spec.allow, options.allow);
@@ -69,6 +71,8 @@ export function parseSourceObject(object: KubernetesManifest, options: SourceObj
     spec: Object.freeze({ ...withoutAllow(spec), ...(allow ? { allow } : {}), name }),
     ...(secretRef ? { secret: refs.secret(secretRef, 'secretRef') } : {}),
     ...(webhook ? { webhook: { provider: webhook.provider, secret: refs.secret(webhook.secretRef, 'webhook.secretRef') } } : {}),
+    // No namespace field: decryption keys are the most sensitive Secret, and never cross namespaces.
+    ...(decryption ? { decryption: refs.secret({ name: decryption.secretRef.name }, 'decryption.secretRef') } : {}),
     suspended: suspend === true,
     prune: object.metadata.annotations?.[pruneAnnotation] !== 'false',
   };

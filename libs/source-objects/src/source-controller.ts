@@ -1,5 +1,5 @@
 import { applyObject, applyStatus, recordEvent, removeFinalizer, type ClusterConnection, type RunningWatch } from '@tidemark/cluster';
-import { isReconcileFailure, type KubernetesManifest, type Logger, type SourceStatus } from '@tidemark/contracts';
+import { isReconcileFailure, TerminalError, type KubernetesManifest, type Logger, type SourceStatus } from '@tidemark/contracts';
 import type { SourceAuth } from '@tidemark/git-source';
 import { GitHubAppTokens } from './github-app-tokens';
 import { parseSourceObject, sourceNameOf, type SecretName, type SourceDeclaration, type SourceObjectRules } from './parse-source-object';
@@ -7,15 +7,19 @@ import { keyOf, SecretCache } from './secret-cache';
 import { servesNamespace, watchedNamespaces, type ServedNamespaces } from './served-namespaces';
 import { ForbiddenWatches, watchServed } from './served-watch';
 import { credentialsFromSecret, secretCredentialKeys } from './secret-credentials';
-import { checkSecretOptIn } from './secret-opt-in';
+import { checkSecretOptIn, secretSourceLabel, secretSourcesAnnotation } from './secret-opt-in';
+import { decryptionKeyNames, decryptionKeysFromSecret, type DecryptionKeys } from './decryption-keys';
 import { sourceApiVersion, sourceFinalizer, sourceKind } from './source-kind';
 import { pruningStatus, SourceReason, stalledStatus, statusFromPoll, type BlockedObject, type PreviousStatus, type SourceObjectStatus } from './source-object-status';
 import { problemsEvent } from './source-problems-event';
 
 /** SourceHooks are what the app does when the set of Source objects changes. */
 export interface SourceHooks {
-  /** put registers a new or changed source: its GitSource, and a poller runner where this process polls. */
-  put(declaration: SourceDeclaration, credentials: () => Promise<SourceAuth | undefined>): Promise<void>;
+  /**
+   * put registers a new or changed source: its GitSource, and a poller runner where this process
+   * polls. `decryptionKeys` reads the Source's own sops keys (undefined when it names none).
+   */
+  put(declaration: SourceDeclaration, credentials: () => Promise<SourceAuth | undefined>, decryptionKeys: () => Promise<DecryptionKeys | undefined>): Promise<void>;
   /**
    * retire stops polling a deleted source and queues the prune of its objects; it returns how many
    * are left, and those whose last run failed (they hold the Source until fixed or orphaned).
@@ -195,7 +199,7 @@ export class SourceController {
     this.secrets.want(this.referencedSecrets());
     if (entry.putSpec === spec) return;
     entry.putSpec = spec;
-    await this.options.hooks.put(declaration, () => this.credentials(name));
+    await this.options.hooks.put(declaration, () => this.credentials(name), () => this.decryptionKeys(name));
     if (this.manages) await this.writeStatus(entry, statusFromPoll({}, declaration.object.generation, previousOf(object)));
   }
 
@@ -248,15 +252,32 @@ export class SourceController {
     return { username: 'x-access-token', token: await entry.tokens.tokens.token() };
   }
 
+  /** decryptionKeys reads the Source's own sops keys from its spec.decryption.secretRef Secret, at each render. */
+  private async decryptionKeys(name: string): Promise<DecryptionKeys | undefined> {
+    const declaration = this.entries.get(name)?.declaration;
+    const secret = declaration?.decryption;
+    if (!declaration || !secret) return undefined;
+    const usedBy = `spec.decryption.secretRef of Source ${declaration.object.namespace}/${declaration.object.name}`;
+    const stored = await this.secrets.get(secret, usedBy, decryptionKeyNames);
+    // Keys too must be meant for this Source: a Source's author may not be someone who may read the namespace's Secrets.
+    const { namespace, name: source } = declaration.object;
+    try {
+      checkSecretOptIn(secret, stored, declaration.object, usedBy);
+    } catch {
+      throw new TerminalError('SecretNotAllowed', `Secret ${keyOf(secret)} (${usedBy}) has not opted in for Source ${namespace}/${source}, so its keys are not used. Add to the Secret the label ${secretSourceLabel}: "${source}", or the annotation ${secretSourcesAnnotation}: "${namespace}/${source}".`);
+    }
+    return decryptionKeysFromSecret(stored.data, `Secret ${keyOf(secret)} (${usedBy})`);
+  }
+
   private secretChanged(secret: SecretName): void {
     for (const [name, entry] of this.entries) {
-      const uses = entry.declaration?.secret;
-      if (uses && keyOf(uses) === keyOf(secret)) this.options.hooks.trigger(name);
+      const uses = [entry.declaration?.secret, entry.declaration?.decryption];
+      if (uses.some((used) => used && keyOf(used) === keyOf(secret))) this.options.hooks.trigger(name);
     }
   }
 
   private referencedSecrets(): SecretName[] {
-    return [...this.entries.values()].flatMap((entry) => [entry.declaration?.secret, entry.declaration?.webhook?.secret].filter((secret): secret is SecretName => secret !== undefined));
+    return [...this.entries.values()].flatMap((entry) => [entry.declaration?.secret, entry.declaration?.webhook?.secret, entry.declaration?.decryption].filter((secret): secret is SecretName => secret !== undefined));
   }
 
   private async addFinalizer(object: KubernetesManifest): Promise<void> {

@@ -11,7 +11,7 @@ const specOf = () => (sourceCrd().spec as { versions: { schema: { openAPIV3Schem
 describe('Source CRD', () => {
   it('carries every field of a config-file source but its name and resolved auth, so the two cannot drift', () => {
     const configFields = Object.keys(SourceSpecInput.properties).filter((field) => field !== 'name' && field !== 'auth');
-    expect(Object.keys(specOf().properties).sort()).toEqual([...configFields, 'secretRef', 'webhook', 'suspend'].sort());
+    expect(Object.keys(specOf().properties).sort()).toEqual([...configFields, 'secretRef', 'webhook', 'suspend', 'decryption'].sort());
     expect(specOf().required.sort()).toEqual(['intervalMs', 'ref', 'url']);
   });
 

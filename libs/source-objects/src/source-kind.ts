@@ -34,6 +34,11 @@ export const SourceObjectSpec = Type.Composite([
       secretRef: Type.Composite([SecretReference], { description: 'Secret whose key "token" verifies webhook deliveries.' }),
     }, { additionalProperties: false })),
     suspend: Type.Optional(Type.Boolean({ description: 'No fetches while true; what was applied stays.' })),
+    decryption: Type.Optional(Type.Object({
+      secretRef: Type.Object({
+        name: Type.String({ minLength: 1, maxLength: 253, description: "Name of a Secret in the Source's own namespace." }),
+      }, { additionalProperties: false, description: 'Secret with this source\'s sops keys: age identities under keys ending .agekey, armored PGP private keys under keys ending .asc.' }),
+    }, { additionalProperties: false, description: "This source's own sops keys; its encrypted files are never decrypted with another source's." })),
   }),
 ], { additionalProperties: false });
 export type SourceObjectSpec = Static<typeof SourceObjectSpec>;

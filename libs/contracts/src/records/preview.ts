@@ -75,6 +75,8 @@ export interface PreviewReport {
    * blast radius always cover every change.
    */
   truncated?: { withoutObjects: number; omitted: number };
+  /** Folders of units with sops-encrypted files that changes come from: no pull-request comment unless the source is trusted. */
+  decryptedUnits?: string[];
 }
 
 /** PreviewState is where a preview is: waiting for a worker, running, or finished. */

@@ -1,4 +1,5 @@
 import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { parse } from 'yaml';
 import { RenderFailure } from '../render-failure';
 import { runSandboxed, type SandboxLimits } from '../sandbox';
@@ -6,17 +7,34 @@ import type { SandboxLauncher } from '../sandbox-launcher';
 import type { SopsFile } from './sops-files';
 import { writePgpHome } from './pgp-keyring';
 
-/** SopsKeys are the decryption keys Tidemark holds; sops gets only these, never a cloud KMS. */
+/** SopsKeys are the decryption keys of one source; sops gets only these, never a cloud KMS. */
 export interface SopsKeys {
   /** A file of age identities (AGE-SECRET-KEY-…), one per line. */
   ageKeyFile?: string;
   /** A file of PGP private keys (`gpg --export-secret-keys --armor`, without a passphrase). */
   pgpKeyFile?: string;
+  /** Age identities themselves (a Secret's `*.agekey` values); written to the unit's scratch folder for sops. */
+  ageKeys?: string;
+  /** Armored PGP private keys themselves (a Secret's `*.asc` values). */
+  pgpKeys?: string;
+}
+
+/**
+ * SopsKeyring is one source's decryption keys, read at each render (a rotated Secret is used at
+ * once). A unit is decrypted with its own source's keyring and never with another's.
+ */
+export interface SopsKeyring {
+  /** The source whose keys these are; it also keys the render cache, so no source reads another's output. */
+  readonly owner: string;
+  /** The keys, or undefined when the source has none (its encrypted files then fail to decrypt). */
+  keys(): Promise<SopsKeys | undefined>;
+  /** A sentence saying how this source gets a key, for the error of a file it cannot decrypt. */
+  readonly howToGiveKeys: string;
 }
 
 export interface DecryptContext {
   sops: string;
-  keys: SopsKeys;
+  keyring: SopsKeyring | undefined;
   scratch: string;
   limits: SandboxLimits;
   launcher?: SandboxLauncher;
@@ -24,17 +42,22 @@ export interface DecryptContext {
 
 /**
  * decryptInPlace decrypts sops files of a unit's input tree where they lie, before the renderer
- * reads them, and returns the decrypted values so that every message can be scrubbed of them.
- * A file that fails to decrypt fails its unit only, with a message that names the file.
+ * reads them, with the keys of the unit's own source only, and returns the decrypted values so
+ * that every message can be scrubbed of them. A file that fails to decrypt fails its unit only,
+ * with a message that names the file.
  */
 export async function decryptInPlace(files: readonly SopsFile[], context: DecryptContext): Promise<string[]> {
   const secrets: string[] = [];
-  const { ageKeyFile, pgpKeyFile } = context.keys;
   const [first] = files;
-  if (first && !ageKeyFile && !pgpKeyFile) {
-    throw new RenderFailure('DecryptFailed', `${first.path} is encrypted with sops, and no sops key is configured (render.sops.ageKeyFile or render.sops.pgpKeyFile)`, first.path);
+  if (!first) return secrets;
+  const keys = await context.keyring?.keys().catch((error: unknown) => {
+    throw new RenderFailure('DecryptFailed', `${first.path} is encrypted with sops, and the keys of source ${context.keyring?.owner ?? ''} cannot be read: ${error instanceof Error ? error.message : String(error)}`, first.path);
+  });
+  if (!keys || !(keys.ageKeyFile || keys.pgpKeyFile || keys.ageKeys || keys.pgpKeys)) {
+    const owner = context.keyring ? `source ${context.keyring.owner}` : 'its source';
+    throw new RenderFailure('DecryptFailed', `${first.path} is encrypted with sops, and ${owner} has no sops key of its own, so it is not decrypted (never with another source's key). ${context.keyring?.howToGiveKeys ?? ''}`.trim(), first.path);
   }
-  const env = await keyEnvironment(context);
+  const env = await keyEnvironment(keys, context.scratch);
   for (const file of files) {
     let plain: string;
     try {
@@ -50,7 +73,8 @@ export async function decryptInPlace(files: readonly SopsFile[], context: Decryp
       }));
     } catch (error) {
       if (!(error instanceof RenderFailure)) throw error;
-      throw new RenderFailure('DecryptFailed', `${file.path} could not be decrypted with the configured keys: ${firstSentence(error.message)}`, file.path);
+      const owner = context.keyring ? ` of source ${context.keyring.owner}` : '';
+      throw new RenderFailure('DecryptFailed', `${file.path} could not be decrypted with the keys${owner}: ${firstSentence(error.message)}`, file.path);
     }
     secrets.push(...decryptedValues(file, plain));
     await writeFile(file.absolute, plain, { mode: 0o600 });
@@ -60,14 +84,20 @@ export async function decryptInPlace(files: readonly SopsFile[], context: Decryp
 
 /**
  * keyEnvironment is what sops is told about keys: the age identities file, and a GnuPG home of
- * its own holding the PGP keys. SOPS_GPG_EXEC points nowhere, so sops never falls back to a gpg
+ * its own holding the PGP keys. Keys given as text are written into the scratch folder, which
+ * goes with the unit's tree. SOPS_GPG_EXEC points nowhere, so sops never falls back to a gpg
  * binary or agent (and so to keys of the machine); nothing else reaches it (no cloud KMS).
  */
-async function keyEnvironment(context: DecryptContext): Promise<Record<string, string>> {
-  const { ageKeyFile, pgpKeyFile } = context.keys;
+async function keyEnvironment(keys: SopsKeys, scratch: string): Promise<Record<string, string>> {
+  let ageKeyFile = keys.ageKeyFile;
+  if (keys.ageKeys) {
+    ageKeyFile = join(scratch, 'age-identities.txt');
+    await writeFile(ageKeyFile, keys.ageKeys, { mode: 0o600 });
+  }
+  const pgp = keys.pgpKeys ? { armored: keys.pgpKeys } : keys.pgpKeyFile ? { file: keys.pgpKeyFile } : undefined;
   return {
     ...(ageKeyFile ? { SOPS_AGE_KEY_FILE: ageKeyFile } : {}),
-    GNUPGHOME: pgpKeyFile ? await writePgpHome(pgpKeyFile, context.scratch) : `${context.scratch}/no-gnupg`,
+    GNUPGHOME: pgp ? await writePgpHome(pgp, scratch) : `${scratch}/no-gnupg`,
     SOPS_GPG_EXEC: '/nonexistent/gpg',
   };
 }

@@ -8,14 +8,18 @@ const armorBegin = /^-----BEGIN PGP PRIVATE KEY BLOCK-----$/m;
  * writePgpHome makes a GnuPG home for one sops run: a 0700 folder holding `secring.gpg`, the
  * configured private keys as a binary keyring. sops reads that file itself (OpenPGP, in Go), so
  * no gpg binary or agent runs at render time; the folder lies in the unit's scratch tree and goes
- * with it. The key file may be ASCII-armored (`gpg --export-secret-keys --armor`) or binary.
+ * with it. The keys (a file, or a Secret's text) may be ASCII-armored (`gpg --export-secret-keys --armor`) or binary.
  */
-export async function writePgpHome(keyFile: string, scratch: string): Promise<string> {
+export async function writePgpHome(keys: { file: string } | { armored: string }, scratch: string): Promise<string> {
   let key: Buffer;
-  try {
-    key = await readFile(keyFile);
-  } catch (error) {
-    throw new RenderFailure('DecryptFailed', `the sops PGP key file (render.sops.pgpKeyFile) cannot be read: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
+  if ('armored' in keys) {
+    key = Buffer.from(keys.armored, 'latin1');
+  } else {
+    try {
+      key = await readFile(keys.file);
+    } catch (error) {
+      throw new RenderFailure('DecryptFailed', `the sops PGP key file ${keys.file} cannot be read: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
+    }
   }
   const home = join(scratch, 'gnupg');
   await mkdir(home, { recursive: true, mode: 0o700 });
