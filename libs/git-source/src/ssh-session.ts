@@ -52,6 +52,7 @@ export function openUploadPack(target: SshTarget, credentials: { key: ParsedKey;
     if (context.signal?.aborted) return aborted();
     context.signal?.addEventListener('abort', aborted, { once: true });
     client.on('error', (error: Error & { level?: string }) => {
+      context.signal?.removeEventListener('abort', aborted);
       reject(refusal ?? connectionError(error, { describe: context.describe, host, key }));
     });
     client.on('ready', () => {
@@ -62,7 +63,8 @@ export function openUploadPack(target: SshTarget, credentials: { key: ParsedKey;
           channel.on('exit', (code: number | null) => settle(code ?? undefined));
           channel.on('close', () => settle(undefined));
         });
-        client.on('close', () => context.signal?.removeEventListener('abort', aborted));
+        // The handshake is over: each request that uses the session now watches its own signal.
+        context.signal?.removeEventListener('abort', aborted);
         resolve({ channel, exitCode, close });
       });
     });

@@ -24,6 +24,8 @@ export interface SshTransportOptions {
   maxAdvertisementBytes?: number;
   /** Time the TCP connection and SSH handshake may take. @defaultValue 30000 */
   readyTimeoutMs?: number;
+  /** How long a ref listing's session waits for the fetch that may follow it. @defaultValue 2000 */
+  keepForFetchMs?: number;
 }
 
 // isomorphic-git speaks only HTTP: it is given this URL, which never resolves (.invalid), and
@@ -35,9 +37,9 @@ const serviceAnnouncement = Buffer.from('001e# service=git-upload-pack\n0000');
 /**
  * sshTransport runs the Git smart protocol over SSH for isomorphic-git. isomorphic-git asks as
  * over HTTP (GET info/refs, then POST git-upload-pack); each request opens an SSH connection
- * that runs `git-upload-pack '<path>'`. For the GET, the ref advertisement upload-pack sends
- * first is framed as smart HTTP frames it ("# service=git-upload-pack"), and the session is
- * ended with a flush. For the POST, the advertisement is read and dropped, the request body
+ * that runs `git-upload-pack '<path>'` (or reuses the listing's, see ParkedSession). For the
+ * GET, the ref advertisement upload-pack sends first is framed as smart HTTP frames it
+ * ("# service=git-upload-pack"). For the POST, the advertisement is read and dropped, the request body
  * (wants, haves, done) is written, and the pack is streamed back: upload-pack answers a body that
  * ends with "done" exactly as its stateless HTTP mode does. The GitStore wraps this client in
  * the same deadline, advertisement cap and pack size guard as its HTTP client.
@@ -47,33 +49,99 @@ export function sshTransport(target: SshTarget, options: SshTransportOptions): G
   const describe = `Source ${options.source} (${options.url})`;
   const context = { describe, readyTimeoutMs: options.readyTimeoutMs ?? 30_000 };
   const keys = new DeployKeys(describe);
+  const parked = new ParkedSession(options.keepForFetchMs ?? 2_000);
+  const open = async (request: GitHttpRequest): Promise<OpenSession> => {
+    const credentials = sshCredentialsOf(await options.credentials(), describe);
+    const session = await openUploadPack(target, { key: keys.read(credentials), knownHosts: credentials.knownHosts }, { ...context, ...(request.signal ? { signal: request.signal } : {}) });
+    try {
+      const reader = session.channel[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+      const { advertisement, rest } = await readAdvertisement(reader, session, maxAdvertisementBytes, { describe, source: options.source });
+      return { session, reader, advertisement, rest };
+    } catch (error) {
+      session.close();
+      throw error;
+    }
+  };
   return {
     url: pseudoUrl,
     http: {
       async request(request: GitHttpRequest): Promise<GitHttpResponse> {
-        const discovery = isDiscovery(request);
-        if (!discovery && !isUploadPack(request)) {
+        if (isDiscovery(request)) {
+          const opened = await open(request);
+          parked.keep(opened);
+          return answer(request, 'application/x-git-upload-pack-advertisement', replay([serviceAnnouncement, opened.advertisement]));
+        }
+        if (!isUploadPack(request)) {
           throw new TerminalError('GitRequestInvalid', `${describe}: Git over SSH serves only fetches (asked for ${request.method ?? 'GET'} ${new URL(request.url).pathname}).`);
         }
-        const credentials = sshCredentialsOf(await options.credentials(), describe);
-        const session = await openUploadPack(target, { key: keys.read(credentials), knownHosts: credentials.knownHosts }, { ...context, ...(request.signal ? { signal: request.signal } : {}) });
+        const opened = parked.take() ?? (await open(request));
+        const detach = closeOnAbort(opened.session, request.signal);
         try {
-          const reader = session.channel[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
-          const { advertisement, rest } = await readAdvertisement(reader, session, maxAdvertisementBytes, { describe, source: options.source });
-          if (discovery) {
-            session.channel.end(flushPacket);
-            session.close();
-            return answer(request, 'application/x-git-upload-pack-advertisement', replay([serviceAnnouncement, advertisement]));
-          }
-          await writeBody(session, request.body);
-          return answer(request, 'application/x-git-upload-pack-result', streamed(rest, reader, session));
+          await writeBody(opened.session, request.body);
+          return answer(request, 'application/x-git-upload-pack-result', streamed(opened, detach));
         } catch (error) {
-          session.close();
+          detach();
+          opened.session.close();
           throw error;
         }
       },
     },
   };
+}
+
+/** OpenSession is upload-pack that has sent its refs and waits for the wants. */
+interface OpenSession {
+  readonly session: UploadPackSession;
+  readonly reader: AsyncIterator<Buffer>;
+  readonly advertisement: Buffer;
+  readonly rest: Buffer;
+}
+
+/**
+ * ParkedSession keeps the session of the last ref listing open for a moment: a poll that finds a
+ * new commit fetches it right away, and the fetch then sends its wants to the upload-pack that
+ * listed the refs, as git itself does over SSH, instead of a second connection and handshake.
+ * Unused, the session is ended with a flush (no wants) when the moment passes.
+ */
+class ParkedSession {
+  private parked: { opened: OpenSession; timer: NodeJS.Timeout } | undefined;
+
+  constructor(private readonly keepMs: number) {}
+
+  keep(opened: OpenSession): void {
+    this.end(this.take());
+    const timer = setTimeout(() => {
+      if (this.parked?.opened === opened) this.end(this.take());
+    }, this.keepMs);
+    timer.unref();
+    this.parked = { opened, timer };
+  }
+
+  /** take hands over the parked session if it is still open. */
+  take(): OpenSession | undefined {
+    const parked = this.parked;
+    this.parked = undefined;
+    if (!parked) return undefined;
+    clearTimeout(parked.timer);
+    const { channel } = parked.opened.session;
+    if (!channel.destroyed && channel.writable) return parked.opened;
+    parked.opened.session.close();
+    return undefined;
+  }
+
+  private end(opened: OpenSession | undefined): void {
+    if (!opened) return;
+    opened.session.channel.end(flushPacket);
+    opened.session.close();
+  }
+}
+
+function closeOnAbort(session: UploadPackSession, signal: AbortSignal | undefined): () => void {
+  if (!signal) return () => undefined;
+  const close = () => session.close();
+  if (signal.aborted) close();
+  signal.addEventListener('abort', close, { once: true });
+  return () => signal.removeEventListener('abort', close);
 }
 
 /** sshCredentialsOf checks that the source has a deploy key and known_hosts; messages name the fields, never values. */
@@ -133,7 +201,7 @@ async function writeBody(session: UploadPackSession, body: GitHttpRequest['body'
   session.channel.end();
 }
 
-async function* streamed(rest: Buffer, reader: AsyncIterator<Buffer>, session: UploadPackSession): AsyncIterableIterator<Uint8Array> {
+async function* streamed({ rest, reader, session }: OpenSession, detach: () => void): AsyncIterableIterator<Uint8Array> {
   try {
     if (rest.length > 0) yield rest;
     for (;;) {
@@ -142,6 +210,7 @@ async function* streamed(rest: Buffer, reader: AsyncIterator<Buffer>, session: U
       yield step.value;
     }
   } finally {
+    detach();
     session.close();
   }
 }
