@@ -17,7 +17,7 @@ describe('reportRenderSandbox', () => {
   it('warns loudly and exports tidemark_render_sandbox_isolated 0 when renderers cannot be isolated', async () => {
     const metrics = new ReconcilerMetrics();
     const { lines, log } = capture();
-    expect(reportRenderSandbox(log, metrics, false)).toBe(false);
+    expect(reportRenderSandbox(log, metrics, { network: false, credentials: false })).toBe(false);
     expect(lines).toEqual([{ level: 'warn', message: expect.stringMatching(/^RENDER SANDBOX NOT ISOLATED: .*seccomp profile .*deploy\/seccomp\/tidemark-render\.json/) }]);
     expect(await metrics.render()).toMatch(/^tidemark_render_sandbox_isolated 0$/m);
   });
@@ -25,8 +25,16 @@ describe('reportRenderSandbox', () => {
   it('exports 1 and does not warn when they run in namespaces of their own', async () => {
     const metrics = new ReconcilerMetrics();
     const { lines, log } = capture();
-    expect(reportRenderSandbox(log, metrics, true)).toBe(true);
+    expect(reportRenderSandbox(log, metrics, { network: true, credentials: true })).toBe(true);
     expect(lines.map((line) => line.level)).toEqual(['info']);
+    expect(await metrics.render()).toMatch(/^tidemark_render_sandbox_isolated 1$/m);
+  });
+
+  it('warns when renderers have no network but could read the pod\'s credentials', async () => {
+    const metrics = new ReconcilerMetrics();
+    const { lines, log } = capture();
+    expect(reportRenderSandbox(log, metrics, { network: true, credentials: false })).toBe(true);
+    expect(lines).toEqual([{ level: 'warn', message: expect.stringMatching(/^RENDER SANDBOX PARTLY ISOLATED: .*ServiceAccount token/) }]);
     expect(await metrics.render()).toMatch(/^tidemark_render_sandbox_isolated 1$/m);
   });
 });

@@ -1,9 +1,9 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { readlinkSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { readdirSync, readlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { canIsolateNetwork, defaultSandboxLimits, runSandboxed, sandboxLauncher, type SandboxRun } from './sandbox';
+import { canHideCredentials, canIsolateNetwork, defaultSandboxLimits, runSandboxed, sandboxLauncher, type SandboxRun } from './sandbox';
 import type { SandboxLauncher } from './sandbox-launcher';
 
 let home: string;
@@ -61,8 +61,10 @@ describe('sandboxes started ahead', () => {
   });
 
   it.runIf(canIsolateNetwork())('give every run user and network namespaces of its own', async () => {
-    const namespaces = async () => (await warm(runOf('/usr/bin/readlink', ['/proc/self/ns/net', '/proc/self/ns/user']))).trim().split('\n');
-    const [first, second] = [await namespaces(), await namespaces()];
+    // Both runs are alive at once: a namespace's number is reused once it is gone.
+    const namespaces = (start: (run: SandboxRun) => Promise<string>) => start(runOf('/bin/sh', ['-c', '/usr/bin/readlink /proc/self/ns/net /proc/self/ns/user; /bin/sleep 0.5']))
+      .then((output) => output.trim().split('\n'));
+    const [first, second] = await Promise.all([namespaces(warm), namespaces(cold)]);
     const ours = [readlinkSync('/proc/self/ns/net'), readlinkSync('/proc/self/ns/user')];
     expect(first).toHaveLength(2);
     for (const index of [0, 1]) {
@@ -127,5 +129,32 @@ describe('the environment of a render', () => {
     } finally {
       vi.unstubAllEnvs();
     }
+  });
+});
+
+describe.runIf(canHideCredentials())('credentials in a sandbox with namespaces', () => {
+  it('are out of sight: a hidden folder is empty and cannot be unmounted, warm or cold', async () => {
+    // Issue 34, item 17: a ServiceAccount token or kubeconfig mounted in the pod is not the render's.
+    const secrets = join(home, 'secrets');
+    await mkdir(secrets, { recursive: true });
+    await writeFile(join(secrets, 'token'), 'canary-service-account-token');
+    const hiding = sandboxLauncher(1, [secrets]);
+    try {
+      const peek = runOf('/bin/sh', ['-c', `/bin/ls -A ${secrets}; /bin/umount ${secrets} 2>/dev/null; /bin/cat ${secrets}/token 2>/dev/null; exit 0`], { hiddenPaths: [secrets] });
+      await runSandboxed({ ...peek, launcher: hiding });
+      for (let tries = 0; tries < 200 && hiding.waitingPids().length === 0; tries += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+      const outputs = [(await runSandboxed({ ...peek, launcher: hiding })).stdout, (await runSandboxed(peek)).stdout];
+      for (const output of outputs) expect(output).toBe('');
+    } finally {
+      hiding.close();
+    }
+  });
+
+  it('do not include the reconciler\'s /proc: its environment and its threads\' are unreadable', async () => {
+    // What /proc/<pid>/environ shows is the environment the process started with (process.env edits do not show).
+    const threads = readdirSync(`/proc/${process.pid}/task`);
+    const paths = [`/proc/${process.pid}/environ`, ...threads.map((tid) => `/proc/${tid}/environ`), `/proc/${process.pid}/cmdline`];
+    const read = runOf('/bin/sh', ['-c', `for path in ${paths.join(' ')}; do /bin/cat "$path" 2>/dev/null; done; exit 0`]);
+    for (const output of [await warm(read), await cold(read)]) expect(output).toBe('');
   });
 });

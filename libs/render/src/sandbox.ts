@@ -36,6 +36,8 @@ export interface SandboxRun {
   label: string;
   /** Sandboxes started ahead (see sandboxLauncher); without one, or when it has none waiting, the run starts cold. */
   launcher?: SandboxLauncher;
+  /** Folders a cold run may not read (see defaultHiddenPaths); a launcher's runs get its own. @defaultValue defaultHiddenPaths */
+  hiddenPaths?: readonly string[];
 }
 
 /** SandboxOutput is what a successful run wrote: its standard output, and the start of its standard error (warnings). */
@@ -53,6 +55,15 @@ const memoryPollMs = 50;
 const closedProxy = 'http://127.0.0.1:9';
 // The unshare binary when `unshare --net` works here (it does not in most containers), else null.
 let unshare: string | null | undefined;
+// The mount binary when a sandbox can also hide folders and the reconciler's /proc (a mount namespace), else null.
+let mount: string | null | undefined;
+
+/**
+ * defaultHiddenPaths are the folders of credentials a render never needs: the pod's
+ * ServiceAccount token (and other projected Secrets) and the chart's Git credentials and cluster
+ * kubeconfigs. In a sandbox with namespaces they are covered by empty read-only folders.
+ */
+export const defaultHiddenPaths: readonly string[] = Object.freeze(['/var/run/secrets', '/run/secrets', '/etc/tidemark/git', '/etc/tidemark/clusters']);
 
 /** canIsolateNetwork tells whether renderers run in a network namespace of their own. */
 export function canIsolateNetwork(): boolean {
@@ -65,10 +76,25 @@ export function canIsolateNetwork(): boolean {
 }
 
 /**
+ * canHideCredentials tells whether renderers also run in a mount namespace of their own, where
+ * hiddenPaths and the /proc entries of the reconciler (its environment, its memory maps) are
+ * covered, and the tool, one user namespace further down, cannot uncover them.
+ */
+export function canHideCredentials(): boolean {
+  if (mount === undefined) {
+    const found = ['/usr/bin/mount', '/bin/mount'].find((path) => existsSync(path));
+    const probe = canIsolateNetwork() && found ? spawnSync(unshare!, [...hidingPrefix(unshare!, found, defaultHiddenPaths), '/bin/true'], { stdio: 'ignore', timeout: 5_000, env: {} }) : undefined;
+    mount = found && probe?.status === 0 ? found : null;
+  }
+  return mount !== null;
+}
+
+/**
  * runSandboxed runs a renderer the way Argo CD's repo-server runs its tools: a clean
  * environment (no proxies, credentials or PATH of ours, an empty HOME), no network (a network
  * namespace where the kernel allows one, and a proxy that refuses every connection in any
- * case), and limits on time, output and resident memory. It resolves with standard output and
+ * case), credentials out of sight (hiddenPaths and the reconciler's /proc, where a mount
+ * namespace is allowed too), and limits on time, output and resident memory. It resolves with standard output and
  * the start of standard error (a tool's warnings), and rejects with a RenderFailure naming the
  * run and the tool's own message.
  */
@@ -126,8 +152,8 @@ export function runSandboxed(run: SandboxRun): Promise<SandboxOutput> {
  * sandboxLauncher starts sandboxes ahead of runs (see SandboxLauncher), in a network namespace
  * of their own where the kernel allows one, with the environment every run starts with.
  */
-export function sandboxLauncher(size = 1): SandboxLauncher {
-  return new SandboxLauncher(namespacePrefix(), sharedEnv, size);
+export function sandboxLauncher(size = 1, hiddenPaths: readonly string[] = defaultHiddenPaths): SandboxLauncher {
+  return new SandboxLauncher(namespacePrefix(hiddenPaths), sharedEnv, size);
 }
 
 /** startSandbox hands the run to a sandbox started ahead, or starts one for it. */
@@ -135,13 +161,46 @@ function startSandbox(run: SandboxRun): LaunchedSandbox {
   const env = runEnv(run);
   const started = run.launcher?.take({ command: run.command, args: run.args, cwd: run.cwd, env });
   if (started) return started;
-  const [command = run.command, ...args] = [...namespacePrefix(), run.command, ...run.args];
+  const [command = run.command, ...args] = [...namespacePrefix(run.hiddenPaths ?? defaultHiddenPaths), run.command, ...run.args];
   return spawn(command, args, { cwd: run.cwd, env: { ...sharedEnv, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
-/** namespacePrefix is the command that puts a run in user and network namespaces of its own, when the kernel allows. */
-function namespacePrefix(): string[] {
-  return canIsolateNetwork() && unshare ? [unshare, '--map-root-user', '--net'] : [];
+/**
+ * namespacePrefix is the command that puts a run in user and network namespaces of its own, when
+ * the kernel allows, and, when it also allows a mount namespace, hides credentials from it first.
+ */
+function namespacePrefix(hiddenPaths: readonly string[]): string[] {
+  if (!canIsolateNetwork() || !unshare) return [];
+  if (!canHideCredentials() || !mount) return [unshare, '--map-root-user', '--net'];
+  return [unshare, ...hidingPrefix(unshare, mount, hiddenPaths)];
+}
+
+// Run by the first sandbox shell, as root of the sandbox's first user namespace: cover each hidden
+// folder, and the /proc entries of the reconciler (the shell's parent) and of pid 1 with their
+// threads, with empty read-only tmpfs, then exec the command one user and mount namespace further
+// down, where those mounts are locked: the tool cannot unmount them. `$PPID` is the reconciler,
+// since unshare execs this shell. Values are only expanded in double quotes.
+const hidingScript = [
+  'unshare_bin=$1; mount_bin=$2; shift 2',
+  'hide() { "$mount_bin" -t tmpfs -o ro,nosuid,nodev,noexec,size=4k,mode=0555 tidemark-hidden "$1"; }',
+  'while [ "$#" -gt 0 ] && [ "$1" != -- ]; do',
+  '  if [ -d "$1" ]; then hide "$1" || exit 126; fi',
+  '  shift',
+  'done',
+  'shift',
+  'for pid in "$PPID" 1; do',
+  '  [ "$pid" = "$$" ] && continue',
+  '  for task in /proc/"$pid"/task/*; do tid=${task##*/}; [ "$tid" != "$pid" ] && [ -d /proc/"$tid" ] && hide /proc/"$tid"; done',
+  '  [ -d /proc/"$pid" ] && { hide /proc/"$pid" || exit 126; }',
+  'done',
+  // The shell exports PWD; a tool started without it (as a waiting sandbox starts it) gets none.
+  'unset OLDPWD PWD',
+  'exec "$unshare_bin" --map-root-user --mount -- "$@"',
+].join('\n');
+
+/** hidingPrefix is unshare's arguments (after its path) that run a command with `hiddenPaths` and the reconciler's /proc covered. */
+function hidingPrefix(unshareBinary: string, mountBinary: string, hiddenPaths: readonly string[]): string[] {
+  return ['--map-root-user', '--net', '--mount', '/bin/sh', '-c', hidingScript, 'tidemark-sandbox', unshareBinary, mountBinary, ...hiddenPaths, '--'];
 }
 
 // What every run's environment holds: no PATH, and proxies that refuse every connection.
