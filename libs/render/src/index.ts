@@ -14,7 +14,7 @@ export { helmRenderer, helmRendererWith } from './helm/helm-renderer';
 export { ChartRepositories, defaultChartLimits, type ChartLimits, type ChartRepositoriesOptions } from './helm/chart-repositories';
 export type { ChartRepositorySpec } from './helm/chart-reference';
 export type { ChartCredentials } from './helm/chart-download';
-export { UnitRenderer, type UnitRendererOptions, type RenderedUnit } from './unit-renderer';
+export { UnitRenderer, type UnitRendererOptions, type UnitRenderOptions, type RenderedUnit } from './unit-renderer';
 export type { PlannedUnit, UnitPlan } from './plan-units';
 export { isMarkerOrConfig } from './plan-units';
 export { RenderFailure, type RenderFailureCode } from './render-failure';
@@ -25,6 +25,6 @@ export { defaultSandboxLimits, runSandboxed, canIsolateNetwork, canHideCredentia
 export { defaultInputLimits, type InputLimits } from './materialise';
 export { unitConfigFile, parseUnitConfig, type UnitConfig } from './unit-config';
 export { substituteClusterValues, type ClusterValues } from './cluster-values';
-export { scrubSecrets, type SopsKeys } from './sops/decrypt-sops';
+export { scrubSecrets, type SopsKeys, type SopsKeyring } from './sops/decrypt-sops';
 export { sopsFormatOf } from './sops/sops-files';
 export { commandRenderer, type CommandRendererSpec } from './command-renderer';
