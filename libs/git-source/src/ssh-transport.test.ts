@@ -26,6 +26,16 @@ async function listen(serve: (socket: Socket) => void): Promise<number> {
   return (server.address() as { port: number }).port;
 }
 
+/** refusalOf is the error a request fails with; one that succeeds fails the test. */
+async function refusalOf(request: Promise<unknown>): Promise<Error & { code?: string }> {
+  try {
+    await request;
+  } catch (error) {
+    return error as Error & { code?: string };
+  }
+  throw new Error('the request succeeded; it should have been refused');
+}
+
 function listRefs(port: number, auth: SourceAuth | undefined, readyTimeoutMs = 5_000) {
   const transport = sshTransport({ user: 'git', host: '127.0.0.1', port, path: '/srv/repo.git' }, {
     source: 'apps', url: `ssh://git@127.0.0.1:${port}/srv/repo.git`, credentials: async () => auth, readyTimeoutMs, maxAdvertisementBytes: 1024 * 1024,
@@ -41,7 +51,7 @@ describe('sshTransport against hostile or broken servers', () => {
 
   it('refuses a server that is not an SSH server without quoting what it sent', async () => {
     const port = await listen((socket) => socket.end('HTTP/1.1 400 Bad Request secret-looking-text\r\n\r\n'));
-    const refusal = await listRefs(port, { sshPrivateKey: privateKey, knownHosts }).catch((error: unknown) => error as Error & { code?: string });
+    const refusal = await refusalOf(listRefs(port, { sshPrivateKey: privateKey, knownHosts }));
     expect(refusal).toMatchObject({ code: 'GitFetchFailed', message: expect.stringContaining(`could not connect to [127.0.0.1]:${port} over SSH`) });
     expect(refusal.message).not.toContain('secret-looking-text');
   });
@@ -74,7 +84,7 @@ describe('sshTransport against hostile or broken servers', () => {
   it('needs a deploy key and known_hosts, and a private key, naming neither value', async () => {
     await expect(listRefs(1, undefined)).rejects.toMatchObject({ code: 'SshCredentialsMissing' });
     await expect(listRefs(1, { token: 'a-token' })).rejects.toMatchObject({ code: 'SshCredentialsMissing' });
-    const refusal = await listRefs(1, { sshPrivateKey: publicKey, knownHosts }).catch((error: unknown) => error as Error & { code?: string });
+    const refusal = await refusalOf(listRefs(1, { sshPrivateKey: publicKey, knownHosts }));
     expect(refusal).toMatchObject({ code: 'SshKeyInvalid' });
     expect(refusal.message).not.toContain('BEGIN');
   });
