@@ -9,6 +9,8 @@ import { startGitServer, type WorkingCopy } from '@tidemark/testing';
 /** GitBenchRepository is a pushed repository, its working copy, a scratch folder and a GitSource on it. */
 export interface GitBenchRepository {
   url: string;
+  /** The bare repository's folder (another transport, SSH, may serve it too). */
+  path: string;
   copy: WorkingCopy;
   source: GitSource;
   /** A scratch folder removed by stop; the GitSource's cache is `<scratch>/tidemark`. */
@@ -35,7 +37,7 @@ export async function openBenchRepository(name: string, generate: (copy: Working
     const spec = parseSourceSpec({ name, url, ref: { branch: 'main' }, intervalMs: 60_000 }, name);
     const source = new GitSource({ spec, cacheDir: join(scratch, 'tidemark'), ...(rendering ? { rendering } : {}) });
     await source.open();
-    return { url, copy, source, scratch, stop: async () => { await source.close(); await stop(); } };
+    return { url, path: join(server.root, `${name}.git`), copy, source, scratch, stop: async () => { await source.close(); await stop(); } };
   } catch (error) {
     await stop();
     throw error;

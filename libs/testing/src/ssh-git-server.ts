@@ -33,6 +33,8 @@ export interface SshGitServer {
   createRepository(name: string): Promise<string>;
   /** pathOf is the repository's folder on the server. */
   pathOf(name: string): string;
+  /** urlFor is the ssh:// URL of any bare repository on this machine, e.g. one the HTTP Git server serves too. */
+  urlFor(path: string): string;
   /** generateKey makes a key pair in the server's folder (not yet authorized). */
   generateKey(type: SshKeyType, passphrase?: string): Promise<SshKeyPair>;
   /** authorize lets a key in; revoke takes it out again (sshd reads authorized_keys at each login). */
@@ -78,7 +80,8 @@ export async function startSshGitServer(): Promise<SshGitServer> {
   await writeAuthorized();
   const sshCommand = `ssh -i ${pusher.path} -o IdentitiesOnly=yes -o BatchMode=yes -o StrictHostKeyChecking=yes -o UserKnownHostsFile=${join(root, 'known_hosts')}`;
   const pathOf = (name: string) => join(root, 'repos', `${name}.git`);
-  const urlOf = (name: string) => `ssh://${user}@127.0.0.1:${port}${pathOf(name)}`;
+  const urlFor = (path: string) => `ssh://${user}@127.0.0.1:${port}${path}`;
+  const urlOf = (name: string) => urlFor(pathOf(name));
   const copies: WorkingCopy[] = [];
   return {
     port,
@@ -89,6 +92,7 @@ export async function startSshGitServer(): Promise<SshGitServer> {
       return urlOf(name);
     },
     pathOf,
+    urlFor,
     generateKey,
     async authorize(key) {
       authorized.add(key.publicKey);
