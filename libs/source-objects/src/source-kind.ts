@@ -27,7 +27,7 @@ export const SourceObjectSpec = Type.Composite([
   Type.Omit(SourceSpecInput, ['name', 'auth']),
   Type.Object({
     secretRef: Type.Optional(Type.Composite([SecretReference], {
-      description: 'Secret with the Git credentials: username and password, bearerToken, extraHeader ("Name: value"), or githubAppID, githubAppInstallationID (or githubAppInstallationOwner) and githubAppPrivateKey.',
+      description: 'Secret with the Git credentials: username and password, bearerToken, extraHeader ("Name: value"), or githubAppID, githubAppInstallationID (or githubAppInstallationOwner) and githubAppPrivateKey; for an ssh:// or scp-like URL, identity (the deploy key), known_hosts (required: host keys are pinned) and password (the key\'s passphrase, if any).',
     })),
     webhook: Type.Optional(Type.Object({
       provider: Type.Union([Type.Literal('github'), Type.Literal('gitea'), Type.Literal('gogs'), Type.Literal('gitlab'), Type.Literal('generic')]),
