@@ -155,7 +155,7 @@ describe('no credential or Secret value leaks', () => {
     await expect.poll(() => sealedValue(), { timeout: 60_000, interval: 250 }).toBe(b64(canaries.sopsValue));
     await expect.poll(() => sealedValue('sealed-pgp'), { timeout: 30_000, interval: 250 }).toBe(b64(canaries.sopsPgpValue));
     const status = await reconciler!.statusStore.get('rig', `core/Secret/${namespace}/sealed`);
-    expect(status?.renderUnit).toEqual({ renderer: 'kustomize', folder: 'deploy/sealed' });
+    expect(status?.renderUnit).toEqual({ renderer: 'kustomize', folder: 'deploy/sealed', decrypted: true });
     const errors = logLines.filter((line) => line.includes('could not be decrypted'));
     expect(errors.length + (await sourceErrors()).length).toBeGreaterThan(0);
   });
