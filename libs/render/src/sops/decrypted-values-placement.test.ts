@@ -28,6 +28,9 @@ describe('refuseDecryptedOutsideSecrets', () => {
     expect(() => refuseDecryptedOutsideSecrets(key, [value], 'u')).toThrow('ConfigMap k holds a value decrypted from a sops file in data (a key)');
     const named = `apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\n  annotations: {note: "x-${value}"}\nstringData: {a: b}\n`;
     expect(() => refuseDecryptedOutsideSecrets(named, [value], 'u')).toThrow('Secret s holds a value decrypted from a sops file in metadata.annotations.note');
+    // A Secret's data keys are shown wherever the Secret is (status, previews): no value there either.
+    const keyed = `apiVersion: v1\nkind: Secret\nmetadata: {name: s}\nstringData:\n  ${value}: x\n`;
+    expect(() => refuseDecryptedOutsideSecrets(keyed, [value], 'u')).toThrow('Secret s holds a value decrypted from a sops file in stringData (a key)');
   });
 
   it('does not look for values too short to mean anything', () => {

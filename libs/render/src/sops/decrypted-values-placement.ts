@@ -27,9 +27,10 @@ export function refuseDecryptedOutsideSecrets(text: string, secrets: readonly st
   }
 }
 
+/** withoutSecretData is a Secret without its values; its data keys stay, as they are shown wherever the Secret is. */
 function withoutSecretData(object: Record<string, unknown>): Record<string, unknown> {
-  const { data: _data, stringData: _stringData, ...rest } = object;
-  return rest;
+  const keysOnly = (values: unknown) => (isRecord(values) ? Object.fromEntries(Object.keys(values).map((key) => [key, ''])) : undefined);
+  return { ...object, data: keysOnly(object.data), stringData: keysOnly(object.stringData) };
 }
 
 /** fieldHolding gives the path of the first key or string that contains a needle, or undefined. */
