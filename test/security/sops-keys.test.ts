@@ -4,7 +4,8 @@
 // unit at the same path (same input digest, so a shared render cache would hand it team-b's
 // output): both are refused with DecryptFailed naming the file, and team-b's password appears in
 // no object of team-a, no Source status, no Event and no log line. And a source whose own key
-// decrypts a file may still not put the value in a ConfigMap (DecryptedValueOutsideSecret).
+// decrypts a file may still not put the value in a ConfigMap (DecryptedValueOutsideSecret). A key
+// Secret that did not opt in for the Source (label tidemark.dev/source) is not used.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -67,10 +68,11 @@ async function tenant(namespace: string, keyFile: string): Promise<void> {
   await applyObject(admin, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'sops-keys', namespace, labels: { 'tidemark.dev/source': 'apps' } }, data: { 'identity.agekey': b64(await readFile(keyFile, 'utf8')) } } as KubernetesManifest);
 }
 
-const source = (namespace: string, url: string): KubernetesManifest => ({
-  apiVersion: 'tidemark.dev/v1alpha1', kind: 'Source', metadata: { name: 'apps', namespace },
-  spec: { url, ref: { branch: 'main' }, intervalMs: 1_000, serviceAccount: { namespace, name: 'deployer' }, decryption: { secretRef: { name: 'sops-keys' } } },
+const source = (namespace: string, url: string, name = 'apps', keys = 'sops-keys'): KubernetesManifest => ({
+  apiVersion: 'tidemark.dev/v1alpha1', kind: 'Source', metadata: { name, namespace },
+  spec: { url, ref: { branch: 'main' }, intervalMs: 1_000, serviceAccount: { namespace, name: 'deployer' }, decryption: { secretRef: { name: keys } } },
 });
+let urlA = '';
 
 beforeAll(async () => {
   tools = await renderTools();
@@ -89,7 +91,7 @@ beforeAll(async () => {
     'shown/kustomization.yaml': stringify({ namespace: teamB, configMapGenerator: [{ name: 'shown', files: ['db.enc.yaml'] }], generatorOptions: { disableNameSuffixHash: true } }),
     'shown/db.enc.yaml': teamBFile,
   });
-  const urlA = await repository('team-a', {
+  urlA = await repository('team-a', {
     'own/kustomization.yaml': stringify({ namespace: teamA, resources: ['own.enc.yaml'] }),
     'own/own.enc.yaml': await encryptSecret(keyA.recipient, 'own'),
     // The attack: team-b's file, byte for byte, read into a ConfigMap of team-a.
@@ -118,7 +120,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await reconciler?.stop();
   for (const namespace of [teamA, teamB]) {
-    await kubectl(kubeconfigPath, ['patch', 'source', 'apps', '-n', namespace, '--type=merge', '-p', '{"metadata":{"finalizers":null}}']).catch(() => undefined);
+    for (const name of ['apps', 'borrower']) await kubectl(kubeconfigPath, ['patch', 'source', name, '-n', namespace, '--type=merge', '-p', '{"metadata":{"finalizers":null}}']).catch(() => undefined);
     await kubectl(kubeconfigPath, ['delete', 'namespace', namespace, '--wait=false']).catch(() => undefined);
   }
   admin?.close();
@@ -127,6 +129,14 @@ afterAll(async () => {
 });
 
 describe('sops keys are per source', () => {
+  it('uses a key Secret only when it opted in for the Source (label tidemark.dev/source)', async () => {
+    // Another Secret of team-a's namespace holding team-a's key, made for something else.
+    const other = await getLive('Secret', teamA, 'sops-keys') as { data: Record<string, string> } | undefined;
+    await applyObject(admin, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'ci-keys', namespace: teamA }, data: other!.data } as KubernetesManifest);
+    await createObject(admin, source(teamA, urlA, 'borrower', 'ci-keys'));
+    await expect.poll(() => logLines.join('').includes(`Secret ${teamA}/ci-keys (spec.decryption.secretRef of Source ${teamA}/borrower) has not opted in for Source ${teamA}/borrower, so its keys are not used`), { timeout: 60_000, interval: 500 }).toBe(true);
+  });
+
   it('decrypts each team\'s Secret with its own key from spec.decryption.secretRef', async () => {
     await expect.poll(async () => (await getLive('Secret', teamB, 'db') as { data?: Record<string, string> } | undefined)?.data?.password, { timeout: 60_000, interval: 250 }).toBe(b64(password));
     await expect.poll(async () => (await getLive('Secret', teamA, 'own') as { data?: Record<string, string> } | undefined)?.data?.password, { timeout: 60_000, interval: 250 }).toBe(b64(password));
