@@ -35,6 +35,12 @@ describe('parseSourceObject', () => {
     expect(() => parseSourceObject(impersonating)).toThrow('spec.serviceAccount.namespace: a Source in team-a may act as a ServiceAccount in team-a only');
   });
 
+  it('reads spec.decryption.secretRef in the Source\'s own namespace only, even where cross-namespace references are allowed', () => {
+    expect(parseSourceObject(source({ ...base, decryption: { secretRef: { name: 'sops-keys' } } }), { allowCrossNamespaceRefs: true }).decryption).toEqual({ namespace: 'team-a', name: 'sops-keys' });
+    expect(() => parseSourceObject(source({ ...base, decryption: { secretRef: { name: 'sops-keys', namespace: 'team-b' } } }), { allowCrossNamespaceRefs: true }))
+      .toThrow('Source team-a/app spec.decryption.secretRef');
+  });
+
   it('refuses a cross-namespace Secret outside the served namespaces, where the reconciler may not read Secrets', () => {
     const foreign = source({ ...base, secretRef: { name: 'git', namespace: 'shared' } });
     const rules = { allowCrossNamespaceRefs: true, servedNamespaces: ['team-a', 'team-b'] };
