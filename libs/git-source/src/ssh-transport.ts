@@ -2,8 +2,8 @@ import { once } from 'node:events';
 import type { GitHttpRequest, GitHttpResponse, HttpClient } from 'isomorphic-git';
 import { TerminalError, TransientError } from '@tidemark/contracts';
 import { sourceTooLarge } from './pack-size-guard';
-import type { SourceAuth } from './source-spec';
 import type { ParsedKey } from 'ssh2';
+import type { SourceAuth } from './source-spec';
 import { openUploadPack, readDeployKey, type SshKeyCredentials, type UploadPackSession } from './ssh-session';
 import type { SshTarget } from './ssh-url';
 
@@ -53,6 +53,8 @@ export function sshTransport(target: SshTarget, options: SshTransportOptions): G
   const open = async (request: GitHttpRequest): Promise<OpenSession> => {
     const credentials = sshCredentialsOf(await options.credentials(), describe);
     const session = await openUploadPack(target, { key: keys.read(credentials), knownHosts: credentials.knownHosts }, { ...context, ...(request.signal ? { signal: request.signal } : {}) });
+    // A server that sends its refs slowly is cut off at the request's deadline.
+    const detach = closeOnAbort(session, request.signal);
     try {
       const reader = session.channel[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
       const { advertisement, rest } = await readAdvertisement(reader, session, maxAdvertisementBytes, { describe, source: options.source });
@@ -60,6 +62,8 @@ export function sshTransport(target: SshTarget, options: SshTransportOptions): G
     } catch (error) {
       session.close();
       throw error;
+    } finally {
+      detach();
     }
   };
   return {
