@@ -24,11 +24,17 @@ const SourceObjectStatus = Type.Object({
 });
 
 // Checked at admission, so a bad Source never reaches the reconciler (which checks again with parseSourceSpec).
+// SSH: ssh:// (git+ssh://) or git's scp-like user@host:path, whose path never starts with "//".
 const urlRule = {
-  rule: "self.url.startsWith('https://') || self.url.matches('^http://(localhost|127\\\\.[0-9]+\\\\.[0-9]+\\\\.[0-9]+|\\\\[::1\\\\])(:[0-9]+)?(/.*)?$')",
-  message: 'url must use https (plain http is allowed only for loopback hosts)',
+  rule: "self.url.startsWith('https://') || self.url.matches('^http://(localhost|127\\\\.[0-9]+\\\\.[0-9]+\\\\.[0-9]+|\\\\[::1\\\\])(:[0-9]+)?(/.*)?$')"
+    + " || self.url.matches('^(ssh|git\\\\+ssh|ssh\\\\+git)://') || self.url.matches('^([A-Za-z0-9._-]+@)?([A-Za-z0-9.-]+|\\\\[[0-9A-Fa-f:.]+\\\\]):([^/]|/[^/])')",
+  message: 'url must use https (plain http is allowed only for loopback hosts), ssh:// or the scp-like user@host:path',
 };
-const noCredentialsRule = { rule: "!self.url.matches('^[a-z]+://[^/]*@')", message: 'url must not contain credentials; use secretRef' };
+// An SSH URL names its login (git@), never a password; any other user part is a credential.
+const noCredentialsRule = {
+  rule: "!self.url.matches('^[a-z+]+://[^/]*@') || self.url.matches('^(ssh|git\\\\+ssh|ssh\\\\+git)://[A-Za-z0-9._-]+@[^/@]*/')",
+  message: 'url must not contain credentials; use secretRef',
+};
 
 /** sourceCrdHeader opens deploy/crds/sources.tidemark.dev.yaml. */
 export const sourceCrdHeader = '# Generated from libs/source-objects by `npx tsx scripts/generate-crds.ts`; do not edit by hand.\n';
