@@ -4,7 +4,7 @@ import type { RevisionLive, StatusStore } from '@tidemark/status-store';
 import { facetsOf, MatchMemo, queryMatrix, RowMemo, type Facets, type MatrixPage, type MatrixRow, type ObjectFilter } from './object-matrix';
 import { countStates, emptyCounts, type StateCounts, type StatusTotals, type UnitCounts } from './overview';
 import { isPreviewReport } from './preview-view';
-import { redactStatus } from './redact';
+import { redactHistory, redactStatus } from './redact';
 import { buildResourceTree, ownerUidsOf, type TreeNode } from './resource-tree';
 import { ScopedStatusView, type StatusView } from './scoped-view';
 import { inScope, previewInScope, scopeKey, sourceInScope, type TokenScope } from '../auth/token-scope';
@@ -148,7 +148,7 @@ export class DashboardData {
     const [status, history] = await Promise.all([this.options.store.get(cluster, objectKey), this.options.store.history(cluster, objectKey)]);
     if (!status || !this.sees(status)) return undefined;
     const children = await this.options.store.liveChildren(cluster, ownerUidsOf(status));
-    return { status: redactStatus(status), history, tree: buildResourceTree(status, children), dependencies: this.dependencyGraph(status) };
+    return { status: redactStatus(status), history: redactHistory(history), tree: buildResourceTree(status, children), dependencies: this.dependencyGraph(status) };
   }
 
   /** dependencyGraph is what the object waits on and what waits on it, from the cached records of its cluster. */
@@ -231,7 +231,7 @@ export class DashboardData {
     const clusters = this.clustersOf(objectKey);
     const histories = await Promise.all(clusters.map((cluster) => this.options.store.history(cluster, objectKey)));
     const commits = await readSourceCommits(this.options.redis, this.options.store.keys, source);
-    return { histories: new Map(clusters.map((cluster, index) => [cluster, histories[index]!])), commits };
+    return { histories: new Map(clusters.map((cluster, index) => [cluster, redactHistory(histories[index]!)])), commits };
   }
 
   /** cluster is one cluster's row, or undefined when no record, queue or setting names it. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ObjectStatus } from '@tidemark/contracts';
-import { isSensitivePath, redactStatus, redactValue } from './redact';
+import { isSensitivePath, redactHistory, redactStatus, redactValue } from './redact';
 
 const base: ObjectStatus = {
   cluster: 'c', objectKey: 'core/ConfigMap/ns/a', source: 's', apiVersion: 'v1', kind: 'ConfigMap', namespace: 'ns', name: 'a',
@@ -55,5 +55,7 @@ describe('redaction', () => {
     expect(JSON.stringify(status)).not.toContain(canary);
     expect(status.kindStatus).toEqual({ env: { DB_PASSWORD: '(redacted)', client_secret: '(redacted)', 'X-Auth-Token': '(redacted)', kubeconfig: '(redacted)', cookie: '(redacted)' }, note: 'see ?token=(redacted)' });
     expect(status.conditions[0]?.message).toBe('fetch https://***@git.example/a.git failed');
+    const history = redactHistory([{ revision: 'a', startedAt: base.updatedAt, durationMs: 1, result: 'failed', message: `GET ?access_token=${canary}` }, { revision: 'b', startedAt: base.updatedAt, durationMs: 1, result: 'succeeded' }]);
+    expect(history.map((run) => run.message)).toEqual(['GET ?access_token=(redacted)', undefined]);
   });
 });

@@ -1,4 +1,4 @@
-import { isSecretKey, redactValue as redactBy, scrubText, type DriftItem, type ObjectStatus } from '@tidemark/contracts';
+import { isSecretKey, redactValue as redactBy, scrubText, type DriftItem, type ObjectStatus, type ReconcileRecord } from '@tidemark/contracts';
 
 /** redactedValue replaces anything that could be Secret data. */
 export const redactedValue = '(redacted)';
@@ -57,6 +57,11 @@ export function redactStatus(status: ObjectStatus): ObjectStatus {
   if (status.kind === 'Secret' && status.failure?.detail) copy.failure = { category: status.failure.category, code: status.failure.code };
   if (status.drift) copy.drift = status.drift.map((item) => redactDrift(item, status.kind));
   return copy;
+}
+
+/** redactHistory scrubs credentials from the runs' messages before they leave the server, as the logs do. */
+export function redactHistory(history: readonly ReconcileRecord[]): ReconcileRecord[] {
+  return history.map((run) => (run.message === undefined ? run : { ...run, message: scrub(run.message) }));
 }
 
 function scrub(text: string): string {
