@@ -88,6 +88,7 @@ describe('reading', () => {
     expect(described.stdout).toContain('Cluster:    shared');
     expect(described.stdout).toMatch(/\/data\/color\s+blue\s+red\s+kubectl-edit/);
     expect(described.stdout).toMatch(/Ready\s+True\s+ReconciliationSucceeded/);
+    expect(described.stdout).toMatch(/^State:\s+Ready$/m);
     const one = await runTidemark(['describe', settingsKey, '--cluster', 'edge', '-o', 'json'], asViewer());
     const details = JSON.parse(one.stdout) as Array<{ status: { cluster: string; drift: unknown[] } }>;
     expect(details).toHaveLength(1);

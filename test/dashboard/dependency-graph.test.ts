@@ -71,6 +71,8 @@ describe('dependency graph', () => {
 
   it('walks the waits transitively, says how many edges are not shown, and shows a hostile name as text', async () => {
     await open(web);
+    // A dependency's failure makes its dependent wait, not fail: the one verdict (verdictOf).
+    expect((await items('#waits-on > ul > li'))[0]).toBe(`${api.objectKey} Waiting`);
     expect(await items(`#waits-on li[data-object="${api.objectKey}"] > ul > li`)).toEqual(['core/Namespace/_/shop none', `${postgres.objectKey} Failed`]);
     expect(await browser.page.textContent('#waits-on > ul > li[data-more]')).toBe('and 5 more');
     const wave = browser.page.locator('#waits-on > ul > li').nth(1);
