@@ -132,8 +132,9 @@ export async function buildDashboard(deps: DashboardDeps): Promise<FastifyInstan
   app.get('/assets/app.css', { schema: { hide: true } }, async (_request, reply) => reply.type('text/css; charset=utf-8').header('cache-control', 'max-age=300').send(stylesheet));
   app.get('/assets/app.js', { schema: { hide: true } }, async (_request, reply) => reply.type('text/javascript; charset=utf-8').header('cache-control', 'max-age=300').send(script));
   registerMetrics(app, { statusStore: deps.statusStore, queues: deps.queues, ...(deps.metricsToken ? { token: deps.metricsToken } : {}) });
-  // One throttle for sign-ins and bearer tokens: both guess the same tokens.
-  const throttle = new LoginThrottle();
+  // One throttle for sign-ins and bearer tokens: both guess the same tokens. In Redis, so that
+  // every replica counts the same failures.
+  const throttle = new LoginThrottle({ redis: deps.redis, prefix: deps.statusStore.keys.prefix });
   await app.register(loginRoutes, { sessions, secureCookies: deps.auth.secureCookies ?? false, throttle });
 
   // Everything below needs a principal: the hook is encapsulated in this scope.

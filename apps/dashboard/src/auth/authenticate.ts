@@ -28,7 +28,7 @@ export async function principalOf(request: FastifyRequest, reply: FastifyReply, 
   const authorization = request.headers.authorization;
   if (authorization !== undefined) {
     const client = throttleKey(request.ip);
-    const wait = throttle.blockedFor(client);
+    const wait = await throttle.blockedFor(client);
     if (wait > 0) {
       reply.header('retry-after', String(wait));
       throw tooManyAttempts(wait);
@@ -37,7 +37,7 @@ export async function principalOf(request: FastifyRequest, reply: FastifyReply, 
     const match = /^Bearer\s+(\S+)$/i.exec(authorization);
     const found = match?.[1] ? tokens.find(match[1]) : undefined;
     if (found) return { ...found, via: 'bearer' };
-    throttle.failed(client);
+    await throttle.failed(client);
     request.log.warn({ client: request.ip }, 'bearer token refused: unknown token');
     return undefined;
   }

@@ -54,7 +54,7 @@ export async function loginRoutes(app: FastifyInstance, { sessions, secureCookie
   }, async (request, reply) => {
     const name = request.body.name?.trim() || undefined;
     const client = throttleKey(request.ip, name);
-    const wait = throttle.blockedFor(client);
+    const wait = await throttle.blockedFor(client);
     if (wait > 0) {
       reply.header('retry-after', String(wait));
       throw tooManyAttempts(wait);
@@ -62,13 +62,13 @@ export async function loginRoutes(app: FastifyInstance, { sessions, secureCookie
     const opened = await sessions.issue(request.body.token, name === undefined ? {} : { name });
     const next = safeNext(request.body.next);
     if (!opened) {
-      throttle.failed(client);
+      await throttle.failed(client);
       // Who tried, never what: the token stays out of the log.
       request.log.warn({ client: request.ip, ...(name ? { name } : {}) }, 'sign-in failed: unknown token');
       return reply.redirect(`/login?failed=1&next=${encodeURIComponent(next)}`, 303);
     }
     // Only a named key is cleared: a right viewer token must not buy more guesses for the address.
-    if (name) throttle.succeeded(client);
+    if (name) await throttle.succeeded(client);
     return reply.header('set-cookie', cookie(opened.id, sessions.maxAgeSeconds)).redirect(next, 303);
   });
 
