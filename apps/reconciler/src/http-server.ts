@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import Fastify, { type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
-import { registerWebhookRoutes, type Poller, type WebhookHook, type WebhookPreviewRequest } from '@tidemark/poller';
+import { RedisDeliveryLog, registerWebhookRoutes, type Poller, type WebhookHook, type WebhookPreviewRequest } from '@tidemark/poller';
 import type { ReconcilerConfig } from './config';
 import type { ReconcilerMetrics } from './metrics/reconciler-metrics';
 import type { RedisClient } from '@tidemark/contracts';
@@ -18,6 +18,8 @@ export interface HttpServerOptions {
   config: ReconcilerConfig;
   log: Logger;
   redis: RedisClient;
+  /** The deployment's Redis key prefix (RecordKeys.prefix): webhook deliveries are remembered under it. @defaultValue 'tidemark' */
+  recordPrefix?: string;
   poller?: Poller;
   metrics?: ReconcilerMetrics;
   /** The webhook of a Source object, by source name. */
@@ -56,6 +58,8 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
   if (poller && (config.webhooks.length > 0 || options.findWebhook)) {
     await registerWebhookRoutes(app, {
       hooks: config.webhooks,
+      // In Redis: a redelivery that reaches the other replica is still the same delivery.
+      deliveries: new RedisDeliveryLog({ redis, prefix: options.recordPrefix ?? 'tidemark' }),
       ...(options.findWebhook ? { findHook: options.findWebhook } : {}),
       onPush: async (source) => {
         options.mark?.('webhook-received', { source });

@@ -254,7 +254,7 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
   // Pushes to other branches and pull requests announced by a webhook are previewed by the workers.
   const previews = await startWebhookPreviews(poller !== undefined, { connection, prefix: config.redisPrefix, hashTag }, sources, stops);
   const http = await startHttpServer({
-    config, log, poller, redis, metrics, previews, mark,
+    config, log, poller, redis, recordPrefix, metrics, previews, mark,
     ...(sourceObjects ? { findWebhook: (source: string) => sourceObjects.webhook(source), forbiddenSourceWatches: () => sourceObjects.forbiddenWatches() } : {}),
   });
   stops.push(() => http.close());

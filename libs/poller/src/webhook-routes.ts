@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { readBody } from './read-body';
 import { verifyWebhook, webhookProviders, type WebhookProvider } from './webhook-signature';
-import { deliveryIdOf, MemoryDeliveryLog, type DeliveryLog } from './webhook-deliveries';
+import { deliveryDigest, deliveryIdOf, MemoryDeliveryLog, type DeliveryLog } from './webhook-deliveries';
 import { previewRequestOf, type WebhookPreviewRequest } from './webhook-preview';
 
 /** WebhookHook binds a source to its provider and its (resolved) secret. */
@@ -30,7 +30,10 @@ export interface WebhookRoutesOptions {
   bodyLimitBytes?: number;
   /** Time for the whole body to arrive; slower gets 408. @defaultValue 10000 */
   bodyTimeoutMs?: number;
-  /** Remembers delivery ids, so a redelivered push triggers once. @defaultValue a MemoryDeliveryLog per receiver */
+  /**
+   * Remembers deliveries (by deliveryDigest), so a redelivered push triggers once. Pass a
+   * RedisDeliveryLog where several replicas receive. @defaultValue a MemoryDeliveryLog per receiver
+   */
   deliveries?: DeliveryLog;
 }
 
@@ -80,7 +83,7 @@ export async function registerWebhookRoutes(app: FastifyInstance, options: Webho
       if (!parsed) return reply.code(400).send({ code: 'WebhookBodyInvalid', message: 'the body is not a JSON object' });
       // Only a verified delivery is recorded, so a forged one cannot use up a real delivery's id.
       const delivery = deliveryIdOf(request.headers);
-      if (delivery && !(await deliveries.firstSeen(hook.source, delivery))) {
+      if (delivery && !(await deliveries.firstSeen(hook.source, deliveryDigest(delivery, body)))) {
         return reply.code(200).send({ code: 'WebhookDuplicate', message: 'this delivery was already received; no poll was triggered', source: hook.source });
       }
       const preview = options.onPreview ? previewRequestOf(hook.provider, verdict.event, parsed) : undefined;
