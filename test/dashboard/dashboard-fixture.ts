@@ -32,10 +32,12 @@ export interface DashboardFixtureOptions {
   previews?: PreviewQueue;
   /** Proxies whose X-Forwarded-For names the client. */
   trustedProxies?: string[];
+  /** Another fixture's prefix: this one is then a second replica on the same records. @defaultValue a fresh one */
+  prefix?: string;
 }
 
 export async function startDashboardFixture(redisUrl: string, options: DashboardFixtureOptions = {}): Promise<DashboardFixture> {
-  const prefix = `dash-${randomUUID().slice(0, 8)}`;
+  const prefix = options.prefix ?? `dash-${randomUUID().slice(0, 8)}`;
   const redis = new Redis(redisUrl);
   const subscriber = new Redis(redisUrl);
   const store = options.store ?? new StatusStore({ redis, prefix });
