@@ -15,6 +15,10 @@ describe('gitHostsConfig', () => {
     expect(deriveFromSourceUrl('https://ghe.example/team/shop.git', 'github')).toEqual({ apiUrl: 'https://ghe.example/api/v3', repository: 'team/shop' });
     expect(deriveFromSourceUrl('https://gitlab.example/group/sub/shop.git', 'gitlab')).toEqual({ apiUrl: 'https://gitlab.example/api/v4', repository: 'group/sub/shop' });
     expect(deriveFromSourceUrl('https://gitea.example/a/b/c.git', 'gitea')).toBeUndefined();
+    expect(deriveFromSourceUrl('git@github.com:team/shop.git', 'github')).toEqual({ apiUrl: 'https://api.github.com', repository: 'team/shop' });
+    expect(deriveFromSourceUrl('ssh://git@gitea.example:2222/team/shop.git', 'gitea')).toEqual({ apiUrl: 'https://gitea.example/api/v1', repository: 'team/shop' });
+    expect(deriveFromSourceUrl('git@gitlab.example:group/sub/shop.git', 'gitlab')).toEqual({ apiUrl: 'https://gitlab.example/api/v4', repository: 'group/sub/shop' });
+    expect(deriveFromSourceUrl('ssh://git:pw@github.com/team/shop.git', 'github')).toBeUndefined();
   });
 
   it('resolves a Secret reference to the first cluster and key token; forgejo speaks gitea', () => {

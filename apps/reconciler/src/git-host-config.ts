@@ -1,6 +1,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import { Type, type Static } from '@sinclair/typebox';
 import type { GitHostProvider } from '@tidemark/git-host';
+import { parseSshUrl } from '@tidemark/git-source';
 
 const name = Type.String({ minLength: 1, maxLength: 253 });
 
@@ -88,9 +89,13 @@ function tokenRef(token: Static<typeof GitHostsInput>[number]['token'], field: s
 /**
  * deriveFromSourceUrl reads the API base and the repository from a clone URL such as
  * https://gitea.example/team/app.git: GitHub's API is api.github.com (or <origin>/api/v3 on
- * Enterprise Server), Gitea's <origin>/api/v1, GitLab's <origin>/api/v4.
+ * Enterprise Server), Gitea's <origin>/api/v1, GitLab's <origin>/api/v4. An SSH URL
+ * (git@github.com:team/app.git, ssh://git@gitea.example:2222/team/app.git) names the host, whose
+ * API is taken to be on https at its default port.
  */
 export function deriveFromSourceUrl(sourceUrl: string, provider: GitHostProvider): { apiUrl: string; repository: string } | undefined {
+  const ssh = parseSshUrl(sourceUrl);
+  if (ssh) return 'target' in ssh ? fromRepositoryPath(new URL(`https://${ssh.target.host.includes(':') ? `[${ssh.target.host}]` : ssh.target.host}`), ssh.target.path, provider) : undefined;
   let url: URL;
   try {
     url = new URL(sourceUrl);
@@ -98,7 +103,11 @@ export function deriveFromSourceUrl(sourceUrl: string, provider: GitHostProvider
     return undefined;
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return undefined;
-  const segments = url.pathname.replace(/\.git\/?$/, '').split('/').filter(Boolean);
+  return fromRepositoryPath(url, url.pathname, provider);
+}
+
+function fromRepositoryPath(url: URL, path: string, provider: GitHostProvider): { apiUrl: string; repository: string } | undefined {
+  const segments = path.replace(/\.git\/?$/, '').split('/').filter(Boolean);
   if (segments.length < 2 || (provider !== 'gitlab' && segments.length !== 2)) return undefined;
   const repository = segments.map((segment) => decodeURIComponent(segment)).join('/');
   if (provider === 'github') return { apiUrl: url.hostname === 'github.com' ? 'https://api.github.com' : `${url.origin}/api/v3`, repository };

@@ -1,12 +1,13 @@
 // libs/git-source owns reading Git: fetching with isomorphic-git, revisions, the per-revision
 // object index, tree diffs by object id, safe YAML loading with limits, and keeping render units
 // (Kustomize, Helm) in the index. It may import only contracts, render and placement (which
-// clusters, with which variables, a unit renders for), and its Git and YAML libraries; it never
+// clusters, with which variables, a unit renders for), and its Git, SSH and YAML libraries; it never
 // talks to Redis or a cluster.
 
 export { GitSource, authHeaders, type GitSourceOptions, type PollResult, type PollOptions, type ReadObjectResult, type ObjectListing } from './git-source';
 export { parseSourceSpec, parseSourceSpecs, SourceSpecError, SourceRef, SourceAuth, SourceSpecInput, type SourceSpec, type SourceAllow, type SourceLimits, type SourceServiceAccount, type SourceVerify } from './source-spec';
 export { AllowInput, allowOf } from './source-tenancy';
+export { parseSshUrl, type SshTarget } from './ssh-url';
 export { fileCredentials, type CredentialFile } from './file-credentials';
 export { readCommitTime, readCommitSummary, type CommitSummary } from './commit-time';
 export type { ObjectChange } from './object-change';
