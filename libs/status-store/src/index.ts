@@ -1,6 +1,11 @@
 // libs/status-store owns the per-object status records in Redis: the record the pipeline writes
 // once per run with its history entry, the operator's suspend flag, and the read view that joins
-// them with the cluster's availability; plus the change channel. It may import only contracts.
+// them with the cluster's availability; plus the change channel, prune holds and the audit trail
+// (a hash-chained Redis stream of who did what, its one writer and its chain check). It may
+// import only contracts.
 
 export { StatusStore, type StatusStoreOptions, type RevisionLive } from './status-store';
 export { PruneHolds, type PruneHold } from './prune-holds';
+export { AuditLog, type AuditLogOptions, type AuditFilter, type ListedAuditRecord } from './audit-log';
+export { verifyAuditChain, type AuditChainVerdict, type AuditHead, type StoredAuditRecord } from './audit-chain';
+export { parseAuditRecord, type AuditActor, type AuditEntry, type AuditRecord, type AuditResult, type AuditTarget } from './audit-record';
