@@ -71,6 +71,9 @@ describe('loadConfig', () => {
       expect(config.sources[0]?.auth).toEqual({ sshPrivateKey: 'PRIVATE KEY TEXT', knownHosts: 'github.com ssh-ed25519 AAAA', passphrase: 'pass phrase' });
       expect(config.sourceCredentialFiles.app).toEqual([{ field: 'sshPrivateKey', path: join(dir, 'identity') }, { field: 'knownHosts', path: join(dir, 'known_hosts') }]);
     });
+    await withFile('redis: { url: redis://x }\nsources: [{ name: app, url: "ssh://git@github.com/org/app.git", ref: { branch: main }, intervalMs: 60000 }]\nclusters: [{ name: dev, inCluster: true }]', (path) => {
+      expect(() => loadConfig({ TIDEMARK_CONFIG: path })).toThrow(/sources\[0\]\.auth: an SSH URL needs \{sshPrivateKey, knownHosts\}/);
+    });
   });
 
   it('names the file and field of a mistake, and never echoes a secret', async () => {

@@ -3,7 +3,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { parse as parseYaml } from 'yaml';
-import { parseSourceSpec, SourceSpecError, type CredentialFile, type SourceSpec } from '@tidemark/git-source';
+import { parseSourceSpec, parseSshUrl, SourceSpecError, type CredentialFile, type SourceSpec } from '@tidemark/git-source';
 import { parseRedisNode, type RedisAuth, type RedisEndpoint, type RedisNode } from '@tidemark/queue';
 import { RenderInput, renderConfig, type RenderConfig } from './render-config';
 import { ObjectHealthInput, objectHealthConfig, type ObjectHealthConfig } from './object-health-config';
@@ -426,6 +426,10 @@ function readConfigFile(file: string): ConfigInput {
 }
 
 function resolveSourceAuth(source: Record<string, unknown>, where: string, base: string, env: NodeJS.ProcessEnv): Record<string, unknown> {
+  // Host keys are pinned, never trusted on first use: an SSH source cannot start without known_hosts.
+  if (source.auth === undefined && typeof source.url === 'string' && parseSshUrl(source.url)) {
+    throw new ConfigError(`${where}.auth: an SSH URL needs {sshPrivateKey, knownHosts} (each {file} or {env}): the deploy key and the known_hosts lines that pin the server`);
+  }
   if (source.auth === undefined) return source;
   if (!Value.Check(SourceAuthInput, source.auth)) {
     throw new ConfigError(`${where}.auth: must be {token: {env|file}}, {username, password: {env|file}} or {sshPrivateKey, knownHosts, passphrase?: {env|file}}`);
