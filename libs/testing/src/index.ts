@@ -1,6 +1,6 @@
 // libs/testing owns the test rig's helpers: a redis-server, the kube-testenv control planes, a
-// Git server over smart HTTP, an OpenSSH sshd serving Git, working copies, a delaying proxy. Test and bench code only; the
-// production apps never import it. It may import no other Tidemark library.
+// Git server over smart HTTP, an OpenSSH sshd serving Git, working copies, a delaying proxy. Test
+// and bench code only; the production apps never import it. It may import no other Tidemark library.
 
 export { freePort } from './free-port';
 export { buildAppBundles, type AppBundles } from './app-bundles';
