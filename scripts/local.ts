@@ -11,6 +11,7 @@ import { buildDashboard } from '../apps/dashboard/src/build-app';
 import { createLogger } from '../apps/reconciler/src/logger';
 import { startLocalServices, startLocalStack, type LocalServices } from './local-stack';
 import { PreviewQueue } from '@tidemark/queue';
+import { messageOf } from '@tidemark/contracts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const log = createLogger(process.env.TIDEMARK_LOG_LEVEL ?? 'info');
@@ -87,7 +88,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
       process.exit(1);
     }, stopWithinMs).unref();
     void stop().then(() => process.exit(0), (error: unknown) => {
-      say(`tidemark: stopping failed: ${error instanceof Error ? error.message : String(error)}`);
+      say(`tidemark: stopping failed: ${messageOf(error)}`);
       process.exit(1);
     });
   });

@@ -10,6 +10,7 @@ import { ObjectHealthInput, objectHealthConfig, type ObjectHealthConfig } from '
 import { GitHostsInput, gitHostsConfig, type GitHostConfig } from './git-host-config';
 import { SourceObjectsInput, sourceObjectsConfig, type SourceObjectsConfig } from './source-objects-config';
 import { NotificationsInput, notificationsConfig, type NotificationsConfig } from './notifications-config';
+import { messageOf } from '@tidemark/contracts';
 
 /** ConfigError is a mistake in the configuration; its message names the file and field. */
 export class ConfigError extends Error {
@@ -416,7 +417,7 @@ function readConfigFile(file: string): ConfigInput {
   try {
     parsed = parseYaml(readFileSync(file, 'utf8'), { maxAliasCount: 0 });
   } catch (error) {
-    throw new ConfigError(`${file}: cannot be read: ${error instanceof Error ? error.message : String(error)}`);
+    throw new ConfigError(`${file}: cannot be read: ${messageOf(error)}`);
   }
   if (!Value.Check(ConfigInput, parsed)) {
     const first = Value.Errors(ConfigInput, parsed).First();

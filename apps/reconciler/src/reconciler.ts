@@ -1,7 +1,7 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { TerminalError, claimRedisSchema, readSourceStatus, RecordKeys, redisSchemaVersion, type ReconcileJob, type ReconcileOutcome } from '@tidemark/contracts';
+import { TerminalError, claimRedisSchema, readSourceStatus, RecordKeys, redisSchemaVersion, messageOf, type ReconcileJob, type ReconcileOutcome } from '@tidemark/contracts';
 import { fileCredentials, GitSource, type GitSourceOptions, type SourceSpec, type UnitRendering } from '@tidemark/git-source';
 import { compileHealthRules, createDefaultRegistry, withHealthRules } from '@tidemark/kinds';
 import { PlacementCache } from '@tidemark/placement';
@@ -132,7 +132,7 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
       log.info({ source: result.source, revision: result.revision, changes: result.changes.length, errors: result.errors.length, jobs: jobs.length }, 'poll found changes');
       for (const problem of result.errors) log.warn({ source: result.source, problem }, 'source problem');
     },
-    onError: (source, error) => log.warn({ source, err: error instanceof Error ? error.message : String(error) }, 'poll failed'),
+    onError: (source, error) => log.warn({ source, err: messageOf(error) }, 'poll failed'),
     onRecorded: (source) => void recordOnSource(source),
   });
   const sourceObjects = config.sourceObjects.enabled ? await startSourceObjects({
@@ -150,7 +150,7 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
   async function recordOnSource(source: string): Promise<void> {
     if (!sourceObjects) return;
     const record = await readSourceStatus(redis, statusStore.keys, source);
-    await sourceObjects.recorded(source, record).catch((error: unknown) => log.warn({ source, err: error instanceof Error ? error.message : String(error) }, 'Source status write failed'));
+    await sourceObjects.recorded(source, record).catch((error: unknown) => log.warn({ source, err: messageOf(error) }, 'Source status write failed'));
   }
   if (config.role !== 'poller') {
     const waits = new DependencyWaits({ redis, prefix: recordPrefix, enqueue: (job) => queues.enqueue(job) });

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { KindRegistry } from '@tidemark/kinds';
 import { caBundleOf, defaultRotationPolicy, rotateCertificates, type CertificateState, type RotationPolicy, type RotationStep } from './certificate-rotation';
 import { convertReview } from './convert-review';
+import { messageOf } from '@tidemark/contracts';
 
 /** ConversionWebhookOptions configure the server; the API servers must reach it at `hosts`. */
 export interface ConversionWebhookOptions {
@@ -166,7 +167,7 @@ export class ConversionWebhook {
       if (review.response?.result.status === 'Failure') this.options.onFailure?.(review.response.result.message ?? 'conversion failed');
       reply(200, review);
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
+      const message = messageOf(error);
       this.options.onFailure?.(message);
       if (error instanceof ReviewTooLarge) reply(413, { message }, { connection: 'close' });
       else reply(400, { message });

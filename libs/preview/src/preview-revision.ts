@@ -1,5 +1,5 @@
 import { dryRunObject, type ClusterConnection } from '@tidemark/cluster';
-import { isReadOnlyKey, isReconcileFailure, parseObjectKey, TerminalError, type KubernetesManifest, type PreviewChange, type PreviewReport } from '@tidemark/contracts';
+import { isReadOnlyKey, isReconcileFailure, parseObjectKey, TerminalError, messageOf, type KubernetesManifest, type PreviewChange, type PreviewReport } from '@tidemark/contracts';
 import { renderForPreview, type DesiredObject, type PreviewRenderDependencies } from '@tidemark/pipeline';
 import { rulesAt, type ClusterTarget, type PlacementSource } from '@tidemark/placement';
 import { blastRadius } from './blast-radius';
@@ -122,7 +122,7 @@ class PreviewRun {
     try {
       await work();
     } catch (error) {
-      this.unreachable.set(cluster, error instanceof Error ? error.message : String(error));
+      this.unreachable.set(cluster, messageOf(error));
     }
   }
 

@@ -19,6 +19,7 @@ import { refuseDecryptedOutsideSecrets } from './sops/decrypted-values-placement
 import { findSopsFiles } from './sops/sops-files';
 import { UnitCopies } from './unit-copies';
 import { parseUnitConfig, unitConfigFile, type UnitConfig } from './unit-config';
+import { messageOf } from '@tidemark/contracts';
 
 export interface UnitRendererOptions {
   registry: RendererRegistry;
@@ -219,7 +220,7 @@ export class UnitRenderer {
 
 /** located turns any failure into a RenderFailure whose message uses repository paths and holds no decrypted value. */
 function located(error: unknown, unit: PlannedUnit, work: string, secrets: readonly string[]): RenderFailure {
-  const failure = error instanceof RenderFailure ? error : new RenderFailure('RenderFailed', `${unit.folder}: ${error instanceof Error ? error.message : String(error)}`);
+  const failure = error instanceof RenderFailure ? error : new RenderFailure('RenderFailed', `${unit.folder}: ${messageOf(error)}`);
   const message = scrubbed(failure.message, work, secrets);
   const line = failure.line ?? lineOf(message);
   return new RenderFailure(failure.code, message, failure.file ?? unit.folder, line);

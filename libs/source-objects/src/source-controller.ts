@@ -1,5 +1,5 @@
 import { applyObject, applyStatus, recordEvent, removeFinalizer, type ClusterConnection, type RunningWatch } from '@tidemark/cluster';
-import { isReconcileFailure, TerminalError, type KubernetesManifest, type Logger, type SourceStatus } from '@tidemark/contracts';
+import { isReconcileFailure, TerminalError, messageOf, type KubernetesManifest, type Logger, type SourceStatus } from '@tidemark/contracts';
 import type { SourceAuth } from '@tidemark/git-source';
 import { GitHubAppTokens } from './github-app-tokens';
 import { parseSourceObject, sourceNameOf, type SecretName, type SourceDeclaration, type SourceObjectRules } from './parse-source-object';
@@ -171,7 +171,7 @@ export class SourceController {
   private serially(name: string, work: () => Promise<void>): Promise<void> {
     const previous = this.queue.get(name) ?? Promise.resolve();
     const next = previous.then(work).catch((error: unknown) => {
-      this.options.log.warn({ source: name, err: error instanceof Error ? error.message : String(error) }, 'Source could not be handled; the next event retries');
+      this.options.log.warn({ source: name, err: messageOf(error) }, 'Source could not be handled; the next event retries');
     }).finally(() => {
       if (this.queue.get(name) === next) this.queue.delete(name);
     });

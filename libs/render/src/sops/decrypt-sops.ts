@@ -6,6 +6,7 @@ import { runSandboxed, type SandboxLimits } from '../sandbox';
 import type { SandboxLauncher } from '../sandbox-launcher';
 import type { SopsFile } from './sops-files';
 import { writePgpHome } from './pgp-keyring';
+import { messageOf } from '@tidemark/contracts';
 
 /** SopsKeys are the decryption keys of one source; sops gets only these, never a cloud KMS. */
 export interface SopsKeys {
@@ -51,7 +52,7 @@ export async function decryptInPlace(files: readonly SopsFile[], context: Decryp
   const [first] = files;
   if (!first) return secrets;
   const keys = await context.keyring?.keys().catch((error: unknown) => {
-    throw new RenderFailure('DecryptFailed', `${first.path} is encrypted with sops, and the keys of source ${context.keyring?.owner ?? ''} cannot be read: ${error instanceof Error ? error.message : String(error)}`, first.path);
+    throw new RenderFailure('DecryptFailed', `${first.path} is encrypted with sops, and the keys of source ${context.keyring?.owner ?? ''} cannot be read: ${messageOf(error)}`, first.path);
   });
   if (!keys || !(keys.ageKeyFile || keys.pgpKeyFile || keys.ageKeys || keys.pgpKeys)) {
     const owner = context.keyring ? `source ${context.keyring.owner}` : 'its source';
