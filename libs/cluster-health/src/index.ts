@@ -1,7 +1,10 @@
-// libs/cluster-health owns the health checks of target clusters: one checker per cluster (by a
-// RedisLease), the ClusterHealth record it writes, and pausing and resuming the cluster's queue;
-// and the sampler of each cluster's recent queue figures for the dashboard's sparklines.
-// It may import contracts, cluster and status-store; the record's format lives in contracts.
+// Owns: the health checks of target clusters (one checker per cluster, by a RedisLease), pausing and
+//   resuming the cluster's queue, and the sampler of each cluster's recent queue figures for the dashboard's
+//   sparklines. The records' formats live in contracts.
+// Entry points: startHealthMonitor, startClusterSeries.
+// Records: ClusterHealth (cluster-health:<cluster>), the cluster series (cluster-series:<cluster>) and their
+//   leases (lease:health:<cluster>, lease:cluster-series).
+// May import: @tidemark/contracts, @tidemark/cluster, @tidemark/status-store.
 
 export { startHealthMonitor, type HealthMonitorOptions, type QueueSwitch } from './health-monitor';
 export { startClusterSeries, sampleOf, type ClusterSeriesOptions, type SampledFigures } from './cluster-series';

@@ -1,7 +1,10 @@
-// libs/cluster owns all Kubernetes I/O: the HTTP client, discovery, server-side apply and its
-// change sets (one file per verb), dry-run, reads, watches and the watch cache, events, finalizers, and the one
-// mapping of API errors to the three failure kinds. It may import only contracts and the
-// Kubernetes client library; nothing else in Tidemark talks to an API server.
+// Owns: all Kubernetes I/O: the HTTP client, discovery, server-side apply and its change sets (one file per
+//   verb), dry-run, reads, watches and the watch cache, events, finalizers, and the one mapping of API
+//   errors to the three failure kinds. Nothing else in Tidemark talks to an API server.
+// Entry points: ClusterConnection, applyObject, applyChangeSet, dryRunObject, getObject, listObjects,
+//   deleteObject, watchObjects, ObjectCache, toReconcileFailure.
+// Records: none (it keeps nothing in Redis).
+// May import: @tidemark/contracts.
 
 export { ApiError, KubeTransportError, toReconcileFailure, type KubeStatus } from './api-error';
 export { cleanApiMessage, isSchemaConversionError } from './api-message';

@@ -1,9 +1,13 @@
-// libs/contracts owns what libraries share: job payloads, status records, conditions and reasons,
-// an object's verdict (verdictOf), the three failure kinds and messageOf, object keys, the owner
-// annotation, the logger interface, content hashes, the one rule for what a secret is
-// (redaction.ts), and every Redis record read by more than one library (RecordKeys with its one
-// prefix convention, SourceStatus, ClusterHealth, StatusChange, RedisLease, revisionFor). It
-// imports no other Tidemark library; ioredis is used for types only.
+// Owns: what libraries share: job payloads, status records, conditions and reasons, an object's verdict
+//   (verdictOf), the three failure kinds and messageOf, object keys, the owner annotation, the logger
+//   interface, content hashes, the one rule for what a secret is (redaction.ts), and the key and format of
+//   every Redis record read by more than one library. ioredis is used for types only.
+// Entry points: RecordKeys, ReconcileJob, ObjectStatus, setCondition, verdictOf, messageOf, TerminalError,
+//   TransientError, formatObjectKey.
+// Records: the key of every shared record (RecordKeys, one prefix convention) and the formats of
+//   SourceStatus, ClusterHealth, StatusChange, RedisLease, the preview report and revisionFor; their writers
+//   live in the libraries that own them.
+// May import: no other Tidemark library.
 
 export { formatObjectKey, parseObjectKey, groupOf, describeObject, type ObjectRef } from './object-key';
 export { ReconcileJob, JobReason } from './job';
@@ -27,6 +31,7 @@ export { ownerAnnotation, formatOwner, ownerOf, type GitOwner } from './owner';
 export { RecordKeys } from './records/record-keys';
 export { readSourceStatus, parseSourceStatus, readSourceCommits, keptProblems, keptWarnings, keptWarningLength, keptCommits, sourceSuspendedField, type SourceStatus, type SourceProblem, type SourceCommit } from './records/source-status';
 export { readClusterHealth, writeClusterHealth, parseClusterHealth, unknownClusterHealth, type ClusterHealth } from './records/cluster-health';
+export { readClusterFreeze, writeClusterFreeze, liftClusterFreeze, parseClusterFreeze, describeFreeze, maxFreezeReasonLength, type ClusterFreeze } from './records/cluster-freeze';
 export { parseStatusChange, parseStatusSync, type StatusChange, type StatusSync } from './records/status-change';
 export { parseTreeChange, type TreeChange } from './records/tree-change';
 export type { RedisClient } from './records/redis-client';

@@ -1,7 +1,10 @@
-// libs/conversion owns CRD versions at run time: the HTTPS conversion webhook the API servers
-// call (the conversions themselves are the kinds' pure functions), its CA and serving certificate
-// with rotation and a store replicas share, the conversion stanza of a CRD, and the storage
-// version migration. It may import contracts, kinds and cluster (its only Kubernetes I/O).
+// Owns: CRD versions at run time: the HTTPS conversion webhook the API servers call (the conversions
+//   themselves are the kinds' pure functions), its CA and serving certificate with rotation and a store
+//   replicas share, the conversion stanza of a CRD, and the storage version migration.
+// Entry points: ConversionWebhook, withConversion, rotateCertificates, migrateStorage,
+//   SecretCertificateStore.
+// Records: none in Redis (the certificates live in a Kubernetes Secret).
+// May import: @tidemark/contracts, @tidemark/kinds, @tidemark/cluster.
 
 export { ConversionWebhook, conversionPath, type ConversionWebhookOptions } from './conversion-webhook';
 export { convertReview, type ConversionReview } from './convert-review';

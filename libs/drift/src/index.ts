@@ -1,6 +1,8 @@
-// libs/drift owns drift as data: which fields Tidemark's field manager owns, the field-by-field
-// comparison of desired and live objects, and the drift policy and ignore annotations. Pure
-// functions; it may import only contracts.
+// Owns: drift as data: which fields Tidemark's field manager owns, the field-by-field comparison of desired
+//   and live objects, and the drift policy and ignore annotations. Pure functions.
+// Entry points: computeDrift, driftPolicyOf, driftRulesOf.
+// Records: none.
+// May import: @tidemark/contracts.
 
 export { computeDrift, type DriftInput, type DriftRules } from './compute-drift';
 export { leafPaths, ownsPath, type FieldPath, type FieldPathSegment } from './field-set';

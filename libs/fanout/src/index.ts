@@ -1,7 +1,10 @@
-// libs/fanout owns routing: which clusters get a job for which object after a poll (placement,
-// and prune where an object left), the periodic full resync from Git, and re-enqueueing a
-// cluster's objects when it recovers. It may import contracts, git-source, placement, queue and
-// status-store; the reconciler app only wires it.
+// Owns: routing: which clusters get a job for which object after a poll (placement, and prune where an
+//   object left), the periodic full resync from Git, and re-enqueueing a cluster's objects when it recovers.
+//   The reconciler app only wires it.
+// Entry points: routePoll, startFullResync, requeueCluster, retireSource.
+// Records: none of its own (it enqueues through libs/queue).
+// May import: @tidemark/contracts, @tidemark/git-source, @tidemark/placement, @tidemark/queue,
+//   @tidemark/status-store.
 
 export { routePoll, type RouteContext } from './route-poll';
 export { jobsForRoute, type ObjectRoute } from './fan-out';

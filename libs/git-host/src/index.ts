@@ -1,7 +1,10 @@
-// libs/git-host owns what Tidemark tells a Git host: commit statuses and pull-request comments
-// (Gitea/Forgejo, GitHub, GitLab), and the Redis record that lets replicas agree on which status
-// to post. It imports only libs/contracts (the record's key) and talks HTTP; tokens are handed in
-// when a request is made, never logged, stored or put in an error.
+// Owns: what Tidemark tells a Git host: commit statuses and pull-request comments (Gitea/Forgejo, GitHub,
+//   GitLab). It talks HTTP; tokens are handed in when a request is made, never logged, stored or put in an
+//   error.
+// Entry points: postCommitStatus, StatusPoster, upsertPullRequestComment.
+// Records: the commit status record that lets replicas agree on which status to post
+//   (commit-status:<source>:<revision>:<cluster>, commit-status-open:<source>:<cluster>).
+// May import: @tidemark/contracts.
 
 export { postCommitStatus, type CommitStatus, type CommitStatusState, type GitHostTarget, type GitHostProvider } from './commit-status';
 export { sendWithRetries, type HostRequest, type PostOptions, type PostResult } from './host-request';

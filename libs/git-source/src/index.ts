@@ -1,8 +1,10 @@
-// libs/git-source owns reading Git: fetching with isomorphic-git, revisions, the per-revision
-// object index, tree diffs by object id, safe YAML loading with limits, and keeping render units
-// (Kustomize, Helm) in the index. It may import only contracts, render and placement (which
-// clusters, with which variables, a unit renders for), and its Git, SSH and YAML libraries; it never
-// talks to Redis or a cluster.
+// Owns: reading Git: fetching with isomorphic-git, revisions, the per-revision object index, tree diffs by
+//   object id, safe YAML loading with limits, and keeping render units (Kustomize, Helm) in the index, for
+//   the clusters and variables placement gives a unit. Beyond its Git, SSH and YAML libraries it never talks
+//   to Redis or a cluster.
+// Entry points: GitSource, parseSourceSpecs, loadManifestFile.
+// Records: none.
+// May import: @tidemark/contracts, @tidemark/render, @tidemark/placement.
 
 export { GitSource, authHeaders, type GitSourceOptions, type PollResult, type PollOptions, type ReadObjectResult, type ObjectListing } from './git-source';
 export { parseSourceSpec, parseSourceSpecs, SourceSpecError, SourceRef, SourceAuth, SourceSpecInput, type SourceSpec, type SourceAllow, type SourceLimits, type SourceServiceAccount, type SourceVerify } from './source-spec';

@@ -1,7 +1,9 @@
-// libs/kinds owns the kind plugins (ConfigWatcher, WebApp, and the plain-manifest health rules):
-// their CRDs, spec schemas, defaults, features, merge managers, render and act functions, and
-// the registry the pipeline looks them up in. It may import only contracts; a kind reaches the
-// cluster only through the ClusterActions it is handed.
+// Owns: the kind plugins (ConfigWatcher, WebApp, and the plain-manifest health rules): their CRDs, spec
+//   schemas, defaults, features, merge managers, render and act functions, and the registry the pipeline
+//   looks them up in. A kind reaches the cluster only through the ClusterActions it is handed.
+// Entry points: createDefaultRegistry, KindRegistry, KindPlugin, healthOf, crdFiles.
+// Records: none.
+// May import: @tidemark/contracts.
 
 export type { ActionContext, ActionResult, ClusterActions, Health, KindPlugin, KubernetesManifest, RenderContext } from './kind-plugin';
 

@@ -1,8 +1,10 @@
-// libs/notify owns notifications: which transitions of the recorded facts (object readiness and
-// drift from the status store, cluster health, source polls) are news, the alerts that filter
-// them, the payloads of a generic HMAC-signed webhook, Slack and Microsoft Teams, and their
-// delivery through BullMQ queues of its own (one per provider: rate limit, retries, timeout).
-// It may import contracts, queue (Redis connections, queue naming) and status-store.
+// Owns: notifications: which transitions of the recorded facts (object readiness and drift from the status
+//   store, cluster health, source polls) are news, the alerts that filter them, the payloads of a generic
+//   HMAC-signed webhook, Slack and Microsoft Teams, and their delivery through BullMQ queues of its own (one
+//   per provider: rate limit, retries, timeout).
+// Entry points: Notifier, NotificationQueues.
+// Records: the last facts it notified about (notify:state) and its delivery queues.
+// May import: @tidemark/contracts, @tidemark/queue, @tidemark/status-store.
 
 export { Notifier, type NotifierOptions, type NotificationSink } from './notifier';
 export { NotificationQueues, notificationQueueName, type NotificationQueuesOptions, type NotificationJob } from './notification-queues';

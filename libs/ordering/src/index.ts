@@ -1,7 +1,9 @@
-// libs/ordering owns the order objects are applied in: depends-on references, sync waves, the
-// implicit order of CRDs and Namespaces before what needs them, cycle detection, and the Redis
-// registry that wakes a waiting object when its dependency is ready. Pure rules plus that one
-// registry; it may import only contracts.
+// Owns: the order objects are applied in: depends-on references, sync waves, the implicit order of CRDs and
+//   Namespaces before what needs them, cycle detection, and the registry that wakes a waiting object when
+//   its dependency is ready. Pure rules plus that one registry.
+// Entry points: buildRevisionOrdering, parseDependsOn, parseSyncWave, DependencyWaits.
+// Records: the dependency waiters (waiters:<cluster>:<token>).
+// May import: @tidemark/contracts.
 
 export { parseDependencyRef, parseDependsOn, dependsOnAnnotation, type DependencyRef } from './dependency-ref';
 export { parseSyncWave, syncWaveAnnotation } from './sync-wave';

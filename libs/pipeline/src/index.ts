@@ -1,7 +1,10 @@
-// libs/pipeline owns reconcile: the stages (fetch, deletion, validate, features, render, apply,
-// prune, act, health, status, result), one file each, and finalizeStatus, the run's one write
-// to the status store. It may import contracts, cluster, kinds, drift, ordering and status-store; the app
-// hands everything else in (PipelineDependencies).
+// Owns: reconcile: the stages (fetch, deletion, validate, features, render, apply, prune, act, health,
+//   status, result) and finalizeStatus, the run's one write to the status store. The app hands everything
+//   else in (PipelineDependencies).
+// Entry points: reconcile, renderForPreview, unchangedJobs, cleanupFinalizer.
+// Records: none of its own (it writes the status record through libs/status-store).
+// May import: @tidemark/contracts, @tidemark/cluster, @tidemark/kinds, @tidemark/drift, @tidemark/ordering,
+//   @tidemark/status-store.
 
 export { reconcile } from './reconcile';
 export { unchangedJobs } from './unchanged-resync';

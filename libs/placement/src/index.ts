@@ -1,6 +1,8 @@
-// libs/placement owns which clusters an object goes to: Placement objects in Git, label
-// selectors, and the cluster-selector annotation. Pure rules plus a per-revision cache; it may
-// import only contracts.
+// Owns: which clusters an object goes to: Placement objects in Git, label selectors, and the
+//   cluster-selector annotation. Pure rules plus a per-revision cache.
+// Entry points: PlacementRules, PlacementCache, rulesAt.
+// Records: none.
+// May import: @tidemark/contracts.
 
 export { PlacementRules, isPlacementObject, placementApiVersion, placementKind, clusterSelectorAnnotation, type ClusterTarget, type UnitTarget } from './placement';
 export { compileRuleIdentity, type PlacedIdentity, type RuleServiceAccount } from './rule-identity';

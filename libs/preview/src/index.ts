@@ -1,7 +1,12 @@
-// libs/preview owns previews of a ref that is not merged: what it would do on each cluster it
-// targets (the pipeline's render and validate stages, then server-side dry-runs), the blast
-// radius, the markdown a pull request shows and its comment there (through libs/git-host). It writes nothing to a cluster or to the status
-// store. It may import contracts, cluster, drift, git-host, pipeline and placement.
+// Owns: previews of a ref that is not merged: what it would do on each cluster it targets (the pipeline's
+//   render and validate stages, then server-side dry-runs), the blast radius, the markdown a pull request
+//   shows and its comment there (through libs/git-host). It writes nothing to a cluster or to the status
+//   store.
+// Entry points: previewRevision, runPreviewJob, previewMarkdown.
+// Records: the preview report (preview:<source>:<ref>, previews), whose format lives in contracts; the
+//   dashboard writes it too.
+// May import: @tidemark/contracts, @tidemark/cluster, @tidemark/drift, @tidemark/git-host,
+//   @tidemark/pipeline, @tidemark/placement.
 
 export { previewRevision, type PreviewDependencies, type PreviewRequest, type PreviewSource } from './preview-revision';
 export { fieldChanges } from './field-changes';

@@ -1,7 +1,10 @@
-// libs/queue owns the BullMQ queues and workers: one queue per cluster, job ids and
-// deduplication per object, the latest-revision slot, backoff, the stall marker (which follows
-// the pipeline's terminal failures; the pipeline decides what is stalled), leases on running
-// jobs, and queue figures. It may import only contracts.
+// Owns: the BullMQ queues and workers: one queue per cluster, job ids and deduplication per object, the
+//   latest-revision slot, backoff, the stall marker (which follows the pipeline's terminal failures; the
+//   pipeline decides what is stalled), leases on running jobs, queue figures, and opening Redis connections.
+// Entry points: ReconcileQueues, ReconcileWorkers, ResyncSweeper, openRedis.
+// Records: each cluster's BullMQ queue and its extra keys (<queue>:tm:latest, :stalled, :failures, :nudged,
+//   :wait-ms, :processing-ms, :failed-runs, :resync-due).
+// May import: @tidemark/contracts.
 
 export { ReconcileQueues } from './reconcile-queues';
 export type { ReconcileQueuesOptions, EnqueueOptions, EnqueueResult } from './reconcile-queues-options';
@@ -15,6 +18,9 @@ export type { FailureRecord, StalledMarker } from './object-records';
 export { assertRedisSafe, type AssertRedisSafeOptions, type RedisSafety } from './assert-redis-safe';
 export { openRedis, closeRedis, endWhenGone, type RedisConnection, type ConnectionRole } from './connection';
 export { redisConnectionFor, openRedisClient, openRedisSubscriber, needsHashTag, parseRedisNode, describeEndpoint, type RedisAuth, type RedisEndpoint, type RedisNode } from './redis-endpoint';
+export { probeRedis, type ProbeRedisOptions } from './probe-redis';
+export { loadRedisTls, withRedisTls, tlsConnectionOptions, type RedisTls, type RedisTlsFiles } from './redis-tls';
+export { RedisTlsError } from './errors/redis-tls-error';
 export { computeBackoff, resolveBackoff, defaultBackoff, type BackoffOptions } from './backoff';
 export { formatJobId, objectKeyOfJobId } from './job-id';
 export { clusterQueuePrefix, queueNameFor, redisPrefix, type QueueNamingOptions } from './queue-names';

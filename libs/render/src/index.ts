@@ -1,8 +1,11 @@
-// libs/render owns render units: the renderer registry (Kustomize, Helm; more plug in), finding
-// units and their input folders in a revision, writing those folders from the Git object store
-// into a temporary tree, sops decryption, and running the pinned tools in a bounded sandbox. It
-// may import only contracts (and its YAML, schema and tar libraries); git-source calls it. Chart
-// dependencies from configured chart repositories are the one download, bounded and verified.
+// Owns: render units: the renderer registry (Kustomize, Helm; more plug in), finding units and their input
+//   folders in a revision, writing those folders from the Git object store into a temporary tree, sops
+//   decryption, and running the pinned tools in a bounded sandbox, beside its YAML, schema and tar
+//   libraries. git-source calls it. Chart dependencies from configured chart repositories are the one
+//   download, bounded and verified.
+// Entry points: RendererRegistry, createBuiltinRenderers, UnitRenderer.
+// Records: none.
+// May import: @tidemark/contracts.
 
 export type { Renderer, RenderJob, RenderOutput, RenderTools, UnitRepo } from './renderer';
 export { renderOutputOf } from './renderer';

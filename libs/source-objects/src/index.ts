@@ -1,7 +1,9 @@
-// libs/source-objects owns the Source kind: its CRD (generated from the TypeBox type config-file
-// sources are parsed with), parsing Source objects, credentials from Secrets (rotating ones, and
-// GitHub App tokens), and the controller that keeps the app's set of sources equal to the Source
-// objects in the management cluster. It may import contracts, cluster and git-source.
+// Owns: the Source kind: its CRD (generated from the TypeBox type config-file sources are parsed with),
+//   parsing Source objects, credentials from Secrets (rotating ones, and GitHub App tokens), and the
+//   controller that keeps the app's set of sources equal to the Source objects in the management cluster.
+// Entry points: SourceController, parseSourceObject, sourceCrd.
+// Records: none in Redis (its state is the Source objects' status).
+// May import: @tidemark/contracts, @tidemark/cluster, @tidemark/git-source.
 
 export { crdSchemaOf, type OpenApiSchema } from './crd-schema';
 export { sourceCrd, sourceCrdHeader } from './source-crd';

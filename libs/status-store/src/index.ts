@@ -1,8 +1,11 @@
-// libs/status-store owns the per-object status records in Redis: the record the pipeline writes
-// once per run with its history entry, the operator's suspend flag, and the read view that joins
-// them with the cluster's availability; plus the change channel, prune holds and the audit trail
-// (a hash-chained Redis stream of who did what, its one writer and its chain check). It may
-// import only contracts.
+// Owns: the per-object status records: the record the pipeline writes once per run with its history entry,
+//   the operator's suspend flag, and the read view that joins them with the cluster's availability; plus the
+//   change channel, prune holds and the audit trail (a hash-chained Redis stream of who did what, its one
+//   writer and its chain check).
+// Entry points: StatusStore, PruneHolds, AuditLog, verifyAuditChain.
+// Records: status:<cluster>, history:<cluster>:<object>, suspended:<cluster>, status-clusters,
+//   status-changes, live children, revision-live, prune-hold(s), audit and audit-head.
+// May import: @tidemark/contracts.
 
 export { StatusStore, type StatusStoreOptions, type RevisionLive } from './status-store';
 export { PruneHolds, type PruneHold } from './prune-holds';

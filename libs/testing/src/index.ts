@@ -1,12 +1,15 @@
-// libs/testing owns the test rig's helpers: a redis-server, the kube-testenv control planes, a
-// Git server over smart HTTP, an OpenSSH sshd serving Git, working copies, a delaying proxy. Test
-// and bench code only; the production apps never import it. It may import no other Tidemark library.
+// Owns: the test rig's helpers: a redis-server, the kube-testenv control planes, a Git server over smart
+//   HTTP, an OpenSSH sshd serving Git, working copies, a delaying proxy. Test and bench code only.
+// Entry points: startRedis, startGitServer, WorkingCopy, startAppProcess.
+// Records: none.
+// May import: no other Tidemark library.
 
 export { freePort } from './free-port';
 export { buildAppBundles, type AppBundles } from './app-bundles';
 export { startAppProcess, killAppProcess, type AppProcess, type AppProcessOptions } from './app-process';
 export { RigError, commandExists, run, stopProcess } from './process';
-export { startRedis, waitForPort, type TestRedis, type StartRedisOptions } from './redis';
+export { startRedis, waitForPort, redisTlsArgs, type TestRedis, type StartRedisOptions, type RedisServerTls } from './redis';
+export { makeTestCa, type TestCa, type IssuedCertificate } from './test-ca';
 export { startRedisCluster, startRedisSentinel, type TestRedisCluster, type TestRedisSentinel, type RedisHostPort, type RedisAuth } from './redis-topologies';
 export { startGitServer, type GitServer, type GitServerOptions } from './git-server';
 export { WorkingCopy } from './working-copy';

@@ -1,7 +1,10 @@
-// libs/watches owns the cluster watches that wake objects: owned objects (drift, deletion) and
-// objects a kind references (ConfigWatcher's ConfigMaps), CRDs becoming Established (waking what
-// waits for them). The owned-object watches also fill each cluster's watch cache for the pipeline. It enqueues by revisionFor and may import contracts, cluster, kinds, ordering
-// and status-store.
+// Owns: the cluster watches that wake objects: owned objects (drift, deletion) and objects a kind references
+//   (ConfigWatcher's ConfigMaps), CRDs becoming Established (waking what waits for them). The owned-object
+//   watches also fill each cluster's watch cache for the pipeline; it enqueues by revisionFor.
+// Entry points: startOwnedWatches, startReferenceWatches, startTreeWatches, watchCrdsEstablished.
+// Records: the watch and tree leases (lease:watch:<cluster>, lease:tree:<cluster>).
+// May import: @tidemark/contracts, @tidemark/cluster, @tidemark/kinds, @tidemark/ordering,
+//   @tidemark/status-store.
 
 export { startReferenceWatches, type ReferenceWatchOptions, type Enqueuer } from './reference-watches';
 export { startOwnedWatches, type OwnedWatchOptions, type OwnedWatches } from './owned-watches';
