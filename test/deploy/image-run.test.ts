@@ -55,6 +55,14 @@ function startContainer(name: string, args: readonly string[], image: string): S
   });
 }
 
+/** portOfHealthCheck is the port the image's HEALTHCHECK asks, which the container must listen on; it fails when another program holds it. */
+async function portOfHealthCheck(app: string): Promise<number> {
+  const port = Number(/127\.0\.0\.1:(\d+)\//.exec((await healthCheckOf(app)).join(' '))?.[1]);
+  const taken = await fetch(`http://127.0.0.1:${port}/`).then(() => true, () => false);
+  if (taken) throw new Error(`port ${port} on 127.0.0.1 is taken: the ${app} container runs on the host's network and its health check asks that port`);
+  return port;
+}
+
 /** execIn runs node code in a running container and resolves with what it printed. */
 function execIn(name: string, code: string): Promise<string> {
   return podman(['exec', name, 'node', '-e', code]);
@@ -124,7 +132,7 @@ describe('the reconciler and dashboard images under podman', () => {
   });
 
   it('the reconciler, in in-cluster mode as the base\'s ServiceAccount, reconciles the sample repository; its health check passes', async () => {
-    reconcilerPort = await freePort();
+    reconcilerPort = await portOfHealthCheck('reconciler');
     const config = join(scratch, 'config');
     await mkdir(config, { recursive: true });
     await writeFile(join(config, 'tidemark.yaml'), [
@@ -167,7 +175,7 @@ describe('the reconciler and dashboard images under podman', () => {
 
   it('the dashboard serves its pages and API from the same Redis, and shows the reconciled objects Ready', async () => {
     expect(reconciler, 'the reconciler container runs (previous test)').toBeDefined();
-    const port = await freePort();
+    const port = await portOfHealthCheck('dashboard');
     const dashboard = startContainer(dashboardName, [
       '--env', `TIDEMARK_REDIS_URL=${inject('redisUrl')}`,
       '--env', `TIDEMARK_REDIS_PREFIX=${prefix}`,
@@ -185,7 +193,7 @@ describe('the reconciler and dashboard images under podman', () => {
         const body = (await response.json()) as { rows?: { name: string; cells: Record<string, { state: string }> }[] };
         return body.rows?.find((row) => row.name === 'from-image')?.cells['in-cluster']?.state;
       }, { timeout: 60_000, interval: 1_000 }).toBe('Ready');
-      const page = await fetch(`http://127.0.0.1:${port}/?namespace=${namespace}`, { headers });
+      const page = await fetch(`http://127.0.0.1:${port}/objects?namespace=${namespace}`, { headers });
       expect(page.status).toBe(200);
       expect(page.headers.get('content-type')).toMatch(/text\/html/);
       expect(await page.text()).toContain('from-image');
