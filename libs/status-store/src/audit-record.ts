@@ -79,11 +79,18 @@ export function parseAuditRecord(raw: string): AuditRecord | { problem: string }
     if (typeof record[field] !== 'string') return { problem: `field ${field} is missing or not a string` };
   }
   if (!results.includes(record.result as string)) return { problem: `field result is "${String(record.result)}", not ok, denied or error` };
-  if (typeof record.status !== 'number') return { problem: 'field status is missing or not a number' };
-  const actor = record.actor as { name?: unknown } | undefined;
-  if (typeof actor !== 'object' || actor === null || typeof actor.name !== 'string') return { problem: 'field actor.name is missing or not a string' };
-  const target = record.target as { type?: unknown; name?: unknown } | undefined;
-  if (typeof target !== 'object' || target === null || typeof target.name !== 'string' || typeof target.type !== 'string') return { problem: 'field target is missing its type or name' };
-  if (typeof record.parameters !== 'object' || record.parameters === null) return { problem: 'field parameters is missing or not an object' };
+  const problem = partsProblem(record);
+  if (problem) return { problem };
   return record as unknown as AuditRecord;
+}
+
+/** partsProblem checks the record's nested parts: status, actor, target and parameters. */
+function partsProblem(record: Record<string, unknown>): string | undefined {
+  if (typeof record.status !== 'number') return 'field status is missing or not a number';
+  const actor = record.actor as { name?: unknown } | undefined;
+  if (typeof actor !== 'object' || actor === null || typeof actor.name !== 'string') return 'field actor.name is missing or not a string';
+  const target = record.target as { type?: unknown; name?: unknown } | undefined;
+  if (typeof target !== 'object' || target === null || typeof target.name !== 'string' || typeof target.type !== 'string') return 'field target is missing its type or name';
+  if (typeof record.parameters !== 'object' || record.parameters === null) return 'field parameters is missing or not an object';
+  return undefined;
 }
