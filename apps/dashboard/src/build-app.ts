@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
-import { PruneHolds, type StatusStore } from '@tidemark/status-store';
+import { AuditLog, PruneHolds, type StatusStore } from '@tidemark/status-store';
+import { auditRoutes, recordActions } from './audit/audit-routes';
 import { apiRoutes } from './api/api-routes';
 import { errorHandler } from './api/error-handler';
 import { ErrorBody } from './api/schemas';
@@ -50,6 +51,8 @@ export interface DashboardDeps {
    * throttling counts per real client (TIDEMARK_DASHBOARD_TRUSTED_PROXIES). @defaultValue none: the connection's address
    */
   trustedProxies?: readonly string[];
+  /** Audit records kept in the Redis stream, about (TIDEMARK_DASHBOARD_AUDIT_MAX_RECORDS). @defaultValue 100000 */
+  auditMaxRecords?: number;
   /** @defaultValue false */
   logger?: boolean;
   /** Live-update batching window. @defaultValue 50 */
@@ -138,8 +141,11 @@ export async function buildDashboard(deps: DashboardDeps): Promise<FastifyInstan
   await app.register(loginRoutes, { sessions, secureCookies: deps.auth.secureCookies ?? false, throttle });
 
   // Everything below needs a principal: the hook is encapsulated in this scope.
+  const audit = new AuditLog({ redis: deps.redis, prefix: deps.statusStore.keys.prefix, ...(deps.auditMaxRecords ? { maxRecords: deps.auditMaxRecords } : {}) });
   await app.register(async (scope) => {
     scope.addHook('onRequest', authenticate({ tokens, sessions, throttle }));
+    // Every action below, done or refused (401, 403, 429 included), is an audit record.
+    scope.addHook('onSend', recordActions(audit));
     // Read-your-writes: every view a request shows holds every status write made before it, so
     // the badge, the counts, the detail page and the queue never disagree about a finished run.
     scope.addHook('preHandler', async (request) => {
@@ -151,6 +157,7 @@ export async function buildDashboard(deps: DashboardDeps): Promise<FastifyInstan
     await scope.register(pruneHoldRoutes, { holds: new PruneHolds(deps.redis, deps.statusStore.keys.prefix), queues: deps.queues });
     await scope.register(previewRoutes, { previews: deps.previews ?? noPreviewQueue, redis: deps.redis, keys: deps.statusStore.keys });
     await scope.register(liveUpdates, { cache, trees });
+    await scope.register(auditRoutes, { audit });
   });
   return app;
 }
