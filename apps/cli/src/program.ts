@@ -11,6 +11,7 @@ import { previewCommand } from './commands/preview';
 import { diffCommand } from './commands/diff';
 import { sourceCommand } from './commands/source';
 import { sourceActionCommand, sourceVerbOf } from './commands/source-action';
+import { auditCommand, auditVerifyCommand } from './commands/audit';
 import { messageOf, scrubText } from '@tidemark/contracts';
 
 interface GlobalOptions { server?: string; output?: string }
@@ -106,6 +107,22 @@ export function buildProgram(io: CliIo, ended: (code: ExitCode) => void): Comman
     .action(action(async (object: string | undefined, options: { cluster: string }) => {
       const { api, output } = context();
       await retryCommand(api, output, options.cluster, object);
+    }));
+
+  const audit = program.command('audit').description('Who did what: the audit trail, newest first (needs a token not limited to some sources).')
+    .option('--actor <name>', 'only records of this actor (a substring)')
+    .option('--action <action>', 'only this action, e.g. object.suspend (a substring)')
+    .option('--target <target>', 'only this target: a cluster, source or object (a substring)')
+    .option('--result <result>', 'ok, denied or error')
+    .option('--limit <count>', 'most records shown', positiveInteger, 100)
+    .action(action(async (options: { actor?: string; action?: string; target?: string; result?: string; limit: number }) => {
+      const { api, output } = context();
+      await auditCommand(api, output, options);
+    }));
+  audit.command('verify').description('Check the audit chain: exit 1, naming the record, if one was deleted or edited.')
+    .action(action(async () => {
+      const { api, output } = context();
+      return auditVerifyCommand(api, output);
     }));
 
   program.command('preview').description('What merging a branch or commit would do on each cluster: a reconciler worker renders it and dry-runs it against the live clusters, writing nothing. Needs an operator token.')
