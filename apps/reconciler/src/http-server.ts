@@ -1,7 +1,8 @@
 import { timingSafeEqual } from 'node:crypto';
 import Fastify, { type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
-import { RedisDeliveryLog, registerWebhookRoutes, type Poller, type WebhookHook, type WebhookPreviewRequest } from '@tidemark/poller';
+import { RedisDeliveryLog, registerWebhookRoutes, type Poller, type WebhookDelivery, type WebhookHook, type WebhookPreviewRequest } from '@tidemark/poller';
+import { AuditLog } from '@tidemark/status-store';
 import type { ReconcilerConfig } from './config';
 import type { ReconcilerMetrics } from './metrics/reconciler-metrics';
 import type { RedisClient } from '@tidemark/contracts';
@@ -67,7 +68,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
         metrics?.webhookArrived(source);
         await poller.trigger(source);
       },
-      ...(options.previews ? { onPreview: previewQueuer(options.previews, options.log) } : {}),
+      ...(options.previews ? { onPreview: previewQueuer(options.previews, options.log, new AuditLog({ redis, prefix: options.recordPrefix ?? 'tidemark' })) } : {}),
     });
   }
   await app.listen({ port: config.http.port, host: config.http.host });
@@ -78,12 +79,24 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
   };
 }
 
-/** previewQueuer queues a webhook's preview, except of the branch the source applies (its poll covers that). */
-function previewQueuer(previews: NonNullable<HttpServerOptions['previews']>, log: Logger) {
-  return async (source: string, request: WebhookPreviewRequest): Promise<void> => {
+/**
+ * previewQueuer queues a webhook's preview, except of the branch the source applies (its poll
+ * covers that), and records it in the audit trail: the actor is the webhook of the source.
+ */
+function previewQueuer(previews: NonNullable<HttpServerOptions['previews']>, log: Logger, audit: AuditLog) {
+  return async (source: string, request: WebhookPreviewRequest, from?: WebhookDelivery): Promise<void> => {
     if (request.ref === previews.followedBranch(source) && !request.pullRequest) return;
     const queued = await previews.queue.enqueue({ source, ...request, trigger: 'webhook', requestedAt: new Date().toISOString() });
     log.info({ source, ref: request.ref, revision: request.revision, pullRequest: request.pullRequest?.number, status: queued.status }, 'webhook: preview queued');
+    const parameters = { ref: request.ref, ...(request.revision ? { revision: request.revision } : {}), ...(request.pullRequest ? { pullRequest: request.pullRequest.number } : {}), ...(from?.delivery ? { delivery: from.delivery } : {}), queue: queued.status };
+    const record = await audit.append({
+      actor: { name: `webhook:${source}`, via: 'webhook' }, action: 'preview.request', target: { type: 'source', name: source },
+      parameters, result: 'ok', status: 202, ...(from ? { requestId: from.requestId, client: from.client } : {}),
+    }).catch((error: unknown) => {
+      log.error({ err: error, source }, 'audit: the webhook preview could not be recorded');
+      return undefined;
+    });
+    if (record) log.info({ audit: record }, `audit: ${record.actor.name} ${record.action} ${source}: ok`);
   };
 }
 

@@ -8,7 +8,7 @@
 
 export { Poller, type PollerOptions } from './poller';
 export type { PolledSource } from './source-runner';
-export { registerWebhookRoutes, type WebhookHook, type WebhookRoutesOptions } from './webhook-routes';
+export { registerWebhookRoutes, type WebhookHook, type WebhookRoutesOptions, type WebhookDelivery } from './webhook-routes';
 export { deliveryIdOf, deliveryDigest, MemoryDeliveryLog, RedisDeliveryLog, type DeliveryLog, type RedisDeliveryLogOptions } from './webhook-deliveries';
 export { verifyWebhook, webhookProviders, type WebhookProvider, type WebhookVerdict } from './webhook-signature';
 export { pollDelay } from './poll-delay';

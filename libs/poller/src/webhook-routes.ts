@@ -12,6 +12,14 @@ export interface WebhookHook {
   secret: string;
 }
 
+/** WebhookDelivery is where a verified delivery came from, for the audit trail. */
+export interface WebhookDelivery {
+  requestId: string;
+  client: string;
+  /** The provider's delivery id, when it sent one. */
+  delivery?: string;
+}
+
 export interface WebhookRoutesOptions {
   hooks: readonly WebhookHook[];
   /** Finds the hook of a source not in `hooks` (a Source object's, whose secret is in a Secret). @defaultValue none */
@@ -23,7 +31,7 @@ export interface WebhookRoutesOptions {
    * branch (and commit) the body names; it should only queue a preview, which writes nothing, and
    * ignore the branch the source follows. Without it, pull-request events are answered 200 and ignored.
    */
-  onPreview?(source: string, request: WebhookPreviewRequest): void | Promise<void>;
+  onPreview?(source: string, request: WebhookPreviewRequest, delivery?: WebhookDelivery): void | Promise<void>;
   /** @defaultValue '/hooks' (routes are POST `${prefix}/:source`) */
   prefix?: string;
   /** Largest body accepted; larger gets 413. @defaultValue 1 MiB (GitHub caps payloads at 25 MB, but pushes to a config repo are small) */
@@ -87,13 +95,14 @@ export async function registerWebhookRoutes(app: FastifyInstance, options: Webho
         return reply.code(200).send({ code: 'WebhookDuplicate', message: 'this delivery was already received; no poll was triggered', source: hook.source });
       }
       const preview = options.onPreview ? previewRequestOf(hook.provider, verdict.event, parsed) : undefined;
+      const from: WebhookDelivery = { requestId: String(request.id), client: request.ip, ...(delivery ? { delivery } : {}) };
       if (verdict.event === 'pull-request') {
         if (!preview) return reply.code(200).send({ code: 'WebhookIgnored', message: 'not a pull request opened or updated (or previews are off); nothing was queued', source: hook.source });
-        await options.onPreview!(hook.source, preview);
+        await options.onPreview!(hook.source, preview, from);
         return reply.code(202).send({ code: 'WebhookPreviewQueued', message: `a preview of ${preview.ref} was queued`, source: hook.source });
       }
       await options.onPush(hook.source);
-      if (preview) await options.onPreview!(hook.source, preview);
+      if (preview) await options.onPreview!(hook.source, preview, from);
       return reply.code(202).send({ code: 'WebhookPollTriggered', message: 'a poll of the source was triggered', source: hook.source });
     });
   }, { prefix: options.prefix ?? '/hooks' });
