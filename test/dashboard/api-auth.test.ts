@@ -36,11 +36,14 @@ describe('authentication', () => {
   });
 
   it('refuses every API route without credentials or with a wrong token, with a stable code', async () => {
-    for (const url of ['/api/overview', '/api/objects', `/api/objects/shared/core/ConfigMap/shop/settings`, '/api/clusters', '/api/clusters/shared', '/api/sources', '/api/sources/main-repo', '/api/queue', '/api/openapi.json', '/api/session']) {
+    const urls = ['/api/overview', '/api/objects', `/api/objects/shared/core/ConfigMap/shop/settings`, '/api/clusters', '/api/clusters/shared', '/api/sources', '/api/sources/main-repo', '/api/queue', '/api/openapi.json', '/api/session'];
+    for (const [index, url] of urls.entries()) {
       const anonymous = await fixture.app.inject({ url });
       expect(anonymous.statusCode, url).toBe(401);
       expect(anonymous.json()).toMatchObject({ code: 'Unauthenticated' });
-      const wrong = await fixture.app.inject({ url, headers: bearer('not-a-valid-token-at-all') });
+      // Each wrong token from an address of its own: failed bearer tokens are throttled per client
+      // address (login-throttle.test.ts), and this test is about the answer, not the count.
+      const wrong = await fixture.app.inject({ url, headers: bearer('not-a-valid-token-at-all'), remoteAddress: `192.0.2.${index + 1}` });
       expect(wrong.statusCode, url).toBe(401);
     }
     const events = await fixture.app.inject({ url: '/events', headers: { accept: 'text/event-stream' } });
@@ -154,7 +157,7 @@ describe('OpenAPI', () => {
     const document = response.json<{ openapi: string; paths: Record<string, Record<string, { responses: Record<string, unknown>; parameters?: { name: string }[] }>> }>();
     expect(document.openapi).toMatch(/^3\./);
     expect(Object.keys(document.paths).sort()).toEqual([
-      '/api/clusters', '/api/clusters/{cluster}', '/api/objects', '/api/objects/{cluster}/{group}/{kind}/{namespace}/{name}',
+      '/api/audit', '/api/audit/verify', '/api/clusters', '/api/clusters/{cluster}', '/api/objects', '/api/objects/{cluster}/{group}/{kind}/{namespace}/{name}',
       '/api/objects/{cluster}/{group}/{kind}/{namespace}/{name}/reconcile', '/api/objects/{cluster}/{group}/{kind}/{namespace}/{name}/resume',
       '/api/objects/{cluster}/{group}/{kind}/{namespace}/{name}/suspend', '/api/overview', '/api/previews', '/api/previews/{source}/{ref}', '/api/prune-holds', '/api/prune-holds/{cluster}/{source}/confirm',
       '/api/queue', '/api/queue/{cluster}/retry', '/api/session',
