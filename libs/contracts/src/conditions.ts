@@ -37,6 +37,8 @@ export const Reason = {
   StatusWriteFailed: 'StatusWriteFailed',
   ClusterUnavailable: 'ClusterUnavailable',
   Suspended: 'Suspended',
+  /** An operator froze the object's cluster: nothing is written to it until the freeze is lifted. */
+  ClusterFrozen: 'ClusterFrozen',
   DriftDetected: 'DriftDetected',
   NoDrift: 'NoDrift',
   KindNotServed: 'KindNotServed',

@@ -21,6 +21,11 @@ export class RecordKeys {
     return `${this.prefix}:cluster-health:${cluster}`;
   }
 
+  /** clusterFreeze is the JSON of one cluster's freeze (ClusterFreeze): no writes to the cluster while it exists. */
+  clusterFreeze(cluster: string): string {
+    return `${this.prefix}:cluster-freeze:${cluster}`;
+  }
+
   /** objectStatus is the hash objectKey → ObjectStatus JSON of one cluster. */
   objectStatus(cluster: string): string {
     return `${this.prefix}:status:${cluster}`;
