@@ -1,13 +1,13 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { TerminalError, claimRedisSchema, readSourceStatus, RecordKeys, redisSchemaVersion, messageOf, type ReconcileJob, type ReconcileOutcome } from '@tidemark/contracts';
+import { TerminalError, claimRedisSchema, readClusterFreeze, readSourceStatus, RecordKeys, redisSchemaVersion, messageOf, type ReconcileJob, type ReconcileOutcome } from '@tidemark/contracts';
 import { fileCredentials, GitSource, type GitSourceOptions, type SourceSpec, type UnitRendering } from '@tidemark/git-source';
 import { compileHealthRules, createDefaultRegistry, withHealthRules } from '@tidemark/kinds';
 import { PlacementCache } from '@tidemark/placement';
 import { reconcile, unchangedJobs, type PipelineDependencies, type PipelineObserver } from '@tidemark/pipeline';
 import { Poller, type PolledSource } from '@tidemark/poller';
-import { assertRedisSafe, closeRedis, endWhenGone, needsHashTag, openRedisClient, ReconcileQueues, ReconcileWorkers, redisConnectionFor, redisPrefix } from '@tidemark/queue';
+import { assertRedisSafe, closeRedis, endWhenGone, needsHashTag, openRedisClient, probeRedis, ReconcileQueues, ReconcileWorkers, redisConnectionFor, redisPrefix } from '@tidemark/queue';
 import { PruneHolds, StatusStore } from '@tidemark/status-store';
 import type { ReconcilerConfig } from './config';
 import { connectClusters } from './clusters';
@@ -72,6 +72,9 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
   const connection = redisConnectionFor(config.redis);
   const hashTag = needsHashTag(config.redis);
   const recordPrefix = redisPrefix({ prefix: config.redisPrefix, hashTag });
+  // One bounded attempt before any client that reconnects forever: a refused certificate or an
+  // unreachable Redis fails start-up with a clear error instead of a reconnect loop.
+  await probeRedis(config.redis);
   const safety = await assertRedisSafe(connection, { allowEviction: config.allowEviction });
   for (const warning of safety.warnings) log.warn({}, warning);
   const redis = openRedisClient(config.redis, { maxRetriesPerRequest: null });
@@ -176,6 +179,8 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
       log,
       observer: bothObservers(metrics.observer, commitStatuses.observer),
       pruneHolds: new PruneHolds(redis, recordPrefix),
+      // Read at every run: an operator's freeze stops the next write to the cluster.
+      freezeOf: (cluster) => readClusterFreeze(redis, statusStore.keys, cluster),
       ordering: waits,
       // Records from before this start get a full run first: this release or config may render differently.
       options: { resyncIntervalMs: config.resyncIntervalMs, fullCheckIntervalMs: config.fullCheckIntervalMs, fullCheckAfter: new Date(), dependencyRecheckMs: config.dependencyRecheckMs, progressingRequeueMs: config.progressingRequeueMs, healthTimeoutMs: config.objectHealth.timeoutMs, builtinCrdSources: builtinCrdSources(config) },

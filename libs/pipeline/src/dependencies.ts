@@ -1,5 +1,5 @@
 import type { ClusterConnection, ObjectCache } from '@tidemark/cluster';
-import type { KubernetesManifest, Logger, RenderUnitRef } from '@tidemark/contracts';
+import type { ClusterFreeze, KubernetesManifest, Logger, RenderUnitRef } from '@tidemark/contracts';
 import type { HealthRule, KindRegistry, SourceHealthRules } from '@tidemark/kinds';
 import type { PruneHolds, StatusStore } from '@tidemark/status-store';
 import type { DriftPolicy, DriftRules } from '@tidemark/drift';
@@ -129,6 +129,8 @@ export interface PipelineOptions {
    * @defaultValue 600_000
    */
   healthTimeoutMs?: number;
+  /** How soon an object of a frozen cluster looks again by itself: the safety net behind the wake-up that lifting the freeze sends. @defaultValue 60_000 */
+  frozenRecheckMs?: number;
 }
 
 /** PipelineDependencies are everything reconcile talks to, handed in by the reconciler app. */
@@ -164,6 +166,11 @@ export interface PipelineDependencies {
    */
   cacheFor?(cluster: string): ObjectCache | undefined;
   log?: Logger;
+  /**
+   * freezeOf is a cluster's freeze (readClusterFreeze), read before the run's first write to the
+   * cluster. Without it, no cluster is ever frozen.
+   */
+  freezeOf?(cluster: string): Promise<ClusterFreeze | undefined>;
   /** Mass-prune holds; without it, no share of prunes waits for confirmation. */
   pruneHolds?: PruneHolds;
   /** The guards every delete passes. @defaultValue defaultPruneGuards */

@@ -40,6 +40,8 @@ const codeReasons: Record<string, string> = {
   RevisionNotAdmitted: 'RevisionNotAdmitted',
   SourceTooLarge: 'SourceTooLarge',
   CommitNotVerified: 'CommitNotVerified',
+  ClusterFrozen: Reason.ClusterFrozen,
+  FreezeUnknown: 'FreezeUnknown',
 };
 
 /** reasonFor is the Ready=False reason of a failure in a stage; some failure codes are more specific. */

@@ -28,6 +28,7 @@ import { identityFailure } from './identity-failure';
 import { wakeDependents } from './ordering/wake-dependents';
 import { isStaleCacheSymptom } from './cached-reads';
 import { resyncUnchanged } from './unchanged-resync';
+import { freezeCheck } from './freeze-check';
 
 /**
  * reconcile runs the eight stages for one job, then finalizeStatus writes the run's one status
@@ -91,6 +92,7 @@ async function runStages(run: ReconcileRun, deps: PipelineDependencies, signal?:
   if (fetched.action === 'stallAgain' || fetched.action === 'fail') throw fetched.failure;
   signal?.throwIfAborted();
   if (fetched.action === 'skip') return undefined;
+  await freezeCheck(run, deps);
   run.deletion = await deletionStage(run, deps);
   if (isDeleted(run) || !run.desired) {
     await reportDeletion(run, deps);
