@@ -19,6 +19,8 @@ import { script, stylesheet } from './pages/assets';
 import { pageRoutes } from './pages/page-routes';
 import { SourceActions } from './view/source-actions';
 import { pruneHoldRoutes } from './api/prune-hold-routes';
+import { clusterFreezeRoutes } from './api/cluster-freeze-routes';
+import { ClusterFreezes } from './view/cluster-freezes';
 import { previewRoutes } from './api/preview-routes';
 import type { PreviewQueue } from '@tidemark/queue';
 import { Actions } from './view/actions';
@@ -155,6 +157,7 @@ export async function buildDashboard(deps: DashboardDeps): Promise<FastifyInstan
     await scope.register(apiRoutes, { prefix: '/api', data, actions, sourceActions });
     await scope.register(pageRoutes, { data, actions, sourceActions });
     await scope.register(pruneHoldRoutes, { holds: new PruneHolds(deps.redis, deps.statusStore.keys.prefix), queues: deps.queues });
+    await scope.register(clusterFreezeRoutes, { freezes: new ClusterFreezes({ redis: deps.redis, store: deps.statusStore, queues: deps.queues, clusterNames: () => data.clusterNames() }) });
     await scope.register(previewRoutes, { previews: deps.previews ?? noPreviewQueue, redis: deps.redis, keys: deps.statusStore.keys });
     await scope.register(liveUpdates, { cache, trees });
     await scope.register(auditRoutes, { audit });

@@ -38,7 +38,9 @@ const HealthBody = Type.Object({
   message: Type.Optional(Type.String()), queuePaused: Type.Boolean(),
 });
 
-const ClusterRowBody = Type.Object({ name: Type.String(), counts: StateCountsBody, health: HealthBody, queue: Type.Optional(QueueFiguresBody) });
+const FreezeBody = Type.Object({ cluster: Type.String(), by: Type.String(), reason: Type.String(), since: Type.String() }, { description: 'An operator froze the cluster: nothing is written to it until it is unfrozen.' });
+
+const ClusterRowBody = Type.Object({ name: Type.String(), counts: StateCountsBody, health: HealthBody, queue: Type.Optional(QueueFiguresBody), freeze: Type.Optional(FreezeBody) });
 
 export const ClusterBody = Type.Object({ row: ClusterRowBody, queueError: Type.Optional(Type.String()) });
 

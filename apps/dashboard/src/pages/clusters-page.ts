@@ -3,6 +3,7 @@ import type { Principal } from '../auth/principal';
 import { clusterQueue, queueLegend } from './queue-page';
 import { duration, timeAgo } from './format';
 import { html, type SafeHtml } from './html';
+import { describeFreeze } from '@tidemark/contracts';
 
 const stateTiles = ['Ready', 'Reconciling', 'Waiting', 'Stalled', 'Failed', 'Drifted', 'Suspended'] as const;
 
@@ -12,10 +13,30 @@ export function clusterHref(cluster: string): string {
 }
 
 /** healthBadge shows reachability from the reconciler's health checks, and a paused queue. */
-export function healthBadge({ health, queue }: ClusterRow): SafeHtml {
+export function healthBadge(row: ClusterRow): SafeHtml {
+  const { health, queue } = row;
   const state = health.state === 'Available' ? 'ready' : health.state === 'Unavailable' ? 'stalled' : 'unknown';
   const title = health.state === 'Unknown' ? 'No health check recorded yet.' : `${health.message ?? health.state} Since ${health.since}; checked ${health.lastCheck}${health.latencyMs !== undefined ? ` in ${health.latencyMs} ms` : ''}.`;
-  return html`<span class="badge state-${state}" title="${title}">${health.state}</span>${queue?.paused ? html`<span class="badge state-stalled">queue paused</span>` : ''}`;
+  return html`<span class="badge state-${state}" title="${title}">${health.state}</span>${queue?.paused ? html`<span class="badge state-stalled">queue paused</span>` : ''}${freezeBadge(row)}`;
+}
+
+/** freezeBadge says a cluster is frozen, and by whom, since when and why. */
+export function freezeBadge({ freeze }: Pick<ClusterRow, 'freeze'>): SafeHtml {
+  return freeze ? html` <span class="badge state-stalled frozen" title="${describeFreeze(freeze)}">frozen</span>` : html``;
+}
+
+/** freezeFacts is the cluster page's line about a freeze, and the form that sets or lifts it for an operator. */
+function freezeFacts(row: ClusterRow, principal: Principal | undefined): SafeHtml {
+  const { freeze } = row;
+  const state = freeze
+    ? html`<span class="badge state-stalled">frozen</span> by ${freeze.by} since ${freeze.since}${freeze.reason ? html`: ${freeze.reason}` : ''}. Nothing is applied or pruned here until it is unfrozen.`
+    : html`not frozen`;
+  if (principal?.role !== 'operator' || principal.scope) return html`<dt>Freeze</dt><dd id="cluster-freeze">${state}</dd>`;
+  const action = `${clusterHref(row.name)}/${freeze ? 'unfreeze' : 'freeze'}`;
+  const form = freeze
+    ? html`<form method="post" action="${action}" class="inline"><input type="hidden" name="_csrf" value="${principal.csrf ?? ''}"><button data-action="unfreeze">Unfreeze</button></form>`
+    : html`<form method="post" action="${action}" class="inline"><input type="hidden" name="_csrf" value="${principal.csrf ?? ''}"><input name="reason" required maxlength="500" placeholder="Why (shown on every object held back)" aria-label="Reason"> <button data-action="freeze">Freeze</button></form>`;
+  return html`<dt>Freeze</dt><dd id="cluster-freeze">${state} ${form}</dd>`;
 }
 
 function notReady(row: ClusterRow): number {
@@ -27,7 +48,7 @@ function clusterHealthRow(row: ClusterRow): SafeHtml {
   return html`<tr data-cluster="${row.name}"><th scope="row"><a href="${clusterHref(row.name)}">${row.name}</a></th><td>${healthBadge(row)}</td>
 <td>${health.state === 'Unknown' ? '—' : timeAgo(health.since)}</td><td>${health.state === 'Unknown' ? '—' : timeAgo(health.lastCheck)}</td><td class="num">${duration(health.latencyMs)}</td>
 <td class="num">${row.counts.total}</td><td class="num">${notReady(row)}</td><td class="num">${row.counts.Drifted}</td><td class="num">${row.queue ? row.queue.failingObjects : '—'}</td>
-<td class="${health.state === 'Unavailable' ? 'error' : 'muted'}">${health.message ?? ''}</td></tr>`;
+<td class="${health.state === 'Unavailable' || row.freeze ? 'error' : 'muted'}">${[health.message, row.freeze ? `Frozen: ${describeFreeze(row.freeze)}.` : undefined].filter(Boolean).join(' ')}</td></tr>`;
 }
 
 /** clustersPage: each cluster's reachability as the health checks last saw it, with a link to its own page. */
@@ -55,6 +76,7 @@ export function clusterPage({ row, queueError, principal, charts }: ClusterPageI
 <dt>Since</dt><dd>${health.state === 'Unknown' ? html`<span class="muted">no health check recorded yet</span>` : timeAgo(health.since)}</dd>
 <dt>Last check</dt><dd>${health.state === 'Unknown' ? '—' : timeAgo(health.lastCheck)}${health.latencyMs !== undefined ? html`, answered in ${duration(health.latencyMs)}` : ''}</dd>
 ${health.message ? html`<dt>Message</dt><dd class="${health.state === 'Unavailable' ? 'error' : ''}">${health.message}</dd>` : ''}
+${freezeFacts(row, principal)}
 <dt>Queue</dt><dd>${row.queue ? (row.queue.paused ? html`<span class="badge state-stalled">paused</span> while the cluster is unavailable` : 'running') : html`<span class="muted">${queueError ? `unavailable: ${queueError}` : 'not known yet'}</span>`}</dd></dl>
 <h2>Objects</h2><div class="tiles" id="cluster-counts"><a class="tile" href="${objects()}"><strong>${counts.total}</strong>objects</a>
 ${stateTiles.map((state) => html`<a class="tile" href="${objects(state)}"><strong class="state-${state.toLowerCase()}">${counts[state]}</strong>${state}</a>`)}</div>

@@ -1,4 +1,4 @@
-import { listPreviews, readClusterHealth, readClusterSeries, readPreviewReport, readSourceCommits, readSourceStatus, messageOf, type ClusterHealth, type PreviewReport, type ClusterSample, type ObjectStatus, type ReconcileRecord, type SourceCommit, type SourceStatus } from '@tidemark/contracts';
+import { listPreviews, readClusterFreeze, readClusterHealth, readClusterSeries, readPreviewReport, readSourceCommits, readSourceStatus, messageOf, type ClusterHealth, type ClusterFreeze, type PreviewReport, type ClusterSample, type ObjectStatus, type ReconcileRecord, type SourceCommit, type SourceStatus } from '@tidemark/contracts';
 import type { ClusterQueueFigures, ReconcileQueues } from '@tidemark/queue';
 import type { RevisionLive, StatusStore } from '@tidemark/status-store';
 import { facetsOf, MatchMemo, queryMatrix, RowMemo, type Facets, type MatrixPage, type MatrixRow, type ObjectFilter } from './object-matrix';
@@ -30,6 +30,8 @@ export interface ClusterRow {
   /** Reachability as the reconciler's health checks last saw it. */
   health: ClusterHealth;
   queue?: ClusterQueueFigures;
+  /** An operator's freeze: nothing is written to the cluster while it is set. */
+  freeze?: ClusterFreeze;
 }
 
 /** ObjectView is one object on one cluster, as its page shows it. */
@@ -195,8 +197,10 @@ export class DashboardData {
     const byName = new Map(queue.figures.map((figures) => [figures.cluster, figures]));
     const names = [...new Set([...this.clusterNames(), ...byName.keys()])].sort();
     const health = await Promise.all(names.map((name) => readClusterHealth(this.options.redis, this.options.store.keys, name)));
+    const freezes = await Promise.all(names.map((name) => readClusterFreeze(this.options.redis, this.options.store.keys, name)));
     const clusters = names.map((name, index) => {
       const row: ClusterRow = { name, counts: totals.byCluster[name] ?? emptyCounts(), health: health[index]! };
+      if (freezes[index]) row.freeze = freezes[index];
       const figures = byName.get(name);
       if (figures) row.queue = figures;
       return row;
