@@ -54,6 +54,8 @@ export interface DashboardConfig {
   readonly metricsToken?: string;
   /** Proxies (addresses or CIDRs) whose X-Forwarded-For gives the client address (TIDEMARK_DASHBOARD_TRUSTED_PROXIES). @defaultValue none */
   readonly trustedProxies: readonly string[];
+  /** Audit records kept in Redis, about; the oldest are trimmed first (TIDEMARK_DASHBOARD_AUDIT_MAX_RECORDS). @defaultValue 100000 */
+  readonly auditMaxRecords: number;
 }
 
 type Environment = Readonly<Record<string, string | undefined>>;
@@ -81,6 +83,7 @@ export function loadConfig(env: Environment = process.env): DashboardConfig {
     secureCookies: env.TIDEMARK_DASHBOARD_SECURE_COOKIES === 'true',
     ...metricsToken(env.TIDEMARK_DASHBOARD_METRICS_TOKEN, 'TIDEMARK_DASHBOARD_METRICS_TOKEN'),
     trustedProxies: trustedProxies(env.TIDEMARK_DASHBOARD_TRUSTED_PROXIES),
+    auditMaxRecords: auditMaxRecords(env.TIDEMARK_DASHBOARD_AUDIT_MAX_RECORDS ?? '100000'),
   };
   return Object.freeze({ ...config, redis: Object.freeze(config.redis), clusters: Object.freeze([...config.clusters]), trustedProxies: Object.freeze([...config.trustedProxies]), tokens: Object.freeze(config.tokens.map((token) => Object.freeze(token))) });
 }
@@ -89,6 +92,12 @@ function metricsToken(value: string | undefined, name: string): { metricsToken?:
   if (value === undefined) return {};
   if (value.length < 16) throw new ConfigError(`${name} must be at least 16 characters; generate one with \`openssl rand -hex 24\`.`);
   return { metricsToken: value };
+}
+
+function auditMaxRecords(raw: string): number {
+  const count = Number(raw);
+  if (!Number.isInteger(count) || count < 1000) throw new ConfigError(`TIDEMARK_DASHBOARD_AUDIT_MAX_RECORDS: "${raw}" is not a whole number of at least 1000; it is how many audit records Redis keeps.`);
+  return count;
 }
 
 /** trustedProxies reads a comma-separated list of IP addresses or CIDRs; anything else is refused by name. */

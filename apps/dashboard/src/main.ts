@@ -30,7 +30,7 @@ async function main(): Promise<void> {
   const previews = new PreviewQueue({ connection: redis, prefix: config.redisPrefix, hashTag });
   await previews.start();
   const app = await buildDashboard({
-    statusStore, queues, previews, redis, subscriber, clusters, logger: true, ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}), trustedProxies: config.trustedProxies,
+    statusStore, queues, previews, redis, subscriber, clusters, logger: true, ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}), trustedProxies: config.trustedProxies, auditMaxRecords: config.auditMaxRecords,
     auth: { tokens: config.tokens, sessionSecret: config.sessionSecret, secureCookies: config.secureCookies },
   });
   warn = (fields, message) => {
