@@ -1,4 +1,5 @@
 import { createConnection } from 'node:net';
+import { connect as connectTls, type ConnectionOptions } from 'node:tls';
 import { AbstractConnector, type RedisOptions } from 'ioredis';
 
 /** NodeAddress is one `host:port` a connection may be made to. */
@@ -13,8 +14,9 @@ export interface NodeAddress {
  * of `nodes()`. A pub/sub subscriber on it reconnects like any `Redis`: it re-subscribes and emits
  * `ready`, so its owner knows that messages may have been missed (ioredis's own cluster subscriber
  * moves to another node without telling anyone). Any node serves: PUBLISH reaches every node.
+ * With `tls` each connection is a TLS one, verified as every other connection to the cluster.
  */
-export function clusterNodeConnector(nodes: () => readonly NodeAddress[]): NonNullable<RedisOptions['Connector']> {
+export function clusterNodeConnector(nodes: () => readonly NodeAddress[], tls?: ConnectionOptions): NonNullable<RedisOptions['Connector']> {
   let attempt = 0;
   return class ClusterNodeConnector extends AbstractConnector {
     constructor(options: unknown) {
@@ -34,7 +36,7 @@ export function clusterNodeConnector(nodes: () => readonly NodeAddress[]): NonNu
             reject(new Error(node ? 'Connection is closed.' : 'No Redis Cluster node is known to connect to.'));
             return;
           }
-          const stream = createConnection({ host: node.host, port: node.port });
+          const stream = tls ? connectTls({ ...tls, host: node.host, port: node.port }) : createConnection({ host: node.host, port: node.port });
           stream.once('error', (error) => {
             this.firstError = error;
           });

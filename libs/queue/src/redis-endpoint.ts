@@ -4,6 +4,7 @@ import { clusterNodeConnector, type NodeAddress } from './cluster-node-connector
 import { FailoverCluster } from './failover-cluster';
 import type { RedisConnection } from './connection';
 import { InvalidQueueOptionsError } from './errors/invalid-queue-options-error';
+import { tlsConnectionOptions, type RedisTls } from './redis-tls';
 
 /** RedisNode is one `host:port` of a Sentinel group or a Redis Cluster. */
 export interface RedisNode {
@@ -21,12 +22,15 @@ export interface RedisAuth {
  * RedisEndpoint says how to reach Redis: one URL (a standalone server; credentials in the URL),
  * a Sentinel group (the sentinels and the name of the primary they watch; ioredis follows a
  * failover), or a Redis Cluster (some of its nodes; the rest is discovered). `auth` logs in to
- * the data nodes, `sentinelAuth` to the sentinels themselves.
+ * the data nodes, `sentinelAuth` to the sentinels themselves. `tls` applies to every connection made
+ * (the URL's, the sentinels' and their data nodes', every cluster node's); a `rediss://` URL needs it
+ * for anything but Node's trusted CAs.
  */
-export type RedisEndpoint =
+export type RedisEndpoint = (
   | { url: string }
   | { sentinel: { name: string; nodes: readonly RedisNode[]; auth?: RedisAuth; sentinelAuth?: RedisAuth } }
-  | { cluster: { nodes: readonly RedisNode[]; auth?: RedisAuth } };
+  | { cluster: { nodes: readonly RedisNode[]; auth?: RedisAuth } }
+) & { tls?: RedisTls };
 
 /**
  * needsHashTag: on Redis Cluster every key must carry the deployment's hash tag (`{tidemark}`),
@@ -42,17 +46,35 @@ export function needsHashTag(endpoint: RedisEndpoint): boolean {
  * commands are retried through a failover (FailoverCluster).
  */
 export function redisConnectionFor(endpoint: RedisEndpoint): RedisConnection {
-  if ('url' in endpoint) return endpoint.url;
-  if ('sentinel' in endpoint) return sentinelOptions(endpoint.sentinel);
-  return new FailoverCluster(endpoint.cluster.nodes.map((node) => ({ ...node })), { lazyConnect: true, redisOptions: loginOptions(endpoint.cluster.auth) });
+  if ('url' in endpoint) return endpoint.tls ? { ...urlOptions(endpoint.url), ...tlsOptions(endpoint.tls) } : endpoint.url;
+  if ('sentinel' in endpoint) return sentinelOptions(endpoint.sentinel, endpoint.tls);
+  return new FailoverCluster(endpoint.cluster.nodes.map((node) => ({ ...node })), { lazyConnect: true, redisOptions: { ...loginOptions(endpoint.cluster.auth), ...tlsOptions(endpoint.tls) } });
 }
 
-/** sentinelOptions are ioredis's options for a Sentinel group, with the logins to the data nodes and to the sentinels. */
-function sentinelOptions(sentinel: Extract<RedisEndpoint, { sentinel: unknown }>['sentinel']): RedisOptions {
-  const options: RedisOptions = { sentinels: sentinel.nodes.map((node) => ({ ...node })), name: sentinel.name, ...loginOptions(sentinel.auth) };
+/** sentinelOptions are ioredis's options for a Sentinel group, with the logins to the data nodes and to the sentinels, and TLS to both. */
+function sentinelOptions(sentinel: Extract<RedisEndpoint, { sentinel: unknown }>['sentinel'], tls: RedisTls | undefined): RedisOptions {
+  const options: RedisOptions = { sentinels: sentinel.nodes.map((node) => ({ ...node })), name: sentinel.name, ...loginOptions(sentinel.auth), ...tlsOptions(tls) };
   if (sentinel.sentinelAuth?.username) options.sentinelUsername = sentinel.sentinelAuth.username;
   if (sentinel.sentinelAuth) options.sentinelPassword = sentinel.sentinelAuth.password;
+  if (tls) Object.assign(options, { enableTLSForSentinelMode: true, sentinelTLS: tlsConnectionOptions(tls) });
   return options;
+}
+
+/** tlsOptions is ioredis's `tls` for every data connection; ioredis's duplicates (BullMQ's blocking ones) copy it. */
+function tlsOptions(tls: RedisTls | undefined): Pick<RedisOptions, 'tls'> {
+  return tls ? { tls: tlsConnectionOptions(tls) } : {};
+}
+
+/** urlOptions are a `redis(s)://[user:password@]host:port/db` URL as ioredis's options, so that `tls` can go beside them. */
+function urlOptions(text: string): RedisOptions {
+  const url = new URL(text);
+  const db = Number(url.pathname.slice(1) || 0);
+  return {
+    host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port || 6379),
+    ...(url.username ? { username: decodeURIComponent(url.username) } : {}),
+    ...(url.password ? { password: decodeURIComponent(url.password) } : {}),
+    ...(db ? { db } : {}),
+  };
 }
 
 function loginOptions(auth: RedisAuth | undefined): Pick<RedisOptions, 'username' | 'password'> {
@@ -66,9 +88,9 @@ function loginOptions(auth: RedisAuth | undefined): Pick<RedisOptions, 'username
  * its commands are retried through a failover (FailoverCluster).
  */
 export function openRedisClient(endpoint: RedisEndpoint, options: RedisOptions = {}): RedisClient {
-  if ('url' in endpoint) return new Redis(endpoint.url, options);
-  if ('sentinel' in endpoint) return new Redis({ ...options, ...sentinelOptions(endpoint.sentinel) });
-  return new FailoverCluster(endpoint.cluster.nodes.map((node) => ({ ...node })), { lazyConnect: options.lazyConnect ?? false, redisOptions: { ...options, ...loginOptions(endpoint.cluster.auth) } });
+  if ('url' in endpoint) return new Redis(endpoint.url, { ...options, ...tlsOptions(endpoint.tls) });
+  if ('sentinel' in endpoint) return new Redis({ ...options, ...sentinelOptions(endpoint.sentinel, endpoint.tls) });
+  return new FailoverCluster(endpoint.cluster.nodes.map((node) => ({ ...node })), { lazyConnect: options.lazyConnect ?? false, redisOptions: { ...options, ...loginOptions(endpoint.cluster.auth), ...tlsOptions(endpoint.tls) } });
 }
 
 /**
@@ -85,7 +107,7 @@ export function openRedisSubscriber(endpoint: RedisEndpoint, options: RedisOptio
     const unique = new Map([...configured, ...known].filter((node) => node.host && node.port).map((node) => [`${node.host}:${node.port}`, node]));
     return [...unique.values()];
   };
-  return new Redis({ ...options, ...loginOptions(endpoint.cluster.auth), Connector: clusterNodeConnector(nodes) });
+  return new Redis({ ...options, ...loginOptions(endpoint.cluster.auth), ...tlsOptions(endpoint.tls), Connector: clusterNodeConnector(nodes, endpoint.tls && tlsConnectionOptions(endpoint.tls)) });
 }
 
 /** parseRedisNode reads `host:port`; `where` names the field in the error. */
