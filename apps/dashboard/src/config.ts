@@ -5,7 +5,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import type { TokenScope } from './auth/token-scope';
 import type { AccessToken } from './auth/principal';
-import { parseRedisNode, type RedisAuth, type RedisEndpoint } from '@tidemark/queue';
+import { parseRedisNode, withRedisTls, type RedisAuth, type RedisEndpoint, type RedisTlsFiles } from '@tidemark/queue';
 import { messageOf } from '@tidemark/contracts';
 
 /** ConfigError is a mistake in the dashboard configuration; its message names the variable. */
@@ -73,7 +73,7 @@ export function loadConfig(env: Environment = process.env): DashboardConfig {
     host: env.TIDEMARK_DASHBOARD_HOST ?? '127.0.0.1',
     port: parsePort(env.TIDEMARK_DASHBOARD_PORT ?? '8080'),
     redisUrl: env.TIDEMARK_REDIS_URL ?? env.REDIS_URL ?? 'redis://127.0.0.1:6379',
-    redis: redisEndpointOf(env),
+    redis: redisTlsOf(env, redisEndpointOf(env)),
     redisPrefix: env.TIDEMARK_REDIS_PREFIX ?? 'tidemark',
     clusters: (env.TIDEMARK_DASHBOARD_CLUSTERS ?? '').split(',').map((name) => name.trim()).filter((name) => name.length > 0),
     tokens: readTokens(env),
@@ -200,6 +200,23 @@ function redisEndpointOf(env: Environment): RedisEndpoint {
   }
   if (clusterNodes.length > 0) return { cluster: { nodes: clusterNodes, ...redisLogin(env, 'TIDEMARK_REDIS_USERNAME', 'TIDEMARK_REDIS_PASSWORD') } };
   return { url: env.TIDEMARK_REDIS_URL ?? env.REDIS_URL ?? 'redis://127.0.0.1:6379' };
+}
+
+const tlsVariables = { caFile: 'TIDEMARK_REDIS_TLS_CA_FILE', certFile: 'TIDEMARK_REDIS_TLS_CERT_FILE', keyFile: 'TIDEMARK_REDIS_TLS_KEY_FILE', serverName: 'TIDEMARK_REDIS_TLS_SERVER_NAME', url: 'TIDEMARK_REDIS_URL' } as const;
+
+/**
+ * redisTlsOf: TLS to Redis with a rediss:// URL, or to a Sentinel group or Redis Cluster once any
+ * TIDEMARK_REDIS_TLS_* is set; the CA, certificate and key files are read here, once.
+ */
+function redisTlsOf(env: Environment, endpoint: RedisEndpoint): RedisEndpoint {
+  const given = Object.entries(tlsVariables).filter(([setting, variable]) => setting !== 'url' && env[variable]);
+  const files = given.length > 0 ? Object.fromEntries(given.map(([setting, variable]) => [setting, env[variable]])) as RedisTlsFiles : undefined;
+  try {
+    const secured = withRedisTls(endpoint, files, (setting) => tlsVariables[setting]);
+    return secured.tls ? { ...secured, tls: Object.freeze(secured.tls) } : secured;
+  } catch (error) {
+    throw new ConfigError(messageOf(error));
+  }
 }
 
 /** redisLogin reads a Redis login from two variables; a username without its password is a mistake, said by name. */

@@ -1,5 +1,5 @@
 import type { Cluster } from 'ioredis';
-import { needsHashTag, openRedisClient, openRedisSubscriber, PreviewQueue, ReconcileQueues, redisPrefix } from '@tidemark/queue';
+import { needsHashTag, openRedisClient, openRedisSubscriber, PreviewQueue, probeRedis, ReconcileQueues, redisPrefix } from '@tidemark/queue';
 import { StatusStore } from '@tidemark/status-store';
 import { buildDashboard } from './build-app';
 import { unwatchFile, watchFile } from 'node:fs';
@@ -9,6 +9,9 @@ import { messageOf } from '@tidemark/contracts';
 /** main starts the dashboard and stops it, in reverse order, on SIGINT or SIGTERM. */
 async function main(): Promise<void> {
   const config = loadConfig();
+  // One bounded attempt first: a refused certificate or an unreachable Redis ends start-up with a
+  // clear error, before the clients below, which reconnect forever, are opened.
+  await probeRedis(config.redis);
   const redis = openRedisClient(config.redis, { lazyConnect: true });
   // A connection of its own that says `ready` whenever it connected again (on a Redis Cluster too):
   // the status cache then reloads what it may have missed.

@@ -4,7 +4,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { parse as parseYaml } from 'yaml';
 import { parseSourceSpec, parseSshUrl, SourceSpecError, type CredentialFile, type SourceSpec } from '@tidemark/git-source';
-import { parseRedisNode, type RedisAuth, type RedisEndpoint, type RedisNode } from '@tidemark/queue';
+import { parseRedisNode, withRedisTls, type RedisAuth, type RedisEndpoint, type RedisNode, type RedisTlsFiles } from '@tidemark/queue';
 import { RenderInput, renderConfig, type RenderConfig } from './render-config';
 import { ObjectHealthInput, objectHealthConfig, type ObjectHealthConfig } from './object-health-config';
 import { GitHostsInput, gitHostsConfig, type GitHostConfig } from './git-host-config';
@@ -73,6 +73,13 @@ const ConfigInput = Type.Object({
     }, { additionalProperties: false })),
     prefix: Type.Optional(Type.String({ minLength: 1 })),
     allowEviction: Type.Optional(Type.Boolean()),
+    /** TLS to Redis: a rediss:// URL, or every Sentinel and Cluster node once this is set. Paths are relative to this file. */
+    tls: Type.Optional(Type.Object({
+      caFile: Type.Optional(Type.String({ minLength: 1 })),
+      certFile: Type.Optional(Type.String({ minLength: 1 })),
+      keyFile: Type.Optional(Type.String({ minLength: 1 })),
+      serverName: Type.Optional(Type.String({ minLength: 1 })),
+    }, { additionalProperties: false })),
   }, { additionalProperties: false })),
   cacheDir: Type.Optional(Type.String()),
   sources: Type.Array(Type.Record(Type.String(), Type.Unknown()), { minItems: 1 }),
@@ -248,7 +255,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, path = env.TIDE
   const input = readConfigFile(file);
   const base = dirname(file);
   const role = roleOf(env.TIDEMARK_ROLE);
-  const redis = redisEndpointOf(env, input, file);
+  const redis = redisTlsOf(env, input, file, redisEndpointOf(env, input, file));
   const where = (field: string) => `${file}: ${field}`;
   const cacheDir = resolvePath(base, input.cacheDir ?? '.tidemark/cache');
   const clusters = input.clusters.map((cluster) => cluster.name);
@@ -376,6 +383,27 @@ function redisEndpointOf(env: NodeJS.ProcessEnv, input: ConfigInput, file: strin
   }
   if (!url) throw new ConfigError(`${file}: redis.url: is required (or set TIDEMARK_REDIS_URL, or redis.sentinel, or redis.cluster)`);
   return { url };
+}
+
+const tlsVariables = { caFile: 'TIDEMARK_REDIS_TLS_CA_FILE', certFile: 'TIDEMARK_REDIS_TLS_CERT_FILE', keyFile: 'TIDEMARK_REDIS_TLS_KEY_FILE', serverName: 'TIDEMARK_REDIS_TLS_SERVER_NAME' } as const;
+
+/**
+ * redisTlsOf: redis.tls in the file, each setting overridden by its TIDEMARK_REDIS_TLS_* variable;
+ * on with a rediss:// URL, or for Sentinel and Cluster once any is set. Files are read here, once.
+ */
+function redisTlsOf(env: NodeJS.ProcessEnv, input: ConfigInput, file: string, endpoint: RedisEndpoint): RedisEndpoint {
+  const fromFile = input.redis?.tls;
+  const settings: RedisTlsFiles = {};
+  for (const [setting, variable] of Object.entries(tlsVariables) as [keyof typeof tlsVariables, string][]) {
+    const value = env[variable] ?? fromFile?.[setting];
+    if (value) settings[setting] = setting === 'serverName' ? value : resolvePath(dirname(file), value);
+  }
+  const given = fromFile || Object.keys(settings).length > 0;
+  try {
+    return withRedisTls(endpoint, given ? settings : undefined, (setting) => `${file}: redis.${setting === 'url' ? 'url' : `tls.${setting}`}`);
+  } catch (error) {
+    throw new ConfigError(messageOf(error));
+  }
 }
 
 /** sentinelEndpoint reads redis.sentinel: the sentinels, the primary's name, and the logins to the data nodes and to the sentinels. */

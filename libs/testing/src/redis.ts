@@ -22,6 +22,25 @@ export interface StartRedisOptions {
   url?: string;
   /** Extra redis-server arguments, e.g. ['--maxmemory-policy', 'allkeys-lru']. */
   args?: string[];
+  /** Serve TLS only (the URL is then rediss://). @defaultValue plain TCP */
+  tls?: RedisServerTls;
+}
+
+/** RedisServerTls is redis-server's TLS: its certificate and key, and the CA it checks clients' certificates against. */
+export interface RedisServerTls {
+  certFile: string;
+  keyFile: string;
+  caFile: string;
+  /** `yes` refuses a client without a certificate the CA signed. @defaultValue 'optional' */
+  authClients?: 'optional' | 'yes' | 'no';
+}
+
+/** redisTlsArgs make redis-server listen with TLS only on `port` (`--port 0` turns plain TCP off). */
+export function redisTlsArgs(port: number, tls: RedisServerTls): string[] {
+  return [
+    '--port', '0', '--tls-port', String(port), '--tls-cert-file', tls.certFile, '--tls-key-file', tls.keyFile,
+    '--tls-ca-cert-file', tls.caFile, '--tls-auth-clients', tls.authClients ?? 'optional',
+  ];
 }
 
 /** startRedis returns REDIS_URL's Redis when set, otherwise starts redis-server on a free loopback port. */
@@ -40,7 +59,7 @@ export async function startRedis(options: StartRedisOptions = {}): Promise<TestR
   let child: ChildProcess | undefined;
   const launch = async () => {
     child = spawn('redis-server', [
-      '--port', String(port), '--bind', '127.0.0.1', '--dir', dir,
+      ...(options.tls ? redisTlsArgs(port, options.tls) : ['--port', String(port)]), '--bind', '127.0.0.1', '--dir', dir,
       '--save', '', '--appendonly', 'no', '--maxmemory-policy', 'noeviction',
       ...(options.args ?? []),
     ], { stdio: ['ignore', 'ignore', 'pipe'] });
@@ -48,7 +67,7 @@ export async function startRedis(options: StartRedisOptions = {}): Promise<TestR
   };
   await launch();
   return {
-    url: `redis://127.0.0.1:${port}`,
+    url: `${options.tls ? 'rediss' : 'redis'}://127.0.0.1:${port}`,
     port,
     async stop() {
       if (child) await stopProcess(child);
