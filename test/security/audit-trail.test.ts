@@ -115,3 +115,19 @@ describe('audit trail edited by hand', () => {
     expect(result.stdout).toContain(`broken at record ${forgedId}: record ${forgedId} was edited`);
   });
 });
+
+describe('audit trail written by two dashboards at once', () => {
+  it('keeps one unbroken chain when both replicas record actions concurrently', async () => {
+    const first = await startDashboardFixture(inject('redisUrl'));
+    const second = await startDashboardFixture(inject('redisUrl'), { prefix: first.prefix });
+    try {
+      const actions = Array.from({ length: 20 }, (_, index) => (index % 2 === 0 ? first : second).app.inject({ method: 'POST', url: '/api/sources/main-repo/fetch', headers: bearer(viewerToken) }));
+      expect((await Promise.all(actions)).every((response) => response.statusCode === 403)).toBe(true);
+      const verdict = await first.app.inject({ url: '/api/audit/verify', headers: bearer(viewerToken) });
+      expect(verdict.json()).toEqual({ ok: true, checked: 20 });
+    } finally {
+      await second.stop();
+      await first.stop();
+    }
+  });
+});
