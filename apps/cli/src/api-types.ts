@@ -25,6 +25,7 @@ export interface ClusterRow {
   name: string; counts: StateCounts;
   health: { state: string; since: string; lastCheck: string; latencyMs?: number; message?: string; queuePaused: boolean };
   queue?: { depth: { waiting: number; active: number; delayed: number; failed: number } };
+  freeze?: { by: string; reason: string; since: string };
 }
 
 export interface Overview { counts: StateCounts; sources: SourceRow[]; clusters: ClusterRow[]; queueError?: string }
@@ -53,4 +54,6 @@ export interface ObjectDetail { status: ObjectStatus; history: ReconcileRecord[]
 
 /** SourceActionResult is what POST /api/sources/:source/<verb> answers. */
 export interface SourceActionResult { action: string; source: string; suspended?: boolean }
+/** FreezeResult is what POST /api/clusters/:cluster/freeze and /unfreeze answer. */
+export interface FreezeResult { action: string; cluster: string; frozen: boolean; freeze?: { cluster: string; by: string; reason: string; since: string }; woken?: number }
 export interface ActionResult { action: string; cluster: string; objectKey?: string; queue?: string; retried?: number; suspended?: boolean }

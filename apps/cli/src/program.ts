@@ -11,6 +11,7 @@ import { previewCommand } from './commands/preview';
 import { diffCommand } from './commands/diff';
 import { sourceCommand } from './commands/source';
 import { sourceActionCommand, sourceVerbOf } from './commands/source-action';
+import { freezeCommand, unfreezeCommand } from './commands/freeze';
 import { auditCommand, auditVerifyCommand } from './commands/audit';
 import { messageOf, scrubText } from '@tidemark/contracts';
 
@@ -107,6 +108,20 @@ export function buildProgram(io: CliIo, ended: (code: ExitCode) => void): Comman
     .action(action(async (object: string | undefined, options: { cluster: string }) => {
       const { api, output } = context();
       await retryCommand(api, output, options.cluster, object);
+    }));
+
+  program.command('freeze').description('Freeze a cluster: nothing is applied or pruned there, and drift is not healed, until it is unfrozen; its objects wait with reason ClusterFrozen. Needs an operator token.')
+    .argument('<cluster>', 'the cluster')
+    .requiredOption('--reason <text>', 'why, shown with who and since when on every object held back')
+    .action(action(async (cluster: string, options: { reason: string }) => {
+      const { api, output } = context();
+      await freezeCommand(api, output, cluster, options.reason);
+    }));
+  program.command('unfreeze').description('Lift a cluster\'s freeze; its objects are reconciled at once. Needs an operator token.')
+    .argument('<cluster>', 'the cluster')
+    .action(action(async (cluster: string) => {
+      const { api, output } = context();
+      await unfreezeCommand(api, output, cluster);
     }));
 
   const audit = program.command('audit').description('Who did what: the audit trail, newest first (needs a token not limited to some sources).')

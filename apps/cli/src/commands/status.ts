@@ -19,6 +19,9 @@ export async function statusCommand(api: ApiClient, output: Output): Promise<voi
     String(cluster.counts.total), String(cluster.counts.Ready), String(cluster.counts.total - cluster.counts.Ready),
     String(cluster.counts.Drifted), String((cluster.queue?.depth.waiting ?? 0) + (cluster.queue?.depth.delayed ?? 0)), String(cluster.queue?.depth.failed ?? 0),
   ])));
+  for (const { name, freeze } of overview.clusters) {
+    if (freeze) output.write(`\n${paint(output, 'red', `Cluster ${name} is frozen`)} by ${freeze.by} since ${freeze.since}: ${freeze.reason}. Nothing is applied or pruned there until \`tidemark unfreeze ${name}\`.\n`);
+  }
   if (overview.queueError) output.write(`\n${paint(output, 'red', 'Queue figures unavailable:')} ${overview.queueError}\n`);
 }
 
