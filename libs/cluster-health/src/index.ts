@@ -7,4 +7,4 @@
 // May import: @tidemark/contracts, @tidemark/cluster, @tidemark/status-store.
 
 export { startHealthMonitor, type HealthMonitorOptions, type QueueSwitch } from './health-monitor';
-export { startClusterSeries, sampleOf, type ClusterSeriesOptions, type SampledFigures } from './cluster-series';
+export { startClusterSeries, type ClusterSeriesOptions, type SampledFigures } from './cluster-series';

@@ -7,17 +7,16 @@
 // May import: @tidemark/contracts.
 
 export { ApiError, KubeTransportError, toReconcileFailure, type KubeStatus } from './api-error';
-export { cleanApiMessage, isSchemaConversionError } from './api-message';
-export { KubeClient, kubeUserAgent, parseWarnings, type KubeClientOptions, type KubeRequest } from './kube-client';
+export { cleanApiMessage } from './api-message';
+export { KubeClient, kubeUserAgent, type KubeClientOptions, type KubeRequest } from './kube-client';
 export { Discovery } from './discovery';
-export { loadSelfContainedKubeconfig, refuseCommandRunningUsers } from './kubeconfig-guard';
-export { ClusterConnection, serviceAccountUser } from './connection';
-export { resourcePath, splitApiVersion, type ApiResource } from './resource-path';
+export { loadSelfContainedKubeconfig } from './kubeconfig-guard';
+export { ClusterConnection } from './connection';
+export { resourcePath, type ApiResource } from './resource-path';
 export { getObject, getByResource, listObjects, type ObjectName } from './read';
-export { applyObject, applyToResource, describe, type ApplyOptions } from './apply';
+export { applyObject, describe, type ApplyOptions } from './apply';
 export { dryRunObject, type DryRunEntry } from './dry-run';
 export { applyChangeSet, applyWithChangeSet, recreateAnnotation, type ChangeAction, type ChangeSetEntry, type ChangeSetOptions, type KnownState } from './change-set';
-export { sameObject } from './compare';
 export { deleteObject, type DeletePreconditions, type ObjectIdentity } from './delete';
 export { applyStatus } from './status';
 export { recordEvent, type EventInput } from './events';
@@ -25,7 +24,6 @@ export { waitForEstablished } from './wait';
 export { removeFinalizer } from './finalizer';
 export { watchObjects, type WatchOptions, type RunningWatch, type WatchEventType, type WatchProgress } from './watch';
 export { ObjectCache, type CacheAnswer, type CachedObjectName, type ObjectCacheOptions } from './object-cache';
-export { compareResourceVersions } from './resource-version';
 export { crdVersions, listPage, rewriteObject, setStoredVersions, type CrdVersions } from './storage-version';
 export { createObject, replaceObject } from './write';
 export { countCustomResources } from './crd-instances';

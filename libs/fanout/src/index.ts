@@ -7,7 +7,7 @@
 //   @tidemark/status-store.
 
 export { routePoll, type RouteContext } from './route-poll';
-export { jobsForRoute, type ObjectRoute } from './fan-out';
+export { type ObjectRoute } from './fan-out';
 export { startFullResync, type FullResyncOptions } from './full-resync';
 export { requeueCluster } from './recover-cluster';
 export { retireSource, type RetireContext, type RetireResult, type BlockedPrune } from './retire-source';

@@ -7,7 +7,7 @@
 // May import: @tidemark/contracts.
 
 export { postCommitStatus, type CommitStatus, type CommitStatusState, type GitHostTarget, type GitHostProvider } from './commit-status';
-export { sendWithRetries, type HostRequest, type PostOptions, type PostResult } from './host-request';
+export { type HostRequest, type PostOptions, type PostResult } from './host-request';
 export { CommitStatusRecord, type CommitOnCluster, type ObjectProgress, type StatusClaim, type SupersededCommit } from './commit-status-record';
 export { StatusPoster, type StatusPosterOptions } from './status-poster';
 export { upsertPullRequestComment, type PullRequestComment, type CommentResult } from './pull-request-comment';

@@ -7,17 +7,10 @@
 // May import: @tidemark/contracts, @tidemark/queue, @tidemark/status-store.
 
 export { Notifier, type NotifierOptions, type NotificationSink } from './notifier';
-export { NotificationQueues, notificationQueueName, type NotificationQueuesOptions, type NotificationJob } from './notification-queues';
-export { NotificationReason, notificationReasons, maxMessageLength, type NotificationEvent, type InvolvedObject, type Severity } from './notification-event';
+export { NotificationQueues, type NotificationQueuesOptions, type NotificationJob } from './notification-queues';
+export { NotificationReason, notificationReasons, type NotificationEvent, type InvolvedObject, type Severity } from './notification-event';
 export type { NotificationAlert, NotificationProvider, ProviderType } from './notify-options';
 export { SecretText } from './secret-text';
-export { addressProblem, revealCredential, type Credential, type CredentialReader } from './credential';
-export { alertSkipReason, matchesName } from './alert-filter';
-export { objectFacts } from './object-facts';
-export { clusterFact } from './cluster-facts';
-export { sourceFact } from './source-facts';
+export { addressProblem, type Credential, type CredentialReader } from './credential';
 export type { TransitionFact } from './transition-fact';
-export { payloadFor } from './payloads/payload-for';
-export { signBody, signatureHeader } from './sign-body';
-export { deliver, maxPayloadBytes } from './deliver';
 export { DeliveryError } from './errors/delivery-error';

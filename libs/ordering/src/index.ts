@@ -5,9 +5,8 @@
 // Records: the dependency waiters (waiters:<cluster>:<token>).
 // May import: @tidemark/contracts.
 
-export { parseDependencyRef, parseDependsOn, dependsOnAnnotation, type DependencyRef } from './dependency-ref';
-export { parseSyncWave, syncWaveAnnotation } from './sync-wave';
-export { findCycles } from './find-cycles';
+export { dependsOnAnnotation } from './dependency-ref';
+export { syncWaveAnnotation } from './sync-wave';
 export { buildRevisionOrdering, describeCycle, type Dependency, type DependencyReason, type OrderedObject, type OrderingNode, type RevisionOrdering } from './revision-ordering';
 export { objectToken, crdToken } from './wait-token';
 export { DependencyWaits, type DependencyWaiter, type DependencyWaitsOptions } from './dependency-waits';

@@ -5,6 +5,6 @@
 // May import: @tidemark/contracts.
 
 export { PlacementRules, isPlacementObject, placementApiVersion, placementKind, clusterSelectorAnnotation, type ClusterTarget, type UnitTarget } from './placement';
-export { compileRuleIdentity, type PlacedIdentity, type RuleServiceAccount } from './rule-identity';
-export { parseSelector, requirementsOf, matches, SelectorError, type LabelSelector, type Requirement } from './label-selector';
+export { type PlacedIdentity, type RuleServiceAccount } from './rule-identity';
+export { SelectorError, type LabelSelector, type Requirement } from './label-selector';
 export { rulesAt, PlacementCache, isPlacementKey, type PlacementSource } from './source-placement';

@@ -9,9 +9,7 @@
 //   @tidemark/pipeline, @tidemark/placement.
 
 export { previewRevision, type PreviewDependencies, type PreviewRequest, type PreviewSource } from './preview-revision';
-export { fieldChanges } from './field-changes';
 export { blastRadius } from './blast-radius';
-export { displayObject } from './display-object';
 export { previewMarkdown } from './preview-markdown';
 export { runPreviewJob, type PreviewJobDependencies, type PreviewSourceHandle, type PreviewHead } from './run-preview-job';
 export { openGitPreviewHead, type FollowableSource } from './git-preview-heads';

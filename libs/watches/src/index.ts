@@ -8,7 +8,7 @@
 
 export { startReferenceWatches, type ReferenceWatchOptions, type Enqueuer } from './reference-watches';
 export { startOwnedWatches, type OwnedWatchOptions, type OwnedWatches } from './owned-watches';
-export { managedKinds, isOwnEcho, type WatchedKind } from './managed-kinds';
+export { type WatchedKind } from './managed-kinds';
 export { watchBuiltinCrds, type BuiltinCrdWatchOptions } from './builtin-crd-watch';
 export { startTreeWatches, type TreeWatchOptions } from './tree-watches';
 export { watchCrdsEstablished, type CrdEstablishedWatchOptions } from './crd-established-watch';
