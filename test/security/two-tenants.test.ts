@@ -233,6 +233,7 @@ describe('two tenants on one reconciler: team-a attacks team-b, all at once', ()
     expect((await readyOf(teamA, 'borrow'))?.message).toContain(`spec.allow.serviceAccounts[0]: a Source in ${teamA} may let Placement rules act as ServiceAccounts in ${teamA} only`);
     expect((await readyOf(teamA, 'moved'))?.message).toMatch(/the server answered HTTP 302 to another origin/);
     expect((await readyOf(teamA, 'big'))?.message).toMatch(/a blob of 17\.0 MiB was pushed, more than the limit of 16\.0 MiB per object/);
+    expect((await readyOf(teamA, 'big'))?.message).toContain('a source\'s own limits may only lower the reconciler\'s, never raise them');
     // team-a's own objects are applied: the boundary, not the reconciler, is what stops the rest.
     await expect.poll(async () => (await live('ConfigMap', teamA, 'mine'))?.data, { timeout: 60_000, interval: 250 }).toEqual({ by: 'team-a' });
     await expect.poll(async () => (await Promise.all(spread.map((name) => live('ConfigMap', teamA, name)))).every(Boolean), { timeout: 60_000, interval: 250 }).toBe(true);
@@ -287,6 +288,8 @@ describe('two tenants on one reconciler: team-a attacks team-b, all at once', ()
     // The path change is held for confirmation, not 5 deletes.
     await expect.poll(async () => (await recordOf(`core/ConfigMap/${teamA}/${spread[3]}`))?.failure?.code, { timeout: 30_000, interval: 250 }).toBe('PruneAwaitingConfirmation');
     expect((await Promise.all(spread.slice(1).map((name) => live('ConfigMap', teamA, name)))).every(Boolean)).toBe(true);
+    // Deleting the Source at the same revision is no way round the hold either (checked at the end).
+    await kubectl(kubeconfigPath, ['delete', 'source', 'spread', '-n', teamA, '--wait=false']);
   });
 
   it('leaves team-b\'s objects as team-b made them: same UIDs, untouched ones at the same resourceVersion', async () => {
@@ -308,6 +311,7 @@ describe('two tenants on one reconciler: team-a attacks team-b, all at once', ()
   it('gives team-a nothing outside its boundary', async () => {
     expect(await live('ConfigMap', 'kube-system', kubeSystemCanary)).toBeUndefined();
     expect(await live('ConfigMap', teamB, 'pwned')).toBeUndefined();
+    expect((await Promise.all(spread.slice(1).map((name) => live('ConfigMap', teamA, name)))).every(Boolean), 'team-a\'s held objects').toBe(true);
     const bindings = JSON.parse(await kubectl(kubeconfigPath, ['get', 'clusterrolebindings', '-o', 'json'])) as { items: { metadata: { name: string }; subjects?: { namespace?: string }[] }[] };
     expect(bindings.items.filter((binding) => binding.subjects?.some((subject) => subject.namespace === teamA)).map((binding) => binding.metadata.name)).toEqual([]);
     // Nothing in team-b's namespace is team-a's, by owner annotation or content.

@@ -27,7 +27,7 @@ const refDelta = 7;
 
 /** sourceTooLarge is the terminal error a source gets when Git holds more than its limits allow. */
 export function sourceTooLarge(source: string, what: string): TerminalError {
-  return new TerminalError('SourceTooLarge', `Source ${source}: ${what}. Nothing of this revision is read; the last revision stays applied. Remove the data from the branch, or raise the source's limits.`);
+  return new TerminalError('SourceTooLarge', `Source ${source}: ${what}. Nothing of this revision is read; the last revision stays applied. Remove the data from the branch; a source's own limits may only lower the reconciler's, never raise them.`);
 }
 
 /**
