@@ -5,13 +5,14 @@
 //   // Records: <the Redis records it owns, or "none">.
 //   // May import: @tidemark/contracts, @tidemark/cluster.   (or "May import: no other Tidemark library.")
 // A field may run on over the next comment lines. "Test and bench code only." in a header makes the
-// library off limits to production code. The rules, for every production file (not *.test.ts) in
-// libs/*/src and apps/*/src, over static imports and re-exports and import() of a literal:
+// library off limits to production code. The rules, for every production file in libs/*/src and
+// apps/*/src (not *.test.ts, not src/testing/), over static imports, re-exports and import() of a literal:
 //   - a library imports only the libraries its header's "May import" line names;
 //   - a library imports no app, and an app no other app;
 //   - no file reaches into another library's or app's files (a path into libs/<x>/src, or
 //     @tidemark/<x>/<path>): other libraries are imported as @tidemark/<x> only;
-//   - production code imports no test-only library and nothing under test/ or bench/.
+//   - production code imports no test-only library, nothing under test/ or bench/, and no test-only
+//     file kept beside it (a *.test.ts file or a library's src/testing/ folder).
 // Then it lists, per library, the names its index.ts exports that no other library, app, test or
 // bench file imports (reported, not failed on).
 // Usage: npx tsx scripts/check-boundaries.ts [--unused]   (exit 1, one line per broken rule;
@@ -60,7 +61,8 @@ function typescriptFiles(folder: string): string[] {
     .sort();
 }
 
-const isTestFile = (file: string): boolean => file.endsWith('.test.ts');
+/** isTestOnly tells whether a path is test code kept beside production code: a test, or a library's src/testing/. */
+const isTestOnly = (path: string): boolean => /\.test(\.ts)?$/.test(path) || path.split(sep).join('/').includes('/src/testing/');
 
 /** unitOf names the library or app a repository path belongs to, if any. */
 function unitOf(file: string): Unit | undefined {
@@ -199,6 +201,7 @@ function violationOf(site: ImportSite, from: Unit, headers: ReadonlyMap<string, 
     return top === 'test' || top === 'bench' ? `${where}, but production code may not import test or bench code` : undefined;
   }
   const { unit } = target;
+  if (target.to === 'inside' && isTestOnly(target.path)) return `${where}, but that is test-only code (a *.test.ts file or src/testing/)`;
   if (sameUnit(unit, from)) return target.to === 'inside' && site.specifier.startsWith(scope) ? `${where}, its own package by a subpath; use a relative path` : undefined;
   if (target.to === 'inside' && unit.kind === 'lib') return `${where}, a file inside ${label(unit)}; import ${label(unit)} itself (its index.ts) instead`;
   return unitViolation(where, unit, from, headers);
@@ -246,7 +249,7 @@ function main(): void {
   const elsewhere = ['test', 'bench', 'scripts'].flatMap(typescriptFiles);
   const sitesByFile = new Map([...sources, ...elsewhere].map((file) => [file, importsOf(file)] as const));
 
-  for (const file of sources.filter((name) => !isTestFile(name))) {
+  for (const file of sources.filter((name) => !isTestOnly(name))) {
     const from = unitOf(file);
     const sites = sitesByFile.get(file) ?? [];
     if (from) errors.push(...sites.flatMap((site) => violationOf(site, from, headers) ?? []));
