@@ -334,4 +334,12 @@ describe('two tenants on one reconciler: team-a attacks team-b, all at once', ()
     expect(await live('Secret', teamA, 'db')).toBeUndefined();
     for (const secret of [password, b64(password), canaryText, ciPassword, deployToken]) expect(log(), 'the reconciler\'s log').not.toContain(secret);
   });
+
+  it('prunes team-b\'s object when team-b removes it, though team-a still declares it, and team-a\'s copy does not take its place', async () => {
+    await copies.get('b-apps')!.delete('app/victim.yaml');
+    await copies.get('b-apps')!.commitAndPush('victim goes');
+    await expect.poll(() => live('ConfigMap', teamB, 'victim'), { timeout: 30_000, interval: 250 }).toBeUndefined();
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    expect(await live('ConfigMap', teamB, 'victim')).toBeUndefined();
+  });
 });
