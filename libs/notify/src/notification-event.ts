@@ -15,6 +15,9 @@ export const NotificationReason = {
   DriftHealed: 'DriftHealed',
   ClusterUnavailable: 'ClusterUnavailable',
   ClusterAvailable: 'ClusterAvailable',
+  /** An operator froze a cluster: nothing is written to it until it is unfrozen. */
+  ClusterFrozen: 'ClusterFrozen',
+  ClusterUnfrozen: 'ClusterUnfrozen',
   /** A poll failed: fetch, credentials, commit verification. */
   SourceFailed: 'SourceFailed',
   /** A poll succeeded but files in Git cannot be read or rendered. */

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { parseClusterHealth, parseStatusChange, readSourceStatus, RecordKeys, messageOf, type Logger, type RedisClient } from '@tidemark/contracts';
+import { parseClusterHealth, parseStatusChange, readClusterFreeze, readSourceStatus, RecordKeys, messageOf, type Logger, type RedisClient } from '@tidemark/contracts';
 import type { StatusStore } from '@tidemark/status-store';
 import { alertSkipReason } from './alert-filter';
+import { clusterFreezeFact } from './cluster-freeze-facts';
 import { clusterFact } from './cluster-facts';
 import type { NotificationEvent } from './notification-event';
 import type { NotificationJob } from './notification-queues';
@@ -133,6 +134,7 @@ export class Notifier {
     for (const cluster of this.options.clusters) {
       const fact = clusterFact(parseClusterHealth(cluster, await redis.get(this.keys.clusterHealth(cluster))));
       if (fact) facts.push(fact);
+      facts.push(clusterFreezeFact(cluster, await readClusterFreeze(redis, this.keys, cluster), new Date()));
     }
     for (const source of await redis.smembers(this.keys.sourceIndex)) {
       const fact = sourceFact(source, await readSourceStatus(redis, this.keys, source));
