@@ -1,4 +1,4 @@
-import type { Cluster, Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { messageOf } from '@tidemark/contracts';
 import { closeRedis } from './connection';
 import { describeEndpoint, openRedisClient, type RedisEndpoint } from './redis-endpoint';
@@ -23,8 +23,8 @@ export async function probeRedis(endpoint: RedisEndpoint, options: ProbeRedisOpt
   const where = `Redis at ${describeEndpoint(endpoint)}`;
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
-  while (Date.now() < deadline) {
-    const client = openRedisClient(endpoint, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, sentinelRetryStrategy: () => null, connectTimeout: Math.min(5_000, timeoutMs) });
+  for (let attempt = 0; Date.now() < deadline; attempt += 1) {
+    const client = openProbe(endpoint, attempt, timeoutMs);
     const errors: unknown[] = [];
     client.on('error', (error: unknown) => errors.push(error));
     try {
@@ -32,8 +32,8 @@ export async function probeRedis(endpoint: RedisEndpoint, options: ProbeRedisOpt
       return;
     } catch (error) {
       // The socket's own error (a certificate refused) comes before ioredis's "Connection is closed".
-      last = [...errors, error].find((candidate) => tlsFailureAdvice(causeOf(candidate), endpoint.tls)) ?? errors[0] ?? error;
-      const advice = tlsFailureAdvice(causeOf(last), endpoint.tls);
+      last = [...errors, error].find((candidate) => tlsFailureAdvice(candidate, endpoint.tls)) ?? errors[0] ?? error;
+      const advice = tlsFailureAdvice(last, endpoint.tls);
       if (advice) throw new RedisTlsError(`${where}: ${advice}`, { cause: last });
     } finally {
       await closeRedis(client);
@@ -43,7 +43,23 @@ export async function probeRedis(endpoint: RedisEndpoint, options: ProbeRedisOpt
   throw new QueueUnavailableError(`${where} did not answer within ${timeoutMs} ms: ${messageOf(last)}. Check that Redis runs and this address reaches it.`, { cause: last });
 }
 
-async function connectAndPing(client: Redis | Cluster): Promise<void> {
+/**
+ * openProbe is a client that tries once. On a Redis Cluster it is a plain client to one configured
+ * node after another (with the cluster's login and TLS): ioredis's cluster client hides a node's
+ * TLS error behind "Failed to refresh slots cache".
+ */
+function openProbe(endpoint: RedisEndpoint, attempt: number, timeoutMs: number): Redis {
+  const options = { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, sentinelRetryStrategy: () => null, connectTimeout: Math.min(5_000, timeoutMs) };
+  if (!('cluster' in endpoint)) return openRedisClient(endpoint, options) as Redis;
+  const nodes = endpoint.cluster.nodes;
+  const node = nodes[attempt % Math.max(1, nodes.length)]!;
+  const auth = endpoint.cluster.auth;
+  const login = auth ? { ...(auth.username ? { username: auth.username } : {}), password: auth.password } : {};
+  const host = node.host.includes(':') ? `[${node.host}]` : node.host;
+  return openRedisClient({ url: `${endpoint.tls ? 'rediss' : 'redis'}://${host}:${node.port}`, ...(endpoint.tls ? { tls: endpoint.tls } : {}) }, { ...options, ...login }) as Redis;
+}
+
+async function connectAndPing(client: Redis): Promise<void> {
   if (client.status === 'wait') await client.connect();
   await client.ping();
 }
@@ -58,10 +74,4 @@ async function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
   } finally {
     clearTimeout(timer);
   }
-}
-
-/** causeOf: ioredis wraps a cluster node's failure; the socket's error is what names the certificate problem. */
-function causeOf(error: unknown): unknown {
-  const nested = (error as { lastNodeError?: unknown; cause?: unknown } | undefined);
-  return nested?.lastNodeError ?? nested?.cause ?? error;
 }

@@ -35,7 +35,17 @@ export function tlsConnectionOptions(tls: RedisTls): ConnectionOptions {
   };
 }
 
-const wrongCa = new Set(['UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'SELF_SIGNED_CERT_IN_CHAIN', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'UNABLE_TO_GET_ISSUER_CERT', 'CERT_SIGNATURE_FAILURE']);
+const wrongCa = /^(UNABLE_TO_VERIFY_LEAF_SIGNATURE|SELF_SIGNED_CERT_IN_CHAIN|DEPTH_ZERO_SELF_SIGNED_CERT|UNABLE_TO_GET_ISSUER_CERT_LOCALLY|UNABLE_TO_GET_ISSUER_CERT|CERT_SIGNATURE_FAILURE)$/;
+
+/** tlsFailures, first match wins: what the error's code (or the server's alert) means, and what to check. */
+const tlsFailures: readonly { code?: RegExp; text?: RegExp; advice: (detail: string, caFile: string) => string }[] = [
+  { code: wrongCa, advice: (detail, caFile) => `the server's certificate is not signed by a CA in ${caFile} (${detail}). Check that the CA file holds the CA that signed Redis's tls-cert-file.` },
+  { code: /^ERR_TLS_CERT_ALTNAME_INVALID$/, advice: (detail) => `the server's certificate does not carry the name connected to (${detail}). Check the host in the URL or node list, or set the TLS server name to a name in the certificate.` },
+  { code: /CERT_HAS_EXPIRED|CERT_NOT_YET_VALID/, advice: (detail) => `the server's certificate is not valid now (${detail}). Check its validity dates and the clocks.` },
+  { text: /certificate required|ALERT_CERTIFICATE_REQUIRED|handshake failure|HANDSHAKE_FAILURE|peer did not return a certificate/i, advice: (detail) => `the server refused the TLS handshake (${detail}): it requires a client certificate signed by its tls-ca-cert-file. Check that a client certificate and key are set and signed by that CA.` },
+  { text: /unknown ca|ALERT_UNKNOWN_CA|bad certificate|ALERT_BAD_CERTIFICATE/i, advice: (detail) => `the server refused our client certificate (${detail}). Check that it is signed by the CA in Redis's tls-ca-cert-file.` },
+  { text: /^ERR_SSL|^ERR_TLS|wrong version number|WRONG_VERSION_NUMBER/i, advice: (detail) => `the TLS handshake failed (${detail}). Check that this port serves TLS (tls-port, not port) and that the URL is rediss://.` },
+];
 
 /**
  * tlsFailureAdvice says, for a TLS error from Node or from the server's alert, what is wrong and
@@ -45,23 +55,10 @@ export function tlsFailureAdvice(error: unknown, tls: RedisTls | undefined): str
   const code = String((error as { code?: unknown } | undefined)?.code ?? '');
   const message = error instanceof Error ? error.message : String(error);
   const caFile = tls?.caFile ? `the CA file ${tls.caFile}` : "Node's trusted CAs (no CA file is set)";
-  if (wrongCa.has(code)) {
-    return `the server's certificate is not signed by a CA in ${caFile} (${code}). Check that the CA file holds the CA that signed Redis's tls-cert-file.`;
-  }
-  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') {
-    return `the server's certificate does not carry the name connected to (${message}). Check the host in the URL or node list, or set the TLS server name to a name in the certificate.`;
-  }
-  if (/CERT_HAS_EXPIRED|CERT_NOT_YET_VALID/.test(code)) return `the server's certificate is not valid now (${code}). Check its validity dates and the clocks.`;
-  if (/certificate required|ALERT_CERTIFICATE_REQUIRED|handshake failure|HANDSHAKE_FAILURE|peer did not return a certificate/i.test(`${code} ${message}`)) {
-    return `the server refused the TLS handshake (${code || message}): it requires a client certificate signed by its tls-ca-cert-file. Check that a client certificate and key are set and signed by that CA.`;
-  }
-  if (/unknown ca|ALERT_UNKNOWN_CA|bad certificate|ALERT_BAD_CERTIFICATE/i.test(`${code} ${message}`)) {
-    return `the server refused our client certificate (${code || message}). Check that it is signed by the CA in Redis's tls-ca-cert-file.`;
-  }
-  if (/^ERR_SSL|^ERR_TLS|wrong version number|WRONG_VERSION_NUMBER/.test(code) || /wrong version number/i.test(message)) {
-    return `the TLS handshake failed (${code || message}). Check that this port serves TLS (tls-port, not port) and that the URL is rediss://.`;
-  }
-  return undefined;
+  const failure = tlsFailures.find((rule) => (rule.code ? rule.code.test(code) : rule.text!.test(`${code} ${message}`)));
+  if (!failure) return undefined;
+  const detail = code === 'ERR_TLS_CERT_ALTNAME_INVALID' || !code ? message : code;
+  return failure.advice(detail, caFile);
 }
 
 /** RedisTlsFiles are the TLS settings as configured: paths, read once by loadRedisTls. */

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './free-port';
 import { RigError, run, stopProcess } from './process';
-import { waitForPort } from './redis';
+import { redisTlsArgs, waitForPort, type RedisServerTls } from './redis';
 
 /** RedisHostPort is one loopback redis-server (or sentinel) of a topology. */
 export interface RedisHostPort {
@@ -67,8 +67,13 @@ function cliAuth(auth: RedisAuth | undefined): string[] {
   return auth ? ['--user', auth.username, '--pass', auth.password, '--no-auth-warning'] : [];
 }
 
-async function server(dir: string, port: number, args: string[]): Promise<ChildProcess> {
-  const child = spawn('redis-server', ['--port', String(port), '--bind', host, '--dir', dir, '--save', '', '--appendonly', 'no', '--maxmemory-policy', 'noeviction', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+/** cliTls: redis-cli's arguments to speak TLS to a node, verifying it against the test CA. */
+function cliTls(tls: RedisServerTls | undefined): string[] {
+  return tls ? ['--tls', '--cacert', tls.caFile, '--cert', tls.certFile, '--key', tls.keyFile] : [];
+}
+
+async function server(dir: string, port: number, args: string[], tls?: RedisServerTls): Promise<ChildProcess> {
+  const child = spawn('redis-server', [...(tls ? redisTlsArgs(port, tls) : ['--port', String(port)]), '--bind', host, '--dir', dir, '--save', '', '--appendonly', 'no', '--maxmemory-policy', 'noeviction', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
   await waitForPort(port, 10_000, child).catch(async (error: unknown) => {
     await stopProcess(child);
     throw error;
@@ -81,13 +86,13 @@ async function server(dir: string, port: number, args: string[]): Promise<ChildP
  * be taken by another process before the server binds it (the rig shares the machine): then it
  * tries another, three times in all.
  */
-async function serverOnFreePort(root: string, args: string[]): Promise<{ child: ChildProcess; port: number }> {
+async function serverOnFreePort(root: string, args: string[], tls?: RedisServerTls): Promise<{ child: ChildProcess; port: number }> {
   for (let attempt = 1; ; attempt += 1) {
     const port = await freePort();
     const dir = join(root, String(port));
     await mkdir(dir, { recursive: true });
     try {
-      return { child: await server(dir, port, args), port };
+      return { child: await server(dir, port, args, tls), port };
     } catch (error) {
       if (attempt >= 3 || !(error instanceof RigError)) throw error;
     }
@@ -108,11 +113,13 @@ const cli = (port: number, auth: string[], ...args: string[]) => run('redis-cli'
 /**
  * startRedisCluster starts `masters` redis-server processes in cluster mode (each with
  * `replicas` replicas), joins them with `redis-cli --cluster create`, and resolves once every
- * node says cluster_state:ok.
+ * node says cluster_state:ok. With `tls` every node serves TLS only, the cluster bus and
+ * replication included (its certificate must name 127.0.0.1).
  */
-export async function startRedisCluster(options: { masters?: number; replicas?: number; auth?: RedisAuth } = {}): Promise<TestRedisCluster> {
+export async function startRedisCluster(options: { masters?: number; replicas?: number; auth?: RedisAuth; tls?: RedisServerTls } = {}): Promise<TestRedisCluster> {
   const masters = options.masters ?? 3;
-  const login = cliAuth(options.auth);
+  const login = [...cliAuth(options.auth), ...cliTls(options.tls)];
+  const tlsBus = options.tls ? ['--tls-cluster', 'yes', '--tls-replication', 'yes'] : [];
   const replicas = options.replicas ?? 0;
   const root = await mkdtemp(join(tmpdir(), 'tidemark-redis-cluster-'));
   const children: ChildProcess[] = [];
@@ -123,7 +130,7 @@ export async function startRedisCluster(options: { masters?: number; replicas?: 
   };
   try {
     for (let index = 0; index < masters * (1 + replicas); index += 1) {
-      const started = await serverOnFreePort(root, ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '2000', ...serverAuth(options.auth)]);
+      const started = await serverOnFreePort(root, ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '2000', ...tlsBus, ...serverAuth(options.auth)], options.tls);
       children.push(started.child);
       nodes.push({ host, port: started.port });
     }
