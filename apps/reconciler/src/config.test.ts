@@ -229,3 +229,25 @@ describe('loadConfig', () => {
     });
   });
 });
+
+describe('loadConfig: redis.tls', () => {
+  const config = (redis: string) => [
+    `redis: ${redis}`,
+    'sources: [{ name: app, url: "https://git.example.com/app.git", ref: { branch: main }, intervalMs: 60000 }]',
+    'clusters: [{ name: dev, kubeconfig: dev.kubeconfig }]',
+  ].join('\n');
+  const pem = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
+
+  it('reads the CA beside the file at start, lets the environment override it, and refuses TLS settings with redis://', async () => {
+    await withFile(config('{ url: "rediss://redis:6380", tls: { caFile: ca.pem, serverName: redis.internal } }'), (path, dir) => {
+      writeFileSync(join(dir, 'ca.pem'), pem);
+      expect(loadConfig({ TIDEMARK_CONFIG: path }).redis).toEqual({ url: 'rediss://redis:6380', tls: { ca: pem, caFile: join(dir, 'ca.pem'), serverName: 'redis.internal' } });
+      writeFileSync(join(dir, 'other.pem'), pem);
+      expect(loadConfig({ TIDEMARK_CONFIG: path, TIDEMARK_REDIS_TLS_CA_FILE: join(dir, 'other.pem') }).redis.tls?.caFile).toBe(join(dir, 'other.pem'));
+      expect(() => loadConfig({ TIDEMARK_CONFIG: path, TIDEMARK_REDIS_TLS_CERT_FILE: join(dir, 'ca.pem') })).toThrow(`${path}: redis.tls.keyFile: a client certificate needs both`);
+    });
+    await withFile(config('{ url: "redis://redis:6379", tls: { caFile: ca.pem } }'), (path) => {
+      expect(() => loadConfig({ TIDEMARK_CONFIG: path })).toThrow(`${path}: redis.url: TLS settings are given but the URL is not rediss://`);
+    });
+  });
+});
