@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', '**/dist/**', 'test/kube-testenv/**', 'deploy/**', 'bench/results/**', 'test-artifacts/**'] },
+  { ignores: ['**/node_modules/**', '**/dist/**', '.tidemark/**', 'test/kube-testenv/**', 'deploy/**', 'bench/results/**', 'test-artifacts/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
