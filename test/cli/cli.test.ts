@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { condition, operatorToken, seededStatus, stalledConditions, startDashboardFixture, viewerToken, type DashboardFixture } from '../dashboard/dashboard-fixture';
 import { runTidemark } from './run-tidemark';
-import { parseSourceStatus } from '@tidemark/contracts';
+import { parseSourceStatus, readClusterFreeze } from '@tidemark/contracts';
 
 let fixture: DashboardFixture;
 let server: string;
@@ -154,6 +154,25 @@ describe('acting', () => {
     const unknown = await runTidemark(['source', 'nowhere', '--suspend'], asOperator());
     expect(unknown.code).toBe(1);
     expect(await fixture.redis.exists(fixture.store.keys.sourceStatus('nowhere'))).toBe(0);
+  });
+
+  it('freeze writes who, why and since, status names it, unfreeze lifts it; a viewer and a missing reason are refused', async () => {
+    const refused = await runTidemark(['freeze', 'edge', '--reason', 'incident'], asViewer());
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/operator/i);
+    expect((await runTidemark(['freeze', 'edge'], asOperator())).code).toBe(2);
+    expect(await readClusterFreeze(fixture.redis, fixture.store.keys, 'edge')).toBeUndefined();
+
+    const frozen = await runTidemark(['freeze', 'edge', '--reason', 'incident 7'], asOperator());
+    expect(frozen.stderr).toBe('');
+    expect(frozen.stdout).toMatch(/^froze cluster edge \(by otto since .+: incident 7\)/);
+    expect(await readClusterFreeze(fixture.redis, fixture.store.keys, 'edge')).toMatchObject({ by: 'otto', reason: 'incident 7' });
+    expect((await runTidemark(['status'], asViewer())).stdout).toMatch(/Cluster edge is frozen by otto since .+: incident 7\./);
+
+    const lifted = await runTidemark(['unfreeze', 'edge', '-o', 'json'], asOperator());
+    expect(lifted.code).toBe(0);
+    expect(JSON.parse(lifted.stdout)).toMatchObject({ action: 'unfreeze', cluster: 'edge', frozen: false });
+    expect(await readClusterFreeze(fixture.redis, fixture.store.keys, 'edge')).toBeUndefined();
   });
 
   it('reconcile queues a manual run on each cluster; retry answers with the count', async () => {
