@@ -7,7 +7,7 @@
 // May import: @tidemark/contracts.
 
 export { ReconcileQueues } from './reconcile-queues';
-export type { ReconcileQueuesOptions, EnqueueOptions, EnqueueResult } from './reconcile-queues-options';
+export type { ReconcileQueuesOptions, EnqueueAllOptions, EnqueueOptions, EnqueueResult } from './reconcile-queues-options';
 export { ReconcileWorkers } from './reconcile-workers';
 export type { ReconcileWorkersOptions, ClusterLimits, ClusterWorkerSpec } from './reconcile-workers-options';
 export type { ReconcileHandler } from './outcome';

@@ -1,3 +1,4 @@
+import type { ReconcileJob } from '@tidemark/contracts';
 import type { RedisConnection } from './connection';
 import type { QueueNamingOptions } from './queue-names';
 
@@ -16,6 +17,14 @@ export interface ReconcileQueuesOptions extends QueueNamingOptions {
 export interface EnqueueOptions {
   /** Start no earlier than this many ms from now. @defaultValue 0 */
   delayMs?: number;
+}
+
+/** EnqueueAllOptions tune enqueueAll. */
+export interface EnqueueAllOptions {
+  /** Enqueues in flight at once. @defaultValue 32 */
+  parallelism?: number;
+  /** Each job's start, in ms from now (EnqueueOptions.delayMs). @defaultValue every job at once */
+  delayMs?: (job: ReconcileJob) => number;
 }
 
 /**

@@ -12,7 +12,7 @@ import { parseRecord } from './object-records';
 import { ObjectState } from './object-state';
 import { cutsDelayShort } from './cuts-delay-short';
 import { clusterQueuePrefix, objectStateKeys, queueNameFor, redisPrefix } from './queue-names';
-import type { EnqueueOptions, EnqueueResult, ReconcileQueuesOptions } from './reconcile-queues-options';
+import type { EnqueueAllOptions, EnqueueOptions, EnqueueResult, ReconcileQueuesOptions } from './reconcile-queues-options';
 
 interface ClusterQueue {
   queue: Queue<ReconcileJob, string>;
@@ -79,7 +79,9 @@ export class ReconcileQueues {
       const slot = await state.writeLatest(job);
       if (slot.kind === 'stalled') return { status: 'stalled' };
       const jobId = formatJobId(job.objectKey);
-      const replace = cutsDelayShort(job, slot);
+      // A change must never wait out a resync spread over the interval (see the full resync): it
+      // replaces a delayed job that has not run yet even at the same revision (a push racing it).
+      const replace = cutsDelayShort(job, slot) || (job.reason !== 'resync' && delayMs === 0 && (await spreadResyncPending(queue, job.objectKey)));
       const urgent = job.reason === 'watch' || job.reason === 'drift' || job.reason === 'manual';
       if (urgent) await state.nudge(job.objectKey);
       const added = await queue.add(reconcileJobName(), job, {
@@ -100,13 +102,16 @@ export class ReconcileQueues {
   /**
    * enqueueAll enqueues many jobs with bounded parallelism: the periodic full resync (every
    * object from Git, reason `resync`) and rebuilding after a Redis that lost its data. Merged
-   * and stalled objects cost one round trip each. Returns how many ended up in each state.
+   * and stalled objects cost one round trip each. `delayMs` gives each job its start (the full
+   * resync spreads its jobs over the interval with it). Returns how many ended up in each state.
    */
-  async enqueueAll(jobs: Iterable<ReconcileJob>, options: { parallelism?: number } = {}): Promise<Record<EnqueueResult['status'], number>> {
+  async enqueueAll(jobs: Iterable<ReconcileJob>, options: EnqueueAllOptions = {}): Promise<Record<EnqueueResult['status'], number>> {
     const counts: Record<EnqueueResult['status'], number> = { queued: 0, merged: 0, stalled: 0 };
     const iterator = jobs[Symbol.iterator]();
     const lane = async () => {
-      for (let next = iterator.next(); !next.done; next = iterator.next()) counts[(await this.enqueue(next.value)).status] += 1;
+      for (let next = iterator.next(); !next.done; next = iterator.next()) {
+        counts[(await this.enqueue(next.value, { delayMs: options.delayMs?.(next.value) ?? 0 })).status] += 1;
+      }
     };
     await Promise.all(Array.from({ length: Math.max(1, options.parallelism ?? 32) }, lane));
     return counts;
@@ -201,6 +206,16 @@ export class ReconcileQueues {
 async function promote(queue: Queue<ReconcileJob, string>, jobId: string): Promise<void> {
   const existing = await queue.getJob(jobId);
   if (existing && existing.priority > 0 && (await existing.getState()) === 'prioritized') await existing.changePriority({ priority: 0 });
+}
+
+/**
+ * spreadResyncPending: the object's pending job is delayed and has never started, which only a
+ * resync spread over its interval is (a backoff or a requeue interval belongs to a job that ran).
+ */
+async function spreadResyncPending(queue: Queue<ReconcileJob, string>, objectKey: string): Promise<boolean> {
+  const jobId = await queue.getDeduplicationJobId(objectKey);
+  const pending = jobId ? await queue.getJob(jobId) : undefined;
+  return !!pending && pending.attemptsStarted === 0 && (pending.opts.delay ?? 0) > 0 && (await pending.isDelayed());
 }
 
 /** guard turns Redis and BullMQ failures into QueueUnavailableError; typed failures pass through. */
