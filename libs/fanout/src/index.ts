@@ -8,6 +8,7 @@
 
 export { routePoll, type RouteContext } from './route-poll';
 export { type ObjectRoute } from './fan-out';
-export { startFullResync, type FullResyncOptions } from './full-resync';
+export { startFullResync, spreadResync, type FullResyncOptions } from './full-resync';
+export { spreadDelayMs } from './spread-delay';
 export { requeueCluster } from './recover-cluster';
 export { retireSource, type RetireContext, type RetireResult, type BlockedPrune } from './retire-source';
