@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Cluster, RedisOptions } from 'ioredis';
-import { redisConnectionFor } from './redis-endpoint';
+import { redisConnectionFor, type RedisEndpoint } from './redis-endpoint';
 import { loadRedisTls, tlsFailureAdvice, withRedisTls } from './redis-tls';
 
 const dir = mkdtempSync(join(tmpdir(), 'redis-tls-unit-'));
@@ -25,7 +25,8 @@ describe('redis TLS settings', () => {
     expect(withRedisTls({ url: 'rediss://r:6380' }, undefined, where)).toEqual({ url: 'rediss://r:6380', tls: {} });
     expect(() => withRedisTls({ url: 'redis://r:6379' }, { caFile: pem }, where)).toThrow(/redis\.tls\.url: TLS settings are given but the URL is not rediss:\/\//);
     expect(withRedisTls({ cluster: { nodes: [] } }, undefined, where)).toEqual({ cluster: { nodes: [] } });
-    expect(withRedisTls({ cluster: { nodes: [] } }, { caFile: pem }, where).tls?.caFile).toBe(pem);
+    const cluster: RedisEndpoint = { cluster: { nodes: [] } };
+    expect(withRedisTls(cluster, { caFile: pem }, where).tls?.caFile).toBe(pem);
   });
 
   it('gives every connection the same TLS: the URL\'s, the sentinels\' and their data nodes\', each cluster node\'s', () => {

@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { ConnectionOptions } from 'node:tls';
 import { InvalidQueueOptionsError } from './errors/invalid-queue-options-error';
-import type { RedisEndpoint } from './redis-endpoint';
 
 /**
  * RedisTls is how Tidemark speaks TLS to Redis (a `rediss://` URL, or TLS to every Sentinel and
@@ -105,8 +104,9 @@ export function loadRedisTls(files: RedisTlsFiles, where: (setting: keyof RedisT
  * trusted CAs when no CA file is set), Sentinel and Cluster do when `files` is given. TLS settings
  * beside a plain `redis://` URL are a mistake (they would be ignored), said with `where('url')`.
  */
-export function withRedisTls(endpoint: RedisEndpoint, files: RedisTlsFiles | undefined, where: (setting: keyof RedisTlsFiles | 'url') => string): RedisEndpoint {
-  if ('url' in endpoint) {
+export function withRedisTls<Endpoint extends object & { tls?: RedisTls }>(endpoint: Endpoint, files: RedisTlsFiles | undefined, where: (setting: keyof RedisTlsFiles | 'url') => string): Endpoint {
+  // Generic over the endpoint (a RedisEndpoint) so this file need not import redis-endpoint.ts, which imports it.
+  if ('url' in endpoint && typeof endpoint.url === 'string') {
     const secure = /^rediss:\/\//i.test(endpoint.url);
     if (!secure && files) throw new InvalidQueueOptionsError(`${where('url')}: TLS settings are given but the URL is not rediss://; use rediss://host:port to speak TLS.`);
     return secure ? { ...endpoint, tls: loadRedisTls(files ?? {}, where) } : endpoint;
