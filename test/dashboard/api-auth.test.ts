@@ -157,7 +157,7 @@ describe('OpenAPI', () => {
     const document = response.json<{ openapi: string; paths: Record<string, Record<string, { responses: Record<string, unknown>; parameters?: { name: string }[] }>> }>();
     expect(document.openapi).toMatch(/^3\./);
     expect(Object.keys(document.paths).sort()).toEqual([
-      '/api/audit', '/api/audit/verify', '/api/clusters', '/api/clusters/{cluster}', '/api/objects', '/api/objects/{cluster}/{group}/{kind}/{namespace}/{name}',
+      '/api/audit', '/api/audit/verify', '/api/clusters', '/api/clusters/{cluster}', '/api/clusters/{cluster}/freeze', '/api/clusters/{cluster}/unfreeze', '/api/objects', '/api/objects/{cluster}/{group}/{kind}/{namespace}/{name}',
       '/api/objects/{cluster}/{group}/{kind}/{namespace}/{name}/reconcile', '/api/objects/{cluster}/{group}/{kind}/{namespace}/{name}/resume',
       '/api/objects/{cluster}/{group}/{kind}/{namespace}/{name}/suspend', '/api/overview', '/api/previews', '/api/previews/{source}/{ref}', '/api/prune-holds', '/api/prune-holds/{cluster}/{source}/confirm',
       '/api/queue', '/api/queue/{cluster}/retry', '/api/session',
