@@ -11,9 +11,8 @@ import { Redis } from 'ioredis';
 import { ClusterConnection, deleteObject, getObject } from '@tidemark/cluster';
 import { RecordKeys } from '@tidemark/contracts';
 import { startGitServer, type GitServer, type WorkingCopy } from '@tidemark/testing';
-import { loadConfig } from '../../apps/reconciler/src/config';
-import { createLogger } from '../../apps/reconciler/src/logger';
-import { startReconciler, type RunningReconciler } from '../../apps/reconciler/src/reconciler';
+import type { RunningReconciler } from '../../apps/reconciler/src/reconciler';
+import { startConfigFileReconciler } from '../support/config-file-reconciler';
 
 const suffix = randomUUID().slice(0, 8);
 const prefix = `credfile-${suffix}`;
@@ -46,14 +45,9 @@ beforeAll(async () => {
   await repo.commitAndPush('first');
   workDir = await mkdtemp(join(tmpdir(), 'tidemark-credfile-'));
   await writePassword('first-password');
-  await writeFile(join(workDir, 'tidemark.yaml'), stringify({
-    redis: { url: inject('redisUrl'), prefix },
-    cacheDir: join(workDir, 'cache'),
+  reconciler = await startConfigFileReconciler(workDir, prefix, {
     sources: [{ name: 'files', url, ref: { branch: 'main' }, intervalMs: 1_000, auth: { username: 'bot', password: { file: './git-password' } } }],
-    clusters: [{ name: 'rig', kubeconfig: inject('kubeconfigPath') }],
-    http: { port: 0, host: '127.0.0.1' },
-  }));
-  reconciler = await startReconciler(loadConfig({ TIDEMARK_CONFIG: join(workDir, 'tidemark.yaml') }), createLogger(process.env.TIDEMARK_TEST_LOG ?? 'error'));
+  });
 }, 300_000);
 
 afterAll(async () => {

@@ -12,9 +12,8 @@ import { Redis } from 'ioredis';
 import { ClusterConnection, deleteObject, getObject } from '@tidemark/cluster';
 import { RecordKeys } from '@tidemark/contracts';
 import { startSshGitServer, type SshGitServer, type SshKeyPair, type WorkingCopy } from '@tidemark/testing';
-import { loadConfig } from '../../apps/reconciler/src/config';
-import { createLogger } from '../../apps/reconciler/src/logger';
-import { startReconciler, type RunningReconciler } from '../../apps/reconciler/src/reconciler';
+import type { RunningReconciler } from '../../apps/reconciler/src/reconciler';
+import { startConfigFileReconciler } from '../support/config-file-reconciler';
 
 const suffix = randomUUID().slice(0, 8);
 const prefix = `sshkey-${suffix}`;
@@ -50,14 +49,9 @@ beforeAll(async () => {
   workDir = await mkdtemp(join(tmpdir(), 'tidemark-sshkey-'));
   await writeKey(firstKey);
   await writeFile(join(workDir, 'known_hosts'), server.knownHosts);
-  await writeFile(join(workDir, 'tidemark.yaml'), stringify({
-    redis: { url: inject('redisUrl'), prefix },
-    cacheDir: join(workDir, 'cache'),
+  reconciler = await startConfigFileReconciler(workDir, prefix, {
     sources: [{ name: 'over-ssh', url, ref: { branch: 'main' }, intervalMs: 1_000, auth: { sshPrivateKey: { file: './identity' }, knownHosts: { file: './known_hosts' } } }],
-    clusters: [{ name: 'rig', kubeconfig: inject('kubeconfigPath') }],
-    http: { port: 0, host: '127.0.0.1' },
-  }));
-  reconciler = await startReconciler(loadConfig({ TIDEMARK_CONFIG: join(workDir, 'tidemark.yaml') }), createLogger(process.env.TIDEMARK_TEST_LOG ?? 'error'));
+  });
 }, 300_000);
 
 afterAll(async () => {

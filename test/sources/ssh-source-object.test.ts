@@ -5,16 +5,15 @@
 // namespace of its own.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { applyObject, ClusterConnection, createObject, deleteObject, getObject } from '@tidemark/cluster';
 import { findCondition, type Condition, type KubernetesManifest } from '@tidemark/contracts';
 import { startGitServer, startSshGitServer, type GitServer, type SshGitServer, type SshKeyPair, type WorkingCopy } from '@tidemark/testing';
-import { loadConfig } from '../../apps/reconciler/src/config';
-import { createLogger } from '../../apps/reconciler/src/logger';
-import { startReconciler, type RunningReconciler } from '../../apps/reconciler/src/reconciler';
+import type { RunningReconciler } from '../../apps/reconciler/src/reconciler';
+import { startConfigFileReconciler } from '../support/config-file-reconciler';
 
 const suffix = randomUUID().slice(0, 8);
 const namespace = `ssh-source-${suffix}`;
@@ -63,15 +62,10 @@ beforeAll(async () => {
   ] as KubernetesManifest[]) await applyObject(admin, object);
   await applyObject(admin, deployKeySecret(firstKey));
   workDir = await mkdtemp(join(tmpdir(), 'tidemark-ssh-source-'));
-  await writeFile(join(workDir, 'tidemark.yaml'), stringify({
-    redis: { url: inject('redisUrl'), prefix: `ssh-source-${suffix}` },
-    cacheDir: join(workDir, 'cache'),
+  reconciler = await startConfigFileReconciler(workDir, `ssh-source-${suffix}`, {
     sources: [{ name: 'boot', url: bootUrl, ref: { branch: 'main' }, intervalMs: 60_000 }],
-    clusters: [{ name: 'rig', kubeconfig: inject('kubeconfigPath') }],
     sourceObjects: { enabled: true, namespaces: [namespace], defaultServiceAccountName: 'tidemark-source' },
-    http: { port: 0, host: '127.0.0.1' },
-  }));
-  reconciler = await startReconciler(loadConfig({ TIDEMARK_CONFIG: join(workDir, 'tidemark.yaml') }), createLogger(process.env.TIDEMARK_TEST_LOG ?? 'error'));
+  });
 }, 300_000);
 
 afterAll(async () => {
