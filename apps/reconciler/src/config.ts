@@ -6,6 +6,7 @@ import { parse as parseYaml } from 'yaml';
 import { parseSourceSpec, parseSshUrl, SourceSpecError, type CredentialFile, type SourceSpec } from '@tidemark/git-source';
 import { parseRedisNode, withRedisTls, type RedisAuth, type RedisEndpoint, type RedisNode, type RedisTlsFiles } from '@tidemark/queue';
 import { RenderInput, renderConfig, type RenderConfig } from './render-config';
+import { defaultPreventionRules } from '@tidemark/drift';
 import { ObjectHealthInput, objectHealthConfig, type ObjectHealthConfig } from './object-health-config';
 import { GitHostsInput, gitHostsConfig, type GitHostConfig } from './git-host-config';
 import { SourceObjectsInput, sourceObjectsConfig, type SourceObjectsConfig } from './source-objects-config';
@@ -98,6 +99,15 @@ const ConfigInput = Type.Object({
   fullResyncIntervalMs: Type.Optional(Type.Integer({ minimum: 60_000 })),
   fullCheckIntervalMs: Type.Optional(Type.Integer({ minimum: 60_000 })),
   objectHealth: Type.Optional(ObjectHealthInput),
+  /** Who may still change an object whose drift is prevented at admission (tidemark.dev/drift: prevent). */
+  driftPrevention: Type.Optional(Type.Object({
+    /** Usernames trusted besides Tidemark's own and its tenants' identities (e.g. a controller that writes the objects). */
+    trustedUsers: Type.Optional(Type.Array(Type.String({ pattern: '^[\\w.@:/+=-]{1,253}$' }), { maxItems: 100 })),
+    /** Username prefixes trusted the same way. @defaultValue ['system:serviceaccount:kube-system:'] */
+    trustedUserPrefixes: Type.Optional(Type.Array(Type.String({ pattern: '^[\\w.@:/+=-]{1,253}$' }), { maxItems: 20 })),
+    /** Groups whose members may set tidemark.dev/break-glass. @defaultValue ['system:masters'] */
+    breakGlassGroups: Type.Optional(Type.Array(Type.String({ pattern: '^[\\w.@:/+=-]{1,253}$' }), { maxItems: 20 })),
+  }, { additionalProperties: false })),
   http: Type.Optional(Type.Object({
     port: Type.Integer({ minimum: 0, maximum: 65535 }),
     host: Type.Optional(Type.String()),
@@ -192,6 +202,8 @@ export interface ReconcilerConfig {
   readonly fullCheckIntervalMs: number;
   /** Objects' health: the timeout to become Ready, and CEL rules per kind (compiled at load). */
   readonly objectHealth: ObjectHealthConfig;
+  /** Who may change prevented objects besides Tidemark: the operator's choice, never a tenant's. */
+  readonly driftPrevention: { readonly trustedUsers: readonly string[]; readonly trustedUserPrefixes: readonly string[]; readonly breakGlassGroups: readonly string[] };
   /** Health, readiness, metrics and webhooks are served here. @defaultValue 0.0.0.0:9464 */
   /** metricsToken (from TIDEMARK_METRICS_TOKEN): when set, /metrics needs it as a bearer token. */
   readonly http: { readonly port: number; readonly host: string; readonly metricsToken?: string };
@@ -272,6 +284,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, path = env.TIDE
     concurrency: input.workers?.concurrency ?? 4,
     ...intervals(input),
     objectHealth: objectHealthConfig(input.objectHealth, where, (message) => new ConfigError(message)),
+    driftPrevention: { ...defaultPreventionRules, ...input.driftPrevention },
     http: { port: input.http?.port ?? 9464, host: input.http?.host ?? '0.0.0.0', ...metricsTokenOf(env) },
     render: renderConfig(input.render, { base, env, cacheDir, clusters, sources: input.sources.map((source) => String(source.name)), invalid: (field, message) => new ConfigError(`${where(field)}: ${message}`) }),
     webhooks: webhooks(input, where, base, env),

@@ -5,7 +5,7 @@ import { TerminalError, claimRedisSchema, readClusterFreeze, readSourceStatus, R
 import { fileCredentials, GitSource, type GitSourceOptions, type SourceSpec, type UnitRendering } from '@tidemark/git-source';
 import { compileHealthRules, createDefaultRegistry, withHealthRules } from '@tidemark/kinds';
 import { PlacementCache } from '@tidemark/placement';
-import { reconcile, unchangedJobs, type PipelineDependencies, type PipelineObserver } from '@tidemark/pipeline';
+import { PolicyKeeper, reconcile, unchangedJobs, type PipelineDependencies, type PipelineObserver } from '@tidemark/pipeline';
 import { Poller, type PolledSource } from '@tidemark/poller';
 import { assertRedisSafe, closeRedis, endWhenGone, needsHashTag, openRedisClient, probeRedis, ReconcileQueues, ReconcileWorkers, redisConnectionFor, redisPrefix } from '@tidemark/queue';
 import { PruneHolds, StatusStore } from '@tidemark/status-store';
@@ -164,6 +164,8 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
     };
     // The owned-object watches start after the workers; until then, reads go to the API server.
     const owned: { watches?: OwnedWatches } = {};
+    const driftPrevention = new PolicyKeeper({ connectionFor: (cluster) => connectionOf(clusters.main, cluster), rules: config.driftPrevention, log });
+    stops.push(() => driftPrevention.stop());
     const deps: PipelineDependencies = {
       connectionFor: (cluster) => connectionOf(clusters.main, cluster),
       actionsConnectionFor: (cluster) => connectionOf(clusters.actions, cluster),
@@ -172,6 +174,8 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
       tenancyFor: sourceTenancy(sources, config),
       // Read at the run: a Source object's change applies to the next run of its objects.
       healthTimeoutFor: (source) => sources.get(source)?.spec.healthTimeoutMs,
+      driftPolicyFor: (source) => sources.get(source)?.spec.driftPolicy,
+      driftPrevention,
       kinds,
       healthRules: withHealthRules(compileHealthRules(config.objectHealth.rules, 'objectHealth.rules')),
       statusStore,

@@ -29,3 +29,4 @@ export { createObject, replaceObject } from './write';
 export { countCustomResources } from './crd-instances';
 export { foreignObjectsIn } from './namespace-contents';
 export { mayDo, type AccessQuestion } from './access-review';
+export { ownUsername } from './self-review';

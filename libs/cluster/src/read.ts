@@ -31,14 +31,14 @@ export async function getByResource(connection: ClusterConnection, resource: Api
   }
 }
 
-/** listObjects lists a kind in a namespace ('' for all), optionally by label selector. */
-export async function listObjects(connection: ClusterConnection, apiVersion: string, kind: string, namespace: string, labels?: Record<string, string>): Promise<KubernetesManifest[]> {
+/** listObjects lists a kind in a namespace ('' for all), optionally by label selector and at most `limit` items. */
+export async function listObjects(connection: ClusterConnection, apiVersion: string, kind: string, namespace: string, labels?: Record<string, string>, limit?: number): Promise<KubernetesManifest[]> {
   const resource = await connection.discovery.resourceFor(apiVersion, kind);
   const labelSelector = labels ? Object.entries(labels).map(([key, value]) => `${key}=${value}`).join(',') : undefined;
   const list = await connection.client.request<{ items: Omit<KubernetesManifest, 'apiVersion' | 'kind'>[] }>({
     method: 'GET',
     path: resourcePath(resource, namespace || undefined),
-    query: { labelSelector },
+    query: { labelSelector, ...(limit !== undefined ? { limit } : {}) },
     what: `list ${kind} in ${namespace || 'all namespaces'} on ${connection.name}`,
   });
   // List items come without apiVersion and kind; put them back so items are whole objects.

@@ -1,9 +1,14 @@
 // Owns: drift as data: which fields Tidemark's field manager owns, the field-by-field comparison of desired
 //   and live objects, and the drift policy and ignore annotations. Pure functions.
-// Entry points: computeDrift, driftPolicyOf, driftRulesOf.
+// Entry points: computeDrift, driftPolicyOf, driftRulesOf; preventionPolicy (the admission policy that
+//   refuses edits of prevented objects made outside Git).
 // Records: none.
 // May import: @tidemark/contracts.
 
 export { computeDrift, type DriftInput, type DriftRules } from './compute-drift';
 export { type FieldPath, type FieldPathSegment } from './field-set';
 export { driftPolicyOf, driftRulesOf, driftPolicyAnnotation, driftIgnoreAnnotation, type DriftPolicy } from './policy';
+export {
+  preventionPolicy, withPrevention, isPrevented, breakGlassOf, trustedUsersOf, preventedKindsOf, defaultPreventionRules,
+  preventLabel, gitFileAnnotation, breakGlassAnnotation, preventionPolicyName, type PreventionRules,
+} from './prevention';

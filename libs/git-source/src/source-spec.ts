@@ -63,6 +63,7 @@ export const SourceSpecInput = Type.Object({
   verify: Type.Optional(VerifyInput),
   limits: Type.Optional(LimitsInput),
   healthTimeoutMs: Type.Optional(Type.Integer({ minimum: 1000, maximum: 86_400_000, description: "How long this source's objects may take to become Ready, in ms; an object's tidemark.dev/health-timeout annotation wins. Default: the reconciler's objectHealth.timeoutMs." })),
+  driftPolicy: Type.Optional(Type.Union([Type.Literal('heal'), Type.Literal('report'), Type.Literal('prevent')], { description: "What happens to edits of this source's objects made outside Git: heal (re-apply Git), report, or prevent (refused at admission, and healed). An object's tidemark.dev/drift annotation wins. Default: heal." })),
 }, { additionalProperties: false });
 
 /** SourceSpec is one validated, frozen Git source. */
@@ -101,6 +102,8 @@ export interface SourceSpec {
    * objectHealth.timeoutMs and an object's tidemark.dev/health-timeout. @defaultValue the reconciler's
    */
   readonly healthTimeoutMs?: number;
+  /** The default drift policy of this source's objects; an object's tidemark.dev/drift annotation wins. @defaultValue heal */
+  readonly driftPolicy?: 'heal' | 'report' | 'prevent';
 }
 
 /** SourceSpecError is a configuration mistake; its message names the field. */
@@ -137,6 +140,7 @@ export function parseSourceSpec(input: unknown, where: string): SourceSpec {
     ignoreFile,
     manageBuiltinCrds: Object.freeze([...(input.manageBuiltinCrds ?? [])]),
     ...(input.healthTimeoutMs !== undefined ? { healthTimeoutMs: input.healthTimeoutMs } : {}),
+    ...(input.driftPolicy !== undefined ? { driftPolicy: input.driftPolicy } : {}),
     ...tenancyOf(input, where),
   });
 }

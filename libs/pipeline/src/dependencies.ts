@@ -7,6 +7,7 @@ import type { RevisionOrdering } from '@tidemark/ordering';
 import type { PipelineObserver } from './observer';
 import type { PruneGuard } from './prune-guards';
 import type { SourceTenancy } from './source-tenancy';
+import type { DriftPreventionKeeper } from './drift-prevention';
 
 /** DesiredObject is an object as Git declares it at one revision. */
 export interface DesiredObject {
@@ -171,6 +172,13 @@ export interface PipelineDependencies {
    * cluster. Without it, no cluster is ever frozen.
    */
   freezeOf?(cluster: string): Promise<ClusterFreeze | undefined>;
+  /**
+   * driftPolicyFor is a source's default drift policy (its spec.driftPolicy): an object's
+   * annotation and its kind's default win over it. @defaultValue heal
+   */
+  driftPolicyFor?(source: string): DriftPolicy | undefined;
+  /** Keeps each cluster's admission policy for objects whose drift is prevented; without it, `prevent` only heals. */
+  driftPrevention?: DriftPreventionKeeper;
   /** Mass-prune holds; without it, no share of prunes waits for confirmation. */
   pruneHolds?: PruneHolds;
   /** The guards every delete passes. @defaultValue defaultPruneGuards */

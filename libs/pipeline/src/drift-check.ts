@@ -1,6 +1,6 @@
 import { describe, type ChangeSetOptions } from '@tidemark/cluster';
 import type { DriftItem, KubernetesManifest } from '@tidemark/contracts';
-import { computeDrift, driftPolicyOf, driftRulesOf } from '@tidemark/drift';
+import { breakGlassAnnotation, breakGlassOf, computeDrift, driftPolicyOf, driftRulesOf } from '@tidemark/drift';
 import type { PipelineDependencies } from './dependencies';
 import type { ReconcileRun } from './run';
 import { inventoryEntry, inventoryId } from './tracking';
@@ -10,6 +10,8 @@ export interface DriftCheck {
   options: ChangeSetOptions;
   healed: DriftItem[];
   reported: DriftItem[];
+  /** Objects a cluster admin lifted prevention on (tidemark.dev/break-glass): their drift is reported, not healed. */
+  brokenGlass: string[];
 }
 
 /**
@@ -20,18 +22,24 @@ export interface DriftCheck {
  * Git's value for them like for any other field.
  */
 export function driftCheck(run: ReconcileRun, deps: PipelineDependencies): DriftCheck {
-  const check: DriftCheck = { healed: [], reported: [], options: {} };
+  const check: DriftCheck = { healed: [], reported: [], brokenGlass: [], options: {} };
   const gitUnchanged = Boolean(run.previous?.lastAppliedRevision) && run.previous?.specHash === run.specHash;
   if (!gitUnchanged) return check;
   const applied = new Set((run.previous?.inventory ?? []).map(inventoryId));
   const now = deps.now?.() ?? new Date();
   check.options.decide = (object, live, dryRun) => {
     if (!live && !wasApplied(run, object, applied)) return 'apply';
+    const brokenGlass = breakGlassOf(live);
+    if (brokenGlass !== undefined) check.brokenGlass.push(`${describe(object)} (${breakGlassAnnotation}: ${brokenGlass || 'no reason given'})`);
     const input = { desired: dryRun, live, fieldManager: run.connection.fieldManager, now };
     const items = computeDrift({ ...input, rules: driftRulesOf(object, deps.options?.driftRules) }).map((item) => ({ ...item, object: describe(object) }));
     // Only ignored fields differ: leave them to whoever changed them.
     if (items.length === 0) return computeDrift(input).length > 0 ? 'skip' : 'apply';
-    if (driftPolicyOf(object, deps.options?.driftPolicies) === 'report') {
+    if (brokenGlass !== undefined) {
+      check.reported.push(...items);
+      return 'skip';
+    }
+    if (driftPolicyOf(object, deps.options?.driftPolicies, deps.driftPolicyFor?.(run.job.source)) === 'report') {
       check.reported.push(...items);
       return 'skip';
     }

@@ -1,12 +1,14 @@
 // Owns: reconcile: the stages (fetch, deletion, validate, features, render, apply, prune, act, health,
 //   status, result) and finalizeStatus, the run's one write to the status store. The app hands everything
 //   else in (PipelineDependencies).
-// Entry points: reconcile, renderForPreview, unchangedJobs, cleanupFinalizer.
+// Entry points: reconcile, renderForPreview, unchangedJobs, cleanupFinalizer; PolicyKeeper (each cluster's
+//   admission policy for objects whose drift is prevented).
 // Records: none of its own (it writes the status record through libs/status-store).
 // May import: @tidemark/contracts, @tidemark/cluster, @tidemark/kinds, @tidemark/drift, @tidemark/ordering,
 //   @tidemark/status-store.
 
 export { reconcile } from './reconcile';
+export { PolicyKeeper, type DriftPreventionKeeper } from './drift-prevention';
 export { unchangedJobs } from './unchanged-resync';
 export type { PipelineDependencies, PipelineOptions, DesiredObject, DesiredStateReader, PlacedIdentity, DependencyWaitRegistry, Declaration, DeclarationIndex } from './dependencies';
 export { cleanupFinalizer, pruneEmptyAnnotation } from './tracking';

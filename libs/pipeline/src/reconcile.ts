@@ -29,6 +29,7 @@ import { wakeDependents } from './ordering/wake-dependents';
 import { isStaleCacheSymptom } from './cached-reads';
 import { resyncUnchanged } from './unchanged-resync';
 import { freezeCheck } from './freeze-check';
+import { preventionCheck } from './prevention-check';
 
 /**
  * reconcile runs the eight stages for one job, then finalizeStatus writes the run's one status
@@ -93,8 +94,10 @@ async function runStages(run: ReconcileRun, deps: PipelineDependencies, signal?:
   signal?.throwIfAborted();
   if (fetched.action === 'skip') return undefined;
   await freezeCheck(run, deps);
+  await preventionCheck(run, deps);
   run.deletion = await deletionStage(run, deps);
   if (isDeleted(run) || !run.desired) {
+    if (run.live && deps.driftPrevention) deps.driftPrevention.mayRelease(run.job.cluster);
     await reportDeletion(run, deps);
     return undefined;
   }
@@ -112,6 +115,7 @@ async function runStages(run: ReconcileRun, deps: PipelineDependencies, signal?:
   // From here on, the live object is the one apply returned (a failure reports against it).
   run.live = applied.live;
   const pruned = await pruneStage(run, deps, before, applied);
+  if (pruned.deleted.length > 0) deps.driftPrevention?.mayRelease(run.job.cluster);
   const kind = await actStage(run, deps, defaulted, applied.changes);
   const health = healthStage(run, deps, applied, pruned.deleted, kind);
   run.outcome = { applied, pruned: pruned.deleted, kept: pruned.kept, kind, health };

@@ -28,6 +28,8 @@ export interface Fetched {
   object?: KubernetesManifest;
   /** Set when the Placement rule that places the object names its ServiceAccount (runConnections): the run acts as that from fetch on. */
   placedAs?: PlacedConnections;
+  /** Set by preventionCheck when what the run applies is guarded at admission: the Git file refusals name. */
+  prevention?: { gitFile: string };
 }
 
 /** PlacedConnections are a run's connections as the ServiceAccount its Placement rule names. */

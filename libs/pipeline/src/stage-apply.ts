@@ -11,6 +11,7 @@ import { checkRenderedAllowed } from './allow-check';
 import { identityPreflight } from './identity-preflight';
 import { appliedBefore, appliedVersionOf } from './applied-versions';
 import { cachedLive } from './cached-reads';
+import { ensurePrevention } from './prevention-check';
 
 /**
  * applyStage applies the CR (for a kind) and the rendered objects with server-side apply in
@@ -28,6 +29,7 @@ export async function applyStage(run: ReconcileRun, deps: PipelineDependencies, 
   try {
     await checkRenderedAllowed(run, deps, rendered);
     await identityPreflight(run, rendered);
+    await ensurePrevention(run, deps, run.plugin && run.object ? [customResourceToApply(run), ...rendered] : rendered);
     let live = run.live;
     const warned: ChangeSetEntry[] = [];
     const versions: [KubernetesManifest, ChangeSetEntry][] = [];
@@ -54,7 +56,7 @@ export async function applyStage(run: ReconcileRun, deps: PipelineDependencies, 
       })),
       inventory: run.plugin ? rendered.map(inventoryEntry) : [],
       drift: { healed: drift.healed, reported: drift.reported },
-      warnings: apiWarnings([...warned, ...changes]),
+      warnings: [...apiWarnings([...warned, ...changes]), ...breakGlassWarnings(drift.brokenGlass)],
     };
   } catch (error) {
     throw toReconcileFailure(error, `apply ${subjectOf(run)}`);
@@ -71,4 +73,9 @@ function plainManifestLive(run: ReconcileRun): ((object: KubernetesManifest) => 
 /** apiWarnings are what the API server warned about (a deprecated apiVersion), as the object's warnings. */
 function apiWarnings(entries: readonly ChangeSetEntry[]): string[] {
   return entries.flatMap((entry) => (entry.warnings ?? []).map((warning) => `The API server warns about ${entry.subject}: ${warning}`));
+}
+
+/** breakGlassWarnings say, while a cluster admin's break-glass annotation is set, that Tidemark reports drift there instead of healing it. */
+function breakGlassWarnings(objects: readonly string[]): string[] {
+  return objects.map((object) => `Drift prevention is lifted on ${object}: edits outside Git are allowed and reported, not healed, until a cluster admin removes the annotation.`);
 }

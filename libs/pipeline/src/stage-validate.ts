@@ -1,6 +1,7 @@
 import { TerminalError, type KubernetesManifest, type ReconcileFailure } from '@tidemark/contracts';
 import { ApiError, applyObject, cleanApiMessage, toReconcileFailure } from '@tidemark/cluster';
 import { parseCustomResource, type CustomResource } from '@tidemark/kinds';
+import { prevented } from './prevention-check';
 import type { ReconcileRun } from './run';
 import type { PipelineDependencies } from './dependencies';
 import { checkBuiltinCrdConflict } from './builtin-crd-conflict';
@@ -90,7 +91,7 @@ export function validationFailure(run: ReconcileRun, error: unknown): ReconcileF
  * owner annotation (so a change to the CR in the cluster wakes it, like its owned objects).
  */
 export function customResourceToApply(run: ReconcileRun): KubernetesManifest {
-  const object = withOwner(run.object!, ownerOfRun(run));
+  const object = prevented(run, withOwner(run.object!, ownerOfRun(run)));
   const finalizers = [...new Set([...(object.metadata.finalizers ?? []), cleanupFinalizer])];
   return { ...object, metadata: { ...object.metadata, finalizers } };
 }

@@ -1,0 +1,45 @@
+import { driftPolicyOf, isPrevented, withPrevention } from '@tidemark/drift';
+import { groupOf, type KubernetesManifest } from '@tidemark/contracts';
+import type { PipelineDependencies } from './dependencies';
+import type { ReconcileRun } from './run';
+
+/**
+ * preventionCheck runs before the run's first write (a dry-run counts). When Git says the object
+ * is prevented (its tidemark.dev/drift annotation, its kind's or its source's default), it marks
+ * the run so render labels what it applies (ensurePrevention writes the policy before apply).
+ * When a tenant's identity writes to a cluster that has the policy, that identity is trusted
+ * first, so its own prevented objects stay writable by it. An object that was prevented and no
+ * longer is asks the keeper whether the policy is still needed.
+ */
+export async function preventionCheck(run: ReconcileRun, deps: Pick<PipelineDependencies, 'driftPrevention' | 'driftPolicyFor' | 'options'>): Promise<void> {
+  const keeper = deps.driftPrevention;
+  if (!keeper) return;
+  const { cluster, source } = run.job;
+  const identity = run.connection.identity;
+  const prevented = run.object !== undefined && run.desired !== undefined
+    && driftPolicyOf(run.object, deps.options?.driftPolicies, deps.driftPolicyFor?.(source)) === 'prevent';
+  if (prevented) run.prevention = { gitFile: `${source}: ${run.desired!.path}` };
+  if (identity) await keeper.trustIfActive(cluster, identity);
+  if (!prevented && isPrevented(run.live)) keeper.mayRelease(cluster);
+}
+
+/**
+ * ensurePrevention, just before apply, makes the cluster's admission policy exist, trust the
+ * identity the run writes as, and know the kinds of the prevented objects it is about to apply
+ * (so that removing it later searches only those kinds).
+ */
+export async function ensurePrevention(run: ReconcileRun, deps: Pick<PipelineDependencies, 'driftPrevention'>, objects: readonly KubernetesManifest[]): Promise<void> {
+  const kinds = [...new Set(objects.filter(isPrevented).map((object) => `${groupOf(object.apiVersion)}/${object.kind}`))];
+  if (!deps.driftPrevention || kinds.length === 0) return;
+  await deps.driftPrevention.ensure(run.job.cluster, { identity: run.connection.identity, kinds });
+}
+
+/**
+ * prevented labels an object the run applies when the run is prevented; an object the kind
+ * renders follows the CR unless its own annotation says otherwise.
+ */
+export function prevented(run: Pick<ReconcileRun, 'prevention'>, object: KubernetesManifest, deps?: Pick<PipelineDependencies, 'options'>): KubernetesManifest {
+  if (!run.prevention) return object;
+  if (driftPolicyOf(object, deps?.options?.driftPolicies, 'prevent') !== 'prevent') return object;
+  return withPrevention(object, run.prevention.gitFile);
+}
