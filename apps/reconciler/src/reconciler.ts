@@ -222,7 +222,7 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
     const previews = await startPreviewJobs({
       connection, queuePrefix: config.redisPrefix, hashTag, redis, keys: statusStore.keys, sources, clusters: clusterTargets, cacheRoot, log,
       commentOn: previewComments(config.gitHosts, deps.connectionFor, log, config.render.sops.trustedSources),
-      render: { connectionFor: deps.connectionFor, tenancyFor: deps.tenancyFor, kinds, statusStore, options: { builtinCrdSources: builtinCrdSources(config) } },
+      render: { connectionFor: deps.connectionFor, tenancyFor: deps.tenancyFor, driftPolicyFor: deps.driftPolicyFor, kinds, statusStore, options: { builtinCrdSources: builtinCrdSources(config) } },
     });
     stops.push(() => previews.stop());
     // A custom resource waiting for its kind starts the moment a CRD serving it is Established.

@@ -12,13 +12,13 @@ import type { ReconcileRun } from './run';
  * longer is asks the keeper whether the policy is still needed.
  */
 export async function preventionCheck(run: ReconcileRun, deps: Pick<PipelineDependencies, 'driftPrevention' | 'driftPolicyFor' | 'options'>): Promise<void> {
-  const keeper = deps.driftPrevention;
-  if (!keeper) return;
   const { cluster, source } = run.job;
-  const identity = run.connection.identity;
   const prevented = run.object !== undefined && run.desired !== undefined
     && driftPolicyOf(run.object, deps.options?.driftPolicies, deps.driftPolicyFor?.(source)) === 'prevent';
   if (prevented) run.prevention = { gitFile: `${source}: ${run.desired!.path}` };
+  const keeper = deps.driftPrevention;
+  if (!keeper) return;
+  const identity = run.connection.identity;
   if (identity) await keeper.trustIfActive(cluster, identity);
   if (!prevented && isPrevented(run.live)) keeper.mayRelease(cluster);
 }

@@ -10,6 +10,7 @@ import { isSkipped, type ReconcileRun } from './run';
 import { recordFetched } from './reconcile';
 import { fetchStage } from './stage-fetch';
 import { validateStage, customResourceToApply } from './stage-validate';
+import { preventionCheck } from './prevention-check';
 import { featuresStage } from './stage-features';
 import { renderStage } from './stage-render';
 
@@ -35,10 +36,12 @@ export interface PreviewRenderDependencies {
    * CLI's diff) everything runs as connectionFor's own identity, and Placement rules name none.
    */
   tenancyFor?: PipelineDependencies['tenancyFor'];
+  /** A source's default drift policy, so a prevented object is previewed with the label reconcile gives it. */
+  driftPolicyFor?: PipelineDependencies['driftPolicyFor'];
   kinds: KindRegistry;
   /** Read only: the last status says whether the object is suspended. Nothing is written. */
   statusStore: Pick<StatusStore, 'get'>;
-  options?: Pick<PipelineOptions, 'defaultNamespace' | 'builtinCrdSources'>;
+  options?: Pick<PipelineOptions, 'defaultNamespace' | 'builtinCrdSources' | 'driftPolicies'>;
 }
 
 /** PreviewRendered is what reconcile would apply for one object on one cluster, and the live object. */
@@ -93,6 +96,8 @@ async function previewStages(run: ReconcileRun, deps: PipelineDependencies): Pro
   const located = { ...(run.desired ? { path: run.desired.path } : {}), ...(run.desired?.line ? { line: run.desired.line } : {}), connection: run.connection };
   if (isSkipped(run)) return { skipped: 'suspended', objects: [], ...located };
   if (!run.desired || !run.object) return { skipped: 'not-desired', objects: [], ...located };
+  // Labels a prevented object as reconcile would (the preview's readers hold no policy keeper: nothing is written).
+  await preventionCheck(run, deps);
   const defaulted = (await validateStage(run, deps))?.resource;
   const rendered = renderStage(run, defaulted, featuresStage(run, defaulted));
   return { objects: run.plugin ? [customResourceToApply(run), ...rendered] : rendered, ...located };
