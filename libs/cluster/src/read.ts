@@ -31,14 +31,28 @@ export async function getByResource(connection: ClusterConnection, resource: Api
   }
 }
 
-/** listObjects lists a kind in a namespace ('' for all), optionally by label selector and at most `limit` items. */
-export async function listObjects(connection: ClusterConnection, apiVersion: string, kind: string, namespace: string, labels?: Record<string, string>, limit?: number): Promise<KubernetesManifest[]> {
+/** anyLabelled answers whether any object of a kind, in every namespace, carries the labels: a list of at most one item. */
+export async function anyLabelled(connection: ClusterConnection, apiVersion: string, kind: string, labels: Record<string, string>): Promise<boolean> {
   const resource = await connection.discovery.resourceFor(apiVersion, kind);
-  const labelSelector = labels ? Object.entries(labels).map(([key, value]) => `${key}=${value}`).join(',') : undefined;
+  const list = await connection.client.request<{ items?: unknown[] }>({
+    method: 'GET', path: resourcePath(resource, undefined), query: { labelSelector: selectorOf(labels), limit: 1 },
+    what: `look for ${selectorOf(labels)} among ${kind} on ${connection.name}`,
+  });
+  return (list.items?.length ?? 0) > 0;
+}
+
+function selectorOf(labels: Record<string, string>): string {
+  return Object.entries(labels).map(([key, value]) => `${key}=${value}`).join(',');
+}
+
+/** listObjects lists a kind in a namespace ('' for all), optionally by label selector. */
+export async function listObjects(connection: ClusterConnection, apiVersion: string, kind: string, namespace: string, labels?: Record<string, string>): Promise<KubernetesManifest[]> {
+  const resource = await connection.discovery.resourceFor(apiVersion, kind);
+  const labelSelector = labels ? selectorOf(labels) : undefined;
   const list = await connection.client.request<{ items: Omit<KubernetesManifest, 'apiVersion' | 'kind'>[] }>({
     method: 'GET',
     path: resourcePath(resource, namespace || undefined),
-    query: { labelSelector, ...(limit !== undefined ? { limit } : {}) },
+    query: { labelSelector },
     what: `list ${kind} in ${namespace || 'all namespaces'} on ${connection.name}`,
   });
   // List items come without apiVersion and kind; put them back so items are whole objects.

@@ -1,4 +1,4 @@
-import { ApiError, applyObject, createObject, deleteObject, getObject, listObjects, ownUsername, replaceObject, type ClusterConnection } from '@tidemark/cluster';
+import { anyLabelled, ApiError, applyObject, createObject, deleteObject, getObject, ownUsername, replaceObject, type ClusterConnection } from '@tidemark/cluster';
 import { messageOf, NotReadyError, stableStringify, TransientError, type KubernetesManifest, type Logger } from '@tidemark/contracts';
 import { defaultPreventionRules, preventedKindsOf, preventionPolicy, preventionPolicyName, preventLabel, trustedUsersOf, type PreventionRules } from '@tidemark/drift';
 
@@ -185,7 +185,7 @@ export class PolicyKeeper implements DriftPreventionKeeper {
       try {
         const resource = await connection.discovery.resourceForGroupKind(group, kind);
         const apiVersion = group === '' ? resource.version : `${group}/${resource.version}`;
-        if ((await listObjects(connection, apiVersion, kind, '', { [preventLabel]: 'true' }, 1)).length > 0) return true;
+        if (await anyLabelled(connection, apiVersion, kind, { [preventLabel]: 'true' })) return true;
       } catch (error) {
         if (error instanceof NotReadyError && error.code === 'KindNotServed') continue;
         if (error instanceof ApiError && error.isNotFound) continue;
