@@ -1,6 +1,6 @@
 // Owns: what libraries share: job payloads, status records, conditions and reasons, an object's verdict
 //   (verdictOf), the three failure kinds and messageOf, object keys, the owner annotation, the logger
-//   interface, content hashes, the one rule for what a secret is (redaction.ts), and the key and format of
+//   interface, content hashes, what a sync hook is (hook.ts), the one rule for what a secret is (redaction.ts), and the key and format of
 //   every Redis record read by more than one library. ioredis is used for types only.
 // Entry points: RecordKeys, ReconcileJob, ObjectStatus, setCondition, verdictOf, messageOf, TerminalError,
 //   TransientError, formatObjectKey.
@@ -40,3 +40,4 @@ export { redisSchemaVersion, reconcileJobName, jobSchemaVersion, claimRedisSchem
 export { appendClusterSample, newestClusterSample, readClusterSeries, type ClusterSample } from './records/cluster-series';
 export { revisionFor } from './records/revision-for';
 export { writePreviewReport, readPreviewReport, listPreviews, previewTtlSeconds, boundPreviewReport, maxPreviewReportBytes, type PreviewReport, type PreviewState, type PreviewTrigger, type PreviewPullRequest, type PreviewChange, type PreviewField, type PreviewAction, type PreviewBlastRadius } from './records/preview';
+export { hookAnnotation, hookWeightAnnotation, hookDeletePolicyAnnotation, hookRunAnnotation, hookPhases, parseHook, isHookObject, hookRunName, type Hook, type HookPhase, type HookDeletePolicy, type HookReading } from './hook';

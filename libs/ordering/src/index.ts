@@ -1,7 +1,7 @@
-// Owns: the order objects are applied in: depends-on references, sync waves, the implicit order of CRDs and
+// Owns: the order objects are applied in: depends-on references, sync waves, sync hooks around them, the implicit order of CRDs and
 //   Namespaces before what needs them, cycle detection, and the registry that wakes a waiting object when
 //   its dependency is ready. Pure rules plus that one registry.
-// Entry points: buildRevisionOrdering, parseDependsOn, parseSyncWave, DependencyWaits.
+// Entry points: buildRevisionOrdering (hooks included: hook-ordering.ts), parseDependsOn, parseSyncWave, DependencyWaits.
 // Records: the dependency waiters (waiters:<cluster>:<token>).
 // May import: @tidemark/contracts.
 
@@ -9,5 +9,6 @@ export { dependsOnAnnotation } from './dependency-ref';
 export { syncWaveAnnotation } from './sync-wave';
 export { buildRevisionOrdering, describeCycle, type Dependency, type DependencyReason, type OrderedObject, type OrderingNode, type RevisionOrdering } from './revision-ordering';
 export { objectToken, crdToken } from './wait-token';
+export { hookSpecHash, type HookRun } from './hook-ordering';
 export { DependencyWaits, type DependencyWaiter, type DependencyWaitsOptions } from './dependency-waits';
 export { healthTimeoutAnnotation, parseHealthTimeout, formatDuration } from './health-timeout';

@@ -2,9 +2,10 @@ import { describeObject, formatObjectKey, groupOf, parseObjectKey, type Kubernet
 import { dependsOnAnnotation, parseDependsOn } from './dependency-ref';
 import { findCycles } from './find-cycles';
 import { parseSyncWave, syncWaveAnnotation } from './sync-wave';
+import { addHookDependencies, readHooks, type HookReadings, type HookRun } from './hook-ordering';
 
 /** Why one object waits for another. */
-export type DependencyReason = 'depends-on' | 'sync-wave' | 'namespace' | 'crd';
+export type DependencyReason = 'depends-on' | 'sync-wave' | 'namespace' | 'crd' | 'hook';
 
 /** Dependency is one object an object waits for. */
 export interface Dependency {
@@ -37,6 +38,10 @@ export interface OrderingNode {
   problems: string[];
   /** The members of the dependency cycle this object is in, if any. */
   cycle?: string[];
+  /** Set for a hook: its run at this revision (what it waits for is in dependencies). */
+  hook?: HookRun;
+  /** Set for a Helm hook Tidemark never runs (post-delete, rollback): the sentence that says so. */
+  skippedHook?: string;
 }
 
 /** RevisionOrdering is the dependency graph of one source revision on one cluster. */
@@ -59,18 +64,34 @@ function dependencyValues(object: KubernetesManifest): string[] {
  * buildRevisionOrdering reads the ordering of every object of one source revision: depends-on
  * references, sync waves (each object waits for every object of the nearest lower wave), and the
  * implicit order of a Namespace before the objects in it and a CRD before its custom resources,
- * when the same revision declares them. Cycles are found here, when the revision is read.
+ * when the same revision declares them; hooks run around all of that in their phase
+ * (hook-ordering.ts). Cycles are found here, when the revision is read.
  */
-export function buildRevisionOrdering(source: string, objects: readonly OrderedObject[]): RevisionOrdering {
+export function buildRevisionOrdering(source: string, declared: readonly OrderedObject[]): RevisionOrdering {
+  const hooks = readHooks(declared);
+  // What waits for a hook waits for its run at this revision, whose spec hash says so.
+  const objects = declared.map((entry) => {
+    const run = hooks.get(entry.objectKey)?.run;
+    return run ? { ...entry, specHash: run.specHash } : entry;
+  });
   const byKey = new Map(objects.map((entry) => [entry.objectKey, entry]));
   const crds = crdsByGroupKind(objects);
   const nodes = new Map<string, OrderingNode>();
-  for (const entry of objects) nodes.set(entry.objectKey, readNode(source, entry, byKey, crds));
-  addWaveDependencies(nodes, byKey);
+  for (const entry of objects) nodes.set(entry.objectKey, withHook(readNode(source, entry, byKey, crds), hooks));
+  addWaveDependencies(nodes, byKey, hooks);
+  addHookDependencies(nodes, hooks, new Map(objects.map((entry) => [entry.objectKey, entry.specHash])));
   const edges = new Map([...nodes].map(([key, node]) => [key, node.dependencies.filter((dependency) => dependency.specHash !== undefined).map((dependency) => dependency.objectKey)]));
   const cycles = findCycles(edges);
   for (const cycle of cycles) for (const key of cycle) nodes.get(key)!.cycle = cycle;
   return { nodes, cycles };
+}
+
+function withHook(node: OrderingNode, hooks: HookReadings): OrderingNode {
+  const reading = hooks.get(node.objectKey);
+  if (reading?.problem) node.problems.push(reading.problem);
+  if (reading?.run) node.hook = reading.run;
+  if (reading?.skipped) node.skippedHook = reading.skipped;
+  return node;
 }
 
 function readNode(source: string, entry: OrderedObject, byKey: ReadonlyMap<string, OrderedObject>, crds: ReadonlyMap<string, OrderedObject>): OrderingNode {
@@ -105,10 +126,11 @@ function readNode(source: string, entry: OrderedObject, byKey: ReadonlyMap<strin
  * and CRDs stand outside the waves: what needs them waits for them anyway, and a Namespace left in
  * wave 0 would otherwise make a cycle with the objects of a negative wave inside it.
  */
-function addWaveDependencies(nodes: Map<string, OrderingNode>, byKey: ReadonlyMap<string, OrderedObject>): void {
+function addWaveDependencies(nodes: Map<string, OrderingNode>, byKey: ReadonlyMap<string, OrderedObject>, hooks: HookReadings): void {
   const waves = new Map<number, OrderingNode[]>();
   for (const node of nodes.values()) {
-    if (!outsideWaves(node.objectKey)) waves.set(node.wave, [...(waves.get(node.wave) ?? []), node]);
+    // Hooks run in their phase, around the waves (hook-ordering.ts).
+    if (!outsideWaves(node.objectKey) && !hooks.has(node.objectKey)) waves.set(node.wave, [...(waves.get(node.wave) ?? []), node]);
   }
   const order = [...waves.keys()].sort((a, b) => a - b);
   for (let at = 1; at < order.length; at += 1) {

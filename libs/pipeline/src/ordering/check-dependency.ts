@@ -24,6 +24,7 @@ const because: Record<Dependency['reason'], string> = {
   'sync-wave': 'sync wave',
   namespace: 'its Namespace',
   crd: 'its CRD',
+  hook: 'a sync hook',
 };
 
 /**
