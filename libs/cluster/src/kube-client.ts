@@ -17,6 +17,8 @@ export interface KubeRequest {
   timeoutMs?: number;
   /** Receives the API server's Warning headers (deprecations, ignored fields), as kubectl prints them. */
   warnings?: string[];
+  /** The most body bytes read; the rest is dropped unread (requestText). @defaultValue unbounded for JSON calls */
+  maxBytes?: number;
 }
 
 export interface KubeClientOptions {
@@ -92,6 +94,20 @@ export class KubeClient {
     return body as T;
   }
 
+  /**
+   * requestText sends one GET whose answer is text (a pod's log) and returns at most `maxBytes`
+   * of it: the connection is cut once that much arrived.
+   */
+  async requestText(call: KubeRequest & { maxBytes: number }): Promise<string> {
+    const options: https.RequestOptions = {};
+    await this.config.applyToHTTPSOptions(options);
+    const { status, text } = await this.send({ ...call, headers: this.headersFor(options), payload: undefined, tls: options }).catch((error: unknown) => {
+      throw new KubeTransportError(call.what, { cause: error });
+    });
+    if (status < 200 || status >= 300) throw new ApiError(status, safeJson(text) as KubeStatus, call.what);
+    return text;
+  }
+
   /** close ends the keep-alive connections (of every view: they share them). */
   close(): void {
     this.sockets.agent?.destroy();
@@ -127,8 +143,17 @@ export class KubeClient {
     return new Promise((resolve, reject) => {
       const request = this.transport().request(this.requestOptions(call.method, call.path, call.query, call.headers, call.tls), (response) => {
         const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), warnings: parseWarnings(response.headers.warning) }));
+        let size = 0;
+        const done = () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8').slice(0, call.maxBytes), warnings: parseWarnings(response.headers.warning) });
+        response.on('data', (chunk: Buffer) => {
+          chunks.push(chunk);
+          size += chunk.length;
+          if (call.maxBytes !== undefined && size >= call.maxBytes) {
+            done();
+            response.destroy();
+          }
+        });
+        response.on('end', done);
         response.on('error', reject);
       });
       request.setTimeout(call.timeoutMs ?? 30_000, () => request.destroy(new Error(`${call.what}: no answer within ${call.timeoutMs ?? 30_000} ms`)));
