@@ -14,7 +14,9 @@ export const hookDeletePolicyAnnotation = 'tidemark.dev/hook-delete-policy';
 /** hookRunAnnotation marks the object a hook's run applied: the run's id. Such an object is never drift. */
 export const hookRunAnnotation = 'tidemark.dev/hook-run';
 
-const helmHook = 'helm.sh/hook';
+/** helmHookAnnotation is Helm's own hook annotation, read as a hook too. */
+export const helmHookAnnotation = 'helm.sh/hook';
+const helmHook = helmHookAnnotation;
 const helmWeight = 'helm.sh/hook-weight';
 const helmDeletePolicy = 'helm.sh/hook-delete-policy';
 
@@ -69,14 +71,31 @@ export function parseHook(object: Pick<KubernetesManifest, 'metadata'>): HookRea
   if (own === undefined && helm === undefined) return {};
   const phase = own !== undefined ? ownPhase(own) : helmPhase(helm!);
   if ('problem' in phase || 'skipped' in phase) return phase;
-  const weightText = annotations[hookWeightAnnotation] ?? annotations[helmWeight];
-  const weight = weightText === undefined ? 0 : weightPattern.test(weightText.trim()) ? Number.parseInt(weightText.trim(), 10) : undefined;
-  if (weight === undefined) return { problem: `annotation ${annotations[hookWeightAnnotation] !== undefined ? hookWeightAnnotation : helmWeight}: "${weightText!.slice(0, 40)}" is not a hook weight: write a whole number such as "-5" or "10".` };
-  const policyText = annotations[hookDeletePolicyAnnotation] ?? annotations[helmDeletePolicy];
-  const policies = policyText === undefined ? ['before-hook-creation'] : splitList(policyText);
+  const weight = readWeight(annotations);
+  if (typeof weight === 'string') return { problem: weight };
+  const policies = readPolicies(annotations);
+  if (typeof policies === 'string') return { problem: policies };
+  return { hook: { phase: phase.phase, weight, deletePolicies: policies, declaredBy: own !== undefined ? 'tidemark' : 'helm' } };
+}
+
+/** readWeight is the hook's weight (Tidemark's annotation, else Helm's; 0 without), or the problem sentence. */
+function readWeight(annotations: Record<string, string>): number | string {
+  const name = annotations[hookWeightAnnotation] !== undefined ? hookWeightAnnotation : helmWeight;
+  const text = annotations[name];
+  if (text === undefined) return 0;
+  if (weightPattern.test(text.trim())) return Number.parseInt(text.trim(), 10);
+  return `annotation ${name}: "${text.slice(0, 40)}" is not a hook weight: write a whole number such as "-5" or "10".`;
+}
+
+/** readPolicies is the hook's delete policies (before-hook-creation without any, as Helm), or the problem sentence. */
+function readPolicies(annotations: Record<string, string>): HookDeletePolicy[] | string {
+  const name = annotations[hookDeletePolicyAnnotation] !== undefined ? hookDeletePolicyAnnotation : helmDeletePolicy;
+  const text = annotations[name];
+  if (text === undefined) return ['before-hook-creation'];
+  const policies = splitList(text);
   const unknown = policies.find((policy) => !deletePolicies.includes(policy as HookDeletePolicy));
-  if (unknown !== undefined) return { problem: `annotation ${annotations[hookDeletePolicyAnnotation] !== undefined ? hookDeletePolicyAnnotation : helmDeletePolicy}: "${unknown.slice(0, 40)}" is not a delete policy: write ${deletePolicies.join(', ')}.` };
-  return { hook: { phase: phase.phase, weight, deletePolicies: policies as HookDeletePolicy[], declaredBy: own !== undefined ? 'tidemark' : 'helm' } };
+  if (unknown !== undefined) return `annotation ${name}: "${unknown.slice(0, 40)}" is not a delete policy: write ${deletePolicies.join(', ')}.`;
+  return policies as HookDeletePolicy[];
 }
 
 /** isHookObject: the object declares a hook (even one with a problem), so it is no ordinary object of its revision. */

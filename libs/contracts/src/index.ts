@@ -39,5 +39,5 @@ export { RedisLease } from './records/redis-lease';
 export { redisSchemaVersion, reconcileJobName, jobSchemaVersion, claimRedisSchema, SchemaTooNewError } from './records/schema-version';
 export { appendClusterSample, newestClusterSample, readClusterSeries, type ClusterSample } from './records/cluster-series';
 export { revisionFor } from './records/revision-for';
-export { writePreviewReport, readPreviewReport, listPreviews, previewTtlSeconds, boundPreviewReport, maxPreviewReportBytes, type PreviewReport, type PreviewState, type PreviewTrigger, type PreviewPullRequest, type PreviewChange, type PreviewField, type PreviewAction, type PreviewBlastRadius } from './records/preview';
-export { hookAnnotation, hookWeightAnnotation, hookDeletePolicyAnnotation, hookRunAnnotation, hookPhases, parseHook, isHookObject, hookRunName, type Hook, type HookPhase, type HookDeletePolicy, type HookReading } from './hook';
+export { writePreviewReport, readPreviewReport, listPreviews, previewTtlSeconds, boundPreviewReport, maxPreviewReportBytes, type PreviewReport, type PreviewState, type PreviewTrigger, type PreviewPullRequest, type PreviewChange, type PreviewHook, type PreviewField, type PreviewAction, type PreviewBlastRadius } from './records/preview';
+export { hookAnnotation, helmHookAnnotation, hookWeightAnnotation, hookDeletePolicyAnnotation, hookRunAnnotation, hookPhases, parseHook, isHookObject, hookRunName, type Hook, type HookPhase, type HookDeletePolicy, type HookReading } from './hook';

@@ -104,7 +104,7 @@ export interface DependencyEdge {
   objectKey: string;
   /** `Kind namespace/name`. */
   description: string;
-  reason: 'depends-on' | 'sync-wave' | 'namespace' | 'crd';
+  reason: 'depends-on' | 'sync-wave' | 'namespace' | 'crd' | 'hook';
   /** A depends-on reference that names another source. */
   source?: string;
   /** For a sync-wave edge: the wave waited for. */

@@ -1,10 +1,11 @@
 import { contentHash, describeObject, parseHook, parseObjectKey, type Hook } from '@tidemark/contracts';
-import type { OrderedObject, OrderingNode } from './revision-ordering';
+import type { Dependency, OrderedObject, OrderingNode } from './revision-ordering';
 
 /**
  * HookRun is one hook's run at a source revision. `runId` is a digest of what the revision applies
- * on the cluster (every object that is not a hook, with its spec): it changes exactly when that
- * does, so a hook runs again when, and only when, a revision changes what the source applies.
+ * on the cluster (every object that is not a hook, with its spec) and of the hook itself: it
+ * changes exactly when one of those does, so a hook runs again when, and only when, a revision
+ * changes what the source applies (or the hook).
  */
 export interface HookRun {
   hook: Hook;
@@ -24,13 +25,15 @@ export function readHooks(objects: readonly OrderedObject[]): HookReadings {
   const applied: [string, string][] = [];
   for (const entry of objects) {
     const reading = parseHook(entry.object);
-    if (reading.hook || reading.skipped || reading.problem) readings.set(entry.objectKey, reading);
+    if (reading.hook || reading.skipped || reading.problem) readings.set(entry.objectKey, { ...(reading.skipped ? { skipped: reading.skipped } : {}), ...(reading.problem ? { problem: reading.problem } : {}) });
     else applied.push([entry.objectKey, entry.specHash]);
   }
-  const runId = contentHash(applied.sort(([a], [b]) => a.localeCompare(b))).slice(0, runIdLength);
+  const appliedDigest = contentHash(applied.sort(([a], [b]) => a.localeCompare(b)));
   for (const entry of objects) {
-    const reading = readings.get(entry.objectKey);
-    if (reading?.hook) readings.set(entry.objectKey, { run: { hook: reading.hook, runId, specHash: hookSpecHash(entry.specHash, runId) } });
+    const hook = readings.has(entry.objectKey) ? parseHook(entry.object).hook : undefined;
+    // The hook's own spec is in its run id too: a changed Job is a new Job, never an edit of an immutable one.
+    const runId = contentHash({ applied: appliedDigest, hook: entry.specHash }).slice(0, runIdLength);
+    if (hook) readings.set(entry.objectKey, { run: { hook, runId, specHash: hookSpecHash(entry.specHash, runId) } });
   }
   return readings;
 }
@@ -44,8 +47,9 @@ export function hookSpecHash(specHash: string, runId: string): string {
  * addHookDependencies orders a revision around its hooks: pre-apply hooks run by weight (each
  * weight waits for the weight below it), every object that is not a hook waits for all of them
  * (Namespaces and CRDs excepted: hooks need them), and post-apply hooks wait for every such
- * object, then by weight among themselves. apply-failed and pre-delete hooks wait for nothing
- * here; the pipeline decides when they run.
+ * object, then by weight among themselves. An apply-failed hook waits for nothing; it watches
+ * the same objects (hookWatches) and the pipeline runs it when one fails. pre-delete hooks are
+ * ordered by nothing here.
  */
 export function addHookDependencies(nodes: ReadonlyMap<string, OrderingNode>, hooks: HookReadings, specHashes: ReadonlyMap<string, string>): void {
   const phase = (name: Hook['phase']) => [...nodes.values()].filter((node) => hooks.get(node.objectKey)?.run?.hook.phase === name);
@@ -59,6 +63,8 @@ export function addHookDependencies(nodes: ReadonlyMap<string, OrderingNode>, ho
     for (const hook of pre) add(node, hook.objectKey, specHashes);
   }
   for (const hook of post) for (const node of applied) add(hook, node.objectKey, specHashes);
+  // An apply-failed hook watches them instead of waiting for them: it runs when one fails.
+  for (const hook of phase('apply-failed')) hook.hookWatches = applied.map((node) => dependencyOn(node.objectKey, specHashes));
 }
 
 /** orderByWeight makes each hook wait for every hook of the nearest lower weight of its phase. */
@@ -74,7 +80,11 @@ function orderByWeight(phase: readonly OrderingNode[], hooks: HookReadings, spec
 
 function add(node: OrderingNode, objectKey: string, specHashes: ReadonlyMap<string, string>): void {
   if (node.objectKey === objectKey || node.dependencies.some((dependency) => dependency.objectKey === objectKey)) return;
-  node.dependencies.push({ objectKey, description: describeObject(parseObjectKey(objectKey)), reason: 'hook', specHash: specHashes.get(objectKey)! });
+  node.dependencies.push(dependencyOn(objectKey, specHashes));
+}
+
+function dependencyOn(objectKey: string, specHashes: ReadonlyMap<string, string>): Dependency {
+  return { objectKey, description: describeObject(parseObjectKey(objectKey)), reason: 'hook', specHash: specHashes.get(objectKey)! };
 }
 
 function isInfrastructure(objectKey: string): boolean {

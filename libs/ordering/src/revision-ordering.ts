@@ -40,6 +40,8 @@ export interface OrderingNode {
   cycle?: string[];
   /** Set for a hook: its run at this revision (what it waits for is in dependencies). */
   hook?: HookRun;
+  /** Set for an apply-failed hook: the objects whose failure at this revision runs it. */
+  hookWatches?: Dependency[];
   /** Set for a Helm hook Tidemark never runs (post-delete, rollback): the sentence that says so. */
   skippedHook?: string;
 }

@@ -19,10 +19,12 @@ export interface DriftCheck {
  * while Git is unchanged for the object: a difference after a new commit is the commit being
  * applied. An object the last run applied that is now gone has drifted too (it was deleted).
  * Ignored fields are neither reported nor healed while Git is unchanged; a new commit applies
- * Git's value for them like for any other field.
+ * Git's value for them like for any other field. A sync hook's run is never drift.
  */
 export function driftCheck(run: ReconcileRun, deps: PipelineDependencies): DriftCheck {
   const check: DriftCheck = { healed: [], reported: [], brokenGlass: [], options: {} };
+  // A sync hook's run is never drift: created once, then left to run as it is.
+  if (run.hookState) return { ...check, options: { decide: (_object, live) => (live ? 'skip' : 'apply') } };
   const gitUnchanged = Boolean(run.previous?.lastAppliedRevision) && run.previous?.specHash === run.specHash;
   if (!gitUnchanged) return check;
   const applied = new Set((run.previous?.inventory ?? []).map(inventoryId));

@@ -13,6 +13,8 @@ const stageReasons: Record<StageName, string> = {
   // A kind's act is part of applying it.
   act: Reason.ApplyFailed,
   health: Reason.HealthCheckPending,
+  // Deleting a hook's run by its policy is a prune.
+  hooks: Reason.PruneFailed,
   status: Reason.StatusWriteFailed,
   result: Reason.ApplyFailed,
 };
@@ -29,6 +31,7 @@ const codeReasons: Record<string, string> = {
   DependencyFailed: Reason.DependencyFailed,
   InvalidDependency: Reason.InvalidDependency,
   InvalidHealthTimeout: 'InvalidHealthTimeout',
+  InvalidHook: 'InvalidHook',
   Forbidden: Reason.Forbidden,
   NotAllowed: Reason.NotAllowed,
   IdentityRequired: 'IdentityRequired',

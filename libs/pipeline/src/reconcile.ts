@@ -12,6 +12,7 @@ import { applyStage } from './stage-apply';
 import { pruneStage } from './stage-prune';
 import { actStage } from './stage-act';
 import { healthStage } from './stage-health';
+import { hookVerdictStage, readHookRun } from './stage-hooks';
 import { readHealthRules } from './read-health-rules';
 import { statusStage, type StatusResult } from './stage-status';
 import { recordEvents } from './events';
@@ -32,7 +33,7 @@ import { freezeCheck } from './freeze-check';
 import { preventionCheck } from './prevention-check';
 
 /**
- * reconcile runs the eight stages for one job, then finalizeStatus writes the run's one status
+ * reconcile runs the stages for one job (a sync hook's run has its own two: readHookRun, hookVerdictStage), then finalizeStatus writes the run's one status
  * record; a look-again at an object nothing changed since its last full run is answered from the
  * record and the watch cache alone (resyncUnchanged). It is level-triggered: it compares Git at the job's revision with the cluster and
  * converges, whatever woke it. A failure sets Ready=False with the failing stage's reason; the
@@ -102,6 +103,7 @@ async function runStages(run: ReconcileRun, deps: PipelineDependencies, signal?:
     return undefined;
   }
   run.ordering = await readOrdering(run, deps);
+  run.hookState = await readHookRun(run, deps, run.ordering);
   await orderStage(run, deps, run.ordering);
   signal?.throwIfAborted();
   const validated = await validateStage(run, deps, { applyFollows: true });
@@ -117,7 +119,7 @@ async function runStages(run: ReconcileRun, deps: PipelineDependencies, signal?:
   const pruned = await pruneStage(run, deps, before, applied);
   if (pruned.deleted.length > 0) deps.driftPrevention?.mayRelease(run.job.cluster);
   const kind = await actStage(run, deps, defaulted, applied.changes);
-  const health = healthStage(run, deps, applied, pruned.deleted, kind);
+  const health = await hookVerdictStage(run, deps, applied, healthStage(run, deps, applied, pruned.deleted, kind));
   run.outcome = { applied, pruned: pruned.deleted, kept: pruned.kept, kind, health };
   return statusStage(run, run.outcome, deps);
 }

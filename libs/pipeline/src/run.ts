@@ -5,11 +5,12 @@ import type { OrderingNode } from '@tidemark/ordering';
 import type { DesiredObject } from './dependencies';
 import type { ApplyOutcome } from './stage-results';
 import type { KeptObject } from './prune-guards';
+import type { HookState } from './stage-hooks';
 
 export type { ApplyOutcome } from './stage-results';
 
 /** StageName names the stages, for reasons, logs and history. */
-export type StageName = 'fetch' | 'deletion' | 'order' | 'validate' | 'features' | 'render' | 'apply' | 'prune' | 'act' | 'health' | 'status' | 'result';
+export type StageName = 'fetch' | 'deletion' | 'order' | 'validate' | 'features' | 'render' | 'apply' | 'prune' | 'act' | 'health' | 'hooks' | 'status' | 'result';
 
 /** Fetched is what the fetch stage read: Git at the run's revision, the cluster and the last status. */
 export interface Fetched {
@@ -91,6 +92,8 @@ export interface ReconcileRun extends Partial<Omit<Fetched, 'revision'>> {
   deletion?: DeletionResult;
   /** The object's place in its source revision's ordering, read before the order stage. */
   ordering?: OrderingNode;
+  /** Set when the object is a sync hook: the run this revision wants of it (readHookRun). */
+  hookState?: HookState;
   /** The health rules of the run's source (its HealthRule objects between the config's and the built-in ones), read before apply. */
   healthRules?: RunHealthRules;
   /** Set once apply, prune, act and health have all returned. */

@@ -54,7 +54,8 @@ export async function applyStage(run: ReconcileRun, deps: PipelineDependencies, 
         const version = appliedVersionOf(object, entry);
         return version ? [version] : [];
       })),
-      inventory: run.plugin ? rendered.map(inventoryEntry) : [],
+      // A hook's run is owned like a kind's objects: the next run's prune removes this one.
+      inventory: run.plugin || run.hookState ? rendered.map(inventoryEntry) : [],
       drift: { healed: drift.healed, reported: drift.reported },
       warnings: [...apiWarnings([...warned, ...changes]), ...breakGlassWarnings(drift.brokenGlass)],
     };

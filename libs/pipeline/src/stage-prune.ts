@@ -17,7 +17,7 @@ export async function pruneStage(run: ReconcileRun, deps: PipelineDependencies, 
   const stale = staleEntries(before, applied.inventory);
   if (stale.length === 0) return { deleted: [], kept: [] };
   const optedIn = run.object?.metadata.annotations?.[pruneEmptyAnnotation] === 'true';
-  if (applied.inventory.length === 0 && !optedIn) {
+  if (applied.inventory.length === 0 && !optedIn && !run.hookState) {
     throw new TerminalError('EmptyRender',
       `${run.object?.kind} ${run.object?.metadata.name} now renders nothing, which would prune all ${stale.length} objects it rendered before. ` +
       `If that is intended, annotate it with ${pruneEmptyAnnotation}: "true".`);

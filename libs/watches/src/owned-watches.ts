@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ObjectCache, watchObjects, type ClusterConnection, type ObjectCacheOptions, type RunningWatch, type WatchEventType, type WatchProgress } from '@tidemark/cluster';
-import { RedisLease, ownerOf, parseStatusChange, type GitOwner, type KubernetesManifest, type Logger } from '@tidemark/contracts';
+import { RedisLease, hookRunAnnotation, ownerOf, parseStatusChange, type GitOwner, type KubernetesManifest, type Logger } from '@tidemark/contracts';
 import { latestRevision } from './latest-revision';
 import type { StatusStore } from '@tidemark/status-store';
 import { addManagedKinds, isOwnEcho, managedKinds, type WatchedKind } from './managed-kinds';
@@ -215,7 +215,8 @@ class ClusterWatches {
 
   private async onChange(type: WatchEventType, object: KubernetesManifest, listed = false): Promise<void> {
     const owner = ownerOf(object.metadata.annotations);
-    if (!owner) return;
+    // A sync hook's run is never drift: its own run looks at it until it ends (libs/pipeline stage-hooks).
+    if (!owner || object.metadata.annotations?.[hookRunAnnotation] !== undefined) return;
     if (type !== 'DELETED' && isOwnEcho(object.metadata.managedFields, this.ownManagers, { statusIsEcho: listed })) return;
     await this.wake(owner);
   }

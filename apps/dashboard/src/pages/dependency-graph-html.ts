@@ -8,6 +8,7 @@ const reasonText: Record<DependencyNode['reason'], string> = {
   'sync-wave': 'sync wave',
   namespace: 'its Namespace',
   crd: 'its CRD',
+  hook: 'a sync hook',
 };
 
 function relation(node: DependencyNode): string {

@@ -1,5 +1,6 @@
 import type { RecordKeys } from './record-keys';
 import type { RedisClient } from './redis-client';
+import type { HookDeletePolicy, HookPhase } from '../hook';
 
 /** PreviewAction is what merging a ref would do to one object on one cluster. */
 export type PreviewAction = 'created' | 'configured' | 'unchanged' | 'deleted' | 'invalid' | 'skipped';
@@ -37,6 +38,21 @@ export interface PreviewChange {
   live?: Record<string, unknown>;
 }
 
+/** PreviewHook is a sync hook that merging the ref would run on one cluster, in its phase, by weight. */
+export interface PreviewHook {
+  cluster: string;
+  objectKey: string;
+  path?: string;
+  kind: string;
+  namespace: string;
+  name: string;
+  phase: HookPhase;
+  weight: number;
+  deletePolicies: HookDeletePolicy[];
+  /** Set for a hook that will not run (a Helm hook with no moment in Tidemark, an unreadable one): why. */
+  note?: string;
+}
+
 /** PreviewBlastRadius says how far a change reaches, and flags what needs a careful look. */
 export interface PreviewBlastRadius {
   clusters: string[];
@@ -68,6 +84,8 @@ export interface PreviewReport {
   /** Clusters that could not be asked, with why: their changes are missing from the report. */
   unreachable?: Array<{ cluster: string; message: string }>;
   changes: PreviewChange[];
+  /** The sync hooks the ref would run, in the order they would run (they are not among `changes`). */
+  hooks?: PreviewHook[];
   blastRadius?: PreviewBlastRadius;
   /**
    * Set when the report was cut to fit `maxPreviewReportBytes`: how many changes lost their

@@ -15,9 +15,9 @@ import type { ChartRepositories } from './chart-repositories';
  * `crds/` included first. Helm itself reaches no repository and downloads nothing: a dependency
  * is vendored in `charts/`, or it comes from one of `repositories` at an exact version and is
  * downloaded, verified and placed in `charts/` by Tidemark before helm runs. Hooks are rendered
- * as ordinary objects (Tidemark has no install or upgrade moment to run them at, and a chart's
- * pre-install Job is usually something it needs); test hooks are skipped (`--skip-tests`):
- * Tidemark never runs `helm test`.
+ * with their annotations, and the pipeline runs them as sync hooks (helm.sh/hook mapped onto
+ * Tidemark's phases, with their weights and delete policies: libs/contracts hook.ts, libs/ordering
+ * hook-ordering.ts); test hooks are skipped (`--skip-tests`): Tidemark never runs `helm test`.
  */
 export function helmRendererWith(repositories?: ChartRepositories): Renderer {
   return {
