@@ -3,6 +3,7 @@ import type { GitSource, PollResult } from '@tidemark/git-source';
 import { clusterSelectorAnnotation, type ClusterTarget, type PlacementCache } from '@tidemark/placement';
 import type { StatusStore } from '@tidemark/status-store';
 import { jobsForRoute } from './fan-out';
+import { changesWithHooks } from './hook-routes';
 
 export interface RouteContext {
   source: GitSource;
@@ -18,15 +19,17 @@ export interface RouteContext {
  * A HealthRule changed routes every object again too, to be judged by it. Placement and
  * HealthRule objects are read, never applied (isReadOnlyKey, which previews use too): they get no
  * job, and any change to one routes everything again, since it exists to change how others go.
+ * Sync hooks are routed at every poll that changes something (changesWithHooks).
  */
 export async function routePoll(result: PollResult, context: RouteContext): Promise<ReconcileJob[]> {
-  const changes = new Map(result.changes.map((change) => [change.objectKey, change]));
+  // Hooks run again whenever the revision changes anything: each is routed as changed.
+  const changes = await changesWithHooks(context.source, result);
   const everything = !result.previousRevision || result.changes.some((change) => isReadOnlyKey(change.objectKey));
   // Where each object is now: for every object of the source only when everything is routed again.
   const clusterNames = context.clusters.map((cluster) => cluster.name);
   const known = await context.statusStore.holders(result.source, clusterNames, everything ? undefined : [...changes.keys()]);
   const paths = new Map<string, string>();
-  for (const change of result.changes) if (change.change !== 'removed') paths.set(change.objectKey, change.path);
+  for (const change of changes.values()) if (change.change !== 'removed') paths.set(change.objectKey, change.path);
   if (everything) {
     for (const object of (await context.source.listObjects(result.revision)).objects) paths.set(object.objectKey, object.path);
   }
