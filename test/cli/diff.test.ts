@@ -81,6 +81,28 @@ describe('tidemark diff', () => {
     }
   });
 
+  it('lists the sync hooks the change would run, in their order, and dry-runs none of them as an object', async () => {
+    const hook = (name: string, annotations: Record<string, string>) => JSON.stringify({
+      apiVersion: 'batch/v1', kind: 'Job', metadata: { name, namespace, annotations },
+      spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name, image: 'registry.example/tool:1' }] } } },
+    });
+    await harness.repo.write('hooks/migrate.yaml', hook('migrate', { 'helm.sh/hook': 'pre-upgrade', 'helm.sh/hook-weight': '5' }));
+    await harness.repo.write('hooks/schema.yaml', hook('schema', { 'tidemark.dev/hook': 'pre-apply', 'tidemark.dev/hook-weight': '-1' }));
+    await harness.repo.write('hooks/smoke.yaml', hook('smoke', { 'tidemark.dev/hook': 'post-apply', 'tidemark.dev/hook-delete-policy': 'hook-succeeded' }));
+    try {
+      const text = await diff();
+      expect(text.stderr).toBe('');
+      const listed = text.stdout.slice(text.stdout.indexOf('Hooks that would run'));
+      expect(listed).toMatch(new RegExp(`pre-apply\\s+-1\\s+Job\\s+${namespace}\\s+schema[^\\n]*\\n[^\\n]*pre-apply\\s+5\\s+Job\\s+${namespace}\\s+migrate[^\\n]*\\n[^\\n]*post-apply\\s+0\\s+Job\\s+${namespace}\\s+smoke\\s+hook-succeeded`));
+      const json = await runTidemark(['-o', 'json', 'diff', harness.repo.dir, '--source', 'test', '--kubeconfig', inject('kubeconfigPath')]);
+      const report = JSON.parse(json.stdout) as { changes: Array<{ kind: string }>; hooks?: Array<{ name: string; phase: string; weight: number }> };
+      expect(report.hooks?.map((entry) => `${entry.phase}:${entry.weight}:${entry.name}`)).toEqual(['pre-apply:-1:schema', 'pre-apply:5:migrate', 'post-apply:0:smoke']);
+      expect(report.changes.filter((change) => change.kind === 'Job')).toEqual([]);
+    } finally {
+      await harness.repo.delete('hooks');
+    }
+  });
+
   it('names what is wrong: a context the kubeconfig lacks, a folder outside Git, a ref that does not exist', async () => {
     const context = await diff('--context', 'nope');
     expect(context.code).toBe(2);

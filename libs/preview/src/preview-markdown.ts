@@ -1,11 +1,12 @@
 import type { PreviewChange, PreviewReport } from '@tidemark/contracts';
+import { describeHook } from './preview-hooks';
 
 const symbols: Record<PreviewChange['action'], string> = { created: '+', configured: '~', deleted: '-', invalid: '!', unchanged: '=', skipped: '·' };
 
 /**
  * previewMarkdown renders a report as the markdown a pull-request comment holds: the blast radius,
  * objects that would fail validation with the API server's message, then each cluster's changes
- * with their fields. `link` points at the dashboard's page for the ref. Values are shown as JSON in
+ * with their fields, then the sync hooks that would run, in their order. `link` points at the dashboard's page for the ref. Values are shown as JSON in
  * code spans; Secrets were redacted before the report was written.
  */
 export function previewMarkdown(report: PreviewReport, link?: string): string {
@@ -17,6 +18,7 @@ export function previewMarkdown(report: PreviewReport, link?: string): string {
   for (const { cluster, message } of report.unreachable ?? []) lines.push(`- ❓ cluster ${ticked(cluster)} could not be asked: ${escape(message)}`);
   lines.push(...invalidLines(report.changes));
   for (const cluster of [...new Set(report.changes.map((change) => change.cluster))].sort()) lines.push(...clusterLines(cluster, report.changes));
+  lines.push(...hookLines(report));
   if (report.truncated?.omitted) lines.push(`_${report.truncated.omitted} more change(s) were left out to keep the report small; the counts above include them._`, '');
   if (link) lines.push(`[Side-by-side diffs on the dashboard](${link})`, '');
   return lines.join('\n');
@@ -32,6 +34,11 @@ function radiusLines({ blastRadius: radius }: PreviewReport): string[] {
   for (const flag of radius.flagged) lines.push(`- ⚠️ ${escape(flag)}`);
   if (radius.flagged.length > 0) lines.push('');
   return lines;
+}
+
+function hookLines({ hooks }: PreviewReport): string[] {
+  if (!hooks?.length) return [];
+  return ['#### Hooks that would run', '', ...hooks.map((hook) => `- ${escape(describeHook(hook))} on ${ticked(hook.cluster)}${where(hook)}`), ''];
 }
 
 function invalidLines(changes: readonly PreviewChange[]): string[] {
@@ -60,7 +67,7 @@ function subject(change: PreviewChange): string {
   return `${change.kind} ${change.namespace ? `${change.namespace}/` : ''}${change.name}`;
 }
 
-function where(change: PreviewChange): string {
+function where(change: Pick<PreviewChange, 'path' | 'line'>): string {
   return change.path ? ` (${ticked(change.path)}${change.line ? ` line ${change.line}` : ''})` : '';
 }
 

@@ -1,15 +1,18 @@
 import { dryRunObject, type ClusterConnection } from '@tidemark/cluster';
-import { isReadOnlyKey, isReconcileFailure, parseObjectKey, TerminalError, messageOf, type KubernetesManifest, type PreviewChange, type PreviewReport } from '@tidemark/contracts';
+import { helmHookAnnotation, hookAnnotation, isHookObject, isReadOnlyKey, isReconcileFailure, parseObjectKey, TerminalError, messageOf, type KubernetesManifest, type PreviewChange, type PreviewHook, type PreviewReport } from '@tidemark/contracts';
 import { renderForPreview, type DesiredObject, type PreviewRenderDependencies } from '@tidemark/pipeline';
 import { rulesAt, type ClusterTarget, type PlacementSource } from '@tidemark/placement';
 import { blastRadius } from './blast-radius';
 import { displayObject } from './display-object';
 import { fieldChanges } from './field-changes';
+import { inRunOrder, previewHook } from './preview-hooks';
 
 /** PreviewSource is what a preview reads of Git at one revision (GitSource fits it). */
 export interface PreviewSource extends PlacementSource {
   listObjects(revision: string): Promise<{ objects: Array<{ objectKey: string; path: string; blobOid: string }> }>;
   readObject(revision: string, objectKey: string, cluster?: string): Promise<{ object: KubernetesManifest; path: string; line: number; unit?: DesiredObject['unit'] } | undefined>;
+  /** One annotation from the revision's index, without reading the object (GitSource has it); without it each object is read to find hooks. */
+  annotationOf?(revision: string, objectKey: string, annotation: string): Promise<string | undefined>;
 }
 
 /** PreviewDependencies: the source at the base revision and at the ref, the clusters, and read-only pipeline parts. */
@@ -41,7 +44,8 @@ export interface PreviewRequest {
  * listed: the same isReadOnlyKey keeps them out of reconcile jobs. Each object is dry-run as the
  * identity its reconcile would use on that cluster (its Placement rule's ServiceAccount at the
  * previewed revision, else the source's, else Tidemark's), and an identity the source may not use is
- * listed as refused without a request. Nothing is written to a cluster or to the status store.
+ * listed as refused without a request. A revision that changes anything lists the sync hooks it
+ * would run, in their order, apart from the changes. Nothing is written to a cluster or to the status store.
  */
 export async function previewRevision(request: PreviewRequest, deps: PreviewDependencies): Promise<PreviewReport> {
   const run = new PreviewRun(request, deps);
@@ -57,12 +61,16 @@ export async function previewRevision(request: PreviewRequest, deps: PreviewDepe
   for (const object of baseObjects) {
     if (!headKeys.has(object.objectKey)) await run.removed(object.objectKey, deps.clusters.map((cluster) => cluster.name), `removed from Git at ${request.revision.slice(0, 12)}`);
   }
+  // A revision that changes what the source applies runs every hook of it again.
+  if (run.anythingChanged()) for (const object of headObjects) await run.hook(object.objectKey);
   return run.report();
 }
 
 /** PreviewRun collects one preview's changes, cluster by cluster. */
 class PreviewRun {
   private readonly changes: PreviewChange[] = [];
+  private readonly hooks: PreviewHook[] = [];
+  private touched = false;
   private readonly unreachable = new Map<string, string>();
   private readonly decryptedUnits = new Set<string>();
   private readonly rules: Map<string, ReturnType<typeof rulesAt>> = new Map();
@@ -72,6 +80,9 @@ class PreviewRun {
   async changed(objectKey: string, existedBefore: boolean): Promise<void> {
     const { request, deps } = this;
     const now = await deps.head.readObject(request.revision, objectKey).catch(() => undefined);
+    this.touched = true;
+    // A hook is listed with the hooks (hook), not dry-run: what it applies is a run under a name of its own.
+    if (now && isHookObject(now.object)) return;
     if (now?.unit?.decrypted) this.decryptedUnits.add(now.unit.folder);
     const targets = await this.targets(deps.head, request.revision, objectKey, now);
     for (const cluster of targets) await this.onCluster(cluster, () => this.preview(objectKey, cluster, now?.object.apiVersion ?? ''));
@@ -81,7 +92,27 @@ class PreviewRun {
     await this.removed(objectKey, leaving, 'no longer placed on this cluster');
   }
 
+  anythingChanged(): boolean {
+    return this.touched;
+  }
+
+  /** hook lists the object, when it is a hook, on every cluster placement sends it to. */
+  async hook(objectKey: string): Promise<void> {
+    const { request, deps } = this;
+    if (deps.head.annotationOf) {
+      const annotated = (await deps.head.annotationOf(request.revision, objectKey, hookAnnotation)) ?? (await deps.head.annotationOf(request.revision, objectKey, helmHookAnnotation));
+      if (annotated === undefined) return;
+    }
+    const found = await deps.head.readObject(request.revision, objectKey).catch(() => undefined);
+    if (!found || !isHookObject(found.object)) return;
+    for (const cluster of await this.targets(deps.head, request.revision, objectKey, found)) {
+      const hook = previewHook(cluster, objectKey, found.object, found.path);
+      if (hook) this.hooks.push(hook);
+    }
+  }
+
   async removed(objectKey: string, clusters: readonly string[], why: string): Promise<void> {
+    this.touched = true;
     for (const cluster of clusters) {
       await this.onCluster(cluster, async () => {
         const record = await this.deps.render.statusStore.get(cluster, objectKey);
@@ -100,7 +131,7 @@ class PreviewRun {
       requestedAt: request.requestedAt, finishedAt: new Date().toISOString(),
       ...(unreachable.length > 0 ? { unreachable } : {}),
       ...(this.decryptedUnits.size > 0 ? { decryptedUnits: [...this.decryptedUnits].sort() } : {}),
-      changes: this.changes, blastRadius: blastRadius(this.changes),
+      changes: this.changes, ...(this.hooks.length > 0 ? { hooks: inRunOrder(this.hooks) } : {}), blastRadius: blastRadius(this.changes),
     };
   }
 

@@ -10,7 +10,8 @@ export interface ReportOptions {
 
 /**
  * printReport shows a preview or diff report: the blast radius, one row per object that would
- * change on each cluster, and under it the fields with the manager a change would overwrite.
+ * change on each cluster, and under it the fields with the manager a change would overwrite, then
+ * the sync hooks it would run.
  */
 export function printReport(output: Output, report: PreviewReport, options: ReportOptions = {}): void {
   if (output.format === 'json') return printJson(output, report);
@@ -19,7 +20,10 @@ export function printReport(output: Output, report: PreviewReport, options: Repo
   printRadius(output, report);
   for (const { cluster, message } of report.unreachable ?? []) output.write(`${paint(output, 'red', 'unreachable:')} cluster ${cluster}: ${message}\n`);
   const moving = report.changes.filter((change) => change.action !== 'unchanged');
-  if (moving.length === 0) return output.write('No changes.\n');
+  if (moving.length === 0) {
+    output.write('No changes.\n');
+    return printHooks(output, report);
+  }
   output.write('\n');
   output.write(table(['CLUSTER', 'ACTION', 'KIND', 'NAMESPACE', 'NAME', 'DETAIL'], moving.map((change) => [
     change.cluster, paint(output, stateColour(change.action), change.action), change.kind, change.namespace || '-', change.name, detail(change),
@@ -29,6 +33,16 @@ export function printReport(output: Output, report: PreviewReport, options: Repo
     output.write(table(['  FIELD', 'LIVE', 'AFTER', 'OVERWRITES'], change.fields!.map((field) => [`  ${field.path}`, value(field.live, 40), value(field.desired, 40), field.overwrites ?? ''])));
   }
   if (report.truncated?.omitted) output.write(`\n${report.truncated.omitted} more change(s) were left out of the stored report; the counts include them.\n`);
+  printHooks(output, report);
+}
+
+/** printHooks lists the sync hooks the change would run, in the order they run. */
+function printHooks(output: Output, report: PreviewReport): void {
+  if (!report.hooks?.length) return;
+  output.write(`\n${paint(output, 'bold', 'Hooks that would run')}\n`);
+  output.write(table(['CLUSTER', 'PHASE', 'WEIGHT', 'KIND', 'NAMESPACE', 'NAME', 'DETAIL'], report.hooks.map((hook) => [
+    hook.cluster, hook.note ? '-' : hook.phase, hook.note ? '-' : String(hook.weight), hook.kind, hook.namespace || '-', hook.name, hook.note ? value(hook.note, 80) : hook.deletePolicies.join(','),
+  ])));
 }
 
 function printRadius(output: Output, report: PreviewReport): void {
