@@ -76,7 +76,7 @@ describe('helm charts', () => {
     expect((await source.readObject(poll.revision, 'example.com/Widget/_/shop-widget'))?.object).toMatchObject({ spec: { size: 'large', color: 'green' } });
   });
 
-  it('renders hooks as ordinary objects and skips test hooks', async () => {
+  it('renders hooks with the chart (the pipeline runs them as sync hooks) and skips test hooks', async () => {
     expect(await source.readObject(poll.revision, 'batch/Job/_/shop-migrate')).toBeDefined();
     expect(await source.readObject(poll.revision, 'core/Pod/_/shop-test')).toBeUndefined();
   });
