@@ -132,9 +132,13 @@ describe('sync hooks on the real Job controller', () => {
     expect(await readFile(join(chart, 'Chart.yaml'), 'utf8')).toContain('name: shop');
   });
 
-  it('stops the apply when a pre-apply hook fails: the Deployment stays as it was, and says which hook failed and why', async () => {
+  it('stops the apply when a pre-apply hook fails: the Deployment stays as it was, says which hook failed and why, and the apply-failed hook runs', async () => {
     // The Job controller fails it: its pod fits no node, and its deadline passes.
     await stack.repo.write('app/migrate.yaml', migrateJob({ activeDeadlineSeconds: 2 }, { nodeSelector: { 'no-such-node': 'true' } }));
+    await stack.repo.write('app/page.yaml', stringify({
+      apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'page', namespace, annotations: { 'tidemark.dev/hook': 'apply-failed' } },
+      spec: { backoffLimit: 0, template: podSpec('page') },
+    }));
     await stack.repo.write('app/web.yaml', web('registry.example/web:3'));
     const third = await stack.repo.commitAndPush('a migration that fails');
     await expect.poll(() => stack.readyCondition(migrateKey), { timeout: 120_000, interval: 250 })
@@ -143,5 +147,10 @@ describe('sync hooks on the real Job controller', () => {
       .toMatch(new RegExp(`^False DependencyFailed: waiting for Job ${namespace}/migrate \\(a sync hook\\) to be Ready: HealthCheckFailed: pre-apply hook`));
     expect((await stack.status(webKey))?.lastAttemptedRevision).toBe(third);
     expect(await imageOf('web')).toBe('registry.example/web:2');
+    // The apply failed, so the apply-failed hook ran (it waited for nothing else).
+    const pageKey = `batch/Job/${namespace}/page`;
+    await expect.poll(() => stack.readyCondition(pageKey), { timeout: 60_000, interval: 250 })
+      .toMatch(new RegExp(`^True ReconciliationSucceeded: apply-failed hook Job ${namespace}/page \\(run [0-9a-f]{10}, Job page-[0-9a-f]{10}\\) succeeded for revision ${third.slice(0, 12)}\\.$`));
+    expect((await job((await runOf(pageKey)).name))?.status?.succeeded).toBe(1);
   });
 });

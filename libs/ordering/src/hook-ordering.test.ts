@@ -31,6 +31,17 @@ describe('hook ordering', () => {
     expect(ordering.cycles).toEqual([]);
   });
 
+  it('has an apply-failed hook wait for nothing and watch every object and pre- or post-apply hook of the revision', () => {
+    const ordering = buildRevisionOrdering('apps', [
+      entry('Deployment', 'web'), entry('Job', 'migrate', { 'tidemark.dev/hook': 'pre-apply' }), entry('Job', 'smoke', { 'tidemark.dev/hook': 'post-apply' }),
+      entry('Job', 'page', { 'tidemark.dev/hook': 'apply-failed' }),
+    ]);
+    const page = ordering.nodes.get('batch/Job/app/page')!;
+    expect(page.dependencies).toEqual([]);
+    expect(page.hookWatches!.map((watched) => watched.objectKey.split('/').pop()).sort()).toEqual(['migrate', 'smoke', 'web']);
+    expect(page.hookWatches!.find((watched) => watched.objectKey.endsWith('/migrate'))!.specHash).toBe(ordering.nodes.get('batch/Job/app/migrate')!.hook!.specHash);
+  });
+
   it('gives a hook a new run, and what waits for it a new spec to wait for, exactly when what the source applies changes', () => {
     const hook = entry('Job', 'migrate', { 'tidemark.dev/hook': 'pre-apply' });
     const first = buildRevisionOrdering('apps', [hook, entry('Deployment', 'web', {}, 'v1')]);

@@ -48,7 +48,7 @@ export function hookSpecHash(specHash: string, runId: string): string {
  * weight waits for the weight below it), every object that is not a hook waits for all of them
  * (Namespaces and CRDs excepted: hooks need them), and post-apply hooks wait for every such
  * object, then by weight among themselves. An apply-failed hook waits for nothing; it watches
- * the same objects (hookWatches) and the pipeline runs it when one fails. pre-delete hooks are
+ * those objects and hooks (hookWatches) and the pipeline runs it when one fails. pre-delete hooks are
  * ordered by nothing here.
  */
 export function addHookDependencies(nodes: ReadonlyMap<string, OrderingNode>, hooks: HookReadings, specHashes: ReadonlyMap<string, string>): void {
@@ -63,8 +63,9 @@ export function addHookDependencies(nodes: ReadonlyMap<string, OrderingNode>, ho
     for (const hook of pre) add(node, hook.objectKey, specHashes);
   }
   for (const hook of post) for (const node of applied) add(hook, node.objectKey, specHashes);
-  // An apply-failed hook watches them instead of waiting for them: it runs when one fails.
-  for (const hook of phase('apply-failed')) hook.hookWatches = applied.map((node) => dependencyOn(node.objectKey, specHashes));
+  // An apply-failed hook watches them and the pre- and post-apply hooks instead of waiting for them: it runs when one fails.
+  const watched = [...applied, ...pre, ...post];
+  for (const hook of phase('apply-failed')) hook.hookWatches = watched.map((node) => dependencyOn(node.objectKey, specHashes));
 }
 
 /** orderByWeight makes each hook wait for every hook of the nearest lower weight of its phase. */
