@@ -2,7 +2,7 @@
 //   verb), dry-run, reads, watches and the watch cache, events, finalizers, and the one mapping of API
 //   errors to the three failure kinds. Nothing else in Tidemark talks to an API server.
 // Entry points: ClusterConnection, applyObject, applyChangeSet, dryRunObject, getObject, listObjects,
-//   deleteObject, watchObjects, ObjectCache, readPodLogTail, toReconcileFailure.
+//   deleteObject, watchObjects, ObjectCache, readPodLog, toReconcileFailure.
 // Records: none (it keeps nothing in Redis).
 // May import: @tidemark/contracts.
 
@@ -14,7 +14,6 @@ export { loadSelfContainedKubeconfig } from './kubeconfig-guard';
 export { ClusterConnection } from './connection';
 export { resourcePath, type ApiResource } from './resource-path';
 export { getObject, getByResource, listObjects, anyLabelled, type ObjectName } from './read';
-export { readPodLogTail, type PodLogOptions } from './pod-logs';
 export { applyObject, describe, type ApplyOptions } from './apply';
 export { dryRunObject, type DryRunEntry } from './dry-run';
 export { applyChangeSet, applyWithChangeSet, recreateAnnotation, type ChangeAction, type ChangeSetEntry, type ChangeSetOptions, type KnownState } from './change-set';

@@ -95,10 +95,10 @@ export class KubeClient {
   }
 
   /**
-   * requestText sends one GET whose answer is text (a pod's log) and returns at most `maxBytes`
-   * of it: the connection is cut once that much arrived.
+   * requestText sends one call whose answer is text (a pod's log) and returns at most
+   * `call.maxBytes` of it: the connection is cut once that much arrived.
    */
-  async requestText(call: KubeRequest & { maxBytes: number }): Promise<string> {
+  async requestText(call: KubeRequest): Promise<string> {
     const options: https.RequestOptions = {};
     await this.config.applyToHTTPSOptions(options);
     const { status, text } = await this.send({ ...call, headers: this.headersFor(options), payload: undefined, tls: options }).catch((error: unknown) => {

@@ -1,4 +1,4 @@
-import { getObject, listObjects, readPodLogTail } from '@tidemark/cluster';
+import { getObject, listObjects, readPodLog } from '@tidemark/cluster';
 import {
   NotReadyError, TerminalError, describeObject, findCondition, hookRunAnnotation, hookRunName, isHookObject, messageOf, parseHook, scrubText, verdictOf,
   type KubernetesManifest, type ObjectStatus,
@@ -125,17 +125,17 @@ async function lastLogLines(run: ReconcileRun, live: KubernetesManifest | undefi
   if (!live || (live.kind !== 'Job' && live.kind !== 'Pod')) return '';
   const namespace = live.metadata.namespace ?? '';
   try {
-    const pod = live.kind === 'Pod' ? live.metadata.name : newest(await listObjects(run.connection, 'v1', 'Pod', namespace, { 'job-name': live.metadata.name }));
-    if (!pod) return ' No pod of it is left to read a log from.';
-    return formatLogTail(pod, await readPodLogTail(run.connection, namespace, pod, { tailLines: logLines, maxBytes: logLines * logLineChars, timeoutMs: 5_000 }));
+    const pod = live.kind === 'Pod' ? live : newest(await listObjects(run.connection, 'v1', 'Pod', namespace, { 'job-name': live.metadata.name }));
+    const container = (pod?.spec as { containers?: { name?: string }[] } | undefined)?.containers?.[0]?.name;
+    if (!pod || !container) return ' No pod of it is left to read a log from.';
+    return formatLogTail(pod.metadata.name, await readPodLog(run.connection, namespace, pod.metadata.name, { container, tailLines: logLines, limitBytes: logLines * logLineChars, timeoutMs: 5_000 }));
   } catch (error) {
     return ` Its log could not be read: ${scrubText(messageOf(error)).slice(0, 300)}`;
   }
 }
 
-function newest(pods: readonly KubernetesManifest[]): string | undefined {
-  const sorted = [...pods].sort((a, b) => String(b.metadata.creationTimestamp ?? '').localeCompare(String(a.metadata.creationTimestamp ?? '')));
-  return sorted[0]?.metadata.name;
+function newest(pods: readonly KubernetesManifest[]): KubernetesManifest | undefined {
+  return [...pods].sort((a, b) => String(b.metadata.creationTimestamp ?? '').localeCompare(String(a.metadata.creationTimestamp ?? '')))[0];
 }
 
 /** formatLogTail quotes at most the last ten lines, each cut to 200 characters, scrubbed of credentials by the project's one rule. */

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ClusterConnection } from './connection';
-import { readPodLogTail } from './pod-logs';
+import { readPodLog } from './pod-log';
 
 let server: http.Server;
 let connection: ClusterConnection;
@@ -38,15 +38,15 @@ afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
 });
 
-describe('readPodLogTail', () => {
+describe('readPodLog', () => {
   it('asks for the tail only, and reads no more than its bound from a server that ignores it', async () => {
-    const text = await readPodLogTail(connection, 'app', 'endless', { tailLines: 5, maxBytes: 4096 });
+    const text = await readPodLog(connection, 'app', 'endless', { container: 'main', tailLines: 5, limitBytes: 4096 });
     expect(text.length).toBeLessThanOrEqual(4096);
     expect(asked.at(-1)).toMatch(/^\/api\/v1\/namespaces\/app\/pods\/endless\/log\?(.*&)?tailLines=5/);
     expect(asked.at(-1)).toContain('limitBytes=4096');
   });
 
   it('names the pod when the API server refuses', async () => {
-    await expect(readPodLogTail(connection, 'app', 'gone')).rejects.toThrow(/pod app\/gone/);
+    await expect(readPodLog(connection, 'app', 'gone', { container: 'main' })).rejects.toThrow(/app\/gone \(main\)/);
   });
 });
