@@ -5,7 +5,7 @@ import { Redis } from 'ioredis';
 import type { Condition, ObjectStatus } from '@tidemark/contracts';
 import { ReconcileQueues, type PreviewQueue } from '@tidemark/queue';
 import { StatusStore } from '@tidemark/status-store';
-import { buildDashboard } from '../../apps/dashboard/src/build-app';
+import { buildDashboard, type DashboardDeps } from '../../apps/dashboard/src/build-app';
 import type { AccessToken } from '../../apps/dashboard/src/auth/principal';
 
 export const viewerToken = 'viewer-token-0123456789abcdef';
@@ -34,6 +34,8 @@ export interface DashboardFixtureOptions {
   trustedProxies?: string[];
   /** Another fixture's prefix: this one is then a second replica on the same records. @defaultValue a fresh one */
   prefix?: string;
+  /** The dashboard's own connections to clusters, for day-2 actions. */
+  clusterConnections?: DashboardDeps['clusterConnections'];
 }
 
 export async function startDashboardFixture(redisUrl: string, options: DashboardFixtureOptions = {}): Promise<DashboardFixture> {
@@ -47,6 +49,7 @@ export async function startDashboardFixture(redisUrl: string, options: Dashboard
   const app = await buildDashboard({
     statusStore: store, queues, redis, subscriber, clusters, ...(options.liveBatchMs === undefined ? {} : { liveBatchMs: options.liveBatchMs }), ...(options.previews ? { previews: options.previews } : {}),
     ...(options.trustedProxies ? { trustedProxies: options.trustedProxies } : {}),
+    ...(options.clusterConnections ? { clusterConnections: options.clusterConnections } : {}),
     auth: {
       sessionSecret: 'a-test-session-secret-of-32-characters-or-more',
       tokens: [{ name: 'vera', role: 'viewer', token: viewerToken }, { name: 'otto', role: 'operator', token: operatorToken }, ...(options.tokens ?? [])],

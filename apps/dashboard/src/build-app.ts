@@ -27,6 +27,9 @@ import { Actions } from './view/actions';
 import { DashboardData, type QueueAccess } from './view/dashboard-data';
 import { StatusCache } from './view/status-cache';
 import type { RedisClient } from '@tidemark/contracts';
+import type { ClusterConnection } from '@tidemark/cluster';
+import { WorkloadActions } from './workloads/workload-actions';
+import { workloadRoutes } from './workloads/workload-routes';
 
 /** DashboardDeps are injected, so tests build the app on a real Redis without listening. */
 export interface DashboardDeps {
@@ -55,6 +58,13 @@ export interface DashboardDeps {
   trustedProxies?: readonly string[];
   /** Audit records kept in the Redis stream, about (TIDEMARK_DASHBOARD_AUDIT_MAX_RECORDS). @defaultValue 100000 */
   auditMaxRecords?: number;
+  /**
+   * The dashboard's own connections to clusters, for day-2 actions on managed workloads (restart,
+   * Pods and logs, run a CronJob). Without one for a cluster, those answer 503. @defaultValue none
+   */
+  clusterConnections?: ReadonlyMap<string, ClusterConnection>;
+  /** The ServiceAccount (namespace/name) each source's objects are acted on as, from the operator's configuration. @defaultValue the dashboard's own identity */
+  sourceIdentities?: ReadonlyMap<string, { namespace: string; name: string }>;
   /** @defaultValue false */
   logger?: boolean;
   /** Live-update batching window. @defaultValue 50 */
@@ -161,6 +171,7 @@ export async function buildDashboard(deps: DashboardDeps): Promise<FastifyInstan
     await scope.register(previewRoutes, { previews: deps.previews ?? noPreviewQueue, redis: deps.redis, keys: deps.statusStore.keys });
     await scope.register(liveUpdates, { cache, trees });
     await scope.register(auditRoutes, { audit });
+    await scope.register(workloadRoutes, { prefix: '/api', workloads: new WorkloadActions({ store: deps.statusStore, connectionFor: (cluster) => deps.clusterConnections?.get(cluster), ...(deps.sourceIdentities ? { identityFor: (source: string) => deps.sourceIdentities?.get(source) } : {}) }) });
   });
   return app;
 }

@@ -56,6 +56,15 @@ export interface DashboardConfig {
   readonly trustedProxies: readonly string[];
   /** Audit records kept in Redis, about; the oldest are trimmed first (TIDEMARK_DASHBOARD_AUDIT_MAX_RECORDS). @defaultValue 100000 */
   readonly auditMaxRecords: number;
+  /**
+   * The dashboard's own cluster access, for day-2 actions: a kubeconfig file per cluster
+   * (TIDEMARK_DASHBOARD_KUBECONFIGS, JSON `{"prod": "/path"}`) and the cluster it runs in
+   * (TIDEMARK_DASHBOARD_IN_CLUSTER). @defaultValue none: day-2 actions answer 503
+   */
+  readonly kubeconfigs: Readonly<Record<string, string>>;
+  readonly inCluster?: string;
+  /** The ServiceAccount each source's objects are acted on as (TIDEMARK_DASHBOARD_SOURCE_IDENTITIES, JSON `{"team-a": "team-a/deployer"}`). */
+  readonly sourceIdentities: Readonly<Record<string, { readonly namespace: string; readonly name: string }>>;
 }
 
 type Environment = Readonly<Record<string, string | undefined>>;
@@ -84,8 +93,43 @@ export function loadConfig(env: Environment = process.env): DashboardConfig {
     ...metricsToken(env.TIDEMARK_DASHBOARD_METRICS_TOKEN, 'TIDEMARK_DASHBOARD_METRICS_TOKEN'),
     trustedProxies: trustedProxies(env.TIDEMARK_DASHBOARD_TRUSTED_PROXIES),
     auditMaxRecords: auditMaxRecords(env.TIDEMARK_DASHBOARD_AUDIT_MAX_RECORDS ?? '100000'),
+    kubeconfigs: stringMap(env.TIDEMARK_DASHBOARD_KUBECONFIGS, 'TIDEMARK_DASHBOARD_KUBECONFIGS', 'a cluster name to the path of its kubeconfig file'),
+    ...(env.TIDEMARK_DASHBOARD_IN_CLUSTER ? { inCluster: clusterName(env.TIDEMARK_DASHBOARD_IN_CLUSTER, 'TIDEMARK_DASHBOARD_IN_CLUSTER') } : {}),
+    sourceIdentities: sourceIdentities(env.TIDEMARK_DASHBOARD_SOURCE_IDENTITIES),
   };
   return Object.freeze({ ...config, redis: Object.freeze(config.redis), clusters: Object.freeze([...config.clusters]), trustedProxies: Object.freeze([...config.trustedProxies]), tokens: Object.freeze(config.tokens.map((token) => Object.freeze(token))) });
+}
+
+/** stringMap reads a JSON object of strings, naming the variable and what each entry maps when it is not one. */
+function stringMap(raw: string | undefined, name: string, what: string): Record<string, string> {
+  if (!raw) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch (error) {
+    throw new ConfigError(`${name} is not JSON (${messageOf(error)}); it maps ${what}, like {"prod": "…"}.`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new ConfigError(`${name} must be a JSON object mapping ${what}.`);
+  const entries = Object.entries(parsed as Record<string, unknown>);
+  for (const [key, value] of entries) {
+    clusterName(key, name);
+    if (typeof value !== 'string' || value.length === 0) throw new ConfigError(`${name}: "${key}" must map to a non-empty string (${what}).`);
+  }
+  return Object.freeze(Object.fromEntries(entries)) as Record<string, string>;
+}
+
+function clusterName(value: string, name: string): string {
+  if (!/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/.test(value)) throw new ConfigError(`${name}: "${value.slice(0, 80)}" is not a name (lower-case letters, digits and '-', at most 63).`);
+  return value;
+}
+
+function sourceIdentities(raw: string | undefined): Record<string, { namespace: string; name: string }> {
+  const map = stringMap(raw, 'TIDEMARK_DASHBOARD_SOURCE_IDENTITIES', 'a source name to namespace/serviceaccount');
+  return Object.freeze(Object.fromEntries(Object.entries(map).map(([source, value]) => {
+    const [namespace = '', name = '', ...rest] = value.split('/');
+    if (!namespace || !name || rest.length > 0) throw new ConfigError(`TIDEMARK_DASHBOARD_SOURCE_IDENTITIES: "${source}" must map to namespace/serviceaccount, not "${value.slice(0, 80)}".`);
+    return [source, Object.freeze({ namespace, name })];
+  })));
 }
 
 function metricsToken(value: string | undefined, name: string): { metricsToken?: string } {

@@ -3,7 +3,9 @@ import { needsHashTag, openRedisClient, openRedisSubscriber, PreviewQueue, probe
 import { StatusStore } from '@tidemark/status-store';
 import { buildDashboard } from './build-app';
 import { unwatchFile, watchFile } from 'node:fs';
-import { loadConfig, reloadTokens } from './config';
+import { loadConfig, reloadTokens, type DashboardConfig } from './config';
+import { readFileSync } from 'node:fs';
+import { ClusterConnection } from '@tidemark/cluster';
 import { messageOf } from '@tidemark/contracts';
 
 /** main starts the dashboard and stops it, in reverse order, on SIGINT or SIGTERM. */
@@ -32,8 +34,9 @@ async function main(): Promise<void> {
   await queues.start();
   const previews = new PreviewQueue({ connection: redis, prefix: config.redisPrefix, hashTag });
   await previews.start();
+  const clusterConnections = connectClusters(config);
   const app = await buildDashboard({
-    statusStore, queues, previews, redis, subscriber, clusters, logger: true, ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}), trustedProxies: config.trustedProxies, auditMaxRecords: config.auditMaxRecords,
+    statusStore, queues, previews, redis, subscriber, clusters, logger: true, clusterConnections, sourceIdentities: new Map(Object.entries(config.sourceIdentities)), ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}), trustedProxies: config.trustedProxies, auditMaxRecords: config.auditMaxRecords,
     auth: { tokens: config.tokens, sessionSecret: config.sessionSecret, secureCookies: config.secureCookies },
   });
   warn = (fields, message) => {
@@ -63,9 +66,20 @@ async function main(): Promise<void> {
     await queues.close();
     await previews.close();
     await Promise.all([redis.quit(), subscriber.quit()]);
+    for (const connection of clusterConnections.values()) connection.close();
   };
   process.once('SIGINT', () => void stop('SIGINT'));
   process.once('SIGTERM', () => void stop('SIGTERM'));
+}
+
+/** connectClusters opens (lazily) the dashboard's own connections for day-2 actions; the kubeconfig rules are the reconciler's (no exec plugins). */
+function connectClusters(config: DashboardConfig): Map<string, ClusterConnection> {
+  const connections = new Map<string, ClusterConnection>();
+  for (const [cluster, path] of Object.entries(config.kubeconfigs)) {
+    connections.set(cluster, ClusterConnection.connect({ cluster, kubeconfig: readFileSync(path, 'utf8'), fieldManager: 'tidemark-dashboard' }));
+  }
+  if (config.inCluster) connections.set(config.inCluster, ClusterConnection.inCluster(config.inCluster, 'tidemark-dashboard'));
+  return connections;
 }
 
 main().catch((error: unknown) => {

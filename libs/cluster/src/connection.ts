@@ -1,3 +1,4 @@
+import { KubeConfig } from '@kubernetes/client-node';
 import { KubeClient, type KubeClientOptions } from './kube-client';
 import { Discovery } from './discovery';
 
@@ -17,6 +18,13 @@ export class ClusterConnection {
   static connect(options: KubeClientOptions & { fieldManager?: string }): ClusterConnection {
     const client = new KubeClient(options);
     return new ClusterConnection(client, new Discovery(client), options.fieldManager ?? 'tidemark');
+  }
+
+  /** inCluster connects as the pod's own ServiceAccount, as KubeConfig.loadFromCluster reads it. */
+  static inCluster(cluster: string, fieldManager?: string): ClusterConnection {
+    const kubeconfig = new KubeConfig();
+    kubeconfig.loadFromCluster();
+    return ClusterConnection.connect({ cluster, kubeconfig, ...(fieldManager ? { fieldManager } : {}) });
   }
 
   /** asManager shares this connection's client and discovery under another field manager. */

@@ -10,6 +10,8 @@ export const ErrorCode = {
   QueueUnavailable: 'QueueUnavailable',
   Internal: 'InternalError',
   TooManyAttempts: 'TooManySignInAttempts',
+  Conflict: 'Conflict',
+  ClusterUnreachable: 'ClusterUnreachable',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
