@@ -1,3 +1,4 @@
+import { podsCommand, workloadActionCommand } from './commands/workloads';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { ApiClient } from './api-client';
 import { CliError, ExitCode } from './cli-error';
@@ -101,6 +102,26 @@ export function buildProgram(io: CliIo, ended: (code: ExitCode) => void): Comman
         await objectActionCommand(api, output, verb, object, options.cluster);
       }));
   }
+
+  const workloadOptions = (command: ReturnType<typeof program.command>) => command
+    .argument('<object>', 'the Git object: Kind/name, Kind/namespace/name or group/Kind/namespace/name')
+    .option('-c, --cluster <cluster>', 'only this cluster (default: every cluster the object is on)')
+    .option('--target <Kind/namespace/name>', 'an object the Git object rendered (a WebApp\'s Deployment), not the Git object itself');
+  workloadOptions(program.command('restart').description('Rollout restart of a Deployment, StatefulSet or DaemonSet Tidemark manages (never drift). Needs an operator token.'))
+    .action(action(async (object: string, options: { cluster?: string; target?: string }) => {
+      const { api, output } = context();
+      await workloadActionCommand(api, output, 'restart', object, options);
+    }));
+  workloadOptions(program.command('run-job').description('Run a CronJob Tidemark manages now (a Job from its template). Needs an operator token.'))
+    .action(action(async (object: string, options: { cluster?: string; target?: string }) => {
+      const { api, output } = context();
+      await workloadActionCommand(api, output, 'run-job', object, options);
+    }));
+  workloadOptions(program.command('pods').description('The Pods of a workload Tidemark manages, the last lines of their logs (scrubbed) and recent Events. Needs an operator token.'))
+    .action(action(async (object: string, options: { cluster?: string; target?: string }) => {
+      const { api, output } = context();
+      await podsCommand(api, output, object, options);
+    }));
 
   program.command('retry').description('Retry the failed and stalled objects of a cluster, or one object. Needs an operator token.')
     .requiredOption('-c, --cluster <cluster>', 'the cluster')
