@@ -14,6 +14,8 @@ import { sourceCommand } from './commands/source';
 import { sourceActionCommand, sourceVerbOf } from './commands/source-action';
 import { freezeCommand, unfreezeCommand } from './commands/freeze';
 import { auditCommand, auditVerifyCommand } from './commands/audit';
+import { installCommand } from './commands/install';
+import { checkCommand, uninstallCommand } from './commands/check';
 import { messageOf, scrubText } from '@tidemark/contracts';
 
 interface GlobalOptions { server?: string; output?: string }
@@ -187,6 +189,45 @@ export function buildProgram(io: CliIo, ended: (code: ExitCode) => void): Comman
         directory, source: options.source, contexts: options.context, labels: parseLabels(options.label), markdown: options.markdown ?? false,
         ...(options.ref ? { ref: options.ref } : {}), ...(options.path ? { path: options.path } : {}), ...(options.kubeconfig ? { kubeconfig: options.kubeconfig } : {}),
       });
+    }));
+
+  const clusterOptions = (command: Command) => command
+    .option('--kubeconfig <file>', 'the kubeconfig (else KUBECONFIG, else ~/.kube/config)')
+    .option('--context <context>', 'a context of the kubeconfig (default: its current context)')
+    .option('-n, --namespace <namespace>', 'the namespace Tidemark runs in', 'tidemark')
+    .option('--release <name>', 'the name its objects are named after (as helm\'s release name)', 'tidemark');
+  const chartOptions = (command: Command) => command
+    .option('-f, --values <file>', 'a values file of the chart (deploy/helm/tidemark/values.yaml lists them); repeatable', collect, [])
+    .option('--set <key=value>', 'one chart value, as helm --set; repeatable', collect, [])
+    .option('--chart <folder>', 'the chart (default: deploy/helm/tidemark beside this command)')
+    .option('--redis-url-file <file>', 'use your Redis: a file holding its redis:// URL (or TIDEMARK_INSTALL_REDIS_URL); its password goes into a Secret');
+  type ClusterFlags = { kubeconfig?: string; context?: string; namespace: string; release: string };
+  type ChartFlags = { values: string[]; set: string[]; chart?: string; redisUrlFile?: string };
+  const target = (flags: ClusterFlags) => ({ ...(flags.kubeconfig ? { kubeconfig: flags.kubeconfig } : {}), ...(flags.context ? { context: flags.context } : {}) });
+  const settings = (flags: ClusterFlags & ChartFlags) => ({ namespace: flags.namespace, release: flags.release, valuesFiles: flags.values, set: flags.set, ...(flags.chart ? { chart: flags.chart } : {}) });
+
+  chartOptions(clusterOptions(program.command('install').description('Install Tidemark into a cluster from its chart: CRDs, RBAC, Redis (or yours), the reconciler and the dashboard, by server-side apply; then wait until they are ready. Uses your kubeconfig.')))
+    .option('--export', 'print the manifests instead (no cluster needed; Secrets are named, never printed)')
+    .option('--no-wait', 'apply and return without waiting')
+    .option('--timeout <seconds>', 'how long to wait until ready', positiveInteger, 300)
+    .action(action(async (flags: ClusterFlags & ChartFlags & { export?: boolean; wait: boolean; timeout: number }) => {
+      const { output } = context();
+      return installCommand(output, io.env, { ...settings(flags), ...target(flags), export: flags.export ?? false, wait: flags.wait, timeoutSeconds: flags.timeout, ...(flags.redisUrlFile ? { redisUrlFile: flags.redisUrlFile } : {}) });
+    }));
+
+  chartOptions(clusterOptions(program.command('check').description('Check an install: Deployments ready, CRDs Established, conversion webhook, Redis, Sources. With --pre, check a cluster before install: version, the rights install needs, conflicting CRDs. Each failure says what to do; exit 1 when one fails.')))
+    .option('--pre', 'check before install')
+    .action(action(async (flags: ClusterFlags & ChartFlags & { pre?: boolean }) => {
+      const { output } = context();
+      return checkCommand(output, io.env, { ...target(flags), pre: flags.pre ?? false, settings: settings(flags) });
+    }));
+
+  clusterOptions(program.command('uninstall').description('Remove what install made (its inventory, each object proven to be install\'s). Objects Tidemark applied from Git stay, and the CRDs and namespace they need, unless --prune.'))
+    .option('--prune', 'also delete every object Tidemark applied, and CRDs with objects left')
+    .option('--keep-namespace', 'keep the namespace even if install created it')
+    .action(action(async (flags: ClusterFlags & { prune?: boolean; keepNamespace?: boolean }) => {
+      const { output } = context();
+      return uninstallCommand(output, io.env, { ...target(flags), namespace: flags.namespace, release: flags.release, prune: flags.prune ?? false, keepNamespace: flags.keepNamespace ?? false });
     }));
 
   return program;

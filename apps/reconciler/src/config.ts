@@ -83,7 +83,8 @@ const ConfigInput = Type.Object({
     }, { additionalProperties: false })),
   }, { additionalProperties: false })),
   cacheDir: Type.Optional(Type.String()),
-  sources: Type.Array(Type.Record(Type.String(), Type.Unknown()), { minItems: 1 }),
+  // Empty only when Source objects are served (a cluster bootstrapped from one Source): checked in loadConfig.
+  sources: Type.Array(Type.Record(Type.String(), Type.Unknown())),
   clusters: Type.Array(ClusterInput, { minItems: 1 }),
   workers: Type.Optional(Type.Object({
     concurrency: Type.Optional(Type.Integer({ minimum: 1, maximum: 256 })),
@@ -271,6 +272,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, path = env.TIDE
   const where = (field: string) => `${file}: ${field}`;
   const cacheDir = resolvePath(base, input.cacheDir ?? '.tidemark/cache');
   const clusters = input.clusters.map((cluster) => cluster.name);
+  if (input.sources.length === 0 && input.sourceObjects?.enabled !== true) {
+    throw new ConfigError(`${where('sources')}: list at least one source, or serve Source objects (sourceObjects.enabled: true)`);
+  }
   return deepFreeze({
     role,
     redis,

@@ -29,13 +29,14 @@ const pageSize = 100;
  * no owner annotation and no ownerReference (an owned object goes with its owner). Events,
  * endpoints and what the cluster creates in every namespace do not count. A kind the identity may
  * not list (403) is not "empty": it is reported as unlistable, so the caller keeps the namespace.
+ * `isOurs` replaces the rule of what is Tidemark's (uninstall counts what it applied as foreign).
  */
-export async function foreignObjectsIn(connection: ClusterConnection, namespace: string, limit = 5): Promise<NamespaceContents> {
+export async function foreignObjectsIn(connection: ClusterConnection, namespace: string, limit = 5, isOurs: (item: Pick<KubernetesManifest, 'metadata'>) => boolean = isTidemarks): Promise<NamespaceContents> {
   const contents: NamespaceContents = { foreign: [], unlistable: [] };
   for (const resource of await namespacedListableResources(connection)) {
     if (contents.foreign.length >= limit) break;
     try {
-      await collectForeign(connection, namespace, resource, contents, limit);
+      await collectForeign(connection, { namespace, resource, limit, isOurs }, contents);
     } catch (error) {
       if (error instanceof ApiError && error.status === 403) contents.unlistable.push(resource.plural);
       else if (!(error instanceof ApiError && (error.status === 404 || error.status === 405))) throw error;
@@ -45,7 +46,8 @@ export async function foreignObjectsIn(connection: ClusterConnection, namespace:
 }
 
 /** collectForeign reads one kind's objects in the namespace, every page (continue tokens), until `limit` foreign ones are found. */
-async function collectForeign(connection: ClusterConnection, namespace: string, resource: ListableResource, contents: NamespaceContents, limit: number): Promise<void> {
+async function collectForeign(connection: ClusterConnection, scan: { namespace: string; resource: ListableResource; limit: number; isOurs: (item: Pick<KubernetesManifest, 'metadata'>) => boolean }, contents: NamespaceContents): Promise<void> {
+  const { namespace, resource, limit, isOurs } = scan;
   let token: string | undefined;
   do {
     const list = await connection.client.request<{ items?: Pick<KubernetesManifest, 'metadata'>[]; metadata?: { continue?: string } }>({
@@ -53,7 +55,7 @@ async function collectForeign(connection: ClusterConnection, namespace: string, 
       what: `list ${resource.plural} in ${namespace} on ${connection.name}`,
     });
     for (const item of list.items ?? []) {
-      if (isTidemarks(item) || clusterMadeNames.has(`${resource.kind}/${item.metadata.name}`)) continue;
+      if (isOurs(item) || clusterMadeNames.has(`${resource.kind}/${item.metadata.name}`)) continue;
       contents.foreign.push(`${resource.kind} ${namespace}/${item.metadata.name}`);
       if (contents.foreign.length >= limit) return;
     }

@@ -1,14 +1,10 @@
-import { readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { delimiter, join } from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
 import type { ClusterConnection } from '@tidemark/cluster';
 import { CliError, ExitCode } from '../cli-error';
 import type { Environment } from '../config';
 import type { Output } from '../output';
 import { snapshotLocal } from '../local-snapshot';
+import { loadKubeconfig, withContext } from '../kubeconfig';
 import { exitCodeOf, printReport } from './report';
-import { messageOf } from '@tidemark/contracts';
 
 /** DiffOptions: what to compare (a folder's working tree, or a ref of its repository) and which clusters. */
 export interface DiffOptions {
@@ -39,9 +35,7 @@ export async function diffCommand(output: Output, env: Environment, options: Dif
   ]);
   const kubeconfig = loadKubeconfig(options.kubeconfig, env);
   const contexts = options.contexts.length > 0 ? options.contexts : [kubeconfig.getCurrentContext()];
-  for (const context of contexts) {
-    if (!kubeconfig.getContextObject(context)) throw new CliError('ContextNotFound', `the kubeconfig has no context "${context}"; its contexts are ${kubeconfig.getContexts().map((entry) => entry.name).join(', ') || 'none'}`, ExitCode.Usage);
-  }
+  for (const context of contexts) withContext(kubeconfig, context);
   const snapshot = await snapshotLocal(options.directory, options.ref, env);
   const connections = new Map<string, ClusterConnection>();
   try {
@@ -71,22 +65,4 @@ export async function diffCommand(output: Output, env: Environment, options: Dif
     for (const connection of connections.values()) connection.close();
     await snapshot.remove();
   }
-}
-
-function loadKubeconfig(path: string | undefined, env: Environment): KubeConfig {
-  const file = path ?? env.KUBECONFIG?.split(delimiter).find(Boolean) ?? join(env.HOME ?? homedir(), '.kube', 'config');
-  const config = new KubeConfig();
-  try {
-    config.loadFromString(readFileSync(file, 'utf8'));
-  } catch (error) {
-    throw new CliError('KubeconfigUnreadable', `cannot load the kubeconfig ${file}: ${messageOf(error)}`, ExitCode.Usage);
-  }
-  return config;
-}
-
-function withContext(config: KubeConfig, context: string): KubeConfig {
-  const copy = new KubeConfig();
-  copy.loadFromString(config.exportConfig());
-  copy.setCurrentContext(context);
-  return copy;
 }

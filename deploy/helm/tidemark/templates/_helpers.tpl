@@ -197,7 +197,8 @@ affinity:
 {{- define "tidemark.redisEnv" -}}
 {{- $mode := include "tidemark.redisMode" . | trim -}}
 {{- $auth := .Values.redis.auth -}}
-{{- if or (eq $mode "bundled") (and (has $mode (list "sentinel" "cluster")) $auth.existingSecret) }}
+{{- /* With redis.externalUrl, redis.auth.existingSecret keeps the password out of the URL: write $(TIDEMARK_REDIS_PASSWORD) in it. */}}
+{{- if or (eq $mode "bundled") (and (has $mode (list "sentinel" "cluster" "url")) $auth.existingSecret) }}
 - name: TIDEMARK_REDIS_PASSWORD
   valueFrom:
     secretKeyRef:
