@@ -32,8 +32,9 @@ export async function installCommand(output: Output, env: Environment, options: 
   const connection = connectCluster(env, options);
   try {
     const version = await clusterVersion(connection);
-    progress(`cluster ${connection.name}: Kubernetes ${version}`);
-    const plan = await planInstall({ ...settings, kubeVersion: options.kubeVersion ?? version }, env);
+    progress(`cluster ${connection.name}: Kubernetes ${version ?? '(version not stamped: a development build)'}`);
+    const kubeVersion = options.kubeVersion ?? version;
+    const plan = await planInstall({ ...settings, ...(kubeVersion ? { kubeVersion } : {}) }, env);
     const result = await applyInstall(connection, plan, progress);
     reportChanges(result, progress);
     if (!options.wait) return ExitCode.Ok;

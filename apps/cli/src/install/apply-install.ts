@@ -20,9 +20,14 @@ export function connectCluster(env: Environment, target: ClusterTarget): Cluster
 }
 
 /** clusterVersion is the API server's version, e.g. `1.31.2`. */
-export async function clusterVersion(connection: ClusterConnection): Promise<string> {
-  const version = await connection.client.request<{ gitVersion?: string }>({ method: 'GET', path: '/version', what: `read the version of ${connection.name}` });
-  return (version.gitVersion ?? '').replace(/^v/, '').replace(/[-+].*$/, '');
+export async function clusterVersion(connection: ClusterConnection): Promise<string | undefined> {
+  const version = await connection.client.request<{ gitVersion?: string; major?: string; minor?: string }>({ method: 'GET', path: '/version', what: `read the version of ${connection.name}` });
+  const git = (version.gitVersion ?? '').replace(/^v/, '').replace(/[-+].*$/, '');
+  if (git && !git.startsWith('0.')) return git;
+  // A server built without version stamps (v0.0.0-master) may still give major and minor.
+  const major = (version.major ?? '').replace(/\D/g, '');
+  const minor = (version.minor ?? '').replace(/\D/g, '');
+  return major && minor && major !== '0' ? `${major}.${minor}.0` : undefined;
 }
 
 /** Progress receives one line per step, for people. */

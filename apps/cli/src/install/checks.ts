@@ -25,9 +25,10 @@ const minimumVersion = [1, 29];
 export async function preInstallChecks(connection: ClusterConnection, plan: InstallPlan): Promise<CheckResult[]> {
   const results: CheckResult[] = [];
   const version = await clusterVersion(connection);
-  const [major = 0, minor = 0] = version.split('.').map(Number);
-  const supported = major > minimumVersion[0]! || (major === minimumVersion[0] && minor >= minimumVersion[1]!);
-  results.push({ name: 'Kubernetes version', ok: supported, detail: `${version} (${minimumVersion.join('.')} or newer needed)`, ...(supported ? {} : { next: 'upgrade the cluster, or install into one at 1.29 or newer' }) });
+  const [major = 0, minor = 0] = (version ?? '').split('.').map(Number);
+  const supported = version === undefined || major > minimumVersion[0]! || (major === minimumVersion[0] && minor >= minimumVersion[1]!);
+  const detail = version === undefined ? `not stamped (a development build of the API server); ${minimumVersion.join('.')} or newer is needed` : `${version} (${minimumVersion.join('.')} or newer needed)`;
+  results.push({ name: 'Kubernetes version', ok: supported, detail, ...(supported ? {} : { next: 'upgrade the cluster, or install into one at 1.29 or newer' }) });
   const missing = await missingRights(connection, plan);
   results.push(missing.length === 0
     ? { name: 'rights', ok: true, detail: 'the kubeconfig\'s user may create and patch everything install applies' }

@@ -81,7 +81,7 @@ export async function planInstall(settings: InstallSettings, env: Environment): 
     for (const value of settings.set) args.push('--set', value);
     // What install must decide itself comes last, so no values file can undo it.
     args.push('--set', 'namespace.create=true');
-    for (const value of redis?.set ?? []) args.push('--set-string', value);
+    for (const value of redis?.set ?? []) args.push(value.startsWith('redis.enabled=') ? '--set' : '--set-string', value);
     const text = await runHelm(helmBinary(env), args, scratch, env.PATH ?? '');
     const rendered = parseRendered(text);
     const namespace = rendered.find((object) => object.kind === 'Namespace' && object.metadata.name === settings.namespace);
