@@ -16,6 +16,7 @@ import { freezeCommand, unfreezeCommand } from './commands/freeze';
 import { auditCommand, auditVerifyCommand } from './commands/audit';
 import { installCommand } from './commands/install';
 import { checkCommand, uninstallCommand } from './commands/check';
+import { bootstrapGitCommand } from './commands/bootstrap';
 import { messageOf, scrubText } from '@tidemark/contracts';
 
 interface GlobalOptions { server?: string; output?: string }
@@ -220,6 +221,23 @@ export function buildProgram(io: CliIo, ended: (code: ExitCode) => void): Comman
     .action(action(async (flags: ClusterFlags & ChartFlags & { pre?: boolean }) => {
       const { output } = context();
       return checkCommand(output, io.env, { ...target(flags), pre: flags.pre ?? false, settings: settings(flags) });
+    }));
+
+  const bootstrap = program.command('bootstrap').description('Make Tidemark manage itself from Git.');
+  chartOptions(clusterOptions(bootstrap.command('git').description('Commit the install\'s manifests and a Source for the same repository and folder to a branch, push, install, and wait until Tidemark reads that commit; from then on an upgrade is a commit. A second run changes nothing and says so. Credentials: TIDEMARK_GIT_USERNAME and TIDEMARK_GIT_PASSWORD (or TIDEMARK_GIT_TOKEN), or --credentials-file; never the command line.')))
+    .requiredOption('--url <url>', 'the repository (https://, or http:// to a loopback address; no credentials in it)')
+    .requiredOption('--branch <branch>', 'the branch to commit to (made when the repository is empty)')
+    .requiredOption('--path <folder>', 'the folder of this cluster, e.g. clusters/dev')
+    .option('--credentials-file <file>', 'a JSON file {"username", "password"} (a token is the password)')
+    .option('--interval <seconds>', 'how often the Source polls', positiveInteger, 60)
+    .option('--no-wait', 'push and apply, then return without waiting')
+    .option('--timeout <seconds>', 'how long to wait until Tidemark has read the commit', positiveInteger, 300)
+    .action(action(async (flags: ClusterFlags & ChartFlags & { url: string; branch: string; path: string; credentialsFile?: string; interval: number; wait: boolean; timeout: number }) => {
+      const { output } = context();
+      return bootstrapGitCommand(output, io.env, {
+        ...settings(flags), ...target(flags), url: flags.url, branch: flags.branch, path: flags.path, intervalSeconds: flags.interval, wait: flags.wait, timeoutSeconds: flags.timeout,
+        ...(flags.credentialsFile ? { credentialsFile: flags.credentialsFile } : {}), ...(flags.redisUrlFile ? { redisUrlFile: flags.redisUrlFile } : {}),
+      });
     }));
 
   clusterOptions(program.command('uninstall').description('Remove what install made (its inventory, each object proven to be install\'s). Objects Tidemark applied from Git stay, and the CRDs and namespace they need, unless --prune.'))

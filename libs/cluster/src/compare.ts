@@ -9,8 +9,14 @@ export function sameObject(dryRun: KubernetesManifest, live: KubernetesManifest)
 }
 
 function normalize(object: KubernetesManifest): unknown {
+  // The order of the entries means nothing: an apply by one of two managers of the same values moves its entry last.
   const managedFields = Array.isArray(object.metadata.managedFields)
     ? (object.metadata.managedFields as Record<string, unknown>[]).map(({ time: _time, ...entry }) => entry)
+      .sort((a, b) => managerKey(a).localeCompare(managerKey(b)))
     : undefined;
   return { ...object, metadata: { ...object.metadata, managedFields } };
+}
+
+function managerKey(entry: Record<string, unknown>): string {
+  return `${String(entry.manager)}\u0000${String(entry.operation)}\u0000${String(entry.subresource ?? '')}`;
 }

@@ -63,7 +63,8 @@ function reportChanges(result: InstallResult, progress: (line: string) => void):
 /** Larger than any Redis URL; a bigger file is not one. */
 const maxUrlBytes = 4096;
 
-function redisUrlOf(file: string | undefined, env: Environment): string | undefined {
+/** redisUrlOf reads the Redis URL from its file, else TIDEMARK_INSTALL_REDIS_URL. */
+export function redisUrlOf(file: string | undefined, env: Environment): string | undefined {
   if (!file) return env.TIDEMARK_INSTALL_REDIS_URL || undefined;
   let text: string;
   try {

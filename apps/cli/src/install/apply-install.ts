@@ -124,7 +124,7 @@ async function makeSecrets(connection: ClusterConnection, plan: InstallPlan, inv
     }
     const values = valuesToWrite(secret, data);
     if (Object.keys(values).length === 0) continue;
-    const manifest = { apiVersion: 'v1', kind: 'Secret', type: 'Opaque', metadata: { name: secret.name, namespace: inventory.namespace }, stringData: values } as unknown as KubernetesManifest;
+    const manifest = { apiVersion: 'v1', kind: 'Secret', type: 'Opaque', metadata: { name: secret.name, namespace: inventory.namespace, ...(secret.labels ? { labels: secret.labels } : {}) }, stringData: values } as unknown as KubernetesManifest;
     try {
       await applyChangeSet(connection, [stamped(manifest, inventory)]);
     } catch (error) {

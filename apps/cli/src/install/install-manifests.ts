@@ -39,6 +39,8 @@ export interface SecretPlan {
   generated: Record<string, () => string>;
   /** Keys whose value install sets on every run (a user-given Redis password). */
   given: Record<string, string>;
+  /** Labels besides install's own (a Source's opt-in, tidemark.dev/source). */
+  labels?: Record<string, string>;
 }
 
 /** InstallPlan is everything install applies, in order: namespace, CRDs, then the chart's objects. */
