@@ -76,6 +76,15 @@ describe('loadConfig', () => {
     });
   });
 
+  it('takes no config-file source only when Source objects are served', async () => {
+    await withFile('redis: { url: redis://x }\nsources: []\nclusters: [{ name: dev, inCluster: true }]', (path) => {
+      expect(() => loadConfig({ TIDEMARK_CONFIG: path })).toThrow(`${path}: sources: list at least one source, or serve Source objects (sourceObjects.enabled: true)`);
+    });
+    await withFile('redis: { url: redis://x }\nsources: []\nclusters: [{ name: dev, inCluster: true }]\nsourceObjects: { enabled: true }', (path) => {
+      expect(loadConfig({ TIDEMARK_CONFIG: path, TIDEMARK_NAMESPACE: 'tidemark' }).sources).toEqual([]);
+    });
+  });
+
   it('names the file and field of a mistake, and never echoes a secret', async () => {
     await withFile('redis: { url: redis://x }\nsources: [{ name: app, url: "https://h/a.git", ref: { branch: main }, intervalMs: 5 }]\nclusters: [{ name: dev, inCluster: true }]', (path) => {
       expect(() => loadConfig({ TIDEMARK_CONFIG: path })).toThrow(ConfigError);
