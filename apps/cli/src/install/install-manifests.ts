@@ -90,7 +90,7 @@ export async function planInstall(settings: InstallSettings, env: Environment): 
     if (!namespace) throw new CliError('RenderUnexpected', `the chart rendered no Namespace ${settings.namespace}; is ${chartFolder(settings.chart)} Tidemark's chart?`);
     const reconcilerService = rendered.find((object) => object.kind === 'Service' && object.metadata.name.endsWith('-reconciler'));
     const fullname = reconcilerService?.metadata.name.replace(/-reconciler$/, '') ?? settings.release;
-    const objects = rendered.filter((object) => object !== namespace && object.kind !== 'Secret').map((object) => labelled(object, fullname));
+    const objects = rendered.filter((object) => object !== namespace && object.kind !== 'Secret').map((object) => withDefaultedFieldRefs(labelled(object, fullname)));
     const secrets = secretPlans(objects, rendered.filter((object) => object.kind === 'Secret'), redis);
     return { settings, fullname, namespace: labelled(namespace, fullname), crds: builtinCrds(settings.namespace, `${fullname}-reconciler`, conversionPortOf(reconcilerService)), objects, secrets };
   } finally {
@@ -110,6 +110,26 @@ export function manifestsText(plan: InstallPlan, objects: readonly KubernetesMan
 
 function labelled(object: KubernetesManifest, fullname: string): KubernetesManifest {
   return { ...object, metadata: { ...object.metadata, labels: { ...object.metadata.labels, [installLabel]: fullname } } };
+}
+
+/**
+ * withDefaultedFieldRefs writes `apiVersion: v1` into each env fieldRef, as the API server defaults
+ * it. fieldRef is an atomic map: when install sends it without the default and the reconciler
+ * applies the same object from Git, each apply takes the field from the other manager, so neither
+ * rerun would ever be "unchanged". Sent whole, both own it together.
+ */
+function withDefaultedFieldRefs(object: KubernetesManifest): KubernetesManifest {
+  const template = (object.spec as { template?: { spec?: PodSpec } } | undefined)?.template?.spec;
+  if (!template) return object;
+  const copy = structuredClone(object);
+  const spec = (copy.spec as { template: { spec: PodSpec } }).template.spec;
+  for (const container of [...(spec.initContainers ?? []), ...(spec.containers ?? [])]) {
+    for (const variable of container.env ?? []) {
+      const fieldRef = (variable.valueFrom as { fieldRef?: { apiVersion?: string } } | undefined)?.fieldRef;
+      if (fieldRef && !fieldRef.apiVersion) fieldRef.apiVersion = 'v1';
+    }
+  }
+  return copy;
 }
 
 /** builtinCrds are the CRDs of deploy/crds, with WebApp's conversion webhook pointed at this release's reconciler Service. */
