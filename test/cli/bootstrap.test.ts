@@ -99,6 +99,14 @@ describe('tidemark bootstrap git', () => {
     await expect.poll(async () => (await getObject(admin, { apiVersion: 'apps/v1', kind: 'Deployment', namespace, name: 'tidemark-reconciler' }))?.metadata.annotations?.['tidemark.dev/owner'], { timeout: 60_000 }).toBeDefined();
   });
 
+  it('check passes on the bootstrapped cluster, the Source fetched', async () => {
+    const run = await runTidemark(['check', '--kubeconfig', plane.kubeconfigPath, '-n', namespace]);
+    expect(run.stdout).toMatch(/✓ Source tidemark-boot\/tidemark: fetched: /);
+    expect(run.stdout).toContain('✓ conversion webhook: the API server converted a v1alpha1 WebApp');
+    expect(run.stdout).toContain('all checks passed');
+    expect(run.code).toBe(0);
+  });
+
   it('a second run commits nothing, changes nothing and says so', async () => {
     const copy = await git.workingCopy('fleet');
     const head = (await copy.git('rev-parse', 'HEAD')).trim();
@@ -153,7 +161,7 @@ async function startStandInReconciler(): Promise<AppProcess> {
     ...config,
     cacheDir: join(scratch, 'cache'),
     http: { port: httpPort, host: '127.0.0.1' },
-    conversionWebhook: { host: '127.0.0.1', port: conversionPort, url: `https://127.0.0.1:${conversionPort}` },
+    conversionWebhook: { host: '127.0.0.1', port: conversionPort, url: `https://127.0.0.1:${conversionPort}/convert` },
     clusters: [{ name: 'in-cluster', kubeconfig }],
   }));
   const deployment = await getObject(admin, { apiVersion: 'apps/v1', kind: 'Deployment', namespace, name: 'tidemark-reconciler' });
