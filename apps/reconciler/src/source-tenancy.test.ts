@@ -64,9 +64,12 @@ describe('sourceTenancy', () => {
     }
   });
 
-  it('refuses a source that asks for SSH signatures only, which this release cannot verify (fails closed)', async () => {
-    const signed = base.map((line) => line.replace('intervalMs: 60000 }', 'intervalMs: 60000, verify: { sshKeys: ["ssh-ed25519 AAAAC3NzaC1lZDI1NTE5 team"] } }'));
-    await expect(configOf(signed)).rejects.toThrow(/sources\[1\]\.verify\.sshKeys: SSH commit signatures are not verified by this release yet/);
+  it('reads a source that asks for SSH signatures only, and refuses an unreadable SSH key naming the field', async () => {
+    const key = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAINQlpISOoceckhRteQxC+CaLz+aRQnsDX/9NxagDnmEN team';
+    const signed = base.map((line) => line.replace('intervalMs: 60000 }', `intervalMs: 60000, verify: { sshKeys: ["${key}"] } }`));
+    await expect(configOf(signed)).resolves.toBeDefined();
+    const broken = base.map((line) => line.replace('intervalMs: 60000 }', 'intervalMs: 60000, verify: { sshKeys: ["ssh-ed25519 AAAAC3NzaC1lZDI1NTE5 team"] } }'));
+    await expect(configOf(broken)).rejects.toThrow(/sources\[1\]\.verify\.sshKeys\[0\]: its key cannot be read/);
   });
 
   it('refuses a malformed lockdown ServiceAccount, naming the field', async () => {

@@ -1,6 +1,6 @@
 import { TerminalError, TransientError } from '@tidemark/contracts';
 import { BoundedCache } from './bounded-cache';
-import { verifyCommit } from './commit-signature';
+import { verifyCommit, verifyTag } from './commit-signature';
 import type { CommitSummary } from './commit-time';
 import { GitStore } from './git-store';
 import { RevisionGate } from './revision-gate';
@@ -185,13 +185,13 @@ export class GitSource {
     const target = await this.remoteTarget();
     let fetchedObjects = 0;
     let revision = target.commit;
-    if (!(await this.store.hasCommit(revision))) {
+    if (!(await this.hasTarget(target))) {
       const fetched = await this.serialized(() => this.fetchTarget(target));
       fetchedObjects = fetched.objects;
       revision = fetched.head ?? revision;
     }
-    // An unsigned or wrongly signed head fails the poll: nothing of it is read, the last revision stays.
-    await this.verified(revision);
+    // An unsigned or wrongly signed head (or tag) fails the poll: nothing of it is read, the last revision stays.
+    await this.verified(revision, target);
     const basis = previous ? await this.basisAt(previous) : undefined;
     const { built, changes, fresh } = await this.advance(revision, basis);
     this.lastRevision = revision;
@@ -319,23 +319,42 @@ export class GitSource {
   /** refreshHead asks where the configured ref points and fetches that commit if it is new. */
   private async refreshHead(): Promise<string> {
     const target = await this.remoteTarget();
-    if (await this.store.hasCommit(target.commit)) return this.verified(target.commit);
+    if (await this.hasTarget(target)) return this.verified(target.commit, target);
     const fetched = await this.serialized(() => this.fetchTarget(target));
-    return this.verified(fetched.head ?? target.commit);
+    return this.verified(fetched.head ?? target.commit, target);
   }
 
-  /** verified returns a revision whose commit signature the source's `verify` keys accept (each checked once), or throws CommitNotVerified. */
-  private async verified(revision: string): Promise<string> {
+  /** hasTarget tells whether the target's commit, and the tag object a tag-verifying source checks, are in the cache. */
+  private async hasTarget(target: RemoteTarget): Promise<boolean> {
+    if (!(await this.store.hasCommit(target.commit))) return false;
+    return this.options.spec.verify?.mode !== 'tag' || this.store.hasObject(target.oid);
+  }
+
+  /**
+   * verified returns a revision whose commit signature (or, in mode tag, whose annotated tag's
+   * signature) the source's `verify` keys accept, each checked once, or throws CommitNotVerified.
+   */
+  private async verified(revision: string, target: RemoteTarget): Promise<string> {
     const keys = this.options.spec.verify;
     if (!keys) return revision;
-    let check = this.verifiedRevisions.get(revision);
+    const byTag = keys.mode === 'tag';
+    const key = byTag ? `${target.oid}>${revision}` : revision;
+    let check = this.verifiedRevisions.get(key);
     if (!check) {
-      check = verifyCommit(this.options.cacheDir, revision, keys, this.name);
-      check.catch(() => this.verifiedRevisions.delete(revision));
-      this.verifiedRevisions.set(revision, check);
+      check = byTag ? this.tagVerified(revision, target, keys) : verifyCommit(this.options.cacheDir, revision, keys, this.name);
+      check.catch(() => this.verifiedRevisions.delete(key));
+      this.verifiedRevisions.set(key, check);
     }
     await check;
     return revision;
+  }
+
+  /** tagVerified checks the tag's signature and that the tag names the revision about to be applied. */
+  private async tagVerified(revision: string, target: RemoteTarget, keys: NonNullable<SourceSpec['verify']>): Promise<string> {
+    const signer = await verifyTag(this.options.cacheDir, target, keys, this.name);
+    const tagged = await this.store.peelToCommit(target.oid);
+    if (tagged !== revision) throw new TerminalError('CommitNotVerified', `Tag ${target.ref.replace(/^refs\/tags\//, '')} of source ${this.name} names commit ${tagged.slice(0, 12)}, not ${revision.slice(0, 12)}; nothing is applied.`);
+    return signer;
   }
 
   private async fetchTarget(target: RemoteTarget): Promise<{ head?: string; objects: number }> {

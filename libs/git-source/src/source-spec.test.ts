@@ -80,16 +80,21 @@ describe('parseSourceSpec: tenancy fields', () => {
       ...valid,
       serviceAccount: { namespace: 'team-a', name: 'deployer' },
       allow: { namespaces: ['team-a', 'team-a-*'], clusterKinds: ['rbac.authorization.k8s.io/ClusterRole'] },
-      verify: { openpgpKeys: [armoredKey], sshKeys: ['ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGx team-a'] },
+      verify: { openpgpKeys: [armoredKey], sshKeys: ['ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAINQlpISOoceckhRteQxC+CaLz+aRQnsDX/9NxagDnmEN team-a'] },
       limits: { maxRevisionMiB: 4 },
     }, 's');
     expect(spec.serviceAccount).toEqual({ namespace: 'team-a', name: 'deployer' });
     expect(spec.allow).toEqual({
       namespaces: ['team-a', 'team-a-*'], kinds: ['*'], denyKinds: [], clusterKinds: ['rbac.authorization.k8s.io/ClusterRole'], clusters: ['*'], createNamespaces: false, serviceAccounts: [],
     });
-    expect(spec.verify).toEqual({ mode: 'head', openpgpKeys: [armoredKey], sshKeys: ['ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGx team-a'] });
+    expect(spec.verify).toEqual({ mode: 'head', openpgpKeys: [armoredKey], sshKeys: ['ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAINQlpISOoceckhRteQxC+CaLz+aRQnsDX/9NxagDnmEN team-a'] });
     expect(spec.limits).toEqual({ maxRevisionBytes: 4 * 1024 * 1024 });
     expect(Object.isFrozen(spec.allow?.namespaces)).toBe(true);
+  });
+
+  it('reads SSH keys alone, and mode tag for a source that follows tags', () => {
+    const sshOnly = parseSourceSpec({ ...valid, ref: { semver: '^1.0.0' }, verify: { mode: 'tag', sshKeys: ['ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAINQlpISOoceckhRteQxC+CaLz+aRQnsDX/9NxagDnmEN team-a'] } }, 's');
+    expect(sshOnly.verify).toMatchObject({ mode: 'tag', openpgpKeys: [] });
   });
 
   it('leaves them unset when not given', () => {
@@ -107,8 +112,9 @@ describe('parseSourceSpec: tenancy fields', () => {
     [{ ...valid, verify: {} }, 's.verify: name at least one key'],
     [{ ...valid, verify: { openpgpKeys: ['not a key'] } }, 's.verify.openpgpKeys[0]: must be an ASCII-armored OpenPGP public key'],
     [{ ...valid, verify: { sshKeys: ['ssh-dss AAAA'] } }, 's.verify.sshKeys[0]: must be an SSH public key line'],
-    [{ ...valid, verify: { sshKeys: ['ssh-ed25519 AAAAC3NzaC1lZDI1NTE5 team'] } }, 's.verify.sshKeys: SSH commit signatures are not verified by this release yet'],
-    [{ ...valid, verify: { mode: 'tag', openpgpKeys: [armoredKey] } }, 's.verify.mode: signed tags are not verified by this release yet'],
+    [{ ...valid, verify: { sshKeys: ['ssh-ed25519 AAAAC3NzaC1lZDI1NTE5 team'] } }, 's.verify.sshKeys[0]: its key cannot be read'],
+    [{ ...valid, verify: { sshKeys: ['ssh-rsa AAAAC3NzaC1lZDI1NTE5AAAAINQlpISOoceckhRteQxC+CaLz+aRQnsDX/9NxagDnmEN team'] } }, 's.verify.sshKeys[0]: its key is not base64 of a key of the named type'],
+    [{ ...valid, verify: { mode: 'tag', openpgpKeys: [armoredKey] } }, 's.verify.mode: tag needs a source that follows a tag (ref.tag or ref.semver)'],
     [{ ...valid, limits: { maxRevisionMiB: 0 } }, 's.limits.maxRevisionMiB'],
   ])('names the tenancy field at fault: %#', (input, message) => {
     expect(() => parseSourceSpec(input, 's')).toThrow(message);

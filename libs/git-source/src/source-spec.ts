@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import semver from 'semver';
 import { TerminalError } from '@tidemark/contracts';
+import { sshKeyProblem } from './ssh-signature';
 import { parseSshUrl } from './ssh-url';
 import {
   AllowInput, LimitsInput, ServiceAccountInput, VerifyInput, allowOf, limitsOf, verifyOf,
@@ -162,12 +163,12 @@ function tenancyOf(input: Static<typeof SourceSpecInput>, where: string): Pick<S
   return {
     ...(input.serviceAccount ? { serviceAccount: Object.freeze({ ...input.serviceAccount }) } : {}),
     ...(input.allow ? { allow: allowOf(input.allow) } : {}),
-    ...(input.verify ? { verify: checkedVerify(input.verify, `${where}.verify`) } : {}),
+    ...(input.verify ? { verify: checkedVerify(input.verify, input.ref, `${where}.verify`) } : {}),
     limits: limitsOf(input.limits ?? {}),
   };
 }
 
-function checkedVerify(input: Parameters<typeof verifyOf>[0], field: string): SourceVerify {
+function checkedVerify(input: Parameters<typeof verifyOf>[0], ref: SourceRef, field: string): SourceVerify {
   const verify = verifyOf(input);
   if (verify.openpgpKeys.length + verify.sshKeys.length === 0) throw new SourceSpecError(`${field}: name at least one key in openpgpKeys or sshKeys`);
   verify.openpgpKeys.forEach((key, index) => {
@@ -177,10 +178,11 @@ function checkedVerify(input: Parameters<typeof verifyOf>[0], field: string): So
     if (!/^(ssh-ed25519|ssh-rsa|ecdsa-sha2-nistp256|ecdsa-sha2-nistp384|ecdsa-sha2-nistp521) [A-Za-z0-9+/=]+( .*)?$/.test(key.trim())) {
       throw new SourceSpecError(`${field}.sshKeys[${index}]: must be an SSH public key line ("ssh-ed25519 AAAA… comment")`);
     }
+    const problem = sshKeyProblem(key);
+    if (problem) throw new SourceSpecError(`${field}.sshKeys[${index}]: ${problem}`);
   });
-  // Fail closed at start-up rather than run a source whose signatures cannot be checked.
-  if (verify.openpgpKeys.length === 0) throw new SourceSpecError(`${field}.sshKeys: SSH commit signatures are not verified by this release yet; name the signers' OpenPGP keys in openpgpKeys`);
-  if (verify.mode === 'tag') throw new SourceSpecError(`${field}.mode: signed tags are not verified by this release yet; use mode head (the commit the ref points at must be signed)`);
+  // Only a tag or semver source follows a tag; a branch or a pinned commit has none to check.
+  if (verify.mode === 'tag' && !('tag' in ref || 'semver' in ref)) throw new SourceSpecError(`${field}.mode: tag needs a source that follows a tag (ref.tag or ref.semver); use mode head for a branch or a commit`);
   return verify;
 }
 
