@@ -46,6 +46,11 @@ export const RenderInput = Type.Object({
   maxChartBytes: Type.Optional(Type.Integer({ minimum: 1_024 })),
   /** Largest chart archive once inflated. @defaultValue 64 MiB */
   maxChartUnpackedBytes: Type.Optional(Type.Integer({ minimum: 1_024 })),
+  /** Kustomize remote bases (`https://host/org/repo//folder?ref=v1`), fetched by Tidemark's own Git client. */
+  remoteBases: Type.Optional(Type.Object({
+    /** Hosts remote bases may come from, `host` or `host:port` (lower case); a Source object cannot add any. @defaultValue none: remote bases are refused */
+    hosts: Type.Array(Type.String({ pattern: '^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?(:[0-9]{1,5})?$' }), { maxItems: 256 }),
+  }, { additionalProperties: false })),
   sops: Type.Optional(Type.Object({
     /** The operator's age identities file; mount it from a Secret of the management cluster. Used only for `trustedSources`. */
     ageKeyFile: Type.Optional(Type.String({ minLength: 1 })),
@@ -72,6 +77,8 @@ export interface RenderConfig {
   /** Chart repositories, each Secret reference resolved to a registered cluster. */
   readonly chartRepositories: readonly ChartRepositoryConfig[];
   readonly charts: { readonly cacheDir: string; readonly maxArchiveBytes?: number; readonly maxUnpackedBytes?: number };
+  /** Hosts Kustomize remote bases may be fetched from; none means remote bases are refused. */
+  readonly remoteBaseHosts: readonly string[];
   /** Command renderers, after the built-in ones. */
   readonly plugins: readonly { readonly name: string; readonly markers: readonly string[]; readonly command: readonly string[] }[];
 }
@@ -109,6 +116,7 @@ export function renderConfig(input: Static<typeof RenderInput> | undefined, cont
     chartRepositories: (input?.chartRepositories ?? []).map((repository, index) => chartRepository(repository, index, context)),
     charts: chartsOf(input, context),
     plugins: input?.plugins ?? [],
+    remoteBaseHosts: Object.freeze([...(input?.remoteBases?.hosts ?? [])]),
   };
 }
 

@@ -27,7 +27,11 @@ export function unitRendering(config: ReconcilerConfig, connectionFor: (cluster:
     limits: render.limits,
     concurrency: render.concurrency,
   });
-  return { renderer, clusters: config.clusters.map((cluster) => ({ name: cluster.name, labels: cluster.labels, variables: cluster.variables })) };
+  return {
+    renderer,
+    clusters: config.clusters.map((cluster) => ({ name: cluster.name, labels: cluster.labels, variables: cluster.variables })),
+    ...(render.remoteBaseHosts.length > 0 ? { remoteBaseHosts: render.remoteBaseHosts } : {}),
+  };
 }
 
 /** SourceObjectKeys are a Source object's own sops keys, read from its spec.decryption.secretRef Secret. */

@@ -2,7 +2,8 @@ import { TerminalError, TransientError } from '@tidemark/contracts';
 import { BoundedCache } from './bounded-cache';
 import { verifyCommit, verifyTag } from './commit-signature';
 import type { CommitSummary } from './commit-time';
-import { GitStore } from './git-store';
+import { GitStore, type AuthHeaders } from './git-store';
+import { RemoteBaseRepositories } from './remote-base-repositories';
 import { RevisionGate } from './revision-gate';
 import { defaultGitSizeLimits, type GitSizeLimits } from './pack-size-guard';
 import { IndexBuilder, type BuiltIndex, type RenderFigures } from './index-builder';
@@ -128,7 +129,7 @@ export class GitSource {
       ignoreFile: spec.ignoreFile,
       limits,
       parsedBlobs: new BoundedCache<string, ManifestFile>(options.parsedBlobCacheSize ?? 50_000),
-      ...(options.rendering ? { units: new UnitIndexer(this.store, options.rendering, { ...renderedOutputLimits(limits, sizeLimits.maxRevisionBytes), ...options.rendering.outputLimits }) } : {}),
+      ...(options.rendering ? { units: new UnitIndexer(this.store, options.rendering, { ...renderedOutputLimits(limits, sizeLimits.maxRevisionBytes), ...options.rendering.outputLimits }, remoteBasesOf(options, sizeLimits, headers)) } : {}),
     });
     this.indexes = new BoundedCache(options.revisionCacheSize ?? 4);
     this.gate = new RevisionGate({
@@ -411,6 +412,14 @@ function transportFor(spec: SourceSpec, credentials: GitSourceOptions['credentia
   if (!ssh || !('target' in ssh)) return {};
   const current = credentials ?? (async () => spec.auth);
   return { transport: sshTransport(ssh.target, { source: spec.name, url: spec.url, credentials: current, maxAdvertisementBytes: limits.maxObjectBytes }) };
+}
+
+/** remoteBasesOf is the fetcher of a source's Kustomize remote bases, when the operator allows any host; its caches lie beside the source's. */
+function remoteBasesOf(options: GitSourceOptions, limits: GitSizeLimits, headers: AuthHeaders): RemoteBaseRepositories | undefined {
+  const hosts = options.rendering?.remoteBaseHosts ?? [];
+  if (hosts.length === 0) return undefined;
+  const { spec } = options;
+  return new RemoteBaseRepositories({ source: spec.name, hosts, cacheDir: `${options.cacheDir}.remote-bases`, limits, sourceUrl: spec.url, headers });
 }
 
 function countKeys(keys: Iterable<string>): number {

@@ -1,6 +1,7 @@
 // Owns: reading Git: fetching with isomorphic-git, revisions, the per-revision object index, tree diffs by
 //   object id, safe YAML loading with limits, and keeping render units (Kustomize, Helm) in the index, for
-//   the clusters and variables placement gives a unit. Beyond its Git, SSH and YAML libraries it never talks
+//   the clusters and variables placement gives a unit, and fetching a unit's Kustomize remote bases from
+//   the operator's hosts with the source's limits. Beyond its Git, SSH and YAML libraries it never talks
 //   to Redis or a cluster.
 // Entry points: GitSource, parseSourceSpecs, loadManifestFile.
 // Records: none.

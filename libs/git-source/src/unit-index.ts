@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Ignore } from 'ignore';
-import { isUnder, RenderFailure, type ClusterValues, type PlannedUnit, type RepoView, type SopsKeyring, type UnitRenderer } from '@tidemark/render';
+import { isUnder, RenderFailure, type ClusterValues, type PlannedUnit, type RemoteBaseFetcher, type RepoView, type SopsKeyring, type UnitRenderer } from '@tidemark/render';
 import type { PlacementRules } from '@tidemark/placement';
 import type { GitStore } from './git-store';
 import type { LoadLimits } from './load-limits';
@@ -20,6 +20,11 @@ export interface UnitRendering {
   outputLimits?: Partial<LoadLimits>;
   /** This source's own sops keys; the renderer is shared, the keys never are. @defaultValue none: encrypted files fail their unit */
   keyring?: SopsKeyring;
+  /**
+   * Hosts Kustomize remote bases may be fetched from (`host` or `host:port`), the operator's
+   * render.remoteBases.hosts; GitSource fetches them with the source's own limits. @defaultValue none: a remote base fails its unit
+   */
+  remoteBaseHosts?: readonly string[];
 }
 
 /** UnitState is what the index remembers of the units of a revision, to render only what changed. */
@@ -71,7 +76,7 @@ export function isUnitPath(path: string): boolean {
 export class UnitIndexer {
   private readonly markerNames: ReadonlySet<string>;
 
-  constructor(private readonly store: GitStore, private readonly rendering: UnitRendering, private readonly outputLimits: LoadLimits) {
+  constructor(private readonly store: GitStore, private readonly rendering: UnitRendering, private readonly outputLimits: LoadLimits, private readonly remoteBases?: RemoteBaseFetcher) {
     this.markerNames = rendering.renderer.registry.markerNames();
   }
 
@@ -142,12 +147,12 @@ export class UnitIndexer {
       const { renderer } = this.rendering;
       const config = await renderer.configOf(view, unit.folder);
       if (!config.perClusterNeeded || !targets) {
-        const { text, warnings, decrypted } = await renderer.render(view, this.readerFor(), unit, keyringOf(this.rendering));
+        const { text, warnings, decrypted } = await renderer.render(view, this.readerFor(), unit, this.renderOptions());
         const parsed = this.parse(text, unit);
         return { path, blobOid: unit.digest, unit: { ...provenance, ...(decrypted ? { decrypted } : {}) }, ...parsed, ...renderWarningsOf(unit.renderer, warnings, parsed.entries) };
       }
       if ('error' in targets) throw new RenderFailure('RenderConfigInvalid', `${unit.folder} is rendered per cluster, and the source's Placement rules cannot be read: ${targets.error}`);
-      const variants = await Promise.all(targets.clusters.map(async (cluster) => ({ cluster: cluster.name, ...(await renderer.render(view, this.readerFor(), unit, { cluster, ...keyringOf(this.rendering) })) })));
+      const variants = await Promise.all(targets.clusters.map(async (cluster) => ({ cluster: cluster.name, ...(await renderer.render(view, this.readerFor(), unit, { cluster, ...this.renderOptions() })) })));
       const valuesByCluster = new Map(targets.clusters.map((cluster) => [cluster.name, flattenClusterValues(cluster)]));
       const merged = this.mergeVariants(variants, unit);
       const decrypted = variants.some((variant) => variant.decrypted);
@@ -183,6 +188,11 @@ export class UnitIndexer {
       }
     }
     return { entries: [...byKey.values()], problems };
+  }
+
+  /** renderOptions are this source's own: its sops keys and its remote bases' fetcher. */
+  private renderOptions(): { keyring?: SopsKeyring; remoteBases?: RemoteBaseFetcher } {
+    return { ...keyringOf(this.rendering), ...(this.remoteBases ? { remoteBases: this.remoteBases } : {}) };
   }
 
   private readerFor(): GitStore {

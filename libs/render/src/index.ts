@@ -2,7 +2,8 @@
 //   folders in a revision, writing those folders from the Git object store into a temporary tree, sops
 //   decryption, and running the pinned tools in a bounded sandbox, beside its YAML, schema and tar
 //   libraries. git-source calls it. Chart dependencies from configured chart repositories are the one
-//   download, bounded and verified.
+//   download, bounded and verified; Kustomize remote bases come through a RemoteBaseFetcher the caller
+//   gives (git-source's own Git client), written beside the unit so kustomize never fetches.
 // Entry points: RendererRegistry, createBuiltinRenderers, UnitRenderer.
 // Records: none.
 // May import: @tidemark/contracts.
@@ -27,3 +28,5 @@ export { type UnitConfig } from './unit-config';
 export { type ClusterValues } from './cluster-values';
 export { scrubSecrets, type SopsKeys, type SopsKeyring } from './sops/decrypt-sops';
 export { commandRenderer, type CommandRendererSpec } from './command-renderer';
+export type { RemoteBaseFetcher, OpenedRemoteBase } from './kustomize/remote-bases';
+export type { RemoteBase } from './kustomize/remote-base';

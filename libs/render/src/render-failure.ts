@@ -7,6 +7,7 @@ export type RenderFailureCode =
   | 'RenderToolMissing'
   | 'RenderInputTooLarge'
   | 'RemoteBaseRefused'
+  | 'RemoteBaseFailed'
   | 'PathEscapeRefused'
   | 'SymlinkRefused'
   | 'SubmoduleRefused'

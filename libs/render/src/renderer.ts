@@ -2,6 +2,7 @@ import type { SandboxLimits, SandboxOutput } from './sandbox';
 import type { SandboxLauncher } from './sandbox-launcher';
 import type { UnitConfig } from './unit-config';
 import type { ClusterValues } from './cluster-values';
+import type { RemoteBaseFetcher } from './kustomize/remote-bases';
 
 /** UnitRepo is what a renderer may read while it finds a unit's inputs: files and folders at one revision. */
 export interface UnitRepo {
@@ -41,6 +42,8 @@ export interface RenderJob {
   limits: SandboxLimits;
   /** Sandboxes started ahead, to hand to runSandboxed; a run without one starts its sandbox cold. */
   launcher?: SandboxLauncher;
+  /** Fetches Kustomize remote bases for the unit's source. @defaultValue none: a remote base fails the unit */
+  remoteBases?: RemoteBaseFetcher;
 }
 
 /**

@@ -8,6 +8,7 @@ import { InputsCache, planUnits, type PlannedUnit, type UnitPlan } from './plan-
 import { RenderFailure } from './render-failure';
 import { defaultRenderCacheBytes, RenderOutputCache } from './render-output-cache';
 import { renderWarnings } from './render-warnings';
+import type { RemoteBaseFetcher } from './kustomize/remote-bases';
 import type { Renderer, RenderTools } from './renderer';
 import type { RendererRegistry } from './renderer-registry';
 import type { RepoReader } from './repo-reader';
@@ -49,6 +50,8 @@ export interface UnitRenderOptions {
   cluster?: ClusterValues;
   /** The unit's source's sops keys. @defaultValue none: an encrypted file fails its unit */
   keyring?: SopsKeyring;
+  /** Fetches the Kustomize remote bases of the unit's source. @defaultValue none: a remote base fails its unit */
+  remoteBases?: RemoteBaseFetcher;
 }
 
 /** RenderedUnit is a unit's output: a YAML stream of Kubernetes objects. */
@@ -118,8 +121,9 @@ export class UnitRenderer {
    */
   render(view: RepoView, reader: RepoReader, unit: PlannedUnit, options: UnitRenderOptions = {}): Promise<RenderedUnit> {
     if (unit.failure) return Promise.reject(unit.failure);
-    const { cluster, keyring } = options;
-    const key = [unit.digest, cluster ? clusterKey(cluster) : '', keyring?.owner ?? ''].join('\0');
+    const { cluster, keyring, remoteBases } = options;
+    // A remote base is fetched with its source's credentials: one source never gets another's output of it.
+    const key = [unit.digest, cluster ? clusterKey(cluster) : '', keyring?.owner ?? '', remoteBases?.owner ?? ''].join('\0');
     let output = this.outputs.get(key);
     if (output) {
       this.outputs.delete(key);
@@ -175,7 +179,7 @@ export class UnitRenderer {
 
   /** runRenderer decrypts the sops files of a written input tree under `work`, then runs the renderer there. */
   private async runRenderer(run: { renderer: Renderer; unit: PlannedUnit; config: UnitConfig } & UnitRenderOptions, work: string, written: readonly WrittenFile[]): Promise<RenderedUnit> {
-    const { renderer, unit, config, cluster, keyring } = run;
+    const { renderer, unit, config, cluster, keyring, remoteBases } = run;
     const root = join(work, 'repo');
     const scratch = join(work, 'scratch');
     let secrets: string[] = [];
@@ -187,6 +191,7 @@ export class UnitRenderer {
       const { text, stderr } = await renderer.render({
         folder: unit.folder, marker: unit.marker, root, scratch, config, tools: this.options.tools, limits: this.limits, launcher: this.sandboxes(),
         ...(cluster ? { cluster } : {}),
+        ...(remoteBases ? { remoteBases } : {}),
       });
       if (encrypted.length > 0) refuseDecryptedOutsideSecrets(text, secrets, unit.folder);
       return { text, config, warnings: renderWarnings(stderr ?? '', (line) => scrubbed(line, work, secrets)), decrypted: encrypted.length > 0 };

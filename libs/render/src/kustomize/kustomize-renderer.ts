@@ -7,14 +7,16 @@ import { renderOutputOf, type Renderer, type RenderJob, type RenderOutput, type 
 import { resolveRepoPath } from '../repo-path';
 import { runSandboxed } from '../sandbox';
 import { kustomizationKind, kustomizationReferences, looksRemote } from './kustomization-references';
+import { materialiseRemoteBases } from './remote-bases';
 
 /** kustomizationFiles are the names kustomize itself accepts, in its own order. */
 export const kustomizationFiles = ['kustomization.yaml', 'kustomization.yml', 'Kustomization'] as const;
 
 /**
  * kustomizeRenderer renders a folder holding a kustomization with the real `kustomize build`:
- * load restrictor RootOnly, no exec or KRM function plugins, no Helm inflation, and no remote
- * bases (refused here before kustomize runs, and unreachable in the sandbox anyway).
+ * load restrictor RootOnly, no exec or KRM function plugins, no Helm inflation, and kustomize never
+ * touches the network: remote Git bases are fetched by Tidemark's own Git client (the job's
+ * remoteBases, off unless the operator lists hosts) and handed to it as local folders.
  */
 export const kustomizeRenderer: Renderer = {
   name: 'kustomize',
@@ -64,9 +66,8 @@ async function folderReferences(folder: string, marker: string, repo: UnitRepo):
       if (!targetMarker) throw new RenderFailure('RenderFailed', `${path}: ${field} entry "${value}" is a folder without a kustomization.yaml`, path);
       found.push({ folder: target, marker: targetMarker });
     } else if ((await repo.readText(target)) === undefined) {
-      if (looksRemote(value)) {
-        throw new RenderFailure('RemoteBaseRefused', `${path}: ${field} entry "${value}" is a remote base; Tidemark renders without network access, so vendor it into the repository`, path);
-      }
+      // A remote base is fetched and written beside the unit when it renders (materialiseRemoteBases).
+      if (looksRemote(value)) continue;
       throw new RenderFailure('RenderFailed', `${path}: ${field} entry "${value}" does not exist in the repository at this revision`, path);
     }
   }
@@ -74,8 +75,9 @@ async function folderReferences(folder: string, marker: string, repo: UnitRepo):
 }
 
 async function renderKustomization(job: RenderJob): Promise<RenderOutput> {
+  const remoteWarnings = await materialiseRemoteBases(job.root, job.remoteBases, kustomizeRenderer);
   const target = await wrapperFor(job) ?? join(job.root, job.folder);
-  return renderOutputOf(await runSandboxed({
+  const output = renderOutputOf(await runSandboxed({
     command: job.tools.kustomize,
     args: ['build', target, '--load-restrictor', 'LoadRestrictionsRootOnly'],
     cwd: job.root,
@@ -84,6 +86,7 @@ async function renderKustomization(job: RenderJob): Promise<RenderOutput> {
     label: `kustomize build ${job.folder}`,
     launcher: job.launcher,
   }));
+  return remoteWarnings.length === 0 ? output : { ...output, stderr: [...remoteWarnings, output.stderr ?? ''].join('\n') };
 }
 
 /**
