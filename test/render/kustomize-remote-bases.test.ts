@@ -146,6 +146,17 @@ describe('Kustomize remote bases', () => {
     expect(redirectorAuthorization.every((header) => header === undefined)).toBe(true);
   });
 
+  it('re-renders a changed overlay from the cached commit of its pinned base, fetching nothing again', async () => {
+    const packs = join(work, 'cache.remote-bases', createHash('sha256').update(basesUrl).digest('hex').slice(0, 24), 'objects', 'pack');
+    const before = (await readdir(packs)).length;
+    await apps.write('overlays/pinned/kustomization.yaml', `${overlay('pinned', `${basesUrl}//deploy/base?ref=v1.0.0`)}commonLabels:\n  changed: "yes"\n`);
+    await apps.commitAndPush('pinned: a label');
+    const next = await source.poll();
+    expect(next.errors.find((error) => error.path === 'overlays/pinned/')).toBeUndefined();
+    expect((await source.readObject(next.revision, 'core/ConfigMap/_/pinned-settings'))?.object).toMatchObject({ metadata: { labels: { changed: 'yes' } }, data: { value: 'v1' } });
+    expect((await readdir(packs)).length).toBe(before);
+  });
+
   it('fails only the units whose remote base failed', async () => {
     const failed = poll.errors.map((error) => error.path).sort();
     expect(failed).toEqual(['overlays/big/', 'overlays/elsewhere/', 'overlays/localhost/', 'overlays/redirected/', 'overlays/ssh/']);

@@ -196,6 +196,25 @@ describe('loadConfig', () => {
     }
   });
 
+  it('reads the hosts Kustomize remote bases may come from (none by default) and refuses a host spelled otherwise', async () => {
+    const rest = [
+      'redis: { url: "redis://redis:6379" }',
+      'sources: [{ name: app, url: "https://git.example.com/app.git", ref: { branch: main }, intervalMs: 60000 }]',
+      'clusters: [{ name: mgmt, kubeconfig: a.kubeconfig }]',
+    ];
+    await withFile(rest.join('\n'), (path) => {
+      expect(loadConfig({ TIDEMARK_CONFIG: path }).render.remoteBaseHosts).toEqual([]);
+    });
+    await withFile([...rest, 'render: { remoteBases: { hosts: [github.com, "127.0.0.1:3000"] } }'].join('\n'), (path) => {
+      expect(loadConfig({ TIDEMARK_CONFIG: path }).render.remoteBaseHosts).toEqual(['github.com', '127.0.0.1:3000']);
+    });
+    for (const host of ['GitHub.com', 'https://github.com', 'github.com/org']) {
+      await withFile([...rest, `render: { remoteBases: { hosts: ["${host}"] } }`].join('\n'), (path) => {
+        expect(() => loadConfig({ TIDEMARK_CONFIG: path })).toThrow(/render\.remoteBases\.hosts/);
+      });
+    }
+  });
+
   it('reads sops keys per source: own key files by source name, the operator\'s key only for trusted sources', async () => {
     const rest = [
       'redis: { url: "redis://redis:6379" }',
