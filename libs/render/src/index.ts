@@ -28,5 +28,4 @@ export { type UnitConfig } from './unit-config';
 export { type ClusterValues } from './cluster-values';
 export { scrubSecrets, type SopsKeys, type SopsKeyring } from './sops/decrypt-sops';
 export { commandRenderer, type CommandRendererSpec } from './command-renderer';
-export type { RemoteBaseFetcher, OpenedRemoteBase } from './kustomize/remote-bases';
-export type { RemoteBase } from './kustomize/remote-base';
+export type { RemoteBase, RemoteBaseFetcher, OpenedRemoteBase } from './kustomize/remote-base';

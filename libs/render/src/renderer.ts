@@ -2,7 +2,7 @@ import type { SandboxLimits, SandboxOutput } from './sandbox';
 import type { SandboxLauncher } from './sandbox-launcher';
 import type { UnitConfig } from './unit-config';
 import type { ClusterValues } from './cluster-values';
-import type { RemoteBaseFetcher } from './kustomize/remote-bases';
+import type { RemoteBaseFetcher } from './kustomize/remote-base';
 
 /** UnitRepo is what a renderer may read while it finds a unit's inputs: files and folders at one revision. */
 export interface UnitRepo {

@@ -8,7 +8,7 @@ import { InputsCache, planUnits, type PlannedUnit, type UnitPlan } from './plan-
 import { RenderFailure } from './render-failure';
 import { defaultRenderCacheBytes, RenderOutputCache } from './render-output-cache';
 import { renderWarnings } from './render-warnings';
-import type { RemoteBaseFetcher } from './kustomize/remote-bases';
+import type { RemoteBaseFetcher } from './kustomize/remote-base';
 import type { Renderer, RenderTools } from './renderer';
 import type { RendererRegistry } from './renderer-registry';
 import type { RepoReader } from './repo-reader';

@@ -1,4 +1,5 @@
 import { posix } from 'node:path';
+import type { RepoReader } from '../repo-reader';
 
 /** RemoteBase is a kustomization entry that names a folder of another Git repository, as read. */
 export interface RemoteBase {
@@ -14,6 +15,25 @@ export interface RemoteBase {
   folder: string;
   /** The branch, tag or commit (`?ref=`, or kustomize's older `?version=`); absent means the default branch. */
   ref?: string;
+}
+
+/** OpenedRemoteBase is a remote base's repository, readable at the commit its ref resolved to. */
+export interface OpenedRemoteBase {
+  reader: RepoReader;
+  commit: string;
+  /** How the entry pins its revision: a commit or tag does; a branch or no ref at all follows whatever is pushed. */
+  pinnedBy: 'commit' | 'tag' | 'branch' | 'nothing';
+}
+
+/**
+ * RemoteBaseFetcher brings a remote base's repository into a local object cache with Tidemark's
+ * own bounded Git client (git-source implements it, per source, with the operator's host list and
+ * the source's limits and credentials). It throws a RenderFailure that names the entry.
+ */
+export interface RemoteBaseFetcher {
+  /** The source it fetches for: rendered outputs are kept apart per owner. */
+  readonly owner: string;
+  open(base: RemoteBase): Promise<OpenedRemoteBase>;
 }
 
 /** RemoteBaseParse is a remote entry read, or why it cannot be fetched. */

@@ -4,31 +4,11 @@ import { dirname, join, relative } from 'node:path';
 import { isMap, isScalar, isSeq, parseDocument } from 'yaml';
 import { defaultInputLimits, readInputTree, writeInputTree } from '../materialise';
 import { RenderFailure } from '../render-failure';
-import type { RepoReader } from '../repo-reader';
 import { RendererRegistry } from '../renderer-registry';
 import type { Renderer } from '../renderer';
 import { BlobCache, RepoView, TreeCache } from '../repo-view';
 import { looksRemote } from './kustomization-references';
-import { parseRemoteBase, type RemoteBase } from './remote-base';
-
-/** OpenedRemoteBase is a remote base's repository, readable at the commit its ref resolved to. */
-export interface OpenedRemoteBase {
-  reader: RepoReader;
-  commit: string;
-  /** How the entry pins its revision: a commit or tag does; a branch or no ref at all follows whatever is pushed. */
-  pinnedBy: 'commit' | 'tag' | 'branch' | 'nothing';
-}
-
-/**
- * RemoteBaseFetcher brings a remote base's repository into a local object cache with Tidemark's
- * own bounded Git client (git-source implements it, per source, with the operator's host list and
- * the source's limits and credentials). It throws a RenderFailure that names the entry.
- */
-export interface RemoteBaseFetcher {
-  /** The source it fetches for: rendered outputs are kept apart per owner. */
-  readonly owner: string;
-  open(base: RemoteBase): Promise<OpenedRemoteBase>;
-}
+import { parseRemoteBase, type OpenedRemoteBase, type RemoteBase, type RemoteBaseFetcher } from './remote-base';
 
 /** The folder under a unit's written root that remote bases are written to. */
 export const remoteBasesFolder = '.tidemark-remote';
