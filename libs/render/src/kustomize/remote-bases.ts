@@ -17,6 +17,8 @@ const remoteFields = ['resources', 'bases', 'components'] as const;
 const kustomizationNames = new Set(['kustomization.yaml', 'kustomization.yml', 'Kustomization']);
 /** A remote base may name further remote bases, up to this depth. */
 const maxDepth = 5;
+// Every form looksRemote knows has `//`, `@`, `?ref=` or a host name with a dot before its first slash.
+const mayNameRemote = /\/\/|@|\?ref=|[a-z0-9-]\.[a-z]{2,}(:\d+)?\//i;
 /** Remote bases one unit may use, all depths together. */
 const maxRemoteBases = 32;
 
@@ -40,6 +42,10 @@ interface Placing {
  * the same way. It returns warnings (an entry not pinned to a tag or commit) for the unit.
  */
 export async function materialiseRemoteBases(root: string, fetcher: RemoteBaseFetcher | undefined, kustomize: Renderer): Promise<string[]> {
+  // The kept copy was emptied of everything but the unit's inputs: a folder here came from Git.
+  if (await exists(join(root, remoteBasesFolder))) {
+    throw new RenderFailure('RenderFailed', `${remoteBasesFolder}/ at the repository root is reserved for the remote bases Tidemark writes; rename that folder`, remoteBasesFolder);
+  }
   const placing: Placing = { root, fetcher, written: new Map(), warnings: [], depthOf: new Map(), origins: new Map(), registry: new RendererRegistry([kustomize]) };
   const pending = await kustomizationsUnder(root, root);
   while (pending.length > 0) {
@@ -53,6 +59,8 @@ export async function materialiseRemoteBases(root: string, fetcher: RemoteBaseFe
 /** rewriteRemoteEntries rewrites one kustomization's remote entries to local paths; it returns the kustomizations it wrote. */
 async function rewriteRemoteEntries(placing: Placing, file: string): Promise<string[]> {
   const text = await readFile(file, 'utf8');
+  // Most kustomizations name only local paths: those are not parsed here at all.
+  if (!mayNameRemote.test(text)) return [];
   const where = displayPath(placing, file);
   // A kustomization that does not parse fails in kustomize itself, with its own message.
   const document = parseDocument(text);
