@@ -42,6 +42,8 @@ export interface RenderJob {
   limits: SandboxLimits;
   /** Sandboxes started ahead, to hand to runSandboxed; a run without one starts its sandbox cold. */
   launcher?: SandboxLauncher;
+  /** The input files written under `root` (absolute path and bytes as written). @defaultValue unknown: a renderer that needs them walks `root` */
+  inputFiles?: ReadonlyArray<{ absolute: string; bytes: Uint8Array }>;
   /** Fetches Kustomize remote bases for the unit's source. @defaultValue none: a remote base fails the unit */
   remoteBases?: RemoteBaseFetcher;
 }

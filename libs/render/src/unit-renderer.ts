@@ -192,6 +192,7 @@ export class UnitRenderer {
         folder: unit.folder, marker: unit.marker, root, scratch, config, tools: this.options.tools, limits: this.limits, launcher: this.sandboxes(),
         ...(cluster ? { cluster } : {}),
         ...(remoteBases ? { remoteBases } : {}),
+        inputFiles: written,
       });
       if (encrypted.length > 0) refuseDecryptedOutsideSecrets(text, secrets, unit.folder);
       return { text, config, warnings: renderWarnings(stderr ?? '', (line) => scrubbed(line, work, secrets)), decrypted: encrypted.length > 0 };

@@ -75,7 +75,7 @@ async function folderReferences(folder: string, marker: string, repo: UnitRepo):
 }
 
 async function renderKustomization(job: RenderJob): Promise<RenderOutput> {
-  const remoteWarnings = await materialiseRemoteBases(job.root, job.remoteBases, kustomizeRenderer);
+  const remoteWarnings = await materialiseRemoteBases(job, kustomizeRenderer);
   const target = await wrapperFor(job) ?? join(job.root, job.folder);
   const output = renderOutputOf(await runSandboxed({
     command: job.tools.kustomize,

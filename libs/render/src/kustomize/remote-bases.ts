@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
-import { dirname, join, relative } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 import { isMap, isScalar, isSeq, parseDocument } from 'yaml';
 import { defaultInputLimits, readInputTree, writeInputTree } from '../materialise';
 import { RenderFailure } from '../render-failure';
 import { RendererRegistry } from '../renderer-registry';
-import type { Renderer } from '../renderer';
+import type { Renderer, RenderJob } from '../renderer';
 import { BlobCache, RepoView, TreeCache } from '../repo-view';
 import { looksRemote } from './kustomization-references';
 import { parseRemoteBase, type OpenedRemoteBase, type RemoteBase, type RemoteBaseFetcher } from './remote-base';
@@ -39,15 +39,19 @@ interface Placing {
  * remote Git entry of every kustomization in it is fetched by `fetcher`, its folder (and the
  * folders that folder reads) written under `.tidemark-remote/`, and the entry rewritten to that
  * local path, so kustomize never fetches anything. A remote base's own remote entries are handled
- * the same way. It returns warnings (an entry not pinned to a tag or commit) for the unit.
+ * the same way (the job's inputFiles say where the kustomizations are). It returns warnings (an entry not pinned to a tag or commit) for the unit.
  */
-export async function materialiseRemoteBases(root: string, fetcher: RemoteBaseFetcher | undefined, kustomize: Renderer): Promise<string[]> {
+export async function materialiseRemoteBases(job: Pick<RenderJob, 'root' | 'remoteBases' | 'inputFiles'>, kustomize: Renderer): Promise<string[]> {
+  const { root, remoteBases: fetcher, inputFiles } = job;
   // The kept copy was emptied of everything but the unit's inputs: a folder here came from Git.
   if (await exists(join(root, remoteBasesFolder))) {
     throw new RenderFailure('RenderFailed', `${remoteBasesFolder}/ at the repository root is reserved for the remote bases Tidemark writes; rename that folder`, remoteBasesFolder);
   }
   const placing: Placing = { root, fetcher, written: new Map(), warnings: [], depthOf: new Map(), origins: new Map(), registry: new RendererRegistry([kustomize]) };
-  const pending = await kustomizationsUnder(root, root);
+  // Written kustomizations are checked from their bytes in memory; most name nothing remote and are not read again.
+  const pending = inputFiles
+    ? inputFiles.filter((file) => kustomizationNames.has(basename(file.absolute)) && mayNameRemote.test(Buffer.from(file.bytes).toString('utf8'))).map((file) => file.absolute)
+    : await kustomizationsUnder(root, root);
   while (pending.length > 0) {
     const file = pending.shift();
     if (!file) break;
