@@ -6,15 +6,16 @@
 //                  (test/kube-testenv) and its controllers (kube-controller-manager, kube-scheduler,
 //                  KWOK). Not needed with --kubeconfig.
 //   test-only      what only the suites use: Helm's renderer for the deploy checks (test/helm-render),
-//                  the Compose loader (test/compose-check) and the Git-host tests' Gitea (test/gitea).
+//                  the Compose loader (test/compose-check), the Git-host tests' Gitea (test/gitea) and the
+//                  OCI source tests' registry, oras and htpasswd helper (test/oci-registry).
 // With no argument, all three.
-import { buildGitea, buildKubeControllers, buildKubeTestenv, buildRenderTools } from '@tidemark/testing';
+import { buildGitea, buildKubeControllers, buildKubeTestenv, buildOciRegistry, buildRenderTools } from '@tidemark/testing';
 import { buildComposeCheck, buildHelmRender } from '../test/deploy/render';
 
 const groups: Record<string, [string, () => Promise<string>][]> = {
   'renderers': [['render tools', () => buildRenderTools()]],
   'control-plane': [['kube-testenv', () => buildKubeTestenv()], ['kube-controllers', () => buildKubeControllers()]],
-  'test-only': [['helm-render', () => buildHelmRender()], ['compose-check', () => buildComposeCheck()], ['gitea', () => buildGitea()]],
+  'test-only': [['helm-render', () => buildHelmRender()], ['compose-check', () => buildComposeCheck()], ['gitea', () => buildGitea()], ['oci-registry', () => buildOciRegistry()]],
 };
 
 const asked = process.argv.slice(2);

@@ -6,6 +6,7 @@ import { GitStore, type AuthHeaders } from './git-store';
 import { RemoteBaseRepositories } from './remote-base-repositories';
 import { RevisionGate } from './revision-gate';
 import { defaultGitSizeLimits, type GitSizeLimits } from './pack-size-guard';
+import { OciRemote } from './oci-remote';
 import { IndexBuilder, type BuiltIndex, type RenderFigures } from './index-builder';
 import { defaultLoadLimits, type LoadLimits } from './load-limits';
 import type { ManifestFile } from './load-manifest-file';
@@ -113,6 +114,8 @@ export class GitSource {
   private fetching: Promise<unknown> = Promise.resolve();
   private readonly gate: RevisionGate;
   private readonly verifiedRevisions = new BoundedCache<string, Promise<string>>(64);
+  // Set for an oci:// source: the registry stands where the Git server stands.
+  private readonly oci: OciRemote | undefined;
 
   constructor(private readonly options: GitSourceOptions) {
     const { spec } = options;
@@ -132,11 +135,14 @@ export class GitSource {
       ...(options.rendering ? { units: new UnitIndexer(this.store, options.rendering, { ...renderedOutputLimits(limits, sizeLimits.maxRevisionBytes), ...options.rendering.outputLimits }, remoteBasesOf(options, sizeLimits, headers)) } : {}),
     });
     this.indexes = new BoundedCache(options.revisionCacheSize ?? 4);
+    this.oci = spec.oci ? new OciRemote(options.cacheDir, spec, sizeLimits, credentials ?? (async () => spec.auth)) : undefined;
     this.gate = new RevisionGate({
       gitdir: options.cacheDir,
       describe: `source ${spec.name} (${describeRef(spec.ref)})`,
       refreshHead: () => this.refreshHead(),
       hasCommit: (oid) => this.store.hasCommit(oid),
+      // Every commit an OCI source's cache holds was made from an artifact its ref once named.
+      heldIsHistory: this.oci !== undefined,
     });
   }
 
@@ -183,16 +189,9 @@ export class GitSource {
   async poll(options: PollOptions = {}): Promise<PollResult> {
     const started = performance.now();
     const previous = options.since === null ? undefined : options.since ?? this.lastRevision;
-    const target = await this.remoteTarget();
-    let fetchedObjects = 0;
-    let revision = target.commit;
-    if (!(await this.hasTarget(target))) {
-      const fetched = await this.serialized(() => this.fetchTarget(target));
-      fetchedObjects = fetched.objects;
-      revision = fetched.head ?? revision;
-    }
+    const { revision, fetchedObjects, target } = await this.fetchHead();
     // An unsigned or wrongly signed head (or tag) fails the poll: nothing of it is read, the last revision stays.
-    await this.verified(revision, target);
+    if (target) await this.verified(revision, target);
     const basis = previous ? await this.basisAt(previous) : undefined;
     const { built, changes, fresh } = await this.advance(revision, basis);
     this.lastRevision = revision;
@@ -213,6 +212,24 @@ export class GitSource {
       fetchedObjects,
       render: fresh ? built.render : { planned: built.render.planned, rendered: 0, durationMs: 0, planMs: 0 },
     };
+  }
+
+  /** fetchHead asks the remote where the ref points and fetches that revision when it is new (an OCI source has no Git target to verify). */
+  private async fetchHead(): Promise<{ revision: string; fetchedObjects: number; target?: RemoteTarget }> {
+    const oci = this.oci;
+    if (oci) {
+      const head = await this.serialized(() => oci.head());
+      return { revision: head.commit, fetchedObjects: head.fetchedObjects };
+    }
+    const target = await this.remoteTarget();
+    if (await this.hasTarget(target)) return { revision: target.commit, fetchedObjects: 0, target };
+    const fetched = await this.serialized(() => this.fetchTarget(target));
+    return { revision: fetched.head ?? target.commit, fetchedObjects: fetched.objects, target };
+  }
+
+  /** registryRequests counts the requests an OCI source sent its registry (undefined for Git), for tests and benchmarks. */
+  get registryRequests(): number | undefined {
+    return this.oci?.requests;
   }
 
   /** describeRevision reads the commit and counts the objects once per revision, not once per poll. */
@@ -319,6 +336,7 @@ export class GitSource {
 
   /** refreshHead asks where the configured ref points and fetches that commit if it is new. */
   private async refreshHead(): Promise<string> {
+    if (this.oci) return (await this.fetchHead()).revision;
     const target = await this.remoteTarget();
     if (await this.hasTarget(target)) return this.verified(target.commit, target);
     const fetched = await this.serialized(() => this.fetchTarget(target));
@@ -374,14 +392,17 @@ export class GitSource {
   private async ensureRevision(revision: string): Promise<string> {
     if (!revisionPattern.test(revision)) throw new TerminalError('RevisionInvalid', `"${revision.slice(0, 80)}" is not a commit id`);
     if (await this.store.hasCommit(revision)) return revision;
-    await this.serialized(async () => {
+    // An OCI source can make only the commit of the artifact its ref names now.
+    if (this.oci) await this.fetchHead();
+    else await this.serialized(async () => {
       if (await this.store.hasCommit(revision)) return;
       const target = await this.remoteTarget().catch(() => undefined);
       if (target) await this.fetchTarget(target);
       if (!(await this.store.hasCommit(revision))) await this.store.fetch({ everything: true });
     });
     if (!(await this.store.hasCommit(revision))) {
-      throw new TerminalError('RevisionNotFound', `Revision ${revision} is not in ${redactUrl(this.options.spec.url)} (it may have been force-pushed away and collected).`);
+      const gone = this.oci ? 'it was made from an artifact the ref no longer names' : 'it may have been force-pushed away and collected';
+      throw new TerminalError('RevisionNotFound', `Revision ${revision} is not in ${redactUrl(this.options.spec.url)} (${gone}).`);
     }
     return revision;
   }
@@ -432,6 +453,7 @@ function describeRef(ref: SourceSpec['ref']): string {
   if ('branch' in ref) return `branch ${ref.branch}`;
   if ('tag' in ref) return `tag ${ref.tag}`;
   if ('semver' in ref) return `tags matching ${ref.semver}`;
+  if ('digest' in ref) return `digest ${ref.digest}`;
   return `commit ${ref.commit}`;
 }
 

@@ -5,7 +5,7 @@
 //   to Redis or a cluster.
 // Entry points: GitSource, parseSourceSpecs, loadManifestFile.
 // Records: none.
-// May import: @tidemark/contracts, @tidemark/render, @tidemark/placement.
+// May import: @tidemark/contracts, @tidemark/render, @tidemark/placement, @tidemark/oci-source.
 
 export { GitSource, authHeaders, type GitSourceOptions, type PollResult, type PollOptions, type ReadObjectResult, type ObjectListing } from './git-source';
 export { parseSourceSpec, parseSourceSpecs, SourceSpecError, SourceRef, SourceAuth, SourceSpecInput, type SourceSpec, type SourceAllow, type SourceLimits, type SourceServiceAccount, type SourceVerify } from './source-spec';

@@ -10,6 +10,12 @@ export interface RevisionGateOptions {
   /** refreshHead asks the Git server where the configured ref points now and fetches that commit (only that ref). */
   refreshHead(): Promise<string>;
   hasCommit(oid: string): Promise<boolean>;
+  /**
+   * Every commit the cache holds is on the ref's history (an OCI source: each commit is an artifact
+   * its ref once named, without parents), so a held revision that is not the head yields the head.
+   * @defaultValue false: the revision must be an ancestor of the head
+   */
+  heldIsHistory?: boolean;
 }
 
 const revisionPattern = /^[0-9a-f]{40}$/;
@@ -52,6 +58,7 @@ export class RevisionGate {
   /** behind tells whether `revision` is in the local cache and an ancestor of `head`. */
   private async behind(head: string, revision: string): Promise<boolean> {
     if (!(await this.options.hasCommit(revision))) return false;
+    if (this.options.heldIsHistory) return true;
     try {
       return await git.isDescendent({ fs, gitdir: this.options.gitdir, oid: head, ancestor: revision, depth: historyDepth });
     } catch {

@@ -32,6 +32,8 @@ export function refPrefix(ref: SourceRef): string | undefined {
 export function selectRevision(ref: SourceRef, advertised: readonly AdvertisedRef[]): RemoteTarget | undefined {
   if ('commit' in ref) return { ref: ref.commit, oid: ref.commit, commit: ref.commit };
   if ('semver' in ref) return highestTag(ref.semver, advertised);
+  // A digest names an OCI artifact; a Git source never has one (parseSourceSpec refuses it).
+  if ('digest' in ref) return undefined;
   const wanted = 'branch' in ref ? `refs/heads/${ref.branch}` : `refs/tags/${ref.tag}`;
   const found = advertised.find((candidate) => candidate.ref === wanted);
   return found ? { ref: found.ref, oid: found.oid, commit: found.peeled ?? found.oid } : undefined;

@@ -4,19 +4,25 @@ import semver from 'semver';
 import { TerminalError } from '@tidemark/contracts';
 import { sshKeyProblem } from './ssh-signature';
 import { parseSshUrl } from './ssh-url';
+import { checkOciSource, OciInput, ociOf, type SourceOci } from './oci-spec';
 import {
   AllowInput, LimitsInput, ServiceAccountInput, VerifyInput, allowOf, limitsOf, verifyOf,
   type SourceAllow, type SourceLimits, type SourceServiceAccount, type SourceVerify,
 } from './source-tenancy';
 
 export type { SourceAllow, SourceLimits, SourceServiceAccount, SourceVerify } from './source-tenancy';
+export type { SourceOci } from './oci-spec';
 
-/** SourceRef says which revision of the repository a source follows: exactly one of four selectors. */
+/**
+ * SourceRef says which revision a source follows: exactly one of five selectors. A Git source
+ * follows a branch, tag, semver range or commit; an OCI source a tag, semver range or digest.
+ */
 export const SourceRef = Type.Union([
   Type.Object({ branch: Type.String({ minLength: 1, maxLength: 255 }) }, { additionalProperties: false }),
   Type.Object({ tag: Type.String({ minLength: 1, maxLength: 255 }) }, { additionalProperties: false }),
   Type.Object({ semver: Type.String({ minLength: 1, maxLength: 255 }) }, { additionalProperties: false }),
   Type.Object({ commit: Type.String({ pattern: '^[0-9a-f]{40}$' }) }, { additionalProperties: false }),
+  Type.Object({ digest: Type.String({ pattern: '^sha256:[0-9a-f]{64}$', description: 'OCI sources only: one manifest digest.' }) }, { additionalProperties: false }),
 ]);
 export type SourceRef = Static<typeof SourceRef>;
 
@@ -63,6 +69,7 @@ export const SourceSpecInput = Type.Object({
   allow: Type.Optional(AllowInput),
   verify: Type.Optional(VerifyInput),
   limits: Type.Optional(LimitsInput),
+  oci: Type.Optional(OciInput),
   healthTimeoutMs: Type.Optional(Type.Integer({ minimum: 1000, maximum: 86_400_000, description: "How long this source's objects may take to become Ready, in ms; an object's tidemark.dev/health-timeout annotation wins. Default: the reconciler's objectHealth.timeoutMs." })),
   driftPolicy: Type.Optional(Type.Union([Type.Literal('heal'), Type.Literal('report'), Type.Literal('prevent')], { description: "What happens to edits of this source's objects made outside Git: heal (re-apply Git), report, or prevent (refused at admission, and healed). An object's tidemark.dev/drift annotation wins. Default: heal." })),
 }, { additionalProperties: false });
@@ -71,7 +78,10 @@ export const SourceSpecInput = Type.Object({
 export interface SourceSpec {
   /** DNS-label name; it appears in jobs, keys and the dashboard. */
   readonly name: string;
-  /** https, http to a loopback host, ssh:// or scp-like (git@host:org/repo.git); never carries a password or token. */
+  /**
+   * https, http to a loopback host, ssh:// or scp-like (git@host:org/repo.git), or oci://host/repository
+   * for an OCI artifact source; never carries a password or token.
+   */
   readonly url: string;
   readonly ref: SourceRef;
   /** Folder inside the repository, normalised without leading/trailing slashes. @defaultValue '.' */
@@ -105,6 +115,8 @@ export interface SourceSpec {
   readonly healthTimeoutMs?: number;
   /** The default drift policy of this source's objects; an object's tidemark.dev/drift annotation wins. @defaultValue heal */
   readonly driftPolicy?: 'heal' | 'report' | 'prevent';
+  /** Set for an oci:// source: how its registry is reached and its artifacts verified. */
+  readonly oci?: SourceOci;
 }
 
 /** SourceSpecError is a configuration mistake; its message names the field. */
@@ -122,8 +134,7 @@ export function parseSourceSpec(input: unknown, where: string): SourceSpec {
     const field = first?.path ? `${where}${first.path.replaceAll('/', '.')}` : where;
     throw new SourceSpecError(`${field}: ${first?.message ?? 'is not a valid source'}`);
   }
-  checkUrl(input.url, `${where}.url`);
-  checkAuthFitsUrl(input, where);
+  const location = checkLocation(input, where);
   if ('semver' in input.ref && !semver.validRange(input.ref.semver)) {
     throw new SourceSpecError(`${where}.ref.semver: "${input.ref.semver}" is not a semver range`);
   }
@@ -142,8 +153,21 @@ export function parseSourceSpec(input: unknown, where: string): SourceSpec {
     manageBuiltinCrds: Object.freeze([...(input.manageBuiltinCrds ?? [])]),
     ...(input.healthTimeoutMs !== undefined ? { healthTimeoutMs: input.healthTimeoutMs } : {}),
     ...(input.driftPolicy !== undefined ? { driftPolicy: input.driftPolicy } : {}),
+    ...location,
     ...tenancyOf(input, where),
   });
+}
+
+/** checkLocation checks the URL and the settings that depend on its kind; an OCI source's are returned. */
+function checkLocation(input: Static<typeof SourceSpecInput>, where: string): Pick<SourceSpec, 'oci'> {
+  const oci = input.url.startsWith('oci://');
+  const ociProblem = oci ? checkOciSource(input, where) : undefined;
+  if (ociProblem) throw new SourceSpecError(`${ociProblem.field}: ${ociProblem.message}`);
+  if (!oci) checkUrl(input.url, `${where}.url`);
+  checkAuthFitsUrl(input, where);
+  if (!oci && input.oci) throw new SourceSpecError(`${where}.oci: is for oci:// sources only; this url is a Git repository`);
+  if (!oci && 'digest' in input.ref) throw new SourceSpecError(`${where}.ref.digest: is for oci:// sources only; a Git source follows a branch, tag, semver range or commit`);
+  return oci ? { oci: ociOf(input.oci) } : {};
 }
 
 /** parseSourceSpecs validates the `sources` list of a config file; names must be unique. */
@@ -210,6 +234,10 @@ function checkUrl(text: string, field: string): void {
 /** checkAuthFitsUrl refuses a deploy key for an https URL and a token or password for an SSH one. */
 function checkAuthFitsUrl(input: Static<typeof SourceSpecInput>, where: string): void {
   if (!input.auth) return;
+  if (input.url.startsWith('oci://')) {
+    if ('sshPrivateKey' in input.auth || 'extraHeader' in input.auth) throw new SourceSpecError(`${where}.auth: an OCI registry logs in with a username and password (or token), or a registry bearer token; not a deploy key or an extra header`);
+    return;
+  }
   const sshKey = 'sshPrivateKey' in input.auth;
   if (parseSshUrl(input.url) && !sshKey) throw new SourceSpecError(`${where}.auth: an SSH URL authenticates with a deploy key and known_hosts (sshPrivateKey, knownHosts), not a token or password`);
   if (!parseSshUrl(input.url) && sshKey) throw new SourceSpecError(`${where}.auth: a deploy key needs an ssh:// or scp-like URL (git@host:org/repo.git); this one is not`);

@@ -1,5 +1,6 @@
 // Owns: the test rig's helpers: a redis-server, the kube-testenv control planes, a Git server over smart
-//   HTTP, an OpenSSH sshd serving Git, working copies, a delaying proxy. Test and bench code only.
+//   HTTP, an OpenSSH sshd serving Git, a CNCF distribution registry with oras, working copies, a delaying
+//   proxy. Test and bench code only.
 // Entry points: startRedis, startGitServer, WorkingCopy, startAppProcess.
 // Records: none.
 // May import: no other Tidemark library.
@@ -25,3 +26,4 @@ export { buildGoProgram, type GoProgram } from './go-build';
 export { sendGithubPush } from './github-push';
 export { buildRenderTools, renderToolsDir } from './render-tools';
 export { buildGitea, giteaBinary, startGitea, type TestGitea, type GiteaRepository } from './gitea';
+export { buildOciRegistry, startOciRegistry, orasBinary, registryBinary, type TestOciRegistry, type StartOciRegistryOptions } from './oci-registry';
