@@ -31,8 +31,10 @@ export const RenderInput = Type.Object({
   }, { additionalProperties: false }))),
   /** HTTP chart repositories Helm units may take dependencies from, at exact versions (as Chart.yaml names them). */
   chartRepositories: Type.Optional(Type.Array(Type.Object({
-    /** https, or plain http on a loopback host; no credentials, query or fragment in it. */
+    /** https, plain http on a loopback host, or oci://host/path (a registry, pulled with helm); no credentials, query or fragment in it. */
     url: Type.String({ minLength: 1 }),
+    /** A CA certificate (PEM) an oci:// registry's certificate may chain to. @defaultValue the system's roots */
+    certificateAuthority: Type.Optional(Type.String({ minLength: 1, maxLength: 65_536 })),
     /** A Secret with `username` and `password`, read at each download. @defaultValue cluster: the first cluster */
     secretRef: Type.Optional(Type.Object({
       cluster: Type.Optional(Type.String({ minLength: 1 })),
@@ -86,6 +88,8 @@ export interface RenderConfig {
 /** ChartRepositoryConfig is one chart repository and where its credentials are. */
 export interface ChartRepositoryConfig {
   readonly url: string;
+  /** A CA certificate (PEM) for an oci:// registry. */
+  readonly certificateAuthority?: string;
   readonly secretRef?: { readonly cluster: string; readonly namespace: string; readonly name: string };
 }
 
@@ -149,10 +153,12 @@ type ChartRepositoryInput = NonNullable<Static<typeof RenderInput>['chartReposit
 function chartRepository(input: ChartRepositoryInput, index: number, context: RenderContext): ChartRepositoryConfig {
   const problem = chartUrlProblem(input.url);
   if (problem) throw context.invalid(`render.chartRepositories[${index}].url`, problem);
-  if (!input.secretRef) return { url: input.url };
+  if (input.certificateAuthority && !input.url.startsWith('oci://')) throw context.invalid(`render.chartRepositories[${index}].certificateAuthority`, 'is for oci:// repositories only');
+  const ca = input.certificateAuthority ? { certificateAuthority: input.certificateAuthority } : {};
+  if (!input.secretRef) return { url: input.url, ...ca };
   const cluster = input.secretRef.cluster ?? context.clusters[0] ?? '';
   if (!context.clusters.includes(cluster)) throw context.invalid(`render.chartRepositories[${index}].secretRef.cluster`, `no cluster is named "${cluster}"`);
-  return { url: input.url, secretRef: { cluster, namespace: input.secretRef.namespace, name: input.secretRef.name } };
+  return { url: input.url, ...ca, secretRef: { cluster, namespace: input.secretRef.namespace, name: input.secretRef.name } };
 }
 
 function limitsOf(input: Static<typeof RenderInput> | undefined): RenderConfig['limits'] {
@@ -187,6 +193,8 @@ function chartUrlProblem(text: string): string | undefined {
   }
   if (url.username || url.password) return 'must not hold credentials; give the repository a secretRef';
   if (url.search || url.hash) return 'must have no query or fragment';
+  // An OCI registry is reached by helm over https (its own client; no plain http is offered here).
+  if (url.protocol === 'oci:') return url.host ? undefined : 'must name a registry host: oci://host/path';
   const loopback = ['localhost', '[::1]'].includes(url.hostname) || /^127\.\d+\.\d+\.\d+$/.test(url.hostname);
   if (url.protocol === 'https:' || (url.protocol === 'http:' && loopback)) return undefined;
   return 'must use https (plain http only on a loopback host)';

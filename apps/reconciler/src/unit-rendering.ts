@@ -15,6 +15,7 @@ export function unitRendering(config: ReconcilerConfig, connectionFor: (cluster:
   const chartRepositories = render.chartRepositories.length === 0 ? undefined : new ChartRepositories({
     repositories: render.chartRepositories.map((repository) => chartRepositorySpec(repository, connectionFor)),
     cacheDir: render.charts.cacheDir,
+    helm: render.tools.helm,
     limits: {
       timeoutMs: render.limits.timeoutMs,
       ...(render.charts.maxArchiveBytes ? { maxArchiveBytes: render.charts.maxArchiveBytes } : {}),
@@ -76,10 +77,12 @@ function definedOnly(keys: { ageKeyFile?: string | undefined; pgpKeyFile?: strin
 /** chartRepositorySpec gives a repository credentials read from its Secret at each download, so a rotated password is used at once. */
 export function chartRepositorySpec(repository: ChartRepositoryConfig, connectionFor: (cluster: string) => ClusterConnection): ChartRepositorySpec {
   const ref = repository.secretRef;
-  if (!ref) return { url: repository.url };
+  const ca = repository.certificateAuthority ? { certificateAuthority: repository.certificateAuthority } : {};
+  if (!ref) return { url: repository.url, ...ca };
   const credentialsFrom = `Secret ${ref.namespace}/${ref.name} on cluster ${ref.cluster}`;
   return {
     url: repository.url,
+    ...ca,
     credentialsFrom,
     credentials: async () => {
       const secret = await getObject(connectionFor(ref.cluster), { apiVersion: 'v1', kind: 'Secret', namespace: ref.namespace, name: ref.name });

@@ -2,8 +2,9 @@
 //   folders in a revision, writing those folders from the Git object store into a temporary tree, sops
 //   decryption, and running the pinned tools in a bounded sandbox, beside its YAML, schema and tar
 //   libraries. git-source calls it. Chart dependencies from configured chart repositories are the one
-//   download, bounded and verified; Kustomize remote bases come through a RemoteBaseFetcher the caller
-//   gives (git-source's own Git client), written beside the unit so kustomize never fetches.
+//   download, bounded and verified (from an oci:// registry, pulled by the pinned helm's own client);
+//   Kustomize remote bases come through a RemoteBaseFetcher the caller gives (git-source's own Git
+//   client), written beside the unit so kustomize never fetches.
 // Entry points: RendererRegistry, createBuiltinRenderers, UnitRenderer.
 // Records: none.
 // May import: @tidemark/contracts.

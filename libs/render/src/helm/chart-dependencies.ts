@@ -58,9 +58,9 @@ export function dependenciesToFetch(text: string, path: string, vendored: readon
 /** knownRepository is the configured repository a dependency comes from; any other source is refused. */
 function knownRepository(dependency: ChartDependency, where: string, path: string, repositories: ChartRepositories | undefined): KnownRepository {
   const repository = typeof dependency.repository === 'string' ? dependency.repository : '';
-  if (repository.startsWith('oci://')) throw new RenderFailure('ChartDependencyMissing', `${where} comes from the OCI registry ${repository}, which Tidemark does not download from; vendor it in charts/ (\`helm dependency build\`, then commit charts/)`, path);
   const known = repository ? repositories?.find(repository) : undefined;
   if (known) return known;
+  if (repository.startsWith('oci://')) throw new RenderFailure('ChartDependencyMissing', `${where} comes from the OCI registry ${repository}, which Tidemark does not download from unless render.chartRepositories names it; add it there (with a secretRef if it needs a login), or vendor the chart in charts/ (\`helm dependency build\`, then commit charts/)`, path);
   const from = repository ? ` from ${repository}` : '';
   throw new RenderFailure('ChartDependencyMissing', `${where}${from} is not vendored in charts/, and no chart repository of render.chartRepositories has that URL; Tidemark renders without network access, so configure the repository or run \`helm dependency build\` and commit charts/`, path);
 }

@@ -1,9 +1,14 @@
 import type { ChartCredentials } from './chart-download';
 
-/** ChartRepositorySpec is one HTTP chart repository (an index.yaml and its archives). */
+/** ChartRepositorySpec is one chart repository: HTTP (an index.yaml and its archives) or an OCI registry path. */
 export interface ChartRepositorySpec {
-  /** The URL Chart.yaml dependencies name it by (https, or http on loopback); no credentials in it. */
+  /**
+   * The URL Chart.yaml dependencies name it by: https (or http on loopback), or oci://host/path for
+   * charts in an OCI registry (pulled by helm itself); no credentials in it.
+   */
   readonly url: string;
+  /** A CA certificate (PEM) an OCI registry's certificate may chain to. @defaultValue the system's roots */
+  readonly certificateAuthority?: string;
   /** Asked for at each download (a Secret's current data); the value is never logged or kept. */
   readonly credentials?: () => Promise<ChartCredentials>;
   /** Where the credentials come from, for messages, e.g. "Secret tidemark/charts on cluster mgmt". */

@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
 import { RenderFailure } from '../render-failure';
 import { ChartCache } from './chart-cache';
 import { checkScheme, getBounded, type ChartCredentials } from './chart-download';
 import { archiveInIndex } from './chart-index';
+import { archiveDigest, pullOciChart } from './chart-oci';
 import type { ChartReference, ChartRepositorySpec, KnownRepository } from './chart-reference';
 import { messageOf } from '@tidemark/contracts';
 
@@ -33,6 +35,8 @@ export interface ChartRepositoriesOptions {
   /** Where verified archives are kept, by repository, name, version and digest. Shared by processes. */
   cacheDir: string;
   limits?: Partial<ChartLimits>;
+  /** The pinned helm, whose own OCI client pulls charts from oci:// repositories. @defaultValue 'helm' on PATH */
+  helm?: string;
 }
 
 /**
@@ -48,8 +52,10 @@ export class ChartRepositories {
   private readonly limits: ChartLimits;
   private readonly cache: ChartCache;
   private readonly inFlight = new Map<string, Promise<string>>();
+  private readonly helm: string;
 
   constructor(options: ChartRepositoriesOptions) {
+    this.helm = options.helm ?? 'helm';
     this.limits = { ...defaultChartLimits, ...options.limits };
     this.known = options.repositories.map((spec) => ({ ...spec, base: baseOf(spec.url) }));
     this.cache = new ChartCache(options.cacheDir, this.limits);
@@ -86,6 +92,7 @@ export class ChartRepositories {
     const cached = await this.cache.find(reference);
     if (cached) return cached;
     const credentials = await this.credentialsOf(reference.repository, what);
+    if (reference.repository.base.protocol === 'oci:') return this.pullOci(reference, credentials?.value, what);
     const common = { ...(credentials ? { credentials } : {}), ...credentialsFrom(reference.repository), timeoutMs: this.limits.timeoutMs };
     const chunks: Uint8Array[] = [];
     const indexUrl = new URL('index.yaml', reference.repository.base);
@@ -103,6 +110,14 @@ export class ChartRepositories {
         throw new RenderFailure('ChartDigestMismatch', `${what}: the archive's SHA-256 digest is ${actual}, the repository's index.yaml says ${archive.digest}; it is refused`);
       }
     });
+  }
+
+  /** pullOci pulls a chart with helm's OCI client and keeps it in the cache, inspected like a downloaded one. */
+  private pullOci(reference: ChartReference, credentials: ChartCredentials | undefined, what: string): Promise<string> {
+    const pull = { helm: this.helm, reference, ...(credentials ? { credentials } : {}), maxArchiveBytes: this.limits.maxArchiveBytes, timeoutMs: this.limits.timeoutMs, what };
+    return pullOciChart(pull, async (archive) => this.cache.store(reference, await archiveDigest(archive), what, async (sink) => {
+      for await (const chunk of createReadStream(archive)) await sink(chunk as Buffer);
+    }));
   }
 
   private async credentialsOf(repository: KnownRepository, what: string): Promise<{ origin: string; value: ChartCredentials } | undefined> {
@@ -123,6 +138,7 @@ function credentialsFrom(repository: KnownRepository): { credentialsFrom?: strin
 }
 
 function baseOf(url: string): URL {
+  if (url.startsWith('oci://')) return ociBaseOf(url);
   let base: URL;
   try {
     base = new URL(url.replace(/\/*$/, '/'));
@@ -131,5 +147,18 @@ function baseOf(url: string): URL {
   }
   if (base.search || base.hash) throw new Error(`chart repository ${base.origin}${base.pathname}: give the URL without a query or fragment`);
   checkScheme(base, `chart repository ${base.origin}${base.pathname}`);
+  return base;
+}
+
+/** ociBaseOf reads oci://host[:port]/path: a registry host and a repository path, nothing else. */
+function ociBaseOf(url: string): URL {
+  let base: URL;
+  try {
+    base = new URL(url.replace(/\/*$/, '/'));
+  } catch {
+    throw new Error(`chart repository "${url}" is not a URL`);
+  }
+  if (base.username || base.password) throw new Error(`chart repository ${base.host}: carries credentials in the URL; give the repository a secretRef`);
+  if (base.search || base.hash || !base.host) throw new Error(`chart repository ${url}: give oci://host/path without a query or fragment`);
   return base;
 }
