@@ -120,3 +120,30 @@ describe('parseSourceSpec: tenancy fields', () => {
     expect(() => parseSourceSpec(input, 's')).toThrow(message);
   });
 });
+
+describe('parseSourceSpec: OCI sources', () => {
+  const oci = (fields: Record<string, unknown>) => ({ name: 'apps', url: 'oci://registry.example.com/team/apps', ref: { tag: 'v1' }, intervalMs: 60_000, ...fields });
+
+  it('reads an oci:// source with a tag, semver range or digest and its oci block', () => {
+    const digest = `sha256:${'a'.repeat(64)}`;
+    expect(parseSourceSpec(oci({ ref: { digest }, oci: { cosignKeys: [] } }), 'sources[0]')).toMatchObject({ ref: { digest }, oci: { insecure: false, cosignKeys: [] } });
+    expect(parseSourceSpec(oci({ ref: { semver: '1.x' }, auth: { username: 'robot', password: 'pw' } }), 'sources[0]').oci).toEqual({ insecure: false, cosignKeys: [] });
+  });
+
+  it.each([
+    [{ ref: { branch: 'main' } }, 'sources[0].ref: an OCI source follows a tag, a semver range or a digest'],
+    [{ url: 'oci://registry.example.com/Apps' }, 'sources[0].url: the OCI URL "Apps" is not a repository name'],
+    [{ oci: { insecure: true } }, 'sources[0].url: the OCI URL insecure (plain http) is allowed only for a loopback registry'],
+    [{ verify: { openpgpKeys: ['x'] } }, 'sources[0].verify: commit signatures are for Git sources; an OCI source names its cosign keys in oci.cosignKeys'],
+    [{ oci: { cosignKeys: ['not a key'] } }, 'sources[0].oci.cosignKeys: is not a PEM public key'],
+    [{ auth: { sshPrivateKey: 'k', knownHosts: 'h' } }, 'sources[0].auth: an OCI registry logs in with a username and password'],
+  ])('refuses %j', (fields, message) => {
+    expect(() => parseSourceSpec(oci(fields), 'sources[0]')).toThrow(message);
+  });
+
+  it('refuses a digest or an oci block on a Git source', () => {
+    const git = { name: 'apps', url: 'https://git.example.com/apps.git', intervalMs: 60_000 };
+    expect(() => parseSourceSpec({ ...git, ref: { digest: `sha256:${'a'.repeat(64)}` } }, 's')).toThrow('s.ref.digest: is for oci:// sources only');
+    expect(() => parseSourceSpec({ ...git, ref: { branch: 'main' }, oci: {} }, 's')).toThrow('s.oci: is for oci:// sources only');
+  });
+});

@@ -26,6 +26,10 @@ export function isLoopbackHost(hostname: string): boolean {
  */
 export function parseOciUrl(text: string, options: { insecure?: boolean } = {}): OciReference | { problem: string } {
   if (!text.startsWith('oci://')) return { problem: `"${text.slice(0, 80)}" does not start with oci://` };
+  // URL parsing would fold `a/../b` (and `%2e%2e`) into `b`: one repository spelled two ways is refused instead.
+  if (text.slice('oci://'.length).split('/').some((segment) => /^(\.|%2e){1,2}$/i.test(segment))) {
+    return { problem: `"${text.slice(0, 80)}" has a "." or ".." path segment` };
+  }
   let url: URL;
   try {
     url = new URL(`https://${text.slice('oci://'.length)}`);
