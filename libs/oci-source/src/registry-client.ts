@@ -47,6 +47,8 @@ const tokenMargin = 10_000;
 export class RegistryClient {
   private token: { value: string; expiresAt: number } | undefined;
   private challenge: AuthChallenge | undefined;
+  // Why a login was not sent to the token service, for the message when the registry then refuses.
+  private withheld: string | undefined;
   /** requests counts the requests sent (logins included), for tests and benchmarks. */
   requests = 0;
 
@@ -65,7 +67,7 @@ export class RegistryClient {
     this.challenge = challenge;
     this.token = undefined;
     const second = await this.follow(get, await this.authorization());
-    if (second.status === 401) throw this.refused(get, second, await this.credentialAdvice());
+    if (second.status === 401) throw this.refused(get, second, this.withheld ?? (await this.credentialAdvice()));
     return second;
   }
 
@@ -114,14 +116,16 @@ export class RegistryClient {
     if (challenge.service) realm.searchParams.set('service', challenge.service);
     const sameOrigin = realm.origin === origin;
     const login = sameOrigin && credentials && 'username' in credentials ? basic(credentials) : undefined;
+    this.withheld = !sameOrigin && credentials
+      ? `(the registry's token service is on ${realm.origin}, not the registry's origin ${origin}, so the source's credentials were not sent there and only an anonymous token was asked for)`
+      : undefined;
     this.requests += 1;
     const response = await boundedRequest({
       method: 'GET', url: realm, headers: login ? { authorization: login } : {}, maxBytes: maxTokenBytes,
       timeoutMs: this.options.timeoutMs ?? 30_000, what, ...(this.options.ca ? { ca: this.options.ca } : {}),
     });
     if (response.status >= 300) {
-      const advice = !sameOrigin && credentials ? `; the realm is on ${realm.origin}, not the registry's origin ${origin}, so the source's credentials were not sent there` : await this.credentialAdvice();
-      throw new OciSourceError('OciAuthFailed', `${what} at ${realm.origin} answered ${response.status}${advice}`);
+      throw new OciSourceError('OciAuthFailed', `${what} at ${realm.origin} answered ${response.status} ${this.withheld ?? (await this.credentialAdvice())}`);
     }
     const parsed = parseToken(response.body);
     if (!parsed) throw new OciSourceError('OciAuthFailed', `${what} at ${realm.origin} answered without a token`);

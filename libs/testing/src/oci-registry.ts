@@ -34,9 +34,16 @@ export interface StartOciRegistryOptions {
   storageDir?: string;
   /** Blob downloads answer 307 to this base URL (distribution's redirect storage middleware), as registries on S3 or a CDN do. */
   redirectBlobsTo?: string;
+  /**
+   * The registry token flow instead of htpasswd: clients are sent to `realm` for a JWT, which the
+   * registry checks against the keys in `jwksFile` (a JSON Web Key Set). @defaultValue htpasswd auth
+   */
+  tokenAuth?: { realm: string; service: string; issuer: string; jwksFile: string };
+  /** The login oras and `registryConfig` use (and htpasswd holds). @defaultValue a new random one */
+  user?: { username: string; password: string };
 }
 
-/** TestOciRegistry is a real distribution registry on loopback over TLS with htpasswd (bcrypt) auth. */
+/** TestOciRegistry is a real distribution registry on loopback over TLS with htpasswd (bcrypt) auth, or the token flow. */
 export interface TestOciRegistry {
   /** 127.0.0.1:PORT, as oras and helm name it. */
   host: string;
@@ -47,7 +54,7 @@ export interface TestOciRegistry {
   caPem: string;
   ca: TestCa;
   storageDir: string;
-  /** The one user of the registry's htpasswd file. */
+  /** The one user of the registry's htpasswd file (with tokenAuth, whatever the token service accepts). */
   user: { username: string; password: string };
   /** oci://127.0.0.1:PORT/<repository> */
   url(repository: string): string;
@@ -72,7 +79,7 @@ export async function startOciRegistry(options: StartOciRegistryOptions = {}): P
   const ca = options.ca ?? (await makeTestCa('Tidemark OCI test CA'));
   const certificate = await ca.issue('registry', ['127.0.0.1', 'localhost']);
   const port = await freePort();
-  const user = { username: 'tidemark', password: randomBytes(12).toString('hex') };
+  const user = options.user ?? { username: 'tidemark', password: randomBytes(12).toString('hex') };
   const htpasswd = await run(htpasswdBinary, [user.username], { input: `${user.password}\n` });
   await writeFile(join(dir, 'htpasswd'), htpasswd);
   const storageDir = options.storageDir ?? join(dir, 'data');
@@ -82,7 +89,9 @@ export async function startOciRegistry(options: StartOciRegistryOptions = {}): P
     'log:\n  level: warn\n  accesslog:\n    disabled: true',
     `storage:\n  filesystem:\n    rootdirectory: ${storageDir}\n  delete:\n    enabled: true`,
     `http:\n  addr: 127.0.0.1:${port}\n  secret: ${randomBytes(16).toString('hex')}\n  tls:\n    certificate: ${certificate.certFile}\n    key: ${certificate.keyFile}`,
-    `auth:\n  htpasswd:\n    realm: tidemark-test\n    path: ${join(dir, 'htpasswd')}`,
+    options.tokenAuth
+      ? `auth:\n  token:\n    realm: ${options.tokenAuth.realm}\n    service: ${options.tokenAuth.service}\n    issuer: ${options.tokenAuth.issuer}\n    jwks: ${options.tokenAuth.jwksFile}`
+      : `auth:\n  htpasswd:\n    realm: tidemark-test\n    path: ${join(dir, 'htpasswd')}`,
     middleware,
   ].join('\n'));
   const child: ChildProcess = spawn(registryBinary, ['serve', join(dir, 'config.yml')], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, OTEL_TRACES_EXPORTER: 'none' } });
