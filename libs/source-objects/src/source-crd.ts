@@ -24,11 +24,12 @@ const SourceObjectStatus = Type.Object({
 });
 
 // Checked at admission, so a bad Source never reaches the reconciler (which checks again with parseSourceSpec).
-// SSH: ssh:// (git+ssh://) or git's scp-like user@host:path, whose path never starts with "//".
+// SSH: ssh:// (git+ssh://) or git's scp-like user@host:path, whose path never starts with "//". OCI: oci://host/repository.
 const urlRule = {
   rule: "self.url.startsWith('https://') || self.url.matches('^http://(localhost|127\\\\.[0-9]+\\\\.[0-9]+\\\\.[0-9]+|\\\\[::1\\\\])(:[0-9]+)?(/.*)?$')"
-    + " || self.url.matches('^(ssh|git\\\\+ssh|ssh\\\\+git)://') || self.url.matches('^([A-Za-z0-9._-]+@)?([A-Za-z0-9.-]+|\\\\[[0-9A-Fa-f:.]+\\\\]):([^/]|/[^/])')",
-  message: 'url must use https (plain http is allowed only for loopback hosts), ssh:// or the scp-like user@host:path',
+    + " || self.url.matches('^(ssh|git\\\\+ssh|ssh\\\\+git)://') || self.url.matches('^([A-Za-z0-9._-]+@)?([A-Za-z0-9.-]+|\\\\[[0-9A-Fa-f:.]+\\\\]):([^/]|/[^/])')"
+    + " || self.url.startsWith('oci://')",
+  message: 'url must use https (plain http is allowed only for loopback hosts), ssh://, the scp-like user@host:path, or oci:// for an OCI artifact source',
 };
 // An SSH URL names its login (git@), never a password; any other user part is a credential.
 const noCredentialsRule = {
