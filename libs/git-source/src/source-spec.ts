@@ -127,6 +127,14 @@ export class SourceSpecError extends TerminalError {
   }
 }
 
+/** optionalSettings are the per-source settings that are absent unless set. */
+function optionalSettings(input: Static<typeof SourceSpecInput>): Pick<SourceSpec, 'healthTimeoutMs' | 'driftPolicy'> {
+  return {
+    ...(input.healthTimeoutMs !== undefined ? { healthTimeoutMs: input.healthTimeoutMs } : {}),
+    ...(input.driftPolicy !== undefined ? { driftPolicy: input.driftPolicy } : {}),
+  };
+}
+
 /** parseSourceSpec validates one source from a config file; `where` names it in errors (e.g. "sources[2]"). */
 export function parseSourceSpec(input: unknown, where: string): SourceSpec {
   if (!Value.Check(SourceSpecInput, input)) {
@@ -151,8 +159,7 @@ export function parseSourceSpec(input: unknown, where: string): SourceSpec {
     ...(input.auth ? { auth: Object.freeze(input.auth) } : {}),
     ignoreFile,
     manageBuiltinCrds: Object.freeze([...(input.manageBuiltinCrds ?? [])]),
-    ...(input.healthTimeoutMs !== undefined ? { healthTimeoutMs: input.healthTimeoutMs } : {}),
-    ...(input.driftPolicy !== undefined ? { driftPolicy: input.driftPolicy } : {}),
+    ...optionalSettings(input),
     ...location,
     ...tenancyOf(input, where),
   });
