@@ -11,6 +11,10 @@ import { LoginThrottle } from './auth/login-throttle';
 import type { AccessToken } from './auth/principal';
 import { SessionStore } from './auth/session-store';
 import { TokenIndex } from './auth/token-index';
+import { OidcClient } from './auth/oidc-client';
+import { hasCliClient, OidcBearer } from './auth/oidc-bearer';
+import { oidcRoutes } from './auth/oidc-routes';
+import type { OidcSettings } from './auth/oidc-settings';
 import { liveUpdates } from './live/live-updates';
 import { TreeFeed } from './live/tree-feed';
 import { registerMetrics } from './metrics-routes';
@@ -45,7 +49,7 @@ export interface DashboardDeps {
    * tokens: who may sign in. sessionSecret: key of the token fingerprints kept with each session
    * (a token that changes ends its sessions). sessionLifetimeMs: @defaultValue 12 hours.
    */
-  auth: { tokens: readonly AccessToken[]; sessionSecret: string; secureCookies?: boolean; sessionLifetimeMs?: number };
+  auth: { tokens: readonly AccessToken[]; sessionSecret: string; secureCookies?: boolean; sessionLifetimeMs?: number; oidc?: OidcSettings };
   /** Clusters and sources to show before any record names them. */
   clusters?: readonly string[];
   sources?: readonly string[];
@@ -88,6 +92,13 @@ const securityHeaders = {
 const noPreviewQueue: Pick<PreviewQueue, 'enqueue'> = {
   enqueue: () => Promise.reject(new Error('this dashboard has no preview queue')),
 };
+
+/** signOnOf builds single sign-on's relying party, and the verifier of the CLI's ID tokens when the CLI's client is named. */
+function signOnOf(settings: OidcSettings | undefined): { signOn?: { client: OidcClient; settings: OidcSettings }; oidcBearer?: OidcBearer } {
+  if (!settings) return {};
+  const client = new OidcClient(settings);
+  return { signOn: { client, settings }, ...(hasCliClient(settings) ? { oidcBearer: new OidcBearer(settings, client) } : {}) };
+}
 
 /**
  * buildDashboard returns the fastify app, not listening. The status cache starts in an onReady
@@ -150,12 +161,15 @@ export async function buildDashboard(deps: DashboardDeps): Promise<FastifyInstan
   // One throttle for sign-ins and bearer tokens: both guess the same tokens. In Redis, so that
   // every replica counts the same failures.
   const throttle = new LoginThrottle({ redis: deps.redis, prefix: deps.statusStore.keys.prefix });
-  await app.register(loginRoutes, { sessions, secureCookies: deps.auth.secureCookies ?? false, throttle });
+  const audit = new AuditLog({ redis: deps.redis, prefix: deps.statusStore.keys.prefix, ...(deps.auditMaxRecords ? { maxRecords: deps.auditMaxRecords } : {}) });
+  const secureCookies = deps.auth.secureCookies ?? false;
+  const { signOn, oidcBearer } = signOnOf(deps.auth.oidc);
+  await app.register(loginRoutes, { sessions, secureCookies, throttle, audit, ...(signOn ? { signOn: signOn.client } : {}) });
+  if (signOn) await app.register(oidcRoutes, { oidc: signOn.client, settings: signOn.settings, sessions, redis: deps.redis, prefix: deps.statusStore.keys.prefix, throttle, audit, secureCookies });
 
   // Everything below needs a principal: the hook is encapsulated in this scope.
-  const audit = new AuditLog({ redis: deps.redis, prefix: deps.statusStore.keys.prefix, ...(deps.auditMaxRecords ? { maxRecords: deps.auditMaxRecords } : {}) });
   await app.register(async (scope) => {
-    scope.addHook('onRequest', authenticate({ tokens, sessions, throttle }));
+    scope.addHook('onRequest', authenticate({ tokens, sessions, throttle, signOn: signOn !== undefined, ...(oidcBearer ? { oidcBearer } : {}) }));
     // Every action below, done or refused (401, 403, 429 included), is an audit record.
     scope.addHook('onSend', recordActions(audit));
     // Read-your-writes: every view a request shows holds every status write made before it, so

@@ -7,6 +7,7 @@ import type { TokenScope } from './auth/token-scope';
 import type { AccessToken } from './auth/principal';
 import { parseRedisNode, withRedisTls, type RedisAuth, type RedisEndpoint, type RedisTlsFiles } from '@tidemark/queue';
 import { messageOf } from '@tidemark/contracts';
+import { parseOidcSettings, type OidcSettings } from './auth/oidc-settings';
 
 /** ConfigError is a mistake in the dashboard configuration; its message names the variable. */
 export class ConfigError extends Error {
@@ -19,7 +20,7 @@ export class ConfigError extends Error {
 
 const TokenInput = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9._@-]+$' }),
-  role: Type.Union([Type.Literal('viewer'), Type.Literal('operator')]),
+  role: Type.Union([Type.Literal('viewer'), Type.Literal('operator'), Type.Literal('admin')]),
   // Short tokens can be guessed; 16 characters is the floor, 32+ random ones are advised.
   token: Type.String({ minLength: 16, maxLength: 512 }),
   // Limits the token to these sources and namespaces (either list may be left out, not both).
@@ -65,6 +66,8 @@ export interface DashboardConfig {
   readonly inCluster?: string;
   /** The ServiceAccount each source's objects are acted on as (TIDEMARK_DASHBOARD_SOURCE_IDENTITIES, JSON `{"team-a": "team-a/deployer"}`). */
   readonly sourceIdentities: Readonly<Record<string, { readonly namespace: string; readonly name: string }>>;
+  /** Single sign-on (TIDEMARK_DASHBOARD_OIDC_FILE and the client secret); without it, tokens only. */
+  readonly oidc?: OidcSettings;
 }
 
 type Environment = Readonly<Record<string, string | undefined>>;
@@ -78,6 +81,7 @@ export function loadConfig(env: Environment = process.env): DashboardConfig {
   if (secret !== undefined && secret.length < 32) {
     throw new ConfigError('TIDEMARK_DASHBOARD_SESSION_SECRET must be at least 32 characters; generate one with `openssl rand -hex 32`.');
   }
+  const oidc = readOidc(env);
   const config: DashboardConfig = {
     host: env.TIDEMARK_DASHBOARD_HOST ?? '127.0.0.1',
     port: parsePort(env.TIDEMARK_DASHBOARD_PORT ?? '8080'),
@@ -85,7 +89,7 @@ export function loadConfig(env: Environment = process.env): DashboardConfig {
     redis: redisTlsOf(env, redisEndpointOf(env)),
     redisPrefix: env.TIDEMARK_REDIS_PREFIX ?? 'tidemark',
     clusters: (env.TIDEMARK_DASHBOARD_CLUSTERS ?? '').split(',').map((name) => name.trim()).filter((name) => name.length > 0),
-    tokens: readTokens(env),
+    tokens: readTokens(env, oidc !== undefined),
     ...(env.TIDEMARK_DASHBOARD_TOKENS_FILE ? { tokensFile: env.TIDEMARK_DASHBOARD_TOKENS_FILE } : {}),
     sessionSecret: secret ?? randomBytes(32).toString('hex'),
     sessionSecretGenerated: secret === undefined,
@@ -96,6 +100,7 @@ export function loadConfig(env: Environment = process.env): DashboardConfig {
     kubeconfigs: stringMap(env.TIDEMARK_DASHBOARD_KUBECONFIGS, 'TIDEMARK_DASHBOARD_KUBECONFIGS', 'a cluster name to the path of its kubeconfig file'),
     ...(env.TIDEMARK_DASHBOARD_IN_CLUSTER ? { inCluster: clusterName(env.TIDEMARK_DASHBOARD_IN_CLUSTER, 'TIDEMARK_DASHBOARD_IN_CLUSTER') } : {}),
     sourceIdentities: sourceIdentities(env.TIDEMARK_DASHBOARD_SOURCE_IDENTITIES),
+    ...(oidc ? { oidc } : {}),
   };
   return Object.freeze({ ...config, redis: Object.freeze(config.redis), clusters: Object.freeze([...config.clusters]), trustedProxies: Object.freeze([...config.trustedProxies]), tokens: Object.freeze(config.tokens.map((token) => Object.freeze(token))) });
 }
@@ -167,11 +172,43 @@ function parsePort(raw: string): number {
   return port;
 }
 
-function readTokens(env: Environment): AccessToken[] {
+/**
+ * readOidc reads single sign-on: TIDEMARK_DASHBOARD_OIDC_FILE (JSON: issuer, clientId, redirectUri,
+ * groups) and the client secret from TIDEMARK_DASHBOARD_OIDC_CLIENT_SECRET_FILE, else
+ * TIDEMARK_DASHBOARD_OIDC_CLIENT_SECRET. Neither the secret nor its file's text is ever quoted.
+ */
+function readOidc(env: Environment): OidcSettings | undefined {
+  const file = env.TIDEMARK_DASHBOARD_OIDC_FILE;
+  if (!file) return undefined;
+  const secretFile = env.TIDEMARK_DASHBOARD_OIDC_CLIENT_SECRET_FILE;
+  let secret = env.TIDEMARK_DASHBOARD_OIDC_CLIENT_SECRET;
+  if (secretFile) {
+    try {
+      secret = readFileSync(secretFile, 'utf8').trim();
+    } catch (error) {
+      throw new ConfigError(`TIDEMARK_DASHBOARD_OIDC_CLIENT_SECRET_FILE: could not read ${secretFile}: ${messageOf(error)}.`);
+    }
+  }
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new ConfigError(`TIDEMARK_DASHBOARD_OIDC_FILE: could not read ${file}: ${messageOf(error)}.`);
+  }
+  try {
+    return parseOidcSettings(text, file, secret);
+  } catch (error) {
+    throw new ConfigError(messageOf(error));
+  }
+}
+
+function readTokens(env: Environment, signOnConfigured: boolean): AccessToken[] {
   const file = env.TIDEMARK_DASHBOARD_TOKENS_FILE;
   const inline = env.TIDEMARK_DASHBOARD_TOKENS;
+  // With single sign-on, tokens are for automation only and may be left out.
+  if (file === undefined && inline === undefined && signOnConfigured) return [];
   if (file === undefined && inline === undefined) {
-    throw new ConfigError('Set TIDEMARK_DASHBOARD_TOKENS_FILE (or TIDEMARK_DASHBOARD_TOKENS): a JSON list of {"name", "role": "viewer"|"operator", "token"}. The dashboard refuses to run without auth.');
+    throw new ConfigError('Set TIDEMARK_DASHBOARD_TOKENS_FILE (or TIDEMARK_DASHBOARD_TOKENS): a JSON list of {"name", "role": "viewer"|"operator", "token"}. Or set TIDEMARK_DASHBOARD_OIDC_FILE for single sign-on. The dashboard refuses to run without auth.');
   }
   const where = file ?? 'TIDEMARK_DASHBOARD_TOKENS';
   return parseTokens(file === undefined ? (inline ?? '') : readTokenFile(file), where);

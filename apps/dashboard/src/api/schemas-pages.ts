@@ -3,7 +3,8 @@ import { StateCountsBody } from './schemas';
 
 export const SessionBody = Type.Object({
   name: Type.String(),
-  role: Type.Union([Type.Literal('viewer'), Type.Literal('operator')]),
+  role: Type.Union([Type.Literal('viewer'), Type.Literal('operator'), Type.Literal('admin')]),
+  groups: Type.Optional(Type.Array(Type.String(), { description: 'A single sign-on user\'s groups, as they were at sign-in.' })),
   via: Type.Union([Type.Literal('bearer'), Type.Literal('session')]),
   csrf: Type.Optional(Type.String({ description: 'Send it as X-CSRF-Token on actions made with the session cookie.' })),
 });

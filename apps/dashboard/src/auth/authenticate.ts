@@ -1,10 +1,12 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { csrfInvalid, forbidden, tooManyAttempts, unauthenticated } from '../api/dashboard-error';
 import { throttleKey, type LoginThrottle } from './login-throttle';
-import type { Principal } from './principal';
+import { mayAct, type Principal } from './principal';
 import { readCookie, sameText, sessionCookieName } from './session-cookie';
 import type { SessionStore } from './session-store';
 import type { TokenIndex } from './token-index';
+import type { OidcBearer } from './oidc-bearer';
+import { signOnMarkerCookie } from './oidc-routes';
 
 /** csrfHeader carries the session's CSRF token on JSON requests made from our pages. */
 export const csrfHeader = 'x-csrf-token';
@@ -15,6 +17,10 @@ export interface AuthenticateOptions {
   sessions: SessionStore;
   /** Failed bearer tokens count here per client address, like failed sign-ins. */
   throttle: LoginThrottle;
+  /** ID tokens from `tidemark login`, when single sign-on names the CLI's client. */
+  oidcBearer?: OidcBearer;
+  /** Single sign-on is configured: a browser that signed on before goes back to the provider. */
+  signOn?: boolean;
 }
 
 /**
@@ -24,28 +30,37 @@ export interface AuthenticateOptions {
  * A success does not reset the count (a viewer's token must not buy more guesses at an operator's).
  */
 export async function principalOf(request: FastifyRequest, reply: FastifyReply, options: AuthenticateOptions): Promise<Principal | undefined> {
-  const { tokens, sessions, throttle } = options;
   const authorization = request.headers.authorization;
-  if (authorization !== undefined) {
-    const client = throttleKey(request.ip);
-    const wait = await throttle.blockedFor(client);
-    if (wait > 0) {
-      reply.header('retry-after', String(wait));
-      throw tooManyAttempts(wait);
-    }
-    // A wrong bearer token is refused even if a valid cookie came along: no silent fallback.
-    const match = /^Bearer\s+(\S+)$/i.exec(authorization);
-    const found = match?.[1] ? tokens.find(match[1]) : undefined;
-    if (found) return { ...found, via: 'bearer' };
-    await throttle.failed(client);
-    request.log.warn({ client: request.ip }, 'bearer token refused: unknown token');
-    return undefined;
-  }
+  if (authorization !== undefined) return bearerPrincipal(request, reply, authorization, options);
   const cookie = readCookie(request.headers.cookie, sessionCookieName);
-  const session = cookie ? await sessions.verify(cookie) : undefined;
+  const session = cookie ? await options.sessions.verify(cookie) : undefined;
   if (!session) return undefined;
-  const scope = tokens.scopeOf(session.name);
+  if (session.signOn) {
+    const { scope, groups } = session.signOn;
+    return { name: session.name, role: session.role, via: 'session', csrf: session.csrf, groups, ...(scope ? { scope } : {}) };
+  }
+  const scope = options.tokens.scopeOf(session.name);
   return { name: session.name, role: session.role, via: 'session', csrf: session.csrf, ...(scope ? { scope } : {}) };
+}
+
+/** bearerPrincipal: a static token, else an ID token from `tidemark login`; any other is a counted failure. */
+async function bearerPrincipal(request: FastifyRequest, reply: FastifyReply, authorization: string, options: AuthenticateOptions): Promise<Principal | undefined> {
+  const { tokens, throttle, oidcBearer } = options;
+  const client = throttleKey(request.ip);
+  const wait = await throttle.blockedFor(client);
+  if (wait > 0) {
+    reply.header('retry-after', String(wait));
+    throw tooManyAttempts(wait);
+  }
+  // A wrong bearer token is refused even if a valid cookie came along: no silent fallback.
+  const presented = /^Bearer\s+(\S+)$/i.exec(authorization)?.[1];
+  const found = presented ? tokens.find(presented) : undefined;
+  if (found) return { ...found, via: 'bearer' };
+  const signedOn = presented && oidcBearer ? await oidcBearer.verify(presented) : undefined;
+  if (signedOn && 'principal' in signedOn) return signedOn.principal;
+  await throttle.failed(client);
+  request.log.warn({ client: request.ip, ...(signedOn ? { reason: signedOn.refused } : {}) }, signedOn ? 'bearer token refused: ID token' : 'bearer token refused: unknown token');
+  return undefined;
 }
 
 /** authenticate is an onRequest hook: API calls get 401, pages are sent to the login form. */
@@ -57,7 +72,9 @@ export function authenticate(options: AuthenticateOptions) {
       return;
     }
     if (request.url.startsWith('/api/') || request.method !== 'GET') throw unauthenticated();
-    await reply.redirect(`/login?next=${encodeURIComponent(request.url)}`, 303);
+    // An expired single sign-on session goes back to the provider, which may sign in again at once.
+    const backToProvider = options.signOn === true && readCookie(request.headers.cookie, signOnMarkerCookie) !== undefined;
+    await reply.redirect(`${backToProvider ? '/auth/oidc/login' : '/login'}?next=${encodeURIComponent(request.url)}`, 303);
   };
 }
 
@@ -74,5 +91,5 @@ export async function requireOperator(request: FastifyRequest): Promise<void> {
     const presented = typeof header === 'string' ? header : typeof field === 'string' ? field : '';
     if (!principal.csrf || !sameText(presented, principal.csrf)) throw csrfInvalid();
   }
-  if (principal.role !== 'operator') throw forbidden();
+  if (!mayAct(principal)) throw forbidden();
 }

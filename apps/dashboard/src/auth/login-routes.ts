@@ -5,12 +5,20 @@ import { readCookie, sessionCookieName } from './session-cookie';
 import type { SessionStore } from './session-store';
 import { throttleKey, type LoginThrottle } from './login-throttle';
 import { tooManyAttempts } from '../api/dashboard-error';
+import type { AuditLog } from '@tidemark/status-store';
+import { recordSignIn } from './sign-in-audit';
+import type { OidcClient } from './oidc-client';
+import { signOnMarkerCookie } from './oidc-routes';
 
 export interface LoginRoutesOptions {
   sessions: SessionStore;
   secureCookies: boolean;
   /** Failed sign-ins per client address (and claimed name), shared with bearer tokens on /api/*. */
   throttle: LoginThrottle;
+  /** Sign-ins, sign-outs and refused sign-ins are recorded here. */
+  audit: AuditLog;
+  /** Single sign-on, when configured: the form offers it, and sign-out ends the provider's session too. */
+  signOn?: OidcClient;
 }
 
 // Stands for the dashboard's own origin: `next` is resolved the way a browser resolves a
@@ -37,7 +45,7 @@ export function safeNext(next: string | undefined): string {
 }
 
 /** loginRoutes: the sign-in form (token → session cookie) and sign-out. They need no session. */
-export async function loginRoutes(app: FastifyInstance, { sessions, secureCookies, throttle }: LoginRoutesOptions): Promise<void> {
+export async function loginRoutes(app: FastifyInstance, { sessions, secureCookies, throttle, audit, signOn }: LoginRoutesOptions): Promise<void> {
   // Lax, not Strict: a link to a dashboard page from chat or mail must open signed in. Cross-site
   // posts still carry no cookie under Lax, and every action checks the CSRF token besides.
   const cookie = (value: string, maxAge: number) =>
@@ -45,7 +53,7 @@ export async function loginRoutes(app: FastifyInstance, { sessions, secureCookie
 
   app.get<{ Querystring: { next?: string; failed?: string } }>('/login', {
     schema: { hide: true, querystring: Type.Object({ next: Type.Optional(Type.String({ maxLength: 2000 })), failed: Type.Optional(Type.String({ maxLength: 1 })) }) },
-  }, async (request, reply) => reply.type('text/html; charset=utf-8').send(loginPage(safeNext(request.query.next), request.query.failed === '1').value));
+  }, async (request, reply) => reply.type('text/html; charset=utf-8').send(loginPage({ next: safeNext(request.query.next), failed: request.query.failed === '1', signOn: signOn !== undefined }).value));
 
   // With a name, failures count per (address, name): behind a shared address (an Ingress without
   // trusted proxies), one client's guesses lock out the names it tried, not everyone.
@@ -65,18 +73,27 @@ export async function loginRoutes(app: FastifyInstance, { sessions, secureCookie
       await throttle.failed(client);
       // Who tried, never what: the token stays out of the log.
       request.log.warn({ client: request.ip, ...(name ? { name } : {}) }, 'sign-in failed: unknown token');
+      await recordSignIn(audit, request, { actor: name ? { name } : { name: 'anonymous', via: 'anonymous' }, method: 'token', status: 401, reason: 'unknown token' });
       return reply.redirect(`/login?failed=1&next=${encodeURIComponent(next)}`, 303);
     }
     // Only a named key is cleared: a right viewer token must not buy more guesses for the address.
     if (name) await throttle.succeeded(client);
+    await recordSignIn(audit, request, { actor: { name: opened.session.name, role: opened.session.role, via: 'session' }, method: 'token', status: 303 });
     return reply.header('set-cookie', cookie(opened.id, sessions.maxAgeSeconds)).redirect(next, 303);
   });
 
   // Sign-out ends the session on the server, so a copied cookie stops working too. A forged
-  // sign-out only signs someone out, so it needs no CSRF check.
+  // sign-out only signs someone out, so it needs no CSRF check. A single sign-on session goes on
+  // to the provider's end-session endpoint, when it has one, so the provider forgets it too.
   app.post('/logout', { schema: { hide: true } }, async (request, reply) => {
     const id = readCookie(request.headers.cookie, sessionCookieName);
+    const session = id ? await sessions.verify(id) : undefined;
     if (id) await sessions.end(id);
-    return reply.header('set-cookie', cookie('', 0)).redirect('/login', 303);
+    reply.header('set-cookie', [cookie('', 0), `${signOnMarkerCookie}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0${secureCookies ? '; Secure' : ''}`]);
+    if (!session) return reply.redirect('/login', 303);
+    const signOnMethod = session.signOn ? 'oidc' : 'token';
+    await recordSignIn(audit, request, { actor: { name: session.name, role: session.role, via: 'session', ...(session.signOn ? { groups: session.signOn.groups } : {}) }, method: signOnMethod, status: 303, action: 'session.sign-out' });
+    const endSession = session.signOn && signOn ? await signOn.endSessionUrl().catch(() => undefined) : undefined;
+    return reply.redirect(endSession?.href ?? '/login', 303);
   });
 }

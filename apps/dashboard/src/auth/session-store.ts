@@ -1,8 +1,9 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import type { RecordKeys } from '@tidemark/contracts';
-import type { Role } from './principal';
+import { roles, type Role } from './principal';
 import { sameText } from './session-cookie';
 import type { TokenIndex } from './token-index';
+import type { TokenScope } from './token-scope';
 import type { RedisClient } from '@tidemark/contracts';
 
 /** Session is what the server keeps for a signed-in browser: who, until when, and its CSRF token. */
@@ -13,10 +14,19 @@ export interface Session {
   csrf: string;
   /** Expiry, ms since the epoch. */
   exp: number;
+  /** Set for a single sign-on session: who the provider said, and what their groups gave. */
+  signOn?: SignOn;
+}
+
+/** SignOn is what a single sign-on session keeps: the provider's subject, the groups and the scope they gave at sign-in. */
+export interface SignOn {
+  subject: string;
+  groups: string[];
+  scope?: TokenScope;
 }
 
 interface StoredSession extends Session {
-  /** HMAC of the token the session signed in with: a changed or removed token ends it. */
+  /** HMAC of the token the session signed in with: a changed or removed token ends it ('' for single sign-on). */
   token: string;
   /**
    * HMAC under the session secret of the id's hash and the record's fields: the record is valid
@@ -72,6 +82,24 @@ export class SessionStore {
     return { id, session };
   }
 
+  /**
+   * issueSignedOn opens a session for a user the OpenID provider vouched for. Its role and scope
+   * are fixed at sign-in from the user's groups: a changed mapping or group applies at the next one.
+   */
+  async issueSignedOn(user: { name: string; role: Role; signOn: SignOn }, now = Date.now()): Promise<{ id: string; session: Session }> {
+    const id = randomBytes(32).toString('base64url');
+    const session: Session = { name: user.name, role: user.role, csrf: randomBytes(24).toString('base64url'), exp: now + this.lifetimeMs, signOn: user.signOn };
+    const fields = { ...session, token: '' };
+    const stored: StoredSession = { ...fields, mac: this.mac(digest(id), fields) };
+    const owner = signOnOwner(user.signOn.subject);
+    await this.options.redis.multi()
+      .set(this.key(id), JSON.stringify(stored), 'PX', this.lifetimeMs)
+      .sadd(this.byName(owner), digest(id))
+      .pexpire(this.byName(owner), this.lifetimeMs)
+      .exec();
+    return { id, session };
+  }
+
   /** verify returns the live session of a cookie value, or undefined (unknown, ended, expired, token changed). */
   async verify(id: string, now = Date.now()): Promise<Session | undefined> {
     if (id.length === 0 || id.length > 128) return undefined;
@@ -84,12 +112,14 @@ export class SessionStore {
       return undefined;
     }
     const { tokens } = this.options;
-    const stale = tokens.roleOf(stored.name) !== stored.role || !tokens.hasFingerprint(stored.name, stored.token, (value) => this.fingerprint(value));
+    // A single sign-on session answers to the provider, not to the token list.
+    const stale = stored.signOn === undefined
+      && (tokens.roleOf(stored.name) !== stored.role || !tokens.hasFingerprint(stored.name, stored.token, (value) => this.fingerprint(value)));
     if (stored.exp <= now || stale) {
       await this.end(id);
       return undefined;
     }
-    return { name: stored.name, role: stored.role, csrf: stored.csrf, exp: stored.exp };
+    return { name: stored.name, role: stored.role, csrf: stored.csrf, exp: stored.exp, ...(stored.signOn ? { signOn: stored.signOn } : {}) };
   }
 
   /** end deletes one session (sign-out). */
@@ -116,7 +146,9 @@ export class SessionStore {
 
   /** mac binds a record's fields to the hash of its id, under the session secret. */
   private mac(idHash: string, record: Omit<StoredSession, 'mac'>): string {
-    const canonical = JSON.stringify([idHash, record.name, record.role, record.csrf, record.exp, record.token]);
+    const fields: unknown[] = [idHash, record.name, record.role, record.csrf, record.exp, record.token];
+    if (record.signOn) fields.push(record.signOn.subject, record.signOn.groups, record.signOn.scope ?? null);
+    const canonical = JSON.stringify(fields);
     return createHmac('sha256', this.options.secret).update('tidemark-session\0').update(canonical).digest('base64url');
   }
 
@@ -129,13 +161,26 @@ function digest(value: string): string {
   return createHash('sha256').update(value).digest('hex');
 }
 
+/** signOnOwner is the name a single sign-on user's sessions are listed under: never a token's name. */
+export function signOnOwner(subject: string): string {
+  return `oidc\0${subject}`;
+}
+
 function parseStored(text: string): StoredSession | undefined {
   try {
     const value = JSON.parse(text) as Partial<StoredSession>;
-    const valid = typeof value.name === 'string' && (value.role === 'viewer' || value.role === 'operator')
-      && typeof value.csrf === 'string' && typeof value.exp === 'number' && typeof value.token === 'string' && typeof value.mac === 'string';
+    const valid = typeof value.name === 'string' && roles.includes(value.role as Role)
+      && typeof value.csrf === 'string' && typeof value.exp === 'number' && typeof value.token === 'string' && typeof value.mac === 'string'
+      && (value.signOn === undefined || validSignOn(value.signOn));
     return valid ? (value as StoredSession) : undefined;
   } catch {
     return undefined;
   }
+}
+
+function validSignOn(value: unknown): boolean {
+  const signOn = value as Partial<SignOn> | null;
+  const list = (items: unknown) => Array.isArray(items) && items.every((item) => typeof item === 'string');
+  const scope = signOn?.scope as Partial<TokenScope> | undefined;
+  return typeof signOn?.subject === 'string' && list(signOn.groups) && (scope === undefined || (list(scope.sources) && list(scope.namespaces)));
 }

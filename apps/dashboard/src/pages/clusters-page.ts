@@ -1,5 +1,5 @@
 import type { ClusterRow } from '../view/dashboard-data';
-import type { Principal } from '../auth/principal';
+import { mayAct, type Principal } from '../auth/principal';
 import { clusterQueue, queueLegend } from './queue-page';
 import { duration, timeAgo } from './format';
 import { html, type SafeHtml } from './html';
@@ -31,7 +31,7 @@ function freezeFacts(row: ClusterRow, principal: Principal | undefined): SafeHtm
   const state = freeze
     ? html`<span class="badge state-stalled">frozen</span> by ${freeze.by} since ${freeze.since}${freeze.reason ? html`: ${freeze.reason}` : ''}. Nothing is applied or pruned here until it is unfrozen.`
     : html`not frozen`;
-  if (principal?.role !== 'operator' || principal.scope) return html`<dt>Freeze</dt><dd id="cluster-freeze">${state}</dd>`;
+  if (!mayAct(principal) || principal.scope) return html`<dt>Freeze</dt><dd id="cluster-freeze">${state}</dd>`;
   const action = `${clusterHref(row.name)}/${freeze ? 'unfreeze' : 'freeze'}`;
   const form = freeze
     ? html`<form method="post" action="${action}" class="inline"><input type="hidden" name="_csrf" value="${principal.csrf ?? ''}"><button data-action="unfreeze">Unfreeze</button></form>`

@@ -1,5 +1,5 @@
 import type { Condition, DriftItem, InventoryEntry, ObjectStatus, ReconcileRecord } from '@tidemark/contracts';
-import type { Principal } from '../auth/principal';
+import { mayAct, type Principal } from '../auth/principal';
 import { objectPath } from '../api/object-key-params';
 import { cellStateOf, isDrifted } from '../view/cell-state';
 import { buildObjectDiffs, type DiffLine, type ObjectDiff } from '../view/drift-diff';
@@ -95,7 +95,8 @@ function actionForm(path: string, verb: string, label: string, principal: Princi
 }
 
 function actions(status: ObjectStatus, principal: Principal | undefined): SafeHtml {
-  if (principal?.role !== 'operator') return html`<p class="muted" id="actions-denied">Actions need the operator role; you are signed in as a ${principal?.role ?? 'viewer'}.</p>`;
+  const role = principal?.role ?? 'viewer';
+  if (!mayAct(principal)) return html`<p class="muted" id="actions-denied">Actions need the operator role; you are signed in as a ${role}.</p>`;
   const path = objectPath(status.cluster, status.objectKey);
   return html`<div class="actions" id="actions">${actionForm(path, 'reconcile', 'Reconcile now', principal)}
 ${status.suspended ? actionForm(path, 'resume', 'Resume', principal) : actionForm(path, 'suspend', 'Suspend', principal)}

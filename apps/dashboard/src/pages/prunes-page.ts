@@ -1,6 +1,6 @@
 import { describeObject, parseObjectKey } from '@tidemark/contracts';
 import type { PruneHold } from '@tidemark/status-store';
-import type { Principal } from '../auth/principal';
+import { mayAct, type Principal } from '../auth/principal';
 import { shortRevision, timeAgo } from './format';
 import { html, type SafeHtml } from './html';
 
@@ -13,7 +13,7 @@ function objectName(objectKey: string): string {
 }
 
 function confirmForm(hold: PruneHold, principal: Principal | undefined): SafeHtml {
-  if (principal?.role !== 'operator') return html`<p class="muted">Confirming a prune needs the operator role.</p>`;
+  if (!mayAct(principal)) return html`<p class="muted">Confirming a prune needs the operator role.</p>`;
   return html`<form method="post" action="/prunes/${encodeURIComponent(hold.cluster)}/${encodeURIComponent(hold.source)}/confirm" class="inline">
 <input type="hidden" name="_csrf" value="${principal.csrf ?? ''}"><input type="hidden" name="revision" value="${hold.revision}"><input type="hidden" name="decidedAt" value="${hold.decidedAt}">
 <button data-action="confirm-prune">Delete these ${hold.removed.length} objects</button></form>`;

@@ -1,13 +1,13 @@
 import { describeObject, parseObjectKey } from '@tidemark/contracts';
 import type { ClusterQueueFigures, DurationSummary } from '@tidemark/queue';
-import type { Principal } from '../auth/principal';
+import { mayAct, type Principal } from '../auth/principal';
 import type { QueueView } from '../view/dashboard-data';
 import { objectPath } from '../api/object-key-params';
 import { duration, shortRevision, timeAgo } from './format';
 import { html, type SafeHtml } from './html';
 
 function retryForm(cluster: string, principal: Principal | undefined, objectKey?: string): SafeHtml {
-  if (principal?.role !== 'operator') return html``;
+  if (!mayAct(principal)) return html``;
   return html`<form method="post" action="/queue/${encodeURIComponent(cluster)}/retry" class="inline"><input type="hidden" name="_csrf" value="${principal.csrf ?? ''}">
 ${objectKey ? html`<input type="hidden" name="objectKey" value="${objectKey}">` : ''}<button>${objectKey ? 'Retry' : 'Retry all failed'}</button></form>`;
 }

@@ -1,6 +1,6 @@
 import type { SourceProblem } from '@tidemark/contracts';
 import type { SourceRow } from '../view/dashboard-data';
-import type { Principal } from '../auth/principal';
+import { mayAct, type Principal } from '../auth/principal';
 import { emptyCounts, type StateCounts } from '../view/overview';
 import { clusterHref } from './clusters-page';
 import { duration, shortRevision, timeAgo } from './format';
@@ -23,7 +23,7 @@ function sourceActionForm(source: string, verb: string, label: string, principal
 
 /** sourceActions are an operator's buttons: poll now, and suspend or resume polling. */
 function sourceActions(source: SourceRow, principal: Principal | undefined): SafeHtml {
-  if (principal?.role !== 'operator') return html``;
+  if (!mayAct(principal)) return html``;
   const toggle = source.suspended ? sourceActionForm(source.name, 'resume', 'Resume polling', principal) : sourceActionForm(source.name, 'suspend', 'Suspend polling', principal);
   return html`<div class="actions" id="source-actions">${sourceActionForm(source.name, 'fetch', 'Fetch now', principal)}${toggle}</div>`;
 }
