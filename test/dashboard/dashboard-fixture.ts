@@ -7,6 +7,7 @@ import { ReconcileQueues, type PreviewQueue } from '@tidemark/queue';
 import { StatusStore } from '@tidemark/status-store';
 import { buildDashboard, type DashboardDeps } from '../../apps/dashboard/src/build-app';
 import type { AccessToken } from '../../apps/dashboard/src/auth/principal';
+import type { OidcSettings } from '../../apps/dashboard/src/auth/oidc-settings';
 
 export const viewerToken = 'viewer-token-0123456789abcdef';
 export const operatorToken = 'operator-token-0123456789abcdef';
@@ -36,6 +37,8 @@ export interface DashboardFixtureOptions {
   prefix?: string;
   /** The dashboard's own connections to clusters, for day-2 actions. */
   clusterConnections?: DashboardDeps['clusterConnections'];
+  /** Single sign-on through an OpenID provider. */
+  oidc?: OidcSettings;
 }
 
 export async function startDashboardFixture(redisUrl: string, options: DashboardFixtureOptions = {}): Promise<DashboardFixture> {
@@ -53,6 +56,7 @@ export async function startDashboardFixture(redisUrl: string, options: Dashboard
     auth: {
       sessionSecret: 'a-test-session-secret-of-32-characters-or-more',
       tokens: [{ name: 'vera', role: 'viewer', token: viewerToken }, { name: 'otto', role: 'operator', token: operatorToken }, ...(options.tokens ?? [])],
+      ...(options.oidc ? { oidc: options.oidc } : {}),
     },
   });
   await app.ready();

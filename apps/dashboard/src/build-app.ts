@@ -142,8 +142,10 @@ export async function buildDashboard(deps: DashboardDeps): Promise<FastifyInstan
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 16_384 }, (_request, body, done) => {
     done(null, Object.fromEntries(new URLSearchParams(String(body))));
   });
+  // Sign-out is a form whose answer may redirect to the provider's end-session endpoint: form-action allows its origin.
+  const headers = deps.auth.oidc ? { ...securityHeaders, 'content-security-policy': securityHeaders['content-security-policy'].replace("form-action 'self'", `form-action 'self' ${new URL(deps.auth.oidc.issuer).origin}`) } : securityHeaders;
   app.addHook('onSend', async (_request, reply) => {
-    reply.headers(securityHeaders);
+    reply.headers(headers);
   });
   app.addHook('onReady', async () => { await cache.start(); await trees.start(); });
   app.addHook('onClose', async () => { await trees.stop(); await cache.stop(); });
@@ -165,7 +167,7 @@ export async function buildDashboard(deps: DashboardDeps): Promise<FastifyInstan
   const secureCookies = deps.auth.secureCookies ?? false;
   const { signOn, oidcBearer } = signOnOf(deps.auth.oidc);
   await app.register(loginRoutes, { sessions, secureCookies, throttle, audit, ...(signOn ? { signOn: signOn.client } : {}) });
-  if (signOn) await app.register(oidcRoutes, { oidc: signOn.client, settings: signOn.settings, sessions, redis: deps.redis, prefix: deps.statusStore.keys.prefix, throttle, audit, secureCookies });
+  if (signOn) await app.register(oidcRoutes, { oidc: signOn.client, settings: signOn.settings, sessions, redis: deps.redis, keyPrefix: deps.statusStore.keys.prefix, throttle, audit, secureCookies });
 
   // Everything below needs a principal: the hook is encapsulated in this scope.
   await app.register(async (scope) => {

@@ -20,7 +20,8 @@ export class ConfigError extends Error {
 
 const TokenInput = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9._@-]+$' }),
-  role: Type.Union([Type.Literal('viewer'), Type.Literal('operator'), Type.Literal('admin')]),
+  // Tokens are viewers or operators; admin is given by single sign-on groups only.
+  role: Type.Union([Type.Literal('viewer'), Type.Literal('operator')]),
   // Short tokens can be guessed; 16 characters is the floor, 32+ random ones are advised.
   token: Type.String({ minLength: 16, maxLength: 512 }),
   // Limits the token to these sources and namespaces (either list may be left out, not both).

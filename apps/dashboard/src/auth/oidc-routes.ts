@@ -23,7 +23,7 @@ export interface OidcRoutesOptions {
   sessions: SessionStore;
   redis: RedisClient;
   /** The deployment's key prefix: flows are `<prefix>:sign-on-flow:<sha256 of the cookie>`. */
-  prefix: string;
+  keyPrefix: string;
   throttle: LoginThrottle;
   audit: AuditLog;
   secureCookies: boolean;
@@ -44,9 +44,9 @@ const flowSeconds = 600;
  * scope the user's groups give. Every refusal is a page that says why, and an audit record.
  */
 export async function oidcRoutes(app: FastifyInstance, options: OidcRoutesOptions): Promise<void> {
-  const { oidc, settings, sessions, redis, prefix, throttle, secureCookies } = options;
+  const { oidc, settings, sessions, redis, keyPrefix, throttle, secureCookies } = options;
   const secure = secureCookies ? '; Secure' : '';
-  const flowKey = (id: string) => `${prefix}:sign-on-flow:${createHash('sha256').update(id).digest('hex')}`;
+  const flowKey = (id: string) => `${keyPrefix}:sign-on-flow:${createHash('sha256').update(id).digest('hex')}`;
 
   app.get<{ Querystring: { next?: string } }>('/auth/oidc/login', {
     schema: { hide: true, querystring: Type.Object({ next: Type.Optional(Type.String({ maxLength: 2000 })) }) },
@@ -98,6 +98,12 @@ export async function oidcRoutes(app: FastifyInstance, options: OidcRoutesOption
     ]).redirect(flow.next, 303);
   });
 
+  // What `tidemark login` needs to sign in: the provider and the CLI's client; 404 when the CLI has none.
+  app.get('/auth/oidc/cli', { schema: { hide: true } }, async (_request, reply) => {
+    if (!settings.cliClientId) return reply.status(404).send({ code: 'NotFound', message: 'This dashboard names no client for the CLI (cliClientId).' });
+    return { issuer: settings.issuer, clientId: settings.cliClientId, scopes: settings.scopes };
+  });
+
   async function refuse(request: FastifyRequest, reply: FastifyReply, refusal: Refusal): Promise<FastifyReply> {
     const { status, message, reason, who } = refusal;
     await recordSignIn(options.audit, request, { actor: who ? { ...who, via: 'session' } : { name: 'anonymous', via: 'anonymous' }, method: 'oidc', status, reason });
@@ -107,13 +113,15 @@ export async function oidcRoutes(app: FastifyInstance, options: OidcRoutesOption
 }
 
 /**
- * reasonOf turns a failed check into words for the page and the trail: openid-client's own
- * message (it names the check: state, nonce, audience, expiry, signature), never a token.
+ * reasonOf turns a failed check into words for the page and the trail: the message of the check
+ * that failed (openid-client wraps oauth4webapi's, which names the claim: state, nonce, aud, exp,
+ * the signature), never a token.
  */
 function reasonOf(error: unknown): string {
-  const { code, error: providerError, message } = error as { code?: string; error?: string; message?: string };
+  const { code, error: providerError, message, cause } = error as { code?: string; error?: string; message?: string; cause?: { message?: unknown } };
   if (providerError) return `the provider answered ${providerError.slice(0, 100)}`;
-  const text = (message ?? 'invalid answer').replace(/\s+/g, ' ').slice(0, 200);
+  const detail = typeof cause?.message === 'string' ? cause.message : message ?? 'invalid answer';
+  const text = detail.replace(/\s+/g, ' ').slice(0, 200);
   return code ? `${text} (${code})` : text;
 }
 

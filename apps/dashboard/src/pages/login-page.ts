@@ -8,10 +8,14 @@ export interface LoginPageOptions {
   signOn?: boolean;
 }
 
-/** loginPage asks for an access token (a valid one turns into a session cookie), or offers single sign-on. */
+/**
+ * loginPage asks for an access token (a valid one turns into a session cookie), or offers single
+ * sign-on: a link, not a form, since the provider is another origin and the CSP's form-action
+ * would stop a form's redirect there.
+ */
 export function loginPage({ next, failed, signOn = false }: LoginPageOptions): SafeHtml {
   return html`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Sign in · Tidemark</title><link rel="stylesheet" href="/assets/app.css"></head>
-<body>${signOn ? html`<form class="login" method="get" action="/auth/oidc/login" id="sign-on"><h1>Tidemark</h1><input type="hidden" name="next" value="${next}"><button type="submit" id="sign-on-button">Sign in with your identity provider</button></form>` : ''}
+<body>${signOn ? html`<div class="login" id="sign-on"><h1>Tidemark</h1><a class="button" id="sign-on-button" href="/auth/oidc/login?next=${encodeURIComponent(next)}">Sign in with your identity provider</a></div>` : ''}
 <form class="login" method="post" action="/login">${signOn ? html`<h2>Or with an access token</h2>` : html`<h1>Tidemark</h1>`}
 ${failed ? html`<p class="error" id="login-error">That token is not valid.</p>` : ''}
 <label for="name">Token name (optional: failed tries are then counted for this name only)</label><input id="name" name="name" type="text" autocomplete="username" maxlength="64">
