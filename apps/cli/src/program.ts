@@ -18,6 +18,7 @@ import { installCommand } from './commands/install';
 import { checkCommand, uninstallCommand } from './commands/check';
 import { bootstrapGitCommand } from './commands/bootstrap';
 import { messageOf, scrubText } from '@tidemark/contracts';
+import { loginCommand, logoutCommand, signedOnToken } from './commands/login';
 
 interface GlobalOptions { server?: string; output?: string }
 
@@ -27,6 +28,8 @@ The dashboard and its token:
   TIDEMARK_TOKEN, TIDEMARK_TOKEN_FILE  an API token (viewer reads; operator also acts)
   TIDEMARK_CONFIG                      a JSON file {"server", "token" or "tokenFile"};
                                        default ~/.config/tidemark/config.json
+  tidemark login                       else single sign-on, kept (mode 0600) in
+                                       ~/.config/tidemark/sign-on.json (TIDEMARK_SIGN_ON_FILE)
 Exit codes: 0 done, 1 failed, 2 wrong usage or config;
   diff and preview: 0 no changes, 3 changes, 4 an object would be refused.
 Colour is used on a terminal only; NO_COLOR turns it off.`;
@@ -42,9 +45,12 @@ export function buildProgram(io: CliIo, ended: (code: ExitCode) => void): Comman
     .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) })
     .exitOverride();
 
-  const context = () => {
+  // A static token (env, file, config) comes first; else the sign-on `tidemark login` stored, refreshed when due.
+  const context = async () => {
     const globals = program.opts<GlobalOptions>();
-    const config = loadCliConfig(io.env, globals.server ? { server: globals.server } : {});
+    const loaded = loadCliConfig(io.env, globals.server ? { server: globals.server } : {});
+    const signedOn = loaded.token ? undefined : await signedOnToken(io.env, loaded.server);
+    const config = signedOn ? { ...loaded, token: signedOn, tokenFrom: 'tidemark login' } : loaded;
     const output: Output = { format: parseFormat(globals.output), colour: colourWanted(io.stdout, io.env), write: (text) => io.stdout.write(text) };
     return { api: new ApiClient({ config }), output };
   };
@@ -52,9 +58,20 @@ export function buildProgram(io: CliIo, ended: (code: ExitCode) => void): Comman
     ended((await body(...args)) ?? ExitCode.Ok);
   };
 
+  program.command('login').description('Sign in through the dashboard\'s identity provider: a code to confirm on any device where the provider offers it, else a browser on this machine. Kept in ~/.config/tidemark/sign-on.json (mode 0600) and refreshed.')
+    .option('--browser', 'use a browser on this machine even where the provider offers device codes')
+    .action(action(async (options: { browser?: boolean }) => {
+      const { server } = loadCliConfig(io.env, program.opts<GlobalOptions>().server ? { server: program.opts<GlobalOptions>().server as string } : {});
+      await loginCommand({ server, env: io.env, tell: (text) => io.stderr.write(text), ...(options.browser ? { browser: true } : {}) });
+    }));
+  program.command('logout').description('Forget the sign-on of `tidemark login`, revoking its refresh token at the provider.')
+    .action(action(async () => {
+      await logoutCommand(io.env, (text) => io.stderr.write(text));
+    }));
+
   program.command('status').description('Sources, clusters and objects per state.')
     .action(action(async () => {
-      const { api, output } = context();
+      const { api, output } = await context();
       await statusCommand(api, output);
     }));
 
@@ -68,7 +85,7 @@ export function buildProgram(io: CliIo, ended: (code: ExitCode) => void): Comman
     .option('--page <n>', 'page number', positiveInteger)
     .option('--page-size <n>', 'objects per page (at most 500)', positiveInteger)
     .action(action(async (kind: string | undefined, options: { namespace?: string; cluster?: string; source?: string; condition?: string; search?: string; page?: number; pageSize?: number }) => {
-      const { api, output } = context();
+      const { api, output } = await context();
       await getCommand(api, output, { ...options, ...(kind ? { kind } : {}) });
     }));
 
@@ -76,7 +93,7 @@ export function buildProgram(io: CliIo, ended: (code: ExitCode) => void): Comman
     .argument('<object>', 'Kind/name, Kind/namespace/name or group/Kind/namespace/name')
     .option('-c, --cluster <cluster>', 'only this cluster')
     .action(action(async (object: string, options: { cluster?: string }) => {
-      const { api, output } = context();
+      const { api, output } = await context();
       await describeCommand(api, output, object, options.cluster);
     }));
 
@@ -86,7 +103,7 @@ export function buildProgram(io: CliIo, ended: (code: ExitCode) => void): Comman
     .option('--suspend', 'suspend polling: changes in Git are not read until resumed')
     .option('--resume', 'resume polling, and poll now')
     .action(action(async (name: string, flags: { fetch?: boolean; suspend?: boolean; resume?: boolean }) => {
-      const { api, output } = context();
+      const { api, output } = await context();
       const verb = sourceVerbOf(flags);
       await (verb ? sourceActionCommand(api, output, verb, name) : sourceCommand(api, output, name));
     }));
@@ -101,7 +118,7 @@ export function buildProgram(io: CliIo, ended: (code: ExitCode) => void): Comman
       .argument('<object>', 'Kind/name, Kind/namespace/name or group/Kind/namespace/name')
       .option('-c, --cluster <cluster>', 'only this cluster (default: every cluster the object is on)')
       .action(action(async (object: string, options: { cluster?: string }) => {
-        const { api, output } = context();
+        const { api, output } = await context();
         await objectActionCommand(api, output, verb, object, options.cluster);
       }));
   }
@@ -130,7 +147,7 @@ export function buildProgram(io: CliIo, ended: (code: ExitCode) => void): Comman
     .requiredOption('-c, --cluster <cluster>', 'the cluster')
     .argument('[object]', 'only this object')
     .action(action(async (object: string | undefined, options: { cluster: string }) => {
-      const { api, output } = context();
+      const { api, output } = await context();
       await retryCommand(api, output, options.cluster, object);
     }));
 
@@ -138,13 +155,13 @@ export function buildProgram(io: CliIo, ended: (code: ExitCode) => void): Comman
     .argument('<cluster>', 'the cluster')
     .requiredOption('--reason <text>', 'why, shown with who and since when on every object held back')
     .action(action(async (cluster: string, options: { reason: string }) => {
-      const { api, output } = context();
+      const { api, output } = await context();
       await freezeCommand(api, output, cluster, options.reason);
     }));
   program.command('unfreeze').description('Lift a cluster\'s freeze; its objects are reconciled at once. Needs an operator token.')
     .argument('<cluster>', 'the cluster')
     .action(action(async (cluster: string) => {
-      const { api, output } = context();
+      const { api, output } = await context();
       await unfreezeCommand(api, output, cluster);
     }));
 
@@ -155,12 +172,12 @@ export function buildProgram(io: CliIo, ended: (code: ExitCode) => void): Comman
     .option('--result <result>', 'ok, denied or error')
     .option('--limit <count>', 'most records shown', positiveInteger, 100)
     .action(action(async (options: { actor?: string; action?: string; target?: string; result?: string; limit: number }) => {
-      const { api, output } = context();
+      const { api, output } = await context();
       await auditCommand(api, output, options);
     }));
   audit.command('verify').description('Check the audit chain: exit 1, naming the record, if one was deleted or edited.')
     .action(action(async () => {
-      const { api, output } = context();
+      const { api, output } = await context();
       return auditVerifyCommand(api, output);
     }));
 
@@ -171,7 +188,7 @@ export function buildProgram(io: CliIo, ended: (code: ExitCode) => void): Comman
     .option('--timeout <seconds>', 'how long to wait for the report', positiveInteger, 300)
     .option('--markdown', 'print the report as the markdown a pull-request comment holds')
     .action(action(async (ref: string, options: { source?: string; wait: boolean; timeout: number; markdown?: boolean }) => {
-      const { api, output } = context();
+      const { api, output } = await context();
       return previewCommand(api, output, ref, { ...(options.source ? { source: options.source } : {}), wait: options.wait, timeoutSeconds: options.timeout, markdown: options.markdown ?? false });
     }));
 
@@ -185,7 +202,7 @@ export function buildProgram(io: CliIo, ended: (code: ExitCode) => void): Comman
     .option('-l, --label <key=value>', 'a label of the clusters, for Placement rules; repeatable', collect, [])
     .option('--markdown', 'print the report as markdown')
     .action(action(async (directory: string, options: { ref?: string; path?: string; source: string; kubeconfig?: string; context: string[]; label: string[]; markdown?: boolean }) => {
-      const { output } = context();
+      const { output } = await context();
       return diffCommand(output, io.env, {
         directory, source: options.source, contexts: options.context, labels: parseLabels(options.label), markdown: options.markdown ?? false,
         ...(options.ref ? { ref: options.ref } : {}), ...(options.path ? { path: options.path } : {}), ...(options.kubeconfig ? { kubeconfig: options.kubeconfig } : {}),

@@ -25,7 +25,7 @@ const configuration: Configuration = {
       // The CLI: a public native client; a loopback redirect matches on any port (RFC 8252).
       client_id: setup.cli.clientId, application_type: 'native', token_endpoint_auth_method: 'none',
       redirect_uris: ['http://127.0.0.1/callback'], response_types: ['code'],
-      grant_types: ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code'],
+      grant_types: ['authorization_code', 'refresh_token', ...(setup.deviceFlow === false ? [] : ['urn:ietf:params:oauth:grant-type:device_code'])],
     },
     {
       // Another application of the same provider: its tokens are not for Tidemark.

@@ -66,6 +66,7 @@ export async function oidcRoutes(app: FastifyInstance, options: OidcRoutesOption
   });
 
   app.get('/auth/oidc/callback', { schema: { hide: true } }, async (request, reply) => {
+    // The flow is used once, whatever comes of it: its cookie goes now (fastify adds later cookies to this one).
     reply.header('set-cookie', `${signOnFlowCookie}=; Path=/auth/oidc; HttpOnly; SameSite=Lax; Max-Age=0${secure}`);
     const client = throttleKey(request.ip);
     const wait = await throttle.blockedFor(client);
@@ -92,7 +93,6 @@ export async function oidcRoutes(app: FastifyInstance, options: OidcRoutesOption
     const opened = await sessions.issueSignedOn({ name, role, signOn: { subject: claims.sub, groups, ...(scope ? { scope } : {}) } });
     await recordSignIn(options.audit, request, { actor: { name, role, groups, via: 'session' }, method: 'oidc', status: 303 });
     return reply.header('set-cookie', [
-      `${signOnFlowCookie}=; Path=/auth/oidc; HttpOnly; SameSite=Lax; Max-Age=0${secure}`,
       `${sessionCookieName}=${opened.id}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${sessions.maxAgeSeconds}${secure}`,
       `${signOnMarkerCookie}=1; Path=/; HttpOnly; SameSite=Lax; Max-Age=${30 * 86_400}${secure}`,
     ]).redirect(flow.next, 303);
