@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { freePort } from '@tidemark/testing';
 import type { Page } from 'playwright-core';
+import { generateKeyPair, SignJWT } from 'jose';
 import { seededStatus, startDashboardFixture, viewerToken, type DashboardFixture } from '../dashboard/dashboard-fixture';
 import { openChromium, type Chromium } from '../dashboard/chromium';
 import { signInAtProvider, startTestProvider, type TestProvider } from '../support/oidc-provider/start-provider';
@@ -135,6 +136,21 @@ describe('tidemark login', () => {
     const resume = await runTidemark(['resume', `ConfigMap/${namespace}/web`, '-c', 'shared'], { ...asSignedOn(device), TIDEMARK_TOKEN: viewerToken });
     expect(resume.code).toBe(1);
     expect(resume.stderr).toContain('operator');
+  });
+
+  it('the dashboard refuses a bearer ID token with changed claims, or signed by another key', async () => {
+    const { idToken } = JSON.parse(await readFile(signOnFile(), 'utf8')) as { idToken: string };
+    const [header, payload, signature] = idToken.split('.') as [string, string, string];
+    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString()) as Record<string, unknown>;
+    const retargeted = `${header}.${Buffer.from(JSON.stringify({ ...claims, aud: 'tidemark-dashboard' })).toString('base64url')}.${signature}`;
+    const { privateKey } = await generateKeyPair('RS256');
+    const forged = await new SignJWT({ ...claims }).setProtectedHeader({ alg: 'RS256', kid: JSON.parse(Buffer.from(header, 'base64url').toString()).kid as string }).sign(privateKey);
+    for (const token of [retargeted, forged]) {
+      const response = await device.fixture.app.inject({ url: '/api/session', headers: { authorization: `Bearer ${token}` } });
+      expect(response.statusCode).toBe(401);
+    }
+    const real = await device.fixture.app.inject({ url: '/api/session', headers: { authorization: `Bearer ${idToken}` } });
+    expect(real.json()).toMatchObject({ name: 'olga', role: 'operator', via: 'bearer' });
   });
 
   it('logout revokes the refresh token at the provider and forgets the sign-on', async () => {

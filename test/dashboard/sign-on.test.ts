@@ -165,6 +165,13 @@ describe('single sign-on with an OpenID provider', () => {
     expect(await session()).toMatchObject({ status: 401 });
   });
 
+  it('refuses an ID token whose signature is not the provider\'s', async () => {
+    await provider.misbehave('signature');
+    await signOn('olga');
+    expect(await refusal()).toMatch(/signature/i);
+    expect(await session()).toMatchObject({ status: 401 });
+  });
+
   it('takes the role away at the next sign-in of a user removed from the group', async () => {
     await signOn('olga');
     expect(await session()).toMatchObject({ role: 'operator' });

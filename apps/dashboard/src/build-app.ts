@@ -167,7 +167,7 @@ export async function buildDashboard(deps: DashboardDeps): Promise<FastifyInstan
   const secureCookies = deps.auth.secureCookies ?? false;
   const { signOn, oidcBearer } = signOnOf(deps.auth.oidc);
   await app.register(loginRoutes, { sessions, secureCookies, throttle, audit, ...(signOn ? { signOn: signOn.client } : {}) });
-  if (signOn) await app.register(oidcRoutes, { oidc: signOn.client, settings: signOn.settings, sessions, redis: deps.redis, keyPrefix: deps.statusStore.keys.prefix, throttle, audit, secureCookies });
+  if (signOn) await app.register(oidcRoutes, { oidc: signOn.client, settings: signOn.settings, sessions, redis: deps.redis, keyPrefix: deps.statusStore.keys.prefix, audit, secureCookies });
 
   // Everything below needs a principal: the hook is encapsulated in this scope.
   await app.register(async (scope) => {

@@ -72,7 +72,7 @@ const configuration: Configuration = {
 const provider = new Provider(issuer, configuration);
 
 // A misbehaving provider, on request: the ID token is issued for another client (a token for
-// another audience), or already expired. Everything else about it (signature, nonce) is genuine.
+// another audience), already expired, or with a broken signature. Everything else about it (signature, nonce) is genuine.
 const issue = provider.IdToken.prototype.issue;
 provider.IdToken.prototype.issue = async function issueMisbehaving(this: InstanceType<typeof provider.IdToken>, options: Parameters<typeof issue>[0]) {
   const use = (options as { use?: string } | undefined)?.use;
@@ -84,6 +84,12 @@ provider.IdToken.prototype.issue = async function issueMisbehaving(this: Instanc
       const now = Math.floor(Date.now() / 1000);
       this.set('iat', now - 1200);
       return issue.call(this, { ...options, expiresAt: now - 600 } as Parameters<typeof issue>[0]);
+    }
+    if (kind === 'signature') {
+      // One character of the signature changed: the claims are right, the signature is not.
+      const token = String(await issue.call(this, options));
+      const at = token.lastIndexOf('.') + 10;
+      return `${token.slice(0, at)}${token[at] === 'A' ? 'B' : 'A'}${token.slice(at + 1)}`;
     }
   }
   return issue.call(this, options);

@@ -17,5 +17,5 @@ export interface ProviderSetup {
 /** ProviderControl is one control message: a user's new groups, or one misbehaving ID token. */
 export interface ProviderControl {
   groups?: { user: string; groups: string[] };
-  misbehave?: 'audience' | 'expired';
+  misbehave?: 'audience' | 'expired' | 'signature';
 }

@@ -11,7 +11,7 @@ export interface TestProvider {
   issuer: string;
   /** setGroups changes a user's groups; they apply from the user's next sign-in. */
   setGroups(user: string, groups: string[]): Promise<void>;
-  /** misbehave makes the next ID token the provider issues be for another client, or expired. */
+  /** misbehave makes the next ID token the provider issues be for another client, expired, or wrongly signed. */
   misbehave(kind: NonNullable<ProviderControl['misbehave']>): Promise<void>;
   stop(): Promise<void>;
 }

@@ -6,7 +6,6 @@ import type { AuditLog } from '@tidemark/status-store';
 import { signOnRefusedPage } from '../pages/login-page';
 import { recordSignIn } from './sign-in-audit';
 import { safeNext } from './login-routes';
-import { throttleKey, type LoginThrottle } from './login-throttle';
 import type { OidcClient } from './oidc-client';
 import { grantFor, groupsOf, nameOf, type OidcSettings } from './oidc-settings';
 import { readCookie, sessionCookieName } from './session-cookie';
@@ -24,7 +23,6 @@ export interface OidcRoutesOptions {
   redis: RedisClient;
   /** The deployment's key prefix: flows are `<prefix>:sign-on-flow:<sha256 of the cookie>`. */
   keyPrefix: string;
-  throttle: LoginThrottle;
   audit: AuditLog;
   secureCookies: boolean;
 }
@@ -44,7 +42,7 @@ const flowSeconds = 600;
  * scope the user's groups give. Every refusal is a page that says why, and an audit record.
  */
 export async function oidcRoutes(app: FastifyInstance, options: OidcRoutesOptions): Promise<void> {
-  const { oidc, settings, sessions, redis, keyPrefix, throttle, secureCookies } = options;
+  const { oidc, settings, sessions, redis, keyPrefix, secureCookies } = options;
   const secure = secureCookies ? '; Secure' : '';
   const flowKey = (id: string) => `${keyPrefix}:sign-on-flow:${createHash('sha256').update(id).digest('hex')}`;
 
@@ -68,9 +66,6 @@ export async function oidcRoutes(app: FastifyInstance, options: OidcRoutesOption
   app.get('/auth/oidc/callback', { schema: { hide: true } }, async (request, reply) => {
     // The flow is used once, whatever comes of it: its cookie goes now (fastify adds later cookies to this one).
     reply.header('set-cookie', `${signOnFlowCookie}=; Path=/auth/oidc; HttpOnly; SameSite=Lax; Max-Age=0${secure}`);
-    const client = throttleKey(request.ip);
-    const wait = await throttle.blockedFor(client);
-    if (wait > 0) return refuse(request, reply, { status: 429, message: `Too many failed sign-ins from this address; try again in ${wait} seconds.`, reason: 'throttled' });
     const id = readCookie(request.headers.cookie, signOnFlowCookie);
     // One use: a replayed callback finds no flow.
     const text = id && id.length <= 128 ? await redis.getdel(flowKey(id)) : null;
@@ -81,7 +76,8 @@ export async function oidcRoutes(app: FastifyInstance, options: OidcRoutesOption
     try {
       claims = await oidc.finishLogin(query, flow);
     } catch (error) {
-      await throttle.failed(client);
+      // Not counted by the sign-in throttle: a callback guesses nothing (the code is single-use and
+      // bound to this flow's PKCE verifier), and counting it would let one client lock out an address.
       const reason = reasonOf(error);
       return refuse(request, reply, { status: 403, message: `The identity provider's answer was refused: ${reason}.`, reason });
     }
