@@ -129,17 +129,17 @@ export function buildProgram(io: CliIo, ended: (code: ExitCode) => void): Comman
     .option('--target <Kind/namespace/name>', 'an object the Git object rendered (a WebApp\'s Deployment), not the Git object itself');
   workloadOptions(program.command('restart').description('Rollout restart of a Deployment, StatefulSet or DaemonSet Tidemark manages (never drift). Needs an operator token.'))
     .action(action(async (object: string, options: { cluster?: string; target?: string }) => {
-      const { api, output } = context();
+      const { api, output } = await context();
       await workloadActionCommand(api, output, 'restart', object, options);
     }));
   workloadOptions(program.command('run-job').description('Run a CronJob Tidemark manages now (a Job from its template). Needs an operator token.'))
     .action(action(async (object: string, options: { cluster?: string; target?: string }) => {
-      const { api, output } = context();
+      const { api, output } = await context();
       await workloadActionCommand(api, output, 'run-job', object, options);
     }));
   workloadOptions(program.command('pods').description('The Pods of a workload Tidemark manages, the last lines of their logs (scrubbed) and recent Events. Needs an operator token.'))
     .action(action(async (object: string, options: { cluster?: string; target?: string }) => {
-      const { api, output } = context();
+      const { api, output } = await context();
       await podsCommand(api, output, object, options);
     }));
 
@@ -229,14 +229,14 @@ export function buildProgram(io: CliIo, ended: (code: ExitCode) => void): Comman
     .option('--no-wait', 'apply and return without waiting')
     .option('--timeout <seconds>', 'how long to wait until ready', positiveInteger, 300)
     .action(action(async (flags: ClusterFlags & ChartFlags & { export?: boolean; wait: boolean; timeout: number }) => {
-      const { output } = context();
+      const { output } = await context();
       return installCommand(output, io.env, { ...settings(flags), ...target(flags), export: flags.export ?? false, wait: flags.wait, timeoutSeconds: flags.timeout, ...(flags.redisUrlFile ? { redisUrlFile: flags.redisUrlFile } : {}) });
     }));
 
   chartOptions(clusterOptions(program.command('check').description('Check an install: Deployments ready, CRDs Established, conversion webhook, Redis, Sources. With --pre, check a cluster before install: version, the rights install needs, conflicting CRDs. Each failure says what to do; exit 1 when one fails.')))
     .option('--pre', 'check before install')
     .action(action(async (flags: ClusterFlags & ChartFlags & { pre?: boolean }) => {
-      const { output } = context();
+      const { output } = await context();
       return checkCommand(output, io.env, { ...target(flags), pre: flags.pre ?? false, settings: settings(flags) });
     }));
 
@@ -250,7 +250,7 @@ export function buildProgram(io: CliIo, ended: (code: ExitCode) => void): Comman
     .option('--no-wait', 'push and apply, then return without waiting')
     .option('--timeout <seconds>', 'how long to wait until Tidemark has read the commit', positiveInteger, 300)
     .action(action(async (flags: ClusterFlags & ChartFlags & { url: string; branch: string; path: string; credentialsFile?: string; interval: number; wait: boolean; timeout: number }) => {
-      const { output } = context();
+      const { output } = await context();
       return bootstrapGitCommand(output, io.env, {
         ...settings(flags), ...target(flags), url: flags.url, branch: flags.branch, path: flags.path, intervalSeconds: flags.interval, wait: flags.wait, timeoutSeconds: flags.timeout,
         ...(flags.credentialsFile ? { credentialsFile: flags.credentialsFile } : {}), ...(flags.redisUrlFile ? { redisUrlFile: flags.redisUrlFile } : {}),
@@ -261,7 +261,7 @@ export function buildProgram(io: CliIo, ended: (code: ExitCode) => void): Comman
     .option('--prune', 'also delete every object Tidemark applied, and CRDs with objects left')
     .option('--keep-namespace', 'keep the namespace even if install created it')
     .action(action(async (flags: ClusterFlags & { prune?: boolean; keepNamespace?: boolean }) => {
-      const { output } = context();
+      const { output } = await context();
       return uninstallCommand(output, io.env, { ...target(flags), namespace: flags.namespace, release: flags.release, prune: flags.prune ?? false, keepNamespace: flags.keepNamespace ?? false });
     }));
 
