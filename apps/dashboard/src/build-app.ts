@@ -69,6 +69,8 @@ export interface DashboardDeps {
   clusterConnections?: ReadonlyMap<string, ClusterConnection>;
   /** The ServiceAccount (namespace/name) each source's objects are acted on as, from the operator's configuration. @defaultValue the dashboard's own identity */
   sourceIdentities?: ReadonlyMap<string, { namespace: string; name: string }>;
+  /** A trace UI's page of one trace, `{traceId}` standing for the id: history rows link to it. @defaultValue none */
+  traceUrl?: string;
   /** @defaultValue false */
   logger?: boolean;
   /** Live-update batching window. @defaultValue 50 */
@@ -181,7 +183,7 @@ export async function buildDashboard(deps: DashboardDeps): Promise<FastifyInstan
     });
     scope.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
     await scope.register(apiRoutes, { prefix: '/api', data, actions, sourceActions });
-    await scope.register(pageRoutes, { data, actions, sourceActions });
+    await scope.register(pageRoutes, { data, actions, sourceActions, ...(deps.traceUrl ? { traceUrl: deps.traceUrl } : {}) });
     await scope.register(pruneHoldRoutes, { holds: new PruneHolds(deps.redis, deps.statusStore.keys.prefix), queues: deps.queues });
     await scope.register(clusterFreezeRoutes, { freezes: new ClusterFreezes({ redis: deps.redis, store: deps.statusStore, queues: deps.queues, clusterNames: () => data.clusterNames() }) });
     await scope.register(previewRoutes, { previews: deps.previews ?? noPreviewQueue, redis: deps.redis, keys: deps.statusStore.keys });

@@ -19,6 +19,14 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ TIDEMARK_DASHBOARD_TOKENS_FILE: '/nonexistent/tokens.json' })).toThrow(/Could not read/);
   });
 
+  it('takes a trace UI URL with {traceId}, none by default, and refuses one without it, with credentials or another scheme', () => {
+    expect(loadConfig({ TIDEMARK_DASHBOARD_TOKENS: tokens }).traceUrl).toBeUndefined();
+    expect(loadConfig({ TIDEMARK_DASHBOARD_TOKENS: tokens, TIDEMARK_DASHBOARD_TRACE_URL: 'https://jaeger.example.com/trace/{traceId}' }).traceUrl).toBe('https://jaeger.example.com/trace/{traceId}');
+    for (const bad of ['https://jaeger.example.com/trace/', 'javascript:alert("{traceId}")', 'https://user:pw@jaeger.example.com/trace/{traceId}', 'not a url {traceId}']) {
+      expect(() => loadConfig({ TIDEMARK_DASHBOARD_TOKENS: tokens, TIDEMARK_DASHBOARD_TRACE_URL: bad })).toThrow(/TIDEMARK_DASHBOARD_TRACE_URL/);
+    }
+  });
+
   it('reads trusted proxies as addresses or CIDRs, none by default, and names a bad entry', () => {
     expect(loadConfig({ TIDEMARK_DASHBOARD_TOKENS: tokens }).trustedProxies).toEqual([]);
     expect(loadConfig({ TIDEMARK_DASHBOARD_TOKENS: tokens, TIDEMARK_DASHBOARD_TRUSTED_PROXIES: '10.0.0.0/8, 192.168.1.5,fd00::/8' }).trustedProxies).toEqual(['10.0.0.0/8', '192.168.1.5', 'fd00::/8']);

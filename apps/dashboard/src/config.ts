@@ -69,6 +69,11 @@ export interface DashboardConfig {
   readonly sourceIdentities: Readonly<Record<string, { readonly namespace: string; readonly name: string }>>;
   /** Single sign-on (TIDEMARK_DASHBOARD_OIDC_FILE and the client secret); without it, tokens only. */
   readonly oidc?: OidcSettings;
+  /**
+   * A trace UI's page of one trace, with `{traceId}` where the id goes, e.g. https://jaeger.example.com/trace/{traceId}
+   * (TIDEMARK_DASHBOARD_TRACE_URL): an object's history then links each traced run to its trace. @defaultValue none
+   */
+  readonly traceUrl?: string;
 }
 
 type Environment = Readonly<Record<string, string | undefined>>;
@@ -102,6 +107,7 @@ export function loadConfig(env: Environment = process.env): DashboardConfig {
     ...(env.TIDEMARK_DASHBOARD_IN_CLUSTER ? { inCluster: clusterName(env.TIDEMARK_DASHBOARD_IN_CLUSTER, 'TIDEMARK_DASHBOARD_IN_CLUSTER') } : {}),
     sourceIdentities: sourceIdentities(env.TIDEMARK_DASHBOARD_SOURCE_IDENTITIES),
     ...(oidc ? { oidc } : {}),
+    ...traceUrl(env.TIDEMARK_DASHBOARD_TRACE_URL),
   };
   return Object.freeze({ ...config, redis: Object.freeze(config.redis), clusters: Object.freeze([...config.clusters]), trustedProxies: Object.freeze([...config.trustedProxies]), tokens: Object.freeze(config.tokens.map((token) => Object.freeze(token))) });
 }
@@ -136,6 +142,27 @@ function sourceIdentities(raw: string | undefined): Record<string, { namespace: 
     if (!namespace || !name || rest.length > 0) throw new ConfigError(`TIDEMARK_DASHBOARD_SOURCE_IDENTITIES: "${source}" must map to namespace/serviceaccount, not "${value.slice(0, 80)}".`);
     return [source, Object.freeze({ namespace, name })];
   })));
+}
+
+function traceUrl(value: string | undefined): { traceUrl?: string } {
+  if (value === undefined || value === '') return {};
+  const problem = traceUrlProblem(value);
+  if (problem) throw new ConfigError(`TIDEMARK_DASHBOARD_TRACE_URL: ${problem}`);
+  return { traceUrl: value };
+}
+
+/** traceUrlProblem: the template must be an http(s) URL with no credentials and `{traceId}` in it. */
+function traceUrlProblem(value: string): string | undefined {
+  if (!value.includes('{traceId}')) return 'must contain {traceId}, where the trace id goes';
+  let url: URL;
+  try {
+    url = new URL(value.replaceAll('{traceId}', '0'));
+  } catch {
+    return 'is not a URL';
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return `must be an http or https URL; got ${url.protocol}`;
+  if (url.username || url.password) return 'must not carry credentials';
+  return undefined;
 }
 
 function metricsToken(value: string | undefined, name: string): { metricsToken?: string } {

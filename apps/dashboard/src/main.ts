@@ -36,7 +36,7 @@ async function main(): Promise<void> {
   await previews.start();
   const clusterConnections = connectClusters(config);
   const app = await buildDashboard({
-    statusStore, queues, previews, redis, subscriber, clusters, logger: true, clusterConnections, sourceIdentities: new Map(Object.entries(config.sourceIdentities)), ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}), trustedProxies: config.trustedProxies, auditMaxRecords: config.auditMaxRecords,
+    statusStore, queues, previews, redis, subscriber, clusters, logger: true, clusterConnections, sourceIdentities: new Map(Object.entries(config.sourceIdentities)), ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}), trustedProxies: config.trustedProxies, auditMaxRecords: config.auditMaxRecords, ...(config.traceUrl ? { traceUrl: config.traceUrl } : {}),
     auth: { tokens: config.tokens, sessionSecret: config.sessionSecret, secureCookies: config.secureCookies, ...(config.oidc ? { oidc: config.oidc } : {}) },
   });
   warn = (fields, message) => {

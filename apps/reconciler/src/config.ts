@@ -12,6 +12,7 @@ import { GitHostsInput, gitHostsConfig, type GitHostConfig } from './git-host-co
 import { SourceObjectsInput, sourceObjectsConfig, type SourceObjectsConfig } from './source-objects-config';
 import { NotificationsInput, notificationsConfig, type NotificationsConfig } from './notifications-config';
 import { messageOf } from '@tidemark/contracts';
+import { TracingInput, tracingConfig, type TracingConfig } from './tracing-config';
 
 /** ConfigError is a mistake in the configuration; its message names the file and field. */
 export class ConfigError extends Error {
@@ -148,6 +149,7 @@ const ConfigInput = Type.Object({
   }, { additionalProperties: false }))),
   gitHosts: Type.Optional(GitHostsInput),
   notifications: Type.Optional(NotificationsInput),
+  tracing: Type.Optional(TracingInput),
 }, { additionalProperties: false });
 type ConfigInput = Static<typeof ConfigInput>;
 
@@ -220,6 +222,8 @@ export interface ReconcilerConfig {
   readonly gitHosts: readonly GitHostConfig[];
   /** Alerts on transitions and the providers they go to; empty lists when the section is absent. */
   readonly notifications: NotificationsConfig;
+  /** OTLP export of traces from webhook to Ready. @defaultValue undefined: off, no SDK loaded */
+  readonly tracing: TracingConfig;
 }
 
 /**
@@ -300,6 +304,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, path = env.TIDE
       clusters, base, invalid: (field, message) => new ConfigError(`${where(field)}: ${message}`),
     }),
     notifications: notificationsConfig(input.notifications, { readSecret: (ref, field) => readSecret(ref, where(field), base, env), clusters, invalid: (field, message) => new ConfigError(`${where(field)}: ${message}`) }),
+    tracing: tracingConfig(input.tracing, { role, readSecret: (ref, field) => readSecret(ref, where(field), base, env), invalid: (field, message) => new ConfigError(`${where(field)}: ${message}`) }),
   });
 }
 

@@ -1,6 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import Fastify, { type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
+import type { Tracer } from '@tidemark/tracing';
 import { RedisDeliveryLog, registerWebhookRoutes, type Poller, type WebhookDelivery, type WebhookHook, type WebhookPreviewRequest } from '@tidemark/poller';
 import { AuditLog } from '@tidemark/status-store';
 import type { ReconcilerConfig } from './config';
@@ -31,6 +32,8 @@ export interface HttpServerOptions {
   forbiddenSourceWatches?: () => string[];
   /** Told when a verified push arrives (bench/e2e's breakdown). @defaultValue none */
   mark?: PushPathMark | undefined;
+  /** A verified push starts a trace. @defaultValue noTracing */
+  tracer?: Tracer;
 }
 
 /**
@@ -62,12 +65,13 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
       // In Redis: a redelivery that reaches the other replica is still the same delivery.
       deliveries: new RedisDeliveryLog({ redis, prefix: options.recordPrefix ?? 'tidemark' }),
       ...(options.findWebhook ? { findHook: options.findWebhook } : {}),
-      onPush: async (source) => {
+      onPush: async (source, span) => {
         options.mark?.('webhook-received', { source });
         options.log.info({ source }, 'webhook push; polling now');
         metrics?.webhookArrived(source);
-        await poller.trigger(source);
+        await poller.trigger(source, span);
       },
+      ...(options.tracer ? { tracer: options.tracer } : {}),
       ...(options.previews ? { onPreview: previewQueuer(options.previews, options.log, new AuditLog({ redis, prefix: options.recordPrefix ?? 'tidemark' })) } : {}),
     });
   }

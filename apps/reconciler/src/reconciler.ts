@@ -7,6 +7,7 @@ import { compileHealthRules, createDefaultRegistry, withHealthRules } from '@tid
 import { PlacementCache } from '@tidemark/placement';
 import { PolicyKeeper, reconcile, unchangedJobs, type PipelineDependencies, type PipelineObserver } from '@tidemark/pipeline';
 import { Poller, type PolledSource } from '@tidemark/poller';
+import { startTracing, type TraceSpan } from '@tidemark/tracing';
 import { assertRedisSafe, closeRedis, endWhenGone, needsHashTag, openRedisClient, probeRedis, ReconcileQueues, ReconcileWorkers, redisConnectionFor, redisPrefix } from '@tidemark/queue';
 import { PruneHolds, StatusStore } from '@tidemark/status-store';
 import type { ReconcilerConfig } from './config';
@@ -84,6 +85,9 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
   const schema = await claimRedisSchema(redis, new RecordKeys(recordPrefix), `reconciler ${process.pid}`);
   if (schema.previous !== redisSchemaVersion) log.info({ previous: schema.previous || 'none', now: redisSchemaVersion }, 'Redis record schema raised');
   const statusStore = new StatusStore({ redis, prefix: recordPrefix });
+  // Off unless configured (no SDK loaded); stopped last, so the spans of the final runs are sent.
+  const tracer = await startTracing(config.tracing);
+  stops.push(() => tracer.stop());
   const metrics = new ReconcilerMetrics(new CommitClock({ redis, keys: statusStore.keys }));
   const clusters = await connectClusters(config.clusters, markedKubeObserver(metrics.kubeObserver, mark));
   stops.push(() => clusters.close());
@@ -124,13 +128,14 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
     redis,
     sources: [...sources.values()].map((source) => markedPolls(metrics.instrument(source), mark)),
     prefix: recordPrefix,
-    onChanges: async (result) => {
+    tracer,
+    onChanges: async (result, span) => {
       mark('poll-read', { source: result.source, revision: result.revision });
       const jobs = await routePoll(result, { source: sources.get(result.source)!, placement, clusters: clusterTargets, statusStore });
       mark('jobs-routed', { source: result.source, revision: result.revision });
       await metrics.changesFound(result, jobs);
       await commitStatuses.pickedUp(result.source, result.revision, jobs);
-      for (const job of jobs) await queues.enqueue(job);
+      await enqueueTraced(queues, jobs, span);
       mark('jobs-enqueued', { source: result.source, revision: result.revision });
       log.info({ source: result.source, revision: result.revision, changes: result.changes.length, errors: result.errors.length, jobs: jobs.length }, 'poll found changes');
       for (const problem of result.errors) log.warn({ source: result.source, problem }, 'source problem');
@@ -182,6 +187,7 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
       cacheFor: (cluster) => owned.watches?.cacheFor(cluster),
       log,
       observer: bothObservers(metrics.observer, commitStatuses.observer),
+      tracer,
       pruneHolds: new PruneHolds(redis, recordPrefix),
       // Read at every run: an operator's freeze stops the next write to the cluster.
       freezeOf: (cluster) => readClusterFreeze(redis, statusStore.keys, cluster),
@@ -263,7 +269,7 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
   // Pushes to other branches and pull requests announced by a webhook are previewed by the workers.
   const previews = await startWebhookPreviews(poller !== undefined, { connection, prefix: config.redisPrefix, hashTag }, sources, stops);
   const http = await startHttpServer({
-    config, log, poller, redis, recordPrefix, metrics, previews, mark,
+    config, log, poller, redis, recordPrefix, metrics, previews, mark, tracer,
     ...(sourceObjects ? { findWebhook: (source: string) => sourceObjects.webhook(source), forbiddenSourceWatches: () => sourceObjects.forbiddenWatches() } : {}),
   });
   stops.push(() => http.close());
@@ -272,6 +278,23 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
   stops.push(() => endWhenGone(redis));
   log.info({ role: config.role, sources: [...sources.keys()], clusters: clusterNames, http: http.address }, 'tidemark reconciler started');
   return { statusStore, queues, http };
+}
+
+/**
+ * enqueueTraced queues a poll's jobs in an `enqueue` span under the poll's; each job carries that
+ * span's traceparent (only when tracing is on), so its run continues the trace in a worker.
+ */
+async function enqueueTraced(queues: ReconcileQueues, jobs: readonly ReconcileJob[], poll: TraceSpan): Promise<void> {
+  const span = poll.child('enqueue', { 'tidemark.jobs': jobs.length });
+  try {
+    const traceparent = span.traceparent;
+    for (const job of jobs) await queues.enqueue(traceparent ? { ...job, traceparent } : job);
+  } catch (error) {
+    span.fail(error);
+    throw error;
+  } finally {
+    span.end();
+  }
 }
 
 /** noMark is the mark of a deployment: nothing is told. */

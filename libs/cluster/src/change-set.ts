@@ -46,6 +46,8 @@ export interface ChangeSetOptions {
    * answer that meets a 404 or a conflict is done again after a live read. @defaultValue never cached
    */
   cached?(object: KubernetesManifest, namespace: string): CacheAnswer | undefined;
+  /** observeApply wraps each object's apply (a trace span around it); it must call `apply` once and return its entry. @defaultValue none */
+  observeApply?(object: KubernetesManifest, apply: () => Promise<ChangeSetEntry>): Promise<ChangeSetEntry>;
 }
 
 /**
@@ -195,7 +197,8 @@ async function applyAll(connection: ClusterConnection, objects: KubernetesManife
       const index = next++;
       try {
         const object = objects[index]!;
-        results[index] = await applyWithChangeSet(connection, object, options, options.known?.(object));
+        const apply = () => applyWithChangeSet(connection, object, options, options.known?.(object));
+        results[index] = await (options.observeApply ? options.observeApply(object, apply) : apply());
       } catch (error) {
         failure ??= { error };
       }

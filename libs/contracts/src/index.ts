@@ -10,7 +10,8 @@
 // May import: no other Tidemark library.
 
 export { formatObjectKey, parseObjectKey, groupOf, describeObject, type ObjectRef } from './object-key';
-export { ReconcileJob, JobReason } from './job';
+export { ReconcileJob, JobReason, dropTraceparent } from './job';
+export { parseTraceparent, formatTraceparent, traceparentPattern, type TraceParent } from './traceparent';
 export { healthRuleApiVersion, healthRuleGroup, healthRuleKind, isHealthRuleKey } from './health-rule-object';
 export { isReadOnlyKey } from './read-only-kind';
 export { PreviewJob, previewQueueName } from './preview-job';

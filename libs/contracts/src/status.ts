@@ -187,4 +187,6 @@ export interface ReconcileRecord {
   repeats?: number;
   /** When the last of those repeats started. */
   lastAt?: string;
+  /** The W3C trace id of the run (of the last repeat), when tracing recorded it: 32 lowercase hex digits. */
+  traceId?: string;
 }

@@ -4,6 +4,7 @@ import type { HealthRule, KindRegistry, SourceHealthRules } from '@tidemark/kind
 import type { PruneHolds, StatusStore } from '@tidemark/status-store';
 import type { DriftPolicy, DriftRules } from '@tidemark/drift';
 import type { RevisionOrdering } from '@tidemark/ordering';
+import type { Tracer } from '@tidemark/tracing';
 import type { PipelineObserver } from './observer';
 import type { PruneGuard } from './prune-guards';
 import type { SourceTenancy } from './source-tenancy';
@@ -187,6 +188,8 @@ export interface PipelineDependencies {
   ordering?: DependencyWaitRegistry;
   /** Told how every run ended, for metrics. */
   observer?: PipelineObserver;
+  /** Spans for each run and its stages, under the trace its job carries. @defaultValue noTracing: nothing recorded */
+  tracer?: Tracer;
   options?: PipelineOptions;
   now?: () => Date;
 }

@@ -44,7 +44,8 @@ export async function finalizeStatus(run: ReconcileRun, deps: PipelineDependenci
 }
 
 function historyEntry(run: ReconcileRun, outcome: Pick<ReconcileRecord, 'result'> & Partial<ReconcileRecord>): ReconcileRecord {
-  return { revision: run.job.revision, startedAt: run.startedAt.toISOString(), durationMs: Date.now() - run.startedAt.getTime(), ...outcome };
+  const traceId = run.span.traceId;
+  return { revision: run.job.revision, startedAt: run.startedAt.toISOString(), durationMs: Date.now() - run.startedAt.getTime(), ...outcome, ...(traceId ? { traceId } : {}) };
 }
 
 /** finalizeRemoved forgets an object removed from Git, unless a prune guard orphaned it: then it stays listed, saying why. */

@@ -5,7 +5,7 @@
 //   admission policy for objects whose drift is prevented).
 // Records: none of its own (it writes the status record through libs/status-store).
 // May import: @tidemark/contracts, @tidemark/cluster, @tidemark/kinds, @tidemark/drift, @tidemark/ordering,
-//   @tidemark/status-store.
+//   @tidemark/status-store, @tidemark/tracing.
 
 export { reconcile } from './reconcile';
 export { PolicyKeeper, type DriftPreventionKeeper } from './drift-prevention';

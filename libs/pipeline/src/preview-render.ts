@@ -1,4 +1,5 @@
 import { parseObjectKey, type KubernetesManifest } from '@tidemark/contracts';
+import { noSpan } from '@tidemark/tracing';
 import { toReconcileFailure, type ClusterConnection } from '@tidemark/cluster';
 import type { KindRegistry } from '@tidemark/kinds';
 import type { StatusStore } from '@tidemark/status-store';
@@ -80,6 +81,7 @@ export async function renderForPreview(input: PreviewRenderInput, deps: PreviewR
     connection: connections.connection,
     actionsConnection: connections.actions,
     reportingConnection: connections.reporting,
+    span: noSpan,
   };
   try {
     return await previewStages(run, stageDeps);

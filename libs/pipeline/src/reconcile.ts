@@ -31,6 +31,7 @@ import { isStaleCacheSymptom } from './cached-reads';
 import { resyncUnchanged } from './unchanged-resync';
 import { freezeCheck } from './freeze-check';
 import { preventionCheck } from './prevention-check';
+import { startRunSpan, traced, tracedSync } from './run-trace';
 
 /**
  * reconcile runs the stages for one job (a sync hook's run has its own two: readHookRun, hookVerdictStage), then finalizeStatus writes the run's one status
@@ -42,8 +43,24 @@ import { preventionCheck } from './prevention-check';
  */
 export async function reconcile(job: ReconcileJob, deps: PipelineDependencies, signal?: AbortSignal): Promise<ReconcileOutcome> {
   const run = startRun(job, deps);
+  try {
+    return await reconcileRun(run, deps, signal);
+  } catch (error) {
+    run.span.fail(error);
+    throw error;
+  } finally {
+    run.span.set({ 'tidemark.stage': run.stage, ...(run.failure ? { 'tidemark.failure': run.failure.code } : {}) });
+    run.span.end();
+  }
+}
+
+async function reconcileRun(run: ReconcileRun, deps: PipelineDependencies, signal?: AbortSignal): Promise<ReconcileOutcome> {
+  const { job } = run;
   const unchanged = await resyncUnchanged(run, deps);
-  if (unchanged) return unchanged;
+  if (unchanged) {
+    run.span.set({ 'tidemark.result': 'unchanged' });
+    return unchanged;
+  }
   deps = withRunLog(run, deps);
   try {
     const status = await runStagesOrLive(run, deps, signal).catch(async (error: unknown) => {
@@ -55,7 +72,7 @@ export async function reconcile(job: ReconcileJob, deps: PipelineDependencies, s
       });
       return undefined;
     });
-    await finalize(run, deps, status?.record, signal);
+    await traced(run, 'finalize', () => finalize(run, deps, status?.record, signal));
     await wakeDependents(run, deps, status?.record);
     if (status && !run.failure && run.live) await recordEvents(run, deps, run.live, status.events);
     return resultStage(run, deps);
@@ -82,14 +99,14 @@ async function runStagesOrLive(run: ReconcileRun, deps: PipelineDependencies, si
 
 /** restartLive forgets what the stages recorded on the run, keeping the job and its connections. */
 function restartLive(run: ReconcileRun): void {
-  const { job, ref, startedAt, connection, actionsConnection, reportingConnection } = run;
+  const { job, ref, startedAt, connection, actionsConnection, reportingConnection, span } = run;
   for (const key of Object.keys(run)) delete (run as unknown as Record<string, unknown>)[key];
-  Object.assign(run, { job, ref, startedAt, stage: 'fetch', connection, actionsConnection, reportingConnection, liveReads: true });
+  Object.assign(run, { job, ref, startedAt, stage: 'fetch', connection, actionsConnection, reportingConnection, span, liveReads: true });
 }
 
 /** runStages is the list of stages; it returns the status record and Events of a run that got through apply. */
 async function runStages(run: ReconcileRun, deps: PipelineDependencies, signal?: AbortSignal): Promise<StatusResult | undefined> {
-  const fetched = await fetchStage(run, deps);
+  const fetched = await traced(run, 'fetch', () => fetchStage(run, deps));
   recordFetched(run, fetched);
   if (fetched.action === 'stallAgain' || fetched.action === 'fail') throw fetched.failure;
   signal?.throwIfAborted();
@@ -109,17 +126,18 @@ async function runStages(run: ReconcileRun, deps: PipelineDependencies, signal?:
   const validated = await validateStage(run, deps, { applyFollows: true });
   const defaulted = validated?.resource;
   const features = featuresStage(run, defaulted);
-  const rendered = renderStage(run, defaulted, features);
+  const rendered = tracedSync(run, 'render', () => renderStage(run, defaulted, features));
   signal?.throwIfAborted();
   run.healthRules = await readHealthRules(run, deps);
   const before = previousInventory(run);
-  const applied = await applyStage(run, deps, rendered, validated);
+  const applied = await traced(run, 'apply', (span) => applyStage(run, deps, rendered, validated, span));
   // From here on, the live object is the one apply returned (a failure reports against it).
   run.live = applied.live;
-  const pruned = await pruneStage(run, deps, before, applied);
+  const pruned = await traced(run, 'prune', () => pruneStage(run, deps, before, applied));
   if (pruned.deleted.length > 0) deps.driftPrevention?.mayRelease(run.job.cluster);
   const kind = await actStage(run, deps, defaulted, applied.changes);
-  const health = await hookVerdictStage(run, deps, applied, healthStage(run, deps, applied, pruned.deleted, kind));
+  const health = await traced(run, 'health', () => hookVerdictStage(run, deps, applied, healthStage(run, deps, applied, pruned.deleted, kind)));
+  run.span.set({ 'tidemark.health': health.status });
   run.outcome = { applied, pruned: pruned.deleted, kept: pruned.kept, kind, health };
   return statusStage(run, run.outcome, deps);
 }
@@ -161,5 +179,6 @@ function startRun(job: ReconcileJob, deps: PipelineDependencies): ReconcileRun {
     connection: connections.connection,
     actionsConnection: connections.actions,
     reportingConnection: connections.reporting,
+    span: startRunSpan(job, deps),
   };
 }

@@ -2,6 +2,7 @@ import type { ChangeSetEntry, ClusterConnection } from '@tidemark/cluster';
 import type { KubernetesManifest, ObjectRef, ObjectStatus, ReconcileFailure, ReconcileJob, TerminalError } from '@tidemark/contracts';
 import type { RegisteredKind, RunHealthRules } from '@tidemark/kinds';
 import type { OrderingNode } from '@tidemark/ordering';
+import type { TraceSpan } from '@tidemark/tracing';
 import type { DesiredObject } from './dependencies';
 import type { ApplyOutcome } from './stage-results';
 import type { KeptObject } from './prune-guards';
@@ -86,6 +87,8 @@ export interface ReconcileRun extends Partial<Omit<Fetched, 'revision'>> {
   actionsConnection: ClusterConnection;
   /** The reconciler's own identity, for the CR's /status and Events only. */
   reportingConnection: ClusterConnection;
+  /** The run's span (noSpan when tracing is off); each stage is a child of it. */
+  span: TraceSpan;
   /** How fetch judged the run. */
   fetched?: FetchResult['action'];
   /** What the deletion stage did. */

@@ -12,6 +12,8 @@ import { identityPreflight } from './identity-preflight';
 import { appliedBefore, appliedVersionOf } from './applied-versions';
 import { cachedLive } from './cached-reads';
 import { ensurePrevention } from './prevention-check';
+import { noSpan, type TraceSpan } from '@tidemark/tracing';
+import { tracedApplies } from './run-trace';
 
 /**
  * applyStage applies the CR (for a kind) and the rendered objects with server-side apply in
@@ -21,11 +23,11 @@ import { ensurePrevention } from './prevention-check';
  * it renders is applied). An object whose last apply left it at the version it still has is not
  * dry-run at all (appliedBefore).
  */
-export async function applyStage(run: ReconcileRun, deps: PipelineDependencies, rendered: KubernetesManifest[], validated?: ValidatedResource): Promise<AppliedObjects> {
+export async function applyStage(run: ReconcileRun, deps: PipelineDependencies, rendered: KubernetesManifest[], validated?: ValidatedResource, span: TraceSpan = noSpan): Promise<AppliedObjects> {
   run.stage = 'apply';
   const drift = driftCheck(run, deps);
   const cached = cachedLive(run, deps);
-  const options: ChangeSetOptions = { ...drift.options, appliedBefore: appliedBefore(run.previous), known: plainManifestLive(run), ...(cached ? { cached } : {}) };
+  const options: ChangeSetOptions = { ...drift.options, appliedBefore: appliedBefore(run.previous), known: plainManifestLive(run), ...(cached ? { cached } : {}), ...tracedApplies(span) };
   try {
     await checkRenderedAllowed(run, deps, rendered);
     await identityPreflight(run, rendered);
@@ -36,7 +38,8 @@ export async function applyStage(run: ReconcileRun, deps: PipelineDependencies, 
     if (run.plugin && run.object) {
       const known = { live: run.live, ...(validated?.dryRun ? { dryRun: validated.dryRun } : {}) };
       const object = customResourceToApply(run);
-      const entry = await applyWithChangeSet(run.connection, object, options, known).catch((error: unknown) => {
+      const apply = () => applyWithChangeSet(run.connection, object, options, known);
+      const entry = await (options.observeApply ? options.observeApply(object, apply) : apply()).catch((error: unknown) => {
         // A CR created without a dry-run: its creation is its validation, and nothing it renders was written yet.
         throw validated?.validatedByCreation ? validationFailure(run, error) : error;
       });

@@ -4,7 +4,7 @@
 // Entry points: Poller, registerWebhookRoutes, verifyWebhook.
 // Records: SourceStatus (source:<source>) with its commit list, the poll lease (lease:<source>) and webhook
 //   deliveries (webhook-delivery:<source>:<digest>).
-// May import: @tidemark/contracts, @tidemark/git-source.
+// May import: @tidemark/contracts, @tidemark/git-source, @tidemark/tracing.
 
 export { Poller, type PollerOptions } from './poller';
 export type { PolledSource } from './source-runner';

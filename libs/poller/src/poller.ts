@@ -4,14 +4,20 @@ import { RecordKeys, RedisLease } from '@tidemark/contracts';
 import type { PollResult } from '@tidemark/git-source';
 import { SourceRunner, type PolledSource } from './source-runner';
 import type { RedisClient } from '@tidemark/contracts';
+import { noTracing, type TraceSpan, type Tracer } from '@tidemark/tracing';
 
 export interface PollerOptions {
   /** A connection the app owns; the poller duplicates it once for its trigger subscription. */
   redis: RedisClient;
   /** The sources to poll from the start (config-file sources); `add` and `remove` change the set later. @defaultValue [] */
   sources?: readonly PolledSource[];
-  /** Takes a poll's changes (the reconciler turns them into queue jobs). A throw retries them next poll. */
-  onChanges(result: PollResult): Promise<void>;
+  /**
+   * Takes a poll's changes (the reconciler turns them into queue jobs, each carrying `span`'s trace
+   * context). A throw retries them next poll.
+   */
+  onChanges(result: PollResult, span: TraceSpan): Promise<void>;
+  /** Each poll is a span: a child of the webhook's that triggered it, or the start of a trace. @defaultValue noTracing */
+  tracer?: Tracer;
   /** Called with every poll or lease failure, for logging; they are also recorded in the status hash. */
   onError?(source: string, error: unknown): void;
   /** Called by the leader after each poll is recorded (the Source controller mirrors it to the Source's status). */
@@ -98,11 +104,15 @@ export class Poller {
     return this.runners.has(name);
   }
 
-  /** trigger asks for an immediate poll of a source, wherever its leader runs; false for an unknown source. */
-  async trigger(source: string): Promise<boolean> {
+  /**
+   * trigger asks for an immediate poll of a source, wherever its leader runs; false for an unknown
+   * source. On the leader, the poll's span is a child of `parent` (the webhook's); a trigger passed on
+   * to another replica starts a trace of its own there.
+   */
+  async trigger(source: string, parent?: TraceSpan): Promise<boolean> {
     const runner = this.runners.get(source);
     if (!runner) return false;
-    if (runner.isLeader) runner.trigger();
+    if (runner.isLeader) runner.trigger(parent);
     else await this.options.redis.publish(this.triggerChannel, source);
     return true;
   }
@@ -132,6 +142,7 @@ export class Poller {
       onChanges: this.options.onChanges,
       onError: this.options.onError ?? (() => undefined),
       onRecorded: this.options.onRecorded ?? (() => undefined),
+      tracer: this.options.tracer ?? noTracing,
       random: this.options.random ?? Math.random,
     });
   }

@@ -4,6 +4,7 @@ import type { RedisLease } from '@tidemark/contracts';
 import { describeRef, recordFailure, recordHead, recordPoll, recordSuspended } from './source-status';
 import { sourceSuspendedField as suspendedField } from '@tidemark/contracts';
 import type { RedisClient } from '@tidemark/contracts';
+import { inSpan, type TraceSpan, type Tracer } from '@tidemark/tracing';
 
 /** PolledSource is what the poller needs of a source; GitSource fits it. */
 export interface PolledSource {
@@ -21,10 +22,11 @@ export interface SourceRunnerOptions {
   statusKey: string;
   /** The source's list of fetched commits. */
   commitsKey: string;
-  onChanges(result: PollResult): Promise<void>;
+  onChanges(result: PollResult, span: TraceSpan): Promise<void>;
   onError(source: string, error: unknown): void;
   onRecorded(source: string): void;
   random: () => number;
+  tracer: Tracer;
 }
 
 /**
@@ -39,6 +41,8 @@ export class SourceRunner {
   private again = false;
   private delivered: string | undefined;
   private stopped = false;
+  /** The span of the webhook that asked for the next poll, its parent. */
+  private parent: TraceSpan | undefined;
 
   constructor(private readonly options: SourceRunnerOptions) {}
 
@@ -65,9 +69,10 @@ export class SourceRunner {
     }
   }
 
-  /** trigger polls now when leading (or right after the running poll). */
-  trigger(): void {
+  /** trigger polls now when leading (or right after the running poll); that poll's span is a child of `parent`. */
+  trigger(parent?: TraceSpan): void {
     if (!this.leading || this.stopped) return;
+    if (parent) this.parent = parent;
     if (this.running) {
       this.again = true;
       return;
@@ -101,6 +106,17 @@ export class SourceRunner {
   }
 
   private async pollOnce(): Promise<void> {
+    const parent = this.parent;
+    this.parent = undefined;
+    const span = this.options.tracer.start('poll', { ...(parent ? { parent } : {}), attributes: { 'tidemark.source': this.options.source.name, 'tidemark.trigger': parent ? 'webhook' : 'interval' } });
+    try {
+      await this.pollTraced(span);
+    } finally {
+      span.end();
+    }
+  }
+
+  private async pollTraced(span: TraceSpan): Promise<void> {
     const { source, redis, statusKey, lease } = this.options;
     const started = performance.now();
     try {
@@ -112,14 +128,21 @@ export class SourceRunner {
       }
       // Always from what was delivered: after a failed first hand-off the source's own last
       // revision is the one not handed on, and diffing from it would find nothing to hand on again.
-      const result = await source.poll({ since: this.delivered ?? null });
+      // The fetch, and the rendering of the units it changed (in the render sandbox), happen inside poll.
+      const result = await inSpan(span, 'fetch', undefined, async (fetch) => {
+        const polled = await source.poll({ since: this.delivered ?? null });
+        fetch.set({ 'tidemark.revision': polled.revision, 'tidemark.fetched_objects': polled.fetchedObjects, 'tidemark.render.units_planned': polled.render?.planned, 'tidemark.render.units_rendered': polled.render?.rendered, 'tidemark.render.duration_ms': polled.render ? Math.round(polled.render.durationMs) : undefined });
+        return polled;
+      });
+      span.set({ 'tidemark.revision': result.revision, 'tidemark.changes': result.changes.length });
       // The head is known before its changes are handed on, so an object woken by a watch in
       // the meantime is compared with this revision, never with the one before it.
       if (this.leading) await recordHead(redis, statusKey, result.revision);
-      if (result.changes.length > 0 || result.moved) await this.options.onChanges(result);
+      if (result.changes.length > 0 || result.moved) await this.options.onChanges(result, span);
       this.delivered = result.revision;
       if (this.leading) await recordPoll(redis, { status: statusKey, commits: this.options.commitsKey }, result, lease.owner, describeRef(source.spec.ref));
     } catch (error) {
+      span.fail(error);
       this.options.onError(source.name, error);
       await recordFailure(redis, statusKey, error, Math.round(performance.now() - started), lease.owner).catch(() => undefined);
     }

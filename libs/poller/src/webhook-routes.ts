@@ -4,6 +4,7 @@ import { readBody } from './read-body';
 import { verifyWebhook, webhookProviders, type WebhookProvider } from './webhook-signature';
 import { deliveryDigest, deliveryIdOf, MemoryDeliveryLog, type DeliveryLog } from './webhook-deliveries';
 import { previewRequestOf, type WebhookPreviewRequest } from './webhook-preview';
+import { noTracing, type TraceSpan, type Tracer } from '@tidemark/tracing';
 
 /** WebhookHook binds a source to its provider and its (resolved) secret. */
 export interface WebhookHook {
@@ -24,8 +25,13 @@ export interface WebhookRoutesOptions {
   hooks: readonly WebhookHook[];
   /** Finds the hook of a source not in `hooks` (a Source object's, whose secret is in a Secret). @defaultValue none */
   findHook?(source: string): Promise<WebhookHook | undefined>;
-  /** Called for a verified push; it should only schedule a poll (e.g. `poller.trigger`). */
-  onPush(source: string): void | Promise<void>;
+  /** Called for a verified push; it should only schedule a poll (e.g. `poller.trigger`, handing on `span` as the poll's parent). */
+  onPush(source: string, span: TraceSpan): void | Promise<void>;
+  /**
+   * A verified push starts a trace (its span is `webhook`). A traceparent header the sender sent is
+   * not followed: the push's trace starts here. @defaultValue noTracing
+   */
+  tracer?: Tracer;
   /**
    * Called for a verified push to a branch and for a pull request opened or updated, with the
    * branch (and commit) the body names; it should only queue a preview, which writes nothing, and
@@ -101,11 +107,21 @@ export async function registerWebhookRoutes(app: FastifyInstance, options: Webho
         await options.onPreview!(hook.source, preview, from);
         return reply.code(202).send({ code: 'WebhookPreviewQueued', message: `a preview of ${preview.ref} was queued`, source: hook.source });
       }
-      await options.onPush(hook.source);
+      await tracedPush(options, hook, delivery);
       if (preview) await options.onPreview!(hook.source, preview, from);
       return reply.code(202).send({ code: 'WebhookPollTriggered', message: 'a poll of the source was triggered', source: hook.source });
     });
   }, { prefix: options.prefix ?? '/hooks' });
+}
+
+/** tracedPush hands a verified push on in a `webhook` span: the start of the push's trace. */
+async function tracedPush(options: WebhookRoutesOptions, hook: WebhookHook, delivery: string | undefined): Promise<void> {
+  const span = (options.tracer ?? noTracing).start('webhook', { attributes: { 'tidemark.source': hook.source, 'tidemark.webhook.provider': hook.provider, 'tidemark.webhook.delivery': delivery?.slice(0, 128) } });
+  try {
+    await options.onPush(hook.source, span);
+  } finally {
+    span.end();
+  }
 }
 
 function jsonObject(body: Buffer): Record<string, unknown> | undefined {

@@ -1,6 +1,6 @@
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import { Value } from '@sinclair/typebox/value';
-import { isReconcileFailure, jobSchemaVersion, ReconcileJob, redisSchemaVersion, TerminalError, messageOf, type FailureCategory, type ReconcileOutcome } from '@tidemark/contracts';
+import { dropTraceparent, isReconcileFailure, jobSchemaVersion, ReconcileJob, redisSchemaVersion, TerminalError, messageOf, type FailureCategory, type ReconcileOutcome } from '@tidemark/contracts';
 import { computeBackoff, type BackoffOptions } from './backoff';
 import { JobAbortedError } from './errors/job-aborted-error';
 import type { LeaseWatch } from './lease-watch';
@@ -49,7 +49,8 @@ export function createProcessor(context: ProcessContext) {
 
 /** payloadOf is the job to run: the slot's newest revision, else the job's own data (which may be older). */
 async function payloadOf(context: ProcessContext, job: Job<ReconcileJob>, token: string, latest: ReconcileJob | undefined): Promise<ReconcileJob> {
-  const payload = latest ?? job.data;
+  // A traceparent that is not one is dropped, never the job: trace context is advice.
+  const payload = dropTraceparent(latest ?? job.data);
   if (!Value.Check(ReconcileJob, payload)) throw new UnrecoverableError('the job payload is not a ReconcileJob');
   if (isNewerSchema(job.name)) {
     // A job a newer release wrote may mean something this one would misread: leave it, not lose it.

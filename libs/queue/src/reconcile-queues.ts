@@ -70,7 +70,7 @@ export class ReconcileQueues {
   async enqueue(job: ReconcileJob, options: EnqueueOptions = {}): Promise<EnqueueResult> {
     if (!Value.Check(ReconcileJob, job)) {
       const first = Value.Errors(ReconcileJob, job).First();
-      throw new InvalidJobError(`A reconcile job carries only {source, revision, cluster, objectKey, reason}: ${first ? `${first.path || '/'} ${first.message}` : 'invalid payload'}.`);
+      throw new InvalidJobError(`A reconcile job carries only {source, revision, cluster, objectKey, reason, traceparent?}: ${first ? `${first.path || '/'} ${first.message}` : 'invalid payload'}.`);
     }
     const delayMs = options.delayMs ?? 0;
     if (!(delayMs >= 0 && Number.isFinite(delayMs))) throw new InvalidJobError(`delayMs must be a finite number of ms >= 0; got ${delayMs}.`);

@@ -36,7 +36,7 @@ function changedNothing(entry: ReconcileRecord): boolean {
 }
 
 // Folds a run into the newest history entry when both changed nothing and ended alike
-// (revision, result, stage, message); else pushes it and trims the list.
+// (revision, result, stage, message), the entry then naming the newest run's trace; else pushes it and trims the list.
 const appendHistoryScript = `
 local head = redis.call('LINDEX', KEYS[1], 0)
 if head and ARGV[2] == '1' then
@@ -46,6 +46,7 @@ if head and ARGV[2] == '1' then
     and (type(last.changes) ~= 'table' or (last.changes.created == 0 and last.changes.configured == 0 and last.changes.deleted == 0)) then
     last.repeats = (last.repeats or 1) + 1
     last.lastAt = ARGV[7]
+    if ARGV[9] ~= '' then last.traceId = ARGV[9] end
     redis.call('LSET', KEYS[1], 0, cjson.encode(last))
     return 0
   end
@@ -316,7 +317,7 @@ export class StatusStore {
    */
   private addHistory(transaction: ReturnType<Redis['multi']>, key: string, entry: ReconcileRecord): ReturnType<Redis['multi']> {
     return transaction.eval(appendHistoryScript, 1, key, JSON.stringify(entry), changedNothing(entry) ? '1' : '0',
-      entry.revision, entry.result, entry.stage ?? '', entry.message ?? '', entry.startedAt, this.historyLength);
+      entry.revision, entry.result, entry.stage ?? '', entry.message ?? '', entry.startedAt, this.historyLength, entry.traceId ?? '');
   }
 
   async history(cluster: string, objectKey: string): Promise<ReconcileRecord[]> {

@@ -85,6 +85,7 @@ export const ReconcileRecordBody = Type.Object({
   changes: Type.Optional(Type.Object({ created: Type.Integer(), configured: Type.Integer(), unchanged: Type.Integer(), deleted: Type.Integer() })),
   repeats: Type.Optional(Type.Integer({ description: 'Runs in a row that ended like this one and changed nothing (absent: 1).' })),
   lastAt: Type.Optional(Type.String({ description: 'When the last of the repeats started.' })),
+  traceId: Type.Optional(Type.String({ description: 'The W3C trace id of the run (its last repeat), when tracing recorded it.' })),
 });
 
 export const CellBody = Type.Object({

@@ -22,6 +22,8 @@ export interface ObjectPageInput {
   clusters: string[];
   principal: Principal | undefined;
   notice?: string;
+  /** A trace UI's page of one trace, `{traceId}` standing for the id: each traced run links to its trace. @defaultValue none */
+  traceUrl?: string;
 }
 
 // Stalled and Drifted are abnormal-true conditions: True is the bad news there, unlike Ready.
@@ -82,12 +84,21 @@ function changesText(changes: ReconcileRecord['changes']): string {
   return parts.length > 0 ? parts.join(', ') : 'nothing';
 }
 
-function historyTable(history: readonly ReconcileRecord[]): SafeHtml {
+/**
+ * traceLink links a run to its trace in the configured trace UI. The id comes from Redis, so only
+ * 32 lowercase hex digits make a link.
+ */
+export function traceLink(record: ReconcileRecord, traceUrl: string | undefined): SafeHtml | string {
+  if (!traceUrl || typeof record.traceId !== 'string' || !/^[0-9a-f]{32}$/.test(record.traceId)) return '';
+  return html`<a class="trace" href="${traceUrl.replaceAll('{traceId}', record.traceId)}" rel="noreferrer">trace</a>`;
+}
+
+function historyTable(history: readonly ReconcileRecord[], traceUrl: string | undefined): SafeHtml {
   if (history.length === 0) return html`<p class="muted">No reconcile recorded yet.</p>`;
-  return html`<table id="history"><tr><th>Started</th><th>Revision</th><th>Result</th><th class="num">Duration</th><th>Stage</th><th>Message</th><th>Changes</th></tr>
+  return html`<table id="history"><tr><th>Started</th><th>Revision</th><th>Result</th><th class="num">Duration</th><th>Stage</th><th>Message</th><th>Changes</th>${traceUrl ? html`<th>Trace</th>` : ''}</tr>
 ${history.map((record) => html`<tr><td>${timeAgo(record.startedAt)}${record.repeats ? html` <span class="repeats" title="The same outcome ${record.repeats} times in a row, changing nothing; the last one ${record.lastAt ?? ''}">×${record.repeats}, last ${timeAgo(record.lastAt)}</span>` : ''}</td><td>${shortRevision(record.revision)}</td><td class="result-${record.result}">${record.result}</td>
 <td class="num">${duration(record.durationMs)}</td><td>${record.stage ?? ''}</td><td class="${record.result === 'failed' || record.result === 'stalled' ? 'error' : ''}">${record.message ?? ''}</td>
-<td>${changesText(record.changes)}</td></tr>`)}</table>`;
+<td>${changesText(record.changes)}</td>${traceUrl ? html`<td>${traceLink(record, traceUrl)}</td>` : ''}</tr>`)}</table>`;
 }
 
 function actionForm(path: string, verb: string, label: string, principal: Principal | undefined): SafeHtml {
@@ -172,5 +183,5 @@ ${failureDetail(status)}${kindStatusTable(status.kindStatus)}
 <h2>Drift</h2>${driftTable(status.drift)}
 <h2>Inventory</h2>${inventoryTable(status.inventory)}
 ${input.timeline ?? ''}
-<h2>Reconcile history on ${status.cluster}</h2>${historyTable(input.history)}`;
+<h2>Reconcile history on ${status.cluster}</h2>${historyTable(input.history, input.traceUrl)}`;
 }

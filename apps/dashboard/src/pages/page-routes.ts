@@ -30,6 +30,8 @@ export interface PageRoutesOptions {
   data: DashboardData;
   actions: Actions;
   sourceActions: SourceActions;
+  /** A trace UI's page of one trace, `{traceId}` standing for the id. @defaultValue none: no trace links */
+  traceUrl?: string;
 }
 
 const notices: Record<string, string> = {
@@ -68,7 +70,7 @@ function sendEncodedPage(reply: FastifyReply, page: Buffer): FastifyReply {
 }
 
 /** pageRoutes serves the server-rendered pages and the form posts of their actions. */
-export async function pageRoutes(app: FastifyInstance, { data, actions, sourceActions }: PageRoutesOptions): Promise<void> {
+export async function pageRoutes(app: FastifyInstance, { data, actions, sourceActions, traceUrl }: PageRoutesOptions): Promise<void> {
   const hide = { hide: true };
   app.get('/', { schema: hide }, async (request, reply) =>
     sendPage(reply, { title: 'Overview', nav: 'overview', live: 'refresh', principal: request.principal }, overviewPage(await data.for(request.principal).overview())));
@@ -101,7 +103,7 @@ export async function pageRoutes(app: FastifyInstance, { data, actions, sourceAc
     if (!found) throw notFound(`${key} on cluster ${request.params.cluster}`);
     const notice = request.query.notice ? notices[request.query.notice] : undefined;
     const timeline = objectTimeline(await data.for(request.principal).objectTimeline(key, found.status.source));
-    const main = objectPage({ ...found, timeline, clusters: data.for(request.principal).clustersOf(key), principal: request.principal, ...(notice ? { notice } : {}) });
+    const main = objectPage({ ...found, timeline, clusters: data.for(request.principal).clustersOf(key), principal: request.principal, ...(notice ? { notice } : {}), ...(traceUrl ? { traceUrl } : {}) });
     const liveTree = { cluster: request.params.cluster, ownerUids: ownerUidsOf(found.status) };
     return sendPage(reply, { title: `${found.status.kind} ${found.status.name}`, nav: 'objects', live: 'object', liveKey: cellId(request.params.cluster, key), liveTree, principal: request.principal }, main);
   });
