@@ -6,16 +6,17 @@
 //                  (test/kube-testenv) and its controllers (kube-controller-manager, kube-scheduler,
 //                  KWOK). Not needed with --kubeconfig.
 //   test-only      what only the suites use: Helm's renderer for the deploy checks (test/helm-render),
-//                  the Compose loader (test/compose-check), the Git-host tests' Gitea (test/gitea) and the
-//                  OCI source tests' registry, oras and htpasswd helper (test/oci-registry).
+//                  the Compose loader (test/compose-check), the Git-host tests' Gitea (test/gitea), the
+//                  OCI source tests' registry, oras and htpasswd helper (test/oci-registry) and the
+//                  tracing tests' Jaeger (test/jaeger).
 // With no argument, all three.
-import { buildGitea, buildKubeControllers, buildKubeTestenv, buildOciRegistry, buildRenderTools } from '@tidemark/testing';
+import { buildGitea, buildJaeger, buildKubeControllers, buildKubeTestenv, buildOciRegistry, buildRenderTools } from '@tidemark/testing';
 import { buildComposeCheck, buildHelmRender } from '../test/deploy/render';
 
 const groups: Record<string, [string, () => Promise<string>][]> = {
   'renderers': [['render tools', () => buildRenderTools()]],
   'control-plane': [['kube-testenv', () => buildKubeTestenv()], ['kube-controllers', () => buildKubeControllers()]],
-  'test-only': [['helm-render', () => buildHelmRender()], ['compose-check', () => buildComposeCheck()], ['gitea', () => buildGitea()], ['oci-registry', () => buildOciRegistry()]],
+  'test-only': [['helm-render', () => buildHelmRender()], ['compose-check', () => buildComposeCheck()], ['gitea', () => buildGitea()], ['oci-registry', () => buildOciRegistry()], ['jaeger', () => buildJaeger()]],
 };
 
 const asked = process.argv.slice(2);

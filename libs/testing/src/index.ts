@@ -27,3 +27,4 @@ export { sendGithubPush } from './github-push';
 export { buildRenderTools, renderToolsDir } from './render-tools';
 export { buildGitea, giteaBinary, startGitea, type TestGitea, type GiteaRepository } from './gitea';
 export { buildOciRegistry, startOciRegistry, orasBinary, registryBinary, type TestOciRegistry, type StartOciRegistryOptions } from './oci-registry';
+export { buildJaeger, jaegerBinary, startJaeger, type TestJaeger, type JaegerTrace, type JaegerSpan } from './jaeger';
