@@ -39,7 +39,7 @@ export async function applyStage(run: ReconcileRun, deps: PipelineDependencies, 
       const known = { live: run.live, ...(validated?.dryRun ? { dryRun: validated.dryRun } : {}) };
       const object = customResourceToApply(run);
       const apply = () => applyWithChangeSet(run.connection, object, options, known);
-      const entry = await (options.observeApply ? options.observeApply(object, apply) : apply()).catch((error: unknown) => {
+      const entry = await observed(options, object, apply).catch((error: unknown) => {
         // A CR created without a dry-run: its creation is its validation, and nothing it renders was written yet.
         throw validated?.validatedByCreation ? validationFailure(run, error) : error;
       });
@@ -65,6 +65,11 @@ export async function applyStage(run: ReconcileRun, deps: PipelineDependencies, 
   } catch (error) {
     throw toReconcileFailure(error, `apply ${subjectOf(run)}`);
   }
+}
+
+/** observed runs one object's apply through the options' observer (its trace span), if any. */
+function observed(options: ChangeSetOptions, object: KubernetesManifest, apply: () => Promise<ChangeSetEntry>): Promise<ChangeSetEntry> {
+  return options.observeApply ? options.observeApply(object, apply) : apply();
 }
 
 /** plainManifestLive: a plain manifest is its own rendered object, and fetch read it live already. */
