@@ -124,13 +124,13 @@ describe('traces from a push to Ready', () => {
     expect(await sendGithubPush(`http://127.0.0.1:${pollerPort}/hooks/${source}`, webhookSecret)).toBe(202);
     await expect.poll(valueOf, { timeout: 60_000 }).toBe('two');
 
-    // The trace is complete once the worker's runs of the two changed objects have finalized and been exported
-    // (the Namespace did not change, so the push queues no job for it).
+    // The trace is complete once the worker's runs of the two changed objects are exported (the Namespace did
+    // not change, so the push queues no job for it). A run's span ends after its stages', so it is sent last.
     let trace: JaegerTrace | undefined;
     await expect.poll(async () => {
       const fresh = (await webhookTraces()).filter((candidate) => !before.has(candidate.traceID));
       trace = fresh.length === 1 ? await jaeger.trace(fresh[0]!.traceID) : undefined;
-      return trace?.spans.filter((span) => span.operationName === 'finalize').length ?? 0;
+      return trace?.spans.filter((span) => span.operationName === 'reconcile' && tag(span, 'tidemark.revision') === revision).length ?? 0;
     }, { timeout: 60_000, interval: 500 }).toBeGreaterThanOrEqual(2);
     expect((await webhookTraces()).filter((candidate) => !before.has(candidate.traceID))).toHaveLength(1);
     const spans = trace!.spans;
@@ -149,7 +149,8 @@ describe('traces from a push to Ready', () => {
     expect(poll!.startTime).toBeGreaterThanOrEqual(webhook!.startTime);
     expect(enqueue!.startTime).toBeGreaterThanOrEqual(poll!.startTime);
     const runs = named('reconcile').filter((span) => tag(span, 'tidemark.revision') === revision);
-    expect(runs.map((span) => tag(span, 'tidemark.object')).sort()).toEqual([configMapKey, `core/Secret/${namespace}/credentials`].sort());
+    const seen = named('reconcile').map((span) => `${String(tag(span, 'tidemark.object'))}@${String(tag(span, 'tidemark.revision'))}`);
+    expect(runs.map((span) => tag(span, 'tidemark.object')).sort(), `runs of ${revision} among ${seen.join(', ')}`).toEqual([configMapKey, `core/Secret/${namespace}/credentials`].sort());
 
     // Two processes: the webhook, poll and enqueue in the poller, every run in the worker.
     for (const span of [webhook!, poll!, enqueue!]) expect(roleOf(trace!, span)).toBe('poller');
