@@ -276,9 +276,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, path = env.TIDE
   const where = (field: string) => `${file}: ${field}`;
   const cacheDir = resolvePath(base, input.cacheDir ?? '.tidemark/cache');
   const clusters = input.clusters.map((cluster) => cluster.name);
-  if (input.sources.length === 0 && input.sourceObjects?.enabled !== true) {
-    throw new ConfigError(`${where('sources')}: list at least one source, or serve Source objects (sourceObjects.enabled: true)`);
-  }
+  checkSourcesListed(input, where);
   return deepFreeze({
     role,
     redis,
@@ -293,7 +291,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, path = env.TIDE
     ...intervals(input),
     objectHealth: objectHealthConfig(input.objectHealth, where, (message) => new ConfigError(message)),
     driftPrevention: { ...defaultPreventionRules, ...input.driftPrevention },
-    http: { port: input.http?.port ?? 9464, host: input.http?.host ?? '0.0.0.0', ...metricsTokenOf(env) },
+    http: httpOf(input, env),
     render: renderConfig(input.render, { base, env, cacheDir, clusters, sources: input.sources.map((source) => String(source.name)), invalid: (field, message) => new ConfigError(`${where(field)}: ${message}`) }),
     webhooks: webhooks(input, where, base, env),
     logLevel: env.TIDEMARK_LOG_LEVEL ?? 'info',
@@ -306,6 +304,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, path = env.TIDE
     notifications: notificationsConfig(input.notifications, { readSecret: (ref, field) => readSecret(ref, where(field), base, env), clusters, invalid: (field, message) => new ConfigError(`${where(field)}: ${message}`) }),
     tracing: tracingConfig(input.tracing, { role, readSecret: (ref, field) => readSecret(ref, where(field), base, env), invalid: (field, message) => new ConfigError(`${where(field)}: ${message}`) }),
   });
+}
+
+/** checkSourcesListed: a reconciler with no source in its file must serve Source objects, or it has nothing to do. */
+function checkSourcesListed(input: ConfigInput, where: (field: string) => string): void {
+  if (input.sources.length === 0 && input.sourceObjects?.enabled !== true) {
+    throw new ConfigError(`${where('sources')}: list at least one source, or serve Source objects (sourceObjects.enabled: true)`);
+  }
+}
+
+function httpOf(input: ConfigInput, env: NodeJS.ProcessEnv): ReconcilerConfig['http'] {
+  return { port: input.http?.port ?? 9464, host: input.http?.host ?? '0.0.0.0', ...metricsTokenOf(env) };
 }
 
 function conversionWebhookConfig(input: ConfigInput, where: (field: string) => string): ConversionWebhookConfig {
