@@ -3,7 +3,8 @@
 // node_modules at run time, so native and optional dependencies keep working. Two exceptions keep
 // the image (which ships only the top-level production node_modules) working:
 // - a package a workspace holds its own copy of (libs/x/node_modules/y, another version than the
-//   hoisted one) is bundled from that copy, so the version the library asked for runs;
+//   hoisted one) is bundled from that copy, so the version the library asked for runs; so is one a
+//   bundled package holds (node_modules/p/node_modules/y);
 // - an external package that is missing at the top level, or there only as a dev dependency
 //   (gone after `npm prune --omit=dev`), fails the build with its name.
 // - a package in bundledPackages is bundled too (its own dependencies stay external): loaded from
@@ -43,6 +44,18 @@ function workspaceOf(file) {
   return /^(apps|libs)\/[^/]+/.exec(relative(root, file))?.[0];
 }
 
+/**
+ * bundledPackageOf is the bundledPackages entry a file lies in (its nested node_modules included):
+ * a copy such a package holds of its own (client-node 2's js-yaml 5, where the top level has
+ * eslint's js-yaml 4) is bundled with it, since the top-level copy is another version.
+ */
+function bundledPackageOf(file) {
+  const path = relative(root, file).split('/');
+  if (path[0] !== 'node_modules') return undefined;
+  const name = path[1]?.startsWith('@') ? `${path[1]}/${path[2]}` : path[1];
+  return bundledPackages.has(name) ? name : undefined;
+}
+
 /** externalNpmPackages marks bare imports external (recording them) except @tidemark/* and workspace-local copies. */
 function externalNpmPackages(externals) {
   return {
@@ -55,6 +68,8 @@ function externalNpmPackages(externals) {
         if (args.path.startsWith('node:') || builtinModules.includes(name)) return { path: args.path, external: true };
         const workspace = workspaceOf(args.importer);
         if (workspace && existsSync(join(root, workspace, 'node_modules', name))) return undefined;
+        const bundled = bundledPackageOf(args.importer);
+        if (bundled && existsSync(join(root, 'node_modules', bundled, 'node_modules', name))) return undefined;
         externals.add(name);
         return { path: args.path, external: true };
       });
