@@ -32,7 +32,7 @@ describe('per-object deduplication', () => {
     let sampling = true;
     const sampler = (async () => {
       while (sampling) {
-        const [active, pending] = await Promise.all([queue.getJobs(['active']), queue.getJobs(['waiting', 'delayed', 'prioritized', 'paused'])]);
+        const [active, pending] = await Promise.all([queue.getJobs(['active']), queue.getJobs(['waiting', 'delayed', 'prioritized'])]);
         const mine = (jobs: typeof active) => jobs.filter((job) => job.data.objectKey === hot).length;
         samples.push({ active: mine(active), pending: mine(pending) });
         await sleep(15);

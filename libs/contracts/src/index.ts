@@ -35,7 +35,7 @@ export { readClusterHealth, writeClusterHealth, parseClusterHealth, unknownClust
 export { readClusterFreeze, writeClusterFreeze, liftClusterFreeze, parseClusterFreeze, describeFreeze, maxFreezeReasonLength, type ClusterFreeze } from './records/cluster-freeze';
 export { parseStatusChange, parseStatusSync, type StatusChange, type StatusSync } from './records/status-change';
 export { parseTreeChange, type TreeChange } from './records/tree-change';
-export type { RedisClient } from './records/redis-client';
+export { duplicateClient, type RedisClient } from './records/redis-client';
 export { RedisLease } from './records/redis-lease';
 export { redisSchemaVersion, reconcileJobName, jobSchemaVersion, claimRedisSchema, SchemaTooNewError } from './records/schema-version';
 export { appendClusterSample, newestClusterSample, readClusterSeries, type ClusterSample } from './records/cluster-series';

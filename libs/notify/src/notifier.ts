@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { parseClusterHealth, parseStatusChange, readClusterFreeze, readSourceStatus, RecordKeys, messageOf, type Logger, type RedisClient } from '@tidemark/contracts';
+import { parseClusterHealth, parseStatusChange, readClusterFreeze, readSourceStatus, RecordKeys, duplicateClient, messageOf, type Logger, type RedisClient } from '@tidemark/contracts';
 import type { StatusStore } from '@tidemark/status-store';
 import { alertSkipReason } from './alert-filter';
 import { clusterFreezeFact } from './cluster-freeze-facts';
@@ -57,7 +57,7 @@ export class Notifier {
   }
 
   async start(): Promise<void> {
-    const subscriber = this.options.redis.duplicate();
+    const subscriber = duplicateClient(this.options.redis);
     subscriber.on('error', () => undefined); // reconnects by itself; the sweep covers what it missed
     subscriber.on('message', (_channel: string, message: string) => this.announced(message));
     this.subscriber = subscriber;

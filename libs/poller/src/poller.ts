@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { RecordKeys, RedisLease } from '@tidemark/contracts';
+import { RecordKeys, RedisLease, duplicateClient } from '@tidemark/contracts';
 import type { PollResult } from '@tidemark/git-source';
 import { SourceRunner, type PolledSource } from './source-runner';
 import type { RedisClient } from '@tidemark/contracts';
@@ -56,15 +56,16 @@ export class Poller {
     const { redis } = this.options;
     for (const source of this.options.sources ?? []) this.runners.set(source.name, this.runnerFor(source));
     await redis.sadd(this.keys.sourceIndex, ...this.runners.keys()).catch(() => 0);
-    this.subscriber = redis.duplicate();
+    const subscriber = duplicateClient(redis);
+    this.subscriber = subscriber;
     // It reconnects by itself; a trigger missed meanwhile is covered by the next interval's poll.
-    this.subscriber.on('error', () => undefined);
-    this.subscriber.on('message', (channel: string, source: string) => {
+    subscriber.on('error', () => undefined);
+    subscriber.on('message', (channel: string, source: string) => {
       const runner = this.runners.get(source);
       if (channel === this.releasedChannel) void runner?.tend();
       else runner?.trigger();
     });
-    await this.subscriber.subscribe(this.triggerChannel, this.releasedChannel);
+    await subscriber.subscribe(this.triggerChannel, this.releasedChannel);
     await this.tend();
     // Renew well inside the lease time, and let followers notice a free lease soon after expiry.
     this.tending = setInterval(() => void this.tend(), Math.max(50, Math.floor(this.ttlMs / 5)));

@@ -1,5 +1,6 @@
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import { FailoverCluster } from './failover-cluster';
+import { wireProtocol, withWireProtocol } from './wire-protocol';
 
 /**
  * RedisConnection is how a queue class reaches Redis: a URL, ioredis options, or a client you
@@ -18,12 +19,12 @@ export type ConnectionRole = 'producer' | 'worker';
 export function openRedis(connection: RedisConnection, role: ConnectionRole): Redis | Cluster {
   const maxRetriesPerRequest = role === 'worker' ? null : 1;
   if (connection instanceof Cluster) {
-    const options = { redisOptions: { ...connection.options.redisOptions, maxRetriesPerRequest } };
+    const options = { redisOptions: { ...withWireProtocol(connection.options.redisOptions), maxRetriesPerRequest } };
     // Ours keeps its failover retries; `duplicate` is what BullMQ's blocking connections get.
     return connection instanceof FailoverCluster ? connection.reopen(options) : connection.duplicate(undefined, options);
   }
-  if (connection instanceof Redis) return connection.duplicate({ maxRetriesPerRequest });
-  const options: RedisOptions = { maxRetriesPerRequest, enableReadyCheck: true };
+  if (connection instanceof Redis) return connection.duplicate({ maxRetriesPerRequest, ...wireProtocol });
+  const options: RedisOptions = { maxRetriesPerRequest, enableReadyCheck: true, ...wireProtocol };
   return typeof connection === 'string' ? new Redis(connection, options) : new Redis({ ...connection, ...options });
 }
 

@@ -1,4 +1,4 @@
-import { Worker, type Job, type RedisClient } from 'bullmq';
+import { Worker, type Job } from 'bullmq';
 import type { Cluster, Redis } from 'ioredis';
 
 /**
@@ -16,7 +16,7 @@ export class DrainableWorker<DataType, ResultType> extends Worker<DataType, Resu
     await this.pause(true);
   }
 
-  protected override async moveToActive(client: RedisClient, token: string, name?: string): Promise<Job<DataType, ResultType>> {
+  protected override async moveToActive(token: string, name?: string): Promise<Job<DataType, ResultType>> {
     if (this.draining) {
       // We consumed the queue's wake-up marker: put it back so another process takes the job.
       const marker = this.keys.marker;
@@ -24,6 +24,6 @@ export class DrainableWorker<DataType, ResultType> extends Worker<DataType, Resu
       // BullMQ's loop treats "no job" as undefined; its declared return type does not say so.
       return undefined as unknown as Job<DataType, ResultType>;
     }
-    return super.moveToActive(client, token, name);
+    return super.moveToActive(token, name);
   }
 }

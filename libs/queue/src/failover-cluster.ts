@@ -1,4 +1,5 @@
 import { Cluster, type ClusterNode, type ClusterOptions } from 'ioredis';
+import { withWireProtocol } from './wire-protocol';
 
 /**
  * failoverRetries let a command ride out a primary's failover: a command to a slot whose primary
@@ -22,7 +23,7 @@ const shortRetries = { retryDelayOnFailover: 100, retryDelayOnClusterDown: 100, 
  */
 export class FailoverCluster extends Cluster {
   constructor(private readonly startup: ClusterNode[], options: ClusterOptions = {}) {
-    super(startup, { ...failoverRetries, ...options });
+    super(startup, { ...failoverRetries, ...options, redisOptions: withWireProtocol(options.redisOptions) });
   }
 
   /** reopen is a new client like this one (our own commands, retried through a failover) with `options` on top. */
@@ -33,6 +34,7 @@ export class FailoverCluster extends Cluster {
   /** duplicate, as BullMQ calls it for its blocking connection: ioredis's short retries. */
   override duplicate(overrideStartupNodes: ClusterNode[] = [], overrideOptions: ClusterOptions = {}): Cluster {
     const nodes = Array.isArray(overrideStartupNodes) && overrideStartupNodes.length > 0 ? overrideStartupNodes : this.startup.slice();
-    return new Cluster(nodes, { ...this.options, ...shortRetries, ...overrideOptions });
+    const options = { ...this.options, ...shortRetries, ...overrideOptions };
+    return new Cluster(nodes, { ...options, redisOptions: withWireProtocol(options.redisOptions) });
   }
 }

@@ -55,7 +55,7 @@ export async function collectFigures(
   context: { cluster: string; keys: ObjectStateKeys; failureLimit: number },
 ): Promise<ClusterQueueFigures> {
   const [counts, paused, replies] = await Promise.all([
-    queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'failed', 'paused'),
+    queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'failed'),
     queue.isPaused(),
     client.pipeline()
       .lrange(context.keys.waitTimes, 0, -1)
@@ -78,8 +78,8 @@ export async function collectFigures(
     queueName: queue.name,
     paused,
     depth: {
-      // A paused queue keeps its waiting jobs in BullMQ's paused list.
-      waiting: (counts.waiting ?? 0) + (counts.paused ?? 0),
+      // BullMQ 6 keeps a paused queue's jobs in its waiting list (5 moved them to a paused list).
+      waiting: counts.waiting ?? 0,
       active: counts.active ?? 0,
       delayed: counts.delayed ?? 0,
       prioritized: counts.prioritized ?? 0,

@@ -5,6 +5,7 @@ import { FailoverCluster } from './failover-cluster';
 import type { RedisConnection } from './connection';
 import { InvalidQueueOptionsError } from './errors/invalid-queue-options-error';
 import { tlsConnectionOptions, type RedisTls } from './redis-tls';
+import { wireProtocol } from './wire-protocol';
 
 /** RedisNode is one `host:port` of a Sentinel group or a Redis Cluster. */
 export interface RedisNode {
@@ -88,8 +89,8 @@ function loginOptions(auth: RedisAuth | undefined): Pick<RedisOptions, 'username
  * its commands are retried through a failover (FailoverCluster).
  */
 export function openRedisClient(endpoint: RedisEndpoint, options: RedisOptions = {}): RedisClient {
-  if ('url' in endpoint) return new Redis(endpoint.url, { ...options, ...tlsOptions(endpoint.tls) });
-  if ('sentinel' in endpoint) return new Redis({ ...options, ...sentinelOptions(endpoint.sentinel, endpoint.tls) });
+  if ('url' in endpoint) return new Redis(endpoint.url, { ...options, ...tlsOptions(endpoint.tls), ...wireProtocol });
+  if ('sentinel' in endpoint) return new Redis({ ...options, ...sentinelOptions(endpoint.sentinel, endpoint.tls), ...wireProtocol });
   return new FailoverCluster(endpoint.cluster.nodes.map((node) => ({ ...node })), { lazyConnect: options.lazyConnect ?? false, redisOptions: { ...options, ...loginOptions(endpoint.cluster.auth), ...tlsOptions(endpoint.tls) } });
 }
 
@@ -107,7 +108,7 @@ export function openRedisSubscriber(endpoint: RedisEndpoint, options: RedisOptio
     const unique = new Map([...configured, ...known].filter((node) => node.host && node.port).map((node) => [`${node.host}:${node.port}`, node]));
     return [...unique.values()];
   };
-  return new Redis({ ...options, ...loginOptions(endpoint.cluster.auth), ...tlsOptions(endpoint.tls), Connector: clusterNodeConnector(nodes, endpoint.tls && tlsConnectionOptions(endpoint.tls)) });
+  return new Redis({ ...options, ...loginOptions(endpoint.cluster.auth), ...tlsOptions(endpoint.tls), ...wireProtocol, Connector: clusterNodeConnector(nodes, endpoint.tls && tlsConnectionOptions(endpoint.tls)) });
 }
 
 /** parseRedisNode reads `host:port`; `where` names the field in the error. */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ObjectCache, watchObjects, type ClusterConnection, type ObjectCacheOptions, type RunningWatch, type WatchEventType, type WatchProgress } from '@tidemark/cluster';
-import { RedisLease, hookRunAnnotation, ownerOf, parseStatusChange, type GitOwner, type KubernetesManifest, type Logger } from '@tidemark/contracts';
+import { RedisLease, duplicateClient, hookRunAnnotation, ownerOf, parseStatusChange, type GitOwner, type KubernetesManifest, type Logger } from '@tidemark/contracts';
 import { latestRevision } from './latest-revision';
 import type { StatusStore } from '@tidemark/status-store';
 import { addManagedKinds, isOwnEcho, managedKinds, type WatchedKind } from './managed-kinds';
@@ -62,7 +62,7 @@ export function startOwnedWatches(options: OwnedWatchOptions): OwnedWatches {
   tick();
   const timer = setInterval(tick, options.refreshMs ?? 5_000);
   // A new object of a new kind should be watched at once, not at the next tick.
-  const subscriber = options.redis.duplicate();
+  const subscriber = duplicateClient(options.redis);
   subscriber.on('error', () => undefined);
   subscriber.on('message', (_channel: string, message: string) => {
     const change = parseStatusChange(message);

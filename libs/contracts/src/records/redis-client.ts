@@ -7,3 +7,12 @@ import type { Cluster, Redis } from 'ioredis';
  * address one slot.
  */
 export type RedisClient = Redis | Cluster;
+
+/**
+ * duplicateClient opens another connection like `client`, with its options (a subscriber's).
+ * ioredis 6 declares `duplicate` generically on each class, so the union has no callable
+ * signature; both take no argument to copy the client as it is.
+ */
+export function duplicateClient(client: RedisClient): RedisClient {
+  return (client as { duplicate(): RedisClient }).duplicate();
+}
