@@ -122,7 +122,14 @@ url
 {{- end -}}
 
 {{- define "tidemark.image" -}}
+{{- if .image.digest -}}
+{{- if not (regexMatch "^sha256:[0-9a-f]{64}$" .image.digest) -}}
+{{- fail (printf "image digest %q: give sha256:<64 hex digits> (scripts/build-images writes it to dist/images/<app>.json)" .image.digest) -}}
+{{- end -}}
+{{- printf "%s@%s" .image.repository .image.digest -}}
+{{- else -}}
 {{- printf "%s:%s" .image.repository (default .root.Chart.AppVersion .image.tag) -}}
+{{- end -}}
 {{- end -}}
 
 {{/* tidemark.noWildcard fails the render when a list of RBAC words holds '*'. */}}
