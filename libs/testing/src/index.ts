@@ -1,11 +1,12 @@
 // Owns: the test rig's helpers: a redis-server, the kube-testenv control planes, a Git server over smart
 //   HTTP, an OpenSSH sshd serving Git, a CNCF distribution registry with oras, working copies, a delaying
-//   proxy. Test and bench code only.
+//   proxy, the podman run of a Pod's container (containerRunOf). Test and bench code only.
 // Entry points: startRedis, startGitServer, WorkingCopy, startAppProcess.
 // Records: none.
 // May import: no other Tidemark library.
 
 export { freePort } from './free-port';
+export { containerRunOf, volumeFilesOf, PodRunError, type RunnablePod, type RunnableContainer, type PodVolume, type PodObjects, type VolumeFiles, type ContainerRunOptions, type ContainerRun } from './pod-container-run';
 export { buildAppBundles, type AppBundles } from './app-bundles';
 export { startAppProcess, killAppProcess, type AppProcess, type AppProcessOptions } from './app-process';
 export { RigError, commandExists, run, stopProcess } from './process';
