@@ -11,26 +11,33 @@
 // status writes, the watch's events) through the conversion webhook, pipeline and baseline alike.
 // (At either version the API server converts each written WebApp once more, for the cache it keeps
 // of every served version.)
+// The true ceiling of a run: every request the pipeline must send per WebApp on first creation
+// (its five applies, the CR's status write, its Event), as recorded from the pipeline's own
+// KubeClient in the same run, replayed by the same minimal client run by run, each run's requests
+// in the pipeline's order and overlap (the rendered objects together, as it sends them).
+// `--crd-versions one` installs every built-in CRD serving its storage version alone (no
+// conversion webhook), to price the webhook; the default serves every version, as Tidemark does.
 // Both sides' CPU is measured (the API server's from /proc, this process's), and the pipeline's
 // other writes are replayed raw to price each: its status writes, its Events, and the watch cache's
 // watches. On shared cores the rate ratio cannot pass the CPU ratio; the API server's share is
 // the part no reconciler speed can save.
-//   npx tsx bench/pipeline.bench.ts [--webapps 1000] [--concurrency 16] [--cache on|off] [--version v1beta1|v1alpha1]
+//   npx tsx bench/pipeline.bench.ts [--webapps 1000] [--concurrency 16] [--cache on|off] [--version v1beta1|v1alpha1] [--crd-versions all|one]
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
-import { ClusterConnection, applyObject, watchObjects } from '@tidemark/cluster';
+import { ClusterConnection, applyChangeSet, applyObject, watchObjects } from '@tidemark/cluster';
 import { messageOf, type KubernetesManifest, type ReconcileJob } from '@tidemark/contracts';
 import { createDefaultRegistry } from '@tidemark/kinds';
 import { reconcile, type DesiredObject, type PipelineDependencies } from '@tidemark/pipeline';
 import { StatusStore } from '@tidemark/status-store';
 import { startControlPlane, startRedis } from '@tidemark/testing';
-import { installBuiltinCrds } from '../apps/reconciler/src/builtin-crds';
+import { crdInstallerManager, installBuiltinCrds } from '../apps/reconciler/src/builtin-crds';
 import { startTestConversionWebhook } from '../test/support/conversion-webhook';
 import { countedRequests, perObject } from './support/counted-requests';
 import { cpuDuring, type PhaseCpu } from './support/process-cpu';
 import { figure, pool, printFigures, say } from './support/figures';
-import { RawClient, recordRequests, type RecordedApply } from './support/raw-apply';
+import { RawClient, recordRequests, runsOf, type RecordedApply, type RecordedRun } from './support/raw-apply';
 import { webApp, type WebAppVersion } from './support/webapps';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -38,9 +45,12 @@ import { startOwnedWatches } from '@tidemark/watches';
 
 setFlagsFromString('--expose-gc');
 
-const { values } = parseArgs({ options: { webapps: { type: 'string', default: '1000' }, concurrency: { type: 'string', default: '16' }, cache: { type: 'string', default: 'on' }, version: { type: 'string', default: 'v1beta1' } } });
+const { values } = parseArgs({ options: { webapps: { type: 'string', default: '1000' }, concurrency: { type: 'string', default: '16' }, cache: { type: 'string', default: 'on' }, version: { type: 'string', default: 'v1beta1' }, 'crd-versions': { type: 'string', default: 'all' } } });
 if (values.version !== 'v1beta1' && values.version !== 'v1alpha1') throw new Error(`--version must be v1beta1 or v1alpha1, not ${values.version}`);
 const version: WebAppVersion = values.version;
+if (values['crd-versions'] !== 'all' && values['crd-versions'] !== 'one') throw new Error(`--crd-versions must be all or one, not ${values['crd-versions']}`);
+const oneVersion = values['crd-versions'] === 'one';
+if (oneVersion && version !== 'v1beta1') throw new Error('--crd-versions one serves the storage version alone: WebApps must be written as v1beta1');
 if (values.cache !== 'on' && values.cache !== 'off') throw new Error(`--cache must be on or off, not ${values.cache}`);
 const cached = values.cache === 'on';
 const webapps = Number(values.webapps);
@@ -49,7 +59,9 @@ const namespaces = 10;
 const revision = 'b'.repeat(40);
 
 let recording = false;
-const recorded = recordRequests(() => recording);
+/** The WebApp whose reconcile sent a request, to replay each run's requests as that run sent them. */
+const currentRun = new AsyncLocalStorage<string>();
+const recorded = recordRequests(() => recording, () => currentRun.getStore());
 say(`starting a control plane and Redis`);
 const [plane, redis] = await Promise.all([startControlPlane({ name: `bench-pipeline-${randomUUID().slice(0, 6)}`, auditLog: true }), startRedis()]);
 const connection = ClusterConnection.connect({ cluster: 'bench', kubeconfig: plane.kubeconfig, fieldManager: 'tidemark' });
@@ -138,7 +150,7 @@ async function reconcileAll(prefix: string, jobs: readonly ReconcileJob[]): Prom
   const failures = new Failures();
   const started = performance.now();
   await pool(jobs, concurrency, async (job, index) => {
-    await reconcile(job, deps).catch((error: unknown) => failures.add(error));
+    await currentRun.run(job.objectKey, () => reconcile(job, deps)).catch((error: unknown) => failures.add(error));
     if ((index + 1) % 250 === 0) say(`  ${prefix}: ${index + 1}/${count} reconciled`);
   });
   const elapsed = performance.now() - started;
@@ -148,7 +160,8 @@ async function reconcileAll(prefix: string, jobs: readonly ReconcileJob[]): Prom
 
 const conversion = await startTestConversionWebhook(kinds);
 try {
-  await installBuiltinCrds(connection, kinds, conversion.conversion());
+  if (oneVersion) await applyChangeSet(connection.asManager(crdInstallerManager), kinds.list().map((plugin) => storageVersionOnly(plugin.crd)));
+  else await installBuiltinCrds(connection, kinds, conversion.conversion());
   say('warming up (20 WebApps, not measured)');
   for (let attempt = 0; attempt < 30; attempt += 1) {
     const ok = await runPipeline('warm', 20).then(({ failures }) => failures.count === 0, () => false);
@@ -164,6 +177,7 @@ try {
   const patches = recorded.applies.splice(0);
   const statusApplies = recorded.statusApplies.splice(0);
   const events = recorded.events.splice(0);
+  const runs = runsOf(recorded.inOrder.splice(0));
   say(`  ${patches.length} applies (${created.total} API requests in all) in ${Math.round(pipelineMs)} ms; requests: ${JSON.stringify(created.byKind)}`);
 
   // The steady state. The first resync after creation may still write a CR's status once (its
@@ -198,30 +212,59 @@ try {
     return performance.now() - started;
   });
   if (rawFailures.count > 0) say(`  ${rawFailures.count} of ${patches.length} raw applies failed: ${rawFailures.describe().join('; ')}`);
-  const parts = await apiServerParts(raw, statusApplies, events, patches);
   raw.close();
+
+  // The ceiling: every request each run sent, in its order and overlap, with as many sockets as
+  // KubeClient keeps (libs/cluster/src/kube-client.ts), into fresh namespaces.
+  const ceilingRequests = runs.reduce((sum, run) => sum + run.flat().length, 0);
+  say(`ceiling: the ${runs.length} runs' ${ceilingRequests} requests (applies, status writes, Events) by a minimal client, run by run in the pipeline's order, concurrency ${concurrency}, into pipe-e`);
+  await createNamespaces('pipe-e');
+  const ceilingClient = await RawClient.connect(plane.kubeconfig, 32);
+  const ceilingFailures = new Failures();
+  const { result: ceilingMs, cpu: ceilingCpu } = await cpuDuring(apiServerPid, async () => {
+    const started = performance.now();
+    await pool(runs, concurrency, (run) => replayRun(ceilingClient, run, 'pipe-e').catch((error: unknown) => ceilingFailures.add(error)));
+    return performance.now() - started;
+  });
+  ceilingClient.close();
+  if (ceilingFailures.count > 0) say(`  ${ceilingFailures.count} of ${runs.length} raw runs failed: ${ceilingFailures.describe().join('; ')}`);
+
+  const parts = await RawClient.connect(plane.kubeconfig, concurrency).then(async (partsClient) => {
+    try {
+      return await apiServerParts(partsClient, statusApplies, events, patches);
+    } finally {
+      partsClient.close();
+    }
+  });
 
   const pipelineRate = patches.length / (pipelineMs / 1000);
   const rawRate = patches.length / (rawMs / 1000);
+  const ceilingRate = patches.length / (ceilingMs / 1000);
+  const crdVersions = oneVersion ? ', CRDs serving one version (no conversion webhook)' : '';
   say(`  CPU: pipeline ${pipelineCpu.apiServer.toFixed(1)} s API server + ${pipelineCpu.self.toFixed(1)} s this process; raw SSA ${rawCpu.apiServer.toFixed(1)} s + ${rawCpu.self.toFixed(1)} s. On shared cores the rate ratio cannot pass the CPU ratio, ${((rawCpu.apiServer + rawCpu.self) / (pipelineCpu.apiServer + pipelineCpu.self)).toFixed(2)}`);
   printFigures('pipeline', [
-    figure(`pipeline apply throughput, ${webapps} WebApps ${version} (${patches.length} objects), concurrency ${concurrency}`, 'objects/s', pipelineRate, 'raw SSA of the same PATCHes, same concurrency', rawRate),
+    figure(`pipeline apply throughput, ${webapps} WebApps ${version} (${patches.length} objects), concurrency ${concurrency}${crdVersions}`, 'objects/s', pipelineRate, 'raw SSA of the same PATCHes, same concurrency', rawRate),
+    figure(`pipeline apply throughput, ${webapps} WebApps ${version}, against the ceiling${crdVersions}`, 'objects/s', pipelineRate, 'ceiling: every apply, status write and Event the runs sent, replayed run by run by a minimal client, same concurrency', ceilingRate),
     figure(`pipeline time for ${webapps} WebApps ${version}`, 'ms', pipelineMs, 'raw SSA time for the same objects', rawMs),
     figure(`resync of ${webapps} unchanged WebApps (${patches.length} objects)`, 'ms', resyncMs, 'one raw GET of each object, same concurrency', getMs),
     figure('API requests per WebApp, first creation', 'requests', created.total / webapps, 'objects per WebApp (one apply each)', patches.length / webapps),
+    figure('API requests per WebApp, first creation, against the ceiling', 'requests', created.total / webapps, 'requests per WebApp the ceiling sends (applies, status write, Event)', ceilingRequests / webapps),
+    figure('API server + bench process CPU per object, pipeline, against the ceiling', 'ms', (pipelineCpu.apiServer + pipelineCpu.self) * 1000 / patches.length, 'the same for the ceiling (API server + minimal client)', (ceilingCpu.apiServer + ceilingCpu.self) * 1000 / patches.length),
     ...cpuFigures(pipelineCpu, rawCpu, patches.length),
     ...partFigures(parts, rawCpu),
   ], {
     objectsPerWebApp: patches.length / webapps,
     watchCache: values.cache,
+    crdVersions: values['crd-versions'],
+    ceiling: { runs: runs.length, requests: ceilingRequests, requestsPerWebApp: Math.round((ceilingRequests / webapps) * 10) / 10, stepsPerRun: Math.round((runs.reduce((sum, run) => sum + run.length, 0) / Math.max(runs.length, 1)) * 10) / 10, cpu: ceilingCpu },
     ...(cacheMemory ? { watchCacheMemory: cacheMemory } : {}),
     // Counted from the API server's audit log: Tidemark's User-Agent only, by kind.
     requestsPerWebApp: { firstCreation: perObject(created, webapps), firstResync: perObject(firstResync, webapps), resync: perObject(resync, webapps) },
     // A failed item makes its side faster than it should be: the figures are shown with what failed, not as clean.
-    pipelineFailures: pipelineFailures.count, resyncFailures: resyncFailures.count, rawFailures: rawFailures.count, rawGetFailures: getFailures.count, rawReplayFailures: parts.failures.count,
-    ...(failed(pipelineFailures, resyncFailures, rawFailures, getFailures, parts.failures) > 0 ? { failureMessages: [pipelineFailures, resyncFailures, rawFailures, getFailures, parts.failures].flatMap((entry) => entry.describe()) } : {}),
+    pipelineFailures: pipelineFailures.count, resyncFailures: resyncFailures.count, rawFailures: rawFailures.count, rawGetFailures: getFailures.count, rawReplayFailures: parts.failures.count, ceilingFailures: ceilingFailures.count,
+    ...(failed(pipelineFailures, resyncFailures, rawFailures, getFailures, parts.failures, ceilingFailures) > 0 ? { failureMessages: [pipelineFailures, resyncFailures, rawFailures, getFailures, parts.failures, ceilingFailures].flatMap((entry) => entry.describe()) } : {}),
   });
-  if (failed(pipelineFailures, resyncFailures, rawFailures, getFailures, parts.failures) > 0) process.exitCode = 1;
+  if (failed(pipelineFailures, resyncFailures, rawFailures, getFailures, parts.failures, ceilingFailures) > 0) process.exitCode = 1;
 } finally {
   await watches?.stop();
   connection.close();
@@ -297,6 +340,22 @@ function partFigures(parts: ApiServerParts, raw: PhaseCpu) {
     figure('API server CPU per WebApp of its Event, sent raw', 'ms', perWebApp(parts.events), applies, perWebApp(raw.apiServer)),
     figure('API server CPU per WebApp of the watch cache\'s watches during its applies (raw SSA watched less unwatched)', 'ms', perWebApp(parts.watches), applies, perWebApp(raw.apiServer)),
   ];
+}
+
+/** replayRun sends one run's requests into another namespace prefix, step by step, a step's requests together. */
+async function replayRun(client: RawClient, run: RecordedRun, to: string): Promise<void> {
+  for (const step of run) {
+    await Promise.all(step.map((request) => {
+      const namespace = namespaceOf(request.path);
+      return client.apply(request, [namespace, namespace.replace('pipe-a', to)]);
+    }));
+  }
+}
+
+/** storageVersionOnly is a CRD serving its storage version alone, so no conversion webhook is needed. */
+function storageVersionOnly(crd: KubernetesManifest): KubernetesManifest {
+  const spec = crd.spec as { versions: { storage?: boolean }[] };
+  return { ...crd, spec: { ...spec, versions: spec.versions.filter((entry) => entry.storage) } } as KubernetesManifest;
 }
 
 function thrown(error: Error): never {

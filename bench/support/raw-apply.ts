@@ -11,6 +11,11 @@ export interface RecordedApply {
   path: string;
   query: Record<string, string>;
   body: string;
+  /** Which run sent it (recordRequests' `runOf`), when known. */
+  run?: string;
+  /** When it was sent and when its answer came (performance.now()), to keep a run's order and overlap in a replay. */
+  sent?: number;
+  answered?: number;
 }
 
 /** RecordedRequests: the writes of a run, by what they are. */
@@ -21,6 +26,8 @@ export interface RecordedRequests {
   statusApplies: RecordedApply[];
   /** Event creations. */
   events: RecordedApply[];
+  /** All of the above, in the order they were sent. */
+  inOrder: RecordedApply[];
 }
 
 /**
@@ -28,18 +35,52 @@ export interface RecordedRequests {
  * real server-side apply of an object, of a /status, and every Event creation, to replay them.
  * Request counts come from the API server's audit log instead (see countedRequests).
  */
-export function recordRequests(active: () => boolean): RecordedRequests {
-  const recorded: RecordedRequests = { applies: [], statusApplies: [], events: [] };
+export function recordRequests(active: () => boolean, runOf: () => string | undefined = () => undefined): RecordedRequests {
+  const recorded: RecordedRequests = { applies: [], statusApplies: [], events: [], inOrder: [] };
   const original = KubeClient.prototype.request;
   KubeClient.prototype.request = function request<T>(this: KubeClient, call: KubeRequest): Promise<T> {
     const list = active() ? listFor(recorded, call) : undefined;
-    if (list) {
-      const query = Object.fromEntries(Object.entries(call.query ?? {}).filter(([, value]) => value !== undefined).map(([key, value]) => [key, String(value)]));
-      list.push({ method: call.method === 'POST' ? 'POST' : 'PATCH', path: call.path, query, body: JSON.stringify(call.body) });
-    }
-    return original.call(this, call) as Promise<T>;
+    if (!list) return original.call(this, call) as Promise<T>;
+    const query = Object.fromEntries(Object.entries(call.query ?? {}).filter(([, value]) => value !== undefined).map(([key, value]) => [key, String(value)]));
+    const run = runOf();
+    const entry: RecordedApply = { method: call.method === 'POST' ? 'POST' : 'PATCH', path: call.path, query, body: JSON.stringify(call.body), ...(run === undefined ? {} : { run }), sent: performance.now() };
+    list.push(entry);
+    recorded.inOrder.push(entry);
+    const answered = () => { entry.answered = performance.now(); };
+    const response = original.call(this, call) as Promise<T>;
+    response.then(answered, answered);
+    return response;
   };
   return recorded;
+}
+
+/**
+ * RecordedRun is what one run sent, as steps: the requests of a step were in flight together (the
+ * pipeline sent each before the step's others were answered); a step began after the one before
+ * it was answered.
+ */
+export type RecordedRun = RecordedApply[][];
+
+/** runsOf groups recorded requests by the run that sent them, each in its order and steps (see RecordedRun); requests of no known run are left out. */
+export function runsOf(requests: readonly RecordedApply[]): RecordedRun[] {
+  const runs = new Map<string, RecordedRun>();
+  const stepEnds = new Map<string, number>();
+  for (const request of requests) {
+    if (request.run === undefined) continue;
+    const steps = runs.get(request.run) ?? [];
+    runs.set(request.run, steps);
+    const last = steps.at(-1);
+    const answered = request.answered ?? Infinity;
+    const stepEnd = stepEnds.get(request.run) ?? 0;
+    if (last && (request.sent ?? 0) < stepEnd) {
+      last.push(request);
+      stepEnds.set(request.run, Math.max(stepEnd, answered));
+    } else {
+      steps.push([request]);
+      stepEnds.set(request.run, answered);
+    }
+  }
+  return [...runs.values()];
 }
 
 /** recordApplies keeps the real server-side applies of objects (not their /status) while `active()` is true. */
