@@ -1,18 +1,7 @@
 import { contentHash, describeObject, parseHook, parseObjectKey, type Hook } from '@tidemark/contracts';
-import type { Dependency, OrderedObject, OrderingNode } from './revision-ordering';
+import type { Dependency, HookRun, OrderedObject, OrderingNode } from './ordering-types';
 
-/**
- * HookRun is one hook's run at a source revision. `runId` is a digest of what the revision applies
- * on the cluster (every object that is not a hook, with its spec) and of the hook itself: it
- * changes exactly when one of those does, so a hook runs again when, and only when, a revision
- * changes what the source applies (or the hook).
- */
-export interface HookRun {
-  hook: Hook;
-  runId: string;
-  /** The spec hash the hook's run is Ready at: its own spec and the run id. What waits for it asks for this one. */
-  specHash: string;
-}
+export type { HookRun } from './ordering-types';
 
 /** HookReadings are the hooks of a revision, keyed by object: a run, a skipped Helm hook (never applied), or a problem. */
 export type HookReadings = Map<string, { run?: HookRun; skipped?: string; problem?: string }>;

@@ -2,55 +2,10 @@ import { describeObject, formatObjectKey, groupOf, parseObjectKey, type Kubernet
 import { dependsOnAnnotation, parseDependsOn } from './dependency-ref';
 import { findCycles } from './find-cycles';
 import { parseSyncWave, syncWaveAnnotation } from './sync-wave';
-import { addHookDependencies, readHooks, type HookReadings, type HookRun } from './hook-ordering';
+import { addHookDependencies, readHooks, type HookReadings } from './hook-ordering';
+import type { Dependency, OrderedObject, OrderingNode, RevisionOrdering, HookRun } from './ordering-types';
 
-/** Why one object waits for another. */
-export type DependencyReason = 'depends-on' | 'sync-wave' | 'namespace' | 'crd' | 'hook';
-
-/** Dependency is one object an object waits for. */
-export interface Dependency {
-  objectKey: string;
-  description: string;
-  reason: DependencyReason;
-  /** Set when the same source revision declares it: the spec it must be Ready at. */
-  specHash?: string;
-  /** For a depends-on reference that names its source. */
-  source?: string;
-  /** For reason `sync-wave`: the wave waited for. */
-  wave?: number;
-}
-
-/** OrderedObject is one object of a revision as the ordering reads it. */
-export interface OrderedObject {
-  objectKey: string;
-  object: KubernetesManifest;
-  path: string;
-  specHash: string;
-}
-
-/** OrderingNode is what one object waits for within a source revision, and what is wrong with its ordering. */
-export interface OrderingNode {
-  objectKey: string;
-  path: string;
-  wave: number;
-  dependencies: Dependency[];
-  /** Unreadable ordering annotations, one sentence each naming the annotation. */
-  problems: string[];
-  /** The members of the dependency cycle this object is in, if any. */
-  cycle?: string[];
-  /** Set for a hook: its run at this revision (what it waits for is in dependencies). */
-  hook?: HookRun;
-  /** Set for an apply-failed hook: the objects whose failure at this revision runs it. */
-  hookWatches?: Dependency[];
-  /** Set for a Helm hook Tidemark never runs (post-delete, rollback): the sentence that says so. */
-  skippedHook?: string;
-}
-
-/** RevisionOrdering is the dependency graph of one source revision on one cluster. */
-export interface RevisionOrdering {
-  nodes: ReadonlyMap<string, OrderingNode>;
-  cycles: string[][];
-}
+export type { DependencyReason, Dependency, OrderedObject, OrderingNode, RevisionOrdering } from './ordering-types';
 
 /** dependencyValues lists what an object says it depends on: the annotation, and a kind's own `spec.dependsOn` list. */
 function dependencyValues(object: KubernetesManifest): string[] {

@@ -1,12 +1,11 @@
 import type { ChangeSetEntry, ClusterConnection } from '@tidemark/cluster';
 import type { KubernetesManifest, ObjectRef, ObjectStatus, ReconcileFailure, ReconcileJob, TerminalError } from '@tidemark/contracts';
-import type { RegisteredKind, RunHealthRules } from '@tidemark/kinds';
-import type { OrderingNode } from '@tidemark/ordering';
+import type { Health, RegisteredKind, RunHealthRules } from '@tidemark/kinds';
+import type { HookRun, OrderingNode } from '@tidemark/ordering';
 import type { TraceSpan } from '@tidemark/tracing';
 import type { DesiredObject } from './dependencies';
 import type { ApplyOutcome } from './stage-results';
 import type { KeptObject } from './prune-guards';
-import type { HookState } from './stage-hooks';
 
 export type { ApplyOutcome } from './stage-results';
 
@@ -127,4 +126,16 @@ export function isDeleted(run: ReconcileRun): boolean {
 /** prunedBy is what the deletion stage pruned and kept; empty when it did neither. */
 export function prunedBy(deletion: DeletionResult | undefined): PruneResult {
   return deletion?.action === 'pruned' ? deletion.pruned : { deleted: [], kept: [] };
+}
+
+/**
+ * HookState is what a hook's run is at the job's revision: the run (its id, phase and policies),
+ * the name its object is applied under, and, when nothing is to be applied, the verdict instead:
+ * a Helm hook Tidemark never runs, an apply-failed hook whose apply succeeded, or a run that
+ * already ended and whose object its delete policy removed (it is never created again).
+ */
+export interface HookState {
+  run?: HookRun;
+  name?: string;
+  verdict?: Health;
 }

@@ -6,21 +6,11 @@ import {
 import type { Health } from '@tidemark/kinds';
 import { objectToken, type HookRun, type OrderingNode } from '@tidemark/ordering';
 import type { PipelineDependencies } from './dependencies';
-import type { ReconcileRun } from './run';
+import type { HookState, ReconcileRun } from './run';
 import type { AppliedObjects } from './stage-results';
 import { pruneLiveObject } from './prune';
 
-/**
- * HookState is what a hook's run is at the job's revision: the run (its id, phase and policies),
- * the name its object is applied under, and, when nothing is to be applied, the verdict instead:
- * a Helm hook Tidemark never runs, an apply-failed hook whose apply succeeded, or a run that
- * already ended and whose object its delete policy removed (it is never created again).
- */
-export interface HookState {
-  run?: HookRun;
-  name?: string;
-  verdict?: Health;
-}
+export type { HookState } from './run';
 
 /** How many log lines, and how much text, a failed hook's message quotes. */
 const logLines = 10;

@@ -218,19 +218,25 @@ function secretPlans(objects: readonly KubernetesManifest[], renderedSecrets: re
 function secretReferences(object: KubernetesManifest): [string, string][] {
   const template = (object.spec as { template?: { spec?: PodSpec } } | undefined)?.template?.spec;
   if (!template) return [];
-  const references: [string, string][] = [];
-  for (const container of [...(template.initContainers ?? []), ...(template.containers ?? [])]) {
-    for (const variable of container.env ?? []) {
-      const ref = variable.valueFrom?.secretKeyRef;
-      if (ref?.name && ref.key && !ref.optional) references.push([ref.name, ref.key]);
-    }
-  }
-  for (const volume of template.volumes ?? []) {
+  return [...envSecretReferences(template), ...volumeSecretReferences(template)];
+}
+
+/** envSecretReferences are the required Secret keys the containers' env reads. */
+function envSecretReferences(template: PodSpec): [string, string][] {
+  const containers = [...(template.initContainers ?? []), ...(template.containers ?? [])];
+  return containers.flatMap((container) => (container.env ?? []).flatMap((variable): [string, string][] => {
+    const ref = variable.valueFrom?.secretKeyRef;
+    return ref?.name && ref.key && !ref.optional ? [[ref.name, ref.key]] : [];
+  }));
+}
+
+/** volumeSecretReferences are the required Secret keys the volumes mount by item. */
+function volumeSecretReferences(template: PodSpec): [string, string][] {
+  return (template.volumes ?? []).flatMap((volume): [string, string][] => {
     const secret = volume.secret;
-    if (!secret?.secretName || secret.optional) continue;
-    for (const item of secret.items ?? []) references.push([secret.secretName, item.key]);
-  }
-  return references;
+    if (!secret?.secretName || secret.optional) return [];
+    return (secret.items ?? []).map((item): [string, string] => [secret.secretName!, item.key]);
+  });
 }
 
 interface PodSpec {

@@ -144,22 +144,33 @@ async function pruneApplied(connection: ClusterConnection, result: UninstallResu
     const list = await connection.client.request<ResourceList>({ method: 'GET', path: base, what: `discover ${groupVersion}` }).catch(() => ({ resources: [] }) as ResourceList);
     for (const resource of list.resources) {
       if (resource.name.includes('/') || !resource.verbs?.includes('list') || !resource.verbs.includes('delete')) continue;
-      let items: KubernetesManifest[];
-      try {
-        items = (await connection.client.request<{ items?: KubernetesManifest[] }>({ method: 'GET', path: `${base}/${resource.name}`, what: `list ${resource.name}` })).items ?? [];
-      } catch (error) {
-        if (error instanceof ApiError && error.status === 403) result.kept.push(`${resource.name}: you may not list them, so objects Tidemark applied there were not pruned`);
-        continue;
-      }
-      for (const item of items) {
-        if (!item.metadata.annotations?.[ownerAnnotation] || (item.metadata.ownerReferences as unknown[] | undefined)?.length) continue;
-        const entry = { apiVersion: groupVersion, kind: resource.kind, ...(resource.namespaced ? { namespace: item.metadata.namespace } : {}), name: item.metadata.name };
-        if (resource.kind === 'Source' && item.metadata.finalizers?.length) await releaseSource(connection, { ...item, apiVersion: groupVersion, kind: resource.kind });
-        if ((await deleteObject(connection, identityOf(entry), { uid: item.metadata.uid as string })) === 'deleted') {
-          result.deleted.push(`${describeEntry(entry)} (applied by Tidemark)`);
-          progress(`  pruned ${describeEntry(entry)}`);
-        }
-      }
+      const items = await listedOrKept(connection, `${base}/${resource.name}`, resource.name, result);
+      for (const item of items.filter(appliedFromGit)) await pruneOne(connection, { groupVersion, resource, item }, result, progress);
     }
+  }
+}
+
+/** listedOrKept lists a kind; one the user may not list is named in what was kept, not skipped quietly. */
+async function listedOrKept(connection: ClusterConnection, path: string, name: string, result: UninstallResult): Promise<KubernetesManifest[]> {
+  try {
+    return (await connection.client.request<{ items?: KubernetesManifest[] }>({ method: 'GET', path, what: `list ${name}` })).items ?? [];
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 403) result.kept.push(`${name}: you may not list them, so objects Tidemark applied there were not pruned`);
+    return [];
+  }
+}
+
+/** appliedFromGit: Tidemark's owner annotation and no ownerReference (what a controller made is its owner's to delete). */
+function appliedFromGit(item: KubernetesManifest): boolean {
+  return Boolean(item.metadata.annotations?.[ownerAnnotation]) && !(item.metadata.ownerReferences as unknown[] | undefined)?.length;
+}
+
+async function pruneOne(connection: ClusterConnection, found: { groupVersion: string; resource: ResourceList['resources'][number]; item: KubernetesManifest }, result: UninstallResult, progress: Progress): Promise<void> {
+  const { groupVersion, resource, item } = found;
+  const entry = { apiVersion: groupVersion, kind: resource.kind, ...(resource.namespaced ? { namespace: item.metadata.namespace } : {}), name: item.metadata.name };
+  if (resource.kind === 'Source' && item.metadata.finalizers?.length) await releaseSource(connection, { ...item, apiVersion: groupVersion, kind: resource.kind });
+  if ((await deleteObject(connection, identityOf(entry), { uid: item.metadata.uid as string })) === 'deleted') {
+    result.deleted.push(`${describeEntry(entry)} (applied by Tidemark)`);
+    progress(`  pruned ${describeEntry(entry)}`);
   }
 }

@@ -6,7 +6,7 @@ import { readCookie, sameText, sessionCookieName } from './session-cookie';
 import type { SessionStore } from './session-store';
 import type { TokenIndex } from './token-index';
 import type { OidcBearer } from './oidc-bearer';
-import { signOnMarkerCookie } from './oidc-routes';
+import { signOnMarkerCookie } from './session-cookie';
 
 /** csrfHeader carries the session's CSRF token on JSON requests made from our pages. */
 export const csrfHeader = 'x-csrf-token';

@@ -1,14 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { loginPage } from '../pages/login-page';
-import { readCookie, sessionCookieName } from './session-cookie';
+import { readCookie, sessionCookieName, signOnMarkerCookie } from './session-cookie';
 import type { SessionStore } from './session-store';
 import { throttleKey, type LoginThrottle } from './login-throttle';
 import { tooManyAttempts } from '../api/dashboard-error';
 import type { AuditLog } from '@tidemark/status-store';
 import { recordSignIn } from './sign-in-audit';
 import type { OidcClient } from './oidc-client';
-import { signOnMarkerCookie } from './oidc-routes';
 
 export interface LoginRoutesOptions {
   sessions: SessionStore;

@@ -8,13 +8,13 @@ import { recordSignIn } from './sign-in-audit';
 import { safeNext } from './login-routes';
 import type { OidcClient } from './oidc-client';
 import { grantFor, groupsOf, nameOf, type OidcSettings } from './oidc-settings';
-import { readCookie, sessionCookieName } from './session-cookie';
+import { readCookie, sessionCookieName, signOnMarkerCookie } from './session-cookie';
 import type { SessionStore } from './session-store';
 
 /** The cookie that binds a sign-in in progress to the browser that started it. */
 export const signOnFlowCookie = 'tidemark_sign_on_flow';
 /** A browser that signed on once: when its session is gone, it is sent back to the provider. */
-export const signOnMarkerCookie = 'tidemark_sign_on';
+export { signOnMarkerCookie } from './session-cookie';
 
 export interface OidcRoutesOptions {
   oidc: OidcClient;

@@ -28,3 +28,6 @@ function decodeCookieValue(raw: string): string | undefined {
     return undefined;
   }
 }
+
+/** The cookie that says this browser signed on through the provider, so an ended session goes back to it. */
+export const signOnMarkerCookie = 'tidemark_sign_on';
