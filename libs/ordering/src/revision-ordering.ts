@@ -3,7 +3,7 @@ import { dependsOnAnnotation, parseDependsOn } from './dependency-ref';
 import { findCycles } from './find-cycles';
 import { parseSyncWave, syncWaveAnnotation } from './sync-wave';
 import { addHookDependencies, readHooks, type HookReadings } from './hook-ordering';
-import type { Dependency, OrderedObject, OrderingNode, RevisionOrdering, HookRun } from './ordering-types';
+import type { Dependency, OrderedObject, OrderingNode, RevisionOrdering } from './ordering-types';
 
 export type { DependencyReason, Dependency, OrderedObject, OrderingNode, RevisionOrdering } from './ordering-types';
 

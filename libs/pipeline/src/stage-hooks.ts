@@ -4,7 +4,7 @@ import {
   type KubernetesManifest, type ObjectStatus,
 } from '@tidemark/contracts';
 import type { Health } from '@tidemark/kinds';
-import { objectToken, type HookRun, type OrderingNode } from '@tidemark/ordering';
+import { objectToken, type OrderingNode } from '@tidemark/ordering';
 import type { PipelineDependencies } from './dependencies';
 import type { HookState, ReconcileRun } from './run';
 import type { AppliedObjects } from './stage-results';
