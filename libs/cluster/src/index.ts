@@ -1,8 +1,8 @@
 // Owns: all Kubernetes I/O: the HTTP client, discovery, server-side apply and its change sets (one file per
 //   verb), dry-run, reads, watches and the watch cache, events, finalizers, and the one mapping of API
 //   errors to the three failure kinds. Nothing else in Tidemark talks to an API server.
-// Entry points: ClusterConnection, applyObject, applyChangeSet, dryRunObject, getObject, listObjects,
-//   deleteObject, watchObjects, ObjectCache, readPodLog, toReconcileFailure.
+// Entry points: ClusterConnection, CapabilitiesCache, applyObject, applyChangeSet, dryRunObject, getObject,
+//   listObjects, deleteObject, watchObjects, ObjectCache, readPodLog, toReconcileFailure.
 // Records: none (it keeps nothing in Redis).
 // May import: @tidemark/contracts.
 
@@ -10,6 +10,8 @@ export { ApiError, KubeTransportError, toReconcileFailure, type KubeStatus } fro
 export { cleanApiMessage } from './api-message';
 export { KubeClient, kubeUserAgent, type KubeClientOptions, type KubeRequest } from './kube-client';
 export { Discovery } from './discovery';
+export { readCapabilities } from './capabilities';
+export { CapabilitiesCache } from './capabilities-cache';
 export { loadSelfContainedKubeconfig } from './kubeconfig-guard';
 export { ClusterConnection } from './connection';
 export { resourcePath, type ApiResource } from './resource-path';

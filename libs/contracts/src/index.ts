@@ -19,6 +19,7 @@ export { SourceName, sourceNamePattern, maxSourceNameLength } from './source-nam
 export { ConditionType, Reason, setCondition, findCondition, markReady, markProgressing, markStalled, markFailed, markFailure, type Condition } from './conditions';
 export { TerminalError, TransientError, NotReadyError, isReconcileFailure, messageOf, failureCategories, type ReconcileFailure, type FailureCategory, type FailureOptions } from './errors';
 export type { KubernetesManifest } from './manifest';
+export type { ClusterCapabilities } from './cluster-capabilities';
 export type { SourceAllowList } from './source-allow';
 export type { ObjectStatus, DependencyEdge, DependencyEdges, RenderUnitRef, ReconcileRecord, InventoryEntry, DriftItem, ChangeCounts, FailureSummary, AppliedResource, AppliedVersion, LiveChild, ResourceHealth } from './status';
 export type { ReconcileOutcome } from './outcome';
