@@ -3,6 +3,7 @@ import type { SandboxLauncher } from './sandbox-launcher';
 import type { UnitConfig } from './unit-config';
 import type { ClusterValues } from './cluster-values';
 import type { RemoteBaseFetcher } from './kustomize/remote-base';
+import type { ClusterCapabilities } from '@tidemark/contracts';
 
 /** UnitRepo is what a renderer may read while it finds a unit's inputs: files and folders at one revision. */
 export interface UnitRepo {
@@ -38,6 +39,8 @@ export interface RenderJob {
   config: UnitConfig;
   /** The target cluster's values, when the unit is rendered per cluster. */
   cluster?: ClusterValues;
+  /** The target cluster's discovery, for a renderer that reads it (readsCapabilities). */
+  capabilities?: ClusterCapabilities;
   tools: Readonly<RenderTools>;
   limits: SandboxLimits;
   /** Sandboxes started ahead, to hand to runSandboxed; a run without one starts its sandbox cold. */
@@ -69,6 +72,11 @@ export interface Renderer {
    * (it only patches the kustomization that lists it), so it is never a unit. Absent means yes.
    */
   standsAlone?(folder: string, marker: string, repo: UnitRepo): Promise<boolean>;
+  /**
+   * readsCapabilities tells whether the output depends on the target cluster's discovery (Helm's
+   * `.Capabilities`, a chart's kubeVersion); such a unit renders once per distinct answer. Absent means no.
+   */
+  readonly readsCapabilities?: boolean;
   /** nested tells whether units found inside this unit's folder belong to it (a chart's `charts/`). */
   readonly ownsNestedUnits: boolean;
   render(job: RenderJob): Promise<RenderOutput>;

@@ -20,7 +20,7 @@ import { refuseDecryptedOutsideSecrets } from './sops/decrypted-values-placement
 import { findSopsFiles } from './sops/sops-files';
 import { UnitCopies } from './unit-copies';
 import { parseUnitConfig, unitConfigFile, type UnitConfig } from './unit-config';
-import { messageOf } from '@tidemark/contracts';
+import { messageOf, type ClusterCapabilities } from '@tidemark/contracts';
 
 export interface UnitRendererOptions {
   registry: RendererRegistry;
@@ -48,6 +48,8 @@ export interface UnitRendererOptions {
 /** UnitRenderOptions say for whom a unit renders: a cluster's values, and the keys of the unit's own source. */
 export interface UnitRenderOptions {
   cluster?: ClusterValues;
+  /** The target cluster's discovery, handed to a renderer that reads it. */
+  capabilities?: ClusterCapabilities;
   /** The unit's source's sops keys. @defaultValue none: an encrypted file fails its unit */
   keyring?: SopsKeyring;
   /** Fetches the Kustomize remote bases of the unit's source. @defaultValue none: a remote base fails its unit */
@@ -121,9 +123,9 @@ export class UnitRenderer {
    */
   render(view: RepoView, reader: RepoReader, unit: PlannedUnit, options: UnitRenderOptions = {}): Promise<RenderedUnit> {
     if (unit.failure) return Promise.reject(unit.failure);
-    const { cluster, keyring, remoteBases } = options;
+    const { cluster, keyring, remoteBases, capabilities } = options;
     // A remote base is fetched with its source's credentials: one source never gets another's output of it.
-    const key = [unit.digest, cluster ? clusterKey(cluster) : '', keyring?.owner ?? '', remoteBases?.owner ?? ''].join('\0');
+    const key = [unit.digest, cluster ? clusterKey(cluster) : '', capabilities ? capabilitiesKey(capabilities) : '', keyring?.owner ?? '', remoteBases?.owner ?? ''].join('\0');
     let output = this.outputs.get(key);
     if (output) {
       this.outputs.delete(key);
@@ -137,6 +139,11 @@ export class UnitRenderer {
       if (oldest !== undefined) this.outputs.delete(oldest);
     }
     return output;
+  }
+
+  /** readsCapabilities tells whether a unit's output depends on the target cluster's discovery (see Renderer.readsCapabilities). */
+  readsCapabilities(unit: PlannedUnit): boolean {
+    return this.options.registry.get(unit.renderer)?.readsCapabilities === true;
   }
 
   /** configOf reads a unit's tidemark-render.yaml at the view's revision. */
@@ -179,7 +186,7 @@ export class UnitRenderer {
 
   /** runRenderer decrypts the sops files of a written input tree under `work`, then runs the renderer there. */
   private async runRenderer(run: { renderer: Renderer; unit: PlannedUnit; config: UnitConfig } & UnitRenderOptions, work: string, written: readonly WrittenFile[]): Promise<RenderedUnit> {
-    const { renderer, unit, config, cluster, keyring, remoteBases } = run;
+    const { renderer, unit, config, cluster, keyring, remoteBases, capabilities } = run;
     const root = join(work, 'repo');
     const scratch = join(work, 'scratch');
     let secrets: string[] = [];
@@ -193,6 +200,7 @@ export class UnitRenderer {
         ...(cluster ? { cluster } : {}),
         ...(remoteBases ? { remoteBases } : {}),
         inputFiles: written,
+        ...(capabilities && renderer.readsCapabilities ? { capabilities } : {}),
       });
       if (encrypted.length > 0) refuseDecryptedOutsideSecrets(text, secrets, unit.folder);
       return { text, config, warnings: renderWarnings(stderr ?? '', (line) => scrubbed(line, work, secrets)), decrypted: encrypted.length > 0 };
@@ -252,4 +260,8 @@ function lineOf(message: string): number | undefined {
 function clusterKey(cluster: ClusterValues): string {
   const sorted = (record: Readonly<Record<string, string>>) => Object.entries(record).sort(([a], [b]) => a.localeCompare(b));
   return createHash('sha256').update(JSON.stringify([cluster.name, sorted(cluster.labels), sorted(cluster.variables)])).digest('base64url');
+}
+
+function capabilitiesKey(capabilities: ClusterCapabilities): string {
+  return createHash('sha256').update(JSON.stringify(capabilities)).digest('base64url');
 }

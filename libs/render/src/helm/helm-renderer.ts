@@ -9,6 +9,7 @@ import { runSandboxed } from '../sandbox';
 import { parseUnitConfig, unitConfigFile } from '../unit-config';
 import { chartYamlPath, checkDependencies, dependenciesToFetch } from './chart-dependencies';
 import type { ChartRepositories } from './chart-repositories';
+import { inReleaseNamespace } from './release-namespace';
 
 /**
  * helmRendererWith renders a folder holding Chart.yaml with the real `helm template`, CRDs from
@@ -18,12 +19,16 @@ import type { ChartRepositories } from './chart-repositories';
  * with their annotations, and the pipeline runs them as sync hooks (helm.sh/hook mapped onto
  * Tidemark's phases, with their weights and delete policies: libs/contracts hook.ts, libs/ordering
  * hook-ordering.ts); test hooks are skipped (`--skip-tests`): Tidemark never runs `helm test`.
+ * It renders for the target cluster: its version and API versions (`.Capabilities`) come from that
+ * cluster's discovery, and namespace-less namespaced objects go to the release namespace, as
+ * `helm install --namespace` puts them.
  */
 export function helmRendererWith(repositories?: ChartRepositories): Renderer {
   return {
     name: 'helm',
     markers: ['Chart.yaml'],
     ownsNestedUnits: true,
+    readsCapabilities: true,
     inputs: (folder, _marker, repo) => helmInputs(folder, repo, repositories),
     render: async (job) => {
       await vendorDependencies(job, repositories);
@@ -62,8 +67,8 @@ async function renderChart(job: RenderJob): Promise<RenderOutput> {
     const clusterValues = { ...(substituteDeep(perCluster, job.cluster, where) as object), tidemark: { cluster: job.cluster } };
     args.push('--values', await writeValues(job, 'values-cluster.yaml', clusterValues));
   }
-  if (helm.kubeVersion) args.push('--kube-version', helm.kubeVersion);
-  return renderOutputOf(await runSandboxed({
+  args.push(...capabilityArgs(job));
+  const output = renderOutputOf(await runSandboxed({
     command: job.tools.helm,
     args,
     cwd: job.root,
@@ -73,6 +78,8 @@ async function renderChart(job: RenderJob): Promise<RenderOutput> {
     launcher: job.launcher,
     env: { HELM_REPOSITORY_CONFIG: join(job.scratch, 'repositories.yaml'), HELM_REGISTRY_CONFIG: join(job.scratch, 'registry.json') },
   }));
+  // Without a namespace given, objects land in the configured default namespace, as `helm install` without -n uses the context's.
+  return helm.namespace ? { ...output, text: inReleaseNamespace(output.text, helm.namespace, job.capabilities) } : output;
 }
 
 /** vendorDependencies puts each downloaded dependency's verified archive into the written chart's `charts/`. */
@@ -86,6 +93,15 @@ async function vendorDependencies(job: RenderJob, repositories: ChartRepositorie
   for (const reference of fetch) {
     await copyFile(await repositories.fetch(reference, path), join(chart, 'charts', `${reference.name}-${reference.version}.tgz`));
   }
+}
+
+/** capabilityArgs say what cluster the chart renders for: the unit's own kubeVersion pins it, else the target cluster's discovery. */
+function capabilityArgs(job: RenderJob): string[] {
+  const args: string[] = [];
+  const kubeVersion = job.config.helm?.kubeVersion ?? job.capabilities?.kubeVersion;
+  if (kubeVersion) args.push('--kube-version', kubeVersion);
+  if (job.capabilities?.apiVersions.length) args.push('--api-versions', job.capabilities.apiVersions.join(','));
+  return args;
 }
 
 async function writeValues(job: RenderJob, name: string, values: unknown): Promise<string> {
