@@ -64,20 +64,26 @@ afterAll(async () => {
 });
 
 describe('helm charts', () => {
-  it('renders exactly what `helm template` renders with the same release, namespace and values', async () => {
+  it('renders exactly what `helm template` renders with the same release, namespace and values, placed as `helm install -n` places it', async () => {
     const chart = join(copy.dir, 'charts/widgets');
-    const expected = objectsOf(await helmTemplate(tools, 'shop', chart, [
+    const printed = objectsOf(await helmTemplate(tools, 'shop', chart, [
       '--namespace', 'shop', '--include-crds', '--skip-tests', '--values', join(copy.dir, 'values/widgets-prod.yaml'), '--set', 'color=green',
     ]));
-    expect([...expected.keys()].sort()).toEqual([
+    expect([...printed.keys()].sort()).toEqual([
       'apiextensions.k8s.io/CustomResourceDefinition/_/widgets.example.com', 'batch/Job/_/shop-migrate', 'core/ConfigMap/_/shop-sidecar', 'example.com/Widget/_/shop-widget',
     ]);
+    // helm template prints namespace-less objects; helm install -n shop puts the namespaced ones (the Widget's CRD says Namespaced) in shop.
+    const expected = new Map([...printed].map(([key, object]) => {
+      if (key.startsWith('apiextensions.k8s.io/')) return [key, object];
+      return [key.replace('/_/', '/shop/'), { ...object, metadata: { ...(object.metadata as object), namespace: 'shop' } }];
+    }));
     for (const [key, object] of expected) expect((await source.readObject(poll.revision, key))?.object, key).toEqual(object);
-    expect((await source.readObject(poll.revision, 'example.com/Widget/_/shop-widget'))?.object).toMatchObject({ spec: { size: 'large', color: 'green' } });
+    expect((await source.readObject(poll.revision, 'example.com/Widget/shop/shop-widget'))?.object).toMatchObject({ spec: { size: 'large', color: 'green' } });
   });
 
   it('renders hooks with the chart (the pipeline runs them as sync hooks) and skips test hooks', async () => {
-    expect(await source.readObject(poll.revision, 'batch/Job/_/shop-migrate')).toBeDefined();
+    expect(await source.readObject(poll.revision, 'batch/Job/shop/shop-migrate')).toBeDefined();
+    expect(await source.readObject(poll.revision, 'core/Pod/shop/shop-test')).toBeUndefined();
     expect(await source.readObject(poll.revision, 'core/Pod/_/shop-test')).toBeUndefined();
   });
 
@@ -92,6 +98,6 @@ describe('helm charts', () => {
     await copy.write('values/widgets-prod.yaml', 'size: huge\n');
     await copy.commitAndPush('bigger widgets');
     const next = await source.poll();
-    expect(next.changes.map((change) => `${change.change} ${change.objectKey}`)).toEqual(['changed example.com/Widget/_/shop-widget']);
+    expect(next.changes.map((change) => `${change.change} ${change.objectKey}`)).toEqual(['changed example.com/Widget/shop/shop-widget']);
   });
 });
