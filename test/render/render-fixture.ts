@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
 import { formatObjectKey, groupOf } from '@tidemark/contracts';
-import type { UnitRendering } from '@tidemark/git-source';
+import type { CapabilitiesSource, UnitRendering } from '@tidemark/git-source';
 import { builtinRenderers, RendererRegistry, UnitRenderer, type ClusterValues, type SopsKeys } from '@tidemark/render';
 import { buildRenderTools, run } from '@tidemark/testing';
 
@@ -27,7 +27,7 @@ export async function renderTools(): Promise<Tools> {
 }
 
 /** rendering returns what a GitSource needs to render units with the real tools. */
-export function rendering(tools: Tools, options: { clusters?: ClusterValues[]; sops?: SopsKeys; timeoutMs?: number; maxOutputBytes?: number } = {}): UnitRendering {
+export function rendering(tools: Tools, options: { clusters?: ClusterValues[]; sops?: SopsKeys; timeoutMs?: number; maxOutputBytes?: number; capabilities?: CapabilitiesSource } = {}): UnitRendering {
   const renderer = new UnitRenderer({
     registry: new RendererRegistry(builtinRenderers),
     tools: { kustomize: tools.kustomize, helm: tools.helm, sops: tools.sops },
@@ -36,7 +36,7 @@ export function rendering(tools: Tools, options: { clusters?: ClusterValues[]; s
   const keys = options.sops;
   // The suite's source is its one source: the keys given are its own.
   const keyring = keys ? { owner: 'suite', howToGiveKeys: 'Give the suite a key.', keys: () => Promise.resolve(keys) } : undefined;
-  return { renderer, ...(options.clusters ? { clusters: options.clusters } : {}), ...(keyring ? { keyring } : {}) };
+  return { renderer, ...(options.clusters ? { clusters: options.clusters } : {}), ...(keyring ? { keyring } : {}), ...(options.capabilities ? { capabilities: options.capabilities } : {}) };
 }
 
 /** kustomizeBuild runs the real `kustomize build` on a folder, as a user would. */

@@ -26,7 +26,7 @@ import { DependencyWaits } from '@tidemark/ordering';
 import { CommitClock } from './metrics/commit-clock';
 import { ReconcilerMetrics } from './metrics/reconciler-metrics';
 import { reportRenderSandbox } from './render-sandbox-report';
-import { sourceRendering, unitRendering, type SourceObjectKeys } from './unit-rendering';
+import { sourceRendering, unitRendering, watchRenderCapabilities, type SourceObjectKeys } from './unit-rendering';
 import { startSourceObjects } from './source-objects';
 import { sourceObjectRules } from './source-objects-config';
 import { startPreviewJobs, startWebhookPreviews } from './preview-jobs';
@@ -259,6 +259,8 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
     stops.push(() => notifications.stop());
   }
 
+  // A CRD Established or removed on a cluster may change what its Helm units render.
+  if (rendering) stops.push(watchRenderCapabilities(rendering.capabilities, clusters.main, () => sources.keys(), poller, log));
   if (poller) {
     await poller.start();
     stops.push(() => poller.stop());

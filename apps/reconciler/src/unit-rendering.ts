@@ -1,15 +1,18 @@
-import { getObject, type ClusterConnection } from '@tidemark/cluster';
+import { CapabilitiesCache, getObject, type ClusterConnection } from '@tidemark/cluster';
 import type { UnitRendering } from '@tidemark/git-source';
 import { ChartRepositories, commandRenderer, createBuiltinRenderers, RendererRegistry, UnitRenderer, type ChartCredentials, type ChartRepositorySpec, type SopsKeyring, type SopsKeys } from '@tidemark/render';
+import type { Logger } from '@tidemark/contracts';
+import type { Poller } from '@tidemark/poller';
+import { watchCapabilities } from '@tidemark/watches';
 import type { ReconcilerConfig } from './config';
 import type { ChartRepositoryConfig, RenderConfig } from './render-config';
 
 /**
  * unitRendering builds the renderers every source shares (one output cache, one concurrency
- * limit), Helm with the configured chart repositories. `connectionFor` reaches the cluster that
- * holds a repository's Secret.
+ * limit), Helm with the configured chart repositories and each cluster's capabilities.
+ * `connectionFor` reaches the cluster that holds a repository's Secret, and the clusters rendered for.
  */
-export function unitRendering(config: ReconcilerConfig, connectionFor: (cluster: string) => ClusterConnection): UnitRendering | undefined {
+export function unitRendering(config: ReconcilerConfig, connectionFor: (cluster: string) => ClusterConnection): (UnitRendering & { capabilities: CapabilitiesCache }) | undefined {
   const { render } = config;
   if (!render.enabled) return undefined;
   const chartRepositories = render.chartRepositories.length === 0 ? undefined : new ChartRepositories({
@@ -28,11 +31,29 @@ export function unitRendering(config: ReconcilerConfig, connectionFor: (cluster:
     limits: render.limits,
     concurrency: render.concurrency,
   });
+  const capabilities = new CapabilitiesCache((cluster) => config.clusters.some((known) => known.name === cluster) ? connectionFor(cluster) : undefined);
   return {
     renderer,
+    capabilities,
     clusters: config.clusters.map((cluster) => ({ name: cluster.name, labels: cluster.labels, variables: cluster.variables })),
     ...(render.remoteBaseHosts.length > 0 ? { remoteBaseHosts: render.remoteBaseHosts } : {}),
   };
+}
+
+/**
+ * watchRenderCapabilities reads a cluster's discovery again when a CRD there is Established or
+ * removed; when it changed, a worker reads objects rendered with the new answer, and a poller polls
+ * every source so their Helm units render again. It returns the stop.
+ */
+export function watchRenderCapabilities(capabilities: CapabilitiesCache, clusters: ReadonlyMap<string, ClusterConnection>, sources: () => Iterable<string>, poller: Pick<Poller, 'trigger'> | undefined, log: Logger): () => void {
+  const watch = watchCapabilities({
+    clusters, log,
+    refresh: (cluster) => capabilities.refresh(cluster),
+    changed: () => {
+      for (const name of sources()) void poller?.trigger(name).catch(() => undefined);
+    },
+  });
+  return () => watch.stop();
 }
 
 /** SourceObjectKeys are a Source object's own sops keys, read from its spec.decryption.secretRef Secret. */

@@ -285,7 +285,8 @@ export class GitSource {
   }
 
   private async advance(revision: string, basis: BuiltIndex | undefined): Promise<{ built: BuiltIndex; changes: ObjectChange[]; fresh: boolean }> {
-    if (basis?.revision === revision) return { built: basis, changes: [], fresh: false };
+    // The same revision is built again when a cluster's capabilities changed: its Helm units may render otherwise now.
+    if (basis?.revision === revision && this.builder.isCurrent(basis)) return { built: basis, changes: [], fresh: false };
     const { built, touched } = await this.builder.build(revision, basis);
     this.indexes.set(revision, Promise.resolve(built));
     return { built, changes: diffObjects(basis?.index ?? RevisionIndex.empty(), built.index, touched), fresh: true };
@@ -294,18 +295,24 @@ export class GitSource {
   /** basisAt returns the index of the revision to diff from; undefined when it is gone (then all is listed). */
   private async basisAt(revision: string): Promise<BuiltIndex | undefined> {
     try {
-      return await this.indexFor(revision);
+      // As it was built: diffed against an index rendered with newer capabilities, it shows what they changed.
+      return await this.indexFor(revision, { stale: true });
     } catch (error) {
       if (error instanceof TerminalError) return undefined;
       throw error;
     }
   }
 
-  /** indexFor returns a revision's index: a known one (even if a reset emptied its objects), or one built after fetching. */
-  private async indexFor(revision: string): Promise<BuiltIndex> {
-    if (this.lastIndex?.revision === revision) return this.lastIndex;
+  /**
+   * indexFor returns a revision's index: a known one (even if a reset emptied its objects), or one
+   * built after fetching; a known one rendered with older cluster capabilities is built again unless `stale`.
+   */
+  private async indexFor(revision: string, options: { stale?: boolean } = {}): Promise<BuiltIndex> {
+    const usable = (built: BuiltIndex) => options.stale === true || this.builder.isCurrent(built);
+    if (this.lastIndex?.revision === revision && usable(this.lastIndex)) return this.lastIndex;
     const known = this.indexes.get(revision);
-    if (known) return known;
+    if (known && usable(await known)) return known;
+    if (known) this.indexes.delete(revision);
     return this.indexAt(await this.ensureRevision(revision));
   }
 

@@ -29,6 +29,8 @@ export interface BuiltIndex {
   totalBytes: number;
   /** What building this revision cost in rendering: units planned, units rendered, and the time both took. */
   render: RenderFigures;
+  /** The generation of the clusters' capabilities its units were rendered with (UnitRendering.capabilities). */
+  capabilities?: number;
 }
 
 /** RenderFigures say what one revision cost in rendering. */
@@ -67,8 +69,15 @@ export class IndexBuilder {
 
   constructor(private readonly options: IndexBuilderOptions) {}
 
+  /** isCurrent tells whether an index was rendered with the clusters' capabilities as they are now. */
+  isCurrent(built: BuiltIndex): boolean {
+    return built.capabilities === this.options.units?.capabilityGeneration();
+  }
+
   async build(revision: string, basis?: BuiltIndex): Promise<{ built: BuiltIndex; touched: Set<string> }> {
     const { store, path, ignoreFile } = this.options;
+    // Read before rendering: capabilities that change meanwhile make the index stale, not silently current.
+    const capabilities = this.options.units?.capabilityGeneration();
     const tree = await store.treeAt(revision, path);
     const ignoreOid = tree ? (await store.readTree(tree)).find((item) => item.path === ignoreFile && item.type === 'blob')?.oid : undefined;
     const rules = await this.rules(ignoreOid);
@@ -92,6 +101,7 @@ export class IndexBuilder {
     const errors = tree ? index.errors() : [pathMissing(path, revision), ...index.errors()];
     const built: BuiltIndex = {
       revision, index, errors, warnings: index.warnings(), units, render, fileBytes: budget.sizes, totalBytes: budget.total, ...(tree ? { tree } : {}), ...(ignoreOid ? { ignoreOid } : {}),
+      ...generationOf(capabilities),
     };
     return { built, touched };
   }
@@ -198,4 +208,9 @@ function sameFolders(a: readonly string[], b: readonly string[]): boolean {
 
 function pathMissing(path: string, revision: string): SourceError {
   return { code: 'PathNotFound', path, message: `${path}: the source path does not exist at revision ${revision}` };
+}
+
+/** generationOf is the capabilities field of an index: absent when the source renders nothing per cluster's discovery. */
+function generationOf(capabilities: number | undefined): Pick<BuiltIndex, 'capabilities'> {
+  return capabilities === undefined ? {} : { capabilities };
 }

@@ -18,7 +18,7 @@ export type { SourceError, SourceErrorCode, SourceWarning, SourceWarningCode } f
 export type { Manifest } from './manifest';
 export { defaultLoadLimits, type LoadLimits } from './load-limits';
 export { loadManifestFile, type ManifestFile, type ManifestEntry, type FileProblem, type FileWarning } from './load-manifest-file';
-export type { UnitRendering, UnitState } from './unit-index';
+export type { UnitRendering, UnitState, CapabilitiesSource } from './unit-index';
 export type { RenderFigures } from './index-builder';
 export type { UnitProvenance } from './revision-index';
 export { defaultGitSizeLimits, sourceTooLarge, type GitSizeLimits } from './pack-size-guard';

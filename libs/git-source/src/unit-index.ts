@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Ignore } from 'ignore';
 import { isUnder, RenderFailure, type ClusterValues, type PlannedUnit, type RemoteBaseFetcher, type RepoView, type SopsKeyring, type UnitRenderer } from '@tidemark/render';
 import type { PlacementRules } from '@tidemark/placement';
+import { messageOf, type ClusterCapabilities } from '@tidemark/contracts';
 import type { GitStore } from './git-store';
 import type { LoadLimits } from './load-limits';
 import type { ManifestEntry } from './load-manifest-file';
@@ -25,7 +26,23 @@ export interface UnitRendering {
    * render.remoteBases.hosts; GitSource fetches them with the source's own limits. @defaultValue none: a remote base fails its unit
    */
   remoteBaseHosts?: readonly string[];
+  /**
+   * What each cluster's discovery says, for units whose renderer reads it (Helm's `.Capabilities`).
+   * @defaultValue none: such units render once, with the renderer's defaults
+   */
+  capabilities?: CapabilitiesSource;
 }
+
+/** CapabilitiesSource answers what a cluster's discovery says (libs/cluster's CapabilitiesCache). */
+export interface CapabilitiesSource {
+  /** of returns a cluster's capabilities; it throws when the cluster has never answered. */
+  of(cluster: string): Promise<ClusterCapabilities>;
+  /** generation changes whenever any cluster's answer does: units read with an older one render again. */
+  readonly generation: number;
+}
+
+/** UnitFacts are the capabilities of each cluster a unit renders for, or why they could not be read. */
+type UnitFacts = ReadonlyMap<string, ClusterCapabilities | { error: string }>;
 
 /** UnitState is what the index remembers of the units of a revision, to render only what changed. */
 export interface UnitState {
@@ -102,10 +119,11 @@ export class UnitIndexer {
     const states = new Map<string, { digest: string; renderer: string; failed: boolean }>();
     const rendered = await Promise.all(units.map(async (unit) => {
       const targets = this.targetsFor(unit.folder, placement);
-      const digest = targetsDigest(unit.digest, targets);
+      const facts = await this.factsFor(unit, targets);
+      const digest = targetsDigest(unit.digest, targets, facts);
       const before = basis.units.get(unit.folder);
       if (before && before.digest === digest && !before.failed) return { unit, digest, content: undefined, failed: false };
-      const content = await this.render(view, unit, targets);
+      const content = await this.render(view, unit, targets, facts);
       return { unit, digest, content, failed: content.problems.length > 0 && content.entries.length === 0 };
     }));
     for (const { unit, digest, content, failed } of rendered) {
@@ -135,28 +153,56 @@ export class UnitIndexer {
     };
   }
 
+  /** capabilityGeneration is the generation of the clusters' capabilities units are rendered with now. */
+  capabilityGeneration(): number | undefined {
+    return this.rendering.capabilities?.generation;
+  }
+
+  /**
+   * factsFor reads the capabilities of each cluster a unit renders for, when its renderer reads
+   * them; undefined renders it once, as before (no capabilities, no clusters, or Placement unread).
+   */
+  private async factsFor(unit: PlannedUnit, targets: UnitTargets | undefined): Promise<UnitFacts | undefined> {
+    const source = this.rendering.capabilities;
+    if (!source || !targets || 'error' in targets || targets.clusters.length === 0 || !this.rendering.renderer.readsCapabilities(unit)) return undefined;
+    const entries = await Promise.all(targets.clusters.map(async ({ name }): Promise<[string, ClusterCapabilities | { error: string }]> => {
+      try {
+        return [name, await source.of(name)];
+      } catch (error) {
+        return [name, { error: messageOf(error) }];
+      }
+    }));
+    return new Map(entries);
+  }
+
   /** isClaimed tells whether a repository path lies in a unit's folder or input folder. */
   static isClaimed(repoPath: string, claimed: readonly string[]): boolean {
     return claimed.some((folder) => isUnder(repoPath, folder));
   }
 
-  private async render(view: RepoView, unit: PlannedUnit, targets: UnitTargets | undefined): Promise<FileContent> {
+  private async render(view: RepoView, unit: PlannedUnit, targets: UnitTargets | undefined, facts: UnitFacts | undefined): Promise<FileContent> {
     const path = unitPathOf(unit.folder);
     const provenance = { renderer: unit.renderer, folder: unit.folder };
     try {
       const { renderer } = this.rendering;
       const config = await renderer.configOf(view, unit.folder);
-      if (!config.perClusterNeeded || !targets) {
+      const perCluster = config.perClusterNeeded && targets !== undefined;
+      if (!perCluster && !facts) {
         const { text, warnings, decrypted } = await renderer.render(view, this.readerFor(), unit, this.renderOptions());
         const parsed = this.parse(text, unit);
         return { path, blobOid: unit.digest, unit: { ...provenance, ...(decrypted ? { decrypted } : {}) }, ...parsed, ...renderWarningsOf(unit.renderer, warnings, parsed.entries) };
       }
-      if ('error' in targets) throw new RenderFailure('RenderConfigInvalid', `${unit.folder} is rendered per cluster, and the source's Placement rules cannot be read: ${targets.error}`);
-      const variants = await Promise.all(targets.clusters.map(async (cluster) => ({ cluster: cluster.name, ...(await renderer.render(view, this.readerFor(), unit, { cluster, ...this.renderOptions() })) })));
-      const valuesByCluster = new Map(targets.clusters.map((cluster) => [cluster.name, flattenClusterValues(cluster)]));
+      if (!targets || 'error' in targets) throw new RenderFailure('RenderConfigInvalid', `${unit.folder} is rendered per cluster, and the source's Placement rules cannot be read: ${targets?.error ?? 'no clusters'}`);
+      // A unit that only reads capabilities gets no cluster values: clusters that answer alike share one render.
+      const variants = await Promise.all(targets.clusters.map(async (cluster) => {
+        const capabilities = capabilitiesFor(facts, cluster.name, unit);
+        const options = { ...(perCluster ? { cluster } : {}), ...(capabilities ? { capabilities } : {}), ...this.renderOptions() };
+        return { cluster: cluster.name, ...(await renderer.render(view, this.readerFor(), unit, options)) };
+      }));
+      const valuesByCluster = perCluster ? new Map(targets.clusters.map((cluster) => [cluster.name, flattenClusterValues(cluster)])) : undefined;
       const merged = this.mergeVariants(variants, unit);
       const decrypted = variants.some((variant) => variant.decrypted);
-      return { path, blobOid: unit.digest, unit: { ...provenance, valuesByCluster, ...(decrypted ? { decrypted } : {}) }, ...merged, ...renderWarningsOf(unit.renderer, variants.flatMap((variant) => variant.warnings), merged.entries) };
+      return { path, blobOid: unit.digest, unit: { ...provenance, ...(valuesByCluster ? { valuesByCluster } : {}), ...(decrypted ? { decrypted } : {}) }, ...merged, ...renderWarningsOf(unit.renderer, variants.flatMap((variant) => variant.warnings), merged.entries) };
     } catch (error) {
       if (!(error instanceof RenderFailure)) throw error;
       return { path, blobOid: unit.digest, unit: provenance, entries: [], problems: [{ code: error.code, reason: error.message, ...(error.line === undefined ? {} : { line: error.line }) }] };
@@ -204,10 +250,19 @@ function keyringOf(rendering: UnitRendering): { keyring?: SopsKeyring } {
   return rendering.keyring ? { keyring: rendering.keyring } : {};
 }
 
-/** targetsDigest is a unit's state digest: its inputs, and the clusters and values it is rendered with. */
-function targetsDigest(digest: string, targets: UnitTargets | undefined): string {
+/** targetsDigest is a unit's state digest: its inputs, and the clusters, values and capabilities it is rendered with. */
+function targetsDigest(digest: string, targets: UnitTargets | undefined, facts: UnitFacts | undefined): string {
   if (!targets) return digest;
-  return createHash('sha256').update(digest).update(JSON.stringify(targets)).digest('base64url');
+  const hash = createHash('sha256').update(digest).update(JSON.stringify(targets));
+  if (facts) hash.update(JSON.stringify([...facts]));
+  return hash.digest('base64url');
+}
+
+/** capabilitiesFor is a cluster's capabilities for a unit; a cluster never read fails the unit, naming the cluster. */
+function capabilitiesFor(facts: UnitFacts | undefined, cluster: string, unit: PlannedUnit): ClusterCapabilities | undefined {
+  const found = facts?.get(cluster);
+  if (!found || !('error' in found)) return found;
+  throw new RenderFailure('RenderFailed', `${unit.folder}: ${unit.renderer} renders for each cluster's API versions, and ${found.error}; the unit renders again when the cluster answers`);
 }
 
 /** flattenClusterValues lists what a cluster hands a unit, by the names `${cluster.…}` uses. */
