@@ -1,6 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { stringify } from 'yaml';
+import { clusterValuesComponent, isSet } from './cluster-values-component';
 import { substituteDeep } from '../cluster-values';
 import { RenderFailure } from '../render-failure';
 import { renderOutputOf, type Renderer, type RenderJob, type RenderOutput, type UnitRepo } from '../renderer';
@@ -90,22 +91,29 @@ async function renderKustomization(job: RenderJob): Promise<RenderOutput> {
 }
 
 /**
- * wrapperFor writes a kustomization around the unit when tidemark-render.yaml sets images or
- * replicas (with the cluster's values substituted), so the unit itself is built unchanged,
- * exactly as `kustomize build` builds it locally, and the overrides apply on top.
+ * wrapperFor writes a kustomization around the unit when tidemark-render.yaml sets images,
+ * replicas, labels, annotations or patches (with the cluster's values substituted), so the unit
+ * itself is built unchanged, exactly as `kustomize build` builds it locally, and the overrides
+ * apply on top: images and replicas in the wrapper, the rest in a Component it generates beside it.
  */
 async function wrapperFor(job: RenderJob): Promise<string | undefined> {
   const overrides = job.config.kustomize;
-  if (!overrides?.images?.length && !overrides?.replicas?.length) return undefined;
+  if (!overrides || !Object.values(overrides).some(isSet)) return undefined;
   const where = `${job.folder}/tidemark-render.yaml`;
-  const values = job.cluster ? substituteDeep(overrides, job.cluster, where) as typeof overrides : overrides;
+  const values = job.cluster ? substituteDeep({ ...overrides, patches: undefined }, job.cluster, where) as typeof overrides : overrides;
   const replicas = values.replicas?.map((entry) => ({ name: entry.name, count: countOf(entry.count, where) }));
   const wrapper = join(job.scratch, 'tidemark-wrapper');
   await mkdir(wrapper, { recursive: true });
+  const component = clusterValuesComponent({ ...values, patches: overrides.patches }, job.cluster, where);
+  if (component) {
+    await mkdir(join(wrapper, 'cluster-values'), { recursive: true });
+    await writeFile(join(wrapper, 'cluster-values', 'kustomization.yaml'), stringify(component));
+  }
   const kustomization = {
     apiVersion: 'kustomize.config.k8s.io/v1beta1',
     kind: 'Kustomization',
     resources: [relative(wrapper, join(job.root, job.folder))],
+    ...(component ? { components: ['cluster-values'] } : {}),
     ...(values.images?.length ? { images: values.images } : {}),
     ...(replicas?.length ? { replicas } : {}),
   };
