@@ -100,7 +100,8 @@ function capabilityArgs(job: RenderJob): string[] {
   const args: string[] = [];
   const kubeVersion = job.config.helm?.kubeVersion ?? job.capabilities?.kubeVersion;
   if (kubeVersion) args.push('--kube-version', kubeVersion);
-  if (job.capabilities?.apiVersions.length) args.push('--api-versions', job.capabilities.apiVersions.join(','));
+  // One flag per entry: a cluster with thousands of CRD kinds would pass the kernel's 128 KiB limit of one argument.
+  for (const apiVersion of job.capabilities?.apiVersions ?? []) args.push('--api-versions', apiVersion);
   return args;
 }
 
