@@ -260,7 +260,7 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
   }
 
   // A CRD Established or removed on a cluster may change what its Helm units render.
-  if (rendering) stops.push(watchRenderCapabilities(rendering.capabilities, clusters.main, () => sources.keys(), poller, log));
+  stops.push(watchRenderCapabilities(rendering, clusters.main, () => sources.keys(), poller, log));
   if (poller) {
     await poller.start();
     stops.push(() => poller.stop());

@@ -43,9 +43,11 @@ export function unitRendering(config: ReconcilerConfig, connectionFor: (cluster:
 /**
  * watchRenderCapabilities reads a cluster's discovery again when a CRD there is Established or
  * removed; when it changed, a worker reads objects rendered with the new answer, and a poller polls
- * every source so their Helm units render again. It returns the stop.
+ * every source so their Helm units render again. It returns the stop (nothing to stop without rendering).
  */
-export function watchRenderCapabilities(capabilities: CapabilitiesCache, clusters: ReadonlyMap<string, ClusterConnection>, sources: () => Iterable<string>, poller: Pick<Poller, 'trigger'> | undefined, log: Logger): () => void {
+export function watchRenderCapabilities(rendering: { capabilities: CapabilitiesCache } | undefined, clusters: ReadonlyMap<string, ClusterConnection>, sources: () => Iterable<string>, poller: Pick<Poller, 'trigger'> | undefined, log: Logger): () => void {
+  if (!rendering) return () => undefined;
+  const { capabilities } = rendering;
   const watch = watchCapabilities({
     clusters, log,
     refresh: (cluster) => capabilities.refresh(cluster),
