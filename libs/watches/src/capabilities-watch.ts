@@ -1,6 +1,9 @@
 import { watchObjects, type ClusterConnection, type RunningWatch } from '@tidemark/cluster';
 import type { Logger } from '@tidemark/contracts';
 
+/** When discovery is read again after a CRD change, besides at once. */
+const rereadDelaysMs = [1_000, 3_000, 10_000];
+
 export interface CapabilitiesWatchOptions {
   clusters: ReadonlyMap<string, ClusterConnection>;
   /** refresh reads a cluster's discovery again (libs/cluster's CapabilitiesCache.refresh); true when it changed. */
@@ -17,6 +20,7 @@ export interface CapabilitiesWatchOptions {
  */
 export function watchCapabilities(options: CapabilitiesWatchOptions): { synced: Promise<void>; stop(): void } {
   const watches: RunningWatch[] = [];
+  const timers = new Set<ReturnType<typeof setTimeout>>();
   for (const [cluster, connection] of options.clusters) {
     let synced = false;
     const refresh = () => {
@@ -31,7 +35,16 @@ export function watchCapabilities(options: CapabilitiesWatchOptions): { synced: 
         // The first list is what discovery already said; one read after it covers any change during it.
         if (!synced) return;
         const conditions = (object.status as { conditions?: Array<{ type?: string; status?: string }> } | undefined)?.conditions ?? [];
-        if (type === 'DELETED' || conditions.some((condition) => condition.type === 'Established' && condition.status === 'True')) refresh();
+        if (type !== 'DELETED' && !conditions.some((condition) => condition.type === 'Established' && condition.status === 'True')) return;
+        // Discovery may list a just-Established CRD a moment later: read again after it, too.
+        refresh();
+        for (const delayMs of rereadDelaysMs) {
+          const timer = setTimeout(() => {
+            timers.delete(timer);
+            refresh();
+          }, delayMs);
+          timers.add(timer);
+        }
       },
       onError: (error) => options.log?.warn({ cluster, err: String(error) }, 'CRD watch for Helm capabilities failed; retrying'),
     });
@@ -43,6 +56,9 @@ export function watchCapabilities(options: CapabilitiesWatchOptions): { synced: 
   }
   return {
     synced: Promise.all(watches.map((watch) => watch.synced)).then(() => undefined),
-    stop: () => watches.forEach((watch) => watch.stop()),
+    stop: () => {
+      watches.forEach((watch) => watch.stop());
+      timers.forEach((timer) => clearTimeout(timer));
+    },
   };
 }
