@@ -158,8 +158,9 @@ describe('OpenAPI', () => {
     expect(document.openapi).toMatch(/^3\./);
     expect(Object.keys(document.paths).sort()).toEqual([
       '/api/audit', '/api/audit/verify', '/api/clusters', '/api/clusters/{cluster}', '/api/clusters/{cluster}/freeze', '/api/clusters/{cluster}/unfreeze', '/api/objects', '/api/objects/{cluster}/{group}/{kind}/{namespace}/{name}',
-      '/api/objects/{cluster}/{group}/{kind}/{namespace}/{name}/reconcile', '/api/objects/{cluster}/{group}/{kind}/{namespace}/{name}/resume',
-      '/api/objects/{cluster}/{group}/{kind}/{namespace}/{name}/suspend', '/api/overview', '/api/previews', '/api/previews/{source}/{ref}', '/api/prune-holds', '/api/prune-holds/{cluster}/{source}/confirm',
+      '/api/objects/{cluster}/{group}/{kind}/{namespace}/{name}/pods', '/api/objects/{cluster}/{group}/{kind}/{namespace}/{name}/reconcile',
+      '/api/objects/{cluster}/{group}/{kind}/{namespace}/{name}/restart', '/api/objects/{cluster}/{group}/{kind}/{namespace}/{name}/resume',
+      '/api/objects/{cluster}/{group}/{kind}/{namespace}/{name}/run-job', '/api/objects/{cluster}/{group}/{kind}/{namespace}/{name}/suspend', '/api/overview', '/api/previews', '/api/previews/{source}/{ref}', '/api/prune-holds', '/api/prune-holds/{cluster}/{source}/confirm',
       '/api/queue', '/api/queue/{cluster}/retry', '/api/session',
       '/api/sources', '/api/sources/{source}', '/api/sources/{source}/fetch', '/api/sources/{source}/resume', '/api/sources/{source}/suspend',
     ]);

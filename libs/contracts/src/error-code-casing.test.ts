@@ -5,8 +5,8 @@ import { describe, expect, it } from 'vitest';
 // Error codes and condition reasons are PascalCase everywhere (the Kubernetes convention:
 // `ReconciliationFailed`, `KindNotServed`), so a consumer matches one spelling. A SCREAMING_CASE
 // string literal in production code is a code in the other casing, unless it names something
-// outside Tidemark: an environment variable or one of Node's own error codes.
-const outside = /^(TIDEMARK_[A-Z0-9_]+|ERR_[A-Z0-9_]+|METRICS_PORT|KUBERNETES_SERVICE_(HOST|PORT))$/;
+// outside Tidemark: an environment variable, one of Node's own error codes, or git's FETCH_HEAD.
+const outside = /^(TIDEMARK_[A-Z0-9_]+|ERR_[A-Z0-9_]+|METRICS_PORT|KUBERNETES_SERVICE_(HOST|PORT)|FETCH_HEAD)$/;
 
 function productionSources(): string[] {
   const listed = execFileSync('git', ['ls-files', 'libs/*.ts', 'apps/*.ts'], { encoding: 'utf8' });

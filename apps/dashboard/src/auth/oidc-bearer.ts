@@ -42,7 +42,7 @@ export class OidcBearer {
   private async keySet(): Promise<JWTVerifyGetKey> {
     if (this.keys) return this.keys;
     const jwksUri = (await this.oidc.metadata()).jwks_uri;
-    if (!jwksUri) throw Object.assign(new Error('the provider publishes no jwks_uri'), { code: 'NO_JWKS' });
+    if (!jwksUri) throw Object.assign(new Error('the provider publishes no jwks_uri'), { code: 'NoJwks' });
     const fetcher = boundedFetch(1 << 20);
     this.keys = createRemoteJWKSet(new URL(jwksUri), { timeoutDuration: 10_000, cooldownDuration: 30_000, [customFetch]: (url: string, options: RequestInit) => fetcher(url, options as Parameters<typeof fetcher>[1]) });
     return this.keys;
