@@ -31,12 +31,12 @@ async function signOn(user: string, next = '/'): Promise<void> {
   await page.goto(`${base}/login?next=${encodeURIComponent(next)}`);
   await Promise.all([page.waitForURL((url) => url.origin === provider.issuer), page.click('#sign-on-button')]);
   await signInAtProvider(page, user);
-  await page.waitForURL((url) => url.origin === base, { timeout: 15_000 });
+  await page.waitForURL((url) => url.origin === base, { timeout: 60_000 });
 }
 
 /** refusal reads the refusal page's reason, once the browser is back from the provider. */
 async function refusal(): Promise<string> {
-  await browser.page.waitForSelector('#sign-on-refused', { timeout: 15_000 });
+  await browser.page.waitForSelector('#sign-on-refused', { timeout: 60_000 });
   return (await browser.page.locator('#sign-on-refused').textContent()) ?? '';
 }
 
@@ -189,7 +189,7 @@ describe('single sign-on with an OpenID provider', () => {
     const visited: string[] = [];
     browser.page.on('request', (request) => { if (request.isNavigationRequest()) visited.push(new URL(request.url()).origin); });
     await browser.page.goto(`${base}${objectPath}`);
-    await browser.page.waitForURL((url) => url.origin === base && url.pathname === objectPath, { timeout: 15_000 });
+    await browser.page.waitForURL((url) => url.origin === base && url.pathname === objectPath, { timeout: 60_000 });
     expect(visited).toContain(provider.issuer);
     expect(await session()).toMatchObject({ status: 200, name: 'olga' });
   });
