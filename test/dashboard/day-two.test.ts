@@ -72,7 +72,7 @@ beforeAll(async () => {
   dashboard = await startDashboardFixture(stack.redis.url, {
     store: stack.reconciler.statusStore, prefix: stack.reconciler.statusStore.keys.prefix, clusters: ['local'],
     clusterConnections: new Map([['local', ClusterConnection.connect({ cluster: 'local', kubeconfig: stack.plane.kubeconfig, fieldManager: 'tidemark-dashboard' })]]),
-    tokens: [{ name: 'scoped', role: 'operator', token: scopedToken, scope: { sources: [], namespaces: ['elsewhere'] } }],
+    tokens: [{ name: 'scoped', role: 'operator', token: scopedToken, scope: { sources: [], namespaces: ['elsewhere'], clusters: [] } }],
   });
   const deadline = Date.now() + 90_000;
   for (;;) {

@@ -25,7 +25,7 @@ const hostileReport = (): PreviewReport => ({
 
 beforeAll(async () => {
   scenario = await startPreviewScenario(inject('kubeconfig'), inject('redisUrl'), ref);
-  fixture = await startDashboardFixture(inject('redisUrl'), { store: scenario.harness.statusStore, clusters: ['shared'], tokens: [{ name: 'other-team', role: 'viewer', token: otherTeamToken, scope: { sources: ['other'], namespaces: [] } }] });
+  fixture = await startDashboardFixture(inject('redisUrl'), { store: scenario.harness.statusStore, clusters: ['shared'], tokens: [{ name: 'other-team', role: 'viewer', token: otherTeamToken, scope: { sources: ['other'], namespaces: [], clusters: [] } }] });
   await writePreviewReport(fixture.redis, fixture.store.keys, { ...scenario.report, finishedAt: new Date().toISOString() });
   await writePreviewReport(fixture.redis, fixture.store.keys, hostileReport());
   base = await fixture.app.listen({ host: '127.0.0.1', port: 0 });

@@ -14,8 +14,8 @@ const polls: string[] = [];
 beforeAll(async () => {
   fixture = await startDashboardFixture(inject('redisUrl'), {
     tokens: [
-      { name: 'olga', role: 'operator', token: otherSourceToken, scope: { sources: ['other-repo'], namespaces: [] } },
-      { name: 'nina', role: 'operator', token: namespaceToken, scope: { sources: [], namespaces: ['shop'] } },
+      { name: 'olga', role: 'operator', token: otherSourceToken, scope: { sources: ['other-repo'], namespaces: [], clusters: [] } },
+      { name: 'nina', role: 'operator', token: namespaceToken, scope: { sources: [], namespaces: ['shop'], clusters: [] } },
     ],
   });
   await fixture.store.put(seededStatus('shared', 'ConfigMap', 'shop', 'settings'));

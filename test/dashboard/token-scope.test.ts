@@ -7,7 +7,7 @@ import { seededStatus, stalledConditions, startDashboardFixture, viewerToken, ty
 
 const scopedViewer = 'scoped-viewer-token-0123456789ab';
 const scopedOperator = 'scoped-operator-token-0123456789';
-const scope = { sources: ['team-a'], namespaces: ['team-a'] };
+const scope = { sources: ['team-a'], namespaces: ['team-a'], clusters: [] };
 let fixture: DashboardFixture;
 let address: string;
 

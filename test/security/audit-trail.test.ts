@@ -29,7 +29,7 @@ async function records(query: string): Promise<Record[]> {
 const verify = () => runTidemark(['audit', 'verify'], { TIDEMARK_SERVER: server, TIDEMARK_TOKEN: viewerToken });
 
 beforeAll(async () => {
-  fixture = await startDashboardFixture(inject('redisUrl'), { tokens: [{ name: 'sam', role: 'operator', token: scopedToken, scope: { sources: ['elsewhere'], namespaces: [] } }] });
+  fixture = await startDashboardFixture(inject('redisUrl'), { tokens: [{ name: 'sam', role: 'operator', token: scopedToken, scope: { sources: ['elsewhere'], namespaces: [], clusters: [] } }] });
   await fixture.store.put(seededStatus('shared', 'ConfigMap', 'shop', 'settings'));
   server = await fixture.app.listen({ host: '127.0.0.1', port: 0 });
 });

@@ -47,8 +47,20 @@ describe('parseTokens', () => {
 
   it('reads a token scope, and refuses one that limits nothing, naming the token', () => {
     const [scoped] = parseTokens(JSON.stringify([{ name: 'ada', role: 'viewer', token: 'x'.repeat(20), scope: { sources: ['team-a'] } }]), 'X');
-    expect(scoped?.scope).toEqual({ sources: ['team-a'], namespaces: [] });
+    expect(scoped?.scope).toEqual({ sources: ['team-a'], namespaces: [], clusters: [] });
     expect(() => parseTokens(JSON.stringify([{ name: 'ada', role: 'viewer', token: 'x'.repeat(20), scope: {} }]), 'X')).toThrow(/X: \/0\/scope names no source and no namespace/);
     expect(() => parseTokens(JSON.stringify([{ name: 'ada', role: 'viewer', token: 'x'.repeat(20), scope: { teams: ['a'] } }]), 'X')).toThrow(/X: \/0\/scope/);
+  });
+
+  it('reads a scope limited to clusters alone, and refuses empty or oversized cluster lists', () => {
+    const [scoped] = parseTokens(JSON.stringify([{ name: 'cleo', role: 'operator', token: 'x'.repeat(20), scope: { clusters: ['east'] } }]), 'X');
+    expect(scoped?.scope).toEqual({ sources: [], namespaces: [], clusters: ['east'] });
+    expect(Object.isFrozen(scoped?.scope?.clusters)).toBe(true);
+    const token = (scope: unknown) => JSON.stringify([{ name: 'cleo', role: 'viewer', token: 'x'.repeat(20), scope }]);
+    expect(() => parseTokens(token({ clusters: [] }), 'X')).toThrow(/X: \/0\/scope names no source and no namespace, and no cluster/);
+    expect(() => parseTokens(token({ clusters: [''] }), 'X')).toThrow(/X: \/0\/scope\/clusters\/0/);
+    expect(() => parseTokens(token({ clusters: ['c'.repeat(64)] }), 'X')).toThrow(/X: \/0\/scope\/clusters\/0/);
+    expect(() => parseTokens(token({ clusters: Array.from({ length: 257 }, (_, index) => `c${index}`) }), 'X')).toThrow(/X: \/0\/scope\/clusters/);
+    expect(() => parseTokens(token({ clusters: 'east' }), 'X')).toThrow(/X: \/0\/scope\/clusters/);
   });
 });

@@ -24,10 +24,11 @@ const TokenInput = Type.Object({
   role: Type.Union([Type.Literal('viewer'), Type.Literal('operator')]),
   // Short tokens can be guessed; 16 characters is the floor, 32+ random ones are advised.
   token: Type.String({ minLength: 16, maxLength: 512 }),
-  // Limits the token to these sources and namespaces (either list may be left out, not both).
+  // Limits the token to these sources, namespaces and clusters (any list may be left out, not all).
   scope: Type.Optional(Type.Object({
     sources: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 253 }), { maxItems: 256 })),
     namespaces: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 63 }), { maxItems: 256 })),
+    clusters: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 63 }), { maxItems: 256 })),
   }, { additionalProperties: false })),
 }, { additionalProperties: false });
 const TokenList = Type.Array(TokenInput, { minItems: 1 });
@@ -277,10 +278,10 @@ export function parseTokens(text: string, where: string): AccessToken[] {
   return tokens.map((token, index) => ({ name: token.name, role: token.role, token: token.token, ...(token.scope ? { scope: scopeOf(token.scope, `${where}: /${index}/scope`) } : {}) }));
 }
 
-function scopeOf(input: { sources?: string[]; namespaces?: string[] }, where: string): TokenScope {
-  const scope = { sources: Object.freeze([...(input.sources ?? [])]), namespaces: Object.freeze([...(input.namespaces ?? [])]) };
+function scopeOf(input: { sources?: string[]; namespaces?: string[]; clusters?: string[] }, where: string): TokenScope {
+  const scope = { sources: Object.freeze([...(input.sources ?? [])]), namespaces: Object.freeze([...(input.namespaces ?? [])]), clusters: Object.freeze([...(input.clusters ?? [])]) };
   // An empty scope would read as "everything"; a scope that limits nothing is a mistake, not a wish.
-  if (scope.sources.length + scope.namespaces.length === 0) throw new ConfigError(`${where} names no source and no namespace; leave scope out for a token that sees everything.`);
+  if (scope.sources.length + scope.namespaces.length + scope.clusters.length === 0) throw new ConfigError(`${where} names no source and no namespace, and no cluster; leave scope out for a token that sees everything.`);
   return Object.freeze(scope);
 }
 

@@ -4,7 +4,7 @@ import { grantFor, groupsOf, nameOf, parseOidcSettings } from './oidc-settings';
 const secret = 'client-secret-that-must-never-be-quoted';
 const valid = {
   issuer: 'https://id.example.test', clientId: 'tidemark', redirectUri: 'https://dash.example.test/auth/oidc/callback',
-  groups: [{ group: 'sre', role: 'admin' }, { group: 'team-a', role: 'operator', scope: { namespaces: ['team-a'] } }, { group: 'everyone', role: 'viewer' }],
+  groups: [{ group: 'sre', role: 'admin' }, { group: 'team-a', role: 'operator', scope: { namespaces: ['team-a'] } }, { group: 'east-oncall', role: 'operator', scope: { clusters: ['east'] } }, { group: 'everyone', role: 'viewer' }],
 };
 const parse = (value: unknown, clientSecret: string | undefined = secret) => parseOidcSettings(JSON.stringify(value), '/etc/tidemark/oidc.json', clientSecret);
 
@@ -12,7 +12,8 @@ describe('parseOidcSettings', () => {
   it('reads the file with its defaults: scopes, the groups claim, the sign-out return', () => {
     const settings = parse(valid);
     expect(settings).toMatchObject({ issuer: 'https://id.example.test', groupsClaim: 'groups', scopes: ['openid', 'profile', 'email', 'groups'], postLogoutRedirectUri: 'https://dash.example.test/login' });
-    expect(settings.groups[1]?.scope).toEqual({ sources: [], namespaces: ['team-a'] });
+    expect(settings.groups[1]?.scope).toEqual({ sources: [], namespaces: ['team-a'], clusters: [] });
+    expect(settings.groups[2]?.scope).toEqual({ sources: [], namespaces: [], clusters: ['east'] });
     expect(Object.isFrozen(settings)).toBe(true);
   });
 
@@ -25,6 +26,8 @@ describe('parseOidcSettings', () => {
       [{ ...valid, groups: [] }, /\/groups/],
       [{ ...valid, groups: [{ group: 'x', role: 'root' }] }, /\/groups\/0\/role/],
       [{ ...valid, groups: [{ group: 'x', role: 'viewer', scope: {} }] }, /\/groups\/0\/scope names no source and no namespace/],
+      [{ ...valid, groups: [{ group: 'x', role: 'viewer', scope: { clusters: [] } }] }, /\/groups\/0\/scope names no source and no namespace, and no cluster/],
+      [{ ...valid, groups: [{ group: 'x', role: 'viewer', scope: { clusters: ['c'.repeat(64)] } }] }, /\/groups\/0\/scope\/clusters\/0/],
       [{ ...valid, clientSecret: secret }, /must not have additional properties|clientSecret/],
       [{ ...valid, groups: Array.from({ length: 1001 }, (_, index) => ({ group: `g${index}`, role: 'viewer' })) }, /\/groups/],
     ];
@@ -53,6 +56,7 @@ describe('grantFor', () => {
   it('gives the first entry whose group the user has: order decides, not rank', () => {
     expect(grantFor({ groups: ['everyone', 'team-a'] }, settings)).toMatchObject({ grant: { role: 'operator', scope: { namespaces: ['team-a'] } } });
     expect(grantFor({ groups: ['everyone', 'sre'] }, settings)).toMatchObject({ grant: { role: 'admin' } });
+    expect(grantFor({ groups: ['east-oncall', 'everyone'] }, settings)).toMatchObject({ grant: { role: 'operator', scope: { clusters: ['east'] } } });
     expect(grantFor({ groups: 'everyone' }, settings)).toMatchObject({ grant: { role: 'viewer' } });
   });
 

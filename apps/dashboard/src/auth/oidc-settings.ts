@@ -39,6 +39,7 @@ export interface OidcSettings {
 const Scope = Type.Object({
   sources: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 253 }), { maxItems: 256 })),
   namespaces: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 63 }), { maxItems: 256 })),
+  clusters: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 63 }), { maxItems: 256 })),
 }, { additionalProperties: false });
 
 const OidcFile = Type.Object({
@@ -103,9 +104,9 @@ export function checkEndpoint(text: string, where: string): string {
   return url.href.replace(/\/$/, url.pathname === '/' ? '' : '/');
 }
 
-function scopeOf(input: { sources?: string[]; namespaces?: string[] }, where: string): TokenScope {
-  const scope = { sources: Object.freeze([...(input.sources ?? [])]), namespaces: Object.freeze([...(input.namespaces ?? [])]) };
-  if (scope.sources.length + scope.namespaces.length === 0) throw new Error(`${where} names no source and no namespace; leave scope out for a group that sees everything.`);
+function scopeOf(input: { sources?: string[]; namespaces?: string[]; clusters?: string[] }, where: string): TokenScope {
+  const scope = { sources: Object.freeze([...(input.sources ?? [])]), namespaces: Object.freeze([...(input.namespaces ?? [])]), clusters: Object.freeze([...(input.clusters ?? [])]) };
+  if (scope.sources.length + scope.namespaces.length + scope.clusters.length === 0) throw new Error(`${where} names no source and no namespace, and no cluster; leave scope out for a group that sees everything.`);
   return Object.freeze(scope);
 }
 

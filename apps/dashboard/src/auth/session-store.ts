@@ -182,5 +182,5 @@ function validSignOn(value: unknown): boolean {
   const signOn = value as Partial<SignOn> | null;
   const list = (items: unknown) => Array.isArray(items) && items.every((item) => typeof item === 'string');
   const scope = signOn?.scope as Partial<TokenScope> | undefined;
-  return typeof signOn?.subject === 'string' && list(signOn.groups) && (scope === undefined || (list(scope.sources) && list(scope.namespaces)));
+  return typeof signOn?.subject === 'string' && list(signOn.groups) && (scope === undefined || (list(scope.sources) && list(scope.namespaces) && list(scope.clusters)));
 }

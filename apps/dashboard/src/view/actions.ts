@@ -3,7 +3,7 @@ import type { StatusStore } from '@tidemark/status-store';
 import { DashboardError, ErrorCode, notFound } from '../api/dashboard-error';
 import type { ActionResult } from '../api/schemas';
 import type { QueueAccess } from './dashboard-data';
-import { inScope, type TokenScope } from '../auth/token-scope';
+import { clusterInScope, inScope, type TokenScope } from '../auth/token-scope';
 
 /**
  * Actions are what an operator may do; each checks the record exists first, and for a scoped
@@ -45,7 +45,7 @@ export class Actions {
 
   /** retry runs failed and stalled objects again: one object, or all of a cluster. */
   async retry(cluster: string, objectKey?: string, scope?: TokenScope): Promise<ActionResult> {
-    if (scope && !objectKey) throw new DashboardError(ErrorCode.Forbidden, 403, 'This token is limited to some sources and namespaces: it may retry one of its objects, not a whole cluster.');
+    if (scope && !objectKey) this.checkWholeCluster(cluster, scope);
     if (objectKey) await this.checkScope(cluster, objectKey, scope);
     const retried = await queueCall(() => this.queues.retryFailed(cluster, objectKey));
     const result: ActionResult = { action: 'retry', cluster, retried };
@@ -53,7 +53,13 @@ export class Actions {
     return result;
   }
 
-  /** checkScope refuses an object outside a scoped token's sources and namespaces, as not found. */
+  /** checkWholeCluster: only a scope limited to clusters alone covers all of one; it may act on its own clusters (others are not found). */
+  private checkWholeCluster(cluster: string, scope: TokenScope): void {
+    if (scope.sources.length > 0 || scope.namespaces.length > 0) throw new DashboardError(ErrorCode.Forbidden, 403, 'This token is limited to some sources or namespaces: it may retry one of its objects, not a whole cluster.');
+    if (!clusterInScope(scope, cluster)) throw notFound(`cluster ${cluster}`);
+  }
+
+  /** checkScope refuses an object outside a scoped token's sources, namespaces and clusters, as not found. */
   private async checkScope(cluster: string, objectKey: string, scope: TokenScope | undefined): Promise<void> {
     if (!scope) return;
     const status = await this.store.get(cluster, objectKey);

@@ -70,7 +70,7 @@ export class ClusterFreezes {
   }
 
   private check(cluster: string, principal: Principal | undefined): void {
-    if (principal?.scope) throw new DashboardError(ErrorCode.Forbidden, 403, 'This token is limited to some sources and namespaces: it may not freeze or unfreeze a whole cluster.');
+    if (principal?.scope) throw new DashboardError(ErrorCode.Forbidden, 403, 'This token is limited to some sources, namespaces or clusters: it may not freeze or unfreeze a whole cluster.');
     if (!this.options.clusterNames().includes(cluster)) throw notFound(`cluster ${cluster}`);
   }
 }

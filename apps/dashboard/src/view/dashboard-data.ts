@@ -7,7 +7,7 @@ import { isPreviewReport } from './preview-view';
 import { redactHistory, redactStatus } from './redact';
 import { buildResourceTree, ownerUidsOf, type TreeNode } from './resource-tree';
 import { ScopedStatusView, type StatusView } from './scoped-view';
-import { inScope, previewInScope, scopeKey, sourceInScope, type TokenScope } from '../auth/token-scope';
+import { clusterInScope, inScope, previewInScope, scopeKey, sourceInScope, type TokenScope } from '../auth/token-scope';
 import { buildDependencyGraph, dependentsIndex, type DependencyGraph } from './dependency-graph';
 import type { RedisClient } from '@tidemark/contracts';
 
@@ -102,14 +102,14 @@ export class DashboardData {
     const key = scopeKey(scope);
     let view = this.scoped.get(key);
     if (!view) {
-      view = new DashboardData({ ...this.options, scope, cache: new ScopedStatusView(this.options.cache, scope), sources: (this.options.sources ?? []).filter((name) => scope.sources.includes(name)) });
+      view = new DashboardData({ ...this.options, scope, cache: new ScopedStatusView(this.options.cache, scope), sources: (this.options.sources ?? []).filter((name) => scope.sources.includes(name)), clusters: (this.options.clusters ?? []).filter((name) => clusterInScope(scope, name)) });
       this.scoped.set(key, view);
     }
     return view;
   }
 
   /** sees tells whether this view may show a record (always, unscoped). */
-  sees(record: { source: string; namespace: string }): boolean {
+  sees(record: { source: string; namespace: string; cluster: string }): boolean {
     return inScope(this.options.scope, record);
   }
 
@@ -172,9 +172,10 @@ export class DashboardData {
   async queue(): Promise<QueueView> {
     try {
       const figures = await this.options.queues.figures();
-      if (!this.options.scope) return { figures };
-      // A scoped view lists only its own failing objects; the counts per state stay the cluster's.
-      return { figures: figures.map((entry) => { const failures = entry.failures.filter((failure) => this.options.cache.cellsOf(failure.objectKey)?.has(entry.cluster)); return { ...entry, failures, failingObjects: failures.length }; }) };
+      const { scope } = this.options;
+      if (!scope) return { figures };
+      // A scoped view shows its own clusters only, and lists only its own failing objects; the counts per state stay the cluster's.
+      return { figures: figures.filter((entry) => clusterInScope(scope, entry.cluster)).map((entry) => { const failures = entry.failures.filter((failure) => this.options.cache.cellsOf(failure.objectKey)?.has(entry.cluster)); return { ...entry, failures, failingObjects: failures.length }; }) };
     } catch (error) {
       return { figures: [], error: messageOf(error) };
     }
@@ -220,6 +221,7 @@ export class DashboardData {
 
   /** clusterSeries is a cluster's recent samples (queue depth, run durations, failed runs per interval), oldest first. */
   async clusterSeries(cluster: string): Promise<ClusterSample[]> {
+    if (!clusterInScope(this.options.scope, cluster)) return [];
     return readClusterSeries(this.options.redis, this.options.store.keys, cluster);
   }
 

@@ -1,12 +1,12 @@
-import { inScope, type TokenScope } from '../auth/token-scope';
+import { clusterInScope, inScope, type TokenScope } from '../auth/token-scope';
 import type { CachedStatus, ObjectRow, StatusCache } from './status-cache';
 
 /** StatusView is what the dashboard's views read of the status cache. */
 export type StatusView = Pick<StatusCache, 'version' | 'keys' | 'rows' | 'cellsOf' | 'clusters' | 'entries'>;
 
 /**
- * ScopedStatusView is the status cache as a scoped token sees it: only the records of its sources
- * and namespaces, and only the objects that keep at least one. Rebuilt once per cache version.
+ * ScopedStatusView is the status cache as a scoped token sees it: only the records of its sources,
+ * namespaces and clusters, and only the objects that keep at least one. Rebuilt once per cache version.
  */
 export class ScopedStatusView implements StatusView {
   private built: { version: number; rows: ObjectRow[]; byKey: Map<string, ObjectRow> } | undefined;
@@ -18,7 +18,7 @@ export class ScopedStatusView implements StatusView {
   }
 
   clusters(): string[] {
-    return this.cache.clusters();
+    return this.cache.clusters().filter((cluster) => clusterInScope(this.scope, cluster));
   }
 
   keys(): readonly string[] {

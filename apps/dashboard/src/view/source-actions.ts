@@ -3,6 +3,7 @@ import { DashboardError, ErrorCode, notFound } from '../api/dashboard-error';
 import type { SourceActionResult } from '../api/schemas';
 import type { DashboardData } from './dashboard-data';
 import type { Principal } from '../auth/principal';
+import { coversSource } from '../auth/token-scope';
 
 /**
  * SourceActions are what an operator may do to a Git source: poll it now, suspend or resume its
@@ -33,11 +34,14 @@ export class SourceActions {
     return { action: 'resume', source, suspended: false };
   }
 
-  /** checkVisible: unknown and out-of-scope sources are 404; a namespace-only scope sees a source but may not stop it for other namespaces. */
+  /**
+   * checkVisible: unknown and out-of-scope sources are 404; a namespace- or cluster-limited scope sees a
+   * source but may not stop it for the namespaces or clusters it does not cover.
+   */
   private async checkVisible(source: string, principal: Principal | undefined): Promise<void> {
     if (!(await this.data.for(principal).source(source))) throw notFound(`source ${source}`);
-    if (principal?.scope && !principal.scope.sources.includes(source)) {
-      throw new DashboardError(ErrorCode.Forbidden, 403, `This token is limited to some namespaces: source ${source} also serves others, so only a token that names the source may act on it.`);
+    if (!coversSource(principal?.scope, source)) {
+      throw new DashboardError(ErrorCode.Forbidden, 403, `This token is limited to some namespaces or clusters: source ${source} also serves others, so only a token that names the source on every cluster may act on it.`);
     }
   }
 }
