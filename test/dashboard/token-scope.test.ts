@@ -7,6 +7,7 @@ import { seededStatus, stalledConditions, startDashboardFixture, viewerToken, ty
 
 const scopedViewer = 'scoped-viewer-token-0123456789ab';
 const scopedOperator = 'scoped-operator-token-0123456789';
+const edgeOperator = 'edge-operator-token-0123456789ab';
 const scope = { sources: ['team-a'], namespaces: ['team-a'], clusters: [] };
 let fixture: DashboardFixture;
 let address: string;
@@ -19,6 +20,7 @@ beforeAll(async () => {
     tokens: [
       { name: 'ada', role: 'viewer', token: scopedViewer, scope },
       { name: 'opal', role: 'operator', token: scopedOperator, scope },
+      { name: 'cleo', role: 'operator', token: edgeOperator, scope: { sources: [], namespaces: [], clusters: ['edge'] } },
     ],
   });
   const team = (source: string, namespace: string, name: string) => seededStatus('shared', 'ConfigMap', namespace, name, { source, path: `${source}/${name}.yaml` });
@@ -121,5 +123,55 @@ describe('a token scoped to source team-a and namespace team-a', () => {
     expect(text).not.toContain('team-b');
     scoped.controller.abort();
     everyone.controller.abort();
+  });
+});
+
+// Issue 38: a scope may name clusters. The same Git object on two clusters: the token sees and acts
+// on its cluster's record only; the other cluster, its record, its page and its queue are unknown.
+describe('a token scoped to cluster edge', () => {
+  const both = 'core/ConfigMap/team-c/both';
+  const post = (path: string) => fetch(`${address}${path}`, { method: 'POST', headers: bearer(edgeOperator) });
+
+  beforeAll(async () => {
+    for (const cluster of ['edge', 'shared']) await fixture.store.put(seededStatus(cluster, 'ConfigMap', 'team-c', 'both', { source: 'team-c', path: 'team-c/both.yaml' }));
+  });
+
+  it('sees its cluster only: objects, matrix columns, clusters, queue, pages', async () => {
+    const objects = await (await get('/api/objects', bearer(edgeOperator))).json() as { rows: { objectKey: string }[]; clusters: string[] };
+    expect(objects.rows.map((row) => row.objectKey)).toEqual([both]);
+    expect(objects.clusters).toEqual(['edge']);
+    expect((await get(`/api/objects/edge/${both}`, bearer(edgeOperator))).status).toBe(200);
+    expect((await get(`/api/objects/shared/${both}`, bearer(edgeOperator))).status).toBe(404);
+    expect((await get('/api/objects/shared/core/ConfigMap/team-a/mine', bearer(edgeOperator))).status).toBe(404);
+    const clusters = await (await get('/api/clusters', bearer(edgeOperator))).json() as { clusters: { name: string; counts: { total: number } }[] };
+    expect(clusters.clusters.map((cluster) => [cluster.name, cluster.counts.total])).toEqual([['edge', 1]]);
+    expect((await get('/api/clusters/shared', bearer(edgeOperator))).status).toBe(404);
+    expect((await get('/api/clusters/edge', bearer(edgeOperator))).status).toBe(200);
+    expect((await get('/clusters/shared', bearer(edgeOperator))).status).toBe(404);
+    const queue = await (await get('/api/queue', bearer(edgeOperator))).json() as { figures: { cluster: string }[] };
+    expect(queue.figures.map((entry) => entry.cluster)).toEqual(['edge']);
+    expect(await (await get('/clusters', bearer(edgeOperator))).text()).not.toContain('data-cluster="shared"');
+    // The unscoped viewer still sees both clusters: the scope, not the data, hides one.
+    expect(((await (await get('/api/objects', bearer(viewerToken))).json()) as { clusters: string[] }).clusters).toEqual(['edge', 'shared']);
+  });
+
+  it('acts on its cluster only: object actions, retry, and no source-wide or cluster-wide stop', async () => {
+    expect((await post(`/api/objects/shared/${both}/suspend`)).status).toBe(404);
+    expect((await fixture.store.get('shared', both))?.suspended).toBeFalsy();
+    expect((await post(`/api/objects/edge/${both}/suspend`)).status).toBe(200);
+    expect((await fixture.store.get('edge', both))?.suspended).toBe(true);
+    expect((await post('/api/queue/shared/retry')).status).toBe(404);
+    expect((await post('/api/queue/edge/retry')).status).toBe(200);
+    // A source and a preview span every cluster; a cluster freeze stays refused to any scoped token.
+    expect((await post('/api/sources/team-c/suspend')).status).toBe(403);
+    expect((await post('/api/clusters/edge/freeze')).status).toBe(403);
+  });
+
+  it('sees and asks for no previews, since a preview spans every cluster of its source', async () => {
+    await writePreviewReport(fixture.redis, fixture.store.keys, { source: 'team-c', ref: 'feature', state: 'done', trigger: 'request', requestedAt: new Date().toISOString(), changes: [] });
+    expect(await (await get('/api/previews', bearer(edgeOperator))).json()).toEqual([]);
+    expect((await get('/api/previews/team-c/feature', bearer(edgeOperator))).status).toBe(404);
+    const asked = await fetch(`${address}/api/previews`, { method: 'POST', headers: { ...bearer(edgeOperator), 'content-type': 'application/json' }, body: JSON.stringify({ source: 'team-c', ref: 'feature' }) });
+    expect(asked.status).toBe(404);
   });
 });

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { PruneHold, PruneHolds } from '@tidemark/status-store';
 import { requireOperator } from '../auth/authenticate';
-import { clusterInScope, type TokenScope } from '../auth/token-scope';
+import { pruneInScope, type TokenScope } from '../auth/token-scope';
 import type { QueueAccess } from '../view/dashboard-data';
 import { layout } from '../pages/layout';
 import { prunesPage } from '../pages/prunes-page';
@@ -26,10 +26,8 @@ const HoldParams = Type.Object({ cluster: Type.String({ minLength: 1, maxLength:
  * reconciled at once, and deleted.
  */
 export async function pruneHoldRoutes(app: FastifyInstance, { holds, queues }: PruneHoldRoutesOptions): Promise<void> {
-  // A scoped token sees (and confirms) a hold only when its scope covers every object the prune may
-  // delete: the hold's source (named, or no source limit), any namespace (no namespace limit), and the hold's cluster.
-  const visible = (hold: { source: string; cluster: string }, scope: TokenScope | undefined) => !scope
-    || ((scope.sources.length === 0 || scope.sources.includes(hold.source)) && scope.namespaces.length === 0 && clusterInScope(scope, hold.cluster));
+  // A scoped token sees (and confirms) a hold only when its scope covers every object the prune may delete.
+  const visible = (hold: { source: string; cluster: string }, scope: TokenScope | undefined) => pruneInScope(scope, hold);
   const waiting = async (scope: TokenScope | undefined) => (await holds.waiting()).filter((hold) => visible(hold, scope));
   // `decidedAt` names the hold that was shown: one decided again since (it removes more) is not confirmed by it.
   const confirm = async (params: { cluster: string; source: string }, shown: { revision: string; decidedAt?: string }, by: string, scope: TokenScope | undefined): Promise<PruneHold> => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clusterInScope, coversSource, inScope, previewInScope, scopeKey, sourceInScope, type TokenScope } from './token-scope';
+import { clusterInScope, coversSource, inScope, previewInScope, pruneInScope, scopeKey, sourceInScope, type TokenScope } from './token-scope';
 
 const scope = (sources: string[], namespaces: string[], clusters: string[]): TokenScope => ({ sources, namespaces, clusters });
 const record = (source: string, namespace: string, cluster: string) => ({ source, namespace, cluster });
@@ -37,6 +37,18 @@ describe('token scopes', () => {
     expect(coversSource(scope([], [], ['east']), 'team-a')).toBe(false);
     expect(previewInScope(scope(['team-a'], [], ['east']), 'team-a')).toBe(false);
     expect(previewInScope(scope(['team-a'], ['team-a'], []), 'team-a')).toBe(true);
+  });
+
+  it('shows a held prune only to a scope covering its source, every namespace and its cluster', () => {
+    const hold = { source: 'team-a', cluster: 'east' };
+    expect(pruneInScope(undefined, hold)).toBe(true);
+    expect(pruneInScope(scope(['team-a'], [], []), hold)).toBe(true);
+    expect(pruneInScope(scope([], [], ['east']), hold)).toBe(true);
+    expect(pruneInScope(scope(['team-a'], [], ['east']), hold)).toBe(true);
+    expect(pruneInScope(scope([], [], ['west']), hold)).toBe(false);
+    expect(pruneInScope(scope(['team-a'], [], ['west']), hold)).toBe(false);
+    expect(pruneInScope(scope(['team-b'], [], []), hold)).toBe(false);
+    expect(pruneInScope(scope(['team-a'], ['team-a'], []), hold)).toBe(false);
   });
 
   it('keys scopes by all three lists, in any order', () => {

@@ -43,6 +43,16 @@ export function previewInScope(scope: TokenScope | undefined, source: string): b
   return coversSource(scope, source);
 }
 
+/**
+ * pruneInScope: a held prune of a source on a cluster may delete its objects in any namespace, so a
+ * scope sees (and confirms) it only when it covers the source (names it, or limits no source), every
+ * namespace (limits none) and the cluster.
+ */
+export function pruneInScope(scope: TokenScope | undefined, hold: { source: string; cluster: string }): boolean {
+  if (!scope) return true;
+  return (scope.sources.length === 0 || scope.sources.includes(hold.source)) && scope.namespaces.length === 0 && clusterInScope(scope, hold.cluster);
+}
+
 /** scopeKey names a scope, for caches and for telling whether a token's scope changed. */
 export function scopeKey(scope: TokenScope | undefined): string {
   return scope ? JSON.stringify([[...scope.sources].sort(), [...scope.namespaces].sort(), [...scope.clusters].sort()]) : '';
