@@ -164,7 +164,8 @@ describe('a token scoped to cluster edge', () => {
     expect((await post('/api/queue/edge/retry')).status).toBe(200);
     // A source and a preview span every cluster; a cluster freeze stays refused to any scoped token.
     expect((await post('/api/sources/team-c/suspend')).status).toBe(403);
-    expect((await post('/api/clusters/edge/freeze')).status).toBe(403);
+    const freeze = await fetch(`${address}/api/clusters/edge/freeze`, { method: 'POST', headers: { ...bearer(edgeOperator), 'content-type': 'application/json' }, body: JSON.stringify({ reason: 'maintenance' }) });
+    expect(freeze.status).toBe(403);
   });
 
   it('sees and asks for no previews, since a preview spans every cluster of its source', async () => {
