@@ -1,7 +1,8 @@
 // Day-2 actions from the dashboard, on the rig with real controllers: a rollout restart rolls the
 // ReplicaSet and the object stays Ready with no drift; a CronJob runs now; a workload's Pods show
 // with their Events. Each needs the operator role and a scope covering the object, acts only on
-// what the cluster proves Tidemark applied, and is in the audit trail with an Event on the object.
+// what the cluster proves Tidemark applied, and is in the audit trail with an Event on the object;
+// so is a done suspend (audit-events.ts), and a refused one is not.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -154,5 +155,24 @@ describe('day-2 actions', () => {
     expect(answer.json()).toMatchObject({ message: expect.stringMatching(/not one Tidemark applied for apps\/Deployment\/daytwo\/handmade/) });
     const template = (await listObjects(connection, 'apps/v1', 'Deployment', namespace)).find((item) => item.metadata.name === 'handmade')?.spec as { template: { metadata: { annotations?: Record<string, string> } } };
     expect(template.template.metadata.annotations?.['kubectl.kubernetes.io/restartedAt']).toBeUndefined();
+  });
+
+  it('leaves an Event naming the operator on the live object a done suspend touched; a refused one, or an unproven object, gets none', async () => {
+    type Event = { reason: string; message: string; type: string; involvedObject: { kind: string; name: string } };
+    const suspendedEvents = async () => (JSON.parse(await stack.plane.kubectl(['get', 'events', '-n', namespace, '--field-selector', 'reason=SuspendedByOperator', '-o', 'json'])) as { items: Event[] }).items;
+    // Done, but on a record the cluster does not prove (the hand-made Deployment above): no Event.
+    expect((await post(`${path('Deployment', 'handmade')}/suspend`, operatorToken)).statusCode).toBe(200);
+    // Refused: in the audit trail as denied, and no Event.
+    expect((await post(`${path('Deployment', 'web')}/suspend`, viewerToken)).statusCode).toBe(403);
+    const answer = await post(`${path('Deployment', 'web')}/suspend`, operatorToken);
+    expect(answer.statusCode, answer.body).toBe(200);
+    // The Event is written after the answer (the answer never waits for the cluster).
+    await expect.poll(async () => (await suspendedEvents()).length, { timeout: 30_000, interval: 250 }).toBeGreaterThan(0);
+    const events = await suspendedEvents();
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ type: 'Normal', involvedObject: { kind: 'Deployment', name: 'web' }, message: expect.stringMatching(/^Suspended by otto, operator, through a bearer token \(API or CLI\)/) });
+    const records = await new AuditLog({ redis: dashboard.redis, prefix: stack.reconciler.statusStore.keys.prefix }).list({ action: 'object.suspend', limit: 20 });
+    expect(records.find((record) => record.actor.name === 'vera')?.result).toBe('denied');
+    expect((await post(`${path('Deployment', 'web')}/resume`, operatorToken)).statusCode).toBe(200);
   });
 });

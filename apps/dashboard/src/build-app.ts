@@ -174,8 +174,10 @@ export async function buildDashboard(deps: DashboardDeps): Promise<FastifyInstan
   // Everything below needs a principal: the hook is encapsulated in this scope.
   await app.register(async (scope) => {
     scope.addHook('onRequest', authenticate({ tokens, sessions, throttle, signOn: signOn !== undefined, ...(oidcBearer ? { oidcBearer } : {}) }));
-    // Every action below, done or refused (401, 403, 429 included), is an audit record.
-    scope.addHook('onSend', recordActions(audit));
+    const workloads = new WorkloadActions({ store: deps.statusStore, connectionFor: (cluster) => deps.clusterConnections?.get(cluster), ...(deps.sourceIdentities ? { identityFor: (source: string) => deps.sourceIdentities?.get(source) } : {}) });
+    // Every action below, done or refused (401, 403, 429 included), is an audit record; a done
+    // action on one object is also an Event on its live object, where the dashboard can prove it.
+    scope.addHook('onSend', recordActions(audit, (event, request) => workloads.announce(event, request.principal, request.log)));
     // Read-your-writes: every view a request shows holds every status write made before it, so
     // the badge, the counts, the detail page and the queue never disagree about a finished run.
     scope.addHook('preHandler', async (request) => {
@@ -189,7 +191,7 @@ export async function buildDashboard(deps: DashboardDeps): Promise<FastifyInstan
     await scope.register(previewRoutes, { previews: deps.previews ?? noPreviewQueue, redis: deps.redis, keys: deps.statusStore.keys });
     await scope.register(liveUpdates, { cache, trees });
     await scope.register(auditRoutes, { audit });
-    await scope.register(workloadRoutes, { prefix: '/api', workloads: new WorkloadActions({ store: deps.statusStore, connectionFor: (cluster) => deps.clusterConnections?.get(cluster), ...(deps.sourceIdentities ? { identityFor: (source: string) => deps.sourceIdentities?.get(source) } : {}) }) });
+    await scope.register(workloadRoutes, { prefix: '/api', workloads });
   });
   return app;
 }

@@ -6,6 +6,7 @@ import { errors } from '../api/schemas';
 import { layout } from '../pages/layout';
 import { auditPage } from '../pages/audit-page';
 import { auditEntryOf } from './audited-request';
+import { auditEventOf, type AuditEvent } from './audit-events';
 
 export interface AuditRoutesOptions {
   audit: AuditLog;
@@ -33,14 +34,24 @@ const VerdictBody = Type.Object({
 });
 
 /**
+ * Announce writes an audited action's Kubernetes Event on the live object, when it can; it never
+ * throws (what it could not do it logs at debug, through the request's logger).
+ */
+export type Announce = (event: AuditEvent, request: FastifyRequest) => Promise<void>;
+
+/**
  * recordActions is an onSend hook: every state-changing request of the scope, done or refused,
  * becomes one audit record (and one JSON log line) before its answer leaves, so a client that
  * got an answer can read the record. A failed write is logged, not turned into a failed action.
+ * A done action on one object is also announced as a Kubernetes Event (auditEventOf says which),
+ * started here and not awaited: the answer never waits for the cluster.
  */
-export function recordActions(audit: AuditLog) {
+export function recordActions(audit: AuditLog, announce?: Announce) {
   return async (request: FastifyRequest, reply: { statusCode: number }, payload: unknown): Promise<unknown> => {
     const entry = auditEntryOf(request, reply.statusCode);
     if (!entry) return payload;
+    const event = announce ? auditEventOf(entry) : undefined;
+    if (announce && event) void announce(event, request);
     try {
       const record = await audit.append(entry);
       request.log.info({ audit: record }, `audit: ${record.actor.name} ${record.action} ${record.target.name}: ${record.result}`);

@@ -4,6 +4,7 @@ import type { StatusStore } from '@tidemark/status-store';
 import { DashboardError, ErrorCode, notFound } from '../api/dashboard-error';
 import type { Principal } from '../auth/principal';
 import { inScope } from '../auth/token-scope';
+import type { AuditEvent } from '../audit/audit-events';
 
 /** The workloads a rollout restart applies to, as `kubectl rollout restart` does. */
 const restartable = new Set(['apps/Deployment', 'apps/StatefulSet', 'apps/DaemonSet']);
@@ -111,6 +112,25 @@ export class WorkloadActions {
     if (await createObject(connection, job) === 'exists') throw new DashboardError(ErrorCode.Conflict, 409, `Job ${live.metadata.namespace}/${name} exists already; try again in a second.`);
     await this.event(cluster, live, 'JobRunNow', `Job ${name} run by ${principal?.name ?? 'unknown'} from the Tidemark dashboard`);
     return { action: 'run-job', cluster, objectKey, target: describeLive(live), job: name };
+  }
+
+  /**
+   * announce writes an audited action's Event (audit-events.ts says which) on the Git object's live
+   * object, after the same proof as the actions: the record is in the principal's scope and the
+   * live object's owner annotation names the Git object. Without a connection to the cluster there
+   * is no Event. A kind the dashboard may not get (the API server answers 403), an object it cannot
+   * prove, or a failed write is skipped with a debug log: the action is done and audited already.
+   * Bounded by the cluster client's request timeout; it never throws.
+   */
+  async announce(event: AuditEvent, principal: Principal | undefined, log: { debug(details: object, message: string): void }): Promise<void> {
+    const own = this.options.connectionFor(event.cluster);
+    if (!own) return;
+    try {
+      const { live } = await this.managed({ cluster: event.cluster, objectKey: event.objectKey, target: undefined, principal }, undefined, 'announce');
+      await recordEvent(own, live, { type: 'Normal', reason: event.reason, message: event.message });
+    } catch (error) {
+      log.debug({ cluster: event.cluster, objectKey: event.objectKey, reason: event.reason }, `audit: no Event ${event.reason} on ${event.objectKey}: ${scrubText(messageOf(error)).slice(0, 300)}`);
+    }
   }
 
   /**
