@@ -1,9 +1,9 @@
 import { spawnSync } from 'node:child_process';
-import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { lockHolder, waitForLock } from './go-build';
+import { buildGoProgram, lockHolder, sourceDigest, waitForLock, type GoProgram } from './go-build';
 
 let dir = '';
 afterEach(async () => {
@@ -51,4 +51,47 @@ describe('waitForLock', () => {
     await waiting;
     expect(returned).toBe(true);
   });
+});
+
+describe('staleness by content', () => {
+  /** aModule writes a small Go module with a binary built from it (any bytes: nothing runs it). */
+  async function aModule(): Promise<GoProgram> {
+    dir = await mkdtemp(join(tmpdir(), 'go-build-digest-'));
+    await mkdir(join(dir, 'controllers'));
+    await writeFile(join(dir, 'go.mod'), 'module example.test/rig\n\ngo 1.26\n');
+    await writeFile(join(dir, 'main.go'), 'package main\n\nfunc main() {}\n');
+    await writeFile(join(dir, 'controllers', 'run.go'), 'package main\n');
+    await writeFile(join(dir, 'README.md'), 'not a source\n');
+    return { dir, binary: join(dir, 'bin', 'rig'), label: 'rig', firstBuildNote: 'never built here', package: './controllers' };
+  }
+
+  it('changes with a source, a package-folder source, the tags or cgo, and not with a touch or a non-source file', async () => {
+    const program = await aModule();
+    const first = await sourceDigest(program);
+    await utimes(join(dir, 'main.go'), new Date(), new Date(Date.now() + 60_000));
+    await writeFile(join(dir, 'README.md'), 'edited\n');
+    expect(await sourceDigest(program)).toBe(first);
+    expect(await sourceDigest({ ...program, tags: ['sqlite'] })).not.toBe(first);
+    expect(await sourceDigest({ ...program, cgo: true })).not.toBe(first);
+    await writeFile(join(dir, 'controllers', 'run.go'), 'package main // edited\n');
+    const second = await sourceDigest(program);
+    expect(second).not.toBe(first);
+    await writeFile(join(dir, 'main.go'), 'package main\n\nfunc main() { println() }\n');
+    expect(await sourceDigest(program)).not.toBe(second);
+  });
+
+  it('keeps a binary whose recorded digest matches even when its sources are newer, and builds one whose digest differs', async () => {
+    const program = await aModule();
+    await mkdir(join(dir, 'bin'));
+    await writeFile(program.binary, 'built');
+    await utimes(program.binary, new Date(0), new Date(0));
+    await writeFile(`${program.binary}.sources`, `${await sourceDigest(program)}\n`);
+    const lines: string[] = [];
+    expect(await buildGoProgram(program, (line) => lines.push(line))).toBe(program.binary);
+    expect(lines).toEqual([]);
+    await writeFile(`${program.binary}.sources`, 'an older digest\n');
+    // Stale now: it sets out to build (and this module is not buildable on purpose: no main in ./controllers' imports).
+    await buildGoProgram(program, (line) => lines.push(line)).catch(() => undefined);
+    expect(lines[0]).toBe('rig: building (never built here)');
+  }, 60_000);
 });

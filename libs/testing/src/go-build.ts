@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -27,13 +28,16 @@ export interface GoProgram {
 }
 
 /**
- * buildGoProgram builds a Go program of the rig when its sources are newer than its binary.
+ * buildGoProgram builds a Go program of the rig when its sources differ from those it was last
+ * built from: a digest of their contents and the build settings, kept beside the binary
+ * (`<binary>.sources`). A fresh checkout or a `touch` changes no digest, so it rebuilds nothing.
  * Go's build cache makes a rebuild cheap; the first build compiles large upstream modules, so it
  * reports progress. Test files run in parallel: one process builds, the others wait for its lock,
  * and the binary appears by an atomic rename, never half-written.
  */
 export async function buildGoProgram(program: GoProgram, log: (line: string) => void = (line) => process.stderr.write(`${line}\n`)): Promise<string> {
-  if (!(await isStale(program))) return program.binary;
+  const digest = await sourceDigest(program);
+  if (await builtFrom(program, digest)) return program.binary;
   if (!(await commandExists('go'))) {
     throw new RigError(`Go is not installed, and ${program.label} is built from Go modules. Install Go 1.26 (scripts/setup checks it).`);
   }
@@ -46,6 +50,7 @@ export async function buildGoProgram(program: GoProgram, log: (line: string) => 
   try {
     await writeFile(join(lock, 'pid'), await lockHolder(process.pid));
     await compile(program, log);
+    await writeFile(`${program.binary}.sources`, `${digest}\n`);
   } finally {
     await rm(lock, { recursive: true, force: true });
   }
@@ -137,16 +142,29 @@ function isAlive(pid: number): boolean {
   }
 }
 
-async function isStale(program: GoProgram): Promise<boolean> {
-  const binary = await stat(program.binary).catch(() => undefined);
-  if (!binary) return true;
+/** builtFrom: the binary exists and was built from sources with this digest. */
+async function builtFrom(program: GoProgram, digest: string): Promise<boolean> {
+  if (!(await stat(program.binary).then(() => true, () => false))) return false;
+  const recorded = await readFile(`${program.binary}.sources`, 'utf8').catch(() => '');
+  return recorded.trim() === digest;
+}
+
+/**
+ * sourceDigest is a SHA-256 of what a build reads from the repository: the .go files, go.mod and
+ * go.sum of the module folder (and of a './' package folder), by name and content, and the package,
+ * tags and cgo setting. Upstream modules are pinned by go.sum, so they are covered by it.
+ */
+export async function sourceDigest(program: GoProgram): Promise<string> {
+  const hash = createHash('sha256');
+  hash.update(JSON.stringify({ package: program.package ?? '.', tags: program.tags ?? [], cgo: program.cgo ?? null }));
   const folders = [program.dir];
   if (program.package?.startsWith('./')) folders.push(join(program.dir, program.package));
   for (const folder of folders) {
-    const sources = (await readdir(folder)).filter((file) => file.endsWith('.go') || file === 'go.mod' || file === 'go.sum');
+    const sources = (await readdir(folder)).filter((file) => file.endsWith('.go') || file === 'go.mod' || file === 'go.sum').sort();
     for (const file of sources) {
-      if ((await stat(join(folder, file))).mtimeMs > binary.mtimeMs) return true;
+      hash.update(`\0${folder === program.dir ? '' : `${program.package}/`}${file}\0`);
+      hash.update(await readFile(join(folder, file)));
     }
   }
-  return false;
+  return hash.digest('hex');
 }
