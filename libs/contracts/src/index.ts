@@ -1,7 +1,9 @@
 // Owns: what libraries share: job payloads, status records, conditions and reasons, an object's verdict
 //   (verdictOf), the three failure kinds and messageOf, object keys, the owner annotation, the logger
-//   interface, content hashes, what a sync hook is (hook.ts), the one rule for what a secret is (redaction.ts), and the key and format of
-//   every Redis record read by more than one library. ioredis is used for types only.
+//   interface, content hashes, what a sync hook is (hook.ts), the bounded walk of a tar archive
+//   (bounded-tar.ts), the one rule for what a secret is (redaction.ts), and the key and format of
+//   every Redis record read by more than one library. ioredis is used for types only; tar-stream
+//   reads archives.
 // Entry points: RecordKeys, ReconcileJob, ObjectStatus, setCondition, verdictOf, messageOf, TerminalError,
 //   TransientError, formatObjectKey.
 // Records: the key of every shared record (RecordKeys, one prefix convention) and the formats of
@@ -26,6 +28,7 @@ export type { ReconcileOutcome } from './outcome';
 export type { Logger } from './logger';
 export { stableStringify } from './stable-stringify';
 export { contentHash } from './content-hash';
+export { walkTar, tarEntryOf, TarWalkError, type TarEntry, type TarLimits, type TarVisitor, type TarFailureKind } from './bounded-tar';
 export { verdictOf, verdictStates, type Verdict, type VerdictInput, type VerdictState } from './verdict';
 export { isSecretKey, scrubText, redactUrl, redactValue, redactedText, redactAnnotation, isRedactedObject, type RedactOptions, type RedactableObject } from './redaction';
 export { newestFirst, type ManagedFieldsEntry } from './managed-fields';
