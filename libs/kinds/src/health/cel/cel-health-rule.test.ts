@@ -98,13 +98,12 @@ describe('CEL health rules', () => {
 describe('CEL health rule cost', () => {
   const sevenNested = 'spec.a.all(a, spec.a.all(b, spec.a.all(c, spec.a.all(d, spec.a.all(e, spec.a.all(f, spec.a.all(g, a + b + c + d + e + f + g >= 0)))))))';
 
-  it('refuses seven nested .all at load, quickly, naming the HealthRule and the field', () => {
-    const started = performance.now();
+  // Refused by the static estimate (the message), before any evaluation; how fast is bench's to measure.
+  it('refuses seven nested .all at load by its estimated cost, naming the HealthRule and the field', () => {
     const { rules, refused } = compileHealthRuleObjects([{
       path: 'health/costly.yaml',
       object: { apiVersion: healthRuleApiVersion, kind: healthRuleKind, metadata: { name: 'costly', namespace: 'team-a' }, spec: { apiVersion: 'example.com/v1', kind: 'Widget', current: sevenNested } },
     }]);
-    expect(performance.now() - started).toBeLessThan(100);
     expect(rules).toEqual([]);
     expect(refused).toEqual([{ group: 'example.com', kind: 'Widget', message: expect.stringMatching(/^health\/costly\.yaml: HealthRule team-a\/costly spec\.current: .* costs an estimated \d\.\de\+22 steps, more than the budget of 100000000/) }]);
   });
