@@ -32,7 +32,7 @@ export { walkTar, tarEntryOf, TarWalkError, type TarEntry, type TarLimits, type 
 export { verdictOf, verdictStates, type Verdict, type VerdictInput, type VerdictState } from './verdict';
 export { isSecretKey, scrubText, redactUrl, redactValue, redactedText, redactAnnotation, isRedactedObject, type RedactOptions, type RedactableObject } from './redaction';
 export { newestFirst, type ManagedFieldsEntry } from './managed-fields';
-export { ownerAnnotation, formatOwner, ownerOf, type GitOwner } from './owner';
+export { ownerAnnotation, ownerLabel, ownerLabelValue, formatOwner, ownerOf, appliedOwnerAnnotation, type GitOwner } from './owner';
 export { RecordKeys } from './records/record-keys';
 export { readSourceStatus, parseSourceStatus, readSourceCommits, keptProblems, keptWarnings, keptWarningLength, keptCommits, sourceSuspendedField, type SourceStatus, type SourceProblem, type SourceCommit } from './records/source-status';
 export { readClusterHealth, writeClusterHealth, parseClusterHealth, unknownClusterHealth, type ClusterHealth } from './records/cluster-health';

@@ -1,4 +1,4 @@
-import { formatOwner, groupOf, ownerAnnotation, type InventoryEntry, type KubernetesManifest } from '@tidemark/contracts';
+import { formatOwner, groupOf, ownerAnnotation, ownerLabel, ownerLabelValue, type InventoryEntry, type KubernetesManifest } from '@tidemark/contracts';
 
 /** Finalizer Tidemark puts on CRs it reconciles, so deleting one cleans up what it owns. */
 export const cleanupFinalizer = 'tidemark.dev/cleanup';
@@ -11,15 +11,16 @@ export function ownerOfRun(run: { job: { source: string; objectKey: string } }):
 }
 
 /**
- * withOwner returns the object with Tidemark's tracking annotation, and the managed-by label
- * unless the object sets its own (a chart's `Helm` stays as `helm template` rendered it).
+ * withOwner returns the object with Tidemark's tracking annotation and its hash as the owner label
+ * (listable after a Redis loss), and the managed-by label unless the object sets its own (a chart's
+ * `Helm` stays as `helm template` rendered it). The owner label always wins over Git's.
  */
 export function withOwner(object: KubernetesManifest, owner: string): KubernetesManifest {
   return {
     ...object,
     metadata: {
       ...object.metadata,
-      labels: { 'app.kubernetes.io/managed-by': 'tidemark', ...object.metadata.labels },
+      labels: { 'app.kubernetes.io/managed-by': 'tidemark', ...object.metadata.labels, [ownerLabel]: ownerLabelValue(owner) },
       annotations: { ...object.metadata.annotations, [ownerAnnotation]: owner },
     },
   };

@@ -1,4 +1,4 @@
-import { ownerAnnotation, type ManagedFieldsEntry } from '@tidemark/contracts';
+import { appliedOwnerAnnotation, ownerAnnotation } from '@tidemark/contracts';
 import { recordNames } from './applied-record';
 import { allowPrune, describeEntry, keep, type PruneCandidate, type PruneGuard, type PruneVerdict } from './prune-guard';
 
@@ -45,15 +45,7 @@ function checkRecorded(candidate: PruneCandidate, what: string): PruneVerdict {
   return allowPrune;
 }
 
-/** ownsOwnerAnnotation tells whether an Apply entry of the field manager owns the owner annotation. */
+/** ownsOwnerAnnotation tells whether an Apply entry of the field manager owns the owner annotation (contracts' appliedOwnerAnnotation). */
 export function ownsOwnerAnnotation(managedFields: unknown, fieldManager: string): boolean {
-  if (!Array.isArray(managedFields)) return false;
-  return (managedFields as ManagedFieldsEntry[]).some((entry) =>
-    entry.manager === fieldManager && entry.operation === 'Apply' && !entry.subresource && hasOwnerField(entry.fieldsV1));
-}
-
-function hasOwnerField(fieldsV1: unknown): boolean {
-  const metadata = (fieldsV1 as Record<string, unknown> | undefined)?.['f:metadata'] as Record<string, unknown> | undefined;
-  const annotations = metadata?.['f:annotations'] as Record<string, unknown> | undefined;
-  return annotations !== undefined && `f:${ownerAnnotation}` in annotations;
+  return appliedOwnerAnnotation(managedFields, fieldManager);
 }
