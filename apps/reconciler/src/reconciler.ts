@@ -12,6 +12,7 @@ import { assertRedisSafe, closeRedis, endWhenGone, needsHashTag, openRedisClient
 import { PruneHolds, StatusStore } from '@tidemark/status-store';
 import type { ReconcilerConfig } from './config';
 import { connectClusters } from './clusters';
+import { recordsRebuild } from './records-rebuild';
 import { sourceTenancy } from './source-tenancy';
 import { gitDesiredState } from './desired-state';
 import { sourceDeclarations } from './declarations';
@@ -91,6 +92,9 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
   const metrics = new ReconcilerMetrics(new CommitClock({ redis, keys: statusStore.keys }));
   const clusters = await connectClusters(config.clusters, markedKubeObserver(metrics.kubeObserver, mark));
   stops.push(() => clusters.close());
+  // After a Redis loss, a source's first poll rebuilds its records from the owner labels in its clusters.
+  const rebuild = recordsRebuild({ redis, statusStore, connections: clusters.main, log });
+  await rebuild.afterSchemaClaim(schema.previous);
   const clusterNames = config.clusters.map((cluster) => cluster.name);
   const kinds = createDefaultRegistry();
   const clusterTargets = config.clusters.map((cluster) => ({ name: cluster.name, labels: cluster.labels }));
@@ -131,7 +135,7 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
     tracer,
     onChanges: async (result, span) => {
       mark('poll-read', { source: result.source, revision: result.revision });
-      const jobs = await routePoll(result, { source: sources.get(result.source)!, placement, clusters: clusterTargets, statusStore });
+      const jobs = await routePoll(await rebuild.beforeRoute(result), { source: sources.get(result.source)!, placement, clusters: clusterTargets, statusStore });
       mark('jobs-routed', { source: result.source, revision: result.revision });
       await metrics.changesFound(result, jobs);
       await commitStatuses.pickedUp(result.source, result.revision, jobs);

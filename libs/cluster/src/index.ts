@@ -16,6 +16,7 @@ export { loadSelfContainedKubeconfig } from './kubeconfig-guard';
 export { ClusterConnection } from './connection';
 export { resourcePath, type ApiResource } from './resource-path';
 export { getObject, getByResource, listObjects, anyLabelled, type ObjectName } from './read';
+export { listOwnerLabelled, type OwnerLabelled, type OwnerLabelledOptions } from './owner-labelled';
 export { applyObject, describe, type ApplyOptions } from './apply';
 export { dryRunObject, type DryRunEntry } from './dry-run';
 export { applyChangeSet, applyWithChangeSet, recreateAnnotation, type ChangeAction, type ChangeSetEntry, type ChangeSetOptions, type KnownState } from './change-set';

@@ -1,14 +1,9 @@
 import { ownerAnnotation, type KubernetesManifest } from '@tidemark/contracts';
 import type { ClusterConnection } from './connection';
 import { ApiError } from './api-error';
+import { listableResources, type ListableResource } from './listable-resources';
 
-interface ResourceList {
-  groupVersion: string;
-  resources: { name: string; kind: string; namespaced: boolean; verbs?: string[] }[];
-}
-
-/** Objects the cluster itself puts in every namespace, or derives from others: never the user's. */
-const derivedKinds = new Set(['Event', 'Endpoints', 'EndpointSlice', 'Lease', 'PodMetrics']);
+/** Objects the cluster itself puts in every namespace: never the user's (listableResources leaves out what it derives). */
 const clusterMadeNames = new Set(['ConfigMap/kube-root-ca.crt', 'ServiceAccount/default']);
 
 /**
@@ -68,31 +63,7 @@ function isTidemarks(item: Pick<KubernetesManifest, 'metadata'>): boolean {
   return Boolean(item.metadata.annotations?.[ownerAnnotation]) || (Array.isArray(references) && references.length > 0);
 }
 
-interface ListableResource {
-  base: string;
-  plural: string;
-  kind: string;
-}
-
-/** namespacedListableResources walks discovery: every group's preferred version, namespaced kinds that can be listed. */
+/** namespacedListableResources are the namespaced kinds discovery serves that can be listed. */
 async function namespacedListableResources(connection: ClusterConnection): Promise<ListableResource[]> {
-  const groups = await connection.client.request<{ groups?: { preferredVersion?: { groupVersion: string } }[] }>({ method: 'GET', path: '/apis', what: `discover groups on ${connection.name}` });
-  const groupVersions = ['v1', ...(groups.groups ?? []).map((group) => group.preferredVersion?.groupVersion).filter((value): value is string => Boolean(value))];
-  const resources: ListableResource[] = [];
-  for (const groupVersion of groupVersions) {
-    const base = groupVersion === 'v1' ? '/api/v1' : `/apis/${groupVersion}`;
-    let list: ResourceList;
-    try {
-      list = await connection.client.request<ResourceList>({ method: 'GET', path: base, what: `discover ${groupVersion} on ${connection.name}` });
-    } catch (error) {
-      if (error instanceof ApiError && (error.status === 404 || error.status === 503)) continue;
-      throw error;
-    }
-    for (const resource of list.resources) {
-      if (!resource.namespaced || resource.name.includes('/') || derivedKinds.has(resource.kind)) continue;
-      if (resource.verbs && !resource.verbs.includes('list')) continue;
-      resources.push({ base, plural: resource.name, kind: resource.kind });
-    }
-  }
-  return resources;
+  return (await listableResources(connection)).filter((resource) => resource.namespaced);
 }

@@ -57,6 +57,8 @@ export const Reason = {
   Conflict: 'Conflict',
   Orphaned: 'Orphaned',
   PruneAwaitingConfirmation: 'PruneAwaitingConfirmation',
+  /** Redis lost the record; it was rebuilt from the live objects carrying Tidemark's owner label, and waits for its next run. */
+  RebuiltFromCluster: 'RebuiltFromCluster',
 } as const;
 export type Reason = (typeof Reason)[keyof typeof Reason];
 

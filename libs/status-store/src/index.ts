@@ -2,13 +2,14 @@
 //   the operator's suspend flag, and the read view that joins them with the cluster's availability; plus the
 //   change channel, prune holds and the audit trail (a hash-chained Redis stream of who did what, its one
 //   writer and its chain check).
-// Entry points: StatusStore, PruneHolds, AuditLog, verifyAuditChain.
+// Entry points: StatusStore, PruneHolds, RecordsLost, AuditLog, verifyAuditChain.
 // Records: status:<cluster>, history:<cluster>:<object>, suspended:<cluster>, status-clusters,
-//   status-changes, live children, revision-live, prune-hold(s), audit and audit-head.
+//   status-changes, live children, revision-live, prune-hold(s), records-lost, audit and audit-head.
 // May import: @tidemark/contracts.
 
 export { StatusStore, type StatusStoreOptions, type RevisionLive } from './status-store';
 export { PruneHolds, type PruneHold } from './prune-holds';
+export { RecordsLost, type RebuildSummary } from './records-lost';
 export { AuditLog, type AuditLogOptions, type AuditFilter, type ListedAuditRecord } from './audit-log';
 export { verifyAuditChain, type AuditChainVerdict, type AuditHead, type StoredAuditRecord } from './audit-chain';
 export { parseAuditRecord, type AuditActor, type AuditEntry, type AuditRecord, type AuditResult, type AuditTarget } from './audit-record';

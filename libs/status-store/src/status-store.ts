@@ -129,6 +129,20 @@ export class StatusStore {
   }
 
   /**
+   * seed writes a record only where none is, with its history entry, and announces it; true when
+   * written. It is for records rebuilt from the cluster after Redis lost them: a run's own record wins.
+   */
+  async seed(status: ObjectStatus, entry: ReconcileRecord): Promise<boolean> {
+    const { suspended: _ignored, ...rest } = status;
+    const written = await this.redis.hsetnx(this.keys.objectStatus(status.cluster), status.objectKey, JSON.stringify({ ...rest, schemaVersion: redisSchemaVersion }));
+    if (written !== 1) return false;
+    const change: StatusChange = { cluster: status.cluster, objectKey: status.objectKey, kind: 'updated' };
+    const transaction = this.redis.multi().sadd(this.keys.statusClusters, status.cluster).publish(this.channel, JSON.stringify(change));
+    await this.exec(this.addHistory(transaction, this.keys.history(status.cluster, status.objectKey), entry));
+    return true;
+  }
+
+  /**
    * setSuspended marks an object suspended (the pipeline then skips it) or resumes it, as a
    * field of its own: a run that finishes meanwhile never undoes it. An object without a record
    * (never reconciled, or deleted) cannot be suspended: it returns undefined and sets nothing.

@@ -61,6 +61,14 @@ export class RecordKeys {
     return `${this.prefix}:schema`;
   }
 
+  /**
+   * recordsLost is the hash `lostAt` → when a process found no schema claim (Redis new or wiped), and
+   * `done:<source>|<cluster>` → the summary of that pair's rebuild from the cluster's owner labels.
+   */
+  get recordsLost(): string {
+    return `${this.prefix}:records-lost`;
+  }
+
   /** pruneHold is the JSON of one source's mass-prune hold on one cluster (PruneHold). */
   pruneHold(source: string, cluster: string): string {
     return `${this.prefix}:prune-hold:${source}:${cluster}`;
