@@ -27,7 +27,7 @@ describe('rebuiltRecords', () => {
     expect(refused).toEqual([]);
     expect(records.map((record) => record.objectKey)).toEqual(['core/ConfigMap/team/a', 'core/ConfigMap/team/b']);
     expect(records[0]).toMatchObject({ cluster: 'east', source: 'apps', apiVersion: 'v1', kind: 'ConfigMap', namespace: 'team', name: 'a',
-      inventory: [{ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'team', name: 'a' }], resources: [{ name: 'a', uid: 'uid-a' }] });
+      inventory: [], resources: [{ name: 'a', uid: 'uid-a' }] });
     expect(findCondition(records[0]!.conditions, 'Ready')).toMatchObject({ status: 'False', reason: 'RebuiltFromCluster' });
     expect(findCondition(records[0]!.conditions, 'Ready')?.message).toMatch(/Rebuilt from cluster east after Redis lost Tidemark's records/);
   });
@@ -61,5 +61,6 @@ describe('rebuiltRecords', () => {
     const [record] = rebuild([cr, deployment]).records;
     expect(record).toMatchObject({ objectKey: 'k8spatterns.com/WebApp/team/shop', apiVersion: 'k8spatterns.com/v1', kind: 'WebApp' });
     expect(record?.resources?.map((resource) => `${resource.kind}:${resource.uid}`)).toEqual(['WebApp:uid-shop', 'Deployment:uid-deploy']);
+    expect(record?.inventory).toEqual([{ apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'team', name: 'shop' }]);
   });
 });

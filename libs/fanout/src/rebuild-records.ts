@@ -121,7 +121,8 @@ function recordOf(input: RebuildInput, objectKey: string, objects: readonly Kube
     cluster: input.cluster, objectKey, source: input.source,
     apiVersion: itself?.apiVersion ?? (key.group === '' ? 'v1' : `${key.group}/v1`), kind: key.kind, namespace: key.namespace, name: key.name,
     conditions: markProgressing([], 0, { reason: Reason.RebuiltFromCluster, message }, input.at),
-    inventory: resources.map(({ apiVersion, kind, namespace, name }) => ({ apiVersion, kind, namespace, name })),
+    // The inventory is what the Git object rendered: never itself (a plain manifest renders nothing).
+    inventory: objects.filter((object) => object !== itself).map((object) => ({ apiVersion: object.apiVersion, kind: object.kind, namespace: object.metadata.namespace ?? '', name: object.metadata.name })),
     resources,
     updatedAt: input.at.toISOString(),
   };
