@@ -36,8 +36,7 @@ export interface RebuildContext {
  */
 export async function rebuildAfterLoss(context: RebuildContext): Promise<number> {
   let written = 0;
-  for (const cluster of context.clusters) {
-    if (!(await context.lost.pending(context.source, cluster))) continue;
+  for (const cluster of await context.lost.pending(context.source, context.clusters)) {
     try {
       const summary = await rebuildCluster(context, cluster);
       await context.lost.finish(context.source, cluster, summary);

@@ -24,10 +24,11 @@ export class RecordsLost {
     await this.redis.hsetnx(this.keys.recordsLost, 'lostAt', at.toISOString());
   }
 
-  /** pending tells whether the pair has yet to rebuild its records since the loss. */
-  async pending(source: string, cluster: string): Promise<boolean> {
-    const [lostAt, done] = await this.redis.hmget(this.keys.recordsLost, 'lostAt', doneField(source, cluster));
-    return Boolean(lostAt) && !done;
+  /** pending lists the clusters where the source has yet to rebuild its records since the loss: one round trip, none without a loss. */
+  async pending(source: string, clusters: readonly string[]): Promise<string[]> {
+    if (clusters.length === 0) return [];
+    const [lostAt, ...done] = await this.redis.hmget(this.keys.recordsLost, 'lostAt', ...clusters.map((cluster) => doneField(source, cluster)));
+    return lostAt ? clusters.filter((_cluster, index) => !done[index]) : [];
   }
 
   /** finish records that the pair rebuilt its records, with what it found. */
