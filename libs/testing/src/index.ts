@@ -12,7 +12,7 @@ export { startAppProcess, killAppProcess, type AppProcess, type AppProcessOption
 export { RigError, commandExists, run, stopProcess } from './process';
 export { startRedis, waitForPort, redisTlsArgs, type TestRedis, type StartRedisOptions, type RedisServerTls } from './redis';
 export { makeTestCa, type TestCa, type IssuedCertificate } from './test-ca';
-export { startRedisCluster, startRedisSentinel, type TestRedisCluster, type TestRedisSentinel, type RedisHostPort, type RedisAuth } from './redis-topologies';
+export { startRedisCluster, startRedisSentinel, type SentinelTls, type TestRedisCluster, type TestRedisSentinel, type RedisHostPort, type RedisAuth } from './redis-topologies';
 export { startGitServer, type GitServer, type GitServerOptions } from './git-server';
 export { WorkingCopy } from './working-copy';
 export { startSshGitServer, type SshGitServer, type SshKeyPair, type SshKeyType } from './ssh-git-server';

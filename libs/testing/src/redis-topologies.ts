@@ -30,6 +30,12 @@ export interface TestRedisCluster {
   stop(): Promise<void>;
 }
 
+/**
+ * SentinelTls is TLS for a Sentinel group: `dataNodes` gives the primary and the replica a
+ * certificate of their own (a test of a data node's certificate alone). @defaultValue the sentinels'
+ */
+export type SentinelTls = RedisServerTls & { dataNodes?: Pick<RedisServerTls, 'certFile' | 'keyFile'> };
+
 /** TestRedisSentinel is a primary, a replica and a sentinel watching them under `name`. */
 export interface TestRedisSentinel {
   name: string;
@@ -194,13 +200,26 @@ function servingPort(clusterNodes: string, slot: number): number | undefined {
 }
 
 /**
+ * sentinelTlsConfig: a sentinel serves TLS only on its port, and with tls-replication speaks TLS to
+ * the data nodes and to the other sentinels (its certificate is its client certificate too).
+ */
+function sentinelTlsConfig(port: number, tls: RedisServerTls | undefined): string[] {
+  if (!tls) return [`port ${port}`];
+  return ['port 0', `tls-port ${port}`, `tls-cert-file ${tls.certFile}`, `tls-key-file ${tls.keyFile}`, `tls-ca-cert-file ${tls.caFile}`, `tls-auth-clients ${tls.authClients ?? 'optional'}`, 'tls-replication yes'];
+}
+
+/**
  * startRedisSentinel starts a primary, one replica of it and three sentinels (quorum 2, a second
  * of silence makes the primary down; a majority elects the sentinel that fails it over), and
- * resolves once every sentinel knows the replica and the other two.
+ * resolves once every sentinel knows the replica and the other two. With `tls` every process
+ * serves TLS only (the certificate must name 127.0.0.1): replication, the sentinels' links to the
+ * data nodes and to each other, and clients.
  */
-export async function startRedisSentinel(name = 'tidemark', auth?: RedisAuth): Promise<TestRedisSentinel> {
-  const login = cliAuth(auth);
-  const sentinelLogin = auth?.sentinelPassword ? ['-a', auth.sentinelPassword, '--no-auth-warning'] : [];
+export async function startRedisSentinel(name = 'tidemark', auth?: RedisAuth, tls?: SentinelTls): Promise<TestRedisSentinel> {
+  const login = [...cliAuth(auth), ...cliTls(tls)];
+  const sentinelLogin = [...(auth?.sentinelPassword ? ['-a', auth.sentinelPassword, '--no-auth-warning'] : []), ...cliTls(tls)];
+  const tlsReplication = tls ? ['--tls-replication', 'yes'] : [];
+  const dataTls = tls && { ...tls, ...tls.dataNodes };
   const root = await mkdtemp(join(tmpdir(), 'tidemark-redis-sentinel-'));
   const children: ChildProcess[] = [];
   const stop = async () => {
@@ -208,9 +227,9 @@ export async function startRedisSentinel(name = 'tidemark', auth?: RedisAuth): P
     await rm(root, { recursive: true, force: true });
   };
   try {
-    const { child: primary, port: primaryPort } = await serverOnFreePort(root, serverAuth(auth));
+    const { child: primary, port: primaryPort } = await serverOnFreePort(root, [...tlsReplication, ...serverAuth(auth)], dataTls);
     children.push(primary);
-    const replica = await serverOnFreePort(root, ['--replicaof', host, String(primaryPort), ...serverAuth(auth)]);
+    const replica = await serverOnFreePort(root, ['--replicaof', host, String(primaryPort), ...tlsReplication, ...serverAuth(auth)], dataTls);
     children.push(replica.child);
     const replicaPort = replica.port;
     // A real group: three sentinels, two of which must agree that the primary is down, and a
@@ -220,7 +239,7 @@ export async function startRedisSentinel(name = 'tidemark', auth?: RedisAuth): P
       const sentinelPort = await freePort();
       const config = join(root, `sentinel-${index}.conf`);
       await writeFile(config, [
-        `port ${sentinelPort}`, `bind ${host}`, `dir ${root}`,
+        ...sentinelTlsConfig(sentinelPort, tls), `bind ${host}`, `dir ${root}`,
         `sentinel monitor ${name} ${host} ${primaryPort} 2`,
         `sentinel down-after-milliseconds ${name} 1000`,
         `sentinel failover-timeout ${name} 5000`,
