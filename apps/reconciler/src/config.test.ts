@@ -278,4 +278,11 @@ describe('loadConfig: redis.tls', () => {
       expect(() => loadConfig({ TIDEMARK_CONFIG: path })).toThrow(`${path}: redis.url: TLS settings are given but the URL is not rediss://`);
     });
   });
+
+  it('names the field and the path of a CA file that is missing, or the variable when the variable gave it', async () => {
+    await withFile(config('{ sentinel: { name: main, nodes: ["s-0:26379"] }, tls: { caFile: certs/ca.crt } }'), (path, dir) => {
+      expect(() => loadConfig({ TIDEMARK_CONFIG: path })).toThrow(`${path}: redis.tls.caFile: ${join(dir, 'certs/ca.crt')} cannot be read`);
+      expect(() => loadConfig({ TIDEMARK_CONFIG: path, TIDEMARK_REDIS_TLS_CA_FILE: '/nowhere/ca.crt' })).toThrow('TIDEMARK_REDIS_TLS_CA_FILE: /nowhere/ca.crt cannot be read');
+    });
+  });
 });

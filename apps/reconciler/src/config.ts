@@ -431,7 +431,9 @@ function redisTlsOf(env: NodeJS.ProcessEnv, input: ConfigInput, file: string, en
   }
   const given = fromFile || Object.keys(settings).length > 0;
   try {
-    return withRedisTls(endpoint, given ? settings : undefined, (setting) => `${file}: redis.${setting === 'url' ? 'url' : `tls.${setting}`}`);
+    // A setting given by its variable is named by it: that is where the user must look.
+    const where = (setting: keyof RedisTlsFiles | 'url') => (setting !== 'url' && env[tlsVariables[setting]] ? tlsVariables[setting] : `${file}: redis.${setting === 'url' ? 'url' : `tls.${setting}`}`);
+    return withRedisTls(endpoint, given ? settings : undefined, where);
   } catch (error) {
     throw new ConfigError(messageOf(error));
   }

@@ -21,6 +21,17 @@ describe('redis TLS settings', () => {
     expect(() => loadRedisTls({ caFile: join(dir, 'missing.pem') }, where)).toThrow(/redis\.tls\.caFile: .*missing\.pem cannot be read/);
   });
 
+  it('refuses a file larger than 1 MiB before reading it, and a folder given as a file', () => {
+    const huge = join(dir, 'huge.pem');
+    writeFileSync(huge, `-----BEGIN CERTIFICATE-----\n${'A'.repeat(1024 * 1024)}\n-----END CERTIFICATE-----\n`);
+    expect(() => loadRedisTls({ caFile: huge }, where)).toThrow(`redis.tls.caFile: ${huge} is larger than 1 MiB; give the PEM file itself.`);
+    expect(() => loadRedisTls({ keyFile: dir, certFile: pem }, where)).toThrow(/redis\.tls\.keyFile: .* cannot be read/);
+  });
+
+  it('takes rediss:// spelled in capitals as TLS too', () => {
+    expect(withRedisTls<RedisEndpoint>({ url: 'REDISS://r:6380' }, { caFile: pem }, where).tls?.caFile).toBe(pem);
+  });
+
   it('puts TLS on rediss:// always, refuses TLS settings beside redis://, and on Sentinel and Cluster only when set', () => {
     expect(withRedisTls({ url: 'rediss://r:6380' }, undefined, where)).toEqual({ url: 'rediss://r:6380', tls: {} });
     expect(() => withRedisTls({ url: 'redis://r:6379' }, { caFile: pem }, where)).toThrow(/redis\.tls\.url: TLS settings are given but the URL is not rediss:\/\//);

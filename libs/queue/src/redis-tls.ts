@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import type { ConnectionOptions } from 'node:tls';
 import { InvalidQueueOptionsError } from './errors/invalid-queue-options-error';
 
@@ -68,6 +68,9 @@ export interface RedisTlsFiles {
   serverName?: string;
 }
 
+/** maxPemBytes bounds each TLS file: a CA bundle of every public CA is some 200 KiB. */
+const maxPemBytes = 1024 * 1024;
+
 /**
  * loadRedisTls reads the configured files at start-up; `where` names each setting in an error
  * (`where('caFile')`). A certificate without its key, or a key without its certificate, is refused.
@@ -82,8 +85,10 @@ export function loadRedisTls(files: RedisTlsFiles, where: (setting: keyof RedisT
     if (!file) return undefined;
     let text: string;
     try {
+      if (statSync(file).size > maxPemBytes) throw new InvalidQueueOptionsError(`${where(setting)}: ${file} is larger than ${maxPemBytes / 1024 / 1024} MiB; give the PEM file itself.`);
       text = readFileSync(file, 'utf8');
     } catch (error) {
+      if (error instanceof InvalidQueueOptionsError) throw error;
       throw new InvalidQueueOptionsError(`${where(setting)}: ${file} cannot be read: ${(error as Error).message}`);
     }
     if (!text.includes('-----BEGIN ')) throw new InvalidQueueOptionsError(`${where(setting)}: ${file} holds no PEM ${label}.`);
