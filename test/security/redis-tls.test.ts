@@ -120,6 +120,13 @@ describe('refusals', () => {
     await probeRedis(endpoint(withPassword(optional), { caFile: ca.caFile, serverName: 'redis.tidemark.test' }));
   });
 
+  it('redis:// to a port that serves TLS only says to use rediss://', async () => {
+    const plain = withPassword(optional).replace('rediss://', 'redis://');
+    const error = await probeRedis({ url: plain }, { timeoutMs: 3_000 }).then(() => undefined, (failed: unknown) => failed as Error);
+    expect(error?.message).toMatch(/did not answer within 3000 ms: .*ECONNRESET.*If that port serves TLS only, use rediss:\/\//);
+    expect(error?.message).not.toContain(password);
+  });
+
   it('a client certificate required: refused without one, served with one', async () => {
     const without = await refusal(endpoint(required.url, { caFile: ca.caFile }));
     expect(without).toBeInstanceOf(RedisTlsError);
