@@ -8,6 +8,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ClusterConnection, getObject } from '@tidemark/cluster';
+import { PolicyKeeper } from '@tidemark/pipeline';
 import { kubeTestenvBinary } from '@tidemark/testing';
 import { createLogger } from '../../apps/reconciler/src/logger';
 import { startLocalStack, type LocalStack } from '../../scripts/local-stack';
@@ -145,6 +146,34 @@ describe('drift prevention', () => {
   it('still heals an object that is not prevented', async () => {
     expect(await refusal(kubectlAs('alice', ['scale', 'deployment', 'open', '-n', namespace, '--replicas=6']))).toBe('');
     await expect.poll(() => replicasOf('open'), { timeout: 30_000, interval: 200 }).toBe(2);
+  });
+
+  it('trusts a tenant\'s identity only in the namespaces it wrote prevented objects in', async () => {
+    const tenant = 'system:serviceaccount:team-a:deployer';
+    await stack.plane.kubectl(['create', 'namespace', 'team-a']);
+    // The tenant may edit anything by RBAC: only the policy stands between it and another tenant's objects.
+    await stack.plane.kubectl(['create', 'clusterrolebinding', 'team-a-admin', '--clusterrole=cluster-admin', `--serviceaccount=team-a:deployer`]);
+    // Its own prevented object, as a tenant source would have applied it (the rig's admin is Tidemark's identity here).
+    await stack.plane.kubectl(['create', 'deployment', 'own', '-n', 'team-a', '--image=nginx:1.27']);
+    await stack.plane.kubectl(['label', 'deployment', 'own', '-n', 'team-a', 'tidemark.dev/drift-prevent=true']);
+    // What a run as that tenant asks of the keeper before it applies its prevented object.
+    const keeper = new PolicyKeeper({ connectionFor: () => connection });
+    try {
+      await keeper.ensure('local', { identity: tenant, namespaces: ['team-a'], kinds: ['apps/Deployment'] });
+      const tenants = (await getObject(connection, policy))?.metadata.annotations?.['tidemark.dev/tenant-users'];
+      expect(JSON.parse(tenants ?? '{}')).toEqual({ [tenant]: ['team-a'] });
+      // In force a moment after it is written: the tenant may then change its own prevented object…
+      await expect.poll(() => refusal(kubectlAs(tenant, ['annotate', 'deployment', 'own', '-n', 'team-a', 'example.com/by-tenant=1', '--overwrite'])), { timeout: 30_000, interval: 250 }).toBe('');
+      // …and never another namespace's, which it could before (it was trusted cluster-wide).
+      expect(await refusal(kubectlAs(tenant, ['annotate', 'deployment', 'guarded', '-n', namespace, 'example.com/by-tenant=1']))).toMatch(/prevents changes made outside Git/);
+      expect(await refusal(kubectlAs(tenant, ['delete', 'deployment', 'guarded', '-n', namespace]))).toMatch(/prevents changes made outside Git/);
+      // Tidemark's own runs go on writing both, and a later write keeps the tenant's namespace.
+      await keeper.ensure('local', { kinds: ['apps/Deployment'] });
+      expect(JSON.parse((await getObject(connection, policy))?.metadata.annotations?.['tidemark.dev/tenant-users'] ?? '{}')).toEqual({ [tenant]: ['team-a'] });
+    } finally {
+      keeper.stop();
+      await stack.plane.kubectl(['delete', 'namespace', 'team-a', '--wait=true']);
+    }
   });
 
   it('removes the policy once no object needs it', async () => {

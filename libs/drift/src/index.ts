@@ -9,6 +9,6 @@ export { computeDrift, type DriftInput, type DriftRules } from './compute-drift'
 export { type FieldPath, type FieldPathSegment } from './field-set';
 export { driftPolicyOf, driftRulesOf, driftPolicyAnnotation, driftIgnoreAnnotation, type DriftPolicy } from './policy';
 export {
-  preventionPolicy, withPrevention, isPrevented, breakGlassOf, trustedUsersOf, preventedKindsOf, defaultPreventionRules,
+  preventionPolicy, withPrevention, isPrevented, breakGlassOf, trustedUsersOf, tenantUsersOf, mergeTenantUsers, preventedKindsOf, defaultPreventionRules,
   preventLabel, gitFileAnnotation, breakGlassAnnotation, preventionPolicyName, type PreventionRules,
 } from './prevention';

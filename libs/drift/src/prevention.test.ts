@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { breakGlassOf, isPrevented, preventedKindsOf, preventionPolicy, trustedUsersOf, withPrevention } from './prevention';
+import { breakGlassOf, isPrevented, mergeTenantUsers, preventedKindsOf, preventionPolicy, tenantUsersOf, trustedUsersOf, withPrevention } from './prevention';
 import { driftPolicyOf } from './policy';
 
 const deployment = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: 'shop' } };
@@ -26,14 +26,40 @@ describe('drift prevention', () => {
     const spec = policy.spec as { matchConstraints: { resourceRules: { operations: string[]; resources: string[] }[] }; variables: { name: string; expression: string }[]; validations: { expression: string; messageExpression: string }[] };
     expect(spec.matchConstraints.resourceRules[0]).toMatchObject({ operations: ['UPDATE', 'DELETE'], resources: ['*'] });
     const trusted = spec.variables.find((variable) => variable.name === 'trusted')?.expression;
-    expect(trusted).toBe("request.userInfo.username in ['system:serviceaccount:team-a:deployer', 'tidemark'] || ['system:serviceaccount:kube-system:'].exists(prefix, request.userInfo.username.startsWith(prefix))");
+    expect(trusted).toBe("request.userInfo.username in ['system:serviceaccount:team-a:deployer', 'tidemark'] || ['system:serviceaccount:kube-system:'].exists(prefix, request.userInfo.username.startsWith(prefix))"
+      + ' || (request.userInfo.username in variables.tenants && variables.targetNamespace in variables.tenants[request.userInfo.username])');
     expect(binding.spec).toEqual({ policyName: 'tidemark-drift-prevention', validationActions: ['Deny'], matchResources: { objectSelector: { matchLabels: { 'tidemark.dev/drift-prevent': 'true' } } } });
     expect(trustedUsersOf(policy)).toEqual(['system:serviceaccount:team-a:deployer', 'tidemark']);
     expect(preventedKindsOf(policy)).toEqual(['/ConfigMap', 'apps/Deployment']);
   });
 
+  it('trusts a tenant identity only in its namespaces, as a CEL map the policy carries and can be read back from', () => {
+    const [policy] = preventionPolicy({ trustedUsers: ['tidemark'], trustedUserPrefixes: [], breakGlassGroups: [], tenantUsers: { 'system:serviceaccount:team-b:deployer': ['team-b', ''], 'system:serviceaccount:team-a:deployer': ['team-a'] } });
+    const variables = (policy.spec as { variables: { name: string; expression: string }[] }).variables;
+    const names = variables.map((variable) => variable.name);
+    expect(variables.find((variable) => variable.name === 'tenants')?.expression).toBe("{'system:serviceaccount:team-a:deployer': ['team-a'], 'system:serviceaccount:team-b:deployer': ['', 'team-b']}");
+    expect(variables.find((variable) => variable.name === 'targetNamespace')?.expression).toBe("has(variables.target.metadata.namespace) ? variables.target.metadata.namespace : ''");
+    // A CEL variable may only use those before it.
+    expect(names.indexOf('target')).toBeLessThan(names.indexOf('targetNamespace'));
+    expect(names.indexOf('tenants')).toBeLessThan(names.indexOf('trusted'));
+    expect(names.indexOf('targetNamespace')).toBeLessThan(names.indexOf('trusted'));
+    expect(trustedUsersOf(policy)).toEqual(['tidemark']);
+    expect({ ...tenantUsersOf(policy) }).toEqual({ 'system:serviceaccount:team-a:deployer': ['team-a'], 'system:serviceaccount:team-b:deployer': ['', 'team-b'] });
+  });
+
+  it('reads tenants from a live policy as hostile, and only adds to them', () => {
+    const annotated = (value: string) => ({ metadata: { name: 'p', annotations: { 'tidemark.dev/tenant-users': value } } });
+    expect({ ...tenantUsersOf(annotated('["a"]')) }).toEqual({});
+    expect({ ...tenantUsersOf(annotated('not json')) }).toEqual({});
+    expect({ ...tenantUsersOf(annotated(JSON.stringify({ 'ok': ['team-a', 'Bad_NS', 3, ''], "x' || true": ['a'], 'empty': [], 'list': 'team-a' }))) }).toEqual({ ok: ['', 'team-a'] });
+    const polluted = tenantUsersOf(annotated('{"__proto__": ["team-a"]}'));
+    expect(({} as Record<string, unknown>)['team-a']).toBeUndefined();
+    expect(Object.getPrototypeOf(polluted)).toBeNull();
+    expect({ ...mergeTenantUsers({ a: ['x'] }, { a: ['y', 'x'], b: [''] }) }).toEqual({ a: ['x', 'y'], b: [''] });
+  });
+
   it('never puts a name that could break out of a CEL string into the policy', () => {
-    const [policy] = preventionPolicy({ trustedUsers: ["x' || true || '"], trustedUserPrefixes: ["') || true || ('"], breakGlassGroups: ['a\nb'], preventedKinds: ['apps/Deployment; drop'] });
+    const [policy] = preventionPolicy({ trustedUsers: ["x' || true || '"], trustedUserPrefixes: ["') || true || ('"], breakGlassGroups: ['a\nb'], preventedKinds: ['apps/Deployment; drop'], tenantUsers: { "y' || true || '": ['a'], ok: ["a' || true || '"] } });
     const text = JSON.stringify(policy.spec);
     expect(text).not.toContain('|| true ||');
     expect(trustedUsersOf(policy)).toEqual([]);

@@ -17,6 +17,11 @@ export const breakGlassAnnotation = 'tidemark.dev/break-glass';
 export const preventionPolicyName = 'tidemark-drift-prevention';
 /** Annotation on the policy holding the identities it trusts, as a JSON list (the CEL is built from it). */
 export const trustedUsersAnnotation = 'tidemark.dev/trusted-users';
+/**
+ * Annotation on the policy holding the tenants' identities it trusts, each with the namespaces
+ * ('' for cluster-scoped objects) it applied prevented objects to, as a JSON object.
+ */
+export const tenantUsersAnnotation = 'tidemark.dev/tenant-users';
 /** Annotation on the policy holding the kinds (`group/Kind`) Tidemark applied prevented objects of, as a JSON list. */
 export const preventedKindsAnnotation = 'tidemark.dev/prevented-kinds';
 
@@ -24,8 +29,14 @@ export const preventedKindsAnnotation = 'tidemark.dev/prevented-kinds';
 export interface PreventionRules {
   /** The kinds (`group/Kind`) prevented objects have been applied of; recorded on the policy for its removal. */
   preventedKinds?: readonly string[];
-  /** Usernames that may update and delete prevented objects: Tidemark's own and its tenants' identities, named controllers. */
+  /** Usernames that may update and delete any prevented object: Tidemark's own identity and named controllers. */
   trustedUsers: readonly string[];
+  /**
+   * Tenants' identities (the ServiceAccounts Tidemark impersonates), each trusted only for prevented
+   * objects in the namespaces listed for it ('' for cluster-scoped ones): one tenant's identity never
+   * passes the policy on another tenant's objects.
+   */
+  tenantUsers?: Readonly<Record<string, readonly string[]>>;
   /** Username prefixes trusted the same way, e.g. `system:serviceaccount:kube-system:` for the built-in controllers. */
   trustedUserPrefixes: readonly string[];
   /** Groups whose members may set the break-glass annotation. */
@@ -64,6 +75,7 @@ export function breakGlassOf(object: Pick<KubernetesManifest, 'metadata'> | unde
 }
 
 const usernamePattern = /^[\w.@:/+=-]{1,253}$/u;
+const namespacePattern = /^(|[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)$/u;
 const groupKindPattern = /^[a-z0-9.-]{0,253}\/[A-Za-z][A-Za-z0-9]{0,62}$/u;
 
 /** stringList reads a JSON list of strings from an annotation, keeping only those that match. */
@@ -85,6 +97,38 @@ export function trustedUsersOf(policy: Pick<KubernetesManifest, 'metadata'> | un
   return stringList(policy?.metadata.annotations?.[trustedUsersAnnotation], usernamePattern);
 }
 
+/**
+ * tenantUsersOf reads the tenants' identities a live policy trusts and their namespaces. Cluster
+ * state: an entry that is not a plain username with a list of namespace names is dropped.
+ */
+export function tenantUsersOf(policy: Pick<KubernetesManifest, 'metadata'> | undefined): Record<string, string[]> {
+  const raw = policy?.metadata.annotations?.[tenantUsersAnnotation];
+  const tenants: Record<string, string[]> = Object.create(null) as Record<string, string[]>;
+  if (!raw || raw.length > 100_000) return tenants;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    return tenants;
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return tenants;
+  for (const [user, namespaces] of Object.entries(parsed)) {
+    if (!usernamePattern.test(user) || !Array.isArray(namespaces)) continue;
+    const kept = namespaces.filter((namespace): namespace is string => typeof namespace === 'string' && namespacePattern.test(namespace));
+    if (kept.length > 0) tenants[user] = [...new Set(kept)].sort();
+  }
+  return tenants;
+}
+
+/** mergeTenantUsers adds tenants' namespaces to those already trusted; a list only grows. */
+export function mergeTenantUsers(...sets: ReadonlyArray<Readonly<Record<string, readonly string[]>>>): Record<string, string[]> {
+  const merged: Record<string, string[]> = Object.create(null) as Record<string, string[]>;
+  for (const set of sets) {
+    for (const [user, namespaces] of Object.entries(set)) merged[user] = [...new Set([...(merged[user] ?? []), ...namespaces])].sort();
+  }
+  return merged;
+}
+
 /** preventedKindsOf reads the kinds (`group/Kind`, '' for core) a live policy has guarded objects of. */
 export function preventedKindsOf(policy: Pick<KubernetesManifest, 'metadata'> | undefined): string[] {
   return stringList(policy?.metadata.annotations?.[preventedKindsAnnotation], groupKindPattern);
@@ -99,10 +143,15 @@ function celList(values: readonly string[]): string {
   return `[${[...new Set(values)].sort().map(celString).join(', ')}]`;
 }
 
+/** celTenantMap is a CEL map literal from each tenant identity to its namespaces. */
+function celTenantMap(tenants: Readonly<Record<string, readonly string[]>>): string {
+  return `{${Object.keys(tenants).sort().map((user) => `${celString(user)}: ${celList(tenants[user]!)}`).join(', ')}}`;
+}
+
 /**
  * preventionPolicy is the ValidatingAdmissionPolicy and its binding. An update or delete of an
  * object labelled `tidemark.dev/drift-prevent: "true"` (before or after the change) is refused
- * unless it comes from a trusted identity, or the object already carries the break-glass
+ * unless it comes from a trusted identity (a tenant's only in its own namespaces), or the object already carries the break-glass
  * annotation, or a break-glass group member sets that annotation with it. Status writes are a
  * subresource and never matched. The scale subresource carries none of the object's labels, so
  * admission cannot tell a prevented object's scale from another's: a scale goes through and is
@@ -112,6 +161,7 @@ export function preventionPolicy(rules: PreventionRules): [KubernetesManifest, K
   const users = [...new Set(rules.trustedUsers)].filter((user) => usernamePattern.test(user)).sort();
   const prefixes = rules.trustedUserPrefixes.filter((prefix) => usernamePattern.test(prefix));
   const groups = rules.breakGlassGroups.filter((group) => usernamePattern.test(group));
+  const tenants = tenantUsersOf({ metadata: { name: '', annotations: { [tenantUsersAnnotation]: JSON.stringify(rules.tenantUsers ?? {}) } } });
   const labels = { 'app.kubernetes.io/managed-by': 'tidemark' };
   const annotations = (target: string) => `has(${target}.metadata.annotations) ? ${target}.metadata.annotations : {}`;
   const policy: KubernetesManifest = {
@@ -121,6 +171,7 @@ export function preventionPolicy(rules: PreventionRules): [KubernetesManifest, K
       name: preventionPolicyName, labels,
       annotations: {
         [trustedUsersAnnotation]: JSON.stringify(users),
+        [tenantUsersAnnotation]: JSON.stringify(tenants),
         [preventedKindsAnnotation]: JSON.stringify([...new Set(rules.preventedKinds ?? [])].filter((kind) => groupKindPattern.test(kind)).sort()),
       },
     },
@@ -133,10 +184,13 @@ export function preventionPolicy(rules: PreventionRules): [KubernetesManifest, K
         { name: 'target', expression: "request.operation == 'DELETE' ? oldObject : object" },
         { name: 'targetAnnotations', expression: annotations('variables.target') },
         { name: 'oldAnnotations', expression: annotations('oldObject') },
+        { name: 'targetNamespace', expression: "has(variables.target.metadata.namespace) ? variables.target.metadata.namespace : ''" },
+        { name: 'tenants', expression: celTenantMap(tenants) },
         { name: 'newAnnotations', expression: `object == null ? {} : (${annotations('object')})` },
         {
           name: 'trusted',
-          expression: `request.userInfo.username in ${celList(users)} || ${celList(prefixes)}.exists(prefix, request.userInfo.username.startsWith(prefix))`,
+          expression: `request.userInfo.username in ${celList(users)} || ${celList(prefixes)}.exists(prefix, request.userInfo.username.startsWith(prefix))`
+            + ` || (request.userInfo.username in variables.tenants && variables.targetNamespace in variables.tenants[request.userInfo.username])`,
         },
         { name: 'breakGlassMember', expression: `has(request.userInfo.groups) && request.userInfo.groups.exists(group, group in ${celList(groups)})` },
       ],

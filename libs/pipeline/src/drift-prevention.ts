@@ -1,23 +1,35 @@
 import { anyLabelled, ApiError, applyObject, createObject, deleteObject, getObject, ownUsername, replaceObject, type ClusterConnection } from '@tidemark/cluster';
 import { messageOf, NotReadyError, stableStringify, TransientError, type KubernetesManifest, type Logger } from '@tidemark/contracts';
-import { defaultPreventionRules, preventedKindsOf, preventionPolicy, preventionPolicyName, preventLabel, trustedUsersOf, type PreventionRules } from '@tidemark/drift';
+import { defaultPreventionRules, mergeTenantUsers, preventedKindsOf, preventionPolicy, preventionPolicyName, preventLabel, tenantUsersOf, trustedUsersOf, type PreventionRules } from '@tidemark/drift';
 
 /** DriftPreventionKeeper keeps each cluster's admission policy for prevented objects (PolicyKeeper). */
 export interface DriftPreventionKeeper {
   /**
-   * ensure makes the policy exist, trust `identity` (a tenant's ServiceAccount) besides Tidemark's
-   * own, and record `kinds` (`group/Kind`) among those it guards, before the run writes.
+   * ensure makes the policy exist, trust Tidemark's own identity, trust `identity` (a tenant's
+   * ServiceAccount) in `namespaces` only ('' for cluster-scoped objects), and record `kinds`
+   * (`group/Kind`) among those it guards, before the run writes.
    */
-  ensure(cluster: string, need: { identity?: string | undefined; kinds?: readonly string[] }): Promise<void>;
-  /** trustIfActive adds `identity` to a policy that exists, so a tenant's writes to its prevented objects still pass. */
-  trustIfActive(cluster: string, identity: string): Promise<void>;
+  ensure(cluster: string, need: PreventionNeed): Promise<void>;
+  /** trustIfActive trusts a tenant's `identity` in `namespace` on a policy that exists, so its writes to its own prevented objects still pass. */
+  trustIfActive(cluster: string, identity: string, namespace: string): Promise<void>;
   /** mayRelease asks, soon and at most once at a time, whether any object still needs the policy; none does, it is removed. */
   mayRelease(cluster: string): void;
 }
 
+/** PreventionNeed is what one run needs of a cluster's policy. */
+export interface PreventionNeed {
+  /** A tenant's identity the run writes as; none for Tidemark's own. */
+  identity?: string | undefined;
+  /** The namespaces ('' for cluster-scoped) the tenant's identity writes prevented objects in. */
+  namespaces?: readonly string[];
+  kinds?: readonly string[];
+}
+
 interface ClusterState {
-  /** The identities the live policy trusts, as last read or written; undefined: not read yet. */
+  /** The identities the live policy trusts everywhere, as last read or written; undefined: not read yet. */
   trusted?: Set<string>;
+  /** The tenants' identities it trusts, each in its namespaces, as `user\0namespace`. */
+  tenants?: Set<string>;
   /** The kinds the live policy records, as last read or written. */
   kinds?: Set<string>;
   exists?: boolean;
@@ -45,8 +57,9 @@ export interface PolicyKeeperOptions {
 /**
  * PolicyKeeper writes the ValidatingAdmissionPolicy and its binding the first time a prevented
  * object is applied to a cluster, and removes them once no object there carries the prevent
- * label. The identities the policy trusts only grow while it exists: each replica adds the one it
- * needs with a resourceVersion precondition, so replicas never drop each other's.
+ * label. Tidemark's own identity is trusted everywhere; a tenant's only in the namespaces it
+ * wrote prevented objects in. What the policy trusts only grows while it exists: each replica
+ * adds what it needs with a resourceVersion precondition, so replicas never drop each other's.
  */
 export class PolicyKeeper implements DriftPreventionKeeper {
   private readonly states = new Map<string, ClusterState>();
@@ -57,20 +70,22 @@ export class PolicyKeeper implements DriftPreventionKeeper {
     this.rules = { ...defaultPreventionRules, ...options.rules };
   }
 
-  async ensure(cluster: string, need: { identity?: string | undefined; kinds?: readonly string[] }): Promise<void> {
+  async ensure(cluster: string, need: PreventionNeed): Promise<void> {
     const state = this.stateOf(cluster);
-    const users = [await this.ownOf(cluster), ...(need.identity ? [need.identity] : [])];
+    const own = await this.ownOf(cluster);
+    const tenants = need.identity && need.identity !== own ? { [need.identity]: [...new Set(need.namespaces ?? [])] } : {};
     const kinds = need.kinds ?? [];
-    if (this.fresh(state) && state.exists && users.every((user) => state.trusted?.has(user)) && kinds.every((kind) => state.kinds?.has(kind))) return;
-    await this.serial(state, () => this.write(cluster, state, users, kinds)).catch((error: unknown) => {
+    const tenantsKnown = Object.entries(tenants).every(([user, namespaces]) => namespaces.every((namespace) => state.tenants?.has(`${user}\0${namespace}`)));
+    if (this.fresh(state) && state.exists && state.trusted?.has(own) && tenantsKnown && kinds.every((kind) => state.kinds?.has(kind))) return;
+    await this.serial(state, () => this.write(cluster, state, [own], tenants, kinds)).catch((error: unknown) => {
       throw new TransientError('DriftPreventionUnavailable', `Could not keep the drift-prevention admission policy on cluster ${cluster} (${messageOf(error)}); nothing prevented is applied until it can. Check that Tidemark may manage validatingadmissionpolicies and their bindings.`, { cause: error });
     });
   }
 
-  async trustIfActive(cluster: string, identity: string): Promise<void> {
+  async trustIfActive(cluster: string, identity: string, namespace: string): Promise<void> {
     const state = this.stateOf(cluster);
     if (!this.fresh(state)) await this.serial(state, () => this.read(cluster, state));
-    if (state.exists && !state.trusted?.has(identity)) await this.ensure(cluster, { identity });
+    if (state.exists && !state.tenants?.has(`${identity}\0${namespace}`)) await this.ensure(cluster, { identity, namespaces: [namespace] });
   }
 
   mayRelease(cluster: string): void {
@@ -126,18 +141,20 @@ export class PolicyKeeper implements DriftPreventionKeeper {
     const live = await getObject(this.options.connectionFor(cluster), policyName);
     state.exists = live !== undefined;
     state.trusted = new Set(trustedUsersOf(live));
+    state.tenants = tenantKeys(tenantUsersOf(live));
     state.kinds = new Set(preventedKindsOf(live));
     state.checkedAt = this.now();
     return live;
   }
 
-  private async write(cluster: string, state: ClusterState, users: readonly string[], kinds: readonly string[]): Promise<void> {
+  private async write(cluster: string, state: ClusterState, users: readonly string[], tenants: Readonly<Record<string, readonly string[]>>, kinds: readonly string[]): Promise<void> {
     const connection = this.options.connectionFor(cluster);
     for (let attempt = 0; attempt < 5; attempt += 1) {
       const live = await this.read(cluster, state);
       const trusted = [...new Set([...trustedUsersOf(live), ...users, ...this.rules.trustedUsers])];
+      const tenantUsers = mergeTenantUsers(tenantUsersOf(live), tenants);
       const preventedKinds = [...new Set([...preventedKindsOf(live), ...kinds])];
-      const [policy, binding] = preventionPolicy({ ...this.rules, trustedUsers: trusted, preventedKinds });
+      const [policy, binding] = preventionPolicy({ ...this.rules, trustedUsers: trusted, tenantUsers, preventedKinds });
       let written: 'created' | 'exists' | 'replaced' | 'conflict' | 'gone' | 'same';
       if (!live) written = await createObject(connection, policy);
       else if (stableStringify(live.spec) === stableStringify(policy.spec) && stableStringify(live.metadata.annotations ?? {}) === stableStringify({ ...live.metadata.annotations, ...policy.metadata.annotations })) written = 'same';
@@ -147,9 +164,10 @@ export class PolicyKeeper implements DriftPreventionKeeper {
       await applyObject(connection, binding);
       state.exists = true;
       state.trusted = new Set(trusted);
+      state.tenants = tenantKeys(tenantUsers);
       state.kinds = new Set(preventedKinds);
       state.checkedAt = this.now();
-      if (written !== 'same') this.options.log?.info({ cluster, trusted: trusted.length }, 'drift-prevention admission policy written');
+      if (written !== 'same') this.options.log?.info({ cluster, trusted: trusted.length, tenants: Object.keys(tenantUsers).length }, 'drift-prevention admission policy written');
       return;
     }
     throw new Error('the policy kept changing under Tidemark (five conflicts in a row)');
@@ -169,6 +187,7 @@ export class PolicyKeeper implements DriftPreventionKeeper {
     }
     state.exists = false;
     state.trusted = new Set();
+    state.tenants = new Set();
     state.checkedAt = this.now();
     this.options.log?.info({ cluster }, 'no object needs drift prevention any more: its admission policy was removed');
   }
@@ -195,4 +214,9 @@ export class PolicyKeeper implements DriftPreventionKeeper {
     }
     return false;
   }
+}
+
+/** tenantKeys flattens tenants' namespaces to `user\0namespace` for lookups. */
+function tenantKeys(tenants: Readonly<Record<string, readonly string[]>>): Set<string> {
+  return new Set(Object.entries(tenants).flatMap(([user, namespaces]) => namespaces.map((namespace) => `${user}\0${namespace}`)));
 }

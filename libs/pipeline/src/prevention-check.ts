@@ -8,7 +8,7 @@ import type { ReconcileRun } from './run';
  * is prevented (its tidemark.dev/drift annotation, its kind's or its source's default), it marks
  * the run so render labels what it applies (ensurePrevention writes the policy before apply).
  * When a tenant's identity writes to a cluster that has the policy, that identity is trusted
- * first, so its own prevented objects stay writable by it. An object that was prevented and no
+ * first in the object's namespace (only there), so its own prevented objects stay writable by it. An object that was prevented and no
  * longer is asks the keeper whether the policy is still needed.
  */
 export async function preventionCheck(run: ReconcileRun, deps: Pick<PipelineDependencies, 'driftPrevention' | 'driftPolicyFor' | 'options'>): Promise<void> {
@@ -19,19 +19,22 @@ export async function preventionCheck(run: ReconcileRun, deps: Pick<PipelineDepe
   const keeper = deps.driftPrevention;
   if (!keeper) return;
   const identity = run.connection.identity;
-  if (identity) await keeper.trustIfActive(cluster, identity);
+  const namespace = run.object?.metadata.namespace ?? run.live?.metadata.namespace ?? '';
+  if (identity) await keeper.trustIfActive(cluster, identity, namespace);
   if (!prevented && isPrevented(run.live)) keeper.mayRelease(cluster);
 }
 
 /**
  * ensurePrevention, just before apply, makes the cluster's admission policy exist, trust the
- * identity the run writes as, and know the kinds of the prevented objects it is about to apply
+ * identity the run writes as in the namespaces of the prevented objects, and know the kinds of the prevented objects it is about to apply
  * (so that removing it later searches only those kinds).
  */
 export async function ensurePrevention(run: ReconcileRun, deps: Pick<PipelineDependencies, 'driftPrevention'>, objects: readonly KubernetesManifest[]): Promise<void> {
-  const kinds = [...new Set(objects.filter(isPrevented).map((object) => `${groupOf(object.apiVersion)}/${object.kind}`))];
+  const guarded = objects.filter(isPrevented);
+  const kinds = [...new Set(guarded.map((object) => `${groupOf(object.apiVersion)}/${object.kind}`))];
   if (!deps.driftPrevention || kinds.length === 0) return;
-  await deps.driftPrevention.ensure(run.job.cluster, { identity: run.connection.identity, kinds });
+  const namespaces = [...new Set(guarded.map((object) => object.metadata.namespace ?? ''))];
+  await deps.driftPrevention.ensure(run.job.cluster, { identity: run.connection.identity, namespaces, kinds });
 }
 
 /**
