@@ -30,7 +30,7 @@ export { stableStringify } from './stable-stringify';
 export { contentHash } from './content-hash';
 export { walkTar, tarEntryOf, TarWalkError, type TarEntry, type TarLimits, type TarVisitor, type TarFailureKind } from './bounded-tar';
 export { verdictOf, verdictStates, type Verdict, type VerdictInput, type VerdictState } from './verdict';
-export { isSecretKey, scrubText, redactUrl, redactValue, redactedText, redactAnnotation, isRedactedObject, type RedactOptions, type RedactableObject } from './redaction';
+export { isSecretKey, scrubText, logTail, type LogTailOptions, redactUrl, redactValue, redactedText, redactAnnotation, isRedactedObject, type RedactOptions, type RedactableObject } from './redaction';
 export { newestFirst, type ManagedFieldsEntry } from './managed-fields';
 export { ownerAnnotation, ownerLabel, ownerLabelValue, formatOwner, ownerOf, appliedOwnerAnnotation, type GitOwner } from './owner';
 export { RecordKeys } from './records/record-keys';

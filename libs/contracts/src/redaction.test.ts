@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { KubernetesManifest } from './manifest';
-import { isRedactedObject, isSecretKey, redactUrl, redactValue, scrubText } from './redaction';
+import { isRedactedObject, isSecretKey, logTail, redactUrl, redactValue, scrubText, type LogTailOptions } from './redaction';
 
 const canary = 'canary-9f8e7d6c5b4a';
 
@@ -93,5 +93,38 @@ describe('isRedactedObject', () => {
   ];
   it.each(cases)('%s: %s', (_name, manifest, redacted) => {
     expect(isRedactedObject(manifest)).toBe(redacted);
+  });
+});
+
+describe('logTail', () => {
+  const few: LogTailOptions = { lines: 3, lineChars: 40 };
+  const cases: ReadonlyArray<[string, string, LogTailOptions, string[]]> = [
+    ['keeps the last lines', 'a\nb\nc\nd\ne\n', few, ['c', 'd', 'e']],
+    ['reads CRLF line ends', 'a\r\nb\r\n', few, ['a', 'b']],
+    ['keeps blank lines unless told', 'a\n\nb', few, ['a', '', 'b']],
+    ['skips blank lines when told, counting only the others', 'a\nb\n\n\nc\n\n', { ...few, lines: 2, skipBlank: true }, ['b', 'c']],
+    ['cuts a long line, marking the cut', 'x'.repeat(100), few, [`${'x'.repeat(40)}…`]],
+    ['removes ANSI colour whole', '\u001b[31mfailed\u001b[0m: exit 1', few, ['failed: exit 1']],
+    ['removes control characters, keeping tabs', 'a\u0000b\u0007c\td\u009be\rf', few, ['abc\tdef']],
+    ['removes bidirectional overrides', 'user \u202eevil\u202c name', few, ['user evil name']],
+    ['scrubs a URL user part', `dial postgres://app:${canary}@db:5432/shop`, { ...few, lineChars: 200 }, ['dial postgres://***@db:5432/shop']],
+    ['scrubs a bearer token', `Authorization: Bearer ${canary}`, { ...few, lineChars: 200 }, ['Authorization: Bearer [redacted]']],
+    ['scrubs a query credential', `GET /x?token=${canary}&a=1`, { ...few, lineChars: 200 }, ['GET /x?token=[redacted]&a=1']],
+    ['a control character cannot hide a URL user part', `postgres://app:${canary}\u0007@db`, { ...few, lineChars: 200 }, ['postgres://***@db']],
+    ['an escape cannot swallow the @ of a URL user part', `postgres://app:${canary}@db`.replace('@', '\u001b@'), { ...few, lineChars: 200 }, ['postgres://***@db']],
+    ['a control character cannot hide a bearer token', `Bearer\u0000 ${canary}`, { ...few, lineChars: 200 }, ['Bearer [redacted]']],
+    ['scrubs before it cuts, so no half credential is left', `${'x'.repeat(20)} https://u:${canary}@h/`, { ...few, lineChars: 40 }, [`${'x'.repeat(20)} https://***@h/`]],
+    ['a credential cut mid-way is scrubbed by what follows', `${'x'.repeat(30)} redis://:${canary}@r:6379`, { ...few, lineChars: 40 }, [`${'x'.repeat(30)} redis://*…`]],
+    ['says nothing for an empty log', '', few, []],
+  ];
+  it.each(cases)('%s', (_name, text, options, lines) => {
+    expect(logTail(text, options)).toEqual(lines);
+  });
+
+  it('is bounded whatever the log', () => {
+    const huge = `${'y'.repeat(1_000_000)}\n`.repeat(20);
+    const lines = logTail(huge, { lines: 10, lineChars: 200 });
+    expect(lines).toHaveLength(10);
+    expect(lines.every((line) => line.length === 201)).toBe(true);
   });
 });

@@ -33,6 +33,41 @@ export function scrubText(text: string, censor: string = redactedText): string {
   return text.replace(urlUserinfo, '$1***@').replace(queryCredential, `$1${censor}`).replace(authorizationValue, `$1 ${censor}`);
 }
 
+/** LogTailOptions bound what logTail keeps of a log. */
+export interface LogTailOptions {
+  /** The last this many lines are kept. */
+  lines: number;
+  /** Each kept line is cut to this many characters, `…` marking a cut. */
+  lineChars: number;
+  /** Drop lines that are blank once cleaned. @defaultValue false */
+  skipBlank?: boolean;
+}
+
+// ANSI escape sequences (colour, cursor moves) go whole, so no `[31m` is left behind.
+// eslint-disable-next-line no-control-regex -- matching escape sequences is the point
+const ansiSequence = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b[@-_]/g;
+// Other control characters (tab excepted) and the bidirectional overrides that reorder what a reader sees.
+const invisibleCharacters = /[\p{Cc}\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu;
+
+/**
+ * logTail is the one bounded reading of a workload's log for a person: the last `lines` lines,
+ * each without control characters, scrubbed by scrubText, then cut to `lineChars`. Control
+ * characters are removed, not spaced, and the line is scrubbed before and after, so none can
+ * split a credential out of scrubText's sight; the whole line is scrubbed before the cut, so no
+ * cut half of one escapes it either.
+ */
+export function logTail(text: string, options: LogTailOptions): string[] {
+  // Only the last lines are read, and of each only four cuts' worth: the regular expressions see bounded text.
+  const split = text.split(/\r?\n/);
+  const lines = (options.skipBlank ? split.filter((line) => line.trim() !== '') : split).slice(-(options.lines + 1)).map((line) => line.slice(0, options.lineChars * 4));
+  // Scrubbed before and after: removing an escape must neither hide a credential nor make one.
+  const cleaned = lines.map((line) => scrubText(scrubText(line).replace(ansiSequence, '').replace(invisibleCharacters, (found) => (found === '\t' ? found : '')).trimEnd()));
+  const kept = options.skipBlank ? cleaned.filter((line) => line !== '') : cleaned;
+  // The empty text after a log's last newline is not a line of it.
+  if (!options.skipBlank && kept.at(-1) === '' && (text === '' || text.endsWith('\n'))) kept.pop();
+  return kept.slice(-options.lines).map((line) => (line.length > options.lineChars ? `${line.slice(0, options.lineChars)}…` : line));
+}
+
 /**
  * redactUrl returns a URL safe to log or show: credentials, query and fragment are removed,
  * because tokens end up in any of them. Text that is not a URL is replaced entirely.

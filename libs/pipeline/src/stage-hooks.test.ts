@@ -15,6 +15,10 @@ describe('formatLogTail', () => {
     expect(quoted.endsWith(`${'y'.repeat(200)}…`)).toBe(true);
   });
 
+  it('quotes no control character of the cluster\'s log', () => {
+    expect(formatLogTail('p', '\u001b[31mmigration failed\u001b[0m\u0007\r\nexit\u0000 1\n')).toBe(' Last log lines of pod p: migration failed | exit 1');
+  });
+
   it('says so when the pod logged nothing', () => {
     expect(formatLogTail('p', '\n\n')).toBe(' Pod p logged nothing.');
   });

@@ -1,6 +1,6 @@
 import { getObject, listObjects, readPodLog } from '@tidemark/cluster';
 import {
-  NotReadyError, TerminalError, describeObject, findCondition, hookRunAnnotation, hookRunName, isHookObject, messageOf, parseHook, scrubText, verdictOf,
+  NotReadyError, TerminalError, describeObject, findCondition, hookRunAnnotation, hookRunName, isHookObject, logTail, messageOf, parseHook, scrubText, verdictOf,
   type KubernetesManifest, type ObjectStatus,
 } from '@tidemark/contracts';
 import type { Health } from '@tidemark/kinds';
@@ -128,9 +128,9 @@ function newest(pods: readonly KubernetesManifest[]): KubernetesManifest | undef
   return [...pods].sort((a, b) => String(b.metadata.creationTimestamp ?? '').localeCompare(String(a.metadata.creationTimestamp ?? '')))[0];
 }
 
-/** formatLogTail quotes at most the last ten lines, each cut to 200 characters, scrubbed of credentials by the project's one rule. */
+/** formatLogTail quotes at most the last ten lines, each cut to 200 characters, cleaned and scrubbed by logTail. */
 export function formatLogTail(pod: string, text: string): string {
-  const lines = text.split('\n').map((line) => line.trimEnd()).filter((line) => line !== '').slice(-logLines);
+  const lines = logTail(text, { lines: logLines, lineChars: logLineChars, skipBlank: true });
   if (lines.length === 0) return ` Pod ${pod} logged nothing.`;
-  return ` Last log lines of pod ${pod}: ${lines.map((line) => scrubText(line.length > logLineChars ? `${line.slice(0, logLineChars)}…` : line)).join(' | ')}`;
+  return ` Last log lines of pod ${pod}: ${lines.join(' | ')}`;
 }

@@ -1,5 +1,5 @@
 import { applyObject, createObject, getObject, listObjects, readPodLog, recordEvent, type ClusterConnection } from '@tidemark/cluster';
-import { formatOwner, groupOf, messageOf, ownerAnnotation, scrubText, type InventoryEntry, type KubernetesManifest, type ObjectStatus } from '@tidemark/contracts';
+import { formatOwner, groupOf, messageOf, logTail, ownerAnnotation, scrubText, type InventoryEntry, type KubernetesManifest, type ObjectStatus } from '@tidemark/contracts';
 import type { StatusStore } from '@tidemark/status-store';
 import { DashboardError, ErrorCode, notFound } from '../api/dashboard-error';
 import type { Principal } from '../auth/principal';
@@ -205,10 +205,9 @@ function targetEntry(status: ObjectStatus, { cluster, objectKey, target }: Actio
   return entry;
 }
 
-/** redactLog bounds the log text and scrubs it by the one secret rule (credentials in URLs, headers, query strings). */
+/** redactLog is the last 200 lines, each cut to 2,000 characters, cleaned and scrubbed by logTail, at most 16 KiB in all. */
 export function redactLog(text: string): string {
-  const lines = text.split('\n').slice(-200).map((line) => scrubText(line.replace(/\p{Cc}/gu, (control) => (control === '\t' ? control : ' ')).slice(0, 2_000)));
-  return lines.join('\n').slice(-16_384);
+  return logTail(text, { lines: 200, lineChars: 2_000 }).join('\n').slice(-16_384);
 }
 
 function matchLabelsOf(live: KubernetesManifest): Record<string, string> | undefined {
