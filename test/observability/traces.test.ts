@@ -3,6 +3,8 @@
 // on the shared rig: a poller (which takes the webhook) and a worker. One signed push yields one trace
 // whose spans come from both processes, in order, with the source, revision, cluster and object as
 // attributes, and never the value of the Secret the push changes. The run's history entry names the trace.
+// The push also changes a Kustomize unit's input (not its output), so the poller runs kustomize in the
+// render sandbox: that run is a span of the same trace, and so is each run's wait for its object's health.
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -14,7 +16,7 @@ import { Redis } from 'ioredis';
 import { ClusterConnection, deleteObject, getObject } from '@tidemark/cluster';
 import { RecordKeys, type ReconcileRecord } from '@tidemark/contracts';
 import {
-  buildAppBundles, buildJaeger, freePort, killAppProcess, sendGithubPush, startAppProcess, startGitServer, startJaeger,
+  buildAppBundles, buildJaeger, buildRenderTools, freePort, killAppProcess, sendGithubPush, startAppProcess, startGitServer, startJaeger,
   type AppBundles, type AppProcess, type GitServer, type JaegerSpan, type JaegerTrace, type TestJaeger, type WorkingCopy,
 } from '@tidemark/testing';
 import { removeKeys, waitFor } from '../queue/helpers';
@@ -37,6 +39,7 @@ let workDir: string;
 let redis: Redis;
 let admin: ClusterConnection;
 let pollerPort: number;
+let toolsDir: string;
 const running: AppProcess[] = [];
 
 const manifests = (value: string, secret: string) => [
@@ -50,6 +53,9 @@ async function writeManifests(value: string, secret: string): Promise<void> {
   await repo.write('namespace.yaml', ns!);
   await repo.write('settings.yaml', configMap!);
   await repo.write('credentials.yaml', credentials!);
+  // A comment that says the value: the unit renders again at each push, to the same object (no job, no run).
+  await repo.write('rendered/kustomization.yaml', `# ${value}\n${stringify({ resources: ['limits.yaml'] })}`);
+  await repo.write('rendered/limits.yaml', stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'limits', namespace }, data: { max: '10' } }));
 }
 
 /** startRole writes this role's tidemark.yaml (tracing to the test's Jaeger) and starts the bundle with TIDEMARK_ROLE. */
@@ -65,6 +71,7 @@ async function startRole(role: 'poller' | 'worker', repoUrl: string, port: numbe
     clusters: [{ name: 'rig', kubeconfig: inject('kubeconfigPath') }],
     http: { port, host: '127.0.0.1' },
     webhooks: [{ source, provider: 'github', secret: { file: './webhook-secret' } }],
+    render: { toolsDir },
     tracing: { endpoint: jaeger.otlpTracesUrl, headers: { 'x-otlp-key': { file: './otlp-key' } }, batchDelayMs: 100 },
   }));
   const app = startAppProcess({ name: role, bundle: bundles.reconciler, env: { TIDEMARK_CONFIG: path, TIDEMARK_ROLE: role, TIDEMARK_LOG_LEVEL: 'info' }, startedLine: 'tidemark reconciler started' });
@@ -89,6 +96,7 @@ async function webhookTraces(): Promise<JaegerTrace[]> {
 
 beforeAll(async () => {
   await buildJaeger();
+  toolsDir = await buildRenderTools();
   [jaeger, bundles, git] = await Promise.all([startJaeger(), buildAppBundles(repoRoot, `test-artifacts/traces-${id}`), startGitServer()]);
   admin = ClusterConnection.connect({ cluster: 'rig', kubeconfig: inject('kubeconfig') });
   redis = new Redis(inject('redisUrl'));
@@ -148,6 +156,18 @@ describe('traces from a push to Ready', () => {
     expect(tag(poll!, 'tidemark.revision')).toBe(revision);
     expect(poll!.startTime).toBeGreaterThanOrEqual(webhook!.startTime);
     expect(enqueue!.startTime).toBeGreaterThanOrEqual(poll!.startTime);
+
+    // The poll's fetch ran kustomize in the render sandbox once, for the unit whose input the push changed, before the enqueue.
+    const pollFetch = spans.find((span) => span.operationName === 'fetch' && parentOf(span) === poll!.spanID)!;
+    const tools = named('render tool');
+    expect(tools).toHaveLength(1);
+    const [tool] = tools;
+    expect(parentOf(tool!)).toBe(pollFetch.spanID);
+    expect(roleOf(trace!, tool!)).toBe('poller');
+    expect({ source: tag(tool!, 'tidemark.source'), revision: tag(tool!, 'tidemark.revision'), tool: tag(tool!, 'tidemark.render.tool'), unit: tag(tool!, 'tidemark.render.unit') })
+      .toEqual({ source, revision, tool: 'kustomize', unit: 'rendered' });
+    expect(tool!.startTime).toBeGreaterThanOrEqual(pollFetch.startTime);
+    expect(enqueue!.startTime).toBeGreaterThanOrEqual(tool!.startTime + tool!.duration);
     const runs = named('reconcile').filter((span) => tag(span, 'tidemark.revision') === revision);
     const seen = named('reconcile').map((span) => `${String(tag(span, 'tidemark.object'))}@${String(tag(span, 'tidemark.revision'))}`);
     expect(runs.map((span) => tag(span, 'tidemark.object')).sort(), `runs of ${revision} among ${seen.join(', ')}`).toEqual([configMapKey, `core/Secret/${namespace}/credentials`].sort());
@@ -166,6 +186,14 @@ describe('traces from a push to Ready', () => {
       const startOf = (name: string) => stages.find((span) => span.operationName === name)!.startTime;
       // Microseconds: a stage that takes none may start with the one before it, never before it.
       for (let index = 1; index < order.length; index += 1) expect(startOf(order[index]!), `${order[index]} after ${order[index - 1]}`).toBeGreaterThanOrEqual(startOf(order[index - 1]!));
+      // The wait for the object's health is one span under the health stage, ending with its verdict, before finalize.
+      const health = stages.find((span) => span.operationName === 'health')!;
+      const waits = spans.filter((span) => parentOf(span) === health.spanID);
+      expect(waits.map((span) => span.operationName)).toEqual(['health wait']);
+      expect({ object: tag(waits[0]!, 'tidemark.object'), revision: tag(waits[0]!, 'tidemark.revision'), cluster: tag(waits[0]!, 'tidemark.cluster'), health: tag(waits[0]!, 'tidemark.health') })
+        .toEqual({ object: tag(run, 'tidemark.object'), revision, cluster: 'rig', health: 'Ready' });
+      expect(waits[0]!.startTime).toBeGreaterThanOrEqual(startOf('apply'));
+      expect(startOf('finalize')).toBeGreaterThanOrEqual(waits[0]!.startTime + waits[0]!.duration);
       const apply = stages.find((span) => span.operationName === 'apply')!;
       const objects = spans.filter((span) => parentOf(span) === apply.spanID);
       expect(objects.map((span) => span.operationName)).toEqual(['apply object']);

@@ -1,4 +1,5 @@
 import { TerminalError, TransientError } from '@tidemark/contracts';
+import type { RenderObserver } from '@tidemark/render';
 import { BoundedCache } from './bounded-cache';
 import { verifyCommit, verifyTag } from './commit-signature';
 import type { CommitSummary } from './commit-time';
@@ -93,6 +94,8 @@ export interface PollOptions {
    * delivered); `null` diffs from nothing, every object a change (nothing was delivered yet).
    */
   since?: string | null;
+  /** Wraps each run of a render tool in the sandbox, for the poll's trace. @defaultValue none */
+  observeRender?: RenderObserver;
 }
 
 const revisionPattern = /^[0-9a-f]{40}$/;
@@ -193,7 +196,7 @@ export class GitSource {
     // An unsigned or wrongly signed head (or tag) fails the poll: nothing of it is read, the last revision stays.
     if (target) await this.verified(revision, target);
     const basis = previous ? await this.basisAt(previous) : undefined;
-    const { built, changes, fresh } = await this.advance(revision, basis);
+    const { built, changes, fresh } = await this.advance(revision, basis, options.observeRender);
     this.lastRevision = revision;
     this.gate.seen(revision);
     this.lastIndex = built;
@@ -284,10 +287,10 @@ export class GitSource {
     return { source: this.name, revision, objects: objects.sort((a, b) => a.objectKey.localeCompare(b.objectKey)), errors: built.errors };
   }
 
-  private async advance(revision: string, basis: BuiltIndex | undefined): Promise<{ built: BuiltIndex; changes: ObjectChange[]; fresh: boolean }> {
+  private async advance(revision: string, basis: BuiltIndex | undefined, observe: RenderObserver | undefined): Promise<{ built: BuiltIndex; changes: ObjectChange[]; fresh: boolean }> {
     // The same revision is built again when a cluster's capabilities changed: its Helm units may render otherwise now.
     if (basis?.revision === revision && this.builder.isCurrent(basis)) return { built: basis, changes: [], fresh: false };
-    const { built, touched } = await this.builder.build(revision, basis);
+    const { built, touched } = await this.builder.build(revision, basis, observe);
     this.indexes.set(revision, Promise.resolve(built));
     return { built, changes: diffObjects(basis?.index ?? RevisionIndex.empty(), built.index, touched), fresh: true };
   }

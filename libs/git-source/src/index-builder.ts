@@ -1,4 +1,5 @@
 import ignore, { type Ignore } from 'ignore';
+import type { RenderObserver } from '@tidemark/render';
 import type { BoundedCache } from './bounded-cache';
 import type { GitStore } from './git-store';
 import type { LoadLimits } from './load-limits';
@@ -74,7 +75,8 @@ export class IndexBuilder {
     return built.capabilities === this.options.units?.capabilityGeneration();
   }
 
-  async build(revision: string, basis?: BuiltIndex): Promise<{ built: BuiltIndex; touched: Set<string> }> {
+  /** build derives a revision's index; `observe` wraps each run of a render tool (the poll's trace). */
+  async build(revision: string, basis?: BuiltIndex, observe?: RenderObserver): Promise<{ built: BuiltIndex; touched: Set<string> }> {
     const { store, path, ignoreFile } = this.options;
     // Read before rendering: capabilities that change meanwhile make the index stale, not silently current.
     const capabilities = this.options.units?.capabilityGeneration();
@@ -95,7 +97,7 @@ export class IndexBuilder {
     const updates = await this.fileUpdates(deltas, from.index, rules, claimed, budget);
     // Files first: the Placement objects among them say which clusters, with which variables, a unit renders for.
     const files = from.index.update(updates);
-    const { units, render, unitUpdates } = await this.renderUnits(planned, from.units, { started: renderStarted, planMs }, files.index);
+    const { units, render, unitUpdates } = await this.renderUnits(planned, from.units, { started: renderStarted, planMs }, files.index, observe);
     const { index, touched } = files.index.update(unitUpdates);
     for (const key of files.touched) touched.add(key);
     const errors = tree ? index.errors() : [pathMissing(path, revision), ...index.errors()];
@@ -107,9 +109,9 @@ export class IndexBuilder {
   }
 
   /** renderUnits renders the planned units whose inputs changed, and says what that cost. */
-  private async renderUnits(planned: PlannedUnits | undefined, basis: UnitState, clock: { started: number; planMs: number }, files: RevisionIndex): Promise<{ units: UnitState; render: RenderFigures; unitUpdates: FileUpdate[] }> {
+  private async renderUnits(planned: PlannedUnits | undefined, basis: UnitState, clock: { started: number; planMs: number }, files: RevisionIndex, observe: RenderObserver | undefined): Promise<{ units: UnitState; render: RenderFigures; unitUpdates: FileUpdate[] }> {
     if (!planned || !this.options.units) return { units: emptyUnitState, render: { planned: 0, rendered: 0, durationMs: 0, planMs: 0 }, unitUpdates: [] };
-    const rendered = await this.options.units.updates(planned.view, planned.units, basis, placementOf(files));
+    const rendered = await this.options.units.updates(planned.view, planned.units, basis, placementOf(files), observe);
     return {
       units: { ...planned.state, units: rendered.units },
       render: { planned: planned.units.length, rendered: rendered.updates.filter((update) => update.content).length, durationMs: performance.now() - clock.started, planMs: clock.planMs },

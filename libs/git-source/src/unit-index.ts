@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Ignore } from 'ignore';
-import { isUnder, RenderFailure, type ClusterValues, type PlannedUnit, type RemoteBaseFetcher, type RepoView, type SopsKeyring, type UnitRenderer } from '@tidemark/render';
+import { isUnder, RenderFailure, type ClusterValues, type PlannedUnit, type RemoteBaseFetcher, type RenderObserver, type RepoView, type SopsKeyring, type UnitRenderer } from '@tidemark/render';
 import type { PlacementRules } from '@tidemark/placement';
 import { messageOf, type ClusterCapabilities } from '@tidemark/contracts';
 import type { GitStore } from './git-store';
@@ -114,7 +114,7 @@ export class UnitIndexer {
   }
 
   /** updates renders the units whose inputs or cluster values changed and removes the units that are gone. */
-  async updates(view: RepoView, units: readonly PlannedUnit[], basis: UnitState, placement: UnitPlacement): Promise<{ updates: FileUpdate[]; units: UnitState['units'] }> {
+  async updates(view: RepoView, units: readonly PlannedUnit[], basis: UnitState, placement: UnitPlacement, observe?: RenderObserver): Promise<{ updates: FileUpdate[]; units: UnitState['units'] }> {
     const updates: FileUpdate[] = [];
     const states = new Map<string, { digest: string; renderer: string; failed: boolean }>();
     const rendered = await Promise.all(units.map(async (unit) => {
@@ -123,7 +123,7 @@ export class UnitIndexer {
       const digest = targetsDigest(unit.digest, targets, facts);
       const before = basis.units.get(unit.folder);
       if (before && before.digest === digest && !before.failed) return { unit, digest, content: undefined, failed: false };
-      const content = await this.render(view, unit, targets, facts);
+      const content = await this.render(view, unit, targets, facts, observe);
       return { unit, digest, content, failed: content.problems.length > 0 && content.entries.length === 0 };
     }));
     for (const { unit, digest, content, failed } of rendered) {
@@ -180,7 +180,7 @@ export class UnitIndexer {
     return claimed.some((folder) => isUnder(repoPath, folder));
   }
 
-  private async render(view: RepoView, unit: PlannedUnit, targets: UnitTargets | undefined, facts: UnitFacts | undefined): Promise<FileContent> {
+  private async render(view: RepoView, unit: PlannedUnit, targets: UnitTargets | undefined, facts: UnitFacts | undefined, observe: RenderObserver | undefined): Promise<FileContent> {
     const path = unitPathOf(unit.folder);
     const provenance = { renderer: unit.renderer, folder: unit.folder };
     try {
@@ -188,7 +188,7 @@ export class UnitIndexer {
       const config = await renderer.configOf(view, unit.folder);
       const perCluster = config.perClusterNeeded && targets !== undefined;
       if (!perCluster && !facts) {
-        const { text, warnings, decrypted } = await renderer.render(view, this.readerFor(), unit, this.renderOptions());
+        const { text, warnings, decrypted } = await renderer.render(view, this.readerFor(), unit, this.renderOptions(observe));
         const parsed = this.parse(text, unit);
         return { path, blobOid: unit.digest, unit: { ...provenance, ...(decrypted ? { decrypted } : {}) }, ...parsed, ...renderWarningsOf(unit.renderer, warnings, parsed.entries) };
       }
@@ -196,7 +196,7 @@ export class UnitIndexer {
       // A unit that only reads capabilities gets no cluster values: clusters that answer alike share one render.
       const variants = await Promise.all(targets.clusters.map(async (cluster) => {
         const capabilities = capabilitiesFor(facts, cluster.name, unit);
-        const options = { ...(perCluster ? { cluster } : {}), ...(capabilities ? { capabilities } : {}), ...this.renderOptions() };
+        const options = { ...(perCluster ? { cluster } : {}), ...(capabilities ? { capabilities } : {}), ...this.renderOptions(observe) };
         return { cluster: cluster.name, ...(await renderer.render(view, this.readerFor(), unit, options)) };
       }));
       const valuesByCluster = perCluster ? new Map(targets.clusters.map((cluster) => [cluster.name, flattenClusterValues(cluster)])) : undefined;
@@ -236,9 +236,9 @@ export class UnitIndexer {
     return { entries: [...byKey.values()], problems };
   }
 
-  /** renderOptions are this source's own: its sops keys and its remote bases' fetcher. */
-  private renderOptions(): { keyring?: SopsKeyring; remoteBases?: RemoteBaseFetcher } {
-    return { ...keyringOf(this.rendering), ...(this.remoteBases ? { remoteBases: this.remoteBases } : {}) };
+  /** renderOptions are this source's own: its sops keys and its remote bases' fetcher; and the poll's observer of the tool's runs. */
+  private renderOptions(observe: RenderObserver | undefined): { keyring?: SopsKeyring; remoteBases?: RemoteBaseFetcher; observe?: RenderObserver } {
+    return { ...keyringOf(this.rendering), ...(this.remoteBases ? { remoteBases: this.remoteBases } : {}), ...(observe ? { observe } : {}) };
   }
 
   private readerFor(): GitStore {

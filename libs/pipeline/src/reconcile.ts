@@ -31,7 +31,7 @@ import { isStaleCacheSymptom } from './cached-reads';
 import { resyncUnchanged } from './unchanged-resync';
 import { freezeCheck } from './freeze-check';
 import { preventionCheck } from './prevention-check';
-import { startRunSpan, traced, tracedSync } from './run-trace';
+import { startRunSpan, traceHealthWait, traced, tracedSync } from './run-trace';
 
 /**
  * reconcile runs the stages for one job (a sync hook's run has its own two: readHookRun, hookVerdictStage), then finalizeStatus writes the run's one status
@@ -136,7 +136,11 @@ async function runStages(run: ReconcileRun, deps: PipelineDependencies, signal?:
   const pruned = await traced(run, 'prune', () => pruneStage(run, deps, before, applied));
   if (pruned.deleted.length > 0) deps.driftPrevention?.mayRelease(run.job.cluster);
   const kind = await actStage(run, deps, defaulted, applied.changes);
-  const health = await traced(run, 'health', () => hookVerdictStage(run, deps, applied, healthStage(run, deps, applied, pruned.deleted, kind)));
+  const health = await traced(run, 'health', async (span) => {
+    const verdict = await hookVerdictStage(run, deps, applied, healthStage(run, deps, applied, pruned.deleted, kind));
+    traceHealthWait(run, span, verdict, deps.now?.() ?? new Date());
+    return verdict;
+  });
   run.span.set({ 'tidemark.health': health.status });
   run.outcome = { applied, pruned: pruned.deleted, kept: pruned.kept, kind, health };
   return statusStage(run, run.outcome, deps);

@@ -1,6 +1,8 @@
 import { inSpan, noSpan, noTracing, type TraceSpan } from '@tidemark/tracing';
 import type { ChangeSetEntry, ChangeSetOptions } from '@tidemark/cluster';
 import type { KubernetesManifest, ReconcileJob } from '@tidemark/contracts';
+import type { Health } from '@tidemark/kinds';
+import { unreadySince } from './health-timeout';
 import type { PipelineDependencies } from './dependencies';
 import type { ReconcileRun } from './run';
 
@@ -45,4 +47,22 @@ export function tracedApplies(parent: TraceSpan): Pick<ChangeSetOptions, 'observ
       return entry;
     }),
   };
+}
+
+/**
+ * traceHealthWait ends the object's wait for a verdict with a `health wait` span under the run's
+ * health stage: from when it stopped being Ready at this spec (earlier runs of the same job, which
+ * requeued while it progressed) to this run's verdict; a run that finds it at once waits for no
+ * time. A run that is still waiting says nothing yet: the wait is one span, sent when it ends.
+ */
+export function traceHealthWait(run: ReconcileRun, stage: TraceSpan, health: Health, now: Date): void {
+  if (stage === noSpan || health.status === 'Progressing') return;
+  const since = new Date(Math.min(now.getTime(), Date.parse(unreadySince(run, now))));
+  const live = run.live;
+  const span = stage.child('health wait', {
+    'tidemark.source': run.job.source, 'tidemark.revision': run.job.revision, 'tidemark.cluster': run.job.cluster, 'tidemark.object': run.job.objectKey,
+    'k8s.object.kind': live?.kind, 'k8s.object.namespace': live?.metadata.namespace, 'k8s.object.name': live?.metadata.name,
+    'tidemark.health': health.status, 'tidemark.health.waited_ms': now.getTime() - since.getTime(),
+  }, since);
+  span.end();
 }

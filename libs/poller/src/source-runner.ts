@@ -4,7 +4,7 @@ import type { RedisLease } from '@tidemark/contracts';
 import { describeRef, recordFailure, recordHead, recordPoll, recordSuspended } from './source-status';
 import { sourceSuspendedField as suspendedField } from '@tidemark/contracts';
 import type { RedisClient } from '@tidemark/contracts';
-import { inSpan, type TraceSpan, type Tracer } from '@tidemark/tracing';
+import { inSpan, noSpan, type TraceSpan, type Tracer } from '@tidemark/tracing';
 
 /** PolledSource is what the poller needs of a source; GitSource fits it. */
 export interface PolledSource {
@@ -130,7 +130,7 @@ export class SourceRunner {
       // revision is the one not handed on, and diffing from it would find nothing to hand on again.
       // The fetch, and the rendering of the units it changed (in the render sandbox), happen inside poll.
       const result = await inSpan(span, 'fetch', undefined, async (fetch) => {
-        const polled = await source.poll({ since: this.delivered ?? null });
+        const polled = await source.poll({ since: this.delivered ?? null, ...renderToolSpans(fetch, source.name) });
         fetch.set({ 'tidemark.revision': polled.revision, 'tidemark.fetched_objects': polled.fetchedObjects, 'tidemark.render.units_planned': polled.render?.planned, 'tidemark.render.units_rendered': polled.render?.rendered, 'tidemark.render.duration_ms': polled.render ? Math.round(polled.render.durationMs) : undefined });
         return polled;
       });
@@ -148,4 +148,18 @@ export class SourceRunner {
     }
     if (this.leading) this.options.onRecorded(source.name);
   }
+}
+
+/**
+ * renderToolSpans gives each run of a render tool in the sandbox a span of its own under the
+ * poll's fetch (tool, unit folder, revision, cluster), when tracing is on. A unit whose output was
+ * kept runs no tool, so has none.
+ */
+function renderToolSpans(fetch: TraceSpan, source: string): Pick<PollOptions, 'observeRender'> {
+  if (fetch === noSpan) return {};
+  return {
+    observeRender: (run, body) => inSpan(fetch, 'render tool', {
+      'tidemark.source': source, 'tidemark.revision': run.revision, 'tidemark.cluster': run.cluster, 'tidemark.render.tool': run.tool, 'tidemark.render.unit': run.folder,
+    }, () => body()),
+  };
 }

@@ -16,7 +16,7 @@ export { helmRenderer } from './helm/helm-renderer';
 export { ChartRepositories, type ChartLimits, type ChartRepositoriesOptions } from './helm/chart-repositories';
 export type { ChartRepositorySpec } from './helm/chart-reference';
 export type { ChartCredentials } from './helm/chart-download';
-export { UnitRenderer, type UnitRendererOptions, type UnitRenderOptions, type RenderedUnit } from './unit-renderer';
+export { UnitRenderer, type UnitRendererOptions, type UnitRenderOptions, type RenderedUnit, type RenderObserver, type RenderToolRun } from './unit-renderer';
 export type { PlannedUnit, UnitPlan } from './plan-units';
 export { isMarkerOrConfig } from './plan-units';
 export { RenderFailure, type RenderFailureCode } from './render-failure';

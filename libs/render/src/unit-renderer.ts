@@ -45,6 +45,20 @@ export interface UnitRendererOptions {
   keptCopies?: number;
 }
 
+/** RenderToolRun is one run of a unit's tool in the render sandbox: ids and names only. */
+export interface RenderToolRun {
+  /** The renderer's name (kustomize, helm, a plugin's). */
+  tool: string;
+  /** The unit's folder in the repository. */
+  folder: string;
+  revision: string;
+  /** The cluster it renders for, when it renders per cluster. */
+  cluster?: string;
+}
+
+/** RenderObserver wraps each run of a unit's tool in the sandbox (a trace span, say); a render from the output cache runs no tool. */
+export type RenderObserver = <T>(run: RenderToolRun, body: () => Promise<T>) => Promise<T>;
+
 /** UnitRenderOptions say for whom a unit renders: a cluster's values, and the keys of the unit's own source. */
 export interface UnitRenderOptions {
   cluster?: ClusterValues;
@@ -54,6 +68,8 @@ export interface UnitRenderOptions {
   keyring?: SopsKeyring;
   /** Fetches the Kustomize remote bases of the unit's source. @defaultValue none: a remote base fails its unit */
   remoteBases?: RemoteBaseFetcher;
+  /** Wraps the tool's run in the sandbox. @defaultValue none */
+  observe?: RenderObserver;
 }
 
 /** RenderedUnit is a unit's output: a YAML stream of Kubernetes objects. */
@@ -159,7 +175,7 @@ export class UnitRenderer {
     // nothing is written before every check passed.
     const [config, inputs] = await Promise.all([this.configOf(view, unit.folder), readInputTree(view, [unit.folder, ...unit.inputs], this.inputLimits)])
       .catch((error: unknown) => { throw located(error, unit, '', []); });
-    const run = { renderer, unit, config, ...options };
+    const run = { renderer, unit, config, revision: view.revision, ...options };
     // Decrypted files must be gone when the render returns: a unit with sops files gets a fresh tree.
     const kept = this.copies && !hasSopsFiles(inputs) ? await this.copies.checkout(`${unit.renderer}\0${unit.folder}`, inputs).catch((error: unknown) => { throw located(error, unit, '', []); }) : undefined;
     if (kept) {
@@ -185,8 +201,8 @@ export class UnitRenderer {
   }
 
   /** runRenderer decrypts the sops files of a written input tree under `work`, then runs the renderer there. */
-  private async runRenderer(run: { renderer: Renderer; unit: PlannedUnit; config: UnitConfig } & UnitRenderOptions, work: string, written: readonly WrittenFile[]): Promise<RenderedUnit> {
-    const { renderer, unit, config, cluster, keyring, remoteBases, capabilities } = run;
+  private async runRenderer(run: { renderer: Renderer; unit: PlannedUnit; config: UnitConfig; revision: string } & UnitRenderOptions, work: string, written: readonly WrittenFile[]): Promise<RenderedUnit> {
+    const { renderer, unit, config, cluster, keyring, remoteBases, capabilities, observe } = run;
     const root = join(work, 'repo');
     const scratch = join(work, 'scratch');
     let secrets: string[] = [];
@@ -195,13 +211,15 @@ export class UnitRenderer {
       if (encrypted.length > 0) {
         secrets = await decryptInPlace(encrypted, { sops: this.options.tools.sops, keyring, scratch, limits: this.limits, launcher: this.sandboxes() });
       }
-      const { text, stderr } = await renderer.render({
+      const tool = () => renderer.render({
         folder: unit.folder, marker: unit.marker, root, scratch, config, tools: this.options.tools, limits: this.limits, launcher: this.sandboxes(),
         ...(cluster ? { cluster } : {}),
         ...(remoteBases ? { remoteBases } : {}),
         inputFiles: written,
         ...(capabilities && renderer.readsCapabilities ? { capabilities } : {}),
       });
+      const toolRun = { tool: unit.renderer, folder: unit.folder, revision: run.revision, ...(cluster ? { cluster: cluster.name } : {}) };
+      const { text, stderr } = observe ? await observe(toolRun, tool) : await tool();
       if (encrypted.length > 0) refuseDecryptedOutsideSecrets(text, secrets, unit.folder);
       return { text, config, warnings: renderWarnings(stderr ?? '', (line) => scrubbed(line, work, secrets)), decrypted: encrypted.length > 0 };
     } catch (error) {

@@ -30,7 +30,7 @@ export function createOtelTracer(options: TracingOptions): Tracer {
     })],
   });
   const tracer = provider.getTracer('tidemark');
-  const open = (name: string, parent: Context, attributes: SpanAttributes | undefined): TraceSpan => new OtelSpan(tracer.startSpan(name, { attributes: defined(attributes) }, parent), open);
+  const open: Open = (name, parent, attributes, startTime) => new OtelSpan(tracer.startSpan(name, { attributes: defined(attributes), ...(startTime ? { startTime } : {}) }, parent), open);
   return {
     enabled: true,
     start: (name: string, start: StartSpanOptions = {}) => open(name, contextOf(start.parent), start.attributes),
@@ -41,7 +41,7 @@ export function createOtelTracer(options: TracingOptions): Tracer {
   };
 }
 
-type Open = (name: string, parent: Context, attributes: SpanAttributes | undefined) => TraceSpan;
+type Open = (name: string, parent: Context, attributes: SpanAttributes | undefined, startTime?: Date) => TraceSpan;
 
 class OtelSpan implements TraceSpan {
   readonly traceparent: string | undefined;
@@ -54,8 +54,8 @@ class OtelSpan implements TraceSpan {
     this.traceId = sampled ? context.traceId : undefined;
   }
 
-  child(name: string, attributes?: SpanAttributes): TraceSpan {
-    return this.open(name, trace.setSpan(ROOT_CONTEXT, this.span), attributes);
+  child(name: string, attributes?: SpanAttributes, startTime?: Date): TraceSpan {
+    return this.open(name, trace.setSpan(ROOT_CONTEXT, this.span), attributes, startTime);
   }
 
   set(attributes: SpanAttributes): void {

@@ -7,8 +7,8 @@ export interface TraceSpan {
   readonly traceparent: string | undefined;
   /** traceId is the trace this span belongs to; undefined when it is not recorded. */
   readonly traceId: string | undefined;
-  /** child starts a span under this one. */
-  child(name: string, attributes?: SpanAttributes): TraceSpan;
+  /** child starts a span under this one, now or at `startTime` (a wait that began before this process knew of it). */
+  child(name: string, attributes?: SpanAttributes, startTime?: Date): TraceSpan;
   set(attributes: SpanAttributes): void;
   /** fail marks the span failed with the error's code and its scrubbed, shortened message. */
   fail(error: unknown): void;
