@@ -1,4 +1,4 @@
-import { TerminalError, contentHash, isHealthRuleKey, isReadOnlyKey } from '@tidemark/contracts';
+import { TerminalError, contentHash, isHealthRuleKey, isReadOnlyKey, parseHook } from '@tidemark/contracts';
 import { compileHealthRuleObjects, type HealthRuleObject, type SourceHealthRules } from '@tidemark/kinds';
 import { buildRevisionOrdering, type OrderedObject, type RevisionOrdering } from '@tidemark/ordering';
 import type { GitSource } from '@tidemark/git-source';
@@ -8,7 +8,8 @@ import type { DesiredObject, DesiredStateReader } from '@tidemark/pipeline';
 /**
  * gitDesiredState reads desired objects from this process's own Git sources. An object that
  * placement does not send to the job's cluster is not desired there: the pipeline prunes it, and
- * so is every object of a retiring source (a Source object being deleted).
+ * so is every object of a retiring source (a Source object being deleted) but its pre-delete hooks,
+ * which run first (libs/pipeline's stage-pre-delete).
  */
 export function gitDesiredState(sources: ReadonlyMap<string, GitSource>, placement: PlacementCache, clusters: readonly ClusterTarget[], retiring: ReadonlySet<string> = new Set()): DesiredStateReader {
   const sourceOf = (source: string): GitSource => {
@@ -23,20 +24,23 @@ export function gitDesiredState(sources: ReadonlyMap<string, GitSource>, placeme
     admitRevision: (source, revision) => sourceOf(source).admitRevision(revision),
     async readObject(source, revision, objectKey, cluster): Promise<DesiredObject | undefined> {
       const gitSource = sourceOf(source);
-      // A deleted Source (seen in the management cluster, held by its finalizer) declares nothing any more.
-      if (retiring.has(source)) return undefined;
       const found = await gitSource.readObject(revision, objectKey, cluster);
       if (!found) return undefined;
+      // A deleted Source (seen in the management cluster, held by its finalizer) declares only its pre-delete hooks, to run them.
+      const retiringHook = retiring.has(source) && parseHook(found.object).hook?.phase === 'pre-delete';
+      if (retiring.has(source) && !retiringHook) return undefined;
       const rules = await placement.rules(source, gitSource, revision);
       if (!rules.targets(found.object, found.path, clusters).includes(cluster)) return undefined;
-      return { object: found.object, path: found.path, line: found.line, ...(found.unit ? { unit: found.unit } : {}) };
+      return { object: found.object, path: found.path, line: found.line, ...(found.unit ? { unit: found.unit } : {}), ...(retiringHook ? { retiring: true } : {}) };
     },
+    retiring: (source) => retiring.has(source),
     // The ServiceAccount of the Placement rule that places a file or unit folder (runConnections decides whether it counts).
     async identityAt(source, revision, path) {
       return (await placement.rules(source, sourceOf(source), revision)).identityFor(path);
     },
     orderingAt(source, revision, cluster) {
-      const key = `${source}@${revision}@${cluster}`;
+      // A retiring source's revision orders its pre-delete hooks only: another graph, under another key.
+      const key = `${source}@${revision}@${cluster}${retiring.has(source) ? '@retiring' : ''}`;
       let ordering = orderings.get(key);
       if (!ordering) {
         ordering = readOrdering(source, revision, cluster);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseHook, type KubernetesManifest } from '@tidemark/contracts';
 import { buildRevisionOrdering, type OrderedObject } from './revision-ordering';
+import { preDeleteRun } from './hook-ordering';
 
 function entry(kind: string, name: string, annotations: Record<string, string> = {}, specHash = `hash-${name}`): OrderedObject {
   const group = kind === 'Job' ? 'batch' : kind === 'Deployment' ? 'apps' : 'core';
@@ -68,6 +69,20 @@ describe('hook ordering', () => {
     expect(ordering.nodes.get('batch/Job/app/heavy')!.problems[0]).toMatch(/helm.sh\/hook-weight: "ten" is not a hook weight/);
     expect(ordering.nodes.get('batch/Job/app/cleanup')!.skippedHook).toMatch(/post-delete has no moment in Tidemark/);
     expect(ordering.nodes.get('apps/Deployment/app/web')!.dependencies).toEqual([]);
+  });
+});
+
+describe('preDeleteRun', () => {
+  it('gives a pre-delete hook a run of its own when its source is deleted, the same in every process, waiting for nothing', () => {
+    const objects = [entry('ConfigMap', 'settings'), entry('Job', 'backup', { 'tidemark.dev/hook': 'pre-delete' })];
+    const listed = buildRevisionOrdering('shop', objects).nodes.get('batch/Job/app/backup')!;
+    expect(listed.dependencies).toEqual([]);
+    const run = preDeleteRun(listed.hook!);
+    expect(run.hook).toEqual(listed.hook!.hook);
+    expect(run.runId).toMatch(/^[0-9a-f]{10}$/);
+    expect(run.runId).not.toBe(listed.hook!.runId);
+    expect(run.specHash).not.toBe(listed.hook!.specHash);
+    expect(preDeleteRun(buildRevisionOrdering('shop', objects).nodes.get('batch/Job/app/backup')!.hook!)).toEqual(run);
   });
 });
 

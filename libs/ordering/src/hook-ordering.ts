@@ -33,12 +33,21 @@ export function hookSpecHash(specHash: string, runId: string): string {
 }
 
 /**
+ * preDeleteRun is a pre-delete hook's run when its source is being deleted: a run id of its own,
+ * so it is never mistaken for the hook's listing while the source lived, nor for an earlier run.
+ */
+export function preDeleteRun(run: HookRun): HookRun {
+  const runId = contentHash({ preDelete: run.runId }).slice(0, runIdLength);
+  return { hook: run.hook, runId, specHash: hookSpecHash(run.specHash, runId) };
+}
+
+/**
  * addHookDependencies orders a revision around its hooks: pre-apply hooks run by weight (each
  * weight waits for the weight below it), every object that is not a hook waits for all of them
  * (Namespaces and CRDs excepted: hooks need them), and post-apply hooks wait for every such
  * object, then by weight among themselves. An apply-failed hook waits for nothing; it watches
  * those objects and hooks (hookWatches) and the pipeline runs it when one fails. pre-delete hooks are
- * ordered by nothing here.
+ * ordered by nothing here: they run only when their source is deleted (the pipeline's stage-pre-delete).
  */
 export function addHookDependencies(nodes: ReadonlyMap<string, OrderingNode>, hooks: HookReadings, specHashes: ReadonlyMap<string, string>): void {
   const phase = (name: Hook['phase']) => [...nodes.values()].filter((node) => hooks.get(node.objectKey)?.run?.hook.phase === name);

@@ -9,6 +9,6 @@ export { dependsOnAnnotation } from './dependency-ref';
 export { syncWaveAnnotation } from './sync-wave';
 export { buildRevisionOrdering, describeCycle, type Dependency, type DependencyReason, type OrderedObject, type OrderingNode, type RevisionOrdering } from './revision-ordering';
 export { objectToken, crdToken } from './wait-token';
-export { hookSpecHash, type HookRun } from './hook-ordering';
+export { hookSpecHash, preDeleteRun, type HookRun } from './hook-ordering';
 export { DependencyWaits, type DependencyWaiter, type DependencyWaitsOptions } from './dependency-waits';
 export { healthTimeoutAnnotation, parseHealthTimeout, formatDuration } from './health-timeout';

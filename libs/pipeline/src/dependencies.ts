@@ -18,6 +18,8 @@ export interface DesiredObject {
   line?: number;
   /** Set for a rendered object: the renderer and the unit's folder (its provenance, with the source and revision). */
   unit?: RenderUnitRef;
+  /** Set for a pre-delete hook of a source being deleted: the one kind of object such a source still declares, to run it. */
+  retiring?: boolean;
 }
 
 /**
@@ -49,6 +51,12 @@ export interface DesiredStateReader {
    * revision (the refused ones with why). Without it, only the configured and built-in rules judge.
    */
   healthRulesAt?(source: string, revision: string): Promise<SourceHealthRules | undefined>;
+  /**
+   * retiring: the source is being deleted (a Source object with its finalizer, pruning). It then
+   * declares only its pre-delete hooks (marked `retiring`), and its other objects wait for them
+   * before they are pruned. Without it, no source is retiring and pre-delete hooks never run.
+   */
+  retiring?(source: string): boolean;
 }
 
 /** PlacedIdentity is the ServiceAccount a Placement rule names for the objects it places, and the rule (for messages). */

@@ -4,6 +4,7 @@ import type { PipelineDependencies } from './dependencies';
 import { isDeleted, type FetchResult, type ReconcileRun } from './run';
 import { fetchStage } from './stage-fetch';
 import { deletionStage } from './stage-deletion';
+import { preDeleteStage } from './stage-pre-delete';
 import { orderStage, readOrdering } from './stage-order';
 import { validateStage } from './stage-validate';
 import { featuresStage } from './stage-features';
@@ -113,6 +114,7 @@ async function runStages(run: ReconcileRun, deps: PipelineDependencies, signal?:
   if (fetched.action === 'skip') return undefined;
   await freezeCheck(run, deps);
   await preventionCheck(run, deps);
+  await preDeleteStage(run, deps);
   run.deletion = await deletionStage(run, deps);
   if (isDeleted(run) || !run.desired) {
     if (run.live && deps.driftPrevention) deps.driftPrevention.mayRelease(run.job.cluster);

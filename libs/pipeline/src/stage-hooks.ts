@@ -9,6 +9,7 @@ import type { PipelineDependencies } from './dependencies';
 import type { HookState, ReconcileRun } from './run';
 import type { AppliedObjects } from './stage-results';
 import { pruneLiveObject } from './prune';
+import { preDeleteRunOf } from './stage-pre-delete';
 
 export type { HookState } from './run';
 
@@ -29,15 +30,17 @@ export async function readHookRun(run: ReconcileRun, deps: PipelineDependencies,
   const reading = parseHook(run.desired.object);
   if (reading.problem) throw new TerminalError('InvalidHook', `${run.desired.path}: ${describeObject(run.ref)}: ${reading.problem} Fix it in Git.`);
   // Without ordering (no revision to read it from), the run is the revision's.
-  const hookRun = found?.hook ?? { hook: reading.hook!, runId: run.job.revision.slice(0, 10), specHash: `${run.specHash}@${run.job.revision}` };
+  const listed = found?.hook ?? { hook: reading.hook!, runId: run.job.revision.slice(0, 10), specHash: `${run.specHash}@${run.job.revision}` };
+  // A pre-delete hook of a source being deleted: its run, after the lower weights' (stage-pre-delete).
+  const hookRun = run.desired.retiring && listed.hook.phase === 'pre-delete' ? await preDeleteRunOf(run, deps, listed) : listed;
   run.specHash = hookRun.specHash;
   return phaseGate(run, deps, found, { run: hookRun, name: hookRunName(run.object.metadata.name, hookRun.runId) });
 }
 
-/** phaseGate: a pre-delete hook is not run yet; an apply-failed hook runs only after a failure; a run that ended keeps its verdict. */
+/** phaseGate: a pre-delete hook runs only when its source is deleted; an apply-failed hook runs only after a failure; a run that ended keeps its verdict. */
 async function phaseGate(run: ReconcileRun, deps: PipelineDependencies, found: OrderingNode | undefined, state: HookState): Promise<HookState> {
   const hookRun = state.run!;
-  if (hookRun.hook.phase === 'pre-delete') return { ...state, verdict: { status: 'Ready', message: `${describeObject(run.ref)} is a pre-delete hook: it is listed in previews, and not run yet; Tidemark runs pre-apply, post-apply and apply-failed hooks.` } };
+  if (hookRun.hook.phase === 'pre-delete' && !run.desired?.retiring) return { ...state, verdict: { status: 'Ready', message: `${describeObject(run.ref)} is a pre-delete hook: it runs when its Source is deleted, before anything of it is pruned.` } };
   if (hookRun.hook.phase === 'apply-failed') {
     const failed = await applyFailedGate(run, deps, found);
     if (!failed) return { ...state, verdict: { status: 'Ready', message: `The apply of revision ${run.job.revision.slice(0, 12)} succeeded; apply-failed hook ${describeObject(run.ref)} did not run.` } };
