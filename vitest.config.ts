@@ -17,7 +17,7 @@ export default defineConfig({
       include: ['libs/*/src/**/*.ts', 'apps/*/src/**/*.ts'],
       exclude: ['**/*.test.ts', 'libs/testing/**', '**/index.ts'],
       reporter: ['text-summary'],
-      thresholds: { statements: 38, branches: 36, functions: 37, lines: 40 },
+      thresholds: { statements: 37, branches: 35, functions: 36, lines: 39 },
     },
     projects: [
       {
