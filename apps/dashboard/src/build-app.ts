@@ -30,7 +30,7 @@ import type { PreviewQueue } from '@tidemark/queue';
 import { Actions } from './view/actions';
 import { DashboardData, type QueueAccess } from './view/dashboard-data';
 import { StatusCache } from './view/status-cache';
-import type { RedisClient } from '@tidemark/contracts';
+import { writeSyncWindowPass, type RedisClient } from '@tidemark/contracts';
 import type { ClusterConnection } from '@tidemark/cluster';
 import { WorkloadActions } from './workloads/workload-actions';
 import { workloadRoutes } from './workloads/workload-routes';
@@ -120,7 +120,7 @@ export async function buildDashboard(deps: DashboardDeps): Promise<FastifyInstan
     cache, store: deps.statusStore, queues: deps.queues, redis: deps.redis,
     clusters: deps.clusters ?? [], sources: deps.sources ?? [],
   });
-  const actions = new Actions(deps.statusStore, deps.queues);
+  const actions = new Actions(deps.statusStore, deps.queues, (cluster, objectKey, by) => writeSyncWindowPass(deps.redis, deps.statusStore.keys, cluster, objectKey, { by, at: new Date().toISOString() }));
   const sourceActions = new SourceActions(data, deps.redis, deps.statusStore.keys);
   const tokens = new TokenIndex(deps.auth.tokens);
   const sessions = new SessionStore({ redis: deps.redis, keys: deps.statusStore.keys, tokens, secret: deps.auth.sessionSecret, lifetimeMs: deps.auth.sessionLifetimeMs });

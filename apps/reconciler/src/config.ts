@@ -13,6 +13,8 @@ import { SourceObjectsInput, sourceObjectsConfig, type SourceObjectsConfig } fro
 import { NotificationsInput, notificationsConfig, type NotificationsConfig } from './notifications-config';
 import { messageOf } from '@tidemark/contracts';
 import { TracingInput, tracingConfig, type TracingConfig } from './tracing-config';
+import { SyncWindowsInput, syncWindowsConfig } from './sync-windows-config';
+import type { SyncWindow } from '@tidemark/placement';
 
 /** ConfigError is a mistake in the configuration; its message names the file and field. */
 export class ConfigError extends Error {
@@ -150,6 +152,8 @@ const ConfigInput = Type.Object({
   gitHosts: Type.Optional(GitHostsInput),
   notifications: Type.Optional(NotificationsInput),
   tracing: Type.Optional(TracingInput),
+  syncWindows: Type.Optional(SyncWindowsInput),
+  syncWindowRecheckMs: Type.Optional(Type.Integer({ minimum: 1_000 })),
 }, { additionalProperties: false });
 type ConfigInput = Static<typeof ConfigInput>;
 
@@ -224,6 +228,10 @@ export interface ReconcilerConfig {
   readonly notifications: NotificationsConfig;
   /** OTLP export of traces from webhook to Ready. @defaultValue undefined: off, no SDK loaded */
   readonly tracing: TracingConfig;
+  /** Allow and deny windows for writes to clusters, compiled (docs/sync-windows.md). @defaultValue none: writes go at any time */
+  readonly syncWindows: readonly SyncWindow[];
+  /** How soon an object a sync window holds looks again at most (sooner when the window ends sooner). @defaultValue 300_000 */
+  readonly syncWindowRecheckMs: number;
 }
 
 /**
@@ -302,6 +310,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, path = env.TIDE
       clusters, base, invalid: (field, message) => new ConfigError(`${where(field)}: ${message}`),
     }),
     notifications: notificationsConfig(input.notifications, { readSecret: (ref, field) => readSecret(ref, where(field), base, env), clusters, invalid: (field, message) => new ConfigError(`${where(field)}: ${message}`) }),
+    syncWindows: syncWindowsConfig(input.syncWindows, where, (message) => new ConfigError(message)),
+    syncWindowRecheckMs: input.syncWindowRecheckMs ?? 300_000,
     tracing: tracingConfig(input.tracing, { role, readSecret: (ref, field) => readSecret(ref, where(field), base, env), invalid: (field, message) => new ConfigError(`${where(field)}: ${message}`) }),
   });
 }

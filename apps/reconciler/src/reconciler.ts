@@ -1,7 +1,7 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { TerminalError, claimRedisSchema, readClusterFreeze, readSourceStatus, RecordKeys, redisSchemaVersion, messageOf, type ReconcileJob, type ReconcileOutcome } from '@tidemark/contracts';
+import { TerminalError, claimRedisSchema, readClusterFreeze, readSourceStatus, takeSyncWindowPass, RecordKeys, redisSchemaVersion, messageOf, type ReconcileJob, type ReconcileOutcome } from '@tidemark/contracts';
 import { fileCredentials, GitSource, type GitSourceOptions, type SourceSpec, type UnitRendering } from '@tidemark/git-source';
 import { compileHealthRules, createDefaultRegistry, withHealthRules } from '@tidemark/kinds';
 import { PlacementCache } from '@tidemark/placement';
@@ -35,6 +35,7 @@ import { startCommitStatuses } from './commit-statuses';
 import { startNotifications } from './notifications';
 import { previewComments } from './preview-comments';
 import type { PushPathMark } from './push-path-marks';
+import { startSyncWindowMonitor, windowDependencies } from './sync-window-monitor';
 
 /** RunningReconciler is a started reconciler; stop undoes start, in reverse order. */
 export interface RunningReconciler {
@@ -48,6 +49,8 @@ export interface RunningReconciler {
 export interface StartReconcilerOptions {
   /** Told when a push passes each point of its path (see PushPathStage). @defaultValue none */
   mark?: PushPathMark;
+  /** The time sync windows are judged at, for tests that move it instead of waiting. @defaultValue the system clock */
+  clock?: () => Date;
 }
 
 /**
@@ -61,7 +64,7 @@ export async function startReconciler(config: ReconcilerConfig, log: Logger, opt
     for (const undo of stops.reverse()) await Promise.resolve(undo()).catch((error: unknown) => log.warn({ err: String(error) }, 'stop step failed'));
   };
   try {
-    const running = await wire(config, log, stops, options.mark ?? noMark);
+    const running = await wire(config, log, stops, options.mark ?? noMark, options.clock);
     return { ...running, stop };
   } catch (error) {
     await stop();
@@ -69,7 +72,7 @@ export async function startReconciler(config: ReconcilerConfig, log: Logger, opt
   }
 }
 
-async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise<void> | void)[], mark: PushPathMark): Promise<Omit<RunningReconciler, 'stop'>> {
+async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise<void> | void)[], mark: PushPathMark, clock?: () => Date): Promise<Omit<RunningReconciler, 'stop'>> {
   // A URL, a Sentinel group or a Redis Cluster; on a cluster every key carries the hash tag {prefix}.
   const connection = redisConnectionFor(config.redis);
   const hashTag = needsHashTag(config.redis);
@@ -195,9 +198,11 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
       pruneHolds: new PruneHolds(redis, recordPrefix),
       // Read at every run: an operator's freeze stops the next write to the cluster.
       freezeOf: (cluster) => readClusterFreeze(redis, statusStore.keys, cluster),
+      // The operator's windows from tidemark.yaml, judged at every run; an operator's reconcile passes one that allows manual syncs.
+      ...windowDependencies({ windows: config.syncWindows, clusters: clusterTargets, clock }, (cluster, objectKey) => takeSyncWindowPass(redis, statusStore.keys, cluster, objectKey)),
       ordering: waits,
       // Records from before this start get a full run first: this release or config may render differently.
-      options: { resyncIntervalMs: config.resyncIntervalMs, fullCheckIntervalMs: config.fullCheckIntervalMs, fullCheckAfter: new Date(), dependencyRecheckMs: config.dependencyRecheckMs, progressingRequeueMs: config.progressingRequeueMs, healthTimeoutMs: config.objectHealth.timeoutMs, builtinCrdSources: builtinCrdSources(config) },
+      options: { syncWindowRecheckMs: config.syncWindowRecheckMs, resyncIntervalMs: config.resyncIntervalMs, fullCheckIntervalMs: config.fullCheckIntervalMs, fullCheckAfter: new Date(), dependencyRecheckMs: config.dependencyRecheckMs, progressingRequeueMs: config.progressingRequeueMs, healthTimeoutMs: config.objectHealth.timeoutMs, builtinCrdSources: builtinCrdSources(config) },
     };
     const secret = config.conversionWebhook.secret;
     const store = secret ? new SecretCertificateStore(connectionOf(clusters.main, secret.cluster), secret.namespace, secret.name) : undefined;
@@ -255,6 +260,14 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
       },
     });
     stops.push(() => health.stop());
+    // Time held per cluster for the metric, and a wake-up the moment a window lets go.
+    const windows = startSyncWindowMonitor({
+      windows: config.syncWindows, clusters: clusterTargets, clock, log,
+      intervalMs: Math.min(10_000, config.syncWindowRecheckMs),
+      onLook: (cluster, held, seconds) => metrics.syncWindowHeld(cluster, held, seconds),
+      onOpened: (cluster) => requeueCluster(cluster, { redis, statusStore, queues }),
+    });
+    stops.push(() => windows.stop());
     // An hour of queue depth, run durations and failing objects per cluster, for the dashboard's sparklines.
     const series = startClusterSeries({ queues, redis, keys: statusStore.keys, log });
     stops.push(() => series.stop());

@@ -39,6 +39,8 @@ export const Reason = {
   Suspended: 'Suspended',
   /** An operator froze the object's cluster: nothing is written to it until the freeze is lifted. */
   ClusterFrozen: 'ClusterFrozen',
+  /** A sync window holds the object's cluster (a deny window is open, or no allow window is): nothing is written until it opens. */
+  SyncWindowClosed: 'SyncWindowClosed',
   DriftDetected: 'DriftDetected',
   NoDrift: 'NoDrift',
   KindNotServed: 'KindNotServed',

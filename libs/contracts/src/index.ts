@@ -36,6 +36,7 @@ export { ownerAnnotation, ownerLabel, ownerLabelValue, formatOwner, ownerOf, app
 export { RecordKeys } from './records/record-keys';
 export { readSourceStatus, parseSourceStatus, readSourceCommits, keptProblems, keptWarnings, keptWarningLength, keptCommits, sourceSuspendedField, type SourceStatus, type SourceProblem, type SourceCommit } from './records/source-status';
 export { readClusterHealth, writeClusterHealth, parseClusterHealth, unknownClusterHealth, type ClusterHealth } from './records/cluster-health';
+export { writeSyncWindowPass, takeSyncWindowPass, syncWindowPassSeconds, type SyncWindowPass } from './records/sync-window-pass';
 export { readClusterFreeze, writeClusterFreeze, liftClusterFreeze, parseClusterFreeze, describeFreeze, maxFreezeReasonLength, type ClusterFreeze } from './records/cluster-freeze';
 export { parseStatusChange, parseStatusSync, type StatusChange, type StatusSync } from './records/status-change';
 export { parseTreeChange, type TreeChange } from './records/tree-change';

@@ -1,5 +1,5 @@
 import type { ClusterConnection, ObjectCache } from '@tidemark/cluster';
-import type { ClusterFreeze, KubernetesManifest, Logger, RenderUnitRef } from '@tidemark/contracts';
+import type { ClusterFreeze, KubernetesManifest, Logger, RenderUnitRef, SyncWindowPass } from '@tidemark/contracts';
 import type { HealthRule, KindRegistry, SourceHealthRules } from '@tidemark/kinds';
 import type { PruneHolds, StatusStore } from '@tidemark/status-store';
 import type { DriftPolicy, DriftRules } from '@tidemark/drift';
@@ -9,6 +9,7 @@ import type { PipelineObserver } from './observer';
 import type { PruneGuard } from './prune-guards';
 import type { SourceTenancy } from './source-tenancy';
 import type { DriftPreventionKeeper } from './drift-prevention';
+import type { WindowHold } from './window-check';
 
 /** DesiredObject is an object as Git declares it at one revision. */
 export interface DesiredObject {
@@ -141,6 +142,8 @@ export interface PipelineOptions {
   healthTimeoutMs?: number;
   /** How soon an object of a frozen cluster looks again by itself: the safety net behind the wake-up that lifting the freeze sends. @defaultValue 60_000 */
   frozenRecheckMs?: number;
+  /** How soon an object a sync window holds looks again at most; sooner when the window ends sooner. @defaultValue 300_000 */
+  syncWindowRecheckMs?: number;
 }
 
 /** PipelineDependencies are everything reconcile talks to, handed in by the reconciler app. */
@@ -181,6 +184,13 @@ export interface PipelineDependencies {
    * cluster. Without it, no cluster is ever frozen.
    */
   freezeOf?(cluster: string): Promise<ClusterFreeze | undefined>;
+  /**
+   * syncWindowOf is the sync window holding a cluster for a source now, undefined when writes may
+   * go; read before the run's first write, after the freeze. Without it, no window ever holds.
+   */
+  syncWindowOf?(cluster: string, source: string): WindowHold | undefined;
+  /** takeWindowPass takes (reads and deletes) an operator's pass for the object (takeSyncWindowPass); without it, no manual sync passes a window. */
+  takeWindowPass?(cluster: string, objectKey: string): Promise<SyncWindowPass | undefined>;
   /**
    * driftPolicyFor is a source's default drift policy (its spec.driftPolicy): an object's
    * annotation and its kind's default win over it. @defaultValue heal

@@ -45,6 +45,8 @@ const codeReasons: Record<string, string> = {
   CommitNotVerified: 'CommitNotVerified',
   ClusterFrozen: Reason.ClusterFrozen,
   FreezeUnknown: 'FreezeUnknown',
+  SyncWindowClosed: Reason.SyncWindowClosed,
+  SyncWindowUnknown: 'SyncWindowUnknown',
 };
 
 /** reasonFor is the Ready=False reason of a failure in a stage; some failure codes are more specific. */

@@ -31,6 +31,7 @@ import { wakeDependents } from './ordering/wake-dependents';
 import { isStaleCacheSymptom } from './cached-reads';
 import { resyncUnchanged } from './unchanged-resync';
 import { freezeCheck } from './freeze-check';
+import { windowCheck } from './window-check';
 import { preventionCheck } from './prevention-check';
 import { startRunSpan, traceHealthWait, traced, tracedSync } from './run-trace';
 
@@ -113,6 +114,7 @@ async function runStages(run: ReconcileRun, deps: PipelineDependencies, signal?:
   signal?.throwIfAborted();
   if (fetched.action === 'skip') return undefined;
   await freezeCheck(run, deps);
+  await windowCheck(run, deps);
   await preventionCheck(run, deps);
   await preDeleteStage(run, deps);
   run.deletion = await deletionStage(run, deps);

@@ -4,6 +4,7 @@ import type { PipelineDependencies } from './dependencies';
 import { isStalledAgain, type ReconcileRun } from './run';
 import { reasonFor } from './failure';
 import { isFreezeFailure } from './freeze-check';
+import { isWindowFailure } from './window-check';
 import { recordEvents } from './events';
 import { desiredPlace } from './desired-place';
 import { unreadySince } from './health-timeout';
@@ -15,8 +16,8 @@ import { keptDependencyEdges } from './ordering/dependency-edges';
  * status store record is finalizeStatus's (failureRecord).
  */
 export async function reportFailure(run: ReconcileRun, deps: PipelineDependencies, failure: ReconcileFailure): Promise<void> {
-  // Stalled again with an unchanged spec: the cluster was told the first time. A frozen cluster is told nothing.
-  if (isStalledAgain(run) || isFreezeFailure(failure)) return;
+  // Stalled again with an unchanged spec: the cluster was told the first time. A frozen cluster, or one a sync window holds, is told nothing.
+  if (isStalledAgain(run) || isFreezeFailure(failure) || isWindowFailure(failure)) return;
   const reason = reasonFor(run.stage, failure);
   const conditions = failureConditions(run, failure, reason, deps.now?.() ?? new Date());
   if (run.plugin && run.live && !run.live.metadata.deletionTimestamp) {

@@ -1,6 +1,7 @@
 // Owns: which clusters an object goes to: Placement objects in Git, label selectors, and the
-//   cluster-selector annotation. Pure rules plus a per-revision cache.
-// Entry points: PlacementRules, PlacementCache, rulesAt.
+//   cluster-selector annotation. Pure rules plus a per-revision cache. Sync windows: when writes may
+//   go to a cluster (allow and deny windows by cron, duration and time zone), a pure verdict.
+// Entry points: PlacementRules, PlacementCache, rulesAt; compileSyncWindow, syncWindowHold.
 // Records: none.
 // May import: @tidemark/contracts.
 
@@ -8,3 +9,5 @@ export { PlacementRules, isPlacementObject, placementApiVersion, placementKind, 
 export { type PlacedIdentity, type RuleServiceAccount } from './rule-identity';
 export { SelectorError, type LabelSelector, type Requirement } from './label-selector';
 export { rulesAt, PlacementCache, isPlacementKey, type PlacementSource } from './source-placement';
+export { compileSyncWindow, SyncWindowError, type SyncWindow, type SyncWindowInput } from './sync-windows/sync-window';
+export { syncWindowHold, type SyncWindowHold, type ClusterOfWindow } from './sync-windows/window-verdict';

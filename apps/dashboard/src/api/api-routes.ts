@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { SourceName } from '@tidemark/contracts';
+import type { TokenScope } from '../auth/token-scope';
 import { requireOperator } from '../auth/authenticate';
 import type { Actions } from '../view/actions';
 import type { SourceActions } from '../view/source-actions';
@@ -95,13 +96,13 @@ const actionSchema = (summary: string) => ({
 
 function registerActions(app: FastifyInstance, actions: Actions): void {
   const verbs = {
-    reconcile: { summary: 'Reconcile now, at the revision last attempted.', run: actions.reconcileNow.bind(actions) },
+    reconcile: { summary: 'Reconcile now, at the revision last attempted; passes a sync window that allows manual syncs.', run: (cluster: string, key: string, scope?: TokenScope, by?: string) => actions.reconcileNow(cluster, key, scope, by) },
     suspend: { summary: 'Suspend: the pipeline skips the object until resumed.', run: actions.suspend.bind(actions) },
     resume: { summary: 'Resume and reconcile now.', run: actions.resume.bind(actions) },
   };
   for (const [verb, { summary, run }] of Object.entries(verbs)) {
     app.post<{ Params: ObjectKeyParams }>(`/objects/:cluster/:group/:kind/:namespace/:name/${verb}`, { schema: actionSchema(summary), preHandler: requireOperator },
-      async (request) => run(request.params.cluster, objectKeyOf(request.params), request.principal?.scope));
+      async (request) => run(request.params.cluster, objectKeyOf(request.params), request.principal?.scope, request.principal?.name ?? 'unknown'));
   }
   app.post<{ Params: { cluster: string }; Querystring: { objectKey?: string } }>('/queue/:cluster/retry', {
     schema: {

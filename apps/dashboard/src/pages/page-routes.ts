@@ -155,7 +155,7 @@ function registerFormActions(app: FastifyInstance, actions: Actions): void {
   for (const [verb, run] of Object.entries(verbs)) {
     app.post<{ Params: ObjectKeyParams }>(`/objects/:cluster/:group/:kind/:namespace/:name/${verb}`, { schema: { hide: true, params: ObjectKeyParams, body: FormBody }, preHandler: requireOperator }, async (request, reply) => {
       const key = objectKeyOf(request.params);
-      const result = await run.call(actions, request.params.cluster, key, request.principal?.scope);
+      const result = await run.call(actions, request.params.cluster, key, request.principal?.scope, request.principal?.name ?? 'unknown');
       return reply.redirect(`/objects/${objectPath(request.params.cluster, key)}?notice=${noticeFor(verb, result)}`, 303);
     });
   }

@@ -10,14 +10,20 @@ import { clusterInScope, inScope, type TokenScope } from '../auth/token-scope';
  * token that it is in the scope (outside it, the object is as unknown as one that does not exist).
  */
 export class Actions {
-  constructor(private readonly store: StatusStore, private readonly queues: QueueAccess) {}
+  /** @param leavePass records an operator's pass through a sync window that allows manual syncs (writeSyncWindowPass); without it, none is left. */
+  constructor(private readonly store: StatusStore, private readonly queues: QueueAccess, private readonly leavePass?: (cluster: string, objectKey: string, by: string) => Promise<void>) {}
 
-  /** reconcileNow queues a manual run at the revision last attempted, from the same source. */
-  async reconcileNow(cluster: string, objectKey: string, scope?: TokenScope): Promise<ActionResult> {
+  /**
+   * reconcileNow queues a manual run at the revision last attempted, from the same source. Asked
+   * by a person (`by`: the route's principal, the request is audited), it first leaves a pass, so
+   * the run goes through a sync window that allows manual syncs.
+   */
+  async reconcileNow(cluster: string, objectKey: string, scope?: TokenScope, by?: string): Promise<ActionResult> {
     const status = await this.store.get(cluster, objectKey);
     if (!status || !inScope(scope, status)) throw notFound(`${objectKey} on cluster ${cluster}`);
     const revision = status.lastAttemptedRevision ?? status.lastAppliedRevision;
     if (!revision) throw new DashboardError(ErrorCode.NoRevision, 409, `${objectKey} has no revision yet; it is reconciled once its source is polled.`);
+    if (by !== undefined && this.leavePass) await this.leavePass(cluster, objectKey, by);
     const result = await queueCall(() => this.queues.enqueue({ source: status.source, revision, cluster, objectKey, reason: 'manual' }));
     return { action: 'reconcile', cluster, objectKey, queue: result.status };
   }

@@ -87,6 +87,12 @@ export class ReconcilerMetrics {
     this.set.gitHostPosts.inc({ provider, result: ok ? 'ok' : 'failed' });
   }
 
+  /** syncWindowHeld records one look at a cluster's sync windows: whether they hold it, and for how long since the last look. */
+  syncWindowHeld(cluster: string, held: boolean, seconds: number): void {
+    this.set.syncWindowHolding.set({ cluster }, held ? 1 : 0);
+    if (held && seconds > 0) this.set.syncWindowHeldSeconds.inc({ cluster }, seconds);
+  }
+
   /** renderSandbox records whether renderers run isolated (tidemark_render_sandbox_isolated 1) or not (0). */
   renderSandbox(isolated: boolean): void {
     this.set.renderSandboxIsolated.set(isolated ? 1 : 0);

@@ -26,6 +26,11 @@ export class RecordKeys {
     return `${this.prefix}:cluster-freeze:${cluster}`;
   }
 
+  /** syncWindowPass is the JSON of an operator's pass for one object through a sync window that allows manual syncs (SyncWindowPass). */
+  syncWindowPass(cluster: string, objectKey: string): string {
+    return `${this.prefix}:window-pass:${cluster}:${objectKey}`;
+  }
+
   /** objectStatus is the hash objectKey → ObjectStatus JSON of one cluster. */
   objectStatus(cluster: string): string {
     return `${this.prefix}:status:${cluster}`;
