@@ -118,6 +118,10 @@ describe('a deny window on prod', () => {
       expect(ready?.reason).toBe('SyncWindowClosed');
       expect(ready?.message).toContain('Sync window: deny window "office" until 16:00 Europe/Berlin. Nothing from source apps is applied or pruned on cluster prod');
     }
+    // The dashboard's object page says why it waits.
+    const page = await dashboard.inject({ method: 'GET', url: `/objects/prod/core/ConfigMap/${namespace}/web`, headers: { authorization: `Bearer ${operator}` } });
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toMatch(/SyncWindowClosed[\s\S]*deny window (&quot;|&#34;|")office(&quot;|&#34;|") until 16:00 Europe\/Berlin/);
     // Held runs look again every second: a few of them leave prod as it was.
     await new Promise((resolve) => setTimeout(resolve, 5_000));
     expect(await levelOn('prod', 'web')).toBe('by-hand');

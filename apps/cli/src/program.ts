@@ -109,7 +109,7 @@ export function buildProgram(io: CliIo, ended: (code: ExitCode) => void): Comman
     }));
 
   const verbs: Record<ObjectVerb, string> = {
-    reconcile: 'Reconcile an object now, at the revision last attempted.',
+    reconcile: 'Reconcile an object now, at the revision last attempted; passes a sync window that allows manual syncs.',
     suspend: 'Suspend an object: Tidemark leaves it alone until it is resumed.',
     resume: 'Resume a suspended object and reconcile it now.',
   };
