@@ -9,7 +9,16 @@ import type { PipelineObserver } from './observer';
 import type { PruneGuard } from './prune-guards';
 import type { SourceTenancy } from './source-tenancy';
 import type { DriftPreventionKeeper } from './drift-prevention';
-import type { WindowHold } from './window-check';
+
+/** WindowHold is what the pipeline reads of a sync window that holds a cluster for a source (the app computes it with libs/placement's syncWindowHold). */
+export interface WindowHold {
+  /** `deny window "weekend" until 16:00 Europe/Berlin`: shown on every object it holds. */
+  readonly description: string;
+  /** Whether an operator's reconcile may pass it. */
+  readonly manualSync: boolean;
+  /** How long until it may let writes go; undefined when the windows do not say. */
+  readonly opensInMs: number | undefined;
+}
 
 /** DesiredObject is an object as Git declares it at one revision. */
 export interface DesiredObject {

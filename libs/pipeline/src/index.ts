@@ -13,7 +13,7 @@ export { unchangedJobs } from './unchanged-resync';
 export type { PipelineDependencies, PipelineOptions, DesiredObject, DesiredStateReader, PlacedIdentity, DependencyWaitRegistry, Declaration, DeclarationIndex } from './dependencies';
 export { cleanupFinalizer, pruneEmptyAnnotation } from './tracking';
 export type { SourceTenancy } from './source-tenancy';
-export type { WindowHold } from './window-check';
+export type { WindowHold } from './dependencies';
 export type { AllowList } from './allow-list';
 export type { PipelineObserver, ReconcileObservation, ReconcileResult } from './observer';
 export { renderForPreview, type PreviewRenderInput, type PreviewRenderDependencies, type PreviewRendered } from './preview-render';

@@ -2,16 +2,6 @@ import { messageOf, NotReadyError, Reason, TransientError, type SyncWindowPass }
 import type { PipelineDependencies } from './dependencies';
 import type { ReconcileRun } from './run';
 
-/** WindowHold is what the pipeline reads of a sync window that holds a cluster for a source (the app computes it with libs/placement's syncWindowHold). */
-export interface WindowHold {
-  /** `deny window "weekend" until 16:00 Europe/Berlin`: shown on every object it holds. */
-  readonly description: string;
-  /** Whether an operator's reconcile may pass it. */
-  readonly manualSync: boolean;
-  /** How long until it may let writes go; undefined when the windows do not say. */
-  readonly opensInMs: number | undefined;
-}
-
 /**
  * windowCheck stops a run before its first write when a sync window holds the cluster for the
  * run's source, as freezeCheck does for a freeze: nothing is applied or pruned, no /status or

@@ -22,21 +22,23 @@ export async function writeSyncWindowPass(redis: RedisClient, keys: RecordKeys, 
   await redis.set(keys.syncWindowPass(cluster, objectKey), JSON.stringify({ by: pass.by, at: pass.at }), 'EX', syncWindowPassSeconds);
 }
 
-/**
- * takeSyncWindowPass reads and deletes an object's pass in one step, so two runs never both use
- * it; undefined when there is none. A record that does not parse is no pass: it opens nothing.
- */
+/** takeSyncWindowPass reads and deletes an object's pass in one step, so two runs never both use it; undefined when there is none. */
 export async function takeSyncWindowPass(redis: RedisClient, keys: RecordKeys, cluster: string, objectKey: string): Promise<SyncWindowPass | undefined> {
-  const raw = await redis.getdel(keys.syncWindowPass(cluster, objectKey));
-  if (raw === null) return undefined;
+  return parseSyncWindowPass(await redis.getdel(keys.syncWindowPass(cluster, objectKey)));
+}
+
+/** parseSyncWindowPass reads a stored pass as hostile input: one that does not parse is no pass (it opens nothing); texts lose control characters and are bounded. */
+export function parseSyncWindowPass(raw: string | null): SyncWindowPass | undefined {
+  if (raw === null || raw.length > 4096) return undefined;
+  let value: unknown;
   try {
-    const value = JSON.parse(raw) as unknown;
-    if (!value || typeof value !== 'object') return undefined;
-    const { by, at } = value as Record<string, unknown>;
-    if (typeof by !== 'string' || typeof at !== 'string' || Number.isNaN(Date.parse(at))) return undefined;
-    // eslint-disable-next-line no-control-regex
-    return { by: by.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').slice(0, 200) || 'unknown', at: new Date(Date.parse(at)).toISOString() };
+    value = JSON.parse(raw);
   } catch {
     return undefined;
   }
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return undefined;
+  const { by, at } = value as Record<string, unknown>;
+  if (typeof by !== 'string' || typeof at !== 'string' || Number.isNaN(Date.parse(at))) return undefined;
+  // eslint-disable-next-line no-control-regex
+  return { by: by.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').trim().slice(0, 200) || 'unknown', at: new Date(Date.parse(at)).toISOString() };
 }
