@@ -41,35 +41,53 @@ export interface SyncWindowMonitorOptions extends SyncWindowsOptions {
 }
 
 /**
- * startSyncWindowMonitor looks at every cluster's windows on a timer: it keeps the time a cluster
- * spends held (the metric) and wakes a cluster's objects the moment a window lets go, so they do
- * not wait out their recheck. It writes nothing to a cluster itself.
+ * startSyncWindowMonitor looks at every cluster's windows on a timer (SyncWindowMonitor.look):
+ * none without windows.
  */
 export function startSyncWindowMonitor(options: SyncWindowMonitorOptions): { stop(): void } {
   if (options.windows.length === 0) return { stop: () => undefined };
-  const clock = options.clock ?? (() => new Date());
-  // The sources windows name, besides "every source": a window for one source also holds, and lets go.
-  const sources = [undefined, ...new Set(options.windows.flatMap((window) => window.sources ?? []))];
-  const held = new Map<string, Set<string | undefined>>();
-  let last = clock().getTime();
-  const look = () => {
-    const now = clock();
-    const seconds = Math.max(0, (now.getTime() - last) / 1000);
-    last = now.getTime();
-    for (const cluster of options.clusters) {
-      const holding = new Set(sources.filter((source) => syncWindowHold(now, options.windows, cluster, source)));
-      options.onLook(cluster.name, holding.has(undefined), seconds);
-      const before = held.get(cluster.name) ?? new Set();
-      held.set(cluster.name, holding);
-      if ([...before].some((source) => !holding.has(source))) {
-        options.onOpened(cluster.name).catch((error: unknown) => options.log.warn({ cluster: cluster.name, err: messageOf(error) }, 'could not wake the objects of a cluster a sync window let go'));
-      }
-    }
-  };
-  look();
-  const timer = setInterval(look, options.intervalMs ?? 10_000);
+  const monitor = new SyncWindowMonitor(options);
+  monitor.look();
+  const timer = setInterval(() => monitor.look(), options.intervalMs ?? 10_000);
   timer.unref();
   return { stop: () => clearInterval(timer) };
+}
+
+/**
+ * SyncWindowMonitor keeps the time each cluster spends held (the metric) and wakes a cluster's
+ * objects the moment a window lets go of it, for any source, so they do not wait out their
+ * recheck. It writes nothing to a cluster itself.
+ */
+export class SyncWindowMonitor {
+  // The sources windows name, besides "every source": a window for one source also holds, and lets go.
+  private readonly sources: (string | undefined)[];
+  private readonly held = new Map<string, Set<string | undefined>>();
+  private readonly clock: () => Date;
+  private last: number;
+
+  constructor(private readonly options: SyncWindowMonitorOptions) {
+    this.sources = [undefined, ...new Set(options.windows.flatMap((window) => window.sources ?? []))];
+    this.clock = options.clock ?? (() => new Date());
+    this.last = this.clock().getTime();
+  }
+
+  /** look judges every cluster at the clock's time, once. */
+  look(): void {
+    const now = this.clock();
+    const seconds = Math.max(0, (now.getTime() - this.last) / 1000);
+    this.last = now.getTime();
+    for (const cluster of this.options.clusters) {
+      const holding = new Set(this.sources.filter((source) => syncWindowHold(now, this.options.windows, cluster, source)));
+      this.options.onLook(cluster.name, holding.has(undefined), seconds);
+      const before = this.held.get(cluster.name) ?? new Set();
+      this.held.set(cluster.name, holding);
+      if ([...before].some((source) => !holding.has(source))) this.wake(cluster.name);
+    }
+  }
+
+  private wake(cluster: string): void {
+    this.options.onOpened(cluster).catch((error: unknown) => this.options.log.warn({ cluster, err: messageOf(error) }, 'could not wake the objects of a cluster a sync window let go'));
+  }
 }
 
 function clusterOf(options: SyncWindowsOptions, name: string): ClusterOfWindow {
