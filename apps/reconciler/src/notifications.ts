@@ -18,6 +18,8 @@ export interface NotificationsWiring {
   statusStore: StatusStore;
   /** The registered clusters' connections, to read Secret references with. */
   connectionFor: (cluster: string) => ClusterConnection;
+  /** Whether sync windows hold a cluster for every source now (holdForEverySource); without it, windows send nothing. */
+  syncWindowHoldOf?: (cluster: string) => { description: string } | undefined;
   log: Logger;
 }
 
@@ -38,6 +40,7 @@ export async function startNotifications(wiring: NotificationsWiring): Promise<{
   const notifier = new Notifier({
     redis: wiring.redis, prefix: wiring.recordPrefix, statusStore: wiring.statusStore, sink: queues, alerts,
     clusters: config.clusters.map((cluster) => cluster.name), pollIntervalMs, sweepIntervalMs, log,
+    ...(wiring.syncWindowHoldOf ? { syncWindowHoldOf: wiring.syncWindowHoldOf } : {}),
   });
   try {
     await notifier.start();

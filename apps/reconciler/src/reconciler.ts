@@ -35,7 +35,7 @@ import { startCommitStatuses } from './commit-statuses';
 import { startNotifications } from './notifications';
 import { previewComments } from './preview-comments';
 import type { PushPathMark } from './push-path-marks';
-import { startSyncWindowMonitor, windowDependencies } from './sync-window-monitor';
+import { holdForEverySource, startSyncWindowMonitor, windowDependencies } from './sync-window-monitor';
 
 /** RunningReconciler is a started reconciler; stop undoes start, in reverse order. */
 export interface RunningReconciler {
@@ -272,7 +272,7 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
     const series = startClusterSeries({ queues, redis, keys: statusStore.keys, log });
     stops.push(() => series.stop());
     // Alerts on transitions, delivered through queues of their own: a slow receiver never holds a worker.
-    const notifications = await startNotifications({ config, connection, hashTag, redis, recordPrefix, statusStore, connectionFor: deps.connectionFor, log });
+    const notifications = await startNotifications({ config, connection, hashTag, redis, recordPrefix, statusStore, connectionFor: deps.connectionFor, syncWindowHoldOf: holdForEverySource({ windows: config.syncWindows, clusters: clusterTargets, clock }), log });
     stops.push(() => notifications.stop());
   }
 

@@ -90,6 +90,13 @@ export class SyncWindowMonitor {
   }
 }
 
+/** holdForEverySource is whether windows hold a cluster for every source now (for notifications); undefined without windows. */
+export function holdForEverySource(options: SyncWindowsOptions): ((cluster: string) => { description: string } | undefined) | undefined {
+  if (options.windows.length === 0) return undefined;
+  const clock = options.clock ?? (() => new Date());
+  return (cluster) => syncWindowHold(clock(), options.windows, clusterOf(options, cluster), undefined);
+}
+
 function clusterOf(options: SyncWindowsOptions, name: string): ClusterOfWindow {
   return options.clusters.find((cluster) => cluster.name === name) ?? { name, labels: {} };
 }

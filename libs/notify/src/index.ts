@@ -1,5 +1,5 @@
 // Owns: notifications: which transitions of the recorded facts (object readiness and drift from the status
-//   store, cluster health, source polls) are news, the alerts that filter them, the payloads of a generic
+//   store, cluster health, freezes, sync windows, source polls) are news, the alerts that filter them, the payloads of a generic
 //   HMAC-signed webhook, Slack and Microsoft Teams, and their delivery through BullMQ queues of its own (one
 //   per provider: rate limit, retries, timeout).
 // Entry points: Notifier, NotificationQueues.

@@ -18,6 +18,9 @@ export const NotificationReason = {
   /** An operator froze a cluster: nothing is written to it until it is unfrozen. */
   ClusterFrozen: 'ClusterFrozen',
   ClusterUnfrozen: 'ClusterUnfrozen',
+  /** A sync window (deny, or outside every allow window) started to hold a cluster for every source. */
+  SyncWindowHolding: 'SyncWindowHolding',
+  SyncWindowOpen: 'SyncWindowOpen',
   /** A poll failed: fetch, credentials, commit verification. */
   SourceFailed: 'SourceFailed',
   /** A poll succeeded but files in Git cannot be read or rendered. */

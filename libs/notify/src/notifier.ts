@@ -3,6 +3,7 @@ import { parseClusterHealth, parseStatusChange, readClusterFreeze, readSourceSta
 import type { StatusStore } from '@tidemark/status-store';
 import { alertSkipReason } from './alert-filter';
 import { clusterFreezeFact } from './cluster-freeze-facts';
+import { syncWindowFact } from './sync-window-facts';
 import { clusterFact } from './cluster-facts';
 import type { NotificationEvent } from './notification-event';
 import type { NotificationJob } from './notification-queues';
@@ -28,6 +29,8 @@ export interface NotifierOptions {
   alerts: readonly NotificationAlert[];
   /** The clusters whose health and objects are watched. */
   clusters: readonly string[];
+  /** syncWindowHoldOf says whether sync windows hold a cluster for every source now; without it, windows send nothing. */
+  syncWindowHoldOf?(cluster: string): { description: string } | undefined;
   /** How often cluster health and source records are read. @defaultValue 5000 */
   pollIntervalMs?: number;
   /** How often every object record is read again, for announcements missed while away. @defaultValue 60000 */
@@ -135,6 +138,7 @@ export class Notifier {
       const fact = clusterFact(parseClusterHealth(cluster, await redis.get(this.keys.clusterHealth(cluster))));
       if (fact) facts.push(fact);
       facts.push(clusterFreezeFact(cluster, await readClusterFreeze(redis, this.keys, cluster), new Date()));
+      if (this.options.syncWindowHoldOf) facts.push(syncWindowFact(cluster, this.options.syncWindowHoldOf(cluster), new Date()));
     }
     for (const source of await redis.smembers(this.keys.sourceIndex)) {
       const fact = sourceFact(source, await readSourceStatus(redis, this.keys, source));
