@@ -1,7 +1,8 @@
 // Sync windows on two real control planes, with the clock injected (never slept to a time of
 // day): a deny window on the prod cluster holds a push and a hand edit there while canary takes
 // the push; an operator's reconcile passes the window (manualSync); when the clock moves past the
-// window's end, prod converges. Every check reads the live objects.
+// window's end, prod converges. Every check reads the live objects; the notifications go over real
+// HTTP to a loopback receiver that checks their HMAC.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -17,11 +18,14 @@ import { buildDashboard } from '../../apps/dashboard/src/build-app';
 import { loadConfig } from '../../apps/reconciler/src/config';
 import { createLogger } from '../../apps/reconciler/src/logger';
 import { startReconciler, type RunningReconciler } from '../../apps/reconciler/src/reconciler';
+import { startReceiver, type Receiver } from '../notify/receiver';
 
 const namespace = 'windows';
 const secret = `hook-${randomUUID()}`;
 const prefix = `windows-${randomUUID().slice(0, 8)}`;
 const operator = 'operator-token-0123456789abcdef';
+const hmacKey = `key-${randomUUID()}`;
+let receiver: Receiver;
 // 2026-03-31 is a Tuesday; Berlin is UTC+2 then. The deny window is 09:00–16:00 Berlin, every day.
 let now = new Date('2026-03-31T06:00:00Z');
 let planes: ControlPlane[];
@@ -53,6 +57,7 @@ async function pushAndNotify(message: string): Promise<string> {
 
 beforeAll(async () => {
   planes = await startControlPlanes(2, 'windows');
+  receiver = await startReceiver({ '/ops': hmacKey });
   workDir = await mkdtemp(join(tmpdir(), 'tidemark-windows-'));
   git = await startGitServer();
   const url = await git.createRepository('apps');
@@ -74,8 +79,14 @@ beforeAll(async () => {
     syncWindows: [{ name: 'office', kind: 'deny', schedule: '0 9 * * *', duration: '7h', timeZone: 'Europe/Berlin', clusterSelector: { matchLabels: { tier: 'prod' } }, manualSync: true }],
     // Held objects look again every second (by the real clock); the window's end is read from the injected one.
     syncWindowRecheckMs: 1_000,
+    notifications: {
+      pollIntervalMs: 300,
+      providers: [{ name: 'ops', type: 'webhook', address: { env: 'OPS_URL' }, hmacKey: { env: 'OPS_KEY' } }],
+      alerts: [{ name: 'windows', providers: ['ops'], events: ['SyncWindowHolding', 'SyncWindowOpen'] }],
+    },
   }));
-  reconciler = await startReconciler(loadConfig({ TIDEMARK_CONFIG: join(workDir, 'tidemark.yaml'), APPS_SECRET: secret }), createLogger('error'), { clock: () => now });
+  const env = { TIDEMARK_CONFIG: join(workDir, 'tidemark.yaml'), APPS_SECRET: secret, OPS_URL: receiver.url('/ops'), OPS_KEY: hmacKey };
+  reconciler = await startReconciler(loadConfig(env), createLogger('error'), { clock: () => now });
   clusters.forEach((cluster, index) => connections.set(cluster, ClusterConnection.connect({ cluster, kubeconfig: planes[index]!.kubeconfig })));
   redis = new Redis(inject('redisUrl'));
   subscriber = new Redis(inject('redisUrl'));
@@ -93,6 +104,7 @@ afterAll(async () => {
   redis?.disconnect();
   subscriber?.disconnect();
   await git?.stop();
+  await receiver?.stop();
   await Promise.all((planes ?? []).map((plane) => plane.stop()));
   await rm(workDir, { recursive: true, force: true });
 });
@@ -103,6 +115,7 @@ describe('a deny window on prod', () => {
       for (const name of ['web', 'settings']) await expect.poll(() => levelOn(cluster, name), { timeout: 60_000, interval: 200 }).toBe('v1');
     }
     expect(await metric('tidemark_sync_window_holding')).toBe(0);
+    expect(receiver.received('/ops')).toEqual([]);
   }, 90_000);
 
   it('holds a push and a hand edit on prod while canary takes the push, and says why', async () => {
@@ -127,6 +140,8 @@ describe('a deny window on prod', () => {
     expect(await levelOn('prod', 'web')).toBe('by-hand');
     expect(await levelOn('prod', 'settings')).toBe('v1');
     expect(await metric('tidemark_sync_window_holding')).toBe(1);
+    await expect.poll(() => receiver.received('/ops').map((request) => request.body.reason), { timeout: 15_000, interval: 200 }).toEqual(['SyncWindowHolding']);
+    expect(receiver.received('/ops')[0]).toMatchObject({ signed: true, body: { cluster: 'prod', message: expect.stringContaining('deny window "office" until 16:00 Europe/Berlin') } });
   }, 90_000);
 
   it('lets an operator\'s reconcile of one object through, and only that one', async () => {
@@ -144,5 +159,6 @@ describe('a deny window on prod', () => {
     await expect.poll(() => levelOn('prod', 'web'), { timeout: 30_000, interval: 200 }).toBe('v2');
     await expect.poll(async () => (await readyOn('prod', 'web'))?.reason, { timeout: 30_000, interval: 200 }).not.toBe('SyncWindowClosed');
     expect(await metric('tidemark_sync_window_holding')).toBe(0);
+    await expect.poll(() => receiver.received('/ops').map((request) => request.body.reason), { timeout: 15_000, interval: 200 }).toEqual(['SyncWindowHolding', 'SyncWindowOpen']);
   }, 90_000);
 });
