@@ -199,7 +199,7 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
       // Read at every run: an operator's freeze stops the next write to the cluster.
       freezeOf: (cluster) => readClusterFreeze(redis, statusStore.keys, cluster),
       // The operator's windows from tidemark.yaml, judged at every run; an operator's reconcile passes one that allows manual syncs.
-      ...windowDependencies({ windows: config.syncWindows, clusters: clusterTargets, clock }, (cluster, objectKey) => takeSyncWindowPass(redis, statusStore.keys, cluster, objectKey)),
+      ...windowDependencies({ windows: config.syncWindows, clusters: () => clusterTargets, clock }, (cluster, objectKey) => takeSyncWindowPass(redis, statusStore.keys, cluster, objectKey)),
       ordering: waits,
       // Records from before this start get a full run first: this release or config may render differently.
       options: { syncWindowRecheckMs: config.syncWindowRecheckMs, resyncIntervalMs: config.resyncIntervalMs, fullCheckIntervalMs: config.fullCheckIntervalMs, fullCheckAfter: new Date(), dependencyRecheckMs: config.dependencyRecheckMs, progressingRequeueMs: config.progressingRequeueMs, healthTimeoutMs: config.objectHealth.timeoutMs, builtinCrdSources: builtinCrdSources(config) },
@@ -262,7 +262,7 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
     stops.push(() => health.stop());
     // Time held per cluster for the metric, and a wake-up the moment a window lets go.
     const windows = startSyncWindowMonitor({
-      windows: config.syncWindows, clusters: clusterTargets, clock, log,
+      windows: config.syncWindows, clusters: () => clusterTargets, clock, log,
       intervalMs: Math.min(10_000, config.syncWindowRecheckMs),
       onLook: (cluster, held, seconds) => metrics.syncWindowHeld(cluster, held, seconds),
       onOpened: (cluster) => requeueCluster(cluster, { redis, statusStore, queues }),
@@ -272,7 +272,7 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
     const series = startClusterSeries({ queues, redis, keys: statusStore.keys, log });
     stops.push(() => series.stop());
     // Alerts on transitions, delivered through queues of their own: a slow receiver never holds a worker.
-    const notifications = await startNotifications({ config, connection, hashTag, redis, recordPrefix, statusStore, connectionFor: deps.connectionFor, syncWindowHoldOf: holdForEverySource({ windows: config.syncWindows, clusters: clusterTargets, clock }), log });
+    const notifications = await startNotifications({ config, connection, hashTag, redis, recordPrefix, statusStore, connectionFor: deps.connectionFor, syncWindowHoldOf: holdForEverySource({ windows: config.syncWindows, clusters: () => clusterTargets, clock }), log });
     stops.push(() => notifications.stop());
   }
 

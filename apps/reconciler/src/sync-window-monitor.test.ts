@@ -3,7 +3,7 @@ import { compileSyncWindow, type SyncWindowInput } from '@tidemark/placement';
 import { createLogger } from './logger';
 import { SyncWindowMonitor, syncWindowOf } from './sync-window-monitor';
 
-const clusters = [{ name: 'prod', labels: { tier: 'prod' } }, { name: 'canary', labels: { tier: 'canary' } }];
+const clusters = () => [{ name: 'prod', labels: { tier: 'prod' } }, { name: 'canary', labels: { tier: 'canary' } }];
 const windows = (inputs: SyncWindowInput[]) => inputs.map((input, index) => compileSyncWindow(input, `syncWindows[${index}]`, new Date('2026-01-01T00:00:00Z')));
 const office: SyncWindowInput = { name: 'office', kind: 'deny', schedule: '0 9 * * *', duration: '7h', timeZone: 'Europe/Berlin', clusterSelector: { matchLabels: { tier: 'prod' } } };
 

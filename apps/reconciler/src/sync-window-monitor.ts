@@ -5,7 +5,8 @@ import { syncWindowHold, type ClusterOfWindow, type SyncWindow } from '@tidemark
 
 export interface SyncWindowsOptions {
   windows: readonly SyncWindow[];
-  clusters: readonly ClusterOfWindow[];
+  /** The registered clusters with their labels, read at every question: a relabelled or added cluster counts at once. */
+  clusters: () => readonly ClusterOfWindow[];
   /** The time windows are judged at: a test moves it; a deployment passes none. @defaultValue the system clock */
   clock?: (() => Date) | undefined;
 }
@@ -76,7 +77,7 @@ export class SyncWindowMonitor {
     const now = this.clock();
     const seconds = Math.max(0, (now.getTime() - this.last) / 1000);
     this.last = now.getTime();
-    for (const cluster of this.options.clusters) {
+    for (const cluster of this.options.clusters()) {
       const holding = new Set(this.sources.filter((source) => syncWindowHold(now, this.options.windows, cluster, source)));
       this.options.onLook(cluster.name, holding.has(undefined), seconds);
       const before = this.held.get(cluster.name) ?? new Set();
@@ -98,5 +99,5 @@ export function holdForEverySource(options: SyncWindowsOptions): ((cluster: stri
 }
 
 function clusterOf(options: SyncWindowsOptions, name: string): ClusterOfWindow {
-  return options.clusters.find((cluster) => cluster.name === name) ?? { name, labels: {} };
+  return options.clusters().find((cluster) => cluster.name === name) ?? { name, labels: {} };
 }
