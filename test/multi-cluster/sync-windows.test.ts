@@ -1,8 +1,9 @@
-// Sync windows on two real control planes, with the clock injected (never slept to a time of
-// day): a deny window on the prod cluster holds a push and a hand edit there while canary takes
-// the push; an operator's reconcile passes the window (manualSync); when the clock moves past the
-// window's end, prod converges. Every check reads the live objects; the notifications go over real
-// HTTP to a loopback receiver that checks their HMAC.
+// Sync windows on four real control planes (canary, staging, prod-a, prod-b), with the clock
+// injected (never slept to a time of day): a deny window on the prod clusters holds a push and a
+// hand edit there while canary and staging take the push; an operator's reconcile passes the
+// window (manualSync) for one object; when the clock moves past the window's end, prod converges.
+// Every check reads the live objects; the notifications go over real HTTP to a loopback receiver
+// that checks their HMAC.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -37,15 +38,16 @@ let redis: Redis;
 let subscriber: Redis;
 let dashboard: FastifyInstance;
 const connections = new Map<string, ClusterConnection>();
-const clusters = ['canary', 'prod'];
+const clusters = ['canary', 'staging', 'prod-a', 'prod-b'];
+const prods = ['prod-a', 'prod-b'];
 
 const configMap = (name: string, level: string) => stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace }, data: { level } });
 const levelOn = async (cluster: string, name: string) => ((await getObject(connections.get(cluster)!, { apiVersion: 'v1', kind: 'ConfigMap', namespace, name }).catch(() => undefined)) as { data?: { level?: string } } | undefined)?.data?.level;
 const statusOn = (cluster: string, name: string) => reconciler.statusStore.get(cluster, `core/ConfigMap/${namespace}/${name}`);
 const readyOn = async (cluster: string, name: string) => findCondition((await statusOn(cluster, name))?.conditions, 'Ready');
-const metric = async (name: string) => {
+const metric = async (name: string, cluster = 'prod-a') => {
   const text = await (await fetch(`http://${reconciler.http.address}/metrics`)).text();
-  return Number(new RegExp(`^${name}\\{cluster="prod"\\} (\\S+)$`, 'm').exec(text)?.[1] ?? Number.NaN);
+  return Number(new RegExp(`^${name}\\{cluster="${cluster}"\\} (\\S+)$`, 'm').exec(text)?.[1] ?? Number.NaN);
 };
 
 async function pushAndNotify(message: string): Promise<string> {
@@ -56,7 +58,7 @@ async function pushAndNotify(message: string): Promise<string> {
 }
 
 beforeAll(async () => {
-  planes = await startControlPlanes(2, 'windows');
+  planes = await startControlPlanes(4, 'windows');
   receiver = await startReceiver({ '/ops': hmacKey });
   workDir = await mkdtemp(join(tmpdir(), 'tidemark-windows-'));
   git = await startGitServer();
@@ -70,10 +72,7 @@ beforeAll(async () => {
     redis: { url: inject('redisUrl'), prefix },
     cacheDir: join(workDir, 'cache'),
     sources: [{ name: 'apps', url, ref: { branch: 'main' }, intervalMs: 600_000 }],
-    clusters: [
-      { name: 'canary', labels: { tier: 'canary' }, kubeconfig: planes[0]!.kubeconfigPath },
-      { name: 'prod', labels: { tier: 'prod' }, kubeconfig: planes[1]!.kubeconfigPath },
-    ],
+    clusters: clusters.map((name, index) => ({ name, labels: { tier: name.replace(/-.*/, '') }, kubeconfig: planes[index]!.kubeconfigPath })),
     http: { port: 0, host: '127.0.0.1' },
     webhooks: [{ source: 'apps', provider: 'github', secret: { env: 'APPS_SECRET' } }],
     syncWindows: [{ name: 'office', kind: 'deny', schedule: '0 9 * * *', duration: '7h', timeZone: 'Europe/Berlin', clusterSelector: { matchLabels: { tier: 'prod' } }, manualSync: true }],
@@ -109,56 +108,68 @@ afterAll(async () => {
   await rm(workDir, { recursive: true, force: true });
 });
 
-describe('a deny window on prod', () => {
+const reasons = () => receiver.received('/ops').map((request) => `${String(request.body.cluster)} ${String(request.body.reason)}`).sort();
+
+describe('a deny window on the prod clusters', () => {
   it('lets everything through before it opens', async () => {
     for (const cluster of clusters) {
       for (const name of ['web', 'settings']) await expect.poll(() => levelOn(cluster, name), { timeout: 60_000, interval: 200 }).toBe('v1');
     }
     expect(await metric('tidemark_sync_window_holding')).toBe(0);
     expect(receiver.received('/ops')).toEqual([]);
-  }, 90_000);
+  }, 120_000);
 
-  it('holds a push and a hand edit on prod while canary takes the push, and says why', async () => {
+  it('holds a push and a hand edit on prod while canary and staging take the push, and says why', async () => {
     now = new Date('2026-03-31T08:00:00Z');
-    await planes[1]!.kubectl(['patch', 'configmap', 'web', '-n', namespace, '--type=merge', '-p', '{"data":{"level":"by-hand"}}']);
+    for (const plane of [planes[2]!, planes[3]!]) await plane.kubectl(['patch', 'configmap', 'web', '-n', namespace, '--type=merge', '-p', '{"data":{"level":"by-hand"}}']);
     await repo.write('web.yaml', configMap('web', 'v2'));
     await repo.write('settings.yaml', configMap('settings', 'v2'));
     const head = await pushAndNotify('apps v2');
-    for (const name of ['web', 'settings']) await expect.poll(() => levelOn('canary', name), { timeout: 30_000, interval: 200 }).toBe('v2');
-    for (const name of ['web', 'settings']) {
-      await expect.poll(async () => (await statusOn('prod', name))?.lastAttemptedRevision, { timeout: 30_000, interval: 200 }).toBe(head);
-      const ready = await readyOn('prod', name);
-      expect(ready?.reason).toBe('SyncWindowClosed');
-      expect(ready?.message).toContain('Sync window: deny window "office" until 16:00 Europe/Berlin. Nothing from source apps is applied or pruned on cluster prod');
+    for (const cluster of ['canary', 'staging']) {
+      for (const name of ['web', 'settings']) await expect.poll(() => levelOn(cluster, name), { timeout: 30_000, interval: 200 }).toBe('v2');
+    }
+    for (const cluster of prods) {
+      for (const name of ['web', 'settings']) {
+        await expect.poll(async () => (await statusOn(cluster, name))?.lastAttemptedRevision, { timeout: 30_000, interval: 200 }).toBe(head);
+        const ready = await readyOn(cluster, name);
+        expect(ready?.reason).toBe('SyncWindowClosed');
+        expect(ready?.message).toContain(`Sync window: deny window "office" until 16:00 Europe/Berlin. Nothing from source apps is applied or pruned on cluster ${cluster}`);
+      }
     }
     // The dashboard's object page says why it waits.
-    const page = await dashboard.inject({ method: 'GET', url: `/objects/prod/core/ConfigMap/${namespace}/web`, headers: { authorization: `Bearer ${operator}` } });
+    const page = await dashboard.inject({ method: 'GET', url: `/objects/prod-a/core/ConfigMap/${namespace}/web`, headers: { authorization: `Bearer ${operator}` } });
     expect(page.statusCode).toBe(200);
     expect(page.body).toMatch(/SyncWindowClosed[\s\S]*deny window (&quot;|&#34;|")office(&quot;|&#34;|") until 16:00 Europe\/Berlin/);
     // Held runs look again every second: a few of them leave prod as it was.
     await new Promise((resolve) => setTimeout(resolve, 5_000));
-    expect(await levelOn('prod', 'web')).toBe('by-hand');
-    expect(await levelOn('prod', 'settings')).toBe('v1');
-    expect(await metric('tidemark_sync_window_holding')).toBe(1);
-    await expect.poll(() => receiver.received('/ops').map((request) => request.body.reason), { timeout: 15_000, interval: 200 }).toEqual(['SyncWindowHolding']);
-    expect(receiver.received('/ops')[0]).toMatchObject({ signed: true, body: { cluster: 'prod', message: expect.stringContaining('deny window "office" until 16:00 Europe/Berlin') } });
-  }, 90_000);
+    for (const cluster of prods) {
+      expect(await levelOn(cluster, 'web'), cluster).toBe('by-hand');
+      expect(await levelOn(cluster, 'settings'), cluster).toBe('v1');
+      expect(await metric('tidemark_sync_window_holding', cluster)).toBe(1);
+    }
+    expect(await metric('tidemark_sync_window_holding', 'staging')).toBe(0);
+    await expect.poll(reasons, { timeout: 15_000, interval: 200 }).toEqual(['prod-a SyncWindowHolding', 'prod-b SyncWindowHolding']);
+    expect(receiver.received('/ops')[0]).toMatchObject({ signed: true, body: { message: expect.stringContaining('deny window "office" until 16:00 Europe/Berlin') } });
+  }, 120_000);
 
   it('lets an operator\'s reconcile of one object through, and only that one', async () => {
-    const asked = await dashboard.inject({ method: 'POST', url: `/api/objects/prod/core/ConfigMap/${namespace}/settings/reconcile`, headers: { authorization: `Bearer ${operator}` } });
+    const asked = await dashboard.inject({ method: 'POST', url: `/api/objects/prod-a/core/ConfigMap/${namespace}/settings/reconcile`, headers: { authorization: `Bearer ${operator}` } });
     expect(asked.statusCode).toBe(200);
-    await expect.poll(() => levelOn('prod', 'settings'), { timeout: 30_000, interval: 200 }).toBe('v2');
-    expect(await levelOn('prod', 'web')).toBe('by-hand');
+    await expect.poll(() => levelOn('prod-a', 'settings'), { timeout: 30_000, interval: 200 }).toBe('v2');
+    expect(await levelOn('prod-a', 'web')).toBe('by-hand');
+    expect(await levelOn('prod-b', 'settings')).toBe('v1');
   }, 60_000);
 
   it('counts the time prod is held, and heals prod once the clock passes the window\'s end', async () => {
     now = new Date('2026-03-31T10:00:00Z');
     await expect.poll(() => metric('tidemark_sync_window_held_seconds_total'), { timeout: 15_000, interval: 200 }).toBeGreaterThanOrEqual(7_200);
-    expect(await levelOn('prod', 'web')).toBe('by-hand');
+    expect(await levelOn('prod-b', 'web')).toBe('by-hand');
     now = new Date('2026-03-31T14:00:00Z');
-    await expect.poll(() => levelOn('prod', 'web'), { timeout: 30_000, interval: 200 }).toBe('v2');
-    await expect.poll(async () => (await readyOn('prod', 'web'))?.reason, { timeout: 30_000, interval: 200 }).not.toBe('SyncWindowClosed');
-    expect(await metric('tidemark_sync_window_holding')).toBe(0);
-    await expect.poll(() => receiver.received('/ops').map((request) => request.body.reason), { timeout: 15_000, interval: 200 }).toEqual(['SyncWindowHolding', 'SyncWindowOpen']);
-  }, 90_000);
+    for (const cluster of prods) {
+      for (const name of ['web', 'settings']) await expect.poll(() => levelOn(cluster, name), { timeout: 30_000, interval: 200 }).toBe('v2');
+      await expect.poll(async () => (await readyOn(cluster, 'web'))?.reason, { timeout: 30_000, interval: 200 }).not.toBe('SyncWindowClosed');
+      expect(await metric('tidemark_sync_window_holding', cluster)).toBe(0);
+    }
+    await expect.poll(reasons, { timeout: 15_000, interval: 200 }).toEqual(['prod-a SyncWindowHolding', 'prod-a SyncWindowOpen', 'prod-b SyncWindowHolding', 'prod-b SyncWindowOpen']);
+  }, 120_000);
 });
