@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { compileSyncWindow, type SyncWindowInput } from '@tidemark/placement';
 import { createLogger } from './logger';
-import { SyncWindowMonitor, syncWindowOf } from './sync-window-monitor';
+import { SyncWindowMonitor, syncWindowOf, unknownClusters } from './sync-window-monitor';
 
 const clusters = () => [{ name: 'prod', labels: { tier: 'prod' } }, { name: 'canary', labels: { tier: 'canary' } }];
 const windows = (inputs: SyncWindowInput[]) => inputs.map((input, index) => compileSyncWindow(input, `syncWindows[${index}]`, new Date('2026-01-01T00:00:00Z')));
@@ -55,5 +55,12 @@ describe('syncWindowOf', () => {
     expect(of('canary', 'apps')).toBeUndefined();
     // A cluster the windows do not know has no labels: only windows that cover every cluster hold it.
     expect(of('elsewhere', 'apps')).toBeUndefined();
+  });
+});
+
+describe('unknownClusters', () => {
+  it('names the clusters windows list that are not registered, once each', () => {
+    expect(unknownClusters({ windows: windows([{ ...office, clusters: ['prod', 'prdo'] }, { ...office, clusters: ['prdo'] }]), clusters })).toEqual(['prdo']);
+    expect(unknownClusters({ windows: windows([office]), clusters })).toEqual([]);
   });
 });

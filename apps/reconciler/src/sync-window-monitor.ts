@@ -47,6 +47,8 @@ export interface SyncWindowMonitorOptions extends SyncWindowsOptions {
  */
 export function startSyncWindowMonitor(options: SyncWindowMonitorOptions): { stop(): void } {
   if (options.windows.length === 0) return { stop: () => undefined };
+  // A misspelt name leaves a cluster unprotected, so it is said at start (a Cluster object may still come).
+  for (const name of unknownClusters(options)) options.log.warn({ cluster: name }, `a sync window names cluster ${name}, which is not registered; the window covers it once it is`);
   const monitor = new SyncWindowMonitor(options);
   monitor.look();
   const timer = setInterval(() => monitor.look(), options.intervalMs ?? 10_000);
@@ -96,6 +98,12 @@ export function holdForEverySource(options: SyncWindowsOptions): ((cluster: stri
   if (options.windows.length === 0) return undefined;
   const clock = options.clock ?? (() => new Date());
   return (cluster) => syncWindowHold(clock(), options.windows, clusterOf(options, cluster), undefined);
+}
+
+/** unknownClusters lists the names windows give in `clusters` that no registered cluster has. */
+export function unknownClusters(options: Pick<SyncWindowsOptions, 'windows' | 'clusters'>): string[] {
+  const known = new Set(options.clusters().map((cluster) => cluster.name));
+  return [...new Set(options.windows.flatMap((window) => window.clusters ?? []))].filter((name) => !known.has(name));
 }
 
 function clusterOf(options: SyncWindowsOptions, name: string): ClusterOfWindow {
