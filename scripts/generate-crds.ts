@@ -1,12 +1,14 @@
 // Writes the CRDs of the built-in kinds to deploy/crds, from the TypeScript objects in
-// libs/kinds (the source of truth), the HealthRule CRD from libs/kinds, and the Source CRD from libs/source-objects. Unit tests in
-// both libraries fail when they differ.
+// libs/kinds (the source of truth), the HealthRule CRD from libs/kinds, the Source CRD from libs/source-objects
+// and the Cluster CRD from libs/cluster-objects. Unit tests in
+// each library fail when they differ.
 // Usage: npx tsx scripts/generate-crds.ts
 import { mkdir, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
 import { builtinKinds, crdFiles, healthRuleCrd, healthRuleCrdHeader } from '@tidemark/kinds';
 import { sourceCrd, sourceCrdHeader } from '@tidemark/source-objects';
+import { clusterCrd, clusterCrdHeader } from '@tidemark/cluster-objects';
 
 const directory = fileURLToPath(new URL('../deploy/crds/', import.meta.url));
 await mkdir(directory, { recursive: true });
@@ -22,3 +24,7 @@ console.log(`wrote deploy/crds/${source.metadata.name}.yaml`);
 const healthRule = healthRuleCrd();
 await writeFile(new URL(`${healthRule.metadata.name}.yaml`, `file://${directory}`), healthRuleCrdHeader + stringify(healthRule, { lineWidth: 0 }));
 console.log(`wrote deploy/crds/${healthRule.metadata.name}.yaml`);
+// The Cluster kind's CRD: clusters added, relabelled and rotated at runtime.
+const cluster = clusterCrd();
+await writeFile(new URL(`${cluster.metadata.name}.yaml`, `file://${directory}`), clusterCrdHeader + stringify(cluster, { lineWidth: 0 }));
+console.log(`wrote deploy/crds/${cluster.metadata.name}.yaml`);

@@ -1,0 +1,16 @@
+// Owns: the Cluster kind (its CRD, generated from the TypeBox type it is parsed with), loading a Cluster's
+//   credentials under the config-file clusters' kubeconfig rules, the controller that keeps the running
+//   clusters equal to the Cluster objects, and the ClusterRegistry: which clusters exist now, with their
+//   labels and origin, and the changes to them (the one place placement, rollouts and the dashboard read).
+// Entry points: ClusterController, ClusterRegistry, clusterCrd, planFleet.
+// Records: none in Redis (its state is the Cluster objects' status).
+// May import: @tidemark/contracts, @tidemark/cluster, @tidemark/source-objects.
+
+export { clusterCrd, clusterCrdHeader } from './cluster-crd';
+export { ClusterObjectSpec, clusterApiVersion, clusterFinalizer, clusterGroup, clusterKind, clusterPlural, defaultKubeconfigKey } from './cluster-kind';
+export { parseClusterObject, credentialsWhere, type ClusterDeclaration, type ClusterCredentialsRef } from './parse-cluster-object';
+export { loadClusterCredentials, ClusterCredentialCode, type LoadedCredentials } from './cluster-credentials';
+export { ClusterConditionType, ClusterReason, clusterStatus, type ClusterObjectStatus, type ClusterObservation } from './cluster-object-status';
+export { planFleet, sameLabels, type FleetPlan, type WantedCluster } from './fleet-plan';
+export { ClusterRegistry, type ClusterChange, type ClusterOrigin, type RegisteredCluster } from './cluster-registry';
+export { ClusterController, type ClusterControllerOptions, type ClusterHooks } from './cluster-controller';
