@@ -10,6 +10,7 @@ import { defaultPreventionRules } from '@tidemark/drift';
 import { ObjectHealthInput, objectHealthConfig, type ObjectHealthConfig } from './object-health-config';
 import { GitHostsInput, gitHostsConfig, type GitHostConfig } from './git-host-config';
 import { SourceObjectsInput, sourceObjectsConfig, type SourceObjectsConfig } from './source-objects-config';
+import { ClusterObjectsInput, clusterObjectsConfig, type ClusterObjectsConfig } from './cluster-objects-config';
 import { NotificationsInput, notificationsConfig, type NotificationsConfig } from './notifications-config';
 import { messageOf } from '@tidemark/contracts';
 import { TracingInput, tracingConfig, type TracingConfig } from './tracing-config';
@@ -144,6 +145,8 @@ const ConfigInput = Type.Object({
     name: Type.String({ pattern: '^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$' }),
   }, { additionalProperties: false })),
   sourceObjects: Type.Optional(SourceObjectsInput),
+  /** Cluster objects (tidemark.dev/v1alpha1 Cluster) in the management cluster, besides the config file's clusters. */
+  clusterObjects: Type.Optional(ClusterObjectsInput),
   webhooks: Type.Optional(Type.Array(Type.Object({
     source: Type.String({ minLength: 1 }),
     provider: Type.Union([Type.Literal('github'), Type.Literal('gitea'), Type.Literal('gogs'), Type.Literal('gitlab'), Type.Literal('generic')]),
@@ -222,6 +225,8 @@ export interface ReconcilerConfig {
   readonly conversionWebhook: ConversionWebhookConfig;
   /** Source objects (tidemark.dev/v1alpha1 Source) in the management cluster, besides the config file's sources. */
   readonly sourceObjects: SourceObjectsConfig;
+  /** Cluster objects (tidemark.dev/v1alpha1 Cluster), added, relabelled and removed at runtime. */
+  readonly clusterObjects: ClusterObjectsConfig;
   /** Per source, the Git host that gets commit statuses and preview comments. @defaultValue none */
   readonly gitHosts: readonly GitHostConfig[];
   /** Alerts on transitions and the providers they go to; empty lists when the section is absent. */
@@ -305,6 +310,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, path = env.TIDE
     logLevel: env.TIDEMARK_LOG_LEVEL ?? 'info',
     conversionWebhook: conversionWebhookConfig(input, where),
     sourceObjects: sourceObjectsConfig(input.sourceObjects, { clusters, ownNamespace: env.TIDEMARK_NAMESPACE || undefined, invalid: (field, message) => new ConfigError(`${where(field)}: ${message}`) }),
+    clusterObjects: clusterObjectsConfig(input.clusterObjects, { clusters, managementCluster: input.sourceObjects?.cluster ?? clusters[0] ?? '', ownNamespace: env.TIDEMARK_NAMESPACE || undefined, invalid: (field, message) => new ConfigError(`${where(field)}: ${message}`) }),
     gitHosts: gitHostsConfig(input.gitHosts, {
       sourceUrls: new Map(input.sources.map((source) => [String(source.name), String(source.url)])),
       clusters, base, invalid: (field, message) => new ConfigError(`${where(field)}: ${message}`),

@@ -8,11 +8,14 @@ import { PlacementCache } from '@tidemark/placement';
 import { PolicyKeeper, reconcile, unchangedJobs, type PipelineDependencies, type PipelineObserver } from '@tidemark/pipeline';
 import { Poller, type PolledSource } from '@tidemark/poller';
 import { startTracing, type TraceSpan } from '@tidemark/tracing';
-import { assertRedisSafe, closeRedis, endWhenGone, needsHashTag, openRedisClient, probeRedis, ReconcileQueues, ReconcileWorkers, redisConnectionFor, redisPrefix } from '@tidemark/queue';
+import { assertRedisSafe, closeRedis, endWhenGone, needsHashTag, openRedisClient, probeRedis, ReconcileQueues, ReconcileWorkers, redisConnectionFor, redisPrefix, type ReconcileWorkersOptions } from '@tidemark/queue';
 import { PruneHolds, StatusStore } from '@tidemark/status-store';
 import type { ReconcilerConfig } from './config';
 import { connectClusters } from './clusters';
 import { recordsRebuild } from './records-rebuild';
+import { ClusterRegistry } from '@tidemark/cluster-objects';
+import { startClusterObjects, type ClusterObjectsWiring, type ClusterWork, type RunningClusterObjects } from './cluster-objects';
+import { startClusterParts } from './cluster-parts';
 import { sourceTenancy } from './source-tenancy';
 import { gitDesiredState } from './desired-state';
 import { sourceDeclarations } from './declarations';
@@ -20,9 +23,9 @@ import { keepInstallingBuiltinCrds } from './builtin-crds';
 import { startConversionWebhook } from './conversion-webhook';
 import { SecretCertificateStore } from '@tidemark/conversion';
 import { startHttpServer, type HttpServer } from './http-server';
-import { startClusterSeries, startHealthMonitor } from '@tidemark/cluster-health';
+import { startClusterSeries } from '@tidemark/cluster-health';
 import { requeueCluster, routePoll, startFullResync } from '@tidemark/fanout';
-import { startOwnedWatches, type OwnedWatches, startReferenceWatches, startTreeWatches, watchBuiltinCrds, watchCrdsEstablished } from '@tidemark/watches';
+import { type OwnedWatches, watchBuiltinCrds } from '@tidemark/watches';
 import { DependencyWaits } from '@tidemark/ordering';
 import { CommitClock } from './metrics/commit-clock';
 import { ReconcilerMetrics } from './metrics/reconciler-metrics';
@@ -98,9 +101,11 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
   // After a Redis loss, a source's first poll rebuilds its records from the owner labels in its clusters.
   const rebuild = recordsRebuild({ redis, statusStore, connections: clusters.main, log });
   await rebuild.afterSchemaClaim(schema.previous);
-  const clusterNames = config.clusters.map((cluster) => cluster.name);
+  // Config-file clusters, and Cluster objects as they come and go: names and targets are live lists.
+  const registry = new ClusterRegistry(config.clusters);
+  const clusterNames = registry.names;
   const kinds = createDefaultRegistry();
-  const clusterTargets = config.clusters.map((cluster) => ({ name: cluster.name, labels: cluster.labels }));
+  const clusterTargets = registry.targets;
   const placement = new PlacementCache();
   // Commit statuses on the sources' Git hosts: stopped last, after the workers whose runs feed it.
   const commitStatuses = startCommitStatuses({
@@ -167,6 +172,9 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
     const record = await readSourceStatus(redis, statusStore.keys, source);
     await sourceObjects.recorded(source, record).catch((error: unknown) => log.warn({ source, err: messageOf(error) }, 'Source status write failed'));
   }
+  // What a worker runs for a cluster added at runtime; the watch caches of config-file clusters and of Cluster objects.
+  let work: ClusterWork | undefined;
+  const owned: { watches?: OwnedWatches; objects?: RunningClusterObjects } = {};
   if (config.role !== 'poller') {
     const waits = new DependencyWaits({ redis, prefix: recordPrefix, enqueue: (job) => queues.enqueue(job) });
     const desired = gitDesiredState(sources, placement, clusterTargets, retiring);
@@ -175,7 +183,6 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
       return recorded.head ?? recorded.revision;
     };
     // The owned-object watches start after the workers; until then, reads go to the API server.
-    const owned: { watches?: OwnedWatches } = {};
     const driftPrevention = new PolicyKeeper({ connectionFor: (cluster) => connectionOf(clusters.main, cluster), rules: config.driftPrevention, log });
     stops.push(() => driftPrevention.stop());
     const deps: PipelineDependencies = {
@@ -191,7 +198,7 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
       kinds,
       healthRules: withHealthRules(compileHealthRules(config.objectHealth.rules, 'objectHealth.rules')),
       statusStore,
-      cacheFor: (cluster) => owned.watches?.cacheFor(cluster),
+      cacheFor: (cluster) => owned.watches?.cacheFor(cluster) ?? owned.objects?.cacheFor(cluster),
       log,
       observer: bothObservers(metrics.observer, commitStatuses.observer),
       tracer,
@@ -208,29 +215,30 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
     const store = secret ? new SecretCertificateStore(connectionOf(clusters.main, secret.cluster), secret.namespace, secret.name) : undefined;
     const conversion = await startConversionWebhook(config.conversionWebhook, kinds, log, store);
     stops.push(() => conversion.stop());
-    const crds = keepInstallingBuiltinCrds(clusters.main, kinds, log, {
+    const crdOptions = {
       conversion: () => conversion.conversion(),
-      migration: { objectsPerSecond: config.conversionWebhook.migrationObjectsPerSecond, onProgress: (progress) => metrics.storageMigration(progress) },
+      migration: { objectsPerSecond: config.conversionWebhook.migrationObjectsPerSecond, onProgress: (progress: Parameters<typeof metrics.storageMigration>[0]) => metrics.storageMigration(progress) },
       ownership: { gitManaged: new Set(Object.keys(builtinCrdSources(config))) },
-    });
+    };
+    const crds = keepInstallingBuiltinCrds(clusters.main, kinds, log, crdOptions);
     stops.push(() => crds.stop());
     // A built-in CRD deleted or changed by hand is installed again at once, not at the next start.
     const crdWatch = watchBuiltinCrds({ clusters: clusters.main, crdNames: kinds.list().map((plugin) => plugin.crd.metadata.name), reinstall: () => crds.reinstall(), log });
     stops.push(() => crdWatch.stop());
     conversion.keepCurrent(() => crds.reinstall());
-    const workers = new ReconcileWorkers({
+    const workerOptions = {
       connection,
       prefix: config.redisPrefix,
       hashTag,
-      clusters: clusterNames,
       defaults: { concurrency: config.concurrency },
       // Ready objects wait for their resync in a schedule; unchanged ones are answered in batches, without a job.
       resync: {
         intervalMs: config.resyncIntervalMs, unchanged: (jobs) => unchangedJobs(jobs, deps), enqueue: (job) => queues.enqueue(job),
         onSwept: (cluster, unchanged, changed) => metrics.resyncSwept(cluster, unchanged, changed),
       },
-      onError: (error) => log.warn({ err: error.message }, 'queue worker error'),
-    });
+      onError: (error: Error) => log.warn({ err: error.message }, 'queue worker error'),
+    } satisfies Omit<ReconcileWorkersOptions, 'clusters'>;
+    const workers = new ReconcileWorkers({ ...workerOptions, clusters: [...clusterNames] });
     await workers.start(markedRuns(deps, mark));
     stops.push(() => workers.close());
     // Previews of refs that are not merged: the pipeline's readers, dry-runs only.
@@ -240,26 +248,28 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
       render: { connectionFor: deps.connectionFor, tenancyFor: deps.tenancyFor, driftPolicyFor: deps.driftPolicyFor, kinds, statusStore, options: { builtinCrdSources: builtinCrdSources(config) } },
     });
     stops.push(() => previews.stop());
-    // A custom resource waiting for its kind starts the moment a CRD serving it is Established.
-    const crdWakes = watchCrdsEstablished({ clusters: clusters.main, wake: (cluster, tokens) => waits.wake(cluster, tokens), log });
-    stops.push(() => crdWakes.stop());
-    const watches = startReferenceWatches({ clusters: clusters.main, kinds, statusStore, queues, redis, log });
-    stops.push(() => watches.stop());
-    const ownedWatches = startOwnedWatches({ clusters: clusters.main, statusStore, queues, redis, log });
-    owned.watches = ownedWatches;
-    stops.push(() => ownedWatches.stop());
-    // ReplicaSets and Pods under what Tidemark applied, for the dashboard's resource trees.
-    const trees = startTreeWatches({ clusters: clusters.main, statusStore, redis, log });
-    stops.push(() => trees.stop());
-    const health = startHealthMonitor({
-      clusters: clusters.main, queues, statusStore, redis, log,
-      intervalMs: config.healthCheck.intervalMs, timeoutMs: config.healthCheck.timeoutMs, failureThreshold: config.healthCheck.failureThreshold,
-      onRecovered: async (cluster) => {
-        const requeued = await requeueCluster(cluster, { redis, statusStore, queues });
-        log.info({ cluster, requeued }, 're-enqueued the objects of a recovered cluster');
+    // Per cluster: CRD wake-ups, watches and health checks; config-file clusters now, Cluster objects as they come.
+    const partsContext = { config, kinds, statusStore, queues, redis, waits, log };
+    const parts = startClusterParts(clusters.main, partsContext);
+    owned.watches = parts.owned;
+    stops.push(() => parts.stop());
+    work = {
+      async start(name, cluster) {
+        const one = new Map([[name, cluster]]);
+        const clusterWorkers = new ReconcileWorkers({ ...workerOptions, clusters: [name] });
+        await clusterWorkers.start(markedRuns(deps, mark));
+        const clusterCrds = keepInstallingBuiltinCrds(one, kinds, log, crdOptions);
+        const clusterParts = startClusterParts(one, partsContext);
+        return {
+          cacheFor: (cacheCluster) => clusterParts.cacheFor(cacheCluster),
+          async stop() {
+            await clusterParts.stop();
+            clusterCrds.stop();
+            await clusterWorkers.close();
+          },
+        };
       },
-    });
-    stops.push(() => health.stop());
+    };
     // Time held per cluster for the metric, and a wake-up the moment a window lets go.
     const windows = startSyncWindowMonitor({
       windows: config.syncWindows, clusters: () => clusterTargets, clock, log,
@@ -276,6 +286,8 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
     stops.push(() => notifications.stop());
   }
 
+  // Clusters from Cluster objects, started and stopped at runtime beside the config-file ones.
+  stops.push(await startFleet(config, owned, { registry, clusters, work, poller, sources, placement, observe: markedKubeObserver(metrics.kubeObserver, mark), redis, statusStore, queues, log }));
   // A CRD Established or removed on a cluster may change what its Helm units render.
   stops.push(watchRenderCapabilities(rendering, clusters.main, () => sources.keys(), poller, log));
   if (poller) {
@@ -314,6 +326,19 @@ async function enqueueTraced(queues: ReconcileQueues, jobs: readonly ReconcileJo
   } finally {
     span.end();
   }
+}
+
+/** startFleet serves Cluster objects where tidemark.yaml enables them; it gives their stop (nothing to stop otherwise). */
+async function startFleet(config: ReconcilerConfig, owned: { objects?: RunningClusterObjects }, wiring: Omit<ClusterObjectsWiring, 'config' | 'management' | 'work' | 'routing'> & { work: ClusterWork | undefined; poller: Poller | undefined; sources: ReadonlyMap<string, GitSource>; placement: PlacementCache }): Promise<() => Promise<void>> {
+  if (!config.clusterObjects.enabled) return async () => undefined;
+  const { work, poller, sources, placement, ...rest } = wiring;
+  const running = await startClusterObjects({
+    ...rest, config: config.clusterObjects, management: connectionOf(wiring.clusters.main, config.clusterObjects.cluster),
+    // Routing happens where polls are routed; a worker-only process only serves the clusters' queues.
+    ...(work ? { work } : {}), ...(poller ? { routing: { sources, placement } } : {}),
+  });
+  owned.objects = running;
+  return () => running.stop();
 }
 
 /** noMark is the mark of a deployment: nothing is told. */

@@ -137,25 +137,9 @@ export class ClusterController {
 
   /** reconcileFleet is one pass: read every Cluster, plan, start, stop, route, probe, write status. */
   private async reconcileFleet(): Promise<void> {
-    const wanted: WantedCluster[] = [];
-    const loaded = new Map<string, LoadedCredentials>();
-    const retiring: string[] = [];
-    for (const [name, entry] of this.entries) {
-      entry.observation = { generation: entry.object.metadata.generation ?? 0, ...(entry.observation.contact ? { contact: entry.observation.contact } : {}) };
-      if (entry.object.metadata.deletionTimestamp) {
-        if (entry.object.metadata.finalizers?.includes(clusterFinalizer)) retiring.push(name);
-        continue;
-      }
-      const declaration = await this.declarationOf(entry);
-      if (!declaration) continue;
-      if (this.manages) await this.keepFinalizer(entry, declaration.prune);
-      const credentials = await this.credentialsOf(entry, declaration);
-      if (!credentials) continue;
-      loaded.set(name, credentials);
-      wanted.push({ name, labels: declaration.labels, fingerprint: credentials.fingerprint });
-    }
+    const { wanted, loaded, retiring } = await this.readClusters();
     const plan = planFleet(wanted, this.running, this.configNames);
-    for (const name of plan.clashes) this.problem(name, ClusterReason.NameClash, `Cluster ${this.options.namespace}/${name}: a cluster named ${name} is already configured in tidemark.yaml; that one is served and this Cluster is not. Rename the Cluster (or remove the config-file cluster).`);
+    for (const name of plan.clashes) this.problem(name, ClusterReason.NameClash, clashMessage(this.options.namespace, name));
     for (const name of plan.stop) if (!retiring.includes(name)) await this.stopCluster(name, true);
     for (const cluster of plan.restart) await this.stopCluster(cluster.name, false);
     const fresh = [...plan.restart, ...plan.start];
@@ -166,6 +150,39 @@ export class ClusterController {
     await this.probe(this.probeDue ? [...this.running.keys()] : fresh.map((cluster) => cluster.name));
     this.probeDue = false;
     if (this.manages) for (const entry of this.entries.values()) await this.writeStatus(entry);
+  }
+
+  /** readClusters gives the clusters the Cluster objects want (credentials loaded) and the deleted ones to retire. */
+  private async readClusters(): Promise<{ wanted: WantedCluster[]; loaded: Map<string, LoadedCredentials>; retiring: string[] }> {
+    const wanted: WantedCluster[] = [];
+    const loaded = new Map<string, LoadedCredentials>();
+    const retiring: string[] = [];
+    for (const [name, entry] of this.entries) {
+      entry.observation = { generation: entry.object.metadata.generation ?? 0, ...(entry.observation.contact ? { contact: entry.observation.contact } : {}) };
+      if (entry.object.metadata.deletionTimestamp) {
+        if (entry.object.metadata.finalizers?.includes(clusterFinalizer)) retiring.push(name);
+        continue;
+      }
+      const credentials = await this.servable(name, entry);
+      if (!credentials) continue;
+      loaded.set(name, credentials.loaded);
+      wanted.push({ name, labels: credentials.labels, fingerprint: credentials.loaded.fingerprint });
+    }
+    return { wanted, loaded, retiring };
+  }
+
+  /** servable parses a Cluster and loads its credentials; undefined (with the problem noted) when it cannot be served. */
+  private async servable(name: string, entry: Entry): Promise<{ loaded: LoadedCredentials; labels: Readonly<Record<string, string>> } | undefined> {
+    const declaration = await this.declarationOf(entry);
+    if (!declaration) return undefined;
+    // Before its credentials: a clashing Cluster is never served, whatever it holds.
+    if (this.configNames.has(name)) {
+      this.problem(name, ClusterReason.NameClash, clashMessage(this.options.namespace, name));
+      return undefined;
+    }
+    if (this.manages) await this.keepFinalizer(entry, declaration.prune);
+    const loaded = await this.credentialsOf(entry, declaration);
+    return loaded ? { loaded, labels: declaration.labels } : undefined;
   }
 
   private async declarationOf(entry: Entry): Promise<ClusterDeclaration | undefined> {
@@ -303,4 +320,8 @@ export class ClusterController {
     for (const name of this.secrets.keys()) if (!names.has(name)) this.secrets.delete(name);
     return names;
   }
+}
+
+function clashMessage(namespace: string, name: string): string {
+  return `Cluster ${namespace}/${name}: a cluster named ${name} is already configured in tidemark.yaml; that one is served and this Cluster is not. Rename the Cluster (or remove the config-file cluster).`;
 }

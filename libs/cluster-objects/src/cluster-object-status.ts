@@ -44,27 +44,30 @@ export interface ClusterObservation {
  * left out would be removed.
  */
 export function clusterStatus(observation: ClusterObservation, previous: Partial<ClusterObjectStatus>, now = new Date()): ClusterObjectStatus {
-  const { generation, problem, contact } = observation;
-  const reachable: Pick<Condition, 'status' | 'reason' | 'message'> = problem && !contact
-    ? { status: 'Unknown', reason: ClusterReason.NotChecked, message: 'Not contacted: the cluster is not served.' }
-    : !contact
-      ? { status: 'Unknown', reason: ClusterReason.NotChecked, message: 'Not contacted yet.' }
-      : contact.ok
-        ? { status: 'True', reason: ClusterReason.Connected, message: `The API server answered (${contact.serverVersion}).` }
-        : { status: 'False', reason: ClusterReason.Unreachable, message: contact.message };
-  const ready: Pick<Condition, 'status' | 'reason' | 'message'> = problem
-    ? { status: 'False', reason: problem.reason, message: problem.message }
-    : reachable.status === 'True'
-      ? { status: 'True', reason: ClusterReason.Served, message: 'Its queue worker, watches and health checks run; placement targets it.' }
-      : { status: 'False', reason: reachable.reason, message: reachable.message };
+  const { generation, contact } = observation;
+  const reachable = reachableOf(observation);
   let conditions = setCondition(previous.conditions ?? [], { type: ClusterConditionType.Reachable, observedGeneration: generation, ...reachable }, now);
-  conditions = setCondition(conditions, { type: ClusterConditionType.Ready, observedGeneration: generation, ...ready }, now);
+  conditions = setCondition(conditions, { type: ClusterConditionType.Ready, observedGeneration: generation, ...readyOf(observation, reachable) }, now);
   const answered = contact?.ok ? contact : undefined;
+  const last = answered ? { serverVersion: answered.serverVersion, lastContact: answered.at } : previous;
   return {
     observedGeneration: generation,
     conditions,
-    ...(answered ? { serverVersion: answered.serverVersion, lastContact: answered.at } : {}),
-    ...(!answered && previous.serverVersion ? { serverVersion: previous.serverVersion } : {}),
-    ...(!answered && previous.lastContact ? { lastContact: previous.lastContact } : {}),
+    ...(last.serverVersion ? { serverVersion: last.serverVersion } : {}),
+    ...(last.lastContact ? { lastContact: last.lastContact } : {}),
   };
+}
+
+type ConditionVerdict = Pick<Condition, 'status' | 'reason' | 'message'>;
+
+function reachableOf({ problem, contact }: ClusterObservation): ConditionVerdict {
+  if (!contact) return { status: 'Unknown', reason: ClusterReason.NotChecked, message: problem ? 'Not contacted: the cluster is not served.' : 'Not contacted yet.' };
+  if (contact.ok) return { status: 'True', reason: ClusterReason.Connected, message: `The API server answered (${contact.serverVersion}).` };
+  return { status: 'False', reason: ClusterReason.Unreachable, message: contact.message };
+}
+
+function readyOf({ problem }: ClusterObservation, reachable: ConditionVerdict): ConditionVerdict {
+  if (problem) return { status: 'False', reason: problem.reason, message: problem.message };
+  if (reachable.status === 'True') return { status: 'True', reason: ClusterReason.Served, message: 'Its queue worker, watches and health checks run; placement targets it.' };
+  return { status: 'False', reason: reachable.reason, message: reachable.message };
 }

@@ -31,10 +31,7 @@ export function parseClusterObject(object: KubernetesManifest): ClusterDeclarati
   const where = `Cluster ${namespace}/${object.metadata.name}`;
   if (!dnsLabel.test(object.metadata.name)) throw new TerminalError('InvalidCluster', `${where}: metadata.name must be a DNS label (lower-case letters, digits and -, at most 63).`);
   const spec = (object as { spec?: unknown }).spec ?? {};
-  if (!Value.Check(ClusterObjectSpec, spec)) {
-    const first = Value.Errors(ClusterObjectSpec, spec).First();
-    throw new TerminalError('InvalidCluster', `${where}: spec${first?.path.replaceAll('/', '.') ?? ''}: ${first?.message ?? 'is not valid'}.`);
-  }
+  if (!Value.Check(ClusterObjectSpec, spec)) throw new TerminalError('InvalidCluster', `${where}: ${firstError(spec)}.`);
   const secretRef = spec.kubeconfigSecretRef;
   if (Boolean(secretRef) === Boolean(spec.inCluster)) throw new TerminalError('InvalidCluster', `${where}: spec: set exactly one of kubeconfigSecretRef or inCluster: true.`);
   return {
@@ -45,6 +42,12 @@ export function parseClusterObject(object: KubernetesManifest): ClusterDeclarati
     allowExecPlugins: spec.allowExecPlugins ?? false,
     prune: spec.prune ?? false,
   };
+}
+
+/** firstError says what is wrong with a spec, by its field path. */
+function firstError(spec: unknown): string {
+  const first = Value.Errors(ClusterObjectSpec, spec).First();
+  return first ? `spec${first.path.replaceAll('/', '.')}: ${first.message}` : 'spec: is not valid';
 }
 
 /** credentialsWhere names a Cluster's credentials in messages: the Cluster, the field, and the Secret and key. */
