@@ -78,7 +78,7 @@ export async function startClusterObjects(wiring: ClusterObjectsWiring): Promise
       route: (name) => routeCluster(name, wiring),
       async retire(name: string) {
         // Out of the registry, no source places anything there: each object's run prunes it, under the guards.
-        if (wiring.routing) await requeueCluster(name, wiring);
+        if (wiring.routing) await requeueCluster(name, wiring, 'git-removed');
         return (await wiring.statusStore.list(name)).length;
       },
     },
