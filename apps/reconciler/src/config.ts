@@ -15,6 +15,7 @@ import { NotificationsInput, notificationsConfig, type NotificationsConfig } fro
 import { messageOf } from '@tidemark/contracts';
 import { TracingInput, tracingConfig, type TracingConfig } from './tracing-config';
 import { SyncWindowsInput, syncWindowsConfig } from './sync-windows-config';
+import { ConversionWebhookInput, conversionWebhookConfig, type ConversionWebhookConfig } from './conversion-webhook-config';
 import type { SyncWindow } from '@tidemark/placement';
 
 /** ConfigError is a mistake in the configuration; its message names the file and field. */
@@ -117,28 +118,7 @@ const ConfigInput = Type.Object({
     port: Type.Integer({ minimum: 0, maximum: 65535 }),
     host: Type.Optional(Type.String()),
   }, { additionalProperties: false })),
-  conversionWebhook: Type.Optional(Type.Object({
-    host: Type.Optional(Type.String({ minLength: 1 })),
-    port: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
-    url: Type.Optional(Type.String({ pattern: '^https://' })),
-    service: Type.Optional(Type.Object({
-      namespace: Type.String({ minLength: 1 }),
-      name: Type.String({ minLength: 1 }),
-      port: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535 })),
-    }, { additionalProperties: false })),
-    certificateHosts: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
-    checkIntervalMs: Type.Optional(Type.Integer({ minimum: 1_000 })),
-    caValidityHours: Type.Optional(Type.Integer({ minimum: 1 })),
-    servingValidityHours: Type.Optional(Type.Integer({ minimum: 1 })),
-    migrationObjectsPerSecond: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 1000 })),
-    maxReviewMiB: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 32 })),
-    maxConcurrentReviews: Type.Optional(Type.Integer({ minimum: 1, maximum: 1024 })),
-    secret: Type.Optional(Type.Object({
-      cluster: Type.Optional(Type.String({ minLength: 1 })),
-      namespace: Type.String({ minLength: 1 }),
-      name: Type.Optional(Type.String({ minLength: 1 })),
-    }, { additionalProperties: false })),
-  }, { additionalProperties: false })),
+  conversionWebhook: Type.Optional(ConversionWebhookInput),
   render: Type.Optional(RenderInput),
   defaultServiceAccount: Type.Optional(Type.Object({
     namespace: Type.String({ pattern: '^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$' }),
@@ -174,6 +154,8 @@ export interface ClusterConfig {
 }
 
 /** ReconcilerConfig is validated once at start-up and frozen. */
+export type { ConversionWebhookConfig } from './conversion-webhook-config';
+
 export interface ReconcilerConfig {
   readonly role: 'all' | 'poller' | 'worker';
   /** How to reach Redis: a URL, a Sentinel group or a Redis Cluster. */
@@ -240,41 +222,6 @@ export interface ReconcilerConfig {
 }
 
 /**
- * ConversionWebhookConfig: with `service`, the API servers call the Service (deploy/ sets it);
- * with `url`, that URL; with neither, https://127.0.0.1:<port>/convert, for API servers on the
- * same machine (the test rig, scripts/tidemark-local).
- */
-export interface ConversionWebhookConfig {
-  /** @defaultValue 0.0.0.0 with a service or url, 127.0.0.1 otherwise */
-  readonly host: string;
-  /** @defaultValue 9443 with a service or url, 0 (a free port) otherwise */
-  readonly port: number;
-  readonly clientConfig: { readonly loopback: true } | { readonly url: string } | { readonly service: { readonly namespace: string; readonly name: string; readonly port: number } };
-  /** Names and IPs the serving certificate covers. @defaultValue the Service's DNS names, the URL's host, or 127.0.0.1 */
-  readonly certificateHosts: readonly string[];
-  /** How often certificates are checked for renewal and the CRDs' caBundle re-applied. @defaultValue 60000 */
-  readonly checkIntervalMs: number;
-  /** @defaultValue one year */
-  readonly caValidityMs: number;
-  /** @defaultValue 30 days */
-  readonly servingValidityMs: number;
-  /** Storage version migration: most objects rewritten per second, per cluster. @defaultValue 20 */
-  readonly migrationObjectsPerSecond: number;
-  /**
-   * Largest ConversionReview body, in bytes (maxReviewMiB); larger ones are answered 413. Raise it only
-   * for unpaginated lists of many objects at a deprecated version. @defaultValue 3 MiB
-   */
-  readonly maxReviewBytes?: number;
-  /** Reviews converted at once; more are answered 429 with Retry-After, which the API server retries. @defaultValue 32 */
-  readonly maxConcurrentReviews?: number;
-  /**
-   * The Secret every replica shares the certificates through. @defaultValue with a service:
-   * tidemark-conversion-webhook in the Service's namespace on the first cluster; else none (kept in memory)
-   */
-  readonly secret?: { readonly cluster: string; readonly namespace: string; readonly name: string };
-}
-
-/**
  * loadConfig reads the config file named by TIDEMARK_CONFIG (or `path`) and the environment,
  * validates both, resolves secret references, and returns a frozen config. Secret values are
  * read here and nowhere else; messages name the file and field, never a value.
@@ -289,6 +236,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, path = env.TIDE
   const where = (field: string) => `${file}: ${field}`;
   const cacheDir = resolvePath(base, input.cacheDir ?? '.tidemark/cache');
   const clusters = input.clusters.map((cluster) => cluster.name);
+  const invalid = (field: string, message: string) => new ConfigError(`${where(field)}: ${message}`);
   checkSourcesListed(input, where);
   return deepFreeze({
     role,
@@ -308,18 +256,29 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, path = env.TIDE
     render: renderConfig(input.render, { base, env, cacheDir, clusters, sources: input.sources.map((source) => String(source.name)), invalid: (field, message) => new ConfigError(`${where(field)}: ${message}`) }),
     webhooks: webhooks(input, where, base, env),
     logLevel: env.TIDEMARK_LOG_LEVEL ?? 'info',
-    conversionWebhook: conversionWebhookConfig(input, where),
-    sourceObjects: sourceObjectsConfig(input.sourceObjects, { clusters, ownNamespace: env.TIDEMARK_NAMESPACE || undefined, invalid: (field, message) => new ConfigError(`${where(field)}: ${message}`) }),
-    clusterObjects: clusterObjectsConfig(input.clusterObjects, { clusters, managementCluster: input.sourceObjects?.cluster ?? clusters[0] ?? '', ownNamespace: env.TIDEMARK_NAMESPACE || undefined, invalid: (field, message) => new ConfigError(`${where(field)}: ${message}`) }),
+    conversionWebhook: conversionWebhookConfig(input.conversionWebhook ?? {}, clusters, invalid),
+    ...objectControllers(input, env, clusters, invalid),
     gitHosts: gitHostsConfig(input.gitHosts, {
       sourceUrls: new Map(input.sources.map((source) => [String(source.name), String(source.url)])),
       clusters, base, invalid: (field, message) => new ConfigError(`${where(field)}: ${message}`),
     }),
     notifications: notificationsConfig(input.notifications, { readSecret: (ref, field) => readSecret(ref, where(field), base, env), clusters, invalid: (field, message) => new ConfigError(`${where(field)}: ${message}`) }),
-    syncWindows: syncWindowsConfig(input.syncWindows, where, (message) => new ConfigError(message)),
-    syncWindowRecheckMs: input.syncWindowRecheckMs ?? 300_000,
+    ...syncWindowsOf(input, where),
     tracing: tracingConfig(input.tracing, { role, readSecret: (ref, field) => readSecret(ref, where(field), base, env), invalid: (field, message) => new ConfigError(`${where(field)}: ${message}`) }),
   });
+}
+
+/** objectControllers: the settings of the Source and Cluster object controllers. */
+function objectControllers(input: ConfigInput, env: NodeJS.ProcessEnv, clusters: readonly string[], invalid: (field: string, message: string) => Error): Pick<ReconcilerConfig, 'sourceObjects' | 'clusterObjects'> {
+  const ownNamespace = env.TIDEMARK_NAMESPACE || undefined;
+  return {
+    sourceObjects: sourceObjectsConfig(input.sourceObjects, { clusters: [...clusters], ownNamespace, invalid }),
+    clusterObjects: clusterObjectsConfig(input.clusterObjects, { clusters: [...clusters], managementCluster: input.sourceObjects?.cluster ?? clusters[0] ?? '', ownNamespace, invalid }),
+  };
+}
+
+function syncWindowsOf(input: ConfigInput, where: (field: string) => string): Pick<ReconcilerConfig, 'syncWindows' | 'syncWindowRecheckMs'> {
+  return { syncWindows: syncWindowsConfig(input.syncWindows, where, (message) => new ConfigError(message)), syncWindowRecheckMs: input.syncWindowRecheckMs ?? 300_000 };
 }
 
 /** checkSourcesListed: a reconciler with no source in its file must serve Source objects, or it has nothing to do. */
@@ -331,49 +290,6 @@ function checkSourcesListed(input: ConfigInput, where: (field: string) => string
 
 function httpOf(input: ConfigInput, env: NodeJS.ProcessEnv): ReconcilerConfig['http'] {
   return { port: input.http?.port ?? 9464, host: input.http?.host ?? '0.0.0.0', ...metricsTokenOf(env) };
-}
-
-function conversionWebhookConfig(input: ConfigInput, where: (field: string) => string): ConversionWebhookConfig {
-  const hook = input.conversionWebhook ?? {};
-  if (hook.url && hook.service) throw new ConfigError(`${where('conversionWebhook')}: set url or service, not both`);
-  const clientConfig = conversionClientConfig(hook);
-  const remote = !('loopback' in clientConfig);
-  return {
-    host: hook.host ?? (remote ? '0.0.0.0' : '127.0.0.1'),
-    port: hook.port ?? (remote ? 9443 : 0),
-    clientConfig,
-    certificateHosts: hook.certificateHosts ?? certificateHostsFor(clientConfig),
-    checkIntervalMs: hook.checkIntervalMs ?? 60_000,
-    caValidityMs: (hook.caValidityHours ?? 365 * 24) * 3600_000,
-    servingValidityMs: (hook.servingValidityHours ?? 30 * 24) * 3600_000,
-    migrationObjectsPerSecond: hook.migrationObjectsPerSecond ?? 20,
-    maxReviewBytes: Math.floor((hook.maxReviewMiB ?? 3) * 1024 * 1024),
-    maxConcurrentReviews: hook.maxConcurrentReviews ?? 32,
-    ...certificateSecret(input, clientConfig, where),
-  };
-}
-
-function certificateSecret(input: ConfigInput, clientConfig: ConversionWebhookConfig['clientConfig'], where: (field: string) => string): Pick<ConversionWebhookConfig, 'secret'> {
-  const secret = input.conversionWebhook?.secret;
-  const cluster = secret?.cluster ?? input.clusters[0]?.name ?? '';
-  if (secret?.cluster && !input.clusters.some((entry) => entry.name === secret.cluster)) {
-    throw new ConfigError(`${where('conversionWebhook.secret.cluster')}: no cluster is named "${secret.cluster}"`);
-  }
-  if (secret) return { secret: { cluster, namespace: secret.namespace, name: secret.name ?? 'tidemark-conversion-webhook' } };
-  return 'service' in clientConfig ? { secret: { cluster, namespace: clientConfig.service.namespace, name: 'tidemark-conversion-webhook' } } : {};
-}
-
-function conversionClientConfig(hook: NonNullable<ConfigInput['conversionWebhook']>): ConversionWebhookConfig['clientConfig'] {
-  if (hook.service) return { service: { namespace: hook.service.namespace, name: hook.service.name, port: hook.service.port ?? 9443 } };
-  return hook.url ? { url: hook.url } : { loopback: true };
-}
-
-function certificateHostsFor(clientConfig: ConversionWebhookConfig['clientConfig']): string[] {
-  if ('service' in clientConfig) {
-    const { name, namespace } = clientConfig.service;
-    return [`${name}.${namespace}.svc`, `${name}.${namespace}.svc.cluster.local`];
-  }
-  return 'url' in clientConfig ? [new URL(clientConfig.url).hostname.replace(/^\[|\]$/g, '')] : ['127.0.0.1'];
 }
 
 function metricsTokenOf(env: NodeJS.ProcessEnv): { metricsToken?: string } {

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { ConversionWebhook, conversionPath, MemoryCertificateStore, rotateCertificates, type CertificateState, type CertificateStore, type CrdConversion, type RotationStep, type WebhookClientConfig } from '@tidemark/conversion';
 import type { KindRegistry } from '@tidemark/kinds';
-import type { ConversionWebhookConfig } from './config';
+import type { ConversionWebhookConfig } from './conversion-webhook-config';
 
 /** RunningConversionWebhook is the started webhook: what the CRDs must say to reach and trust it. */
 export interface RunningConversionWebhook {
