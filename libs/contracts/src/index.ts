@@ -7,7 +7,8 @@
 // Entry points: RecordKeys, ReconcileJob, ObjectStatus, setCondition, verdictOf, messageOf, TerminalError,
 //   TransientError, formatObjectKey.
 // Records: the key of every shared record (RecordKeys, one prefix convention) and the formats of
-//   SourceStatus, ClusterHealth, StatusChange, RedisLease, the preview report and revisionFor; their writers
+//   SourceStatus, ClusterHealth, StatusChange, RedisLease, the preview report, revisionFor and the rollout record
+//   (RolloutRecord, rolloutTargetOf); their writers
 //   live in the libraries that own them.
 // May import: no other Tidemark library.
 
@@ -45,5 +46,6 @@ export { RedisLease } from './records/redis-lease';
 export { redisSchemaVersion, reconcileJobName, jobSchemaVersion, claimRedisSchema, SchemaTooNewError } from './records/schema-version';
 export { appendClusterSample, newestClusterSample, readClusterSeries, type ClusterSample } from './records/cluster-series';
 export { revisionFor } from './records/revision-for';
+export { parseRolloutRecord, readRolloutRecord, writeRolloutRecord, listRolloutSources, rolloutTargetOf, pushRolloutCommand, takeRolloutCommands, parseRolloutCommand, rolloutPhases, rolloutCommandVerbs, maxRolloutRecordBytes, RolloutRecordError, type RolloutRecord, type RolloutPhase, type RolloutCell, type RolloutCellState, type RolloutHalt, type RolloutAction, type RolloutCommand, type RolloutCommandVerb } from './records/rollout';
 export { writePreviewReport, readPreviewReport, listPreviews, previewTtlSeconds, boundPreviewReport, maxPreviewReportBytes, type PreviewReport, type PreviewState, type PreviewTrigger, type PreviewPullRequest, type PreviewChange, type PreviewHook, type PreviewField, type PreviewAction, type PreviewBlastRadius } from './records/preview';
 export { hookAnnotation, helmHookAnnotation, hookWeightAnnotation, hookDeletePolicyAnnotation, hookRunAnnotation, hookPhases, parseHook, isHookObject, hookRunName, type Hook, type HookPhase, type HookDeletePolicy, type HookReading } from './hook';

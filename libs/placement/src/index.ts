@@ -7,7 +7,7 @@
 
 export { PlacementRules, isPlacementObject, placementApiVersion, placementKind, clusterSelectorAnnotation, type ClusterTarget, type UnitTarget } from './placement';
 export { type PlacedIdentity, type RuleServiceAccount } from './rule-identity';
-export { SelectorError, type LabelSelector, type Requirement } from './label-selector';
+export { SelectorError, matches, requirementsOf, type LabelSelector, type Requirement } from './label-selector';
 export { rulesAt, PlacementCache, isPlacementKey, type PlacementSource } from './source-placement';
 export { compileSyncWindow, SyncWindowError, type SyncWindow, type SyncWindowInput } from './sync-windows/sync-window';
 export { syncWindowHold, type SyncWindowHold, type ClusterOfWindow } from './sync-windows/window-verdict';

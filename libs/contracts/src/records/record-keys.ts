@@ -201,4 +201,24 @@ export class RecordKeys {
   get previews(): string {
     return `${this.prefix}:previews`;
   }
+
+  /** rollout is the JSON of one source's rollout (RolloutRecord): its waves and each cluster's target revision. */
+  rollout(source: string): string {
+    return `${this.prefix}:rollout:${source}`;
+  }
+
+  /** rollouts is the set of source names that have a rollout record, for the dashboard. */
+  get rollouts(): string {
+    return `${this.prefix}:rollouts`;
+  }
+
+  /** rolloutCommands is the list of operators' commands (RolloutCommand JSON) for one source's rollout driver. */
+  rolloutCommands(source: string): string {
+    return `${this.prefix}:rollout-commands:${source}`;
+  }
+
+  /** rolloutLease elects the one process that drives the rollouts. */
+  get rolloutLease(): string {
+    return `${this.prefix}:lease:rollouts`;
+  }
 }

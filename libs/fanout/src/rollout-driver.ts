@@ -1,0 +1,165 @@
+import { messageOf, readRolloutRecord, readSourceCommits, readSourceStatus, RedisLease, takeRolloutCommands, writeRolloutRecord, type Logger, type ObjectStatus, type ReconcileJob, type RecordKeys, type RedisClient, type RolloutRecord } from '@tidemark/contracts';
+import type { ClusterTarget } from '@tidemark/placement';
+import { stepRollout, type GateReport, type RolloutEffect, type RolloutEvent } from './rollout-engine';
+import { readGate, statusKey } from './rollout-gate';
+import type { RolloutPolicy } from './rollout-policy';
+
+/** RolloutDriverOptions are what the driver reads and does; the engine decides. */
+export interface RolloutDriverOptions {
+  redis: RedisClient;
+  keys: RecordKeys;
+  policies: ReadonlyMap<string, RolloutPolicy>;
+  /** The clusters and their labels now: the one place a rollout reads cluster labels from. */
+  clusters(): readonly ClusterTarget[];
+  /** Every job of a source at a revision on every cluster, as placement says (routePoll with nothing known before). */
+  route(source: string, revision: string): Promise<ReconcileJob[]>;
+  enqueue(jobs: readonly ReconcileJob[]): Promise<void>;
+  statusOf(cluster: string, objectKey: string): Promise<ObjectStatus | undefined>;
+  log: Logger;
+  /** Told of every notice (started, wave passed, waiting, halted, aborted, complete). @defaultValue none */
+  onNotice?(source: string, notice: Extract<RolloutEffect, { type: 'notice' }>): void;
+  /** Told after each reach's jobs are enqueued, for benches. @defaultValue none */
+  onReach?(source: string, clusters: readonly string[], revision: string): void;
+  /** @defaultValue () => new Date() */
+  now?(): Date;
+  /** How often the driver looks at gates, soaks and commands. @defaultValue 500 */
+  tickMs?: number;
+  /** This process's id for the driver's lease. */
+  owner: string;
+}
+
+/**
+ * RolloutDriver is the thin shell around stepRollout: one process (by lease) reads each source's
+ * record, the delivered revision, the operators' queued commands and the gate's status records,
+ * steps the engine, writes the record (its one writer) and then carries out the effects: it
+ * enqueues a reached cluster's jobs and tells the notices. start and stop are explicit.
+ */
+export class RolloutDriver {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private again = false;
+  private readonly lease: RedisLease;
+  private readonly expected = new Map<string, Promise<Map<string, string[]>>>();
+
+  constructor(private readonly options: RolloutDriverOptions) {
+    const tickMs = options.tickMs ?? 500;
+    if (!(Number.isInteger(tickMs) && tickMs >= 10)) throw new RangeError(`The rollout driver's tickMs must be a whole number of ms >= 10; got ${tickMs}.`);
+    this.lease = new RedisLease(options.redis, options.keys.rolloutLease, options.owner, Math.max(3_000, tickMs * 6));
+  }
+
+  /** has tells whether a source's revisions roll out in waves (its jobs are enqueued by the driver, not the poll). */
+  has(source: string): boolean {
+    return this.options.policies.has(source);
+  }
+
+  start(): void {
+    if (this.timer || this.options.policies.size === 0) return;
+    this.timer = setInterval(() => this.wake(), this.options.tickMs ?? 500);
+    this.timer.unref();
+    this.wake();
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    await this.running;
+    await this.lease.release().catch(() => false);
+  }
+
+  /** wake steps every rollout now (a poll delivered a revision, say); steps never overlap. */
+  wake(): void {
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.tick().catch((error: unknown) => this.options.log.warn({ err: messageOf(error) }, 'rollout step failed')).finally(() => {
+      this.running = undefined;
+      if (this.again && this.timer) {
+        this.again = false;
+        this.wake();
+      }
+    });
+  }
+
+  /** tick steps each source's rollout once, when this process holds the driver's lease. */
+  async tick(): Promise<void> {
+    if (!(await this.lease.acquire())) return;
+    for (const policy of this.options.policies.values()) {
+      await this.stepSource(policy).catch((error: unknown) => this.options.log.warn({ source: policy.source, err: messageOf(error) }, 'rollout step failed for a source'));
+    }
+  }
+
+  private async stepSource(policy: RolloutPolicy): Promise<void> {
+    const { redis, keys } = this.options;
+    const source = policy.source;
+    const original = await readRolloutRecord(redis, keys, source);
+    let record = original;
+    const effects: RolloutEffect[] = [];
+    const step = (event: RolloutEvent) => {
+      const result = stepRollout(record, event, this.now(), policy);
+      if (result.refused) this.options.log.warn({ source, refused: result.refused }, 'rollout command refused');
+      record = result.state;
+      effects.push(...result.effects);
+    };
+    const clusters = this.options.clusters();
+    const delivered = (await readSourceStatus(redis, keys, source)).revision;
+    if (delivered && delivered !== record?.revision) step({ type: 'revision', revision: delivered, clusters, ...(record ? {} : await this.previousOf(source, delivered)) });
+    for (const command of await takeRolloutCommands(redis, keys, source)) step({ type: 'command', command });
+    if (record) step({ type: 'tick', clusters, ...(await this.gateOf(record)) });
+    if (record && record !== original) await writeRolloutRecord(redis, keys, record);
+    for (const effect of effects) await this.carryOut(source, effect);
+  }
+
+  /** previousOf is the revision fetched before `revision`, for a source's first rollout record. */
+  private async previousOf(source: string, revision: string): Promise<{ previous?: string }> {
+    const commits = await readSourceCommits(this.options.redis, this.options.keys, source);
+    const index = commits.findIndex((commit) => commit.revision === revision);
+    const previous = index >= 0 ? commits[index + 1]?.revision : undefined;
+    return previous ? { previous } : {};
+  }
+
+  /** gateOf reads the current batch's gate: each expected object's status record. */
+  private async gateOf(record: RolloutRecord): Promise<{ gate?: GateReport }> {
+    if (record.phase !== 'progressing' || record.paused || record.batch.length === 0) return {};
+    const expected = await this.expectedAt(record.source, record.revision);
+    const statuses = new Map<string, ObjectStatus | undefined>();
+    for (const cluster of record.batch) {
+      for (const objectKey of expected.get(cluster) ?? []) statuses.set(statusKey(cluster, objectKey), await this.options.statusOf(cluster, objectKey));
+    }
+    return { gate: readGate(record.batch, record.revision, expected, statuses) };
+  }
+
+  /** expectedAt is, per cluster, the objects a revision places there (read once per revision). */
+  private expectedAt(source: string, revision: string): Promise<Map<string, string[]>> {
+    const key = `${source}@${revision}`;
+    let entry = this.expected.get(key);
+    if (!entry) {
+      entry = this.options.route(source, revision).then((jobs) => {
+        const byCluster = new Map<string, string[]>();
+        for (const job of jobs) if (job.reason !== 'git-removed') byCluster.set(job.cluster, [...(byCluster.get(job.cluster) ?? []), job.objectKey]);
+        return byCluster;
+      });
+      entry.catch(() => this.expected.delete(key));
+      this.expected.set(key, entry);
+      while (this.expected.size > 16) this.expected.delete(this.expected.keys().next().value!);
+    }
+    return entry;
+  }
+
+  private async carryOut(source: string, effect: RolloutEffect): Promise<void> {
+    if (effect.type === 'notice') {
+      this.options.log.info({ source, notice: effect.kind, wave: effect.wave, halt: effect.halt }, effect.message);
+      this.options.onNotice?.(source, effect);
+      return;
+    }
+    const clusters = new Set(effect.clusters);
+    const jobs = (await this.options.route(source, effect.revision)).filter((job) => clusters.has(job.cluster));
+    await this.options.enqueue(jobs);
+    this.options.onReach?.(source, effect.clusters, effect.revision);
+    this.options.log.info({ source, clusters: effect.clusters, revision: effect.revision, jobs: jobs.length }, 'rollout reached clusters');
+  }
+
+  private now(): Date {
+    return this.options.now?.() ?? new Date();
+  }
+}
