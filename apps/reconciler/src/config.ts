@@ -17,6 +17,7 @@ import { TracingInput, tracingConfig, type TracingConfig } from './tracing-confi
 import { SyncWindowsInput, syncWindowsConfig } from './sync-windows-config';
 import { ConversionWebhookInput, conversionWebhookConfig, type ConversionWebhookConfig } from './conversion-webhook-config';
 import type { SyncWindow } from '@tidemark/placement';
+import { rolloutsConfig, type RolloutPolicy } from './rollouts-config';
 
 /** ConfigError is a mistake in the configuration; its message names the file and field. */
 export class ConfigError extends Error {
@@ -137,6 +138,8 @@ const ConfigInput = Type.Object({
   tracing: Type.Optional(TracingInput),
   syncWindows: Type.Optional(SyncWindowsInput),
   syncWindowRecheckMs: Type.Optional(Type.Integer({ minimum: 1_000 })),
+  /** Per source, the waves its new revisions roll out in (docs/rollouts.md); checked in rolloutsConfig. */
+  rollouts: Type.Optional(Type.Array(Type.Unknown(), { maxItems: 200 })),
 }, { additionalProperties: false });
 type ConfigInput = Static<typeof ConfigInput>;
 
@@ -219,6 +222,8 @@ export interface ReconcilerConfig {
   readonly syncWindows: readonly SyncWindow[];
   /** How soon an object a sync window holds looks again at most (sooner when the window ends sooner). @defaultValue 300_000 */
   readonly syncWindowRecheckMs: number;
+  /** Sources whose new revisions roll out in waves, each with its policy (operator-owned). @defaultValue none */
+  readonly rollouts: readonly RolloutPolicy[];
 }
 
 /**
@@ -264,6 +269,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, path = env.TIDE
     }),
     notifications: notificationsConfig(input.notifications, { readSecret: (ref, field) => readSecret(ref, where(field), base, env), clusters, invalid: (field, message) => new ConfigError(`${where(field)}: ${message}`) }),
     ...syncWindowsOf(input, where),
+    rollouts: rolloutsConfig(input.rollouts, { sources: input.sources.map((source) => String(source.name)), sourceObjects: input.sourceObjects?.enabled === true, invalid }),
     tracing: tracingConfig(input.tracing, { role, readSecret: (ref, field) => readSecret(ref, where(field), base, env), invalid: (field, message) => new ConfigError(`${where(field)}: ${message}`) }),
   });
 }

@@ -11,7 +11,7 @@ import type { DesiredObject, DesiredStateReader } from '@tidemark/pipeline';
  * so is every object of a retiring source (a Source object being deleted) but its pre-delete hooks,
  * which run first (libs/pipeline's stage-pre-delete).
  */
-export function gitDesiredState(sources: ReadonlyMap<string, GitSource>, placement: PlacementCache, clusters: readonly ClusterTarget[], retiring: ReadonlySet<string> = new Set()): DesiredStateReader {
+export function gitDesiredState(sources: ReadonlyMap<string, GitSource>, placement: PlacementCache, clusters: readonly ClusterTarget[], retiring: ReadonlySet<string> = new Set(), targetOf?: (source: string, cluster: string) => Promise<string | undefined>): DesiredStateReader {
   const sourceOf = (source: string): GitSource => {
     const gitSource = sources.get(source);
     if (!gitSource) throw new TerminalError('UnknownSource', `job names source "${source}", which is not configured; add it to the config or drop the job.`);
@@ -21,7 +21,11 @@ export function gitDesiredState(sources: ReadonlyMap<string, GitSource>, placeme
   const healthRules = new Map<string, Promise<SourceHealthRules>>();
   const reader: DesiredStateReader = {
     // A job from Redis only proposes a revision; the source decides what may be applied.
-    admitRevision: (source, revision) => sourceOf(source).admitRevision(revision),
+    // A source that rolls out in waves applies each cluster's own target revision (rolloutTargets), not the head.
+    admitRevision: async (source, revision, cluster) => {
+      const target = cluster !== undefined && targetOf ? await targetOf(source, cluster) : undefined;
+      return target ? sourceOf(source).admitTarget(target) : sourceOf(source).admitRevision(revision);
+    },
     async readObject(source, revision, objectKey, cluster): Promise<DesiredObject | undefined> {
       const gitSource = sourceOf(source);
       const found = await gitSource.readObject(revision, objectKey, cluster);

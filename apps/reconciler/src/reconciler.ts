@@ -39,6 +39,7 @@ import { startNotifications } from './notifications';
 import { previewComments } from './preview-comments';
 import type { PushPathMark } from './push-path-marks';
 import { holdForEverySource, startSyncWindowMonitor, windowDependencies } from './sync-window-monitor';
+import { rolloutDriver, rolloutTargets, type RolloutWiring } from './rollouts';
 
 /** RunningReconciler is a started reconciler; stop undoes start, in reverse order. */
 export interface RunningReconciler {
@@ -54,6 +55,8 @@ export interface StartReconcilerOptions {
   mark?: PushPathMark;
   /** The time sync windows are judged at, for tests that move it instead of waiting. @defaultValue the system clock */
   clock?: () => Date;
+  /** The rollout driver's clock, tick and observers (tests inject time; benches observe reaches). @defaultValue real time */
+  rollouts?: RolloutWiring['driver'];
 }
 
 /**
@@ -67,7 +70,7 @@ export async function startReconciler(config: ReconcilerConfig, log: Logger, opt
     for (const undo of stops.reverse()) await Promise.resolve(undo()).catch((error: unknown) => log.warn({ err: String(error) }, 'stop step failed'));
   };
   try {
-    const running = await wire(config, log, stops, options.mark ?? noMark, options.clock);
+    const running = await wire(config, log, stops, options.mark ?? noMark, { ...(options.clock ? { clock: options.clock } : {}), ...(options.rollouts ? { rollouts: options.rollouts } : {}) });
     return { ...running, stop };
   } catch (error) {
     await stop();
@@ -75,7 +78,7 @@ export async function startReconciler(config: ReconcilerConfig, log: Logger, opt
   }
 }
 
-async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise<void> | void)[], mark: PushPathMark, clock?: () => Date): Promise<Omit<RunningReconciler, 'stop'>> {
+async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise<void> | void)[], mark: PushPathMark, { clock, rollouts: rolloutOptions }: Pick<StartReconcilerOptions, 'clock' | 'rollouts'>): Promise<Omit<RunningReconciler, 'stop'>> {
   // A URL, a Sentinel group or a Redis Cluster; on a cluster every key carries the hash tag {prefix}.
   const connection = redisConnectionFor(config.redis);
   const hashTag = needsHashTag(config.redis);
@@ -135,6 +138,11 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
   stops.push(() => queues.close());
   metrics.start({ queues, statusStore, clusters: clusterNames, sourceCacheDir: (source) => join(cacheRoot, source) });
 
+  // Sources with a rollout policy: the driver enqueues each wave's clusters, not the poll (docs/rollouts.md).
+  const rollouts = rolloutDriver({
+    policies: config.rollouts, redis, statusStore, sources, placement, clusters: () => clusterTargets, queues, log,
+    owner: `${config.role}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`, ...(rolloutOptions ? { driver: rolloutOptions } : {}),
+  });
   // Source objects are known before any worker takes a job that names one.
   const poller = config.role === 'worker' ? undefined : new Poller({
     redis,
@@ -143,7 +151,10 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
     tracer,
     onChanges: async (result, span) => {
       mark('poll-read', { source: result.source, revision: result.revision });
-      const jobs = await routePoll(await rebuild.beforeRoute(result), { source: sources.get(result.source)!, placement, clusters: clusterTargets, statusStore });
+      const routed = await routePoll(await rebuild.beforeRoute(result), { source: sources.get(result.source)!, placement, clusters: clusterTargets, statusStore });
+      // A source that rolls out in waves gets its jobs from the driver, wave by wave.
+      const jobs = rollouts.has(result.source) ? [] : routed;
+      if (rollouts.has(result.source)) rollouts.wake();
       mark('jobs-routed', { source: result.source, revision: result.revision });
       await metrics.changesFound(result, jobs);
       await commitStatuses.pickedUp(result.source, result.revision, jobs);
@@ -153,7 +164,11 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
       for (const problem of result.errors) log.warn({ source: result.source, problem }, 'source problem');
     },
     onError: (source, error) => log.warn({ source, err: messageOf(error) }, 'poll failed'),
-    onRecorded: (source) => void recordOnSource(source),
+    onRecorded: (source) => {
+      // The delivered revision is recorded now: the driver starts its rollout at once.
+      if (rollouts.has(source)) rollouts.wake();
+      void recordOnSource(source);
+    },
   });
   const sourceObjects = config.sourceObjects.enabled ? await startSourceObjects({
     management: connectionOf(clusters.main, config.sourceObjects.cluster),
@@ -177,7 +192,7 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
   const owned: { watches?: OwnedWatches; objects?: RunningClusterObjects } = {};
   if (config.role !== 'poller') {
     const waits = new DependencyWaits({ redis, prefix: recordPrefix, enqueue: (job) => queues.enqueue(job) });
-    const desired = gitDesiredState(sources, placement, clusterTargets, retiring);
+    const desired = gitDesiredState(sources, placement, clusterTargets, retiring, rolloutTargets(redis, statusStore.keys, config.rollouts));
     const headOf = async (source: string) => {
       const recorded = await readSourceStatus(redis, statusStore.keys, source);
       return recorded.head ?? recorded.revision;
@@ -293,6 +308,8 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
   if (poller) {
     await poller.start();
     stops.push(() => poller.stop());
+    rollouts.start();
+    stops.push(() => rollouts.stop());
     const resync = startFullResync({ redis, sources, route: { placement, clusters: clusterTargets, statusStore }, queues, intervalMs: config.fullResyncIntervalMs, log });
     stops.push(() => resync.stop());
   }

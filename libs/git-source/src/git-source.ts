@@ -157,6 +157,30 @@ export class GitSource {
     return this.gate.admit(revision);
   }
 
+  /**
+   * admitTarget admits a rollout's target revision for a cluster as it is, if it is on the ref's
+   * history (RevisionGate.admitExact). A source that verifies commits checks the target's own
+   * signature (an older commit was never checked as a head, perhaps); one that verifies tags admits
+   * only its head, whose tag the poll checked.
+   */
+  async admitTarget(revision: string): Promise<string> {
+    const admitted = await this.gate.admitExact(revision);
+    const keys = this.options.spec.verify;
+    if (!keys) return admitted;
+    if (keys.mode === 'tag') {
+      if ((await this.gate.admit(admitted)) === admitted) return admitted;
+      throw new TerminalError('RevisionNotAdmitted', `Source ${this.name} verifies signed tags, so only its head can be applied; a rollout's older target ${admitted.slice(0, 12)} was refused.`);
+    }
+    let check = this.verifiedRevisions.get(admitted);
+    if (!check) {
+      check = verifyCommit(this.options.cacheDir, admitted, keys, this.name);
+      check.catch(() => this.verifiedRevisions.delete(admitted));
+      this.verifiedRevisions.set(admitted, check);
+    }
+    await check;
+    return admitted;
+  }
+
   get name(): string {
     return this.options.spec.name;
   }

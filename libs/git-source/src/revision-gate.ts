@@ -55,6 +55,21 @@ export class RevisionGate {
       'Only the head of the configured ref is applied; the job was refused and nothing was fetched for it.');
   }
 
+  /**
+   * admitExact admits `revision` itself, not the head, when it is the head or on the ref's history
+   * behind it: a rollout's target for one cluster (an older revision the rollout has not moved past
+   * there yet, or the last good one an abort returns to). Anything else is refused as by admit.
+   */
+  async admitExact(revision: string): Promise<string> {
+    if (!revisionPattern.test(revision)) throw new TerminalError('RevisionInvalid', `"${revision.slice(0, 80)}" is not a commit id`);
+    if (revision === this.head || (this.head && (await this.behind(this.head, revision)))) return revision;
+    const head = await this.refresh();
+    if (revision === head || (await this.behind(head, revision))) return revision;
+    throw new TerminalError('RevisionNotAdmitted',
+      `A rollout asked to apply revision ${revision.slice(0, 12)}, which is not on ${this.options.describe} (its head is ${head.slice(0, 12)}). ` +
+      'Only commits of the configured ref are applied; the job was refused and nothing was fetched for it.');
+  }
+
   /** behind tells whether `revision` is in the local cache and an ancestor of `head`. */
   private async behind(head: string, revision: string): Promise<boolean> {
     if (!(await this.options.hasCommit(revision))) return false;

@@ -41,9 +41,10 @@ export interface DesiredStateReader {
   /**
    * admitRevision checks the revision a job names before anything is read: it returns the
    * revision to apply (the job's, or a newer head of the same ref) or throws a TerminalError.
-   * Jobs come from Redis, so without it whoever can write Redis chooses the commit.
+   * Jobs come from Redis, so without it whoever can write Redis chooses the commit. With `cluster`,
+   * a source that rolls out in waves admits that cluster's target revision instead (or waits).
    */
-  admitRevision?(source: string, revision: string): Promise<string>;
+  admitRevision?(source: string, revision: string, cluster?: string): Promise<string>;
   readObject(source: string, revision: string, objectKey: string, cluster: string): Promise<DesiredObject | undefined>;
   /**
    * identityAt is the ServiceAccount the Placement rule placing `path` names at that revision (a

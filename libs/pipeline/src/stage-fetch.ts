@@ -64,7 +64,7 @@ function placedPath({ desired, previous }: Fetched): string | undefined {
 
 async function admitted(job: ReconcileJob, deps: PipelineDependencies): Promise<ReconcileJob> {
   if (!deps.desired.admitRevision) return job;
-  return { ...job, revision: await deps.desired.admitRevision(job.source, job.revision) };
+  return { ...job, revision: await deps.desired.admitRevision(job.source, job.revision, job.cluster) };
 }
 
 /** readCluster finds the kind's plugin and resource, the namespace it is applied in, and the live object. */

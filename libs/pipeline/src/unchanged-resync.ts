@@ -161,7 +161,7 @@ async function revisionVerdict(job: ReconcileJob, previous: ObjectStatus, deps: 
   const asked = ofRecord ? previous.lastAppliedRevision : job.revision;
   if (!deps.desired.admitRevision || asked === undefined) return job.revision === previous.lastAppliedRevision ? undefined : 'a new revision';
   // The stages refuse a revision that is not admitted; here it only means "look".
-  const admitted = await deps.desired.admitRevision(job.source, asked).catch(() => undefined);
+  const admitted = await deps.desired.admitRevision(job.source, asked, job.cluster).catch(() => undefined);
   return admitted !== undefined && admitted === previous.lastAppliedRevision ? undefined : 'a new revision';
 }
 

@@ -1,0 +1,66 @@
+import { NotReadyError, messageOf, readRolloutRecord, rolloutTargetOf, type Logger, type RecordKeys, type RedisClient } from '@tidemark/contracts';
+import { RolloutDriver, routePoll, type RolloutDriverOptions, type RolloutPolicy } from '@tidemark/fanout';
+import type { GitSource } from '@tidemark/git-source';
+import type { ClusterTarget, PlacementCache } from '@tidemark/placement';
+import type { ReconcileQueues } from '@tidemark/queue';
+import type { StatusStore } from '@tidemark/status-store';
+
+/** RolloutWiring is what the rollout driver needs from the reconciler. */
+export interface RolloutWiring {
+  policies: readonly RolloutPolicy[];
+  redis: RedisClient;
+  statusStore: StatusStore;
+  sources: ReadonlyMap<string, GitSource>;
+  placement: PlacementCache;
+  /** The clusters and their labels now (config clusters today; Cluster objects may join them). */
+  clusters(): readonly ClusterTarget[];
+  queues: ReconcileQueues;
+  log: Logger;
+  owner: string;
+  /** For tests and benches. @defaultValue the driver's */
+  driver?: Pick<RolloutDriverOptions, 'now' | 'tickMs' | 'onReach' | 'onNotice'>;
+}
+
+/**
+ * rolloutDriver builds the driver of the configured rollout policies (started by the caller, in the
+ * processes that poll): it routes a revision as the full resync does, every object to the clusters
+ * placement picks, and enqueues only the clusters the engine reaches.
+ */
+export function rolloutDriver(wiring: RolloutWiring): RolloutDriver {
+  const { statusStore, sources, placement } = wiring;
+  return new RolloutDriver({
+    redis: wiring.redis, keys: statusStore.keys, policies: new Map(wiring.policies.map((policy) => [policy.source, policy])),
+    clusters: wiring.clusters,
+    route: async (source, revision) => {
+      const gitSource = sources.get(source);
+      if (!gitSource) return [];
+      return routePoll({ source, revision, moved: false, changes: [], errors: [], durationMs: 0, fetchedObjects: 0 }, { source: gitSource, placement, clusters: wiring.clusters(), statusStore });
+    },
+    enqueue: async (jobs) => void (await wiring.queues.enqueueAll(jobs)),
+    statusOf: (cluster, objectKey) => statusStore.get(cluster, objectKey),
+    log: wiring.log, owner: wiring.owner, ...wiring.driver,
+  });
+}
+
+/**
+ * rolloutTargets is the worker's question "which revision may a job of this source apply on this
+ * cluster": undefined for a source without a rollout policy (the head, as before); else the
+ * cluster's target in the rollout record. Without a record yet, or before a first rollout reaches
+ * the cluster, or with a record that does not read, the job waits (NotReadyError) rather than guess.
+ */
+export function rolloutTargets(redis: RedisClient, keys: RecordKeys, policies: readonly RolloutPolicy[]): (source: string, cluster: string) => Promise<string | undefined> {
+  const governed = new Set(policies.map((policy) => policy.source));
+  return async (source, cluster) => {
+    if (!governed.has(source)) return undefined;
+    let record;
+    try {
+      record = await readRolloutRecord(redis, keys, source);
+    } catch (error) {
+      throw new NotReadyError('RolloutRecordUnreadable', messageOf(error), 30_000);
+    }
+    if (!record) throw new NotReadyError('RolloutPending', `Source ${source} rolls out in waves and its rollout has not started yet; the object waits for it.`, 5_000);
+    const target = rolloutTargetOf(record, cluster);
+    if (!target) throw new NotReadyError('RolloutWaiting', `The rollout of source ${source} at ${record.revision.slice(0, 12)} has not reached cluster ${cluster} yet (its first revision there); the object waits for its wave.`, 30_000);
+    return target;
+  };
+}
