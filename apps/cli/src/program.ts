@@ -13,6 +13,8 @@ import { diffCommand } from './commands/diff';
 import { sourceCommand } from './commands/source';
 import { sourceActionCommand, sourceVerbOf } from './commands/source-action';
 import { freezeCommand, unfreezeCommand } from './commands/freeze';
+import { rolloutActionCommand, rolloutStatusCommand } from './commands/rollout';
+import type { RolloutCommandVerb as RolloutVerb } from '@tidemark/contracts';
 import { auditCommand, auditVerifyCommand } from './commands/audit';
 import { installCommand } from './commands/install';
 import { checkCommand, uninstallCommand } from './commands/check';
@@ -164,6 +166,29 @@ export function buildProgram(io: CliIo, ended: (code: ExitCode) => void): Comman
       const { api, output } = await context();
       await unfreezeCommand(api, output, cluster);
     }));
+
+  const rollout = program.command('rollout').description('Rollouts in waves: status, and an operator\'s promote, sync, pause, resume and abort (docs/rollouts.md).');
+  rollout.command('status').description('A source\'s rollout (or every source\'s): each wave\'s clusters, their target revision and state, and why it halted.')
+    .argument('[source]', 'only this source')
+    .action(action(async (source: string | undefined) => {
+      const { api, output } = await context();
+      await rolloutStatusCommand(api, output, source);
+    }));
+  const rolloutVerbs: [RolloutVerb, string][] = [
+    ['promote', 'Skip the soak or the approval the rollout waits for. Needs an operator token.'],
+    ['sync', 'Apply a revision waiting for a manual sync. Needs an operator token.'],
+    ['pause', 'Pause the rollout: no wave advances until resumed. Needs an operator token.'],
+    ['resume', 'Resume a paused rollout, or try a halted gate once more. Needs an operator token.'],
+    ['abort', 'Return every cluster the rollout reached to the last good revision. Needs an operator token.'],
+  ];
+  for (const [verb, description] of rolloutVerbs) {
+    rollout.command(verb).description(description).argument('<source>', 'the source')
+      .option('--revision <sha>', 'only if the rollout is still at this revision')
+      .action(action(async (source: string, options: { revision?: string }) => {
+        const { api, output } = await context();
+        await rolloutActionCommand(api, output, verb, source, options.revision);
+      }));
+  }
 
   const audit = program.command('audit').description('Who did what: the audit trail, newest first (needs a token not limited to some sources).')
     .option('--actor <name>', 'only records of this actor (a substring)')

@@ -24,6 +24,8 @@ import { pageRoutes } from './pages/page-routes';
 import { SourceActions } from './view/source-actions';
 import { pruneHoldRoutes } from './api/prune-hold-routes';
 import { clusterFreezeRoutes } from './api/cluster-freeze-routes';
+import { rolloutRoutes } from './api/rollout-routes';
+import { RolloutActions } from './view/rollouts';
 import { ClusterFreezes } from './view/cluster-freezes';
 import { previewRoutes } from './api/preview-routes';
 import type { PreviewQueue } from '@tidemark/queue';
@@ -188,6 +190,7 @@ export async function buildDashboard(deps: DashboardDeps): Promise<FastifyInstan
     await scope.register(pageRoutes, { data, actions, sourceActions, ...(deps.traceUrl ? { traceUrl: deps.traceUrl } : {}) });
     await scope.register(pruneHoldRoutes, { holds: new PruneHolds(deps.redis, deps.statusStore.keys.prefix), queues: deps.queues });
     await scope.register(clusterFreezeRoutes, { freezes: new ClusterFreezes({ redis: deps.redis, store: deps.statusStore, queues: deps.queues, clusterNames: () => data.clusterNames() }) });
+    await scope.register(rolloutRoutes, { rollouts: new RolloutActions({ redis: deps.redis, keys: deps.statusStore.keys }) });
     await scope.register(previewRoutes, { previews: deps.previews ?? noPreviewQueue, redis: deps.redis, keys: deps.statusStore.keys });
     await scope.register(liveUpdates, { cache, trees });
     await scope.register(auditRoutes, { audit });

@@ -1,5 +1,5 @@
 import type { RolloutCommand, RolloutHalt, RolloutRecord } from '@tidemark/contracts';
-import { rolloutTargetOf } from '@tidemark/contracts';
+import { rolloutCommandRefusal, rolloutTargetOf } from '@tidemark/contracts';
 import type { ClusterTarget } from '@tidemark/placement';
 import { assignWaves, batchSize, type RolloutPolicy } from './rollout-policy';
 
@@ -115,52 +115,46 @@ function tick(state: RolloutRecord, event: Extract<RolloutEvent, { type: 'tick' 
   }
 }
 
-/** command applies an operator's command; returns why it was refused, or undefined. */
+/** command applies an operator's command; returns why it was refused (rolloutCommandRefusal), or undefined. */
 function command(state: RolloutRecord, command: RolloutCommand, now: Date, policy: RolloutPolicy, effects: RolloutEffect[]): string | undefined {
-  if (command.revision && command.revision !== state.revision) return `the rollout is at ${short(state.revision)} now, not ${short(command.revision)}: a newer revision superseded it`;
-  const refused = apply(state, command, now, policy, effects);
-  if (!refused) state.lastAction = { action: command.verb, by: command.by, at: now.toISOString() };
-  return refused;
+  const refused = rolloutCommandRefusal(state, command);
+  if (refused) return refused;
+  apply(state, command, now, policy, effects);
+  state.lastAction = { action: command.verb, by: command.by, at: now.toISOString() };
+  return undefined;
 }
 
-function apply(state: RolloutRecord, command: RolloutCommand, now: Date, policy: RolloutPolicy, effects: RolloutEffect[]): string | undefined {
+function apply(state: RolloutRecord, command: RolloutCommand, now: Date, policy: RolloutPolicy, effects: RolloutEffect[]): void {
   const at = now.toISOString();
   switch (command.verb) {
     case 'promote':
     case 'sync':
-      if (state.paused) return 'the rollout is paused: resume it first';
-      if (state.phase === 'waiting-approval') return void enterWave(state, state.wave, now, policy, effects, true);
-      if (state.phase === 'soaking' && command.verb === 'promote') return void enterWave(state, state.wave + 1, now, policy, effects, false);
-      return `nothing to ${command.verb}: the rollout is ${state.phase}${state.phase === 'progressing' ? ' (its gate decides)' : ''}`;
+      // Past an approval into the wave, or past a soak into the next one.
+      if (state.phase === 'waiting-approval') return enterWave(state, state.wave, now, policy, effects, true);
+      return enterWave(state, state.wave + 1, now, policy, effects, false);
     case 'pause':
-      if (state.paused) return 'the rollout is paused already';
-      if (!['progressing', 'soaking', 'waiting-approval'].includes(state.phase)) return `a ${state.phase} rollout cannot be paused`;
       state.paused = true;
-      return undefined;
+      return;
     case 'resume':
       if (state.paused) {
         state.paused = false;
         // The gate's clock starts again: a pause does not count against its timeout.
         if (state.phase === 'progressing') state.phaseSince = at;
-        return undefined;
+        return;
       }
-      if (state.phase !== 'halted') return `nothing to resume: the rollout is ${state.phase}`;
       // After a halt, resume tries the halted batch's gate again (say, after a fix on the cluster).
       state.phase = 'progressing';
       state.phaseSince = at;
       delete state.halt;
       for (const cluster of state.batch) state.cells[cluster] = { ...cellOf(state, cluster), state: 'applying' };
       if (state.batch.length > 0) effects.push({ type: 'reach', clusters: [...state.batch], revision: state.revision });
-      return undefined;
+      return;
     case 'abort':
-      return abort(state, now, effects);
+      return abort(state, state.previous!, now, effects);
   }
 }
 
-function abort(state: RolloutRecord, now: Date, effects: RolloutEffect[]): string | undefined {
-  if (state.phase === 'complete' || state.phase === 'aborted') return `a ${state.phase} rollout cannot be aborted`;
-  const previous = state.previous;
-  if (!previous) return 'there is no last good revision to return to (this is the source\'s first rollout)';
+function abort(state: RolloutRecord, previous: string, now: Date, effects: RolloutEffect[]): void {
   const reached = Object.entries(state.targets).filter(([, target]) => target !== previous).map(([cluster]) => cluster).sort();
   for (const cluster of reached) {
     state.targets[cluster] = previous;
@@ -173,7 +167,6 @@ function abort(state: RolloutRecord, now: Date, effects: RolloutEffect[]): strin
   delete state.soakUntil;
   if (reached.length > 0) effects.push({ type: 'reach', clusters: reached, revision: previous });
   effects.push({ type: 'notice', kind: 'aborted', message: `rollout of ${state.source} at ${short(state.revision)} aborted: ${reached.length} cluster(s) return to ${short(previous)}${reached.length ? ` (${reached.join(', ')})` : ''}` });
-  return undefined;
 }
 
 /** enterWave starts wave `index` (or completes the rollout past the last): approval first, unless approved. */

@@ -44,6 +44,7 @@ const objectAction = /^\/objects\/:cluster\/:group\/:kind\/:namespace\/:name\/([
 const sourceAction = /^\/sources\/:source\/([a-z-]+)$/;
 const pruneConfirm = /^\/(?:prune-holds|prunes)\/:cluster\/:source\/confirm$/;
 const clusterAction = /^\/clusters\/:cluster\/([a-z-]+)$/;
+const rolloutAction = /^\/rollouts\/:source\/:verb$/;
 
 type Described = { action: string; target: AuditTarget };
 type Params = Record<string, string>;
@@ -62,6 +63,7 @@ const describers: ReadonlyArray<(route: string, params: Params, request: Fastify
     const verb = clusterAction.exec(route)?.[1];
     return verb ? { action: `cluster.${verb}`, target: { type: 'cluster', name: params.cluster ?? '' } } : undefined;
   },
+  (route, params) => (rolloutAction.test(route) ? { action: `rollout.${params.verb ?? ''}`, target: { type: 'source', name: params.source ?? '' } } : undefined),
   (route, params) => (pruneConfirm.test(route) ? { action: 'prune.confirm', target: { type: 'prune-hold', cluster: params.cluster ?? '', name: params.source ?? '' } } : undefined),
   (route, params, request) => {
     if (route !== '/queue/:cluster/retry') return undefined;

@@ -162,6 +162,30 @@ export interface RolloutCommand {
   revision?: string;
 }
 
+/**
+ * rolloutCommandRefusal says why a command cannot apply to a rollout as it stands, in a sentence,
+ * or undefined when it can: the one check the dashboard answers with (409) before it queues the
+ * command and the engine makes again when it takes it (the record may have moved in between).
+ */
+export function rolloutCommandRefusal(record: RolloutRecord, command: Pick<RolloutCommand, 'verb' | 'revision'>): string | undefined {
+  if (command.revision && command.revision !== record.revision) return `the rollout is at ${record.revision.slice(0, 12)} now, not ${command.revision.slice(0, 12)}: a newer revision superseded it`;
+  switch (command.verb) {
+    case 'promote':
+    case 'sync':
+      if (record.paused) return 'the rollout is paused: resume it first';
+      if (record.phase === 'waiting-approval' || (record.phase === 'soaking' && command.verb === 'promote')) return undefined;
+      return `nothing to ${command.verb}: the rollout is ${record.phase}${record.phase === 'progressing' ? ' (its gate decides)' : ''}`;
+    case 'pause':
+      if (record.paused) return 'the rollout is paused already';
+      return ['progressing', 'soaking', 'waiting-approval'].includes(record.phase) ? undefined : `a ${record.phase} rollout cannot be paused`;
+    case 'resume':
+      return record.paused || record.phase === 'halted' ? undefined : `nothing to resume: the rollout is ${record.phase}`;
+    case 'abort':
+      if (record.phase === 'complete' || record.phase === 'aborted') return `a ${record.phase} rollout cannot be aborted`;
+      return record.previous ? undefined : 'there is no last good revision to return to (this is the source\'s first rollout)';
+  }
+}
+
 /** maxQueuedRolloutCommands bounds a source's command list; older commands past it are dropped. */
 export const maxQueuedRolloutCommands = 100;
 

@@ -1,0 +1,51 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import { rolloutCommandVerbs, rolloutPhases, type RolloutCommandVerb } from '@tidemark/contracts';
+import { requireOperator } from '../auth/authenticate';
+import type { RolloutActions } from '../view/rollouts';
+import { errors } from './schemas';
+
+export interface RolloutRoutesOptions {
+  rollouts: RolloutActions;
+}
+
+const SourceParams = Type.Object({ source: Type.String({ minLength: 1, maxLength: 253 }) });
+const VerbParams = Type.Object({ source: Type.String({ minLength: 1, maxLength: 253 }), verb: Type.Union(rolloutCommandVerbs.map((verb) => Type.Literal(verb))) });
+const Revision = Type.String({ pattern: '^[0-9a-f]{40}$' });
+const Cell = Type.Object({ wave: Type.Integer(), state: Type.String(), reachedAt: Type.Optional(Type.String()), readyAt: Type.Optional(Type.String()) });
+export const RolloutBody = Type.Object({
+  source: Type.String(), revision: Revision, previous: Type.Optional(Revision),
+  phase: Type.Union(rolloutPhases.map((phase) => Type.Literal(phase))), paused: Type.Boolean(), wave: Type.Integer(),
+  waves: Type.Array(Type.Object({ name: Type.String(), clusters: Type.Array(Type.String()) })),
+  batch: Type.Array(Type.String()),
+  targets: Type.Record(Type.String(), Revision, { description: 'Each cluster\'s target revision: the one revision its jobs of this source apply.' }),
+  cells: Type.Record(Type.String(), Cell),
+  phaseSince: Type.String(), soakUntil: Type.Optional(Type.String()),
+  halt: Type.Optional(Type.Object({ cluster: Type.String(), objectKey: Type.Optional(Type.String()), reason: Type.String(), at: Type.String() })),
+  lastAction: Type.Optional(Type.Object({ action: Type.String(), by: Type.String(), at: Type.String() })),
+  startedAt: Type.String(), updatedAt: Type.String(),
+});
+const CommandResult = Type.Object({ action: Type.String(), source: Type.String(), revision: Revision, queued: Type.Literal(true) });
+
+/**
+ * rolloutRoutes show each source's rollout (waves, each cluster's target and state, why it halted)
+ * and take operators' actions on it: promote (past a soak or an approval), sync (a manual sync's
+ * approval), pause, resume (a pause, or a halted gate once more) and abort (every reached cluster
+ * back to the last good revision). Actions need the operator role and are audited as rollout.<verb>.
+ */
+export async function rolloutRoutes(app: FastifyInstance, { rollouts }: RolloutRoutesOptions): Promise<void> {
+  app.get('/api/rollouts', {
+    schema: { tags: ['status'], summary: 'Every source\'s rollout in waves.', response: { 200: Type.Object({ rollouts: Type.Array(RolloutBody) }), ...errors(401) } },
+  }, async () => ({ rollouts: await rollouts.list() }));
+  app.get<{ Params: { source: string } }>('/api/rollouts/:source', {
+    schema: { tags: ['status'], summary: 'A source\'s rollout: its waves, each cluster\'s target revision and state, and why it halted.', params: SourceParams, response: { 200: RolloutBody, ...errors(401, 404, 409) } },
+  }, async (request) => rollouts.get(request.params.source));
+  app.post<{ Params: { source: string; verb: RolloutCommandVerb }; Body: { revision?: string } | undefined }>('/api/rollouts/:source/:verb', {
+    schema: {
+      tags: ['actions'],
+      summary: 'Promote, sync, pause, resume or abort a source\'s rollout; queued for the rollout driver, which takes it within a second. Needs the operator role and a token not limited to some sources; cookie sessions send X-CSRF-Token.',
+      params: VerbParams, body: Type.Optional(Type.Object({ revision: Type.Optional(Revision) })), response: { 202: CommandResult, ...errors(400, 401, 403, 404, 409) },
+    },
+    preHandler: requireOperator,
+  }, async (request, reply) => reply.status(202).send(await rollouts.command(request.params.source, request.params.verb, request.principal, request.body?.revision)));
+}
