@@ -141,7 +141,7 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
   // Sources with a rollout policy: the driver enqueues each wave's clusters, not the poll (docs/rollouts.md).
   const rollouts = rolloutDriver({
     policies: config.rollouts, redis, statusStore, sources, placement, clusters: () => clusterTargets, queues, log,
-    owner: `${config.role}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`, ...(rolloutOptions ? { driver: rolloutOptions } : {}),
+    owner: `${config.role}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`, driver: rolloutOptions,
   });
   // Source objects are known before any worker takes a job that names one.
   const poller = config.role === 'worker' ? undefined : new Poller({
@@ -154,7 +154,7 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
       const routed = await routePoll(await rebuild.beforeRoute(result), { source: sources.get(result.source)!, placement, clusters: clusterTargets, statusStore });
       // A source that rolls out in waves gets its jobs from the driver, wave by wave.
       const jobs = rollouts.has(result.source) ? [] : routed;
-      if (rollouts.has(result.source)) rollouts.wake();
+      rollouts.wakeFor(result.source);
       mark('jobs-routed', { source: result.source, revision: result.revision });
       await metrics.changesFound(result, jobs);
       await commitStatuses.pickedUp(result.source, result.revision, jobs);
@@ -166,7 +166,7 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
     onError: (source, error) => log.warn({ source, err: messageOf(error) }, 'poll failed'),
     onRecorded: (source) => {
       // The delivered revision is recorded now: the driver starts its rollout at once.
-      if (rollouts.has(source)) rollouts.wake();
+      rollouts.wakeFor(source);
       void recordOnSource(source);
     },
   });

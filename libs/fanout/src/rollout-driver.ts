@@ -52,6 +52,11 @@ export class RolloutDriver {
     return this.options.policies.has(source);
   }
 
+  /** wakeFor steps the rollouts now when `source` has one (a poll delivered or recorded a revision of it). */
+  wakeFor(source: string): void {
+    if (this.has(source)) this.wake();
+  }
+
   start(): void {
     if (this.timer || this.options.policies.size === 0) return;
     this.timer = setInterval(() => this.wake(), this.options.tickMs ?? 500);

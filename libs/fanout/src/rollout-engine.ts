@@ -37,6 +37,13 @@ export type RolloutEffect =
   | { type: 'reach'; clusters: string[]; revision: string }
   | { type: 'notice'; kind: RolloutNoticeKind; message: string; wave?: string; halt?: RolloutHalt };
 
+/** StepContext is what every transition of one step reads and adds to. */
+interface StepContext {
+  now: Date;
+  policy: RolloutPolicy;
+  effects: RolloutEffect[];
+}
+
 /** RolloutStep is a step's outcome: the new state (undefined: none yet), what to do, and a refused command's reason. */
 export interface RolloutStep {
   state: RolloutRecord | undefined;
@@ -86,7 +93,7 @@ function start(state: RolloutRecord | undefined, event: Extract<RolloutEvent, { 
   };
   assigned.forEach((names, wave) => names.forEach((name) => (record.cells[name] = { wave, state: 'waiting' })));
   effects.push({ type: 'notice', kind: 'started', message: `rollout of ${policy.source} at ${short(event.revision)} started${state && state.phase !== 'complete' && state.phase !== 'aborted' ? `, superseding ${short(state.revision)}` : ''}` });
-  enterWave(record, 0, now, policy, effects, false);
+  enterWave(record, 0, { now, policy, effects });
   return record;
 }
 
@@ -94,12 +101,16 @@ function tick(state: RolloutRecord, event: Extract<RolloutEvent, { type: 'tick' 
   joinAndLeave(state, event.clusters, now, policy, effects);
   if (state.paused) return;
   if (state.phase === 'soaking' && state.soakUntil && now.getTime() >= Date.parse(state.soakUntil)) {
-    enterWave(state, state.wave + 1, now, policy, effects, false);
+    enterWave(state, state.wave + 1, { now, policy, effects });
     return;
   }
   if (state.phase !== 'progressing') return;
   if (state.batch.length === 0) return nextBatch(state, now, policy, effects);
-  const gate = event.gate;
+  judgeGate(state, event.gate, now, policy, effects);
+}
+
+/** judgeGate moves on when the batch's gate passed, and halts when it failed or ran out of time. */
+function judgeGate(state: RolloutRecord, gate: GateReport | undefined, now: Date, policy: RolloutPolicy, effects: RolloutEffect[]): void {
   if (gate && sameClusters(gate.clusters, state.batch)) {
     if (gate.failed) return halt(state, gate.failed, now, effects);
     if (gate.ready) {
@@ -130,8 +141,8 @@ function apply(state: RolloutRecord, command: RolloutCommand, now: Date, policy:
     case 'promote':
     case 'sync':
       // Past an approval into the wave, or past a soak into the next one.
-      if (state.phase === 'waiting-approval') return enterWave(state, state.wave, now, policy, effects, true);
-      return enterWave(state, state.wave + 1, now, policy, effects, false);
+      if (state.phase === 'waiting-approval') return enterWave(state, state.wave, { now, policy, effects }, true);
+      return enterWave(state, state.wave + 1, { now, policy, effects });
     case 'pause':
       state.paused = true;
       return;
@@ -170,7 +181,7 @@ function abort(state: RolloutRecord, previous: string, now: Date, effects: Rollo
 }
 
 /** enterWave starts wave `index` (or completes the rollout past the last): approval first, unless approved. */
-function enterWave(state: RolloutRecord, index: number, now: Date, policy: RolloutPolicy, effects: RolloutEffect[], approved: boolean): void {
+function enterWave(state: RolloutRecord, index: number, { now, policy, effects }: StepContext, approved = false): void {
   const at = now.toISOString();
   delete state.soakUntil;
   state.batch = [];
@@ -205,7 +216,7 @@ function nextBatch(state: RolloutRecord, now: Date, policy: RolloutPolicy, effec
       state.soakUntil = new Date(now.getTime() + wave.soakMs).toISOString();
       return;
     }
-    return enterWave(state, state.wave + 1, now, policy, effects, false);
+    return enterWave(state, state.wave + 1, { now, policy, effects });
   }
   const batch = remaining.slice(0, batchSize(wave.maxParallel, members.length));
   const at = now.toISOString();
