@@ -161,7 +161,7 @@ describe('OpenAPI', () => {
       '/api/objects/{cluster}/{group}/{kind}/{namespace}/{name}/pods', '/api/objects/{cluster}/{group}/{kind}/{namespace}/{name}/reconcile',
       '/api/objects/{cluster}/{group}/{kind}/{namespace}/{name}/restart', '/api/objects/{cluster}/{group}/{kind}/{namespace}/{name}/resume',
       '/api/objects/{cluster}/{group}/{kind}/{namespace}/{name}/run-job', '/api/objects/{cluster}/{group}/{kind}/{namespace}/{name}/suspend', '/api/overview', '/api/previews', '/api/previews/{source}/{ref}', '/api/prune-holds', '/api/prune-holds/{cluster}/{source}/confirm',
-      '/api/queue', '/api/queue/{cluster}/retry', '/api/session',
+      '/api/queue', '/api/queue/{cluster}/retry', '/api/rollouts', '/api/rollouts/{source}', '/api/rollouts/{source}/{verb}', '/api/session',
       '/api/sources', '/api/sources/{source}', '/api/sources/{source}/fetch', '/api/sources/{source}/resume', '/api/sources/{source}/suspend',
     ]);
     expect(Object.keys(document.paths['/api/objects']!.get!.responses).sort()).toEqual(['200', '400', '401']);
