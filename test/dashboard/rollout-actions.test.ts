@@ -2,7 +2,8 @@
 // engine's own rule and queued for the driver, audited, and refused to viewers and scoped tokens. The
 // record is written here with writeRolloutRecord, as the driver (its one writer) writes it.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { RecordKeys, takeRolloutCommands, writeRolloutRecord, type RolloutRecord } from '@tidemark/contracts';
+import type { RecordKeys} from '@tidemark/contracts';
+import { takeRolloutCommands, writeRolloutRecord, type RolloutRecord } from '@tidemark/contracts';
 import { operatorToken, startDashboardFixture, viewerToken, type DashboardFixture } from './dashboard-fixture';
 
 const scopedOperator = 'scoped-operator-0123456789abcdef';
