@@ -308,7 +308,7 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
   if (poller) {
     await poller.start();
     stops.push(() => poller.stop());
-    rollouts.start();
+    await rollouts.start();
     stops.push(() => rollouts.stop());
     const resync = startFullResync({ redis, sources, route: { placement, clusters: clusterTargets, statusStore }, queues, intervalMs: config.fullResyncIntervalMs, log });
     stops.push(() => resync.stop());
