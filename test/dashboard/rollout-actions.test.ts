@@ -75,6 +75,20 @@ describe('the rollout API', () => {
     ]));
   });
 
+  it('draws waves × clusters on the rollouts page, with the operator\'s forms, which queue the command and return', async () => {
+    const page = (await request('GET', '/rollouts', operatorToken)).body;
+    expect(page).toContain('data-halt="shared"');
+    expect(page).toMatch(/data-cluster="shared" data-state="failed"><b>shared<\/b> <code title="b{40}">/);
+    expect(page).toMatch(/data-cluster="edge" data-state="waiting"><b>edge<\/b> <code title="a{40}">/);
+    expect(page).toContain('data-action="rollout-resume"');
+    expect(page).toContain('data-action="rollout-abort"');
+    expect((await request('GET', '/rollouts', viewerToken)).body).not.toContain('data-action="rollout-');
+    const posted = await fixture.app.inject({ method: 'POST', url: '/rollouts/apps/resume', headers: { authorization: `Bearer ${operatorToken}`, 'content-type': 'application/x-www-form-urlencoded' }, payload: `revision=${b}` });
+    expect(posted.statusCode).toBe(303);
+    expect(posted.headers.location).toBe('/rollouts');
+    expect(await takeRolloutCommands(fixture.redis, keys, 'apps')).toEqual([expect.objectContaining({ verb: 'resume', by: 'otto', revision: b })]);
+  });
+
   it('says a record it cannot read is unreadable, rather than show a guess', async () => {
     await fixture.redis.set(keys.rollout('broken'), '{"revision":"HEAD"}');
     const broken = await request('GET', '/api/rollouts/broken', viewerToken);

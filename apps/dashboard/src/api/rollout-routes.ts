@@ -4,6 +4,8 @@ import { rolloutCommandVerbs, rolloutPhases, type RolloutCommandVerb } from '@ti
 import { requireOperator } from '../auth/authenticate';
 import type { RolloutActions } from '../view/rollouts';
 import { errors } from './schemas';
+import { layout } from '../pages/layout';
+import { rolloutsPage } from '../pages/rollouts-page';
 
 export interface RolloutRoutesOptions {
   rollouts: RolloutActions;
@@ -48,4 +50,16 @@ export async function rolloutRoutes(app: FastifyInstance, { rollouts }: RolloutR
     },
     preHandler: requireOperator,
   }, async (request, reply) => reply.status(202).send(await rollouts.command(request.params.source, request.params.verb, request.principal, request.body?.revision)));
+
+  // The page: waves × clusters per source, with the operator's forms, which post back and return to it.
+  app.get('/rollouts', { schema: { hide: true } }, async (request, reply) =>
+    reply.type('text/html; charset=utf-8').header('cache-control', 'no-store')
+      .send(layout({ title: 'Rollouts', nav: 'rollouts', live: 'refresh', principal: request.principal }, rolloutsPage(await rollouts.list(), request.principal)).value));
+  app.post<{ Params: { source: string; verb: RolloutCommandVerb }; Body: { revision?: string } }>('/rollouts/:source/:verb', {
+    schema: { hide: true, params: VerbParams, body: Type.Object({ _csrf: Type.Optional(Type.String()), revision: Type.Optional(Revision) }) },
+    preHandler: requireOperator,
+  }, async (request, reply) => {
+    await rollouts.command(request.params.source, request.params.verb, request.principal, request.body.revision);
+    return reply.redirect('/rollouts', 303);
+  });
 }

@@ -10,10 +10,10 @@ export interface LayoutOptions {
   liveKey?: string;
   /** For live 'object': the cluster and owner uids whose live children (Pods, ReplicaSets) the page draws; a change under one redraws it. */
   liveTree?: { cluster: string; ownerUids: readonly string[] };
-  nav?: 'overview' | 'objects' | 'sources' | 'previews' | 'clusters' | 'queue' | 'prunes' | 'audit';
+  nav?: 'overview' | 'objects' | 'sources' | 'previews' | 'clusters' | 'rollouts' | 'queue' | 'prunes' | 'audit';
 }
 
-const links = [['overview', '/', 'Overview'], ['objects', '/objects', 'Objects'], ['sources', '/sources', 'Sources'], ['previews', '/previews', 'Previews'], ['clusters', '/clusters', 'Clusters'], ['queue', '/queue', 'Queue'], ['prunes', '/prunes', 'Prunes'], ['audit', '/audit', 'Audit']] as const;
+const links = [['overview', '/', 'Overview'], ['objects', '/objects', 'Objects'], ['sources', '/sources', 'Sources'], ['previews', '/previews', 'Previews'], ['clusters', '/clusters', 'Clusters'], ['rollouts', '/rollouts', 'Rollouts'], ['queue', '/queue', 'Queue'], ['prunes', '/prunes', 'Prunes'], ['audit', '/audit', 'Audit']] as const;
 
 /** layout wraps a page: navigation, who is signed in, and the script for live updates. */
 export function layout(options: LayoutOptions, main: SafeHtml): SafeHtml {
