@@ -26,6 +26,12 @@ export const NotificationReason = {
   /** A poll succeeded but files in Git cannot be read or rendered. */
   SourceDegraded: 'SourceDegraded',
   SourceRecovered: 'SourceRecovered',
+  /** A rollout's gate failed: later waves stay at the last good revision. */
+  RolloutHalted: 'RolloutHalted',
+  RolloutComplete: 'RolloutComplete',
+  RolloutAborted: 'RolloutAborted',
+  /** A revision waits for an operator (an approval, a manual sync). */
+  RolloutWaiting: 'RolloutWaiting',
 } as const;
 export type NotificationReason = (typeof NotificationReason)[keyof typeof NotificationReason];
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { parseClusterHealth, parseStatusChange, readClusterFreeze, readSourceStatus, RecordKeys, duplicateClient, messageOf, type Logger, type RedisClient } from '@tidemark/contracts';
+import { parseClusterHealth, parseStatusChange, readClusterFreeze, readSourceStatus, listRolloutSources, readRolloutRecord, RecordKeys, duplicateClient, messageOf, type Logger, type RedisClient } from '@tidemark/contracts';
 import type { StatusStore } from '@tidemark/status-store';
 import { alertSkipReason } from './alert-filter';
 import { clusterFreezeFact } from './cluster-freeze-facts';
@@ -10,6 +10,7 @@ import type { NotificationJob } from './notification-queues';
 import type { NotificationAlert } from './notify-options';
 import { objectFactKeys, objectFacts } from './object-facts';
 import { sourceFact } from './source-facts';
+import { rolloutFact } from './rollout-facts';
 import type { TransitionFact } from './transition-fact';
 import { TransitionStore, type Swap } from './transition-store';
 
@@ -143,6 +144,11 @@ export class Notifier {
     for (const source of await redis.smembers(this.keys.sourceIndex)) {
       const fact = sourceFact(source, await readSourceStatus(redis, this.keys, source));
       if (fact) facts.push(fact);
+    }
+    for (const source of await listRolloutSources(redis, this.keys)) {
+      // An unreadable record is said where it is read (the dashboard, the jobs that wait); here it is no news.
+      const record = await readRolloutRecord(redis, this.keys, source).catch(() => undefined);
+      if (record) facts.push(rolloutFact(record));
     }
     await this.notify(facts);
   }
