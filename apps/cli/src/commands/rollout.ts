@@ -29,7 +29,7 @@ export function describeRollout(output: Pick<Output, 'colour'>, record: RolloutR
     const cell = record.cells[cluster];
     return [wave.name, cluster, (record.targets[cluster] ?? '-').slice(0, 12), cell?.state ?? 'waiting', tookOf(cell?.reachedAt, cell?.readyAt)];
   }));
-  lines.push(table(['WAVE', 'CLUSTER', 'TARGET', 'STATE', 'TOOK'], rows).replace(/^/gm, '  '));
+  lines.push(table(['WAVE', 'CLUSTER', 'TARGET', 'STATE', 'TOOK'], rows).trimEnd().replace(/^/gm, '  '));
   return `${lines.join('\n')}\n`;
 }
 
