@@ -134,6 +134,7 @@ describe('a rollout in waves over four control planes', () => {
     const halted = (await record())!;
     expect(halted.revision).toBe(bad);
     expect(halted.halt).toMatchObject({ cluster: 'canary', objectKey: `apps/Deployment/${namespace}/web`, reason: expect.stringMatching(/HealthCheckFailed/) });
+    expect(await (await fetch(`http://${reconciler.http.address}/metrics`)).text()).toContain('tidemark_rollouts_halted_total{source="apps",wave="canary"} 1');
     expect(await liveVersion('canary')).toBe('3');
     expect((await liveWeb())?.spec.template.spec.nodeSelector).toEqual({ 'no-such-node': 'true' });
     for (const cluster of ['staging', 'prod-a', 'prod-b']) {

@@ -141,7 +141,8 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
   // Sources with a rollout policy: the driver enqueues each wave's clusters, not the poll (docs/rollouts.md).
   const rollouts = rolloutDriver({
     policies: config.rollouts, redis, statusStore, sources, placement, clusters: () => clusterTargets, queues, log,
-    owner: `${config.role}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`, driver: rolloutOptions,
+    owner: `${config.role}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`,
+    driver: { ...rolloutOptions, onNotice: (source, notice) => { metrics.rolloutNotice(source, notice); rolloutOptions?.onNotice?.(source, notice); } },
   });
   // Source objects are known before any worker takes a job that names one.
   const poller = config.role === 'worker' ? undefined : new Poller({

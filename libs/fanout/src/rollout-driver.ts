@@ -109,12 +109,16 @@ export class RolloutDriver {
   /** tick steps each source's rollout once, when this process holds the driver's lease. */
   async tick(): Promise<void> {
     if (!(await this.lease.acquire())) return;
+    const started = performance.now();
     const gated = new Set<string>();
     for (const policy of this.options.policies.values()) {
       const record = await this.stepSource(policy).catch((error: unknown) => void this.options.log.warn({ source: policy.source, err: messageOf(error) }, 'rollout step failed for a source'));
       if (record?.phase === 'progressing' && !record.paused) record.batch.forEach((cluster) => gated.add(cluster));
     }
     this.gated = gated;
+    // A slow step holds back every rollout's next one: say so, with how long it took.
+    const tookMs = Math.round(performance.now() - started);
+    if (tookMs > 5_000) this.options.log.warn({ tookMs }, 'a rollout step took more than 5 s');
   }
 
   private async stepSource(policy: RolloutPolicy): Promise<RolloutRecord | undefined> {

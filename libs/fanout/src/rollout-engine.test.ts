@@ -70,6 +70,11 @@ describe('stepRollout', () => {
     expect(reaches(result.effects)).toEqual(reached);
   });
 
+  it('says how long a passed wave took, from its first cluster reached to its gate', () => {
+    const { effects } = run([[5, tick(ready('canary'))]], started.state);
+    expect(effects.find((effect) => effect.type === 'notice' && effect.kind === 'wave-passed')).toMatchObject({ wave: 'canary', durationMs: 5_000 });
+  });
+
   it('halts with later waves untouched, and says which cluster, object and why', () => {
     const { state, effects } = run([[61, tick(pending('canary'))]], started.state);
     expect(state.targets).toEqual({ canary: b, staging: a, 'prod-a': a, 'prod-b': a });

@@ -35,7 +35,7 @@ export type RolloutNoticeKind = 'started' | 'wave-passed' | 'waiting-approval' |
 /** RolloutEffect is what the driver does for a step: reconcile clusters at a revision, or tell people. */
 export type RolloutEffect =
   | { type: 'reach'; clusters: string[]; revision: string }
-  | { type: 'notice'; kind: RolloutNoticeKind; message: string; wave?: string; halt?: RolloutHalt };
+  | { type: 'notice'; kind: RolloutNoticeKind; message: string; wave?: string; halt?: RolloutHalt; /** wave-passed: from its first cluster reached to its last gate passed. */ durationMs?: number };
 
 /** StepContext is what every transition of one step reads and adds to. */
 interface StepContext {
@@ -209,7 +209,9 @@ function nextBatch(state: RolloutRecord, now: Date, policy: RolloutPolicy, effec
   const members = state.waves[state.wave]?.clusters ?? [];
   const remaining = members.filter((cluster) => state.cells[cluster]?.state !== 'ready');
   if (remaining.length === 0) {
-    if (members.length > 0) effects.push({ type: 'notice', kind: 'wave-passed', wave: wave.name, message: `rollout of ${state.source} at ${short(state.revision)}: wave ${wave.name} is Ready${wave.soakMs > 0 ? `, soaking ${Math.round(wave.soakMs / 1000)} s` : ''}` });
+    const reached = members.map((cluster) => Date.parse(state.cells[cluster]?.reachedAt ?? '')).filter((at) => !Number.isNaN(at));
+    const durationMs = reached.length > 0 ? now.getTime() - Math.min(...reached) : 0;
+    if (members.length > 0) effects.push({ type: 'notice', kind: 'wave-passed', wave: wave.name, durationMs, message: `rollout of ${state.source} at ${short(state.revision)}: wave ${wave.name} is Ready${wave.soakMs > 0 ? `, soaking ${Math.round(wave.soakMs / 1000)} s` : ''}` });
     if (wave.soakMs > 0 && members.length > 0) {
       state.phase = 'soaking';
       state.phaseSince = now.toISOString();

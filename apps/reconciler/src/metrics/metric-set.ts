@@ -22,6 +22,8 @@ export interface ReconcilerMetricSet {
   renderSandboxIsolated: Gauge;
   syncWindowHeldSeconds: Counter<'cluster'>;
   syncWindowHolding: Gauge<'cluster'>;
+  rolloutWaveDuration: Histogram<'source' | 'wave'>;
+  rolloutsHalted: Counter<'source' | 'wave'>;
 }
 
 const fast = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
@@ -55,6 +57,8 @@ export function createMetricSet(): ReconcilerMetricSet {
     renderSandboxIsolated: new Gauge({ name: 'tidemark_render_sandbox_isolated', help: '1 when renderers (kustomize, helm, sops, plugins) run in user and network namespaces of their own; 0 when the kernel or the seccomp profile refuses them, so the sandbox is a clean environment and a refusing proxy only.', registers }),
     syncWindowHeldSeconds: new Counter({ name: 'tidemark_sync_window_held_seconds_total', help: 'Time a cluster spent held by its sync windows for every source (a deny window open, or outside all its allow windows), counted by the reconciler that checks the windows.', labelNames: ['cluster'], registers }),
     syncWindowHolding: new Gauge({ name: 'tidemark_sync_window_holding', help: '1 while sync windows hold a cluster for every source, else 0.', labelNames: ['cluster'], registers }),
+    rolloutWaveDuration: new Histogram({ name: 'tidemark_rollout_wave_duration_seconds', help: 'One wave of a rollout, from its first cluster reached to its last gate passed (soak not included).', labelNames: ['source', 'wave'], buckets: slow, registers }),
+    rolloutsHalted: new Counter({ name: 'tidemark_rollouts_halted_total', help: 'Rollouts halted by a failed or timed-out health gate, by source and wave.', labelNames: ['source', 'wave'], registers }),
     gitHostPosts: new Counter({ name: 'tidemark_git_host_posts_total', help: 'Commit statuses sent to a Git host, by provider and result (ok, failed: after the retries, or dropped).', labelNames: ['provider', 'result'], registers }),
   };
 }

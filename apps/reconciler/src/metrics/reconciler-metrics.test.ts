@@ -27,6 +27,16 @@ describe('ReconcilerMetrics', () => {
     expect(text).toContain('tidemark_kube_request_errors_total{cluster="east",verb="get",code="404"} 1');
   });
 
+  it('times each rollout wave that passed and counts halted rollouts', async () => {
+    const metrics = new ReconcilerMetrics();
+    metrics.rolloutNotice('apps', { kind: 'wave-passed', wave: 'canary', durationMs: 42_000 });
+    metrics.rolloutNotice('apps', { kind: 'halted', wave: 'prod' });
+    metrics.rolloutNotice('apps', { kind: 'complete' });
+    const text = await metrics.render();
+    expect(text).toContain('tidemark_rollout_wave_duration_seconds_sum{source="apps",wave="canary"} 42');
+    expect(text).toContain('tidemark_rollouts_halted_total{source="apps",wave="prod"} 1');
+  });
+
   it('times polls and counts failed ones per source', async () => {
     const metrics = new ReconcilerMetrics();
     let fail = false;

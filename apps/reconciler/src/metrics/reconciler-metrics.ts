@@ -98,6 +98,13 @@ export class ReconcilerMetrics {
     this.set.renderSandboxIsolated.set(isolated ? 1 : 0);
   }
 
+  /** rolloutNotice records a rollout's wave that passed (its duration) or halted. */
+  rolloutNotice(source: string, notice: { kind: string; wave?: string; durationMs?: number }): void {
+    const wave = notice.wave ?? '';
+    if (notice.kind === 'wave-passed' && notice.durationMs !== undefined) this.set.rolloutWaveDuration.observe({ source, wave }, notice.durationMs / 1000);
+    if (notice.kind === 'halted') this.set.rolloutsHalted.inc({ source, wave });
+  }
+
   /** webhookArrived notes a push webhook's arrival for the commit-to-live clock of whichever replica polls. */
   webhookArrived(source: string): void {
     void this.clock?.webhookArrived(source).catch(() => undefined);
