@@ -138,8 +138,7 @@ const ConfigInput = Type.Object({
   tracing: Type.Optional(TracingInput),
   syncWindows: Type.Optional(SyncWindowsInput),
   syncWindowRecheckMs: Type.Optional(Type.Integer({ minimum: 1_000 })),
-  /** Per source, the waves its new revisions roll out in (docs/rollouts.md); checked in rolloutsConfig. */
-  rollouts: Type.Optional(Type.Array(Type.Unknown(), { maxItems: 200 })),
+  rollouts: Type.Optional(Type.Array(Type.Unknown(), { maxItems: 200 })), // per source (docs/rollouts.md), checked in rolloutsConfig
 }, { additionalProperties: false });
 type ConfigInput = Static<typeof ConfigInput>;
 
