@@ -1,5 +1,5 @@
 import type { Cluster, Redis } from 'ioredis';
-import { RecordKeys, type ReconcileJob } from '@tidemark/contracts';
+import { RecordKeys, jsonRecordOf, textOf, type ReconcileJob } from '@tidemark/contracts';
 
 /** DependencyWaiter is an object waiting for a dependency: enough to enqueue it again. */
 export type DependencyWaiter = Pick<ReconcileJob, 'source' | 'revision' | 'objectKey'>;
@@ -46,9 +46,9 @@ export class DependencyWaits {
       const replies = await this.options.redis.multi().hgetall(key).del(key).exec();
       const waiters = (replies?.[0]?.[1] ?? {}) as Record<string, string>;
       for (const [member, revision] of Object.entries(waiters)) {
-        const waiter = parseMember(member);
+        const waiter = parseWaiter(member, revision);
         if (!waiter) continue;
-        await this.options.enqueue({ ...waiter, revision, cluster, reason: 'watch' });
+        await this.options.enqueue({ ...waiter, cluster, reason: 'watch' });
         woken += 1;
       }
     }
@@ -56,11 +56,14 @@ export class DependencyWaits {
   }
 }
 
-function parseMember(member: string): Omit<DependencyWaiter, 'revision'> | undefined {
-  try {
-    const parsed = JSON.parse(member) as { source?: unknown; objectKey?: unknown };
-    return typeof parsed.source === 'string' && typeof parsed.objectKey === 'string' ? { source: parsed.source, objectKey: parsed.objectKey } : undefined;
-  } catch {
-    return undefined;
-  }
+/**
+ * parseWaiter reads one stored waiter (its member and the revision beside it); undefined for one
+ * that could not be a job, so a hand-written entry is skipped instead of failing the whole wake.
+ */
+export function parseWaiter(member: string, revision: string): DependencyWaiter | undefined {
+  const value = jsonRecordOf(member);
+  const source = textOf(value?.source, 253);
+  const objectKey = textOf(value?.objectKey, 1024);
+  if (source === undefined || objectKey === undefined || !/^[0-9a-f]{40}$/.test(revision)) return undefined;
+  return { source, objectKey, revision };
 }

@@ -1,6 +1,6 @@
 import type { Cluster, Redis } from 'ioredis';
 import type { Queue } from 'bullmq';
-import { parseRecord, type FailureRecord } from './object-records';
+import { parseFailureRecord, type FailureRecord } from './object-records';
 import type { ObjectStateKeys } from './queue-names';
 
 /** DurationSummary summarises the most recent samples (up to 1,000 per cluster), in ms. */
@@ -70,7 +70,7 @@ export async function collectFigures(
     return Array.isArray(result) ? result.map(String) : [];
   };
   const failures = list(2)
-    .map((raw) => parseRecord<FailureRecord>(raw))
+    .map((raw) => parseFailureRecord(raw))
     .filter((record): record is FailureRecord => record !== undefined)
     .sort((a, b) => b.at.localeCompare(a.at));
   return {

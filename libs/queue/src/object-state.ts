@@ -1,7 +1,7 @@
 import type { Cluster, Redis } from 'ioredis';
 import type { ReconcileJob } from '@tidemark/contracts';
 import { LuaScript } from './lua-script';
-import { parseRecord, type FailureRecord, type StalledMarker } from './object-records';
+import { parseFailureRecord, parseReconcileJob, parseStalledMarker, type FailureRecord, type StalledMarker } from './object-records';
 import type { ObjectStateKeys } from './queue-names';
 
 /**
@@ -55,7 +55,7 @@ export class ObjectState {
     const [code, previousRaw] = reply;
     if (code === 0) return { kind: 'stalled' };
     if (code === 2) return { kind: 'kept' };
-    const previous = parseRecord<ReconcileJob>(previousRaw);
+    const previous = parseReconcileJob(previousRaw);
     return { kind: 'written', revisionChanged: previous?.revision !== job.revision, newlyRemoved: job.reason === 'git-removed' && previous?.reason !== 'git-removed' };
   }
 
@@ -73,7 +73,7 @@ export class ObjectState {
     const replies = await this.client.pipeline().hget(this.keys.latest, objectKey).hdel(this.keys.nudged, objectKey).exec();
     const [[latestError, latest] = [], [nudgeError, nudged] = []] = replies ?? [];
     if (latestError || nudgeError) throw latestError ?? nudgeError;
-    return { latest: parseRecord<ReconcileJob>(typeof latest === 'string' ? latest : null)?.revision, nudged: typeof nudged === 'number' && nudged > 0 };
+    return { latest: parseReconcileJob(typeof latest === 'string' ? latest : null)?.revision, nudged: typeof nudged === 'number' && nudged > 0 };
   }
 
   async readForRun(objectKey: string): Promise<RunState> {
@@ -91,10 +91,10 @@ export class ObjectState {
     };
     const latestRaw = value(0);
     return {
-      latest: parseRecord<ReconcileJob>(latestRaw),
+      latest: parseReconcileJob(latestRaw),
       latestRaw,
-      stalled: parseRecord<StalledMarker>(value(1)),
-      failure: parseRecord<FailureRecord>(value(2)),
+      stalled: parseStalledMarker(value(1)),
+      failure: parseFailureRecord(value(2)),
     };
   }
 

@@ -8,7 +8,7 @@ import { InvalidQueueOptionsError } from './errors/invalid-queue-options-error';
 import { QueueUnavailableError } from './errors/queue-unavailable-error';
 import { collectFigures, type ClusterQueueFigures } from './figures';
 import { formatJobId, objectKeyOfJobId } from './job-id';
-import { parseRecord } from './object-records';
+import { parseReconcileJob } from './object-records';
 import { ObjectState } from './object-state';
 import { cutsDelayShort } from './cuts-delay-short';
 import { clusterQueuePrefix, objectStateKeys, queueNameFor, redisPrefix } from './queue-names';
@@ -158,7 +158,7 @@ export class ReconcileQueues {
       const payloads = new Map<string, ReconcileJob>();
       for (const job of failed) payloads.set(job.data.objectKey, job.data);
       for (const key of stalled) {
-        const latest = parseRecord<ReconcileJob>(await client.hget(state.keys.latest, key));
+        const latest = parseReconcileJob(await client.hget(state.keys.latest, key));
         if (latest) payloads.set(key, latest);
       }
       // A manual enqueue clears the stall marker itself.

@@ -1,7 +1,7 @@
 import type { Cluster, Redis } from 'ioredis';
 import type { ReconcileJob } from '@tidemark/contracts';
 import { LuaScript } from './lua-script';
-import { parseRecord } from './object-records';
+import { parseReconcileJob } from './object-records';
 import type { ObjectStateKeys } from './queue-names';
 
 // KEYS[1] the schedule (objectKey → due, ms), KEYS[2] the latest-revision slots; ARGV[1] now,
@@ -48,7 +48,7 @@ export class ResyncSchedule {
     const reply = (await claimDue.run(this.client, [this.keys.resyncDue, this.keys.latest], [now, until, limit])) as string[];
     const claimed: ClaimedObject[] = [];
     for (let index = 0; index + 1 < reply.length; index += 2) {
-      claimed.push({ objectKey: reply[index]!, job: parseRecord<ReconcileJob>(reply[index + 1] || null) });
+      claimed.push({ objectKey: reply[index]!, job: parseReconcileJob(reply[index + 1] || null) });
     }
     return claimed;
   }

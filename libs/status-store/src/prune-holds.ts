@@ -1,4 +1,4 @@
-import { RecordKeys } from '@tidemark/contracts';
+import { RecordKeys, countOf, jsonRecordOf, oneOf, optional, textOf, textsOf, type FieldRecord } from '@tidemark/contracts';
 import type { RedisClient } from '@tidemark/contracts';
 
 /**
@@ -71,7 +71,7 @@ export class PruneHolds {
   }
 
   async get(source: string, cluster: string): Promise<PruneHold | undefined> {
-    return parseHold(await this.redis.get(this.keys.pruneHold(source, cluster)));
+    return parsePruneHold(await this.redis.get(this.keys.pruneHold(source, cluster)));
   }
 
   /**
@@ -83,7 +83,7 @@ export class PruneHolds {
   async decide(hold: PruneHold): Promise<PruneHold> {
     const raw = await this.redis.eval(decideScript, 2, this.keys.pruneHold(hold.source, hold.cluster), this.keys.pruneHolds,
       hold.revision, JSON.stringify(hold), String(holdSeconds), `${hold.cluster}/${hold.source}`);
-    return parseHold(typeof raw === 'string' ? raw : null) ?? hold;
+    return parsePruneHold(typeof raw === 'string' ? raw : null) ?? hold;
   }
 
   /**
@@ -92,7 +92,7 @@ export class PruneHolds {
    */
   async confirm(source: string, cluster: string, revision: string, by: string, decidedAt = ''): Promise<PruneHold | undefined> {
     const raw = await this.redis.eval(confirmScript, 1, this.keys.pruneHold(source, cluster), revision, by, new Date().toISOString(), decidedAt);
-    return parseHold(typeof raw === 'string' ? raw : null);
+    return parsePruneHold(typeof raw === 'string' ? raw : null);
   }
 
   /** waiting lists every hold that waits for confirmation. */
@@ -109,12 +109,31 @@ export class PruneHolds {
   }
 }
 
-function parseHold(raw: string | null | undefined): PruneHold | undefined {
-  if (!raw) return undefined;
-  try {
-    const value = JSON.parse(raw) as PruneHold;
-    return typeof value === 'object' && value !== null && Array.isArray(value.removed) ? value : undefined;
-  } catch {
-    return undefined;
-  }
+const holdStates: readonly PruneHold['state'][] = ['allowed', 'waiting', 'confirmed'];
+
+/** parsePruneHold reads a stored hold field by field; undefined for anything that is not one. */
+export function parsePruneHold(raw: string | null | undefined): PruneHold | undefined {
+  const value = jsonRecordOf(raw);
+  const subject = value && holdSubjectOf(value);
+  const decision = value && holdDecisionOf(value);
+  if (!value || !subject || !decision) return undefined;
+  return { ...subject, ...decision, ...optional('confirmedBy', textOf(value.confirmedBy, 256)), ...optional('confirmedAt', textOf(value.confirmedAt, 64)) };
+}
+
+/** holdSubjectOf reads what a hold is about: the source, cluster and revision, and what it removes. */
+function holdSubjectOf(value: FieldRecord): Pick<PruneHold, 'source' | 'cluster' | 'revision' | 'removed'> | undefined {
+  const source = textOf(value.source, 253);
+  const cluster = textOf(value.cluster, 253);
+  const revision = textOf(value.revision, 128);
+  const removed = textsOf(value.removed, 1024);
+  return source === undefined || cluster === undefined || revision === undefined || removed === undefined ? undefined : { source, cluster, revision, removed };
+}
+
+/** holdDecisionOf reads what was decided about it, and when. */
+function holdDecisionOf(value: FieldRecord): Pick<PruneHold, 'total' | 'threshold' | 'state' | 'decidedAt'> | undefined {
+  const total = countOf(value.total);
+  const threshold = countOf(value.threshold);
+  const state = oneOf(value.state, holdStates);
+  const decidedAt = textOf(value.decidedAt, 64);
+  return total === undefined || threshold === undefined || state === undefined || decidedAt === undefined ? undefined : { total, threshold, state, decidedAt };
 }

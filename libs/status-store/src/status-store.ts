@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { RecordKeys, parseClusterHealth, type LiveChild, type ObjectStatus, type ReconcileRecord, type StatusChange, type StatusSync, type TreeChange, redisSchemaVersion } from '@tidemark/contracts';
 import { parseStatusRecord, withClusterAvailability } from './status-view';
+import { parseLiveChildren, parseReconcileRecord } from './stored-lists';
 import type { RedisClient } from '@tidemark/contracts';
 
 export interface StatusStoreOptions {
@@ -288,7 +289,7 @@ export class StatusStore {
     if (ownerUids.length === 0) return found;
     const values = await this.redis.hmget(this.keys.liveChildren(cluster), ...ownerUids);
     values.forEach((value, index) => {
-      if (value) found.set(ownerUids[index]!, JSON.parse(value) as LiveChild[]);
+      if (value) found.set(ownerUids[index]!, parseLiveChildren(value));
     });
     return found;
   }
@@ -336,7 +337,7 @@ export class StatusStore {
 
   async history(cluster: string, objectKey: string): Promise<ReconcileRecord[]> {
     const raw = await this.redis.lrange(this.keys.history(cluster, objectKey), 0, -1);
-    return raw.map((entry) => JSON.parse(entry) as ReconcileRecord);
+    return raw.flatMap((entry) => parseReconcileRecord(entry) ?? []);
   }
 
   /** addPut writes a record and announces it in the same transaction: a reader that sees the record can be sure the message was sent. */

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import type { RedisClient } from '@tidemark/contracts';
+import { jsonRecordOf, textOf, type RedisClient } from '@tidemark/contracts';
 import type { AuditLog } from '@tidemark/status-store';
 import { signOnRefusedPage } from '../pages/login-page';
 import { recordSignIn } from './sign-in-audit';
@@ -121,11 +121,12 @@ function reasonOf(error: unknown): string {
   return code ? `${text} (${code})` : text;
 }
 
+/** parseFlow reads a stored sign-in flow into a new object (its redirect checked again); undefined for anything that is not one. */
 function parseFlow(text: string): Flow | undefined {
-  try {
-    const value = JSON.parse(text) as Partial<Flow>;
-    return typeof value.state === 'string' && typeof value.nonce === 'string' && typeof value.codeVerifier === 'string' && typeof value.next === 'string' ? value as Flow : undefined;
-  } catch {
-    return undefined;
-  }
+  const value = jsonRecordOf(text);
+  const state = textOf(value?.state, 256);
+  const nonce = textOf(value?.nonce, 256);
+  const codeVerifier = textOf(value?.codeVerifier, 256);
+  const next = textOf(value?.next, 8192);
+  return state === undefined || nonce === undefined || codeVerifier === undefined || next === undefined ? undefined : { state, nonce, codeVerifier, next: safeNext(next) };
 }

@@ -1,5 +1,5 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
-import type { RecordKeys } from '@tidemark/contracts';
+import { jsonRecordOf, type RecordKeys } from '@tidemark/contracts';
 import { roles, type Role } from './principal';
 import { sameText } from './session-cookie';
 import type { TokenIndex } from './token-index';
@@ -166,16 +166,18 @@ export function signOnOwner(subject: string): string {
   return `oidc\0${subject}`;
 }
 
+/**
+ * parseStored reads a session record field by field into a new object (unknown keys are not carried
+ * over); the MAC then proves our server wrote these fields for this id.
+ */
 function parseStored(text: string): StoredSession | undefined {
-  try {
-    const value = JSON.parse(text) as Partial<StoredSession>;
-    const valid = typeof value.name === 'string' && roles.includes(value.role as Role)
-      && typeof value.csrf === 'string' && typeof value.exp === 'number' && typeof value.token === 'string' && typeof value.mac === 'string'
-      && (value.signOn === undefined || validSignOn(value.signOn));
-    return valid ? (value as StoredSession) : undefined;
-  } catch {
-    return undefined;
-  }
+  const value = jsonRecordOf(text);
+  if (!value) return undefined;
+  const { name, role, csrf, exp, token, mac, signOn } = value;
+  const valid = typeof name === 'string' && roles.includes(role as Role)
+    && typeof csrf === 'string' && typeof exp === 'number' && typeof token === 'string' && typeof mac === 'string'
+    && (signOn === undefined || validSignOn(signOn));
+  return valid ? { name, role: role as Role, csrf, exp, token, mac, ...(signOn === undefined ? {} : { signOn: signOn as SignOn }) } : undefined;
 }
 
 function validSignOn(value: unknown): boolean {

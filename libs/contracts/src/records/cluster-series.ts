@@ -1,3 +1,4 @@
+import { countOf, jsonRecordOf, optional, textOf } from './record-fields';
 import type { RecordKeys } from './record-keys';
 import type { RedisClient } from './redis-client';
 
@@ -38,13 +39,18 @@ export async function readClusterSeries(redis: RedisClient, keys: RecordKeys, cl
 }
 
 function parseSamples(raw: readonly (string | null)[]): ClusterSample[] {
-  return raw.flatMap((entry) => {
-    if (entry === null) return [];
-    try {
-      const sample = JSON.parse(entry) as ClusterSample;
-      return typeof sample.at === 'string' && typeof sample.queued === 'number' ? [sample] : [];
-    } catch {
-      return [];
-    }
-  });
+  return raw.flatMap((entry) => parseClusterSample(entry) ?? []);
+}
+
+/** parseClusterSample reads one sample of a cluster's series; undefined for anything that is not one. */
+export function parseClusterSample(raw: string | null | undefined): ClusterSample | undefined {
+  const value = jsonRecordOf(raw);
+  const at = textOf(value?.at, 64);
+  const queued = countOf(value?.queued);
+  if (!value || at === undefined || queued === undefined) return undefined;
+  return {
+    at, queued, failing: countOf(value.failing) ?? 0,
+    ...optional('runP50', countOf(value.runP50)), ...optional('runP99', countOf(value.runP99)),
+    ...optional('failedRuns', countOf(value.failedRuns)), ...optional('failedRunsTotal', countOf(value.failedRunsTotal)),
+  };
 }

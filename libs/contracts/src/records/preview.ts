@@ -1,6 +1,7 @@
+import { countOf, jsonRecordOf, listOf, oneOf, optional, recordOf, textOf, textsOf, type FieldRecord } from './record-fields';
 import type { RecordKeys } from './record-keys';
 import type { RedisClient } from './redis-client';
-import type { HookDeletePolicy, HookPhase } from '../hook';
+import { hookPhases, type HookDeletePolicy, type HookPhase } from '../hook';
 
 /** PreviewAction is what merging a ref would do to one object on one cluster. */
 export type PreviewAction = 'created' | 'configured' | 'unchanged' | 'deleted' | 'invalid' | 'skipped';
@@ -152,10 +153,127 @@ export async function writePreviewReport(redis: RedisClient, keys: RecordKeys, r
     .exec();
 }
 
-/** readPreviewReport reads one ref's report; undefined when there is none (or it expired). */
+/** readPreviewReport reads one ref's report; undefined when there is none (or it expired, or it is not a report). */
 export async function readPreviewReport(redis: RedisClient, keys: RecordKeys, source: string, ref: string): Promise<PreviewReport | undefined> {
-  const text = await redis.get(keys.preview(source, ref));
-  return text ? (JSON.parse(text) as PreviewReport) : undefined;
+  return parsePreviewReport(await redis.get(keys.preview(source, ref)));
+}
+
+const previewStates: readonly PreviewState[] = ['queued', 'running', 'done', 'failed'];
+const previewTriggers: readonly PreviewTrigger[] = ['request', 'webhook'];
+const previewActions: readonly PreviewAction[] = ['created', 'configured', 'unchanged', 'deleted', 'invalid', 'skipped'];
+const hookDeletePolicies: readonly HookDeletePolicy[] = ['before-hook-creation', 'hook-succeeded', 'hook-failed'];
+const nameLength = 253;
+const timeLength = 64;
+
+/**
+ * parsePreviewReport reads a stored report field by field (see record-fields.ts); undefined for one
+ * that is larger than any writer stores or lacks its source, ref, state or request time. A change or
+ * hook missing what the dashboard shows is dropped; the live and desired values of a field are kept
+ * as stored, since they are shown as JSON and never merged into another object.
+ */
+export function parsePreviewReport(raw: string | null | undefined): PreviewReport | undefined {
+  if (raw && raw.length > maxPreviewReportBytes) return undefined;
+  const value = jsonRecordOf(raw);
+  if (!value) return undefined;
+  const source = textOf(value.source, nameLength);
+  const ref = textOf(value.ref, 255);
+  const state = oneOf(value.state, previewStates);
+  const requestedAt = textOf(value.requestedAt, timeLength);
+  if (source === undefined || ref === undefined || state === undefined || requestedAt === undefined) return undefined;
+  return {
+    source, ref, state, requestedAt, changes: listOf(value.changes, parsePreviewChange) ?? [],
+    ...optional('trigger', oneOf(value.trigger, previewTriggers)),
+    ...optional('pullRequest', parsePullRequest(value.pullRequest)),
+    ...optional('revision', textOf(value.revision, 128)),
+    ...optional('baseRevision', textOf(value.baseRevision, 128)),
+    ...optional('finishedAt', textOf(value.finishedAt, timeLength)),
+    ...optional('error', textOf(value.error)),
+    ...optional('unreachable', listOf(value.unreachable, parseUnreachable)),
+    ...optional('hooks', listOf(value.hooks, parsePreviewHook)),
+    ...optional('blastRadius', parseBlastRadius(value.blastRadius)),
+    ...optional('truncated', parseTruncated(value.truncated)),
+    ...optional('decryptedUnits', textsOf(value.decryptedUnits, 1024)),
+  };
+}
+
+function parsePullRequest(value: unknown): PreviewPullRequest | undefined {
+  const pull = recordOf(value);
+  const number = countOf(pull?.number);
+  if (!pull || number === undefined || !Number.isInteger(number) || number < 1) return undefined;
+  const url = textOf(pull.url, 2048);
+  return { number, ...optional('url', url && /^https?:\/\//.test(url) ? url : undefined), ...optional('title', textOf(pull.title, 512)) };
+}
+
+function parseUnreachable(value: unknown): { cluster: string; message: string } | undefined {
+  const entry = recordOf(value);
+  const cluster = textOf(entry?.cluster, nameLength);
+  const message = textOf(entry?.message);
+  return cluster === undefined || message === undefined ? undefined : { cluster, message };
+}
+
+/** objectNameOf reads the fields that name a Kubernetes object on a cluster, or undefined. */
+function objectNameOf(entry: FieldRecord): { cluster: string; objectKey: string; kind: string; namespace: string; name: string } | undefined {
+  const cluster = textOf(entry.cluster, nameLength);
+  const objectKey = textOf(entry.objectKey, 1024);
+  const kind = textOf(entry.kind, nameLength);
+  const namespace = textOf(entry.namespace, nameLength);
+  const name = textOf(entry.name, nameLength);
+  if (cluster === undefined || objectKey === undefined || kind === undefined || namespace === undefined || name === undefined) return undefined;
+  return { cluster, objectKey, kind, namespace, name };
+}
+
+function parsePreviewChange(value: unknown): PreviewChange | undefined {
+  const entry = recordOf(value);
+  const named = entry && objectNameOf(entry);
+  const apiVersion = textOf(entry?.apiVersion, nameLength);
+  const action = oneOf(entry?.action, previewActions);
+  if (!entry || !named || apiVersion === undefined || action === undefined) return undefined;
+  return {
+    ...named, apiVersion, action,
+    ...optional('path', textOf(entry.path, 4096)),
+    ...optional('line', countOf(entry.line)),
+    ...optional('message', textOf(entry.message)),
+    ...optional('fields', listOf(entry.fields, parsePreviewField)),
+    ...optional('desired', recordOf(entry.desired) as Record<string, unknown> | undefined),
+    ...optional('live', recordOf(entry.live) as Record<string, unknown> | undefined),
+  };
+}
+
+function parsePreviewField(value: unknown): PreviewField | undefined {
+  const entry = recordOf(value);
+  const path = textOf(entry?.path, 4096);
+  if (!entry || path === undefined) return undefined;
+  return { path, ...optional('live', entry.live), ...optional('desired', entry.desired), ...optional('overwrites', textOf(entry.overwrites, 256)) };
+}
+
+function parsePreviewHook(value: unknown): PreviewHook | undefined {
+  const entry = recordOf(value);
+  const named = entry && objectNameOf(entry);
+  const phase = oneOf(entry?.phase, hookPhases);
+  const weight = entry?.weight;
+  if (!entry || !named || phase === undefined || typeof weight !== 'number' || !Number.isFinite(weight)) return undefined;
+  const deletePolicies = listOf(entry.deletePolicies, (policy) => oneOf(policy, hookDeletePolicies)) ?? [];
+  return { ...named, phase, weight, deletePolicies, ...optional('path', textOf(entry.path, 4096)), ...optional('note', textOf(entry.note)) };
+}
+
+function parseBlastRadius(value: unknown): PreviewBlastRadius | undefined {
+  const radius = recordOf(value);
+  const counts = recordOf(radius?.counts);
+  if (!radius || !counts) return undefined;
+  return {
+    clusters: textsOf(radius.clusters, nameLength) ?? [],
+    namespaces: textsOf(radius.namespaces, nameLength) ?? [],
+    kinds: textsOf(radius.kinds, nameLength) ?? [],
+    counts: Object.fromEntries(previewActions.map((action) => [action, countOf(counts[action]) ?? 0])) as Record<PreviewAction, number>,
+    flagged: textsOf(radius.flagged, 1024) ?? [],
+  };
+}
+
+function parseTruncated(value: unknown): PreviewReport['truncated'] {
+  const truncated = recordOf(value);
+  const withoutObjects = countOf(truncated?.withoutObjects);
+  const omitted = countOf(truncated?.omitted);
+  return withoutObjects === undefined || omitted === undefined ? undefined : { withoutObjects, omitted };
 }
 
 /** listPreviews lists the newest previews, `{source, ref}`, dropping those whose report expired. */

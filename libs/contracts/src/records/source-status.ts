@@ -1,3 +1,4 @@
+import { jsonRecordOf, textOf } from './record-fields';
 import type { RecordKeys } from './record-keys';
 import type { RedisClient } from './redis-client';
 
@@ -104,17 +105,19 @@ function parseProblems(text: string): SourceProblem[] {
   }
 }
 
+/** parseSourceCommit reads one entry of a source's commit list; undefined for anything that is not one. */
+export function parseSourceCommit(raw: string | null | undefined): SourceCommit | undefined {
+  const value = jsonRecordOf(raw);
+  const revision = textOf(value?.revision, 128);
+  const time = textOf(value?.time, 64);
+  if (!value || revision === undefined || time === undefined) return undefined;
+  return { revision, time, message: textOf(value.message, 200) ?? '', author: textOf(value.author, 100) ?? '', fetchedAt: textOf(value.fetchedAt, 64) ?? '' };
+}
+
 /** readSourceCommits lists the revisions the poller fetched, newest first; unreadable entries are dropped. */
 export async function readSourceCommits(redis: RedisClient, keys: RecordKeys, source: string): Promise<SourceCommit[]> {
   const raw = await redis.lrange(keys.sourceCommits(source), 0, -1);
-  return raw.flatMap((entry) => {
-    try {
-      const commit = JSON.parse(entry) as SourceCommit;
-      return typeof commit.revision === 'string' && typeof commit.time === 'string' ? [commit] : [];
-    } catch {
-      return [];
-    }
-  });
+  return raw.flatMap((entry) => parseSourceCommit(entry) ?? []);
 }
 
 /** readSourceStatus reads a source's status hash (empty when the source was never polled). */

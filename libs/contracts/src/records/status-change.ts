@@ -1,3 +1,5 @@
+import { jsonRecordOf, textOf } from './record-fields';
+
 /**
  * StatusChange is the message published on `RecordKeys.statusChanges` with every write to an
  * object's status (in the write's own transaction), so dashboards update live and watches notice
@@ -34,10 +36,6 @@ export interface StatusSync {
 
 /** parseStatusSync reads a sync marker off the channel; undefined for anything else. */
 export function parseStatusSync(message: string): StatusSync | undefined {
-  try {
-    const value = JSON.parse(message) as Partial<StatusSync> | null;
-    return value && typeof value.sync === 'string' ? { sync: value.sync } : undefined;
-  } catch {
-    return undefined;
-  }
+  const sync = textOf(jsonRecordOf(message)?.sync, 256);
+  return sync === undefined ? undefined : { sync };
 }
