@@ -1,6 +1,6 @@
 // Reading status through the API and pages: matrix filters and pages, detail, redaction, escaping, live events.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { writeClusterHealth } from '@tidemark/contracts';
+import { writeClusterHealth } from '@tidemark/cluster-health';
 import { progressingConditions, seededStatus, stalledConditions, startDashboardFixture, viewerToken, type DashboardFixture } from './dashboard-fixture';
 
 let fixture: DashboardFixture;

@@ -1,6 +1,6 @@
 // The pages a new user reads: sources, clusters, side-by-side drift, resource trees, timelines, and the rough edges of first use.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { appendClusterSample, writeClusterHealth } from '@tidemark/contracts';
+import { appendClusterSample, writeClusterHealth } from '@tidemark/cluster-health';
 import type { ReconcileRecord } from '@tidemark/contracts';
 import { startDashboardFixture, viewerToken, type DashboardFixture } from './dashboard-fixture';
 import { commitTime, revision, seedPictures } from './picture-data';

@@ -1,7 +1,7 @@
 // Records a new user would see after a first push: six objects of one source (one from a file that names
 // no namespace, two rendered by a Kustomize overlay), a WebApp with what it rendered, drift on its ConfigMap, its ReplicaSet and Pod, a source
 // record with a broken file, a fetched commit and when it went live. Shared by the page and browser tests.
-import { writePreviewReport } from '@tidemark/contracts';
+import { writePreviewReport } from '@tidemark/preview';
 import type { DashboardFixture } from './dashboard-fixture';
 import { seededStatus, stalledConditions } from './dashboard-fixture';
 

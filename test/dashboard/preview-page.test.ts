@@ -5,7 +5,8 @@
 // changed, and the blast radius. A report naming hostile markup shows it as text.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { join } from 'node:path';
-import { writePreviewReport, type PreviewReport } from '@tidemark/contracts';
+import type { PreviewReport } from '@tidemark/contracts';
+import { writePreviewReport } from '@tidemark/preview';
 import { startPreviewScenario, type PreviewScenario } from '../preview/preview-scenario';
 import { startDashboardFixture, viewerToken, type DashboardFixture } from './dashboard-fixture';
 import { artifactsDir, openChromium, signIn, type Chromium } from './chromium';

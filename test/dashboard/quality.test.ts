@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { appendClusterSample } from '@tidemark/contracts';
+import { appendClusterSample } from '@tidemark/cluster-health';
 import { startDashboardFixture, viewerToken, type DashboardFixture } from './dashboard-fixture';
 import { artifactsDir, openChromium, signIn, type Chromium } from './chromium';
 import { commitTime, revision, seedPictures } from './picture-data';

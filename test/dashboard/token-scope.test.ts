@@ -2,7 +2,7 @@
 // every page, the JSON API and the live event stream, over real HTTP, by bearer token and by
 // session cookie. Outside the scope an object is as unknown as one that does not exist.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { writePreviewReport } from '@tidemark/contracts';
+import { writePreviewReport } from '@tidemark/preview';
 import { seededStatus, stalledConditions, startDashboardFixture, viewerToken, type DashboardFixture } from './dashboard-fixture';
 
 const scopedViewer = 'scoped-viewer-token-0123456789ab';

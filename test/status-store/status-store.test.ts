@@ -3,7 +3,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { Redis } from 'ioredis';
-import { findCondition, writeClusterHealth, type ObjectStatus } from '@tidemark/contracts';
+import { findCondition, type ObjectStatus } from '@tidemark/contracts';
+import { writeClusterHealth } from '@tidemark/cluster-health';
 import { StatusStore } from '@tidemark/status-store';
 
 const redis = new Redis(inject('redisUrl'));

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { RedisLease, appendClusterSample, newestClusterSample, type ClusterSample, type Logger, type RecordKeys } from '@tidemark/contracts';
+import { RedisLease, newestClusterSample, type ClusterSample, type Logger, type RecordKeys } from '@tidemark/contracts';
 import type { RedisClient } from '@tidemark/contracts';
+import { appendClusterSample } from './health-records';
 
 /** SampledFigures is the part of a cluster's queue figures (from @tidemark/queue) a sample reads. */
 export interface SampledFigures {

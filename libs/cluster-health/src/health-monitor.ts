@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { ClusterConnection } from '@tidemark/cluster';
-import { RedisLease, readClusterHealth, writeClusterHealth, messageOf, type ClusterHealth, type Logger, type RecordKeys } from '@tidemark/contracts';
+import { RedisLease, readClusterHealth, messageOf, type ClusterHealth, type Logger, type RecordKeys } from '@tidemark/contracts';
 import type { StatusStore } from '@tidemark/status-store';
 import type { RedisClient } from '@tidemark/contracts';
+import { writeClusterHealth } from './health-records';
 
 /** QueueSwitch is the part of the queues the monitor drives. */
 export interface QueueSwitch {

@@ -1,6 +1,6 @@
 // Owns: the health checks of target clusters (one checker per cluster, by a RedisLease), pausing and
 //   resuming the cluster's queue, and the sampler of each cluster's recent queue figures for the dashboard's
-//   sparklines. The records' formats live in contracts.
+//   sparklines. The records' formats and parsers live in contracts; their writers here (health-records.ts).
 // Entry points: startHealthMonitor, startClusterSeries.
 // Records: ClusterHealth (cluster-health:<cluster>), the cluster series (cluster-series:<cluster>) and their
 //   leases (lease:health:<cluster>, lease:cluster-series).
@@ -8,3 +8,4 @@
 
 export { startHealthMonitor, type HealthMonitorOptions, type QueueSwitch } from './health-monitor';
 export { startClusterSeries, type ClusterSeriesOptions, type SampledFigures } from './cluster-series';
+export { writeClusterHealth, appendClusterSample } from './health-records';

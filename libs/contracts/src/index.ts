@@ -6,10 +6,10 @@
 //   reads archives.
 // Entry points: RecordKeys, ReconcileJob, ObjectStatus, setCondition, verdictOf, messageOf, TerminalError,
 //   TransientError, formatObjectKey.
-// Records: the key of every shared record (RecordKeys, one prefix convention) and the formats of
-//   SourceStatus, ClusterHealth, StatusChange, RedisLease, the preview report, revisionFor and the rollout record
-//   (RolloutRecord, rolloutTargetOf); their writers
-//   live in the libraries that own them.
+// Records: the key of every shared record (RecordKeys, one prefix convention), the formats and parsers of
+//   SourceStatus, ClusterHealth, the cluster series, ClusterFreeze, StatusChange, RedisLease, the preview
+//   report, revisionFor and the rollout record (RolloutRecord, rolloutTargetOf); record-fields.ts holds the
+//   parsers' checks; their writers live in the libraries that own them.
 // May import: no other Tidemark library.
 
 export { formatObjectKey, parseObjectKey, groupOf, describeObject, type ObjectRef } from './object-key';
@@ -37,16 +37,16 @@ export { ownerAnnotation, ownerLabel, ownerLabelValue, formatOwner, ownerOf, app
 export { RecordKeys } from './records/record-keys';
 export { jsonRecordOf, jsonListOf, recordOf, textOf, textsOf, countOf, oneOf, listOf, optional, maxRecordText, type FieldRecord } from './records/record-fields';
 export { readSourceStatus, parseSourceStatus, readSourceCommits, parseSourceCommit, keptProblems, keptWarnings, keptWarningLength, keptCommits, sourceSuspendedField, type SourceStatus, type SourceProblem, type SourceCommit } from './records/source-status';
-export { readClusterHealth, writeClusterHealth, parseClusterHealth, unknownClusterHealth, type ClusterHealth } from './records/cluster-health';
+export { readClusterHealth, parseClusterHealth, unknownClusterHealth, type ClusterHealth } from './records/cluster-health';
 export { writeSyncWindowPass, takeSyncWindowPass, syncWindowPassSeconds, type SyncWindowPass } from './records/sync-window-pass';
-export { readClusterFreeze, writeClusterFreeze, liftClusterFreeze, parseClusterFreeze, describeFreeze, maxFreezeReasonLength, type ClusterFreeze } from './records/cluster-freeze';
+export { readClusterFreeze, parseClusterFreeze, describeFreeze, maxFreezeReasonLength, type ClusterFreeze } from './records/cluster-freeze';
 export { parseStatusChange, parseStatusSync, type StatusChange, type StatusSync } from './records/status-change';
 export { parseTreeChange, type TreeChange } from './records/tree-change';
 export { duplicateClient, type RedisClient } from './records/redis-client';
 export { RedisLease } from './records/redis-lease';
 export { redisSchemaVersion, reconcileJobName, jobSchemaVersion, claimRedisSchema, SchemaTooNewError } from './records/schema-version';
-export { appendClusterSample, newestClusterSample, readClusterSeries, parseClusterSample, type ClusterSample } from './records/cluster-series';
+export { newestClusterSample, readClusterSeries, parseClusterSample, type ClusterSample } from './records/cluster-series';
 export { revisionFor } from './records/revision-for';
 export { parseRolloutRecord, readRolloutRecord, writeRolloutRecord, listRolloutSources, rolloutTargetOf, rolloutCommandRefusal, pushRolloutCommand, takeRolloutCommands, parseRolloutCommand, rolloutPhases, rolloutCommandVerbs, maxRolloutRecordBytes, RolloutRecordError, type RolloutRecord, type RolloutPhase, type RolloutCell, type RolloutCellState, type RolloutHalt, type RolloutAction, type RolloutCommand, type RolloutCommandVerb } from './records/rollout';
-export { writePreviewReport, readPreviewReport, parsePreviewReport, listPreviews, previewTtlSeconds, boundPreviewReport, maxPreviewReportBytes, type PreviewReport, type PreviewState, type PreviewTrigger, type PreviewPullRequest, type PreviewChange, type PreviewHook, type PreviewField, type PreviewAction, type PreviewBlastRadius } from './records/preview';
+export { readPreviewReport, parsePreviewReport, listPreviews, previewTtlSeconds, boundPreviewReport, maxPreviewReportBytes, type PreviewReport, type PreviewState, type PreviewTrigger, type PreviewPullRequest, type PreviewChange, type PreviewHook, type PreviewField, type PreviewAction, type PreviewBlastRadius } from './records/preview';
 export { hookAnnotation, helmHookAnnotation, hookWeightAnnotation, hookDeletePolicyAnnotation, hookRunAnnotation, hookPhases, parseHook, isHookObject, hookRunName, type Hook, type HookPhase, type HookDeletePolicy, type HookReading } from './hook';

@@ -2,9 +2,9 @@
 //   render and validate stages, then server-side dry-runs), the blast radius, the markdown a pull request
 //   shows and its comment there (through libs/git-host). It writes nothing to a cluster or to the status
 //   store.
-// Entry points: previewRevision, runPreviewJob, previewMarkdown.
-// Records: the preview report (preview:<source>:<ref>, previews), whose format lives in contracts; the
-//   dashboard writes it too.
+// Entry points: previewRevision, runPreviewJob, requestPreview, previewMarkdown.
+// Records: the preview report (preview:<source>:<ref>, previews), whose format and parser live in
+//   contracts; every write is here (preview-record.ts), the request's queued one included.
 // May import: @tidemark/contracts, @tidemark/cluster, @tidemark/drift, @tidemark/git-host,
 //   @tidemark/pipeline, @tidemark/placement.
 
@@ -14,3 +14,4 @@ export { previewMarkdown } from './preview-markdown';
 export { runPreviewJob, type PreviewJobDependencies, type PreviewSourceHandle, type PreviewHead } from './run-preview-job';
 export { openGitPreviewHead, type FollowableSource } from './git-preview-heads';
 export { commentPreview } from './preview-comment';
+export { writePreviewReport, requestPreview, markPreviewQueued, type PreviewEnqueue } from './preview-record';

@@ -1,6 +1,7 @@
-import { readSourceStatus, revisionFor, writePreviewReport, messageOf, type PreviewJob, type PreviewReport, type RecordKeys, type RedisClient } from '@tidemark/contracts';
+import { readSourceStatus, revisionFor, messageOf, type PreviewJob, type PreviewReport, type RecordKeys, type RedisClient } from '@tidemark/contracts';
 import type { ClusterTarget } from '@tidemark/placement';
 import { previewRevision, type PreviewDependencies, type PreviewSource } from './preview-revision';
+import { writePreviewReport } from './preview-record';
 
 /** PreviewHead is a source following the previewed ref, opened and polled: its revision is the ref's commit. */
 export interface PreviewHead {

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { listPreviews, readPreviewReport, writePreviewReport, messageOf, SourceName, type PreviewJob, type PreviewReport, type RecordKeys, type RedisClient } from '@tidemark/contracts';
+import { listPreviews, readPreviewReport, messageOf, SourceName, type PreviewJob, type PreviewReport, type RecordKeys, type RedisClient } from '@tidemark/contracts';
+import { requestPreview } from '@tidemark/preview';
 import type { PreviewQueue } from '@tidemark/queue';
 import { requireOperator } from '../auth/authenticate';
 import { previewInScope } from '../auth/token-scope';
@@ -42,14 +43,10 @@ export async function previewRoutes(app: FastifyInstance, { previews, redis, key
   }, async (request, reply) => {
     if (!previewInScope(request.principal?.scope, request.body.source)) throw notFound(`source ${request.body.source}`);
     const job: PreviewJob = { source: request.body.source, ref: request.body.ref.replace(/^refs\/heads\//, ''), trigger: 'request', requestedAt: new Date().toISOString() };
-    const queued = await previews.enqueue(job).catch((error: unknown) => {
+    // Shown as queued at once, unless a worker already wrote this request's (or a newer) report.
+    const queued = await requestPreview(redis, keys, (checked) => previews.enqueue(checked), job).catch((error: unknown) => {
       throw new DashboardError(ErrorCode.QueueUnavailable, 503, messageOf(error), { cause: error });
     });
-    // Shown as queued at once, unless a worker already wrote this request's (or a newer) report.
-    const current = await readPreviewReport(redis, keys, job.source, job.ref);
-    if (queued.status === 'queued' && (!current || current.requestedAt < job.requestedAt)) {
-      await writePreviewReport(redis, keys, { source: job.source, ref: job.ref, state: 'queued', trigger: 'request', requestedAt: job.requestedAt, changes: [] });
-    }
     return reply.code(202).send({ source: job.source, ref: job.ref, ...queued });
   });
   app.get('/api/previews', {

@@ -1,4 +1,4 @@
-import { liftClusterFreeze, readClusterFreeze, writeClusterFreeze, type ClusterFreeze, type RedisClient } from '@tidemark/contracts';
+import { readClusterFreeze, type ClusterFreeze, type RecordKeys, type RedisClient } from '@tidemark/contracts';
 import { QueueUnavailableError } from '@tidemark/queue';
 import type { StatusStore } from '@tidemark/status-store';
 import { DashboardError, ErrorCode, notFound } from '../api/dashboard-error';
@@ -73,4 +73,15 @@ export class ClusterFreezes {
     if (principal?.scope) throw new DashboardError(ErrorCode.Forbidden, 403, 'This token is limited to some sources, namespaces or clusters: it may not freeze or unfreeze a whole cluster.');
     if (!this.options.clusterNames().includes(cluster)) throw notFound(`cluster ${cluster}`);
   }
+}
+
+/** writeClusterFreeze sets (or replaces) a cluster's freeze; the format and parser live in contracts. */
+async function writeClusterFreeze(redis: RedisClient, keys: RecordKeys, freeze: ClusterFreeze): Promise<void> {
+  const { by, reason, since } = freeze;
+  await redis.set(keys.clusterFreeze(freeze.cluster), JSON.stringify({ by, reason, since }));
+}
+
+/** liftClusterFreeze removes a cluster's freeze. */
+async function liftClusterFreeze(redis: RedisClient, keys: RecordKeys, cluster: string): Promise<void> {
+  await redis.del(keys.clusterFreeze(cluster));
 }

@@ -55,14 +55,3 @@ export function describeFreeze(freeze: ClusterFreeze): string {
 export async function readClusterFreeze(redis: RedisClient, keys: RecordKeys, cluster: string): Promise<ClusterFreeze | undefined> {
   return parseClusterFreeze(cluster, await redis.get(keys.clusterFreeze(cluster)));
 }
-
-/** writeClusterFreeze sets (or replaces) a cluster's freeze. */
-export async function writeClusterFreeze(redis: RedisClient, keys: RecordKeys, freeze: ClusterFreeze): Promise<void> {
-  const { by, reason, since } = freeze;
-  await redis.set(keys.clusterFreeze(freeze.cluster), JSON.stringify({ by, reason, since }));
-}
-
-/** liftClusterFreeze removes a cluster's freeze; false when it was not frozen. */
-export async function liftClusterFreeze(redis: RedisClient, keys: RecordKeys, cluster: string): Promise<boolean> {
-  return (await redis.del(keys.clusterFreeze(cluster))) > 0;
-}

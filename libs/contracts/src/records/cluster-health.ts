@@ -41,10 +41,6 @@ export function parseClusterHealth(cluster: string, raw: string | null | undefin
   return { ...record, cluster, queuePaused: record.queuePaused === true } as ClusterHealth;
 }
 
-export async function writeClusterHealth(redis: RedisClient, keys: RecordKeys, health: ClusterHealth): Promise<void> {
-  await redis.set(keys.clusterHealth(health.cluster), JSON.stringify(health));
-}
-
 /** readClusterHealth returns a cluster's health, Unknown when it was never checked. */
 export async function readClusterHealth(redis: RedisClient, keys: RecordKeys, cluster: string): Promise<ClusterHealth> {
   return parseClusterHealth(cluster, await redis.get(keys.clusterHealth(cluster)));

@@ -22,12 +22,6 @@ export interface ClusterSample {
   failedRunsTotal?: number;
 }
 
-/** appendClusterSample adds a sample and drops the oldest beyond `keep`. */
-export async function appendClusterSample(redis: RedisClient, keys: RecordKeys, cluster: string, sample: ClusterSample, keep: number): Promise<void> {
-  const key = keys.clusterSeries(cluster);
-  await redis.multi().lpush(key, JSON.stringify(sample)).ltrim(key, 0, keep - 1).exec();
-}
-
 /** newestClusterSample returns a cluster's latest sample, undefined when none was taken or it is unreadable. */
 export async function newestClusterSample(redis: RedisClient, keys: RecordKeys, cluster: string): Promise<ClusterSample | undefined> {
   return parseSamples([await redis.lindex(keys.clusterSeries(cluster), 0)])[0];

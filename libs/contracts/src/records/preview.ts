@@ -145,14 +145,6 @@ export function boundPreviewReport(report: PreviewReport, maxBytes = maxPreviewR
 /** previewTtlSeconds: a preview is kept for a week after it was last written. */
 export const previewTtlSeconds = 7 * 24 * 3600;
 
-/** writePreviewReport stores a report (cut to `maxPreviewReportBytes`) and lists it; nothing in it holds Secret data. */
-export async function writePreviewReport(redis: RedisClient, keys: RecordKeys, report: PreviewReport): Promise<void> {
-  await redis.multi()
-    .set(keys.preview(report.source, report.ref), JSON.stringify(boundPreviewReport(report)), 'EX', previewTtlSeconds)
-    .zadd(keys.previews, Date.now(), `${report.source}/${report.ref}`)
-    .exec();
-}
-
 /** readPreviewReport reads one ref's report; undefined when there is none (or it expired, or it is not a report). */
 export async function readPreviewReport(redis: RedisClient, keys: RecordKeys, source: string, ref: string): Promise<PreviewReport | undefined> {
   return parsePreviewReport(await redis.get(keys.preview(source, ref)));
