@@ -13,7 +13,7 @@
 // May import: no other Tidemark library.
 
 export { formatObjectKey, parseObjectKey, groupOf, describeObject, type ObjectRef } from './object-key';
-export { ReconcileJob, JobReason, dropTraceparent } from './job';
+export { ReconcileJob, JobReason, dropTraceparent, jobFlags, flagsForReason, withReason, type JobFlags } from './job';
 export { parseTraceparent, formatTraceparent, traceparentPattern, type TraceParent } from './traceparent';
 export { healthRuleApiVersion, healthRuleGroup, healthRuleKind, isHealthRuleKey } from './health-rule-object';
 export { isReadOnlyKey } from './read-only-kind';

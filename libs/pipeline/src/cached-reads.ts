@@ -1,5 +1,5 @@
 import { ApiError, getByResource, type ApiResource, type CacheAnswer, type ObjectCache } from '@tidemark/cluster';
-import { isReconcileFailure, type KubernetesManifest, type ObjectStatus } from '@tidemark/contracts';
+import { isReconcileFailure, jobFlags, type KubernetesManifest, type ObjectStatus } from '@tidemark/contracts';
 import type { PipelineDependencies } from './dependencies';
 import type { ReconcileRun } from './run';
 import { inventoryEntry, inventoryId } from './tracking';
@@ -8,13 +8,13 @@ import { inventoryEntry, inventoryId } from './tracking';
  * runCache is the watch cache a run may read from, or undefined when it must read live:
  * - no cache for the cluster, or the run acts as a source's ServiceAccount (the cache was filled
  *   with the reconciler's identity, and a source may only learn what its own identity may read);
- * - the run was woken by a watch event or a person ('drift', 'watch', 'manual'): the event may
- *   not have reached this process's cache yet, and a read behind it would skip what woke it;
+ * - the job is `fresh` (a watch event or a person woke it): the event may not have reached this
+ *   process's cache yet, and a read behind it would skip what woke it;
  * - the run is the live retry of one whose cached read met a 404 or a conflict.
  */
 export function runCache(run: ReconcileRun, deps: PipelineDependencies): ObjectCache | undefined {
   if (run.liveReads || run.connection.identity !== undefined) return undefined;
-  if (run.job.reason === 'drift' || run.job.reason === 'watch' || run.job.reason === 'manual') return undefined;
+  if (jobFlags(run.job).fresh) return undefined;
   return deps.cacheFor?.(run.job.cluster);
 }
 

@@ -1,4 +1,4 @@
-import { ConditionType, isReconcileFailure, NotReadyError, TerminalError, contentHash, findCondition, parseObjectKey, type KubernetesManifest, type ReconcileJob } from '@tidemark/contracts';
+import { ConditionType, isReconcileFailure, NotReadyError, TerminalError, contentHash, findCondition, jobFlags, parseObjectKey, type KubernetesManifest, type ReconcileJob } from '@tidemark/contracts';
 import { toReconcileFailure, type ApiResource } from '@tidemark/cluster';
 import { subjectOf } from './subject';
 import type { PipelineDependencies } from './dependencies';
@@ -80,13 +80,13 @@ async function readCluster(run: ReconcileRun, deps: PipelineDependencies, fetche
 }
 
 /**
- * stalledVerdict: a terminal failure is not retried until the spec changes (or a person asks).
+ * stalledVerdict: a terminal failure is not retried until the spec changes (or a person asks: the job's `retry`).
  * At the revision it stalled at, the run is skipped; at a new revision with the same spec, it
  * fails again with the same reason, so the queue's marker moves to that revision and retry finds it.
  */
 function stalledVerdict(job: ReconcileJob, fetched: Fetched): FetchResult | undefined {
   const { previous, specHash } = fetched;
-  if (job.reason === 'manual' || !specHash || previous?.specHash !== specHash) return undefined;
+  if (jobFlags(job).retry || !specHash || previous?.specHash !== specHash) return undefined;
   const stalled = findCondition(previous.conditions, ConditionType.Stalled);
   if (stalled?.status !== 'True') return undefined;
   if (previous.lastAttemptedRevision === job.revision) return { action: 'skip', fetched };

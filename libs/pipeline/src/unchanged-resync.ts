@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { findCondition, type InventoryEntry, type ObjectStatus, type ReconcileJob, type ReconcileOutcome } from '@tidemark/contracts';
+import { findCondition, jobFlags, type InventoryEntry, type ObjectStatus, type ReconcileJob, type ReconcileOutcome } from '@tidemark/contracts';
 import type { ObjectCache } from '@tidemark/cluster';
 import type { PipelineDependencies } from './dependencies';
 import type { ReconcileRun } from './run';
@@ -24,13 +24,13 @@ export async function resyncUnchanged(run: ReconcileRun, deps: PipelineDependenc
 }
 
 /**
- * lookAgain: only a routine resync may be answered from the record. Every other job says something
- * changed even at the same revision: a Source whose path or spec changed, or that is being deleted,
- * routes its objects again ('git-change', 'git-removed') at the commit they were applied from, and a
- * watch or a person asks for a look ('drift', 'watch', 'manual').
+ * lookAgain: only a `routine` job (a resync) may be answered from the record. Every other job says
+ * something changed even at the same revision: a Source whose path or spec changed, or that is being
+ * deleted, routes its objects again at the commit they were applied from, and a watch or a person
+ * asks for a look.
  */
 function lookAgain(job: ReconcileJob): boolean {
-  return job.reason === 'resync';
+  return jobFlags(job).routine;
 }
 
 /** UnchangedVerdict: the object is as its last full run left it (`reason` undefined), or why a full run must look. */

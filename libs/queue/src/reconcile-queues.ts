@@ -1,7 +1,7 @@
 import { Queue } from 'bullmq';
 import type { Cluster, Redis } from 'ioredis';
 import { Value } from '@sinclair/typebox/value';
-import { isReconcileFailure, ReconcileJob, reconcileJobName, messageOf } from '@tidemark/contracts';
+import { isReconcileFailure, ReconcileJob, reconcileJobName, messageOf, withReason } from '@tidemark/contracts';
 import { closeRedis, openRedis } from './connection';
 import { InvalidJobError } from './errors/invalid-job-error';
 import { InvalidQueueOptionsError } from './errors/invalid-queue-options-error';
@@ -162,7 +162,7 @@ export class ReconcileQueues {
         if (latest) payloads.set(key, latest);
       }
       // A manual enqueue clears the stall marker itself.
-      for (const payload of payloads.values()) await this.enqueue({ ...payload, cluster, reason: 'manual' });
+      for (const payload of payloads.values()) await this.enqueue(withReason({ ...payload, cluster }, 'manual'));
       await Promise.all(failed.map((job) => job.remove().catch(() => undefined)));
       return payloads.size;
     });

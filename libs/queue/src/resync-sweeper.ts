@@ -1,4 +1,4 @@
-import type { ReconcileJob } from '@tidemark/contracts';
+import { withReason, type ReconcileJob } from '@tidemark/contracts';
 import type { ResyncSchedule } from './resync-schedule';
 
 /** ResyncSweepOptions: how a worker process answers its clusters' routine look-agains. */
@@ -55,7 +55,7 @@ export class ResyncSweeper {
     const claimMs = this.options.claimMs ?? 60_000;
     const until = now + claimMs;
     const claimed = await this.schedule.claim(now, until, this.options.batchSize ?? 500);
-    const jobs = claimed.flatMap(({ job }) => (job && job.reason !== 'git-removed' ? [{ ...job, reason: 'resync' as const }] : []));
+    const jobs = claimed.flatMap(({ job }) => (job && job.reason !== 'git-removed' ? [withReason(job, 'resync')] : []));
     const verdicts = jobs.length > 0 ? await this.options.unchanged(jobs) : [];
     const unchanged = jobs.filter((_, index) => verdicts[index] === true);
     await this.schedule.reschedule(unchanged.map((job) => job.objectKey), Date.now() + this.options.intervalMs);
