@@ -1,4 +1,4 @@
-import type { ReconcileJob } from '@tidemark/contracts';
+import { jobFlags, type ReconcileJob } from '@tidemark/contracts';
 import type { SlotWrite } from './object-state';
 
 /**
@@ -7,7 +7,7 @@ import type { SlotWrite } from './object-state';
  * unchanged revision leaves delays alone, so it cannot turn a backoff into a hot loop.
  */
 export function cutsDelayShort(job: ReconcileJob, slot: SlotWrite): boolean {
-  if (job.reason === 'manual' || job.reason === 'watch' || job.reason === 'drift') return true;
+  if (jobFlags(job).fresh) return true;
   // A removal is news even at the same revision: the object left its source (a Source whose
   // path changed, or a deleted Source), and must not wait out a requeue interval to be pruned.
   return slot.kind === 'written' && (slot.revisionChanged || slot.newlyRemoved);

@@ -1,5 +1,5 @@
 import type { Cluster, Redis } from 'ioredis';
-import type { ReconcileJob } from '@tidemark/contracts';
+import { jobFlags, type ReconcileJob } from '@tidemark/contracts';
 import { LuaScript } from './lua-script';
 import { parseFailureRecord, parseReconcileJob, parseStalledMarker, type FailureRecord, type StalledMarker } from './object-records';
 import type { ObjectStateKeys } from './queue-names';
@@ -48,10 +48,12 @@ export class ObjectState {
   constructor(private readonly client: Redis | Cluster, readonly keys: ObjectStateKeys) {}
 
   async writeLatest(job: ReconcileJob): Promise<SlotWrite> {
+    // A wake-up (a watch event, drift) proposes no revision of its own: it keeps the newest one.
     const keep = job.reason === 'watch' || job.reason === 'drift' ? 'keep' : 'set';
-    const manual = job.reason === 'manual' ? '1' : '0';
+    // A retry clears the stalled marker before it is checked.
+    const retry = jobFlags(job).retry ? '1' : '0';
     const reply = (await writeLatest.run(this.client, [this.keys.stalled, this.keys.latest],
-      [job.objectKey, JSON.stringify(job), job.revision, keep, manual])) as [number, string];
+      [job.objectKey, JSON.stringify(job), job.revision, keep, retry])) as [number, string];
     const [code, previousRaw] = reply;
     if (code === 0) return { kind: 'stalled' };
     if (code === 2) return { kind: 'kept' };

@@ -1,7 +1,7 @@
 import { Queue } from 'bullmq';
 import type { Cluster, Redis } from 'ioredis';
 import { Value } from '@sinclair/typebox/value';
-import { isReconcileFailure, ReconcileJob, reconcileJobName, messageOf, withReason } from '@tidemark/contracts';
+import { isReconcileFailure, jobFlags, ReconcileJob, reconcileJobName, messageOf, withReason } from '@tidemark/contracts';
 import { closeRedis, openRedis } from './connection';
 import { InvalidJobError } from './errors/invalid-job-error';
 import { InvalidQueueOptionsError } from './errors/invalid-queue-options-error';
@@ -81,20 +81,21 @@ export class ReconcileQueues {
       const jobId = formatJobId(job.objectKey);
       // A change must never wait out a resync spread over the interval (see the full resync): it
       // replaces a delayed job that has not run yet even at the same revision (a push racing it).
-      const replace = cutsDelayShort(job, slot) || (job.reason !== 'resync' && delayMs === 0 && (await spreadResyncPending(queue, job.objectKey)));
-      const urgent = job.reason === 'watch' || job.reason === 'drift' || job.reason === 'manual';
-      if (urgent) await state.nudge(job.objectKey);
+      const flags = jobFlags(job);
+      const replace = cutsDelayShort(job, slot) || (!flags.routine && delayMs === 0 && (await spreadResyncPending(queue, job.objectKey)));
+      // A fresh job (a watch event or a person) asks to look now.
+      if (flags.fresh) await state.nudge(job.objectKey);
       const added = await queue.add(reconcileJobName(), job, {
         jobId,
         delay: Math.round(delayMs),
         // BullMQ starts jobs without a priority before prioritized ones: a routine resync waits behind
         // changes, wake-ups, drift and people.
-        ...(job.reason === 'resync' ? { priority: routineResyncPriority } : {}),
+        ...(flags.routine ? { priority: routineResyncPriority } : {}),
         deduplication: { id: job.objectKey, keepLastIfActive: true, replace },
         removeOnComplete: true,
         removeOnFail: { count: this.options.keepFailedJobs ?? 1000 },
       });
-      if (urgent) await promote(queue, added.id ?? jobId);
+      if (flags.fresh) await promote(queue, added.id ?? jobId);
       return { status: added.id === jobId ? 'queued' : 'merged', jobId: added.id ?? jobId };
     });
   }
