@@ -8,6 +8,7 @@ import { deleteObject } from './delete';
 import { getByResource } from './read';
 import type { CacheAnswer } from './object-cache';
 import { waitForEstablished } from './wait';
+import { isTrimmed } from './trim-managed-fields';
 
 /** ChangeAction is what applying an object did, as in Flux's change sets. */
 export type ChangeAction = 'created' | 'configured' | 'unchanged' | 'deleted' | 'skipped';
@@ -125,14 +126,40 @@ async function applyRead(connection: ClusterConnection, object: KubernetesManife
       return { subject, action: 'unchanged', object: live, live };
     }
     const dryRun = known?.dryRun?.object ?? await applyToResource(connection, resource, object, { dryRun: true, warnings });
-    if (sameObject(dryRun, live)) return { subject, action: 'unchanged', object: live, live, dryRun };
-    if (options.decide?.(object, live, dryRun) === 'skip') return { subject, action: 'skipped', object: live, live, dryRun };
-    const applied = await applyToResource(connection, resource, object, { warnings });
-    return { subject, action: 'configured', object: applied, live, dryRun };
+    if (sameObject(dryRun, live, connection.fieldManager)) return { subject, action: 'unchanged', object: live, live, dryRun };
+    return await decideAndApply(connection, { resource, object, live, dryRun }, options, warnings);
   } catch (error) {
     if (error instanceof ApiError && error.isImmutableFieldChange) return recreateOrFail(connection, object, error);
     throw toReconcileFailure(error, `apply ${subject}`);
   }
+}
+
+/** Changing is an object whose dry-run differs from the live object. */
+interface Changing {
+  resource: ApiResource;
+  object: KubernetesManifest;
+  live: KubernetesManifest;
+  dryRun: KubernetesManifest;
+}
+
+/**
+ * decideAndApply asks `decide` (drift) and applies. A watch cache holds other managers' field
+ * sets only where they overlap Tidemark's (trimManagedFields), and drift names who wrote a field
+ * from them, including one another manager took from Tidemark by force; so a cached object is read
+ * once more, whole, before drift is decided on it.
+ */
+async function decideAndApply(connection: ClusterConnection, changing: Changing, options: ChangeSetOptions, warnings: string[]): Promise<ChangeSetEntry> {
+  const { resource, object, dryRun } = changing;
+  const subject = describe(object);
+  let live: KubernetesManifest | undefined = changing.live;
+  if (options.decide && isTrimmed(live)) {
+    live = await getByResource(connection, resource, resource.namespaced ? object.metadata.namespace : undefined, object.metadata.name);
+    if (!live) return create(connection, resource, object, options, warnings);
+    if (sameObject(dryRun, live, connection.fieldManager)) return { subject, action: 'unchanged', object: live, live, dryRun };
+  }
+  if (options.decide?.(object, live, dryRun) === 'skip') return { subject, action: 'skipped', object: live, live, dryRun };
+  const applied = await applyToResource(connection, resource, object, { warnings });
+  return { subject, action: 'configured', object: applied, live, dryRun };
 }
 
 /** readLive reads the live object from the caller's cache when it answers, else from the API server. */

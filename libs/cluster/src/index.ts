@@ -27,6 +27,8 @@ export { waitForEstablished } from './wait';
 export { removeFinalizer } from './finalizer';
 export { watchObjects, type WatchOptions, type RunningWatch, type WatchEventType, type WatchProgress } from './watch';
 export { ObjectCache, type CacheAnswer, type CachedObjectName, type ObjectCacheOptions } from './object-cache';
+export { trimManagedFields } from './trim-managed-fields';
+export { sameObject } from './compare';
 export { crdVersions, listPage, rewriteObject, setStoredVersions, type CrdVersions } from './storage-version';
 export { createObject, replaceObject } from './write';
 export { countCustomResources } from './crd-instances';

@@ -1,6 +1,7 @@
 import type { KubernetesManifest } from '@tidemark/contracts';
 import { compareResourceVersions } from './resource-version';
 import type { WatchEventType, WatchProgress } from './watch';
+import { markTrimmed, trimManagedFields } from './trim-managed-fields';
 
 /** CachedObjectName names one object in a cache: its apiVersion, kind, namespace ('' when cluster-scoped) and name. */
 export interface CachedObjectName {
@@ -20,6 +21,12 @@ export interface ObjectCacheOptions {
   maxObjects?: number;
   /** Told once per kind that overflowed. */
   onOverflow?(kind: string, held: number): void;
+  /**
+   * Tidemark's own field managers. With them, each object is held with its managedFields trimmed
+   * (trimManagedFields): these managers' entries whole, of every other only what overlaps them.
+   * Without them, objects are held whole. @defaultValue none
+   */
+  ownManagers?: readonly string[];
 }
 
 /**
@@ -37,6 +44,8 @@ type KindState = 'listing' | 'fresh' | 'interrupted' | 'dropped';
 interface HeldObject {
   resourceVersion: string | undefined;
   json: string;
+  /** Whether other managers' field sets were trimmed: a reader deciding drift reads the object whole. */
+  trimmed: boolean;
 }
 
 interface KindStore {
@@ -61,8 +70,11 @@ const maxTombstones = 1_000;
 export class ObjectCache {
   private readonly kinds = new Map<string, KindStore>();
   private held = 0;
+  private readonly ownManagers: ReadonlySet<string> | undefined;
 
-  constructor(private readonly options: ObjectCacheOptions = {}) {}
+  constructor(private readonly options: ObjectCacheOptions = {}) {
+    this.ownManagers = options.ownManagers ? new Set(options.ownManagers) : undefined;
+  }
 
   /**
    * lookup answers from the cache, or undefined when the API server must be asked. `atLeast`
@@ -78,7 +90,9 @@ export class ObjectCache {
       if (order === undefined || order < 0) return undefined;
     }
     // A copy, as an informer's reader deep-copies: a caller's change never reaches the store.
-    return { object: held ? (JSON.parse(held.json) as KubernetesManifest) : undefined };
+    if (!held) return { object: undefined };
+    const object = JSON.parse(held.json) as KubernetesManifest;
+    return { object: held.trimmed ? markTrimmed(object) : object };
   }
 
   /**
@@ -160,7 +174,7 @@ export class ObjectCache {
     const key = objectKey(object.metadata.namespace ?? '', object.metadata.name);
     const version = object.metadata.resourceVersion;
     if (initial) {
-      store.pending?.set(key, heldObject(object, apiVersion, kind));
+      store.pending?.set(key, this.heldObject(object, apiVersion, kind));
       return;
     }
     store.progress = newer(store.progress, version);
@@ -173,8 +187,14 @@ export class ObjectCache {
     }
     store.tombstones.delete(key);
     if (!store.objects.has(key)) this.held += 1;
-    store.objects.set(key, heldObject(object, apiVersion, kind));
+    store.objects.set(key, this.heldObject(object, apiVersion, kind));
     this.checkBound(store, kind);
+  }
+
+  /** heldObject is what the store keeps of a watched object (watch events of a list omit apiVersion and kind). */
+  private heldObject(object: KubernetesManifest, apiVersion: string, kind: string): HeldObject {
+    const kept = this.ownManagers ? trimManagedFields(object, this.ownManagers) : object;
+    return { resourceVersion: object.metadata.resourceVersion, json: JSON.stringify({ ...kept, apiVersion, kind }), trimmed: kept !== object };
   }
 
   private storeFor(apiVersion: string, kind: string): KindStore {
@@ -196,11 +216,6 @@ export class ObjectCache {
     store.state = 'dropped';
     this.options.onOverflow?.(kind, this.held);
   }
-}
-
-/** heldObject is what the store keeps of a watched object (watch events of a list omit apiVersion and kind). */
-function heldObject(object: KubernetesManifest, apiVersion: string, kind: string): HeldObject {
-  return { resourceVersion: object.metadata.resourceVersion, json: JSON.stringify({ ...object, apiVersion, kind }) };
 }
 
 /** kindKey: one store per served version, since an object read at one version may differ at another. */

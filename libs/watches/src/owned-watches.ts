@@ -107,6 +107,7 @@ class ClusterWatches {
     this.ownManagers = new Set(options.ownManagers ?? ['tidemark', 'tidemark-actions', 'tidemark-crds']);
     if (options.cache !== false) {
       this.cache = new ObjectCache({
+        ownManagers: [...this.ownManagers, connection.fieldManager],
         ...options.cache,
         onOverflow: (kind, held) => options.log?.warn({ cluster: name, kind, held }, 'the watch cache is full; this kind is read from the API server'),
       });
