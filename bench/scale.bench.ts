@@ -25,7 +25,7 @@ import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import { stringify } from 'yaml';
 import { kubeUserAgent } from '@tidemark/cluster';
-import { countByKind, markAuditLog, readAuditLog, startControlPlane, startGitServer, startRedis, stopProcess, type ControlPlane } from '@tidemark/testing';
+import { countByKind, markAuditLog, type AuditedRequest, readAuditLog, startControlPlane, startGitServer, startRedis, stopProcess, type ControlPlane } from '@tidemark/testing';
 import { figure, pool, printFigures, say } from './support/figures';
 import { RawClient } from './support/raw-apply';
 import { cpuSeconds } from './support/process-cpu';
@@ -155,6 +155,12 @@ try {
   const looks = subtract(await lookAgains(httpPort), looksBefore);
   say(`in the measured interval: ${looks.runs} pipeline runs, ${looks.unchangedChecks} unchanged objects answered by the resync sweep, ${looks.changedChecks} given a job`);
   const requests = (await Promise.all(planes.map((plane, index) => readAuditLog(plane.auditLogPath!, marks[index], kubeUserAgent)))).flat();
+  // Beyond the watches: a watch is one long request the audit log writes when it ends.
+  const beyondWatches = requests.filter((request) => request.verb !== 'watch');
+  const perMinutePerCluster = (beyondWatches.length / resyncS) * 60 / clusterCount;
+  const cpuPerMinute = (cpu / resyncS) * 60;
+  say(`steady state: ${perMinutePerCluster.toFixed(1)} requests per minute per cluster beyond the watches (${clusterCount} clusters), ${cpuPerMinute.toFixed(2)} CPU s per minute`);
+  for (const [what, count] of Object.entries(countByPath(beyondWatches)).sort((a, b) => b[1] - a[1]).slice(0, 12)) say(`  ${count} × ${what}`);
   const steady = await procStatus(pid);
   const steadySplit = await memorySplit(httpPort);
   say(`steady: RSS ${mib(steady.rss).toFixed(0)} MiB (${splitText(steadySplit)})`);
@@ -197,10 +203,13 @@ try {
     figure(`Redis memory once converged, ${objects} × ${clusterCount}`, 'MiB', redisConverged / 2 ** 20, 'Redis before the push', redisIdle / 2 ** 20),
     figure(`API requests per resync interval (${resyncS} s), ${total} unchanged objects`, 'requests', requests.length, 'one list per cluster (kubectl get -A)', clusterCount),
     figure(`reconciler CPU per resync interval (${resyncS} s) once converged`, 's', cpu, 'wall time of one list of the same objects per cluster', listS),
+    figure(`API requests per minute per cluster once converged, beyond the watches`, 'requests', perMinutePerCluster, 'one list per cluster (kubectl get -A)', 1),
+    figure(`reconciler CPU per minute once converged (of a loaded machine: CPU s, not wall time)`, 's', cpuPerMinute, 'wall time of one list of the same objects per cluster', listS),
   ], {
     objects, clusters: clusterCount, resyncIntervalS: resyncS, concurrency, reconcilerRun: values['from-source'] ? 'tsx' : 'bundle', nodeFlags,
     requestsPerObjectPerResync: Math.round((requests.length / total) * 100) / 100,
     steadyRequestsByKind: countByKind(requests),
+    steadyRequestsByPath: countByPath(beyondWatches),
     cpuSecondsPerMinute: Math.round((cpu / resyncS) * 60 * 100) / 100,
     // Look-agains done in the measured interval: pipeline runs, and objects the resync sweep answered without one.
     lookAgains: looks,
@@ -289,6 +298,17 @@ async function lookAgains(port: number): Promise<{ runs: number; unchangedChecks
     unchangedChecks: sum(/^tidemark_resync_checks_total\{[^}]*result="unchanged"[^}]*\} ([0-9.e+]+)$/gm),
     changedChecks: sum(/^tidemark_resync_checks_total\{[^}]*result="changed"[^}]*\} ([0-9.e+]+)$/gm),
   };
+}
+
+/** countByPath counts requests by verb and path, names and query left out: what sent them. */
+function countByPath(requests: readonly AuditedRequest[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const request of requests) {
+    const path = request.requestURI.split('?')[0]!.replace(/\/namespaces\/[^/]+/, '/namespaces/*').replace(new RegExp(`(/${request.resource.split('/')[0]})/[^/]+`), '$1/*');
+    const what = `${request.verb} ${path}`;
+    counts[what] = (counts[what] ?? 0) + 1;
+  }
+  return counts;
 }
 
 function subtract<T extends Record<string, number>>(after: T, before: T): T {

@@ -49,7 +49,7 @@ export function startClusterParts(clusters: ReadonlyMap<string, ClusterConnectio
   stops.push(() => trees.stop());
   const health = startHealthMonitor({
     clusters, queues, statusStore, redis, log,
-    intervalMs: config.healthCheck.intervalMs, timeoutMs: config.healthCheck.timeoutMs, failureThreshold: config.healthCheck.failureThreshold,
+    intervalMs: config.healthCheck.intervalMs, timeoutMs: config.healthCheck.timeoutMs, failureThreshold: config.healthCheck.failureThreshold, quietIntervalMs: config.healthCheck.quietIntervalMs,
     onRecovered: async (cluster) => {
       const requeued = await requeueCluster(cluster, { redis, statusStore, queues });
       log.info({ cluster, requeued }, 're-enqueued the objects of a recovered cluster');

@@ -102,6 +102,7 @@ const ConfigInput = Type.Object({
     intervalMs: Type.Optional(Type.Integer({ minimum: 200 })),
     timeoutMs: Type.Optional(Type.Integer({ minimum: 100 })),
     failureThreshold: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+    quietIntervalMs: Type.Optional(Type.Integer({ minimum: 200 })),
   }, { additionalProperties: false })),
   fullResyncIntervalMs: Type.Optional(Type.Integer({ minimum: 60_000 })),
   fullCheckIntervalMs: Type.Optional(Type.Integer({ minimum: 60_000 })),
@@ -186,7 +187,8 @@ export interface ReconcilerConfig {
    */
   readonly progressingRequeueMs: number;
   /** Cluster health checks: how often, how slow counts as down, how many failures make it Unavailable. */
-  readonly healthCheck: { readonly intervalMs: number; readonly timeoutMs: number; readonly failureThreshold: number };
+  /** quietIntervalMs: how often a cluster whose requests and watches all succeed is probed (startHealthMonitor). */
+  readonly healthCheck: { readonly intervalMs: number; readonly timeoutMs: number; readonly failureThreshold: number; readonly quietIntervalMs: number };
   readonly fullResyncIntervalMs: number;
   /**
    * A resync of an object nothing changed since its last full run (same revision, Ready, every applied
@@ -316,7 +318,8 @@ function intervals(input: ConfigInput): Pick<ReconcilerConfig, 'resyncIntervalMs
     progressingRequeueMs: input.progressingRequeueMs ?? 5_000,
     fullResyncIntervalMs: input.fullResyncIntervalMs ?? 3_600_000,
     fullCheckIntervalMs: input.fullCheckIntervalMs ?? 3_600_000,
-    healthCheck: { intervalMs: health.intervalMs ?? 5_000, timeoutMs: health.timeoutMs ?? 5_000, failureThreshold: health.failureThreshold ?? 2 },
+    // A minute between probes of a quiet cluster; a config that sets its own interval keeps it for both.
+    healthCheck: { intervalMs: health.intervalMs ?? 5_000, timeoutMs: health.timeoutMs ?? 5_000, failureThreshold: health.failureThreshold ?? 2, quietIntervalMs: health.quietIntervalMs ?? (health.intervalMs === undefined ? 60_000 : health.intervalMs) },
   };
 }
 

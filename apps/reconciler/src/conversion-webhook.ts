@@ -9,7 +9,7 @@ export interface RunningConversionWebhook {
   readonly address: string;
   /** conversion is the CRDs' current clientConfig and caBundle. */
   conversion(): CrdConversion;
-  /** keepCurrent renews certificates every check interval, then calls `publish` (re-apply the CRDs). */
+  /** keepCurrent renews certificates every check interval and calls `publish` (re-apply the CRDs) when the CA bundle to publish changed. */
   keepCurrent(publish: () => Promise<void>): void;
   /** checkNow renews what is due (or `force`s a renewal) and publishes, as each interval does. */
   checkNow(publish: () => Promise<void>, force?: 'ca' | 'serving'): Promise<void>;
@@ -51,17 +51,24 @@ export async function startConversionWebhook(
     ? { url: `https://127.0.0.1:${port}${conversionPath}` }
     : 'url' in settings.clientConfig ? { url: settings.clientConfig.url } : { service: { ...settings.clientConfig.service, path: conversionPath } };
   let timer: NodeJS.Timeout | undefined;
-  const check = async (publish: () => Promise<void>, force?: 'ca' | 'serving') => {
+  // The CA bundle the CRDs last got. A check that changed nothing publishes nothing: at steady
+  // state that was a read and a dry-run of every built-in CRD per cluster each minute, and a CRD
+  // edited by hand is put back by the CRD watch (watchBuiltinCrds), not by this timer.
+  let published: string | undefined;
+  const check = async (publish: () => Promise<void>, force?: 'ca' | 'serving', always = false) => {
     const { state, step } = await renew(force);
     webhook.useCertificates(state);
     if (step !== 'none') log.info({ step }, 'conversion webhook certificates renewed');
+    const caBundle = webhook.caBundle();
+    if (!always && step === 'none' && caBundle === published) return;
     await publish();
+    published = caBundle;
   };
   let stopped = false;
   return {
     address: `${settings.host}:${port}`,
     conversion: () => ({ clientConfig, caBundle: webhook.caBundle() }),
-    checkNow: (publish, force) => check(publish, force),
+    checkNow: (publish, force) => check(publish, force, true),
     keepCurrent(publish) {
       const schedule = () => {
         if (stopped) return;

@@ -23,6 +23,12 @@ export interface HealthMonitorOptions {
   intervalMs?: number;
   /** A health request slower than this fails. @defaultValue 5000 */
   timeoutMs?: number;
+  /**
+   * While a cluster is Available and no request or watch of it failed since the last probe, probe it
+   * only this often: at steady state the watches stand in for most probes (a broken watch
+   * reconnects at once, and its failure brings the next probe back to intervalMs). @defaultValue intervalMs
+   */
+  quietIntervalMs?: number;
   /** Consecutive failures before a cluster is Unavailable. @defaultValue 2 */
   failureThreshold?: number;
   log?: Logger;
@@ -57,6 +63,8 @@ export function startHealthMonitor(options: HealthMonitorOptions): { stop(): Pro
 class ClusterMonitor {
   private failures = 0;
   private readonly lease: RedisLease;
+  /** When the last probe answered, and the client's trouble count then. */
+  private lastGood: { at: number; troubles: number } | undefined;
 
   constructor(readonly name: string, private readonly connection: ClusterConnection, owner: string, private readonly keys: RecordKeys, private readonly options: HealthMonitorOptions) {
     this.lease = new RedisLease(options.redis, keys.healthLease(name), owner, Math.max(3 * (options.intervalMs ?? 5_000), 1_000));
@@ -64,8 +72,11 @@ class ClusterMonitor {
 
   async check(): Promise<void> {
     if (!(await this.lease.acquire())) return;
+    if (this.quiet()) return;
+    const troubles = this.connection.client.troubles();
     const started = performance.now();
     const problem = await this.probe();
+    this.lastGood = problem ? undefined : { at: Date.now(), troubles };
     const latencyMs = Math.round(performance.now() - started);
     const previous = await readClusterHealth(this.options.redis, this.keys, this.name);
     const now = new Date().toISOString();
@@ -76,6 +87,13 @@ class ClusterMonitor {
     }
     this.failures += 1;
     if (this.failures >= (this.options.failureThreshold ?? 2)) await this.becomeUnavailable(previous, problem, latencyMs, now);
+  }
+
+  /** quiet: the last probe answered, nothing failed since, and the quiet interval has not passed. */
+  private quiet(): boolean {
+    const quietMs = this.options.quietIntervalMs ?? this.options.intervalMs ?? 5_000;
+    if (!this.lastGood || this.failures > 0) return false;
+    return this.connection.client.troubles() === this.lastGood.troubles && Date.now() - this.lastGood.at < quietMs;
   }
 
   async release(): Promise<void> {

@@ -45,12 +45,15 @@ export class KubeClient {
   private readonly config: KubeConfig;
   // Shared by this client and every impersonating view of it: one pool of sockets per cluster.
   private readonly sockets: { agent: https.Agent | http.Agent | undefined };
+  // Shared with every view too: a health check asks whether anything went wrong since it last looked.
+  private readonly signals: { troubles: number };
 
   constructor(private readonly options: KubeClientOptions, view?: { of: KubeClient; user: string }) {
     this.cluster = options.cluster;
     if (view) {
       this.config = view.of.config;
       this.sockets = view.of.sockets;
+      this.signals = view.of.signals;
       this.server = view.of.server;
       this.impersonatedUser = view.user;
       return;
@@ -61,6 +64,7 @@ export class KubeClient {
     refuseCommandRunningUsers(this.config, options.cluster, options.allowExecPlugins ?? false);
     this.server = new URL(current.server);
     this.sockets = { agent: undefined };
+    this.signals = { troubles: 0 };
     this.impersonatedUser = undefined;
   }
 
@@ -71,6 +75,14 @@ export class KubeClient {
   impersonating(user: string): KubeClient {
     if (this.impersonatedUser !== undefined) throw new Error(`cluster ${this.cluster}: a client already impersonating ${this.impersonatedUser} cannot impersonate ${user}`);
     return new KubeClient(this.options, { of: this, user });
+  }
+
+  /**
+   * troubles counts the requests and watch connections of this cluster that failed in transport or
+   * got a 5xx answer: a health check that sees it unchanged since its last probe may wait longer.
+   */
+  troubles(): number {
+    return this.signals.troubles;
   }
 
   /** request sends one call and returns the parsed JSON body. */
@@ -85,8 +97,10 @@ export class KubeClient {
     }
     const started = performance.now();
     const { status, text, warnings } = await this.send({ ...call, headers, payload, tls: options }).catch((error: unknown) => {
+      this.signals.troubles += 1;
       throw new KubeTransportError(call.what, { cause: error });
     });
+    if (status >= 500) this.signals.troubles += 1;
     this.options.onResponse?.({ method: call.method, path: call.path, status, durationMs: performance.now() - started, apply: call.contentType === 'application/apply-patch+yaml', dryRun: call.query?.dryRun !== undefined });
     call.warnings?.push(...warnings);
     const body = text.length > 0 ? safeJson(text) : {};
@@ -102,8 +116,10 @@ export class KubeClient {
     const options: https.RequestOptions = {};
     await this.config.applyToHTTPSOptions(options);
     const { status, text } = await this.send({ ...call, headers: this.headersFor(options), payload: undefined, tls: options }).catch((error: unknown) => {
+      this.signals.troubles += 1;
       throw new KubeTransportError(call.what, { cause: error });
     });
+    if (status >= 500) this.signals.troubles += 1;
     if (status < 200 || status >= 300) throw new ApiError(status, safeJson(text) as KubeStatus, call.what);
     return text;
   }
@@ -129,12 +145,20 @@ export class KubeClient {
     const options: https.RequestOptions = {};
     await this.config.applyToHTTPSOptions(options);
     return new Promise((resolve, reject) => {
-      const request = this.transport().request(this.requestOptions('GET', path, query, this.headersFor(options), options), (response) => resolve(response));
+      const request = this.transport().request(this.requestOptions('GET', path, query, this.headersFor(options), options), (response) => {
+        if ((response.statusCode ?? 0) >= 500) this.signals.troubles += 1;
+        // A watch cut by the server's end (not by its own timeout) is a sign of trouble too.
+        response.once('aborted', () => { if (!signal.aborted) this.signals.troubles += 1; });
+        resolve(response);
+      });
       // The signal outlives this request (a watch reconnects under one signal): drop the listener when the request ends.
       const abort = () => request.destroy();
       signal.addEventListener('abort', abort, { once: true });
       request.once('close', () => signal.removeEventListener('abort', abort));
-      request.on('error', reject);
+      request.on('error', (error) => {
+        if (!signal.aborted) this.signals.troubles += 1;
+        reject(error);
+      });
       request.end();
     });
   }
