@@ -65,12 +65,19 @@ class ClusterMonitor {
   private readonly lease: RedisLease;
   /** When the last probe answered, and the client's trouble count then. */
   private lastGood: { at: number; troubles: number } | undefined;
+  private running: Promise<void> | undefined;
 
   constructor(readonly name: string, private readonly connection: ClusterConnection, owner: string, private readonly keys: RecordKeys, private readonly options: HealthMonitorOptions) {
     this.lease = new RedisLease(options.redis, keys.healthLease(name), owner, Math.max(3 * (options.intervalMs ?? 5_000), 1_000));
   }
 
-  async check(): Promise<void> {
+  /** check probes the cluster, once at a time: a check asked for while one runs is that one. */
+  check(): Promise<void> {
+    this.running ??= this.checkOnce().finally(() => { this.running = undefined; });
+    return this.running;
+  }
+
+  private async checkOnce(): Promise<void> {
     if (!(await this.lease.acquire())) return;
     if (this.quiet()) return;
     const troubles = this.connection.client.troubles();
