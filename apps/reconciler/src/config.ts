@@ -187,7 +187,6 @@ export interface ReconcilerConfig {
    */
   readonly progressingRequeueMs: number;
   /** Cluster health checks: how often, how slow counts as down, how many failures make it Unavailable. */
-  /** quietIntervalMs: how often a cluster whose requests and watches all succeed is probed (startHealthMonitor). */
   readonly healthCheck: { readonly intervalMs: number; readonly timeoutMs: number; readonly failureThreshold: number; readonly quietIntervalMs: number };
   readonly fullResyncIntervalMs: number;
   /**
@@ -318,7 +317,6 @@ function intervals(input: ConfigInput): Pick<ReconcilerConfig, 'resyncIntervalMs
     progressingRequeueMs: input.progressingRequeueMs ?? 5_000,
     fullResyncIntervalMs: input.fullResyncIntervalMs ?? 3_600_000,
     fullCheckIntervalMs: input.fullCheckIntervalMs ?? 3_600_000,
-    // A minute between probes of a quiet cluster; a config that sets its own interval keeps it for both.
     healthCheck: { intervalMs: health.intervalMs ?? 5_000, timeoutMs: health.timeoutMs ?? 5_000, failureThreshold: health.failureThreshold ?? 2, quietIntervalMs: health.quietIntervalMs ?? (health.intervalMs === undefined ? 60_000 : health.intervalMs) },
   };
 }
