@@ -101,8 +101,7 @@ const ConfigInput = Type.Object({
   healthCheck: Type.Optional(Type.Object({
     intervalMs: Type.Optional(Type.Integer({ minimum: 200 })),
     timeoutMs: Type.Optional(Type.Integer({ minimum: 100 })),
-    failureThreshold: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
-    quietIntervalMs: Type.Optional(Type.Integer({ minimum: 200 })),
+    failureThreshold: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })), quietIntervalMs: Type.Optional(Type.Integer({ minimum: 200 })),
   }, { additionalProperties: false })),
   fullResyncIntervalMs: Type.Optional(Type.Integer({ minimum: 60_000 })),
   fullCheckIntervalMs: Type.Optional(Type.Integer({ minimum: 60_000 })),
@@ -317,6 +316,7 @@ function intervals(input: ConfigInput): Pick<ReconcilerConfig, 'resyncIntervalMs
     progressingRequeueMs: input.progressingRequeueMs ?? 5_000,
     fullResyncIntervalMs: input.fullResyncIntervalMs ?? 3_600_000,
     fullCheckIntervalMs: input.fullCheckIntervalMs ?? 3_600_000,
+    // A minute between probes of a quiet cluster; a config that sets its own interval keeps it for both.
     healthCheck: { intervalMs: health.intervalMs ?? 5_000, timeoutMs: health.timeoutMs ?? 5_000, failureThreshold: health.failureThreshold ?? 2, quietIntervalMs: health.quietIntervalMs ?? (health.intervalMs === undefined ? 60_000 : health.intervalMs) },
   };
 }
