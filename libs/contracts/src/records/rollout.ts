@@ -99,6 +99,13 @@ export function parseRolloutRecord(source: string, raw: string | null | undefine
     throw fail('not JSON');
   }
   if (!isObject(value)) throw fail('not an object');
+  return { source, ...requiredFields(value, fail), ...optionalFields(value) };
+}
+
+type RecordObject = Record<string, unknown>;
+
+/** requiredFields are what a job's revision is decided from: one that does not read fails the record. */
+function requiredFields(value: RecordObject, fail: (field: string) => Error): Pick<RolloutRecord, 'revision' | 'previous' | 'phase' | 'paused' | 'wave' | 'waves' | 'targets'> {
   const revision = revisionOf(value.revision);
   if (!revision) throw fail('revision');
   const previous = value.previous === undefined ? undefined : revisionOf(value.previous);
@@ -110,12 +117,17 @@ export function parseRolloutRecord(source: string, raw: string | null | undefine
   if (!waves) throw fail('waves');
   const wave = Number(value.wave);
   if (!Number.isInteger(wave) || wave < 0) throw fail('wave');
+  return { revision, ...(previous ? { previous } : {}), phase: value.phase as RolloutPhase, paused: value.paused === true, wave, waves, targets };
+}
+
+/** optionalFields are what the page and the engine show or time: a field that does not read is dropped or defaulted. */
+function optionalFields(value: RecordObject): Pick<RolloutRecord, 'batch' | 'cells' | 'phaseSince' | 'soakUntil' | 'halt' | 'lastAction' | 'startedAt' | 'updatedAt'> {
+  const action = isObject(value.lastAction) ? value.lastAction : undefined;
   return {
-    source, revision, ...(previous ? { previous } : {}), phase: value.phase as RolloutPhase, paused: value.paused === true, wave, waves,
-    batch: stringsOf(value.batch), targets, cells: cellsOf(value.cells),
+    batch: stringsOf(value.batch), cells: cellsOf(value.cells),
     phaseSince: timeOf(value.phaseSince), ...(value.soakUntil !== undefined ? { soakUntil: timeOf(value.soakUntil) } : {}),
     ...(isObject(value.halt) ? { halt: haltOf(value.halt) } : {}),
-    ...(isObject(value.lastAction) && isVerb(value.lastAction.action) ? { lastAction: { action: value.lastAction.action, by: text(value.lastAction.by) || 'unknown', at: timeOf(value.lastAction.at) } } : {}),
+    ...(action && isVerb(action.action) ? { lastAction: { action: action.action, by: text(action.by) || 'unknown', at: timeOf(action.at) } } : {}),
     startedAt: timeOf(value.startedAt), updatedAt: timeOf(value.updatedAt),
   };
 }
@@ -169,21 +181,29 @@ export interface RolloutCommand {
  */
 export function rolloutCommandRefusal(record: RolloutRecord, command: Pick<RolloutCommand, 'verb' | 'revision'>): string | undefined {
   if (command.revision && command.revision !== record.revision) return `the rollout is at ${record.revision.slice(0, 12)} now, not ${command.revision.slice(0, 12)}: a newer revision superseded it`;
-  switch (command.verb) {
-    case 'promote':
-    case 'sync':
-      if (record.paused) return 'the rollout is paused: resume it first';
-      if (record.phase === 'waiting-approval' || (record.phase === 'soaking' && command.verb === 'promote')) return undefined;
-      return `nothing to ${command.verb}: the rollout is ${record.phase}${record.phase === 'progressing' ? ' (its gate decides)' : ''}`;
-    case 'pause':
-      if (record.paused) return 'the rollout is paused already';
-      return ['progressing', 'soaking', 'waiting-approval'].includes(record.phase) ? undefined : `a ${record.phase} rollout cannot be paused`;
-    case 'resume':
-      return record.paused || record.phase === 'halted' ? undefined : `nothing to resume: the rollout is ${record.phase}`;
-    case 'abort':
-      if (record.phase === 'complete' || record.phase === 'aborted') return `a ${record.phase} rollout cannot be aborted`;
-      return record.previous ? undefined : 'there is no last good revision to return to (this is the source\'s first rollout)';
-  }
+  return commandRefusals[command.verb](record, command.verb);
+}
+
+/** commandRefusals: per verb, why it cannot apply to the rollout as it stands. */
+const commandRefusals: Record<RolloutCommandVerb, (record: RolloutRecord, verb: RolloutCommandVerb) => string | undefined> = {
+  promote: goAheadRefusal,
+  sync: goAheadRefusal,
+  pause: (record) => {
+    if (record.paused) return 'the rollout is paused already';
+    return ['progressing', 'soaking', 'waiting-approval'].includes(record.phase) ? undefined : `a ${record.phase} rollout cannot be paused`;
+  },
+  resume: (record) => (record.paused || record.phase === 'halted' ? undefined : `nothing to resume: the rollout is ${record.phase}`),
+  abort: (record) => {
+    if (record.phase === 'complete' || record.phase === 'aborted') return `a ${record.phase} rollout cannot be aborted`;
+    return record.previous ? undefined : 'there is no last good revision to return to (this is the source\'s first rollout)';
+  },
+};
+
+/** goAheadRefusal: promote skips a soak or an approval; sync gives an approval. */
+function goAheadRefusal(record: RolloutRecord, verb: RolloutCommandVerb): string | undefined {
+  if (record.paused) return 'the rollout is paused: resume it first';
+  if (record.phase === 'waiting-approval' || (record.phase === 'soaking' && verb === 'promote')) return undefined;
+  return `nothing to ${verb}: the rollout is ${record.phase}${record.phase === 'progressing' ? ' (its gate decides)' : ''}`;
 }
 
 /** maxQueuedRolloutCommands bounds a source's command list; older commands past it are dropped. */
