@@ -26,6 +26,8 @@ export interface ClusterRow {
   health: { state: string; since: string; lastCheck: string; latencyMs?: number; message?: string; queuePaused: boolean };
   queue?: { depth: { waiting: number; active: number; delayed: number; failed: number } };
   freeze?: { by: string; reason: string; since: string };
+  /** Set when an agent inside the cluster serves it. */
+  agent?: { heartbeat?: { version: string; serverVersion?: string; lastSeen: string } };
 }
 
 export interface Overview { counts: StateCounts; sources: SourceRow[]; clusters: ClusterRow[]; queueError?: string }

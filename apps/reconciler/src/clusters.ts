@@ -12,7 +12,7 @@ export interface ClusterSet {
 }
 
 /**
- * connectClusters builds the connections. Kubeconfig files and in-cluster config come first;
+ * connectClusters builds the connections, except to clusters agents serve. Kubeconfig files and in-cluster config come first;
  * clusters whose kubeconfig is in a Secret are then read through the cluster that holds it.
  * Credentials stay in memory: never in Git, Redis, logs or errors. `observe` gives each
  * cluster's client a hook called after every API request (metrics).
@@ -22,8 +22,10 @@ export async function connectClusters(clusters: readonly ClusterConfig[], observ
   const add = (cluster: ClusterConfig, kubeconfig: KubeConfig) => {
     main.set(cluster.name, ClusterConnection.connect({ cluster: cluster.name, kubeconfig, allowExecPlugins: cluster.allowExecPlugins, fieldManager: 'tidemark', onResponse: observe?.(cluster.name) }));
   };
-  for (const cluster of clusters) if (!cluster.kubeconfigSecret) add(cluster, loadKubeconfig(cluster));
-  for (const cluster of clusters) if (cluster.kubeconfigSecret) add(cluster, await kubeconfigFromSecret(cluster, main));
+  // A cluster an agent serves is never connected to: the hub holds no credential for it.
+  const reachable = clusters.filter((cluster) => !cluster.agent);
+  for (const cluster of reachable) if (!cluster.kubeconfigSecret) add(cluster, loadKubeconfig(cluster));
+  for (const cluster of reachable) if (cluster.kubeconfigSecret) add(cluster, await kubeconfigFromSecret(cluster, main));
   const actions = new Map([...main].map(([name, connection]) => [name, connection.asManager('tidemark-actions')]));
   return {
     main,

@@ -18,6 +18,7 @@ import { SyncWindowsInput, syncWindowsConfig } from './sync-windows-config';
 import { ConversionWebhookInput, conversionWebhookConfig, type ConversionWebhookConfig } from './conversion-webhook-config';
 import type { SyncWindow } from '@tidemark/placement';
 import { rolloutsConfig, type RolloutPolicy } from './rollouts-config';
+import { agentSettings } from './agent-config';
 
 /** ConfigError is a mistake in the configuration; its message names the file and field. */
 export class ConfigError extends Error {
@@ -54,6 +55,8 @@ const ClusterInput = Type.Object({
     key: Type.Optional(Type.String({ minLength: 1 })),
   }, { additionalProperties: false })),
   allowExecPlugins: Type.Optional(Type.Boolean()),
+  /** Served by an agent inside the cluster (docs/agents.md): the hub gets no kubeconfig for it and never connects to it. */
+  agent: Type.Optional(Type.Boolean()),
 }, { additionalProperties: false });
 
 /** A Redis login: a password (from the environment or a file, never in the config), as an ACL user when `username` is set. */
@@ -92,6 +95,8 @@ const ConfigInput = Type.Object({
   // Empty only when Source objects are served (a cluster bootstrapped from one Source): checked in loadConfig.
   sources: Type.Array(Type.Record(Type.String(), Type.Unknown())),
   clusters: Type.Array(ClusterInput, { minItems: 1 }),
+  /** Agents (docs/agents.md): how long a heartbeat lives; one is written every third of it. */
+  agents: Type.Optional(Type.Object({ heartbeatTtlMs: Type.Optional(Type.Integer({ minimum: 300, maximum: 600_000 })) }, { additionalProperties: false })),
   workers: Type.Optional(Type.Object({
     concurrency: Type.Optional(Type.Integer({ minimum: 1, maximum: 256 })),
   }, { additionalProperties: false })),
@@ -153,13 +158,18 @@ export interface ClusterConfig {
   /** A Secret holding the kubeconfig, read through another registered cluster (the management one). */
   readonly kubeconfigSecret?: { readonly cluster: string; readonly namespace: string; readonly name: string; readonly key: string };
   readonly allowExecPlugins: boolean;
+  /** Served by an agent: no connection way is set, and the hub never connects to it. */
+  readonly agent: boolean;
 }
 
 /** ReconcilerConfig is validated once at start-up and frozen. */
 export type { ConversionWebhookConfig } from './conversion-webhook-config';
 
 export interface ReconcilerConfig {
-  readonly role: 'all' | 'poller' | 'worker';
+  /** What this process runs; `agent`: the one cluster it runs in, with a heartbeat for the hub (docs/agents.md). */
+  readonly role: 'all' | 'poller' | 'worker' | 'agent';
+  /** Agents' heartbeats: each lives heartbeatTtlMs, and one is written every third of it. @defaultValue 30_000 */
+  readonly agents: { readonly heartbeatTtlMs: number };
   /** How to reach Redis: a URL, a Sentinel group or a Redis Cluster. */
   readonly redis: RedisEndpoint;
   /** The URL, when Redis is reached by one (not through Sentinel or Cluster). */
@@ -241,6 +251,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, path = env.TIDE
   const cacheDir = resolvePath(base, input.cacheDir ?? '.tidemark/cache');
   const clusters = input.clusters.map((cluster) => cluster.name);
   const invalid = (field: string, message: string) => new ConfigError(`${where(field)}: ${message}`);
+  const connected = input.clusters.filter((cluster) => !cluster.agent).map((cluster) => cluster.name);
   checkSourcesListed(input, where);
   return deepFreeze({
     role,
@@ -252,6 +263,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, path = env.TIDE
     sourceCredentialFiles: credentialFiles(input, base),
     clusters: input.clusters.map((cluster, index) => clusterConfig(cluster, where(`clusters[${index}]`), base)),
     ...(input.defaultServiceAccount ? { defaultServiceAccount: input.defaultServiceAccount } : {}),
+    ...agentSettings(input, role, (field, message) => new ConfigError(`${where(field)}: ${message}`)),
     concurrency: input.workers?.concurrency ?? 4,
     ...intervals(input),
     objectHealth: objectHealthConfig(input.objectHealth, where, (message) => new ConfigError(message)),
@@ -260,8 +272,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, path = env.TIDE
     render: renderConfig(input.render, { base, env, cacheDir, clusters, sources: input.sources.map((source) => String(source.name)), invalid: (field, message) => new ConfigError(`${where(field)}: ${message}`) }),
     webhooks: webhooks(input, where, base, env),
     logLevel: env.TIDEMARK_LOG_LEVEL ?? 'info',
-    conversionWebhook: conversionWebhookConfig(input.conversionWebhook ?? {}, clusters, invalid),
-    ...objectControllers(input, env, clusters, invalid),
+    // Source and Cluster objects and the webhook's certificates are read through a cluster this process connects to, never an agent's.
+    conversionWebhook: conversionWebhookConfig(input.conversionWebhook ?? {}, connected, invalid),
+    ...objectControllers(input, env, connected, invalid),
     gitHosts: gitHostsConfig(input.gitHosts, {
       sourceUrls: new Map(input.sources.map((source) => [String(source.name), String(source.url)])),
       clusters, base, invalid: (field, message) => new ConfigError(`${where(field)}: ${message}`),
@@ -332,8 +345,8 @@ function sourceSpec(input: Record<string, unknown>, where: string): SourceSpec {
 }
 
 function roleOf(value = 'all'): ReconcilerConfig['role'] {
-  if (value === 'all' || value === 'poller' || value === 'worker') return value;
-  throw new ConfigError(`TIDEMARK_ROLE: "${value}" is not one of all, poller, worker`);
+  if (value === 'all' || value === 'poller' || value === 'worker' || value === 'agent') return value;
+  throw new ConfigError(`TIDEMARK_ROLE: "${value}" is not one of all, poller, worker, agent`);
 }
 
 /**
@@ -474,7 +487,8 @@ function readSecret(ref: Static<typeof SecretRef>, where: string, base: string, 
 
 function clusterConfig(cluster: Static<typeof ClusterInput>, where: string, base: string): ClusterConfig {
   const ways = [cluster.kubeconfig, cluster.inCluster, cluster.kubeconfigSecret].filter(Boolean).length;
-  if (ways !== 1) throw new ConfigError(`${where}: set exactly one of kubeconfig (a file path), inCluster: true, or kubeconfigSecret`);
+  if (cluster.agent && ways > 0) throw new ConfigError(`${where}: a cluster served by an agent (agent: true) has no kubeconfig, inCluster or kubeconfigSecret: the hub holds no credential for it`);
+  if (!cluster.agent && ways !== 1) throw new ConfigError(`${where}: set exactly one of kubeconfig (a file path), inCluster: true, or kubeconfigSecret`);
   const secret = cluster.kubeconfigSecret;
   return {
     name: cluster.name,
@@ -484,6 +498,7 @@ function clusterConfig(cluster: Static<typeof ClusterInput>, where: string, base
     ...(secret ? { kubeconfigSecret: { ...secret, key: secret.key ?? 'kubeconfig' } } : {}),
     inCluster: cluster.inCluster ?? false,
     allowExecPlugins: cluster.allowExecPlugins ?? false,
+    agent: cluster.agent ?? false,
   };
 }
 

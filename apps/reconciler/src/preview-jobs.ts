@@ -29,6 +29,8 @@ export interface PreviewJobsOptions {
  * and stores the report. Nothing is written to a cluster.
  */
 export async function startPreviewJobs(options: PreviewJobsOptions): Promise<{ stop(): Promise<void> }> {
+  // No cluster to dry-run on (an agent): take no preview job, so a process that has some does.
+  if (options.clusters.length === 0) return { stop: async () => undefined };
   const { log } = options;
   const workers = new PreviewWorkers({
     connection: options.connection, prefix: options.queuePrefix, hashTag: options.hashTag,

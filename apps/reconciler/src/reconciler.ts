@@ -24,6 +24,7 @@ import { startConversionWebhook } from './conversion-webhook';
 import { SecretCertificateStore } from '@tidemark/conversion';
 import { startHttpServer, type HttpServer } from './http-server';
 import { startClusterSeries } from '@tidemark/cluster-health';
+import { startAgentSide } from './agent-side';
 import { requeueCluster, routePoll, startFullResync } from '@tidemark/fanout';
 import { type OwnedWatches, watchBuiltinCrds } from '@tidemark/watches';
 import { DependencyWaits } from '@tidemark/ordering';
@@ -40,6 +41,9 @@ import { previewComments } from './preview-comments';
 import type { PushPathMark } from './push-path-marks';
 import { holdForEverySource, startSyncWindowMonitor, windowDependencies } from './sync-window-monitor';
 import { rolloutDriver, rolloutTargets, type RolloutWiring } from './rollouts';
+
+/** pollingRoles are the roles that run the poller: a worker and an agent take jobs only. */
+const pollingRoles: ReadonlySet<ReconcilerConfig['role']> = new Set(['all', 'poller']);
 
 /** RunningReconciler is a started reconciler; stop undoes start, in reverse order. */
 export interface RunningReconciler {
@@ -107,6 +111,8 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
   // Config-file clusters, and Cluster objects as they come and go: names and targets are live lists.
   const registry = new ClusterRegistry(config.clusters);
   const clusterNames = registry.names;
+  // The clusters this process works on: all but those agents serve (an agent's config lists only its own).
+  const servedNames = [...clusterNames].filter((name) => !config.clusters.some((cluster) => cluster.name === name && cluster.agent));
   const kinds = createDefaultRegistry();
   const clusterTargets = registry.targets;
   const placement = new PlacementCache();
@@ -145,7 +151,7 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
     driver: { ...rolloutOptions, onNotice: (source, notice) => { metrics.rolloutNotice(source, notice); rolloutOptions?.onNotice?.(source, notice); } },
   });
   // Source objects are known before any worker takes a job that names one.
-  const poller = config.role === 'worker' ? undefined : new Poller({
+  const poller = !pollingRoles.has(config.role) ? undefined : new Poller({
     redis,
     sources: [...sources.values()].map((source) => markedPolls(metrics.instrument(source), mark)),
     prefix: recordPrefix,
@@ -254,12 +260,12 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
       },
       onError: (error: Error) => log.warn({ err: error.message }, 'queue worker error'),
     } satisfies Omit<ReconcileWorkersOptions, 'clusters'>;
-    const workers = new ReconcileWorkers({ ...workerOptions, clusters: [...clusterNames] });
-    await workers.start(markedRuns(deps, mark));
-    stops.push(() => workers.close());
+    stops.push(await startWorkersOn(servedNames, workerOptions, markedRuns(deps, mark)));
     // Previews of refs that are not merged: the pipeline's readers, dry-runs only.
+    // They dry-run on the hub's own clusters; an agent, which sees one cluster, takes no preview jobs.
+    const previewTargets = clusterTargets.filter((target) => config.role !== 'agent' && servedNames.includes(target.name));
     const previews = await startPreviewJobs({
-      connection, queuePrefix: config.redisPrefix, hashTag, redis, keys: statusStore.keys, sources, clusters: clusterTargets, cacheRoot, log,
+      connection, queuePrefix: config.redisPrefix, hashTag, redis, keys: statusStore.keys, sources, clusters: previewTargets, cacheRoot, log,
       commentOn: previewComments(config.gitHosts, deps.connectionFor, log, config.render.sops.trustedSources),
       render: { connectionFor: deps.connectionFor, tenancyFor: deps.tenancyFor, driftPolicyFor: deps.driftPolicyFor, kinds, statusStore, options: { builtinCrdSources: builtinCrdSources(config) } },
     });
@@ -304,6 +310,8 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
 
   // Clusters from Cluster objects, started and stopped at runtime beside the config-file ones.
   stops.push(await startFleet(config, owned, { registry, clusters, work, poller, sources, placement, observe: markedKubeObserver(metrics.kubeObserver, mark), redis, statusStore, queues, log }));
+  // Heartbeats: an agent writes its own; a hub (any role) watches those of the clusters agents serve.
+  stops.push(await startAgentSide({ config, clusters: clusters.main, redis, queues, statusStore, log }));
   // A CRD Established or removed on a cluster may change what its Helm units render.
   stops.push(watchRenderCapabilities(rendering, clusters.main, () => sources.keys(), poller, log));
   if (poller) {
@@ -357,6 +365,14 @@ async function startFleet(config: ReconcilerConfig, owned: { objects?: RunningCl
   });
   owned.objects = running;
   return () => running.stop();
+}
+
+/** startWorkersOn runs the pipeline on the clusters' queues; a hub whose clusters agents all serve runs none. It returns the stop. */
+async function startWorkersOn(clusters: readonly string[], options: Omit<ReconcileWorkersOptions, 'clusters'>, run: Parameters<ReconcileWorkers['start']>[0]): Promise<() => Promise<void>> {
+  if (clusters.length === 0) return async () => undefined;
+  const workers = new ReconcileWorkers({ ...options, clusters: [...clusters] });
+  await workers.start(run);
+  return () => workers.close();
 }
 
 /** noMark is the mark of a deployment: nothing is told. */

@@ -31,7 +31,7 @@ export function unitRendering(config: ReconcilerConfig, connectionFor: (cluster:
     limits: render.limits,
     concurrency: render.concurrency,
   });
-  const capabilities = new CapabilitiesCache((cluster) => config.clusters.some((known) => known.name === cluster) ? connectionFor(cluster) : undefined);
+  const capabilities = new CapabilitiesCache((cluster) => config.clusters.some((known) => known.name === cluster && !known.agent) ? connectionFor(cluster) : undefined);
   return {
     renderer,
     capabilities,

@@ -1,11 +1,13 @@
 // Owns: the health checks of target clusters (one checker per cluster, by a RedisLease), pausing and
 //   resuming the cluster's queue, and the sampler of each cluster's recent queue figures for the dashboard's
-//   sparklines. The records' formats and parsers live in contracts; their writers here (health-records.ts).
-// Entry points: startHealthMonitor, startClusterSeries.
+//   sparklines, and the heartbeats of agents (the agent's writer, the hub's watch that makes a silent agent's
+//   cluster Unavailable). The records' formats and parsers live in contracts; their writers here (health-records.ts).
+// Entry points: startHealthMonitor, startClusterSeries, startAgentHeartbeat, startAgentWatch.
 // Records: ClusterHealth (cluster-health:<cluster>), the cluster series (cluster-series:<cluster>) and their
-//   leases (lease:health:<cluster>, lease:cluster-series).
+//   leases (lease:health:<cluster>, lease:cluster-series), the agent heartbeat (agent-heartbeat:<cluster>).
 // May import: @tidemark/contracts, @tidemark/cluster, @tidemark/status-store.
 
 export { startHealthMonitor, type HealthMonitorOptions, type QueueSwitch } from './health-monitor';
 export { startClusterSeries, type ClusterSeriesOptions, type SampledFigures } from './cluster-series';
 export { writeClusterHealth, appendClusterSample } from './health-records';
+export { startAgentHeartbeat, startAgentWatch, type AgentHeartbeatOptions, type AgentWatchOptions } from './agent-heartbeat';

@@ -7,7 +7,7 @@
 // Entry points: RecordKeys, ReconcileJob, ObjectStatus, setCondition, verdictOf, messageOf, TerminalError,
 //   TransientError, formatObjectKey.
 // Records: the key of every shared record (RecordKeys, one prefix convention), the formats and parsers of
-//   SourceStatus, ClusterHealth, the cluster series, ClusterFreeze, StatusChange, RedisLease, the preview
+//   SourceStatus, ClusterHealth, AgentHeartbeat, the cluster series, ClusterFreeze, StatusChange, RedisLease, the preview
 //   report, revisionFor and the rollout record (RolloutRecord, rolloutTargetOf); record-fields.ts holds the
 //   parsers' checks; their writers live in the libraries that own them.
 // May import: no other Tidemark library.
@@ -39,6 +39,7 @@ export { jsonRecordOf, jsonListOf, recordOf, textOf, textsOf, countOf, oneOf, li
 export { readSourceStatus, parseSourceStatus, readSourceCommits, parseSourceCommit, keptProblems, keptWarnings, keptWarningLength, keptCommits, sourceSuspendedField, type SourceStatus, type SourceProblem, type SourceCommit } from './records/source-status';
 export { readClusterHealth, parseClusterHealth, unknownClusterHealth, type ClusterHealth } from './records/cluster-health';
 export { writeSyncWindowPass, takeSyncWindowPass, syncWindowPassSeconds, type SyncWindowPass } from './records/sync-window-pass';
+export { writeAgentHeartbeat, readAgentHeartbeat, parseAgentHeartbeat, markAgentClusters, readAgentClusters, type AgentHeartbeat } from './records/agent-heartbeat';
 export { readClusterFreeze, parseClusterFreeze, describeFreeze, maxFreezeReasonLength, type ClusterFreeze } from './records/cluster-freeze';
 export { parseStatusChange, parseStatusSync, type StatusChange, type StatusSync } from './records/status-change';
 export { parseTreeChange, type TreeChange } from './records/tree-change';

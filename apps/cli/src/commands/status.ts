@@ -19,7 +19,8 @@ export async function statusCommand(api: ApiClient, output: Output): Promise<voi
     String(cluster.counts.total), String(cluster.counts.Ready), String(cluster.counts.total - cluster.counts.Ready),
     String(cluster.counts.Drifted), String((cluster.queue?.depth.waiting ?? 0) + (cluster.queue?.depth.delayed ?? 0)), String(cluster.queue?.depth.failed ?? 0),
   ])));
-  for (const { name, freeze } of overview.clusters) {
+  for (const { name, freeze, agent } of overview.clusters) {
+    if (agent) output.write(`\nCluster ${name} is served by an agent: ${agent.heartbeat ? `Tidemark ${agent.heartbeat.version}, Kubernetes ${agent.heartbeat.serverVersion ?? 'unknown'}, last heartbeat ${age(agent.heartbeat.lastSeen)} ago` : paint(output, 'red', 'no heartbeat now')}.\n`);
     if (freeze) output.write(`\n${paint(output, 'red', `Cluster ${name} is frozen`)} by ${freeze.by} since ${freeze.since}: ${freeze.reason}. Nothing is applied or pruned there until \`tidemark unfreeze ${name}\`.\n`);
   }
   if (overview.queueError) output.write(`\n${paint(output, 'red', 'Queue figures unavailable:')} ${overview.queueError}\n`);

@@ -41,7 +41,10 @@ const HealthBody = Type.Object({
 
 const FreezeBody = Type.Object({ cluster: Type.String(), by: Type.String(), reason: Type.String(), since: Type.String() }, { description: 'An operator froze the cluster: nothing is written to it until it is unfrozen.' });
 
-const ClusterRowBody = Type.Object({ name: Type.String(), counts: StateCountsBody, health: HealthBody, queue: Type.Optional(QueueFiguresBody), freeze: Type.Optional(FreezeBody) });
+const AgentBody = Type.Object({
+  heartbeat: Type.Optional(Type.Object({ version: Type.String(), serverVersion: Type.Optional(Type.String()), lastSeen: Type.String(), ttlMs: Type.Number() })),
+}, { description: 'An agent inside the cluster serves it (the hub never connects to it); its heartbeat when one lives.' });
+const ClusterRowBody = Type.Object({ name: Type.String(), counts: StateCountsBody, health: HealthBody, queue: Type.Optional(QueueFiguresBody), freeze: Type.Optional(FreezeBody), agent: Type.Optional(AgentBody) });
 
 export const ClusterBody = Type.Object({ row: ClusterRowBody, queueError: Type.Optional(Type.String()) });
 

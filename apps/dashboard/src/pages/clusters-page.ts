@@ -17,7 +17,19 @@ export function healthBadge(row: ClusterRow): SafeHtml {
   const { health, queue } = row;
   const state = health.state === 'Available' ? 'ready' : health.state === 'Unavailable' ? 'stalled' : 'unknown';
   const title = health.state === 'Unknown' ? 'No health check recorded yet.' : `${health.message ?? health.state} Since ${health.since}; checked ${health.lastCheck}${health.latencyMs !== undefined ? ` in ${health.latencyMs} ms` : ''}.`;
-  return html`<span class="badge state-${state}" title="${title}">${health.state}</span>${queue?.paused ? html`<span class="badge state-stalled">queue paused</span>` : ''}${freezeBadge(row)}`;
+  return html`<span class="badge state-${state}" title="${title}">${health.state}</span>${queue?.paused ? html`<span class="badge state-stalled">queue paused</span>` : ''}${freezeBadge(row)}${agentBadge(row)}`;
+}
+
+/** agentBadge says an agent inside the cluster serves it, with its heartbeat as the title. */
+export function agentBadge({ agent }: Pick<ClusterRow, 'agent'>): SafeHtml {
+  return agent ? html` <span class="badge agent" title="${describeAgent(agent)}">agent</span>` : html``;
+}
+
+/** describeAgent is a sentence about the agent serving a cluster: its version, its cluster's, when last heard. */
+export function describeAgent(agent: NonNullable<ClusterRow['agent']>): string {
+  const beat = agent.heartbeat;
+  if (!beat) return 'Served by an agent inside the cluster; no heartbeat from it now.';
+  return `Served by an agent inside the cluster: Tidemark ${beat.version}, Kubernetes ${beat.serverVersion ?? 'version unknown'}, last heartbeat ${beat.lastSeen}.`;
 }
 
 /** freezeBadge says a cluster is frozen, and by whom, since when and why. */
@@ -77,6 +89,7 @@ export function clusterPage({ row, queueError, principal, charts }: ClusterPageI
 <dt>Last check</dt><dd>${health.state === 'Unknown' ? '—' : timeAgo(health.lastCheck)}${health.latencyMs !== undefined ? html`, answered in ${duration(health.latencyMs)}` : ''}</dd>
 ${health.message ? html`<dt>Message</dt><dd class="${health.state === 'Unavailable' ? 'error' : ''}">${health.message}</dd>` : ''}
 ${freezeFacts(row, principal)}
+<dt>Served by</dt><dd id="cluster-served-by">${row.agent ? describeAgent(row.agent) : 'the hub\'s workers'}</dd>
 <dt>Queue</dt><dd>${row.queue ? (row.queue.paused ? html`<span class="badge state-stalled">paused</span> while the cluster is unavailable` : 'running') : html`<span class="muted">${queueError ? `unavailable: ${queueError}` : 'not known yet'}</span>`}</dd></dl>
 <h2>Objects</h2><div class="tiles" id="cluster-counts"><a class="tile" href="${objects()}"><strong>${counts.total}</strong>objects</a>
 ${stateTiles.map((state) => html`<a class="tile" href="${objects(state)}"><strong class="state-${state.toLowerCase()}">${counts[state]}</strong>${state}</a>`)}</div>

@@ -1,3 +1,4 @@
+import { readAgentClusters, readAgentHeartbeat, type AgentHeartbeat, type RecordKeys } from '@tidemark/contracts';
 import { listPreviews, readClusterFreeze, readClusterHealth, readClusterSeries, readPreviewReport, readSourceCommits, readSourceStatus, messageOf, type ClusterHealth, type ClusterFreeze, type PreviewReport, type ClusterSample, type ObjectStatus, type ReconcileRecord, type SourceCommit, type SourceStatus } from '@tidemark/contracts';
 import type { ClusterQueueFigures, ReconcileQueues } from '@tidemark/queue';
 import type { RevisionLive, StatusStore } from '@tidemark/status-store';
@@ -32,6 +33,8 @@ export interface ClusterRow {
   queue?: ClusterQueueFigures;
   /** An operator's freeze: nothing is written to the cluster while it is set. */
   freeze?: ClusterFreeze;
+  /** Set when an agent inside the cluster serves it, with its heartbeat while one lives. */
+  agent?: { heartbeat?: Omit<AgentHeartbeat, 'cluster'> };
 }
 
 /** ObjectView is one object on one cluster, as its page shows it. */
@@ -199,9 +202,11 @@ export class DashboardData {
     const names = [...new Set([...this.clusterNames(), ...byName.keys()])].sort();
     const health = await Promise.all(names.map((name) => readClusterHealth(this.options.redis, this.options.store.keys, name)));
     const freezes = await Promise.all(names.map((name) => readClusterFreeze(this.options.redis, this.options.store.keys, name)));
+    const agents = await agentsOf(this.options.redis, this.options.store.keys, names);
     const clusters = names.map((name, index) => {
       const row: ClusterRow = { name, counts: totals.byCluster[name] ?? emptyCounts(), health: health[index]! };
       if (freezes[index]) row.freeze = freezes[index];
+      if (agents[index]) row.agent = agents[index];
       const figures = byName.get(name);
       if (figures) row.queue = figures;
       return row;
@@ -273,4 +278,16 @@ export class DashboardData {
     if (clusters.queueError) overview.queueError = clusters.queueError;
     return overview;
   }
+}
+
+/** agentsOf says, per cluster, whether an agent serves it (the hub's config, or a live heartbeat) and its heartbeat. */
+async function agentsOf(redis: RedisClient, keys: RecordKeys, names: readonly string[]): Promise<(ClusterRow['agent'] | undefined)[]> {
+  const declared = new Set(await readAgentClusters(redis, keys));
+  return Promise.all(names.map(async (name) => {
+    const heartbeat = await readAgentHeartbeat(redis, keys, name);
+    if (!heartbeat && !declared.has(name)) return undefined;
+    if (!heartbeat) return {};
+    const { cluster: _cluster, ...rest } = heartbeat;
+    return { heartbeat: rest };
+  }));
 }

@@ -100,7 +100,9 @@ url
 {{- define "tidemark.redisPorts" -}}
 {{- $mode := include "tidemark.redisMode" . | trim -}}
 {{- $ports := list -}}
-{{- if eq $mode "url" -}}
+{{- if .Values.agent.enabled -}}
+{{- $ports = append $ports (toString .Values.agent.redis.port) -}}
+{{- else if eq $mode "url" -}}
 {{- $ports = append $ports ((urlParse .Values.redis.externalUrl).host | splitList ":" | last | default "6379") -}}
 {{- else -}}
 {{- $nodes := ternary .Values.redis.sentinel.nodes .Values.redis.cluster.nodes (eq $mode "sentinel") -}}
@@ -324,4 +326,43 @@ subjects:
     name: {{ $reconciler }}
     namespace: {{ $root.Release.Namespace }}
 {{- end }}
+{{- end -}}
+
+{{- /* tidemark.agentConfig: in agent mode, the config's clusters and agents sections (YAML), after checking the values. */}}
+{{- define "tidemark.agentConfig" -}}
+{{- $agent := .Values.agent -}}
+{{- if $agent.enabled -}}
+{{- if not $agent.cluster.name }}{{ fail "agent.cluster.name: name the cluster this agent serves, as the hub's config lists it" }}{{ end -}}
+{{- if not $agent.redis.secret }}{{ fail "agent.redis.secret: name the Secret with the hub Redis's address and this agent's ACL username and password" }}{{ end -}}
+{{- if or .Values.redis.enabled .Values.dashboard.enabled }}{{ fail "agent.enabled: an agent uses the hub's Redis and dashboard; set redis.enabled=false and dashboard.enabled=false" }}{{ end -}}
+{{- if .Values.sourceObjects.enabled }}{{ fail "agent.enabled: Source objects are served by the hub; set sourceObjects.enabled=false" }}{{ end -}}
+clusters:
+  - name: {{ $agent.cluster.name | quote }}
+    inCluster: true
+    labels: {{ toJson $agent.cluster.labels }}
+agents:
+  heartbeatTtlMs: {{ int $agent.heartbeatTtlMs }}
+{{- end -}}
+{{- end -}}
+
+{{- /* tidemark.agentRedisEnv: the hub's Redis for an agent, its address and ACL login from agent.redis.secret. */}}
+{{- define "tidemark.agentRedisEnv" -}}
+{{- $secret := .Values.agent.redis.secret -}}
+- name: TIDEMARK_AGENT_REDIS_ADDRESS
+  valueFrom:
+    secretKeyRef:
+      name: {{ $secret }}
+      key: address
+- name: TIDEMARK_REDIS_USERNAME
+  valueFrom:
+    secretKeyRef:
+      name: {{ $secret }}
+      key: username
+- name: TIDEMARK_REDIS_PASSWORD
+  valueFrom:
+    secretKeyRef:
+      name: {{ $secret }}
+      key: password
+- name: TIDEMARK_REDIS_URL
+  value: "{{ ternary "rediss" "redis" .Values.agent.redis.tls }}://$(TIDEMARK_REDIS_USERNAME):$(TIDEMARK_REDIS_PASSWORD)@$(TIDEMARK_AGENT_REDIS_ADDRESS)"
 {{- end -}}

@@ -21,6 +21,16 @@ export class RecordKeys {
     return `${this.prefix}:cluster-health:${cluster}`;
   }
 
+  /** agentHeartbeat is the JSON of the heartbeat of the agent serving one cluster (AgentHeartbeat), with a TTL. */
+  agentHeartbeat(cluster: string): string {
+    return `${this.prefix}:agent-heartbeat:${cluster}`;
+  }
+
+  /** agentClusters is the set of clusters the hub's config says agents serve. */
+  agentClusters(): string {
+    return `${this.prefix}:agent-clusters`;
+  }
+
   /** clusterFreeze is the JSON of one cluster's freeze (ClusterFreeze): no writes to the cluster while it exists. */
   clusterFreeze(cluster: string): string {
     return `${this.prefix}:cluster-freeze:${cluster}`;

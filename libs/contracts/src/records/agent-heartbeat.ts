@@ -1,0 +1,64 @@
+import type { RecordKeys } from './record-keys';
+import type { RedisClient } from './redis-client';
+
+/**
+ * AgentHeartbeat is what an agent (a reconciler with `role: agent`, running inside the cluster it
+ * serves) says of itself. It lives only as long as its TTL: a missing record means no agent is
+ * serving the cluster. It holds no credential. The agent writes it; the hub and the dashboard read it.
+ */
+export interface AgentHeartbeat {
+  cluster: string;
+  /** The agent's Tidemark version. */
+  version: string;
+  /** The cluster's Kubernetes version as its API server reports it (gitVersion), when it answered. */
+  serverVersion?: string;
+  /** When the agent last wrote the record (RFC 3339). */
+  lastSeen: string;
+  /** How long the record lives after each write. */
+  ttlMs: number;
+}
+
+/** writeAgentHeartbeat stores the agent's record for ttlMs; not written again in time, it is gone. */
+export async function writeAgentHeartbeat(redis: RedisClient, keys: RecordKeys, heartbeat: AgentHeartbeat): Promise<void> {
+  await redis.set(keys.agentHeartbeat(heartbeat.cluster), JSON.stringify(heartbeat), 'PX', heartbeat.ttlMs);
+}
+
+/** parseAgentHeartbeat checks a stored record; a missing or unreadable one is no heartbeat. */
+export function parseAgentHeartbeat(cluster: string, raw: string | null | undefined): AgentHeartbeat | undefined {
+  if (!raw) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    return undefined;
+  }
+  const record = value as Partial<AgentHeartbeat> | null;
+  if (!record || typeof record !== 'object' || typeof record.version !== 'string' || typeof record.lastSeen !== 'string' || typeof record.ttlMs !== 'number') return undefined;
+  return {
+    cluster,
+    version: record.version.slice(0, 64),
+    ...(typeof record.serverVersion === 'string' ? { serverVersion: record.serverVersion.slice(0, 64) } : {}),
+    lastSeen: record.lastSeen,
+    ttlMs: record.ttlMs,
+  };
+}
+
+/** readAgentHeartbeat returns the agent's last heartbeat, or undefined when none lives. */
+export async function readAgentHeartbeat(redis: RedisClient, keys: RecordKeys, cluster: string): Promise<AgentHeartbeat | undefined> {
+  return parseAgentHeartbeat(cluster, await redis.get(keys.agentHeartbeat(cluster)));
+}
+
+/** markAgentClusters records the clusters the hub's config says agents serve (the set is replaced whole). */
+export async function markAgentClusters(redis: RedisClient, keys: RecordKeys, clusters: readonly string[]): Promise<void> {
+  const key = keys.agentClusters();
+  if (clusters.length === 0) {
+    await redis.del(key);
+    return;
+  }
+  await redis.multi().del(key).sadd(key, ...clusters).exec();
+}
+
+/** readAgentClusters lists the clusters agents serve, as the hub's config last said. */
+export async function readAgentClusters(redis: RedisClient, keys: RecordKeys): Promise<string[]> {
+  return (await redis.smembers(keys.agentClusters())).sort();
+}
