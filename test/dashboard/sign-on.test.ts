@@ -184,12 +184,21 @@ describe('single sign-on with an OpenID provider', () => {
 
   it('sends an expired session back to the provider, which signs the browser in again', async () => {
     await signOn('olga');
+    // Off the dashboard first: a page of it left open would start a sign-in of its own once the
+    // session is gone (its next fetch is refused), racing the one this test starts with its state.
+    await browser.page.goto('about:blank');
     // The session ends on the server (as at expiry); the provider's own session is still alive.
     for (const key of await fixture.redis.keys(`${fixture.prefix}:*session*`)) await fixture.redis.del(key);
     const visited: string[] = [];
     browser.page.on('request', (request) => { if (request.isNavigationRequest()) visited.push(new URL(request.url()).origin); });
     await browser.page.goto(`${base}${objectPath}`);
-    await browser.page.waitForURL((url) => url.origin === base && url.pathname === objectPath, { timeout: 60_000 });
+    // The provider's own session usually sends the browser straight back; whether it asks again is
+    // the provider's affair. What is Tidemark's is that the browser goes there and comes back to the
+    // page it asked for, signed in.
+    if (new URL(browser.page.url()).origin === provider.issuer) await signInAtProvider(browser.page, 'olga');
+    await browser.page.waitForURL((url) => url.origin === base && url.pathname === objectPath, { timeout: 60_000 }).catch((error: unknown) => {
+      throw new Error(`the browser stayed at ${browser.page.url()}: ${String(error)}`);
+    });
     expect(visited).toContain(provider.issuer);
     expect(await session()).toMatchObject({ status: 200, name: 'olga' });
   });
