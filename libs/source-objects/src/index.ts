@@ -6,6 +6,7 @@
 // May import: @tidemark/contracts, @tidemark/cluster, @tidemark/git-source.
 
 export { crdSchemaOf, type OpenApiSchema } from './crd-schema';
+export { namespacedKindCrd, type NamespacedKind } from './crd-envelope';
 export { sourceCrd, sourceCrdHeader } from './source-crd';
 export { SourceObjectSpec, SecretReference, sourceApiVersion, sourceFinalizer, sourceGroup, sourceKind, sourcePlural, pruneAnnotation } from './source-kind';
 export { parseSourceObject, sourceNameOf, type SecretName, type SourceDeclaration, type SourceObjectRules } from './parse-source-object';

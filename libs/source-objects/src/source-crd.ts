@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import type { KubernetesManifest } from '@tidemark/contracts';
 import { crdSchemaOf } from './crd-schema';
+import { namespacedKindCrd } from './crd-envelope';
 import { SourceObjectSpec, sourceGroup, sourceKind, sourcePlural, sourceVersion } from './source-kind';
 
-const dnsLabel = '^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$';
 
 const SourceObjectStatus = Type.Object({
   observedGeneration: Type.Optional(Type.Integer()),
@@ -44,42 +44,16 @@ export const sourceCrdHeader = '# Generated from libs/source-objects by `npx tsx
 export function sourceCrd(): KubernetesManifest {
   const spec = crdSchemaOf(SourceObjectSpec);
   spec['x-kubernetes-validations'] = [urlRule, noCredentialsRule];
-  return {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: `${sourcePlural}.${sourceGroup}` },
-    spec: {
-      group: sourceGroup,
-      names: { kind: sourceKind, listKind: `${sourceKind}List`, plural: sourcePlural, singular: 'source', shortNames: ['tmsrc'], categories: ['tidemark'] },
-      scope: 'Namespaced',
-      versions: [{
-        name: sourceVersion,
-        served: true,
-        storage: true,
-        subresources: { status: {} },
-        additionalPrinterColumns: [
-          { name: 'URL', type: 'string', jsonPath: '.spec.url' },
-          { name: 'Ref', type: 'string', jsonPath: '.status.ref' },
-          { name: 'Revision', type: 'string', jsonPath: '.status.lastFetchedRevision' },
-          { name: 'Ready', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status' },
-          { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
-        ],
-        schema: {
-          openAPIV3Schema: {
-            type: 'object',
-            required: ['spec'],
-            properties: {
-              apiVersion: { type: 'string' },
-              kind: { type: 'string' },
-              metadata: { type: 'object' },
-              spec,
-              status: crdSchemaOf(SourceObjectStatus),
-            },
-            // The name becomes part of the source's name (<namespace>.<name>) in jobs, keys and owner annotations.
-            'x-kubernetes-validations': [{ rule: `self.metadata.name.matches('${dnsLabel}')`, message: 'metadata.name must be a DNS label (lower-case letters, digits and -, at most 63)' }],
-          },
-        },
-      }],
-    },
-  };
+  // The name becomes part of the source's name (<namespace>.<name>) in jobs, keys and owner annotations.
+  return namespacedKindCrd({
+    group: sourceGroup, kind: sourceKind, plural: sourcePlural, singular: 'source', shortNames: ['tmsrc'], version: sourceVersion,
+    columns: [
+      { name: 'URL', type: 'string', jsonPath: '.spec.url' },
+      { name: 'Ref', type: 'string', jsonPath: '.status.ref' },
+      { name: 'Revision', type: 'string', jsonPath: '.status.lastFetchedRevision' },
+      { name: 'Ready', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status' },
+      { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+    ],
+    spec, status: crdSchemaOf(SourceObjectStatus),
+  });
 }
