@@ -1,19 +1,12 @@
-import { ConditionType, Reason, setCondition, type AppliedResource, type ClusterHealth, type ObjectStatus } from '@tidemark/contracts';
+import { ConditionType, jsonRecordOf, Reason, setCondition, type AppliedResource, type ClusterHealth, type ObjectStatus } from '@tidemark/contracts';
 
 /**
  * parseStatusRecord reads a stored record, checking the fields every reader relies on; a record
  * that is not one (written by another version, or by hand) is skipped rather than trusted.
  */
 export function parseStatusRecord(raw: string | null | undefined): ObjectStatus | undefined {
-  if (!raw) return undefined;
-  let value: unknown;
-  try {
-    value = JSON.parse(raw);
-  } catch {
-    return undefined;
-  }
-  const record = value as Partial<ObjectStatus> | null;
-  if (!record || typeof record !== 'object') return undefined;
+  const record = jsonRecordOf(raw) as Partial<ObjectStatus> | undefined;
+  if (!record) return undefined;
   const text = ['cluster', 'objectKey', 'source', 'kind', 'name'] as const;
   if (text.some((field) => typeof record[field] !== 'string')) return undefined;
   if (!Array.isArray(record.conditions) || !Array.isArray(record.inventory)) return undefined;

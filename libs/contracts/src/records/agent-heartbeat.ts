@@ -1,3 +1,4 @@
+import { jsonRecordOf } from './record-fields';
 import type { RecordKeys } from './record-keys';
 import type { RedisClient } from './redis-client';
 
@@ -25,15 +26,8 @@ export async function writeAgentHeartbeat(redis: RedisClient, keys: RecordKeys, 
 
 /** parseAgentHeartbeat checks a stored record; a missing or unreadable one is no heartbeat. */
 export function parseAgentHeartbeat(cluster: string, raw: string | null | undefined): AgentHeartbeat | undefined {
-  if (!raw) return undefined;
-  let value: unknown;
-  try {
-    value = JSON.parse(raw);
-  } catch {
-    return undefined;
-  }
-  const record = value as Partial<AgentHeartbeat> | null;
-  if (!record || typeof record !== 'object' || typeof record.version !== 'string' || typeof record.lastSeen !== 'string' || typeof record.ttlMs !== 'number') return undefined;
+  const record = jsonRecordOf(raw) as Partial<AgentHeartbeat> | undefined;
+  if (!record || typeof record.version !== 'string' || typeof record.lastSeen !== 'string' || typeof record.ttlMs !== 'number') return undefined;
   return {
     cluster,
     version: record.version.slice(0, 64),
