@@ -48,7 +48,7 @@ describe('endWhenGone', () => {
     await expect(client.get('x')).rejects.toThrow(/Connection is closed/);
   });
 
-  it('lets ReconcileWorkers close within a second when Redis went first', async () => {
+  it('lets ReconcileWorkers close when Redis went first', async () => {
     redis = await startRedis();
     const prefix = `gone-${Date.now()}`;
     const workers = new ReconcileWorkers({ connection: redis.url, prefix, clusters: ['one', 'two'] });
@@ -62,8 +62,8 @@ describe('endWhenGone', () => {
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     await queues.close();
     await redis.kill();
-    const started = performance.now();
-    await workers.close();
-    expect(performance.now() - started).toBeLessThan(1_000);
+    // A hang check, not a speed claim: without endWhenGone the close waits for a reconnect forever, so
+    // any bound far above a normal close (milliseconds) tells the two apart, even on a loaded machine.
+    expect(await settlesWithin(workers.close(), 30_000)).toBe(true);
   });
 });
