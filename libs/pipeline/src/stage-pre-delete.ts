@@ -2,6 +2,7 @@ import { NotReadyError, Reason, describeObject, findCondition, parseObjectKey, v
 import { objectToken, preDeleteRun, type HookRun, type OrderingNode } from '@tidemark/ordering';
 import type { PipelineDependencies } from './dependencies';
 import type { ReconcileRun } from './run';
+import { ownPrevious } from './record-failure';
 
 /**
  * Pre-delete hooks run when their source is deleted, and only then, as Argo CD's PreDelete hooks
@@ -14,16 +15,25 @@ import type { ReconcileRun } from './run';
  * pruned too, and the Source's finalizer can go.
  */
 
-/** preDeleteStage gates the prune of a retiring source's object on its pre-delete hooks, and prunes a hook whose work is done. */
+/**
+ * preDeleteStage gates the prune of a retiring source's object on its pre-delete hooks, and prunes a hook whose work is done.
+ * A hook fetch read as retiring is judged as such even if its source no longer is: the Source went
+ * while this run was under way, which it does only once nothing of it is left, hooks included. Asking
+ * again here would let that late run apply a new hook run (read from the living source's ordering) that
+ * nothing prunes any more.
+ */
 export async function preDeleteStage(run: ReconcileRun, deps: PipelineDependencies): Promise<void> {
-  if (!deps.desired.retiring?.(run.job.source)) return;
+  const stillRetiring = deps.desired.retiring?.(run.job.source) === true;
+  if (!stillRetiring && !run.desired?.retiring) return;
   run.stage = 'deletion';
   if (run.desired?.retiring) {
     // Nothing of the source is left to protect: the hook leaves with it (deletion prunes its run).
-    if (await onlyHooksLeft(run, deps)) run.desired = undefined;
+    if (!stillRetiring || await onlyHooksLeft(run, deps)) run.desired = undefined;
     return;
   }
-  if (!run.desired) await waitForHooks(run, deps, await preDeleteHooks(run, deps), 'is pruned');
+  // An object without a record of its own was pruned already (or never applied): the prune guards let
+  // nothing of it be deleted, so it waits for no hook, and never again for hooks whose runs are pruned.
+  if (!run.desired && ownPrevious(run)) await waitForHooks(run, deps, await preDeleteHooks(run, deps), 'is pruned');
 }
 
 /**
