@@ -16,7 +16,7 @@ import { recordsRebuild } from './records-rebuild';
 import { ClusterRegistry } from '@tidemark/cluster-objects';
 import { startClusterObjects, type ClusterObjectsWiring, type ClusterWork, type RunningClusterObjects } from './cluster-objects';
 import { startClusterParts } from './cluster-parts';
-import { sourceTenancy } from './source-tenancy';
+import { sourceOwner, sourceTenancy } from './source-tenancy';
 import { gitDesiredState } from './desired-state';
 import { sourceDeclarations } from './declarations';
 import { keepInstallingBuiltinCrds } from './builtin-crds';
@@ -213,6 +213,7 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
       desired,
       declarations: sourceDeclarations({ sources, retiring, reader: desired, headOf, enqueue: (job) => queues.enqueue(job) }),
       tenancyFor: sourceTenancy(sources, config),
+      ownerOf: sourceOwner,
       // Read at the run: a Source object's change applies to the next run of its objects.
       healthTimeoutFor: (source) => sources.get(source)?.spec.healthTimeoutMs,
       driftPolicyFor: (source) => sources.get(source)?.spec.driftPolicy,

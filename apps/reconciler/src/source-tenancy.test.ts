@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from './config';
 import { parseSourceObject } from '@tidemark/source-objects';
-import { sourceTenancy } from './source-tenancy';
+import { sourceOwner, sourceTenancy } from './source-tenancy';
 
 /** tenancyOf builds the lookup over the config's sources, as the reconciler's one map of sources starts. */
 async function tenancyOf(lines: string[]) {
@@ -74,5 +74,11 @@ describe('sourceTenancy', () => {
 
   it('refuses a malformed lockdown ServiceAccount, naming the field', async () => {
     await expect(configOf([...base, 'defaultServiceAccount: { namespace: Bad, name: nobody }'])).rejects.toThrow(/defaultServiceAccount\.namespace/);
+  });
+
+  it('calls a Source object a tenant\'s and a config-file source the operator\'s (who may declare an inCluster Cluster)', () => {
+    expect(sourceOwner('team-b.apps')).toBe('tenant');
+    expect(sourceOwner('team-b.apps.v2')).toBe('tenant');
+    expect(sourceOwner('legacy')).toBe('operator');
   });
 });

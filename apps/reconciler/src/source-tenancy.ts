@@ -38,3 +38,8 @@ function sourceObjectTenancy(source: string, spec: SourceSpec | undefined): Sour
   }
   return { serviceAccount: spec.serviceAccount, ...(spec.allow ? { allow: spec.allow } : {}) };
 }
+
+/** sourceOwner says who wrote a source: a Source object is a tenant's, a config-file source the operator's. */
+export function sourceOwner(source: string): 'operator' | 'tenant' {
+  return isSourceObject(source) ? 'tenant' : 'operator';
+}

@@ -42,6 +42,8 @@ export interface ClusterControllerOptions {
   pruneCheckMs?: number;
 }
 
+const namespacePattern = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
+
 interface Entry {
   object: KubernetesManifest;
   observation: ClusterObservation;
@@ -68,6 +70,8 @@ export class ClusterController {
   private stopped = false;
 
   constructor(private readonly options: ClusterControllerOptions) {
+    // A blank namespace would watch, and serve, the Clusters and Secrets of every namespace.
+    if (!namespacePattern.test(options.namespace)) throw new RangeError(`The Cluster controller serves one namespace, a DNS label; got ${JSON.stringify(options.namespace)}.`);
     this.configNames = new Set(options.registry.list().filter((cluster) => cluster.origin === 'config').map((cluster) => cluster.name));
   }
 
@@ -110,17 +114,26 @@ export class ClusterController {
   }
 
   private clusterSeen(object: KubernetesManifest | undefined, name: string): void {
+    if (object && !this.inNamespace(object, 'Cluster')) return;
     if (object) this.entries.set(name, { object, observation: this.entries.get(name)?.observation ?? { generation: object.metadata.generation ?? 0 } });
     else this.entries.delete(name);
     this.requestPass();
   }
 
   private secretSeen(secret: KubernetesManifest | undefined, name: string): void {
+    if (secret && !this.inNamespace(secret, 'Secret')) return;
     if (!this.referencedSecrets().has(name)) return;
     const data = (secret as { data?: Record<string, string> } | undefined)?.data;
     if (data) this.secrets.set(name, data);
     else this.secrets.delete(name);
     this.requestPass();
+  }
+
+  /** inNamespace trusts only objects of the served namespace, whatever a watch hands over. */
+  private inNamespace(object: KubernetesManifest, kind: string): boolean {
+    if (object.metadata.namespace === this.options.namespace) return true;
+    this.options.log.warn({ kind, namespace: object.metadata.namespace, name: object.metadata.name, served: this.options.namespace }, 'ignored an object outside the namespace whose Clusters are served');
+    return false;
   }
 
   private requestPass(): void {

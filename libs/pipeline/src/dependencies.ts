@@ -169,6 +169,12 @@ export interface PipelineDependencies {
    */
   tenancyFor?(source: string): SourceTenancy | undefined;
   /**
+   * ownerOf says who wrote a source: the operator (tidemark.yaml) or a tenant (a Source object). A
+   * tenant's source may not declare a tidemark.dev Cluster with inCluster or a kubeconfig Secret
+   * outside its namespace (checkClusterObjects). @defaultValue every source is the operator's
+   */
+  ownerOf?(source: string): 'operator' | 'tenant';
+  /**
    * Every source's declarations, to refuse two Git objects writing one live object (DuplicateObject).
    * Without it, only the run's own source is asked, and only about namespace spellings.
    */

@@ -8,6 +8,7 @@ import { customResourceToApply, validationFailure, type ValidatedResource } from
 import { inventoryEntry, inventoryId } from './tracking';
 import { subjectOf } from './subject';
 import { checkRenderedAllowed } from './allow-check';
+import { checkClusterObjects } from './cluster-object-guard';
 import { identityPreflight } from './identity-preflight';
 import { appliedBefore, appliedVersionOf } from './applied-versions';
 import { cachedLive } from './cached-reads';
@@ -30,6 +31,7 @@ export async function applyStage(run: ReconcileRun, deps: PipelineDependencies, 
   const options: ChangeSetOptions = { ...drift.options, appliedBefore: appliedBefore(run.previous), known: plainManifestLive(run), ...(cached ? { cached } : {}), ...tracedApplies(span) };
   try {
     await checkRenderedAllowed(run, deps, rendered);
+    checkClusterObjects(run, deps, rendered);
     await identityPreflight(run, rendered);
     await ensurePrevention(run, deps, run.plugin && run.object ? [customResourceToApply(run), ...rendered] : rendered);
     let live = run.live;
