@@ -41,6 +41,7 @@ import { previewComments } from './preview-comments';
 import type { PushPathMark } from './push-path-marks';
 import { holdForEverySource, startSyncWindowMonitor, windowDependencies } from './sync-window-monitor';
 import { rolloutDriver, rolloutTargets, type RolloutWiring } from './rollouts';
+import { startRolloutCommitStatuses } from './rollout-commit-statuses';
 
 /** pollingRoles are the roles that run the poller: a worker and an agent take jobs only. */
 const pollingRoles: ReadonlySet<ReconcilerConfig['role']> = new Set(['all', 'poller']);
@@ -124,6 +125,9 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
     onPosted: (provider, ok) => metrics.gitHostPosted(provider, ok),
   });
   stops.push(() => commitStatuses.stop());
+  // One status per wave of a rollout, from each record the rollout driver writes.
+  const waveStatuses = startRolloutCommitStatuses({ gitHosts: config.gitHosts, connectionFor: (cluster) => connectionOf(clusters.main, cluster), log, onPosted: (provider, ok) => metrics.gitHostPosted(provider, ok) });
+  stops.push(() => waveStatuses.stop());
 
   const cacheRoot = join(config.cacheDir, `${config.role}-${process.pid}`);
   const rendering = unitRendering(config, (cluster) => connectionOf(clusters.main, cluster));
@@ -148,7 +152,7 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
   const rollouts = rolloutDriver({
     policies: config.rollouts, redis, statusStore, sources, placement, clusters: () => clusterTargets, queues, log,
     owner: `${config.role}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`,
-    driver: { ...rolloutOptions, onNotice: (source, notice) => { metrics.rolloutNotice(source, notice); rolloutOptions?.onNotice?.(source, notice); } },
+    driver: { ...rolloutOptions, onNotice: (source, notice) => { metrics.rolloutNotice(source, notice); rolloutOptions?.onNotice?.(source, notice); }, onRecord: (record) => { waveStatuses.recorded(record); rolloutOptions?.onRecord?.(record); } },
   });
   // Source objects are known before any worker takes a job that names one.
   const poller = !pollingRoles.has(config.role) ? undefined : new Poller({

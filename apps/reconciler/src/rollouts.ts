@@ -18,7 +18,7 @@ export interface RolloutWiring {
   log: Logger;
   owner: string;
   /** For tests and benches. @defaultValue the driver's */
-  driver?: Pick<RolloutDriverOptions, 'now' | 'tickMs' | 'onReach' | 'onNotice'>;
+  driver?: Pick<RolloutDriverOptions, 'now' | 'tickMs' | 'onReach' | 'onNotice' | 'onRecord'>;
 }
 
 /**

@@ -18,6 +18,8 @@ export interface RolloutDriverOptions {
   log: Logger;
   /** Told of every notice (started, wave passed, waiting, halted, aborted, complete). @defaultValue none */
   onNotice?(source: string, notice: Extract<RolloutEffect, { type: 'notice' }>): void;
+  /** Told of each record the driver wrote (commit statuses per wave read it); it must not throw. @defaultValue none */
+  onRecord?(record: RolloutRecord): void;
   /** Told after each reach's jobs are enqueued, for benches. @defaultValue none */
   onReach?(source: string, clusters: readonly string[], revision: string): void;
   /**
@@ -138,7 +140,10 @@ export class RolloutDriver {
     if (delivered && delivered !== record?.revision) step({ type: 'revision', revision: delivered, clusters, ...(record ? {} : await this.previousOf(source, delivered)) });
     for (const command of await takeRolloutCommands(redis, keys, source)) step({ type: 'command', command });
     if (record) step({ type: 'tick', clusters, ...(await this.gateOf(record)) });
-    if (record && record !== original) await writeRolloutRecord(redis, keys, record);
+    if (record && record !== original) {
+      await writeRolloutRecord(redis, keys, record);
+      this.options.onRecord?.(record);
+    }
     for (const effect of effects) await this.carryOut(source, effect);
     return record;
   }

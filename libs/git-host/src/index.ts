@@ -1,7 +1,7 @@
 // Owns: what Tidemark tells a Git host: commit statuses and pull-request comments (Gitea/Forgejo, GitHub,
 //   GitLab). It talks HTTP; tokens are handed in when a request is made, never logged, stored or put in an
 //   error.
-// Entry points: postCommitStatus, StatusPoster, upsertPullRequestComment.
+// Entry points: postCommitStatus, StatusPoster, upsertPullRequestComment, waveStatuses (a rollout's waves as statuses).
 // Records: the commit status record that lets replicas agree on which status to post
 //   (commit-status:<source>:<revision>:<cluster>, commit-status-open:<source>:<cluster>).
 // May import: @tidemark/contracts.
@@ -10,4 +10,5 @@ export { postCommitStatus, type CommitStatus, type CommitStatusState, type GitHo
 export { type HostRequest, type PostOptions, type PostResult } from './host-request';
 export { CommitStatusRecord, type CommitOnCluster, type ObjectProgress, type StatusClaim, type SupersededCommit } from './commit-status-record';
 export { StatusPoster, type StatusPosterOptions } from './status-poster';
+export { waveStatuses, type WaveStatus } from './rollout-wave-status';
 export { upsertPullRequestComment, type PullRequestComment, type CommentResult } from './pull-request-comment';
