@@ -1,6 +1,6 @@
 // Writes the CRDs of the built-in kinds to deploy/crds, from the TypeScript objects in
 // libs/kinds (the source of truth), the HealthRule CRD from libs/kinds, the Source CRD from libs/source-objects
-// and the Cluster CRD from libs/cluster-objects. Unit tests in
+// the Cluster CRD from libs/cluster-objects and the Rollout CRD from libs/fanout. Unit tests in
 // each library fail when they differ.
 // Usage: npx tsx scripts/generate-crds.ts
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -9,6 +9,7 @@ import { stringify } from 'yaml';
 import { builtinKinds, crdFiles, healthRuleCrd, healthRuleCrdHeader } from '@tidemark/kinds';
 import { sourceCrd, sourceCrdHeader } from '@tidemark/source-objects';
 import { clusterCrd, clusterCrdHeader } from '@tidemark/cluster-objects';
+import { rolloutCrd, rolloutCrdHeader } from '@tidemark/fanout';
 
 const directory = fileURLToPath(new URL('../deploy/crds/', import.meta.url));
 await mkdir(directory, { recursive: true });
@@ -28,3 +29,7 @@ console.log(`wrote deploy/crds/${healthRule.metadata.name}.yaml`);
 const cluster = clusterCrd();
 await writeFile(new URL(`${cluster.metadata.name}.yaml`, `file://${directory}`), clusterCrdHeader + stringify(cluster, { lineWidth: 0 }));
 console.log(`wrote deploy/crds/${cluster.metadata.name}.yaml`);
+// The Rollout kind's CRD: read from Git, never applied by Tidemark; for admission checks and editors.
+const rollout = rolloutCrd();
+await writeFile(new URL(`${rollout.metadata.name}.yaml`, `file://${directory}`), rolloutCrdHeader + stringify(rollout, { lineWidth: 0 }));
+console.log(`wrote deploy/crds/${rollout.metadata.name}.yaml`);

@@ -1,8 +1,8 @@
 import { healthRuleGroup, healthRuleKind } from './health-rule-object';
 
-// The kinds a source's Git holds for Tidemark itself: Placement (where objects go) and HealthRule
-// (how they are judged). A new kind of that sort goes here, and routing and previews skip it alike.
-const readOnlyKeyPrefixes = ['tidemark.dev/Placement/', `${healthRuleGroup}/${healthRuleKind}/`];
+// The kinds a source's Git holds for Tidemark itself: Placement (where objects go), HealthRule
+// (how they are judged) and Rollout (in which waves a revision goes out). A new kind of that sort goes here, and routing and previews skip it alike.
+const readOnlyKeyPrefixes = ['tidemark.dev/Placement/', `${healthRuleGroup}/${healthRuleKind}/`, 'tidemark.dev/Rollout/'];
 
 /**
  * isReadOnlyKey tells the key of an object Tidemark reads from Git but never applies (any

@@ -18,6 +18,7 @@ export interface OpenApiSchema {
   minItems?: number;
   maxItems?: number;
   'x-kubernetes-validations'?: { rule: string; message: string }[];
+  'x-kubernetes-int-or-string'?: true;
 }
 
 interface JsonSchema {
@@ -38,7 +39,7 @@ const copied = ['description', 'minLength', 'maxLength', 'pattern', 'minimum', '
  * crdSchemaOf turns a TypeBox type into a structural CRD schema, so a CRD and a parser share one
  * definition. A union of objects that each hold one field (a ref: branch, tag, semver or commit)
  * becomes one object with every field optional and a CEL rule that exactly one is set; a union
- * of literals becomes an enum. Anything else it cannot express throws, naming the path, so a new
+ * of literals becomes an enum, and an integer or a string int-or-string. Anything else it cannot express throws, naming the path, so a new
  * field of an unsupported shape breaks generation rather than the CRD.
  */
 export function crdSchemaOf(schema: TSchema, path = '.'): OpenApiSchema {
@@ -69,6 +70,10 @@ function objectParts(input: JsonSchema, path: string): OpenApiSchema {
 }
 
 function unionSchema(variants: JsonSchema[], path: string): OpenApiSchema {
+  // A count or a percentage ("25%"): the API server's int-or-string; the parser checks the string's form.
+  if (variants.length === 2 && variants.some((variant) => variant.type === 'integer') && variants.some((variant) => variant.type === 'string')) {
+    return { 'x-kubernetes-int-or-string': true };
+  }
   if (variants.every((variant) => variant.const !== undefined)) {
     return { type: typeof variants[0]!.const === 'number' ? 'number' : 'string', enum: variants.map((variant) => variant.const) };
   }
