@@ -29,7 +29,7 @@ async function installPrerequisites(objects: Manifest[]): Promise<void> {
 describe('deploy/crds kustomization', () => {
   it('renders exactly the generated CRDs, and the API server accepts them', async () => {
     const crds = await renderKustomize(kubeconfigPath, crdKustomization);
-    expect(crds.map((crd) => crd.metadata.name).sort()).toEqual(['clusters.tidemark.dev', 'configwatchers.k8spatterns.com', 'healthrules.tidemark.dev', 'sources.tidemark.dev', 'webapps.tidemark.dev']);
+    expect(crds.map((crd) => crd.metadata.name).sort()).toEqual(['clusters.tidemark.dev', 'configwatchers.k8spatterns.com', 'healthrules.tidemark.dev', 'rollouts.tidemark.dev', 'sources.tidemark.dev', 'webapps.tidemark.dev']);
     // A server-side apply dry-run as the manager of the shared plane's WebApp CRD (test/setup/global-rig.ts),
     // so its webhook URL gives way to the Service these files name; it works whether or not a suite installed them first.
     await kubectl(kubeconfigPath, ['apply', '--server-side', '--force-conflicts', '--field-manager=tidemark-rig', '--dry-run=server', '-f', '-'], crds.map((crd) => JSON.stringify(crd)).join('\n---\n'));
