@@ -40,7 +40,7 @@ import { startNotifications } from './notifications';
 import { previewComments } from './preview-comments';
 import type { PushPathMark } from './push-path-marks';
 import { holdForEverySource, startSyncWindowMonitor, windowDependencies } from './sync-window-monitor';
-import { rolloutDriver, rolloutTargets, type RolloutWiring } from './rollouts';
+import { gitRolloutPolicies, rolloutDriver, rolloutTargets, type RolloutWiring } from './rollouts';
 import { startRolloutCommitStatuses } from './rollout-commit-statuses';
 
 /** pollingRoles are the roles that run the poller: a worker and an agent take jobs only. */
@@ -149,8 +149,9 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
   metrics.start({ queues, statusStore, clusters: clusterNames, sourceCacheDir: (source) => join(cacheRoot, source) });
 
   // Sources with a rollout policy: the driver enqueues each wave's clusters, not the poll (docs/rollouts.md).
+  const rolloutPolicyAt = gitRolloutPolicies(sources, config.rollouts);
   const rollouts = rolloutDriver({
-    policies: config.rollouts, redis, statusStore, sources, placement, clusters: () => clusterTargets, queues, log,
+    policies: config.rollouts, policyAt: rolloutPolicyAt, redis, statusStore, sources, placement, clusters: () => clusterTargets, queues, log,
     owner: `${config.role}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`,
     driver: { ...rolloutOptions, onNotice: (source, notice) => { metrics.rolloutNotice(source, notice); rolloutOptions?.onNotice?.(source, notice); }, onRecord: (record) => { waveStatuses.recorded(record); rolloutOptions?.onRecord?.(record); } },
   });
@@ -164,7 +165,7 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
       mark('poll-read', { source: result.source, revision: result.revision });
       const routed = await routePoll(await rebuild.beforeRoute(result), { source: sources.get(result.source)!, placement, clusters: clusterTargets, statusStore });
       // A source that rolls out in waves gets its jobs from the driver, wave by wave.
-      const jobs = rollouts.has(result.source) ? [] : routed;
+      const jobs = (await rollouts.governs(result.source, result.revision)) ? [] : routed;
       rollouts.wakeFor(result.source);
       mark('jobs-routed', { source: result.source, revision: result.revision });
       await metrics.changesFound(result, jobs);
@@ -203,7 +204,7 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
   const owned: { watches?: OwnedWatches; objects?: RunningClusterObjects } = {};
   if (config.role !== 'poller') {
     const waits = new DependencyWaits({ redis, prefix: recordPrefix, enqueue: (job) => queues.enqueue(job) });
-    const desired = gitDesiredState(sources, placement, clusterTargets, retiring, rolloutTargets(redis, statusStore.keys, config.rollouts));
+    const desired = gitDesiredState(sources, placement, clusterTargets, retiring, rolloutTargets(redis, statusStore.keys, config.rollouts, rolloutPolicyAt));
     const headOf = async (source: string) => {
       const recorded = await readSourceStatus(redis, statusStore.keys, source);
       return recorded.head ?? recorded.revision;

@@ -1,5 +1,5 @@
-import { NotReadyError, messageOf, readRolloutRecord, rolloutTargetOf, type Logger, type RecordKeys, type RedisClient } from '@tidemark/contracts';
-import { RolloutDriver, routePoll, type RolloutDriverOptions, type RolloutPolicy } from '@tidemark/fanout';
+import { NotReadyError, messageOf, readRolloutRecord, readSourceStatus, rolloutTargetOf, type Logger, type RecordKeys, type RedisClient } from '@tidemark/contracts';
+import { effectivePolicy, RolloutDriver, RolloutObjectCache, routePoll, type RolloutDriverOptions, type RolloutPolicy } from '@tidemark/fanout';
 import type { GitSource } from '@tidemark/git-source';
 import type { ClusterTarget, PlacementCache } from '@tidemark/placement';
 import type { ReconcileQueues } from '@tidemark/queue';
@@ -8,6 +8,8 @@ import type { StatusStore } from '@tidemark/status-store';
 /** RolloutWiring is what the rollout driver needs from the reconciler. */
 export interface RolloutWiring {
   policies: readonly RolloutPolicy[];
+  /** A source's policy at a revision, its Git Rollout included (gitRolloutPolicies). @defaultValue the config's only */
+  policyAt?: RolloutDriverOptions['policyAt'];
   redis: RedisClient;
   statusStore: StatusStore;
   sources: ReadonlyMap<string, GitSource>;
@@ -31,6 +33,7 @@ export function rolloutDriver(wiring: RolloutWiring): RolloutDriver {
   return new RolloutDriver({
     redis: wiring.redis, keys: statusStore.keys, policies: new Map(wiring.policies.map((policy) => [policy.source, policy])),
     clusters: wiring.clusters,
+    ...(wiring.policyAt ? { policyAt: wiring.policyAt, sources: () => sources.keys() } : {}),
     route: async (source, revision) => {
       const gitSource = sources.get(source);
       if (!gitSource) return [];
@@ -43,24 +46,57 @@ export function rolloutDriver(wiring: RolloutWiring): RolloutDriver {
 }
 
 /**
+ * gitRolloutPolicies is each source's policy at a revision: the Rollout object in its Git (read once
+ * per revision), capped by the source's tidemark.yaml policy (effectivePolicy, docs/rollouts.md).
+ * `sources` is read at each call, so a Source object added at runtime may roll out by its own Rollout.
+ */
+export function gitRolloutPolicies(sources: ReadonlyMap<string, GitSource>, policies: readonly RolloutPolicy[]): (source: string, revision: string) => Promise<RolloutPolicy | undefined> {
+  const configured = new Map(policies.map((policy) => [policy.source, policy]));
+  const cache = new RolloutObjectCache();
+  return async (source, revision) => {
+    const gitSource = sources.get(source);
+    const git = gitSource ? await cache.rollout(source, gitSource, revision) : undefined;
+    return effectivePolicy(configured.get(source), git);
+  };
+}
+
+/**
  * rolloutTargets is the worker's question "which revision may a job of this source apply on this
  * cluster": undefined for a source without a rollout policy (the head, as before); else the
  * cluster's target in the rollout record. Without a record yet, or before a first rollout reaches
  * the cluster, or with a record that does not read, the job waits (NotReadyError) rather than guess.
  */
-export function rolloutTargets(redis: RedisClient, keys: RecordKeys, policies: readonly RolloutPolicy[]): (source: string, cluster: string) => Promise<string | undefined> {
+export function rolloutTargets(redis: RedisClient, keys: RecordKeys, policies: readonly RolloutPolicy[], policyAt?: RolloutWiring['policyAt']): (source: string, cluster: string) => Promise<string | undefined> {
   const governed = new Set(policies.map((policy) => policy.source));
   return async (source, cluster) => {
-    if (!governed.has(source)) return undefined;
+    const inGit = governed.has(source) || !policyAt ? undefined : await governedInGit(redis, keys, source, policyAt);
+    if (!governed.has(source) && !inGit?.governed) return undefined;
     let record;
     try {
       record = await readRolloutRecord(redis, keys, source);
     } catch (error) {
       throw new NotReadyError('RolloutRecordUnreadable', messageOf(error), 30_000);
     }
+    // A Rollout that does not read: each cluster keeps its target (applying and healing there); one with none waits.
+    if (!record && inGit?.invalid) throw new NotReadyError('RolloutInvalid', inGit.invalid, 30_000);
     if (!record) throw new NotReadyError('RolloutPending', `Source ${source} rolls out in waves and its rollout has not started yet; the object waits for it.`, 5_000);
     const target = rolloutTargetOf(record, cluster);
     if (!target) throw new NotReadyError('RolloutWaiting', `The rollout of source ${source} at ${record.revision.slice(0, 12)} has not reached cluster ${cluster} yet (its first revision there); the object waits for its wave.`, 30_000);
     return target;
   };
+}
+
+/**
+ * governedInGit tells whether the revision a source delivered holds a Rollout. One that does not read
+ * governs too (the head never goes out on a policy half read), and `invalid` says why, naming the
+ * file, the object and the field.
+ */
+async function governedInGit(redis: RedisClient, keys: RecordKeys, source: string, policyAt: NonNullable<RolloutWiring['policyAt']>): Promise<{ governed: boolean; invalid?: string }> {
+  const { revision } = await readSourceStatus(redis, keys, source);
+  if (!revision) return { governed: false };
+  try {
+    return { governed: (await policyAt(source, revision)) !== undefined };
+  } catch (error) {
+    return { governed: true, invalid: `Source ${source} at ${revision.slice(0, 12)}: ${messageOf(error)}; its objects wait until the Rollout is fixed.` };
+  }
 }

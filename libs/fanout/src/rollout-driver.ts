@@ -9,6 +9,14 @@ export interface RolloutDriverOptions {
   redis: RedisClient;
   keys: RecordKeys;
   policies: ReadonlyMap<string, RolloutPolicy>;
+  /**
+   * The policy a source rolls out a revision by (tidemark.yaml's, capped Git Rollout: effectivePolicy),
+   * undefined when it has none there; it throws on a Rollout that does not read, and the source then
+   * does not move. With it, every source of `sources` may roll out. @defaultValue policies.get(source)
+   */
+  policyAt?(source: string, revision: string): Promise<RolloutPolicy | undefined>;
+  /** Every source a Git Rollout may govern (with policyAt). @defaultValue the keys of policies */
+  sources?(): Iterable<string>;
   /** The clusters and their labels now: the one place a rollout reads cluster labels from. */
   clusters(): readonly ClusterTarget[];
   /** Every job of a source at a revision on every cluster, as placement says (routePoll with nothing known before). */
@@ -62,13 +70,24 @@ export class RolloutDriver {
     return this.options.policies.has(source);
   }
 
+  /**
+   * governs tells whether a source's revision rolls out in waves (the driver enqueues its jobs, not
+   * the poll): a policy in tidemark.yaml, or one at that revision in Git. A Rollout that does not
+   * read governs too, so nothing of the revision goes out until it is fixed.
+   */
+  async governs(source: string, revision: string): Promise<boolean> {
+    if (this.has(source)) return true;
+    if (!this.options.policyAt) return false;
+    return (await this.options.policyAt(source, revision).catch(() => true)) !== undefined;
+  }
+
   /** wakeFor steps the rollouts now when `source` has one (a poll delivered or recorded a revision of it). */
   wakeFor(source: string): void {
-    if (this.has(source)) this.wake();
+    if (this.has(source) || this.options.policyAt) this.wake();
   }
 
   async start(): Promise<void> {
-    if (this.timer || this.options.policies.size === 0) return;
+    if (this.timer || (this.options.policies.size === 0 && !this.options.policyAt)) return;
     this.timer = setInterval(() => this.wake(), this.options.tickMs ?? 500);
     this.timer.unref();
     if (this.options.listen ?? true) {
@@ -113,8 +132,8 @@ export class RolloutDriver {
     if (!(await this.lease.acquire())) return;
     const started = performance.now();
     const gated = new Set<string>();
-    for (const policy of this.options.policies.values()) {
-      const record = await this.stepSource(policy).catch((error: unknown) => void this.options.log.warn({ source: policy.source, err: messageOf(error) }, 'rollout step failed for a source'));
+    for (const source of this.options.sources?.() ?? this.options.policies.keys()) {
+      const record = await this.stepSource(source).catch((error: unknown) => void this.options.log.warn({ source, err: messageOf(error) }, 'rollout step failed for a source'));
       if (record?.phase === 'progressing' && !record.paused) record.batch.forEach((cluster) => gated.add(cluster));
     }
     this.gated = gated;
@@ -123,9 +142,17 @@ export class RolloutDriver {
     if (tookMs > 5_000) this.options.log.warn({ tookMs }, 'a rollout step took more than 5 s');
   }
 
-  private async stepSource(policy: RolloutPolicy): Promise<RolloutRecord | undefined> {
+  /** policyAt is the source's policy at a revision (the config's alone without options.policyAt). */
+  private policyAt(source: string, revision: string): Promise<RolloutPolicy | undefined> {
+    return this.options.policyAt?.(source, revision) ?? Promise.resolve(this.options.policies.get(source));
+  }
+
+  private async stepSource(source: string): Promise<RolloutRecord | undefined> {
     const { redis, keys } = this.options;
-    const source = policy.source;
+    const delivered = (await readSourceStatus(redis, keys, source)).revision;
+    // The policy of the revision delivered: a source whose Git no longer holds one is not stepped (its record stays as it was).
+    const policy = delivered ? await this.policyAt(source, delivered) : this.options.policies.get(source);
+    if (!policy) return undefined;
     const original = await readRolloutRecord(redis, keys, source);
     let record = original;
     const effects: RolloutEffect[] = [];
@@ -136,7 +163,6 @@ export class RolloutDriver {
       effects.push(...result.effects);
     };
     const clusters = this.options.clusters();
-    const delivered = (await readSourceStatus(redis, keys, source)).revision;
     if (delivered && delivered !== record?.revision) step({ type: 'revision', revision: delivered, clusters, ...(record ? {} : await this.previousOf(source, delivered)) });
     for (const command of await takeRolloutCommands(redis, keys, source)) step({ type: 'command', command });
     if (record) step({ type: 'tick', clusters, ...(await this.gateOf(record)) });
