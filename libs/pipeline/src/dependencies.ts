@@ -96,8 +96,11 @@ export interface DeclarationIndex {
    * at the revision it applies now (`pinned` for the run's own source). Unreadable objects are left out.
    */
   named(cluster: string, name: string, pinned: { source: string; revision: string }): Promise<Declaration[]>;
-  /** wake asks for a declaration to be reconciled again: another declaration of its live object came or went. */
-  wake(cluster: string, declaration: Declaration): Promise<void>;
+  /**
+   * wake asks for a declaration to be reconciled again: another declaration of its live object came
+   * or went, or it is a retiring source's pre-delete hook that nothing queued (stage-pre-delete).
+   */
+  wake(cluster: string, declaration: Pick<Declaration, 'source' | 'revision' | 'objectKey'>): Promise<void>;
 }
 
 /** DependencyWaitRegistry records waiting objects and wakes them (libs/ordering's DependencyWaits). */

@@ -70,27 +70,47 @@ async function waitForHooks(run: ReconcileRun, deps: PipelineDependencies, hooks
   const subject = `Source ${source} is being deleted, and ${describeObject(run.ref)} ${what} only after its pre-delete hooks have succeeded`;
   const recheckMs = deps.options?.dependencyRecheckMs ?? 60_000;
   let waiting: string | undefined;
+  const unstarted: OrderingNode[] = [];
   for (const node of hooks) {
-    const { state, message } = await preDeleteVerdict(deps, cluster, node);
+    const { state, message, started } = await preDeleteVerdict(deps, cluster, node);
     const hook = `pre-delete hook ${describeObject(parseObjectKey(node.objectKey))}`;
     if (state === 'Failed') {
       throw new NotReadyError(Reason.DependencyFailed, `${subject}: ${hook} failed, so nothing is deleted. ${message} To delete the Source and leave its objects in place, annotate it tidemark.dev/prune: "false".`, recheckMs, { category: 'transient' });
     }
     if (state !== 'Ready') waiting ??= hook;
+    if (!started) unstarted.push(node);
   }
   if (!waiting) return;
   for (const node of hooks) await deps.ordering?.register(cluster, objectToken(node.objectKey), run.job);
+  // Registered first: a hook woken here that ends at once still wakes this run.
+  for (const node of unstarted) await startHook(run, deps, node);
   throw new NotReadyError(Reason.DependencyNotReady, `${subject}: waiting for ${waiting}.`, recheckMs);
 }
 
-/** preDeleteVerdict is what a hook's pre-delete run came to, from its record: Ready, Failed (with the record's message), or not yet. */
-async function preDeleteVerdict(deps: PipelineDependencies, cluster: string, node: OrderingNode): Promise<{ state: 'Ready' | 'Failed' | 'Waiting'; message: string }> {
+/**
+ * startHook queues a pre-delete hook's run that may have no job: the Source's retire step
+ * (libs/fanout's retireSource) queues only the objects that hold a record, and a hook holds none
+ * when its Source was deleted before the hook's first run, or when Redis lost the records. Without
+ * this the hook would never run and every object waiting for it would wait for ever. The queue keeps
+ * one job per object, and the hook's run name is fixed per revision, so asking twice runs it once.
+ */
+async function startHook(run: ReconcileRun, deps: PipelineDependencies, node: OrderingNode): Promise<void> {
+  const { source, revision, cluster } = run.job;
+  await deps.declarations?.wake(cluster, { source, revision, objectKey: node.objectKey }).catch((error: unknown) =>
+    deps.log?.warn({ objectKey: node.objectKey, source, err: String(error) }, 'could not queue a pre-delete hook'));
+}
+
+/**
+ * preDeleteVerdict is what a hook's pre-delete run came to, from its record: Ready, Failed (with the
+ * record's message), or not yet; `started` is false while no record of that run exists.
+ */
+async function preDeleteVerdict(deps: PipelineDependencies, cluster: string, node: OrderingNode): Promise<{ state: 'Ready' | 'Failed' | 'Waiting'; message: string; started: boolean }> {
   const record = await deps.statusStore.get(cluster, node.objectKey);
-  if (!record || record.specHash !== preDeleteRun(node.hook!).specHash) return { state: 'Waiting', message: '' };
+  if (!record || record.specHash !== preDeleteRun(node.hook!).specHash) return { state: 'Waiting', message: '', started: false };
   const state = verdictOf(record).state;
   const message = findCondition(record.conditions, 'Ready')?.message ?? '';
-  if (state === 'Failed' || state === 'Stalled') return { state: 'Failed', message };
-  return { state: state === 'Ready' ? 'Ready' : 'Waiting', message };
+  if (state === 'Failed' || state === 'Stalled') return { state: 'Failed', message, started: true };
+  return { state: state === 'Ready' ? 'Ready' : 'Waiting', message, started: true };
 }
 
 /** onlyHooksLeft: every other object the source has on the cluster is gone (or orphaned: kept by a prune guard). */
