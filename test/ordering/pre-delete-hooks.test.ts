@@ -128,6 +128,27 @@ describe('pre-delete hooks on the real Job controller', () => {
     expect(await getConfigMap('settings')).toBeUndefined();
   });
 
+  it('a pre-delete hook without a status record still runs before the prune (records lost with Redis, or a Source deleted at once)', async () => {
+    const plain = stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'lost', namespace }, data: { value: 'lost' } });
+    const url = await pushRepository('lost', { 'lost.yaml': plain, 'audit.yaml': job('audit', { 'tidemark.dev/hook': 'pre-delete' }) });
+    await createObject(stack.connection, sourceObject('lost', url));
+    const hookKey = `batch/Job/${namespace}/audit`;
+    await expect.poll(() => stack.readyCondition(hookKey), { timeout: 60_000 }).toMatch(/^True .*is a pre-delete hook/);
+    await expect.poll(async () => (await getConfigMap('lost'))?.metadata.name, { timeout: 60_000 }).toBe('lost');
+    // The hook's record is gone, as after a Source deleted before the hook's first run: the retire step does not know it.
+    await stack.reconciler.statusStore.delete(stack.cluster, hookKey);
+
+    await deleteObject(stack.connection, { group: 'tidemark.dev', kind: 'Source', namespace, name: 'lost' });
+    let audit: Job | undefined;
+    await expect.poll(async () => {
+      const [seen] = await runsOf('audit');
+      if (seen) audit = seen;
+      return getSource('lost');
+    }, { timeout: 120_000, interval: 100 }).toBeUndefined();
+    expect(audit, 'the audit hook ran').toBeDefined();
+    expect(await getConfigMap('lost')).toBeUndefined();
+  });
+
   it('a failed pre-delete hook blocks the delete and says which hook failed and why; an orphaning delete lets the Source go', async () => {
     const url = await pushRepository('stuck', {
       'kept.yaml': configMap('kept'),
