@@ -21,7 +21,12 @@
 // other writes are replayed raw to price each: its status writes, its Events, and the watch cache's
 // watches. On shared cores the rate ratio cannot pass the CPU ratio; the API server's share is
 // the part no reconciler speed can save.
-//   npx tsx bench/pipeline.bench.ts [--webapps 1000] [--concurrency 16] [--cache on|off] [--version v1beta1|v1alpha1] [--crd-versions all|one]
+// Tidemark's own CPU: this process's CPU per object in the pipeline's run (reconcile and the watch
+// cache) beside the minimal client's in the ceiling's replay; and per one-object push (`--pushes`
+// WebApps changed one at a time, once converged). `--cpu-prof <dir>` writes the V8 CPU profile of
+// the first creation and of the pushes there (read them with bench/support/cpu-profile-window.ts).
+//   npx tsx bench/pipeline.bench.ts [--webapps 1000] [--concurrency 16] [--cache on|off] [--version v1beta1|v1alpha1] [--crd-versions all|one] [--pushes 50] [--cpu-prof <dir>] [--parts on|off]
+// `--parts off` skips pricing the status writes, Events and watches (the last phases), for a quicker CPU run.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
@@ -36,6 +41,7 @@ import { crdInstallerManager, installBuiltinCrds } from '../apps/reconciler/src/
 import { startTestConversionWebhook } from '../test/support/conversion-webhook';
 import { countedRequests, perObject } from './support/counted-requests';
 import { cpuDuring, type PhaseCpu } from './support/process-cpu';
+import { profiledDuring } from './support/in-process-profile';
 import { figure, pool, printFigures, say } from './support/figures';
 import { RawClient, recordRequests, runsOf, type RecordedApply, type RecordedRun } from './support/raw-apply';
 import { webApp, type WebAppVersion } from './support/webapps';
@@ -45,7 +51,8 @@ import { startOwnedWatches } from '@tidemark/watches';
 
 setFlagsFromString('--expose-gc');
 
-const { values } = parseArgs({ options: { webapps: { type: 'string', default: '1000' }, concurrency: { type: 'string', default: '16' }, cache: { type: 'string', default: 'on' }, version: { type: 'string', default: 'v1beta1' }, 'crd-versions': { type: 'string', default: 'all' } } });
+const { values } = parseArgs({ options: { webapps: { type: 'string', default: '1000' }, concurrency: { type: 'string', default: '16' }, cache: { type: 'string', default: 'on' }, version: { type: 'string', default: 'v1beta1' }, 'crd-versions': { type: 'string', default: 'all' }, pushes: { type: 'string', default: '50' }, 'cpu-prof': { type: 'string' }, parts: { type: 'string', default: 'on' } } });
+if (values.parts !== 'on' && values.parts !== 'off') throw new Error(`--parts must be on or off, not ${values.parts}`);
 if (values.version !== 'v1beta1' && values.version !== 'v1alpha1') throw new Error(`--version must be v1beta1 or v1alpha1, not ${values.version}`);
 const version: WebAppVersion = values.version;
 if (values['crd-versions'] !== 'all' && values['crd-versions'] !== 'one') throw new Error(`--crd-versions must be all or one, not ${values['crd-versions']}`);
@@ -55,6 +62,8 @@ if (values.cache !== 'on' && values.cache !== 'off') throw new Error(`--cache mu
 const cached = values.cache === 'on';
 const webapps = Number(values.webapps);
 const concurrency = Number(values.concurrency);
+const pushes = Math.min(Number(values.pushes), webapps);
+const profileDir = values['cpu-prof'];
 const namespaces = 10;
 const revision = 'b'.repeat(40);
 
@@ -133,10 +142,11 @@ async function runPipeline(prefix: string, count: number): Promise<{ elapsed: nu
   return reconcileAll(prefix, jobsFor(prefix, count));
 }
 
-function jobsFor(prefix: string, count: number, reason: ReconcileJob['reason'] = 'git-change'): ReconcileJob[] {
+/** jobsFor: a job for each of `count` WebApps, or for the one `only` names, with its greeting. */
+function jobsFor(prefix: string, count: number, reason: ReconcileJob['reason'] = 'git-change', only?: { index: number; greeting: string }): ReconcileJob[] {
   const jobs: ReconcileJob[] = [];
-  for (let i = 0; i < count; i += 1) {
-    const object = webApp(`${prefix}-${i % namespaces}`, `app-${i}`, 'hello', version);
+  for (let i = only?.index ?? 0; i < (only ? only.index + 1 : count); i += 1) {
+    const object = webApp(`${prefix}-${i % namespaces}`, `app-${i}`, only?.greeting ?? 'hello', version);
     const objectKey = `tidemark.dev/WebApp/${object.metadata.namespace}/${object.metadata.name}`;
     desired.set(objectKey, { object, path: `apps/${object.metadata.namespace}.yaml` });
     jobs.push({ source: 'bench', revision, cluster: 'bench', objectKey, reason });
@@ -172,7 +182,7 @@ try {
   await createNamespaces('pipe-a');
   await cacheSettled(0);
   recording = true;
-  const { result: { result: { elapsed: pipelineMs, failures: pipelineFailures }, cpu: pipelineCpu }, count: created } = await countedRequests(plane, () => cpuDuring(apiServerPid, () => reconcileAll('pipe-a', jobsFor('pipe-a', webapps))));
+  const { result: { result: { elapsed: pipelineMs, failures: pipelineFailures }, cpu: pipelineCpu }, count: created } = await countedRequests(plane, () => cpuDuring(apiServerPid, () => profiledDuring(profileFile('first-creation'), () => reconcileAll('pipe-a', jobsFor('pipe-a', webapps)))));
   recording = false;
   const patches = recorded.applies.splice(0);
   const statusApplies = recorded.statusApplies.splice(0);
@@ -188,6 +198,21 @@ try {
   await cacheSettled(patches.length);
   const { result: { elapsed: resyncMs, failures: resyncFailures }, count: resync } = await countedRequests(plane, () => reconcileAll('pipe-a', jobsFor('pipe-a', webapps, 'resync')));
   say(`  first resync ${firstResync.total} requests ${JSON.stringify(firstResync.byKind)}; second ${resync.total} requests in ${Math.round(resyncMs)} ms ${JSON.stringify(resync.byKind)}`);
+  // One-object pushes once converged: each changes one WebApp's greeting (its ConfigMap and the
+  // Deployment that mounts it), reconciled alone, one after the other; replayed raw below.
+  say(`pushes: ${pushes} one-object pushes, one at a time`);
+  recording = true;
+  const { result: { failures: pushFailures }, cpu: pushCpu } = await cpuDuring(apiServerPid, () => profiledDuring(profileFile('push'), async () => {
+    const failures = new Failures();
+    for (let index = 0; index < pushes; index += 1) {
+      const [job] = jobsFor('pipe-a', webapps, 'git-change', { index, greeting: `push-${index}` });
+      await currentRun.run(job!.objectKey, () => reconcile(job!, deps)).catch((error: unknown) => failures.add(error));
+    }
+    return { failures };
+  }));
+  recording = false;
+  const pushRuns = runsOf(recorded.inOrder.splice(0));
+  recorded.applies.length = recorded.statusApplies.length = recorded.events.length = 0;
   say(`raw GET: one GET of each of the ${patches.length} objects, concurrency ${concurrency}`);
   const reader = await RawClient.connect(plane.kubeconfig, concurrency);
   const getStarted = performance.now();
@@ -229,7 +254,18 @@ try {
   ceilingClient.close();
   if (ceilingFailures.count > 0) say(`  ${ceilingFailures.count} of ${runs.length} raw runs failed: ${ceilingFailures.describe().join('; ')}`);
 
-  const parts = await RawClient.connect(plane.kubeconfig, concurrency).then(async (partsClient) => {
+  // The pushes' required requests (applies, status writes, Events; not the dry-runs) by the same
+  // minimal client, one push after the other, onto the ceiling's copies in pipe-e.
+  say(`raw pushes: the ${pushRuns.length} pushes' ${pushRuns.reduce((sum, run) => sum + run.flat().length, 0)} requests, one push at a time, into pipe-e`);
+  const pushClient = await RawClient.connect(plane.kubeconfig, 32);
+  const rawPushFailures = new Failures();
+  const { cpu: rawPushCpu } = await cpuDuring(apiServerPid, async () => {
+    for (const run of pushRuns) await replayRun(pushClient, run, 'pipe-e').catch((error: unknown) => rawPushFailures.add(error));
+  });
+  pushClient.close();
+  if (rawPushFailures.count > 0) say(`  ${rawPushFailures.count} of ${pushRuns.length} raw pushes failed: ${rawPushFailures.describe().join('; ')}`);
+
+  const parts = values.parts === 'off' ? { statusWrites: 0, events: 0, watches: 0, failures: new Failures() } : await RawClient.connect(plane.kubeconfig, concurrency).then(async (partsClient) => {
     try {
       return await apiServerParts(partsClient, statusApplies, events, patches);
     } finally {
@@ -250,8 +286,10 @@ try {
     figure('API requests per WebApp, first creation', 'requests', created.total / webapps, 'objects per WebApp (one apply each)', patches.length / webapps),
     figure('API requests per WebApp, first creation, against the ceiling', 'requests', created.total / webapps, 'requests per WebApp the ceiling sends (applies, status write, Event)', ceilingRequests / webapps),
     figure('API server + bench process CPU per object, pipeline, against the ceiling', 'ms', (pipelineCpu.apiServer + pipelineCpu.self) * 1000 / patches.length, 'the same for the ceiling (API server + minimal client)', (ceilingCpu.apiServer + ceilingCpu.self) * 1000 / patches.length),
+    figure('this process\'s CPU per object while it ran, pipeline (reconcile and the watch cache), against the ceiling', 'ms', pipelineCpu.work * 1000 / patches.length, 'the minimal client\'s CPU per object replaying the ceiling', ceilingCpu.work * 1000 / patches.length),
+    figure(`this process's CPU per one-object push while they ran (${pushes} pushes, one at a time)`, 'ms', pushCpu.work * 1000 / Math.max(pushes, 1), 'the minimal client\'s CPU per push replaying its applies, status write and Event', rawPushCpu.work * 1000 / Math.max(pushRuns.length, 1)),
     ...cpuFigures(pipelineCpu, rawCpu, patches.length),
-    ...partFigures(parts, rawCpu),
+    ...(values.parts === 'on' ? partFigures(parts, rawCpu) : []),
   ], {
     objectsPerWebApp: patches.length / webapps,
     watchCache: values.cache,
@@ -261,10 +299,10 @@ try {
     // Counted from the API server's audit log: Tidemark's User-Agent only, by kind.
     requestsPerWebApp: { firstCreation: perObject(created, webapps), firstResync: perObject(firstResync, webapps), resync: perObject(resync, webapps) },
     // A failed item makes its side faster than it should be: the figures are shown with what failed, not as clean.
-    pipelineFailures: pipelineFailures.count, resyncFailures: resyncFailures.count, rawFailures: rawFailures.count, rawGetFailures: getFailures.count, rawReplayFailures: parts.failures.count, ceilingFailures: ceilingFailures.count,
-    ...(failed(pipelineFailures, resyncFailures, rawFailures, getFailures, parts.failures, ceilingFailures) > 0 ? { failureMessages: [pipelineFailures, resyncFailures, rawFailures, getFailures, parts.failures, ceilingFailures].flatMap((entry) => entry.describe()) } : {}),
+    pipelineFailures: pipelineFailures.count, resyncFailures: resyncFailures.count, pushFailures: pushFailures.count, rawPushFailures: rawPushFailures.count, rawFailures: rawFailures.count, rawGetFailures: getFailures.count, rawReplayFailures: parts.failures.count, ceilingFailures: ceilingFailures.count,
+    ...(failed(pipelineFailures, resyncFailures, pushFailures, rawPushFailures, rawFailures, getFailures, parts.failures, ceilingFailures) > 0 ? { failureMessages: [pipelineFailures, resyncFailures, pushFailures, rawPushFailures, rawFailures, getFailures, parts.failures, ceilingFailures].flatMap((entry) => entry.describe()) } : {}),
   });
-  if (failed(pipelineFailures, resyncFailures, rawFailures, getFailures, parts.failures, ceilingFailures) > 0) process.exitCode = 1;
+  if (failed(pipelineFailures, resyncFailures, pushFailures, rawPushFailures, rawFailures, getFailures, parts.failures, ceilingFailures) > 0) process.exitCode = 1;
 } finally {
   await watches?.stop();
   connection.close();
@@ -356,6 +394,11 @@ async function replayRun(client: RawClient, run: RecordedRun, to: string): Promi
 function storageVersionOnly(crd: KubernetesManifest): KubernetesManifest {
   const spec = crd.spec as { versions: { storage?: boolean }[] };
   return { ...crd, spec: { ...spec, versions: spec.versions.filter((entry) => entry.storage) } } as KubernetesManifest;
+}
+
+/** profileFile is where `--cpu-prof` writes a phase's profile, or nothing without it. */
+function profileFile(phase: string): string | undefined {
+  return profileDir === undefined ? undefined : `${profileDir}/pipeline-${phase}.cpuprofile`;
 }
 
 function thrown(error: Error): never {

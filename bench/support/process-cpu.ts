@@ -12,6 +12,8 @@ export async function cpuSeconds(pid: number): Promise<number> {
 export interface PhaseCpu {
   apiServer: number;
   self: number;
+  /** This process's CPU seconds while `work` ran, without the wait for a quiet API server after it (where this process only idles). */
+  work: number;
 }
 
 /**
@@ -23,10 +25,11 @@ export async function cpuDuring<T>(apiServerPid: number, work: () => Promise<T>)
   await quiet(apiServerPid);
   const [apiBefore, selfBefore] = [await cpuSeconds(apiServerPid), process.cpuUsage()];
   const result = await work();
+  const working = process.cpuUsage(selfBefore);
   await quiet(apiServerPid);
   const self = process.cpuUsage(selfBefore);
   const apiServer = (await cpuSeconds(apiServerPid)) - apiBefore;
-  return { result, cpu: { apiServer, self: (self.user + self.system) / 1e6 } };
+  return { result, cpu: { apiServer, self: (self.user + self.system) / 1e6, work: (working.user + working.system) / 1e6 } };
 }
 
 /** quiet waits until a process used under a tenth of a core in each of two 200 ms windows in a row (at most 10 s). */

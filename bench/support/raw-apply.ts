@@ -30,24 +30,30 @@ export interface RecordedRequests {
   inOrder: RecordedApply[];
 }
 
+/** SentCall is what KubeClient's private send receives: the call with its JSON payload already written. */
+type SentCall = KubeRequest & { payload: string | undefined };
+type Send = (this: KubeClient, call: SentCall) => Promise<{ status: number }>;
+
 /**
- * recordRequests wraps KubeClient.request (bench only) and keeps, while `active()` is true, every
+ * recordRequests wraps KubeClient's send (bench only) and keeps, while `active()` is true, every
  * real server-side apply of an object, of a /status, and every Event creation, to replay them.
- * Request counts come from the API server's audit log instead (see countedRequests).
+ * It keeps the payload KubeClient already wrote, so recording adds no JSON work to the side it
+ * measures. Request counts come from the API server's audit log instead (see countedRequests).
  */
 export function recordRequests(active: () => boolean, runOf: () => string | undefined = () => undefined): RecordedRequests {
   const recorded: RecordedRequests = { applies: [], statusApplies: [], events: [], inOrder: [] };
-  const original = KubeClient.prototype.request;
-  KubeClient.prototype.request = function request<T>(this: KubeClient, call: KubeRequest): Promise<T> {
+  const prototype = KubeClient.prototype as unknown as { send: Send };
+  const original = prototype.send;
+  prototype.send = function send(this: KubeClient, call: SentCall) {
     const list = active() ? listFor(recorded, call) : undefined;
-    if (!list) return original.call(this, call) as Promise<T>;
+    if (!list) return original.call(this, call);
     const query = Object.fromEntries(Object.entries(call.query ?? {}).filter(([, value]) => value !== undefined).map(([key, value]) => [key, String(value)]));
     const run = runOf();
-    const entry: RecordedApply = { method: call.method === 'POST' ? 'POST' : 'PATCH', path: call.path, query, body: JSON.stringify(call.body), ...(run === undefined ? {} : { run }), sent: performance.now() };
+    const entry: RecordedApply = { method: call.method === 'POST' ? 'POST' : 'PATCH', path: call.path, query, body: call.payload ?? '', ...(run === undefined ? {} : { run }), sent: performance.now() };
     list.push(entry);
     recorded.inOrder.push(entry);
     const answered = () => { entry.answered = performance.now(); };
-    const response = original.call(this, call) as Promise<T>;
+    const response = original.call(this, call);
     response.then(answered, answered);
     return response;
   };
