@@ -161,4 +161,21 @@ describe('requests per WebApp', () => {
     const resync = await counted(() => harness.reconcileKey(plainKey, 'resync'));
     expect(resync).toMatchObject({ objectGets: 0, all: resync.gets });
   });
+
+  it('a push that changes what a WebApp renders: the changed object is applied at once, no dry-run but the CR\'s validation', async () => {
+    await harness.cacheCaughtUp(key);
+    await harness.repo.write('shop.yaml', `apiVersion: tidemark.dev/v1alpha1\nkind: WebApp\nmetadata:\n  name: shop\n  namespace: ${namespace}\nspec:\n  image: nginx:1.28\n  replicas: 1\n`);
+    const path = `/apis/apps/v1/namespaces/${namespace}/deployments/shop`;
+    const pushed = await counted(() => harness.pushAndReconcile('shop on nginx 1.28'));
+    // The Deployment is live at the version its last apply left: its dry-run could only say what its apply says.
+    expect(pushed.dryRuns).toBe(1);
+    expect(pushed.crDryRuns).toBe(1);
+    expect(requests.filter((request) => request.path === path && request.method === 'PATCH')).toEqual([expect.objectContaining({ apply: true, dryRun: false, status: 200 })]);
+    // The CR, the Deployment, the status write and one Event; what did not change is not written.
+    expect(pushed.writes).toBe(4);
+    const deployment = await harness.connection.client.request<{ spec: { template: { spec: { containers: { image: string }[] } } } }>({ method: 'GET', path, what: 'read the deployment' });
+    expect(deployment.spec.template.spec.containers[0]!.image).toBe('nginx:1.28');
+    const record = await harness.statusStore.get('shared', key);
+    expect(findCondition(record?.conditions, 'Ready')?.message ?? '').not.toMatch(/unchanged/i);
+  });
 });

@@ -39,6 +39,13 @@ export interface ChangeSetOptions {
    * warned about then, and the object is 'unchanged' without a request. @defaultValue never
    */
   appliedBefore?(object: KubernetesManifest, live: KubernetesManifest): { warnings: readonly string[] } | undefined;
+  /**
+   * leftByLastApply says the live object is still at the version an earlier apply of it left (only
+   * what that apply wrote is there). Without `decide`, such an object is applied at once, with no
+   * dry-run first: the dry-run could only say what the apply will, and an apply that changes
+   * nothing writes nothing (its answer keeps the resourceVersion: 'unchanged'). @defaultValue never
+   */
+  leftByLastApply?(object: KubernetesManifest, live: KubernetesManifest): boolean;
   /** known returns what the caller already read of an object in this run, so it is not read again. @defaultValue nothing known */
   known?(object: KubernetesManifest): KnownState | undefined;
   /**
@@ -125,6 +132,7 @@ async function applyRead(connection: ClusterConnection, object: KubernetesManife
       warnings.push(...before.warnings);
       return { subject, action: 'unchanged', object: live, live };
     }
+    if (!known?.dryRun && !options.decide && options.leftByLastApply?.(object, live)) return await applyAtOnce(connection, resource, object, live, warnings);
     const dryRun = known?.dryRun?.object ?? await applyToResource(connection, resource, object, { dryRun: true, warnings });
     if (sameObject(dryRun, live, connection.fieldManager)) return { subject, action: 'unchanged', object: live, live, dryRun };
     return await decideAndApply(connection, { resource, object, live, dryRun }, options, warnings);
@@ -132,6 +140,13 @@ async function applyRead(connection: ClusterConnection, object: KubernetesManife
     if (error instanceof ApiError && error.isImmutableFieldChange) return recreateOrFail(connection, object, error);
     throw toReconcileFailure(error, `apply ${subject}`);
   }
+}
+
+/** applyAtOnce applies an object with no dry-run first (leftByLastApply); an answer at the same resourceVersion wrote nothing. */
+async function applyAtOnce(connection: ClusterConnection, resource: ApiResource, object: KubernetesManifest, live: KubernetesManifest, warnings: string[]): Promise<ChangeSetEntry> {
+  const applied = await applyToResource(connection, resource, object, { warnings });
+  const action = applied.metadata.resourceVersion === live.metadata.resourceVersion ? 'unchanged' : 'configured';
+  return { subject: describe(object), action, object: applied, live };
 }
 
 /** Changing is an object whose dry-run differs from the live object. */

@@ -1,22 +1,22 @@
 /**
  * stableStringify serialises JSON with object keys sorted at every depth, so two objects
  * that are equal give the same string whatever order their keys were written in (the API
- * server and YAML parsers do not keep key order stable).
+ * server and YAML parsers do not keep key order stable). It runs for every object of every run
+ * (content hashes), so it builds one string in loops rather than arrays of parts.
  */
 export function stableStringify(value: unknown): string {
+  if (typeof value !== 'object' || value === null) return JSON.stringify(value) ?? 'null';
   if (Array.isArray(value)) {
-    return `[${value.map((item) => stableStringify(item)).join(',')}]`;
+    let text = '[';
+    for (let index = 0; index < value.length; index += 1) text += (index === 0 ? '' : ',') + stableStringify(value[index]);
+    return `${text}]`;
   }
-  if (isPlainObject(value)) {
-    const entries = Object.keys(value)
-      .sort()
-      .filter((key) => value[key] !== undefined)
-      .map((key) => `${JSON.stringify(key)}:${stableStringify(value[key])}`);
-    return `{${entries.join(',')}}`;
+  const record = value as Record<string, unknown>;
+  let text = '{';
+  for (const key of Object.keys(record).sort()) {
+    const item = record[key];
+    if (item === undefined) continue;
+    text += (text.length === 1 ? '' : ',') + JSON.stringify(key) + ':' + stableStringify(item);
   }
-  return JSON.stringify(value) ?? 'null';
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+  return `${text}}`;
 }

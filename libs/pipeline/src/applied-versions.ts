@@ -23,6 +23,20 @@ export function appliedBefore(previous: ObjectStatus | undefined): (object: Kube
 }
 
 /**
+ * leftByLastApply answers "is the live object still at the version the last run's apply of it
+ * left?" (its uid and resourceVersion, whatever Git wants now): nobody else wrote it since, so a
+ * changed object goes straight to its apply (ChangeSetOptions.leftByLastApply). Secrets never are.
+ */
+export function leftByLastApply(previous: ObjectStatus | undefined): (object: KubernetesManifest, live: KubernetesManifest) => boolean {
+  const versions = previous?.appliedVersions;
+  return (object, live) => {
+    if (!versions || typeof versions !== 'object' || isSecret(object)) return false;
+    const version: unknown = versions[inventoryId(inventoryEntry(object))];
+    return isAppliedVersion(version) && version.uid === live.metadata.uid && version.resourceVersion === live.metadata.resourceVersion;
+  };
+}
+
+/**
  * appliedVersionOf is what an apply's entry says for the next run: the object as Git wants it is
  * live at the entry's version (created, configured, or unchanged). Skipped objects (drift left in
  * place) and Secrets have none, so they are dry-run again next time.

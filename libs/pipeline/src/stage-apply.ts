@@ -10,7 +10,7 @@ import { subjectOf } from './subject';
 import { checkRenderedAllowed } from './allow-check';
 import { checkClusterObjects } from './cluster-object-guard';
 import { identityPreflight } from './identity-preflight';
-import { appliedBefore, appliedVersionOf } from './applied-versions';
+import { appliedBefore, appliedVersionOf, leftByLastApply } from './applied-versions';
 import { cachedLive } from './cached-reads';
 import { ensurePrevention } from './prevention-check';
 import { noSpan, type TraceSpan } from '@tidemark/tracing';
@@ -22,13 +22,14 @@ import { tracedApplies } from './run-trace';
  * and is neither read nor dry-run again: fetch read it and validate dry-ran it, or, when it does
  * not exist yet, its creation here is its validation (a refusal is ValidationFailed, and nothing
  * it renders is applied). An object whose last apply left it at the version it still has is not
- * dry-run at all (appliedBefore).
+ * dry-run at all: unchanged in Git, it is not written either (appliedBefore); changed, it is
+ * applied at once (leftByLastApply).
  */
 export async function applyStage(run: ReconcileRun, deps: PipelineDependencies, rendered: KubernetesManifest[], validated?: ValidatedResource, span: TraceSpan = noSpan): Promise<AppliedObjects> {
   run.stage = 'apply';
   const drift = driftCheck(run, deps);
   const cached = cachedLive(run, deps);
-  const options: ChangeSetOptions = { ...drift.options, appliedBefore: appliedBefore(run.previous), known: plainManifestLive(run), ...(cached ? { cached } : {}), ...tracedApplies(span) };
+  const options: ChangeSetOptions = { ...drift.options, appliedBefore: appliedBefore(run.previous), leftByLastApply: leftByLastApply(run.previous), known: plainManifestLive(run), ...(cached ? { cached } : {}), ...tracedApplies(span) };
   try {
     await checkRenderedAllowed(run, deps, rendered);
     checkClusterObjects(run, deps, rendered);
