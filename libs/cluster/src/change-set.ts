@@ -132,7 +132,8 @@ async function applyRead(connection: ClusterConnection, object: KubernetesManife
       warnings.push(...before.warnings);
       return { subject, action: 'unchanged', object: live, live };
     }
-    if (!known?.dryRun && !options.decide && options.leftByLastApply?.(object, live)) return await applyAtOnce(connection, resource, object, live, warnings);
+    const atOnce = applyAtOnce(connection, { resource, object, live }, options, warnings, known);
+    if (atOnce) return await atOnce;
     const dryRun = known?.dryRun?.object ?? await applyToResource(connection, resource, object, { dryRun: true, warnings });
     if (sameObject(dryRun, live, connection.fieldManager)) return { subject, action: 'unchanged', object: live, live, dryRun };
     return await decideAndApply(connection, { resource, object, live, dryRun }, options, warnings);
@@ -142,11 +143,18 @@ async function applyRead(connection: ClusterConnection, object: KubernetesManife
   }
 }
 
-/** applyAtOnce applies an object with no dry-run first (leftByLastApply); an answer at the same resourceVersion wrote nothing. */
-async function applyAtOnce(connection: ClusterConnection, resource: ApiResource, object: KubernetesManifest, live: KubernetesManifest, warnings: string[]): Promise<ChangeSetEntry> {
-  const applied = await applyToResource(connection, resource, object, { warnings });
-  const action = applied.metadata.resourceVersion === live.metadata.resourceVersion ? 'unchanged' : 'configured';
-  return { subject: describe(object), action, object: applied, live };
+/**
+ * applyAtOnce applies an object with no dry-run first when leftByLastApply allows it (no drift
+ * to decide, no dry-run known); an answer at the same resourceVersion wrote nothing. Undefined
+ * when the object takes the dry-run path.
+ */
+function applyAtOnce(connection: ClusterConnection, target: { resource: ApiResource; object: KubernetesManifest; live: KubernetesManifest }, options: ChangeSetOptions, warnings: string[], known: KnownState | undefined): Promise<ChangeSetEntry> | undefined {
+  const { resource, object, live } = target;
+  if (known?.dryRun || options.decide || !options.leftByLastApply?.(object, live)) return undefined;
+  return applyToResource(connection, resource, object, { warnings }).then((applied) => {
+    const action = applied.metadata.resourceVersion === live.metadata.resourceVersion ? 'unchanged' : 'configured';
+    return { subject: describe(object), action, object: applied, live };
+  });
 }
 
 /** Changing is an object whose dry-run differs from the live object. */
