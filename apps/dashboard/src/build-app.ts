@@ -188,7 +188,7 @@ export async function buildDashboard(deps: DashboardDeps): Promise<FastifyInstan
     scope.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
     await scope.register(apiRoutes, { prefix: '/api', data, actions, sourceActions });
     await scope.register(pageRoutes, { data, actions, sourceActions, ...(deps.traceUrl ? { traceUrl: deps.traceUrl } : {}) });
-    await scope.register(pruneHoldRoutes, { holds: new PruneHolds(deps.redis, deps.statusStore.keys.prefix), queues: deps.queues });
+    await scope.register(pruneHoldRoutes, { holds: new PruneHolds(deps.redis, deps.statusStore.keys.prefix), queues: deps.queues, clusters: () => deps.statusStore.clusters() });
     await scope.register(clusterFreezeRoutes, { freezes: new ClusterFreezes({ redis: deps.redis, store: deps.statusStore, queues: deps.queues, clusterNames: () => data.clusterNames() }) });
     await scope.register(rolloutRoutes, { rollouts: new RolloutActions({ redis: deps.redis, keys: deps.statusStore.keys }) });
     await scope.register(previewRoutes, { previews: deps.previews ?? noPreviewQueue, redis: deps.redis, keys: deps.statusStore.keys });

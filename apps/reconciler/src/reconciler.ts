@@ -1,7 +1,7 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { TerminalError, claimRedisSchema, readClusterFreeze, readSourceStatus, takeSyncWindowPass, RecordKeys, redisSchemaVersion, messageOf, type ReconcileJob, type ReconcileOutcome } from '@tidemark/contracts';
+import { TerminalError, claimRedisSchema, moveClusterKeys, readClusterFreeze, readSourceStatus, takeSyncWindowPass, RecordKeys, redisSchemaVersion, messageOf, type ReconcileJob, type ReconcileOutcome, type RedisClient } from '@tidemark/contracts';
 import { fileCredentials, GitSource, type GitSourceOptions, type SourceSpec, type UnitRendering } from '@tidemark/git-source';
 import { compileHealthRules, createDefaultRegistry, withHealthRules } from '@tidemark/kinds';
 import { PlacementCache } from '@tidemark/placement';
@@ -62,6 +62,8 @@ export interface StartReconcilerOptions {
   clock?: () => Date;
   /** The rollout driver's clock, tick and observers (tests inject time; benches observe reaches). @defaultValue real time */
   rollouts?: RolloutWiring['driver'];
+  /** How often records an older release wrote under the shared tag are moved to their cluster's (moveClusterKeys). @defaultValue 60000 */
+  keyMoveIntervalMs?: number;
 }
 
 /**
@@ -75,7 +77,7 @@ export async function startReconciler(config: ReconcilerConfig, log: Logger, opt
     for (const undo of stops.reverse()) await Promise.resolve(undo()).catch((error: unknown) => log.warn({ err: String(error) }, 'stop step failed'));
   };
   try {
-    const running = await wire(config, log, stops, options.mark ?? noMark, { ...(options.clock ? { clock: options.clock } : {}), ...(options.rollouts ? { rollouts: options.rollouts } : {}) });
+    const running = await wire(config, log, stops, options.mark ?? noMark, { ...(options.clock ? { clock: options.clock } : {}), ...(options.rollouts ? { rollouts: options.rollouts } : {}), keyMoveIntervalMs: options.keyMoveIntervalMs ?? 60_000 });
     return { ...running, stop };
   } catch (error) {
     await stop();
@@ -83,7 +85,7 @@ export async function startReconciler(config: ReconcilerConfig, log: Logger, opt
   }
 }
 
-async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise<void> | void)[], mark: PushPathMark, { clock, rollouts: rolloutOptions }: Pick<StartReconcilerOptions, 'clock' | 'rollouts'>): Promise<Omit<RunningReconciler, 'stop'>> {
+async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise<void> | void)[], mark: PushPathMark, { clock, rollouts: rolloutOptions, keyMoveIntervalMs }: Pick<StartReconcilerOptions, 'clock' | 'rollouts'> & { keyMoveIntervalMs: number }): Promise<Omit<RunningReconciler, 'stop'>> {
   // A URL, a Sentinel group or a Redis Cluster; on a cluster every key carries the hash tag {prefix}.
   const connection = redisConnectionFor(config.redis);
   const hashTag = needsHashTag(config.redis);
@@ -99,6 +101,8 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
   // Refuse to run on records a newer release wrote (a downgrade); else record this release's schema.
   const schema = await claimRedisSchema(redis, new RecordKeys(recordPrefix), `reconciler ${process.pid}`);
   if (schema.previous !== redisSchemaVersion) log.info({ previous: schema.previous || 'none', now: redisSchemaVersion }, 'Redis record schema raised');
+  // On a Redis Cluster each target cluster's records live under its own tag: move an older release's, now and while it may still run.
+  stops.push(await keepMovingClusterKeys(redis, new RecordKeys(recordPrefix), log, keyMoveIntervalMs));
   const statusStore = new StatusStore({ redis, prefix: recordPrefix });
   // Off unless configured (no SDK loaded); stopped last, so the spans of the final runs are sent.
   const tracer = await startTracing(config.tracing);
@@ -379,6 +383,22 @@ async function startWorkersOn(clusters: readonly string[], options: Omit<Reconci
   const workers = new ReconcileWorkers({ ...options, clusters: [...clusters] });
   await workers.start(run);
   return () => workers.close();
+}
+
+/**
+ * keepMovingClusterKeys runs moveClusterKeys once (start-up waits for it) and then every interval,
+ * until stopped: a previous release still running in a rolling upgrade writes the old names.
+ */
+async function keepMovingClusterKeys(redis: RedisClient, keys: RecordKeys, log: Logger, intervalMs: number): Promise<() => void> {
+  if (!keys.hashTagged) return () => undefined;
+  const pass = async () => {
+    const done = await moveClusterKeys(redis, keys);
+    if (done.moved + done.changed > 0) log.info(done, 'moved records of target clusters to their own hash tags');
+  };
+  await pass();
+  const timer = setInterval(() => void pass().catch((error: unknown) => log.warn({ err: messageOf(error) }, 'moving records to their clusters\' hash tags failed; trying again')), intervalMs);
+  timer.unref();
+  return () => clearInterval(timer);
 }
 
 /** noMark is the mark of a deployment: nothing is told. */

@@ -45,6 +45,7 @@ export { parseStatusChange, parseStatusSync, type StatusChange, type StatusSync 
 export { parseTreeChange, type TreeChange } from './records/tree-change';
 export { duplicateClient, type RedisClient } from './records/redis-client';
 export { RedisLease } from './records/redis-lease';
+export { moveClusterKeys, movedName, type ClusterKeysMoved } from './records/cluster-keys-move';
 export { redisSchemaVersion, reconcileJobName, jobSchemaVersion, claimRedisSchema, SchemaTooNewError } from './records/schema-version';
 export { newestClusterSample, readClusterSeries, parseClusterSample, type ClusterSample } from './records/cluster-series';
 export { revisionFor } from './records/revision-for';

@@ -81,7 +81,7 @@ export class PruneHolds {
    * (and confirmed) again.
    */
   async decide(hold: PruneHold): Promise<PruneHold> {
-    const raw = await this.redis.eval(decideScript, 2, this.keys.pruneHold(hold.source, hold.cluster), this.keys.pruneHolds,
+    const raw = await this.redis.eval(decideScript, 2, this.keys.pruneHold(hold.source, hold.cluster), this.keys.pruneHolds(hold.cluster),
       hold.revision, JSON.stringify(hold), String(holdSeconds), `${hold.cluster}/${hold.source}`);
     return parsePruneHold(typeof raw === 'string' ? raw : null) ?? hold;
   }
@@ -95,15 +95,23 @@ export class PruneHolds {
     return parsePruneHold(typeof raw === 'string' ? raw : null);
   }
 
-  /** waiting lists every hold that waits for confirmation. */
-  async waiting(): Promise<PruneHold[]> {
-    const members = await this.redis.smembers(this.keys.pruneHolds);
+  /**
+   * waiting lists every hold of the given clusters that waits for confirmation (each cluster's
+   * holds are indexed under its own keys: see RecordKeys.pruneHolds).
+   */
+  async waiting(clusters: readonly string[]): Promise<PruneHold[]> {
+    const indexes = new Set(clusters.map((cluster) => this.keys.pruneHolds(cluster)));
+    const wanted = new Set(clusters);
     const holds: PruneHold[] = [];
-    for (const member of members) {
-      const slash = member.indexOf('/');
-      const hold = await this.get(member.slice(slash + 1), member.slice(0, slash));
-      if (!hold) await this.redis.srem(this.keys.pruneHolds, member);
-      else if (hold.state === 'waiting') holds.push(hold);
+    for (const index of indexes) {
+      for (const member of await this.redis.smembers(index)) {
+        const slash = member.indexOf('/');
+        const cluster = member.slice(0, slash);
+        if (!wanted.has(cluster)) continue;
+        const hold = await this.get(member.slice(slash + 1), cluster);
+        if (!hold) await this.redis.srem(index, member);
+        else if (hold.state === 'waiting') holds.push(hold);
+      }
     }
     return holds.sort((a, b) => a.decidedAt.localeCompare(b.decidedAt));
   }

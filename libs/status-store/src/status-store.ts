@@ -11,6 +11,12 @@ export interface StatusStoreOptions {
   prefix?: string;
   /** How many reconcile records to keep per object. @defaultValue 20 */
   historyLength?: number;
+  /**
+   * Whether writing a record adds its cluster to the shared index of clusters (statusClusters).
+   * An agent, whose Redis user may write only its own cluster's keys, leaves it to the hub
+   * (indexClusters). @defaultValue true
+   */
+  indexesClusters?: boolean;
 }
 
 // Set or clear the flag only while the object has a record: a flag without a record names an
@@ -71,11 +77,22 @@ export class StatusStore {
   /** The names of every shared record, from this store's prefix. */
   readonly keys: RecordKeys;
   private readonly historyLength: number;
+  private readonly indexesClusters: boolean;
+  /** Clusters this store has added to the shared index (with a hash tag, a command of its own, sent once per cluster). */
+  private readonly indexed = new Set<string>();
 
   constructor(options: StatusStoreOptions) {
     this.redis = options.redis;
     this.keys = new RecordKeys(options.prefix ?? 'tidemark');
     this.historyLength = options.historyLength ?? 20;
+    this.indexesClusters = options.indexesClusters ?? true;
+  }
+
+  /** indexClusters adds clusters to the shared index of clusters with records (the hub's, for its agents' clusters). */
+  async indexClusters(clusters: readonly string[]): Promise<void> {
+    if (clusters.length === 0) return;
+    await this.redis.sadd(this.keys.statusClusters, ...clusters);
+    for (const cluster of clusters) this.indexed.add(cluster);
   }
 
   /** channel is the pub/sub channel that carries StatusChange messages. */
@@ -121,12 +138,22 @@ export class StatusStore {
     const transaction = this.redis.multi();
     if (status) this.addPut(transaction, status);
     this.addHistory(transaction, history, entry);
-    await this.exec(transaction);
+    await Promise.all([this.exec(transaction), status ? this.index(status.cluster) : undefined]);
   }
 
   /** put writes a record without a history entry (seeding, tests); `suspended` in it is ignored. */
   async put(status: ObjectStatus): Promise<void> {
-    await this.exec(this.addPut(this.redis.multi(), status));
+    await Promise.all([this.exec(this.addPut(this.redis.multi(), status)), this.index(status.cluster)]);
+  }
+
+  /**
+   * index adds a cluster to the shared index when its records live under a tag of their own (a
+   * transaction cannot span two slots); without a hash tag addPut's transaction does it.
+   */
+  private async index(cluster: string): Promise<void> {
+    if (!this.keys.hashTagged || !this.indexesClusters || this.indexed.has(cluster)) return;
+    await this.redis.sadd(this.keys.statusClusters, cluster);
+    this.indexed.add(cluster);
   }
 
   /**
@@ -168,9 +195,18 @@ export class StatusStore {
    * publishSync sends a reader's sync marker on the status channel, from the node that holds the
    * records (the transaction names one of its keys): a subscriber receives it after every change
    * announced before it, which the writers announce in the transaction that writes the record.
+   * With a hash tag it sends one from each cluster's slot; it returns how many it sent.
    */
-  async publishSync(token: string): Promise<void> {
-    await this.exec(this.redis.multi().exists(this.keys.statusClusters).publish(this.channel, JSON.stringify({ sync: token } satisfies StatusSync)));
+  async publishSync(token: string): Promise<number> {
+    const marker = JSON.stringify({ sync: token } satisfies StatusSync);
+    if (!this.keys.hashTagged) {
+      await this.exec(this.redis.multi().exists(this.keys.statusClusters).publish(this.channel, marker));
+      return 1;
+    }
+    // Each cluster's records have a slot of their own, maybe on another node: one marker from each.
+    const clusters = await this.clusters();
+    await Promise.all(clusters.map((cluster) => this.exec(this.redis.multi().exists(this.keys.objectStatus(cluster)).publish(this.channel, marker))));
+    return clusters.length;
   }
 
   /** list returns every record of a cluster, as get sees each. */
@@ -216,16 +252,12 @@ export class StatusStore {
   async holders(source: string, clusters: readonly string[], objectKeys?: readonly string[]): Promise<Map<string, string[]>> {
     const held = new Map<string, string[]>();
     if (objectKeys?.length === 0) return held;
-    const pipeline = this.redis.pipeline();
-    for (const cluster of clusters) {
-      if (objectKeys) pipeline.hmget(this.keys.objectStatus(cluster), ...objectKeys);
-      else pipeline.hvals(this.keys.objectStatus(cluster));
-    }
-    const replies = (await pipeline.exec()) ?? [];
+    // One command per cluster, not one pipeline: with a hash tag the clusters' records lie in different slots.
+    const replies = await Promise.all(clusters.map((cluster) => objectKeys
+      ? this.redis.hmget(this.keys.objectStatus(cluster), ...objectKeys)
+      : this.redis.hvals(this.keys.objectStatus(cluster))));
     clusters.forEach((cluster, index) => {
-      const [error, values] = replies[index] ?? [new Error('no reply from Redis'), []];
-      if (error) throw error;
-      for (const raw of values as (string | null)[]) {
+      for (const raw of replies[index] ?? []) {
         const record = parseStatusRecord(raw);
         if (record?.source === source) held.set(record.objectKey, [...(held.get(record.objectKey) ?? []), cluster]);
       }
@@ -299,29 +331,37 @@ export class StatusStore {
    * the first and the last such time per cluster say when the commit reached it. Kept 7 days.
    */
   async recordRevisionLive(source: string, revision: string, cluster: string, at: Date): Promise<void> {
-    const key = this.keys.revisionLive(source, revision);
+    const key = this.keys.revisionLive(source, revision, cluster);
     const time = at.toISOString();
     await this.exec(this.redis.multi().hsetnx(key, `${cluster}|first`, time).hset(key, `${cluster}|last`, time).expire(key, revisionLiveSeconds));
   }
 
-  /** revisionsLive reads, per revision, when it first and last went live on each cluster. */
+  /** revisionsLive reads, per revision, when it first and last went live on each cluster with records. */
   async revisionsLive(source: string, revisions: readonly string[]): Promise<Map<string, Map<string, RevisionLive>>> {
     const found = new Map<string, Map<string, RevisionLive>>();
     if (revisions.length === 0) return found;
-    const pipeline = this.redis.pipeline();
-    for (const revision of revisions) pipeline.hgetall(this.keys.revisionLive(source, revision));
-    const answers = (await pipeline.exec()) ?? [];
-    answers.forEach(([error, value], index) => {
-      if (error || !value) return;
-      const byCluster = new Map<string, RevisionLive>();
-      for (const [field, time] of Object.entries(value as Record<string, string>)) {
-        const [cluster, which] = field.split('|') as [string, 'first' | 'last'];
-        const entry = byCluster.get(cluster) ?? { first: time, last: time };
-        entry[which] = time;
-        byCluster.set(cluster, entry);
-      }
-      if (byCluster.size > 0) found.set(revisions[index]!, byCluster);
-    });
+    // One hash per cluster with a hash tag, one for all without: a pipeline per slot.
+    // (without a hash tag every cluster names the same hash: any name reads it)
+    const clusters = this.keys.hashTagged ? await this.clusters() : [''];
+    const answers = await Promise.all(clusters.map(async (cluster) => {
+      const pipeline = this.redis.pipeline();
+      for (const revision of revisions) pipeline.hgetall(this.keys.revisionLive(source, revision, cluster));
+      return (await pipeline.exec()) ?? [];
+    }));
+    for (const replies of answers) {
+      replies.forEach(([error, value], index) => {
+        if (error || !value) return;
+        const revision = revisions[index]!;
+        const byCluster = found.get(revision) ?? new Map<string, RevisionLive>();
+        for (const [field, time] of Object.entries(value as Record<string, string>)) {
+          const [cluster, which] = field.split('|') as [string, 'first' | 'last'];
+          const entry = byCluster.get(cluster) ?? { first: time, last: time };
+          entry[which] = time;
+          byCluster.set(cluster, entry);
+        }
+        if (byCluster.size > 0) found.set(revision, byCluster);
+      });
+    }
     return found;
   }
 

@@ -12,6 +12,8 @@ import { errors } from './schemas';
 export interface PruneHoldRoutesOptions {
   holds: PruneHolds;
   queues: QueueAccess;
+  /** The clusters whose holds are listed (each cluster's holds are indexed under its own keys). */
+  clusters: () => Promise<readonly string[]>;
 }
 
 const HoldBody = Type.Object({
@@ -25,10 +27,10 @@ const HoldParams = Type.Object({ cluster: Type.String({ minLength: 1, maxLength:
  * the allowed share of a source's objects) and lets an operator confirm one: its objects are then
  * reconciled at once, and deleted.
  */
-export async function pruneHoldRoutes(app: FastifyInstance, { holds, queues }: PruneHoldRoutesOptions): Promise<void> {
+export async function pruneHoldRoutes(app: FastifyInstance, { holds, queues, clusters }: PruneHoldRoutesOptions): Promise<void> {
   // A scoped token sees (and confirms) a hold only when its scope covers every object the prune may delete.
   const visible = (hold: { source: string; cluster: string }, scope: TokenScope | undefined) => pruneInScope(scope, hold);
-  const waiting = async (scope: TokenScope | undefined) => (await holds.waiting()).filter((hold) => visible(hold, scope));
+  const waiting = async (scope: TokenScope | undefined) => (await holds.waiting(await clusters())).filter((hold) => visible(hold, scope));
   // `decidedAt` names the hold that was shown: one decided again since (it removes more) is not confirmed by it.
   const confirm = async (params: { cluster: string; source: string }, shown: { revision: string; decidedAt?: string }, by: string, scope: TokenScope | undefined): Promise<PruneHold> => {
     const { revision } = shown;

@@ -119,12 +119,21 @@ export class StatusCache {
   private async markerReturns(): Promise<boolean> {
     const token = randomUUID();
     let timer: NodeJS.Timeout | undefined;
+    // With a hash tag a marker comes from each cluster's slot (publishSync says how many): all must arrive.
+    let received = 0;
+    let expected = Infinity;
+    let done: (value: boolean) => void = () => undefined;
     const arrived = new Promise<boolean>((resolve) => {
-      this.markers.set(token, () => resolve(true));
+      done = resolve;
+      this.markers.set(token, () => {
+        received += 1;
+        if (received >= expected) resolve(true);
+      });
       timer = setTimeout(() => resolve(false), this.options.syncTimeoutMs ?? 2000);
     });
     try {
-      await this.options.store.publishSync(token);
+      expected = await this.options.store.publishSync(token);
+      if (received >= expected) done(true);
       return await arrived;
     } catch {
       return false;

@@ -3,12 +3,31 @@
  * from one deployment prefix. The convention: the prefix is a bare word (`tidemark`, or
  * `{tidemark}` as a Redis Cluster hash tag) and every key is `<prefix>:<record>:<id>`. Nothing
  * else builds these names, so a reader and a writer can never disagree about a colon.
+ *
+ * A record that belongs to one target cluster is named under that cluster's prefix instead
+ * (clusterPrefix): with a hash tag `{tidemark.<cluster>}`, the tag of the cluster's queue, so a
+ * Redis Cluster spreads the clusters over its primaries and an ACL can grant one cluster's keys
+ * (`{tidemark.<cluster>}*`). Without a hash tag the cluster's prefix is the deployment's, and the
+ * names are those of every release before per-cluster keys.
  */
 export class RecordKeys {
   constructor(readonly prefix: string = 'tidemark') {
     if (prefix.length === 0 || /\s/.test(prefix) || prefix.endsWith(':')) {
       throw new Error(`The Redis key prefix "${prefix}" must be a non-empty word without spaces or a trailing colon, such as "tidemark"; keys are built as <prefix>:<record>.`);
     }
+  }
+
+  /** hashTagged says whether the prefix is a Redis Cluster hash tag (`{tidemark}`): then every cluster's records have a tag of their own. */
+  get hashTagged(): boolean {
+    return /^\{[^{}]+\}$/.test(this.prefix);
+  }
+
+  /**
+   * clusterPrefix is the prefix of one target cluster's records: `{tidemark.<cluster>}` when the
+   * deployment's prefix is a hash tag (the tag of the cluster's queue), else the deployment's prefix.
+   */
+  clusterPrefix(cluster: string): string {
+    return this.hashTagged ? `{${this.prefix.slice(1, -1)}.${cluster}}` : this.prefix;
   }
 
   /** sourceStatus is the hash of one source's poll status (SourceStatus). */
@@ -18,7 +37,7 @@ export class RecordKeys {
 
   /** clusterHealth is the JSON string of one cluster's health (ClusterHealth). */
   clusterHealth(cluster: string): string {
-    return `${this.prefix}:cluster-health:${cluster}`;
+    return `${this.clusterPrefix(cluster)}:cluster-health:${cluster}`;
   }
 
   /** agentHeartbeat is the JSON of the heartbeat of the agent serving one cluster (AgentHeartbeat), with a TTL. */
@@ -33,7 +52,7 @@ export class RecordKeys {
 
   /** clusterFreeze is the JSON of one cluster's freeze (ClusterFreeze): no writes to the cluster while it exists. */
   clusterFreeze(cluster: string): string {
-    return `${this.prefix}:cluster-freeze:${cluster}`;
+    return `${this.clusterPrefix(cluster)}:cluster-freeze:${cluster}`;
   }
 
   /** syncWindowPass is the JSON of an operator's pass for one object through a sync window that allows manual syncs (SyncWindowPass). */
@@ -43,17 +62,17 @@ export class RecordKeys {
 
   /** objectStatus is the hash objectKey → ObjectStatus JSON of one cluster. */
   objectStatus(cluster: string): string {
-    return `${this.prefix}:status:${cluster}`;
+    return `${this.clusterPrefix(cluster)}:status:${cluster}`;
   }
 
   /** suspended is the hash objectKey → "1" of one cluster's suspended objects. */
   suspended(cluster: string): string {
-    return `${this.prefix}:suspended:${cluster}`;
+    return `${this.clusterPrefix(cluster)}:suspended:${cluster}`;
   }
 
   /** history is the capped list of one object's ReconcileRecords, newest first. */
   history(cluster: string, objectKey: string): string {
-    return `${this.prefix}:history:${cluster}:${objectKey}`;
+    return `${this.clusterPrefix(cluster)}:history:${cluster}:${objectKey}`;
   }
 
   /** statusClusters is the set of clusters that have object status records. */
@@ -86,12 +105,15 @@ export class RecordKeys {
 
   /** pruneHold is the JSON of one source's mass-prune hold on one cluster (PruneHold). */
   pruneHold(source: string, cluster: string): string {
-    return `${this.prefix}:prune-hold:${source}:${cluster}`;
+    return `${this.clusterPrefix(cluster)}:prune-hold:${source}:${cluster}`;
   }
 
-  /** pruneHolds is the set of `<cluster>/<source>` that have a prune hold record. */
-  get pruneHolds(): string {
-    return `${this.prefix}:prune-holds`;
+  /**
+   * pruneHolds is the set of `<cluster>/<source>` that have a prune hold record on a cluster: one
+   * set per cluster with a hash tag, else one set for every cluster (the same name for each).
+   */
+  pruneHolds(cluster: string): string {
+    return `${this.clusterPrefix(cluster)}:prune-holds`;
   }
 
   /** sourceIndex is the set of source names some poller ran (config-file and Source objects), for the dashboard. */
@@ -106,12 +128,12 @@ export class RecordKeys {
 
   /** healthLease elects the one health checker of a cluster. */
   healthLease(cluster: string): string {
-    return `${this.prefix}:lease:health:${cluster}`;
+    return `${this.clusterPrefix(cluster)}:lease:health:${cluster}`;
   }
 
   /** watchLease elects the one process that watches a cluster's owned objects. */
   watchLease(cluster: string): string {
-    return `${this.prefix}:lease:watch:${cluster}`;
+    return `${this.clusterPrefix(cluster)}:lease:watch:${cluster}`;
   }
 
   /** sourceCommits is the capped list of a source's fetched commits (SourceCommit JSON), newest first. */
@@ -121,12 +143,15 @@ export class RecordKeys {
 
   /** liveChildren is the hash owner uid → LiveChild[] JSON of one cluster: the ReplicaSets and Pods under what Tidemark applied. */
   liveChildren(cluster: string): string {
-    return `${this.prefix}:tree:${cluster}`;
+    return `${this.clusterPrefix(cluster)}:tree:${cluster}`;
   }
 
-  /** revisionLive is the hash `<cluster>|first` / `<cluster>|last` → time an object of a source became Ready at a revision. */
-  revisionLive(source: string, revision: string): string {
-    return `${this.prefix}:revision-live:${source}:${revision}`;
+  /**
+   * revisionLive is the hash `<cluster>|first` / `<cluster>|last` → time an object of a source became
+   * Ready at a revision on a cluster: one hash per cluster with a hash tag, else one for every cluster.
+   */
+  revisionLive(source: string, revision: string, cluster: string): string {
+    return `${this.clusterPrefix(cluster)}:revision-live:${source}:${revision}`;
   }
 
   /**
@@ -135,7 +160,7 @@ export class RecordKeys {
    * and `posted:<state>` once a replica has claimed posting that state.
    */
   commitStatus(source: string, revision: string, cluster: string): string {
-    return `${this.prefix}:commit-status:${source}:${revision}:${cluster}`;
+    return `${this.clusterPrefix(cluster)}:commit-status:${source}:${revision}:${cluster}`;
   }
 
   /**
@@ -143,7 +168,7 @@ export class RecordKeys {
    * claimed and whose final one was not yet, scored by when they were picked up: what a newer commit may supersede.
    */
   commitStatusOpen(source: string, cluster: string): string {
-    return `${this.prefix}:commit-status-open:${source}:${cluster}`;
+    return `${this.clusterPrefix(cluster)}:commit-status-open:${source}:${cluster}`;
   }
 
   /**
@@ -151,7 +176,7 @@ export class RecordKeys {
    * (when the change started), and `o:<objectKey>` → `pending` or the seconds until it was Ready.
    */
   commitClock(source: string, revision: string, cluster: string): string {
-    return `${this.prefix}:commit-clock:${source}:${revision}:${cluster}`;
+    return `${this.clusterPrefix(cluster)}:commit-clock:${source}:${revision}:${cluster}`;
   }
 
   /** webhookArrival is the time (ms) a push webhook of a source arrived, until the poll it triggers takes it. */
@@ -161,12 +186,12 @@ export class RecordKeys {
 
   /** clusterSeries is the capped list of a cluster's samples (ClusterSample JSON), newest first. */
   clusterSeries(cluster: string): string {
-    return `${this.prefix}:cluster-series:${cluster}`;
+    return `${this.clusterPrefix(cluster)}:cluster-series:${cluster}`;
   }
 
   /** treeLease elects the one process that records a cluster's resource trees. */
   treeLease(cluster: string): string {
-    return `${this.prefix}:lease:tree:${cluster}`;
+    return `${this.clusterPrefix(cluster)}:lease:tree:${cluster}`;
   }
 
   /** seriesLease elects the one process that samples the clusters' figures. */
@@ -189,7 +214,7 @@ export class RecordKeys {
    * token (`object:<objectKey>`, `crd:<group>/<Kind>`), each a DependencyWaiter JSON.
    */
   dependencyWaiters(cluster: string, token: string): string {
-    return `${this.prefix}:waiters:${cluster}:${token}`;
+    return `${this.clusterPrefix(cluster)}:waiters:${cluster}:${token}`;
   }
 
   /** dashboardSession is one dashboard sign-in, by the SHA-256 of its cookie's id (never the id). */

@@ -3,10 +3,12 @@ import type { RedisClient } from './redis-client';
 
 /**
  * redisSchemaVersion is the version of the Redis records and job envelopes this release writes.
- * 1 is every release before versions existed (main at 53f8326); 2 added the version itself.
+ * 1 is every release before versions existed (main at 53f8326); 2 added the version itself; 3
+ * keeps each target cluster's records under its cluster's hash tag on a Redis Cluster
+ * (RecordKeys.clusterPrefix; moveClusterKeys moves an older release's).
  * Raise it when a record or job changes in a way an older release would misread.
  */
-export const redisSchemaVersion = 2;
+export const redisSchemaVersion = 3;
 
 /**
  * reconcileJobName is the BullMQ job name, which carries the job's schema version. The version
