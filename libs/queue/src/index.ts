@@ -24,6 +24,7 @@ export { RedisTlsError } from './errors/redis-tls-error';
 export { computeBackoff, resolveBackoff, defaultBackoff, type BackoffOptions } from './backoff';
 export { formatJobId, objectKeyOfJobId } from './job-id';
 export { clusterQueuePrefix, queueNameFor, redisPrefix, type QueueNamingOptions } from './queue-names';
+export { agentAclRule } from './agent-acl';
 export { InvalidJobError } from './errors/invalid-job-error';
 export { InvalidQueueOptionsError } from './errors/invalid-queue-options-error';
 export { QueueUnavailableError } from './errors/queue-unavailable-error';

@@ -385,10 +385,10 @@ export class StatusStore {
     const { suspended: _ignored, ...rest } = status;
     const stored = { ...rest, schemaVersion: redisSchemaVersion };
     const change: StatusChange = { cluster: status.cluster, objectKey: status.objectKey, kind: 'updated' };
-    return transaction
-      .hset(this.keys.objectStatus(status.cluster), status.objectKey, JSON.stringify(stored))
-      .sadd(this.keys.statusClusters, status.cluster)
-      .publish(this.channel, JSON.stringify(change));
+    transaction.hset(this.keys.objectStatus(status.cluster), status.objectKey, JSON.stringify(stored));
+    // With a hash tag the shared index is another slot: index() adds the cluster outside the transaction.
+    if (!this.keys.hashTagged && this.indexesClusters) transaction.sadd(this.keys.statusClusters, status.cluster);
+    return transaction.publish(this.channel, JSON.stringify(change));
   }
 
   private async exec(transaction: ReturnType<Redis['multi']>): Promise<void> {
