@@ -74,7 +74,7 @@ describe('on a Redis Cluster (3 masters)', () => {
     await cluster?.stop();
   });
 
-  it('runs queues, the status store and leases with every key in its hash tag\'s slot', async () => {
+  it('runs queues, the status store and leases with every key in its hash tag\'s slot: the target cluster\'s or the deployment\'s', async () => {
     const prefix = `tc-${randomUUID().slice(0, 6)}`;
     const tagged = redisPrefix({ prefix, hashTag: true });
     const store = new StatusStore({ redis: client, prefix: tagged });
@@ -93,7 +93,9 @@ describe('on a Redis Cluster (3 masters)', () => {
       const queueKeys = keys.filter((key) => key.startsWith(`{${prefix}.east}:reconcile.east:`));
       expect(queueKeys.length).toBeGreaterThan(3);
       expect(keys.length).toBeGreaterThan(queueKeys.length);
-      for (const key of keys) expect(await (client as Cluster).cluster('KEYSLOT', key), key).toBe(queueKeys.includes(key) ? queueSlot : slot);
+      // The target cluster's own records (status, history, lease) share its queue's tag; the rest the deployment's.
+      expect(keys).toContain(store.keys.objectStatus('east'));
+      for (const key of keys) expect(await (client as Cluster).cluster('KEYSLOT', key), key).toBe(key.startsWith(`{${prefix}.east}:`) ? queueSlot : slot);
     } finally {
       await run.close();
     }
