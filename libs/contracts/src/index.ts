@@ -6,7 +6,8 @@
 //   reads archives.
 // Entry points: RecordKeys, ReconcileJob, ObjectStatus, setCondition, verdictOf, messageOf, TerminalError,
 //   TransientError, formatObjectKey.
-// Records: the key of every shared record (RecordKeys, one prefix convention), the formats and parsers of
+// Records: the key of every shared record (RecordKeys, one prefix convention; a target cluster's records under
+//   its own hash tag, and moveClusterKeys for an older release's), the formats and parsers of
 //   SourceStatus, ClusterHealth, AgentHeartbeat, the cluster series, ClusterFreeze, StatusChange, RedisLease, the preview
 //   report, revisionFor and the rollout record (RolloutRecord, rolloutTargetOf); record-fields.ts holds the
 //   parsers' checks; their writers live in the libraries that own them.
