@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { RecordKeys, type ObjectStatus } from '@tidemark/contracts';
 import { agentAclRule, clusterQueuePrefix, ReconcileQueues, ReconcileWorkers, redisPrefix } from '@tidemark/queue';
 import { StatusStore } from '@tidemark/status-store';
+import { agentAclCommand } from '../../apps/cli/src/commands/agent-acl';
 import { jobFor, removeKeys, waitFor } from '../queue/helpers';
 
 const id = randomUUID().slice(0, 8);
@@ -110,5 +111,22 @@ describe('an agent logged in with its ACL rule', () => {
     await expect(agent.call('ACL', 'LIST')).rejects.toThrow(/NOPERM/);
     await expect(agent.call('FUNCTION', 'FLUSH')).rejects.toThrow(/NOPERM/);
     await expect(agent.publish(`${keys.prefix}:poll-now`, 'apps')).rejects.toThrow(/NOPERM/);
+  });
+
+  it('is what `tidemark agent-acl` prints: its ACL SETUSER command, run as printed, makes such a user', async () => {
+    let printed = '';
+    await agentAclCommand({ format: 'table', colour: false, write: (text) => (printed += text) }, 'a', { prefix: naming.prefix, user: `${user}-cli` });
+    const words = printed.trim().split(' ');
+    expect(words.slice(0, 4)).toEqual(['ACL', 'SETUSER', `${user}-cli`, 'on']);
+    await admin.call('ACL', ...words.slice(1));
+    const viaCli = new Redis(inject('redisUrl'), { username: `${user}-cli`, password: words[4]!.slice(1), maxRetriesPerRequest: 1 });
+    try {
+      await viaCli.set(keys.clusterFreeze('a'), '{}');
+      await expect(viaCli.get(keys.clusterFreeze('b'))).rejects.toThrow(/NOPERM/);
+      await expect(viaCli.flushall()).rejects.toThrow(/NOPERM/);
+    } finally {
+      viaCli.disconnect();
+      await admin.call('ACL', 'DELUSER', `${user}-cli`);
+    }
   });
 });

@@ -17,6 +17,7 @@ import { rolloutActionCommand, rolloutStatusCommand } from './commands/rollout';
 import type { RolloutCommandVerb as RolloutVerb } from '@tidemark/contracts';
 import { auditCommand, auditVerifyCommand } from './commands/audit';
 import { installCommand } from './commands/install';
+import { agentAclCommand } from './commands/agent-acl';
 import { checkCommand, uninstallCommand } from './commands/check';
 import { bootstrapGitCommand } from './commands/bootstrap';
 import { messageOf, scrubText } from '@tidemark/contracts';
@@ -258,6 +259,14 @@ export function buildProgram(io: CliIo, ended: (code: ExitCode) => void): Comman
       return installCommand(output, io.env, { ...settings(flags), ...target(flags), export: flags.export ?? false, wait: flags.wait, timeoutSeconds: flags.timeout, ...(flags.redisUrlFile ? { redisUrlFile: flags.redisUrlFile } : {}) });
     }));
 
+  program.command('agent-acl').description('Print the Redis ACL SETUSER command for the agent serving one cluster: its own keys read/write, the sources\' records read-only, no KEYS, FLUSHALL or CONFIG, with a new random password. Run it on the hub\'s Redis (a Redis Cluster: every primary). Nothing is sent.')
+    .argument('<cluster>', 'the cluster the agent serves, as the hub\'s config names it')
+    .option('--prefix <prefix>', 'the hub\'s redis.prefix', 'tidemark')
+    .option('--user <name>', 'the agent\'s Redis user (default: agent-<cluster>)')
+    .action(action(async (cluster: string, options: { prefix: string; user?: string }) => {
+      const { output } = await context();
+      await agentAclCommand(output, cluster, { prefix: options.prefix, ...(options.user ? { user: options.user } : {}) });
+    }));
   chartOptions(clusterOptions(program.command('check').description('Check an install: Deployments ready, CRDs Established, conversion webhook, Redis, Sources. With --pre, check a cluster before install: version, the rights install needs, conflicting CRDs. Each failure says what to do; exit 1 when one fails.')))
     .option('--pre', 'check before install')
     .action(action(async (flags: ClusterFlags & ChartFlags & { pre?: boolean }) => {
