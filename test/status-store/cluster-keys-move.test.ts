@@ -51,6 +51,33 @@ describe('moveClusterKeys', () => {
     // Nothing of a cluster is left under the shared tag; the shared records stay.
     expect((await redis.keys(`${keys.prefix}:*`)).sort()).toEqual([keys.sourceStatus('apps')]);
     // A second pass finds nothing.
-    expect(await moveClusterKeys(redis, keys)).toEqual({ moved: 0, changed: 0 });
+    expect(await moveClusterKeys(redis, keys)).toEqual({ moved: 0, changed: 0, statuses: 0 });
+  });
+
+  it('moves heartbeats and window passes, and a status record an older worker wrote later wins the merge', async () => {
+    const at = (iso: string) => JSON.stringify({ objectKey: 'core/ConfigMap/x/a', updatedAt: iso, lastAppliedRevision: iso });
+    await redis.set(old('agent-heartbeat:north'), '{"version":"0.1.0"}', 'PX', 60_000);
+    await redis.set(old('window-pass:north:core/ConfigMap/x/a'), '{"by":"ops"}', 'EX', 600);
+    await redis.hset(old('status:north'), { a: at('2026-12-06T10:00:02.000Z'), b: at('2026-12-06T10:00:00.000Z') });
+    await redis.hset(keys.objectStatus('north'), { a: at('2026-12-06T10:00:01.000Z'), b: at('2026-12-06T10:00:01.000Z') });
+
+    expect(await moveClusterKeys(redis, keys)).toEqual({ moved: 2, changed: 0, statuses: 1 });
+    expect(await redis.get(keys.agentHeartbeat('north'))).toBe('{"version":"0.1.0"}');
+    expect(await redis.pttl(keys.agentHeartbeat('north'))).toBeGreaterThan(0);
+    expect(await redis.get(keys.syncWindowPass('north', 'core/ConfigMap/x/a'))).toBe('{"by":"ops"}');
+    // The older worker ran `a` last: its record is kept; `b` the newer release ran last keeps its own.
+    expect(await redis.hgetall(keys.objectStatus('north'))).toEqual({ a: at('2026-12-06T10:00:02.000Z'), b: at('2026-12-06T10:00:01.000Z') });
+    expect(await redis.exists(old('status:north'))).toBe(0);
+  });
+
+  it('keeps the shared status copy while an older release may read it (keepSharedStatus)', async () => {
+    await redis.hset(old('status:south'), { a: 'old-a' });
+    await redis.rpush(old('history:south:core/ConfigMap/x/a'), 'old-1');
+
+    expect(await moveClusterKeys(redis, keys, { keepSharedStatus: true })).toEqual({ moved: 1, changed: 0, statuses: 1 });
+    expect(await redis.hgetall(keys.objectStatus('south'))).toEqual({ a: 'old-a' });
+    expect(await redis.hgetall(old('status:south'))).toEqual({ a: 'old-a' });
+    expect(await moveClusterKeys(redis, keys)).toEqual({ moved: 0, changed: 0, statuses: 1 });
+    expect(await redis.exists(old('status:south'))).toBe(0);
   });
 });

@@ -123,7 +123,9 @@ describe('rolling upgrade across per-cluster hash tags, on a Redis Cluster', () 
   it('both releases side by side lose no job', async () => {
     current = await startReconciler(loadConfig({ TIDEMARK_CONFIG: configPath }), createLogger('error'), { keyMoveIntervalMs: 1_000 });
     await commit('both');
-    // A job the new release queued (schema 3) waits 30 s each time an old worker takes it and leaves it: slower, never lost.
+    // Either release's workers may run any object. An old one reads its dependency (the Namespace)
+    // under the shared name: the new release keeps its status records there while the old one writes,
+    // or each object an old worker took would wait a full recheck (one of 12 over 240 s, before).
     await expect.poll(valuesInCluster, { timeout: 240_000, interval: 500 }).toEqual({ both: count });
     expect((await current.queues.figures()).map((figure) => [figure.depth.failed, figure.failingObjects])).toEqual([[0, 0]]);
     expect(oldRelease?.exitCode).toBeNull();

@@ -36,6 +36,8 @@ export async function startAgentSide(options: AgentSideOptions): Promise<() => P
   const agentClusters = config.clusters.filter((cluster) => cluster.agent).map((cluster) => cluster.name);
   await markAgentClusters(redis, statusStore.keys, agentClusters);
   if (agentClusters.length === 0) return async () => undefined;
+  // An agent's Redis user may write only its cluster's keys: the hub indexes its records for it.
+  await statusStore.indexClusters(agentClusters);
   const watch = startAgentWatch({ clusters: agentClusters, redis, queues: options.queues, statusStore, intervalMs: config.healthCheck.intervalMs, log });
   return async () => watch.stop();
 }

@@ -1,7 +1,7 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { TerminalError, claimRedisSchema, moveClusterKeys, readClusterFreeze, readSourceStatus, takeSyncWindowPass, RecordKeys, redisSchemaVersion, messageOf, type ReconcileJob, type ReconcileOutcome, type RedisClient } from '@tidemark/contracts';
+import { TerminalError, claimRedisSchema, readClusterFreeze, readSourceStatus, takeSyncWindowPass, RecordKeys, redisSchemaVersion, messageOf, type ReconcileJob, type ReconcileOutcome } from '@tidemark/contracts';
 import { fileCredentials, GitSource, type GitSourceOptions, type SourceSpec, type UnitRendering } from '@tidemark/git-source';
 import { compileHealthRules, createDefaultRegistry, withHealthRules } from '@tidemark/kinds';
 import { PlacementCache } from '@tidemark/placement';
@@ -9,7 +9,7 @@ import { PolicyKeeper, reconcile, unchangedJobs, type PipelineDependencies, type
 import { Poller, type PolledSource } from '@tidemark/poller';
 import { startTracing, type TraceSpan } from '@tidemark/tracing';
 import { assertRedisSafe, closeRedis, endWhenGone, needsHashTag, openRedisClient, probeRedis, ReconcileQueues, ReconcileWorkers, redisConnectionFor, redisPrefix, type ReconcileWorkersOptions } from '@tidemark/queue';
-import { PruneHolds, StatusStore } from '@tidemark/status-store';
+import { ClusterKeysMover, PruneHolds, StatusStore } from '@tidemark/status-store';
 import type { ReconcilerConfig } from './config';
 import { connectClusters } from './clusters';
 import { recordsRebuild } from './records-rebuild';
@@ -101,9 +101,11 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
   // Refuse to run on records a newer release wrote (a downgrade); else record this release's schema.
   const schema = await claimRedisSchema(redis, new RecordKeys(recordPrefix), `reconciler ${process.pid}`);
   if (schema.previous !== redisSchemaVersion) log.info({ previous: schema.previous || 'none', now: redisSchemaVersion }, 'Redis record schema raised');
-  // On a Redis Cluster each target cluster's records live under its own tag: move an older release's, now and while it may still run.
-  stops.push(await keepMovingClusterKeys(redis, new RecordKeys(recordPrefix), log, keyMoveIntervalMs));
-  const statusStore = new StatusStore({ redis, prefix: recordPrefix });
+  // On a Redis Cluster each target cluster's records live under its own tag: the hub moves an older release's, now and while it may still run.
+  const keyMover = new ClusterKeysMover({ redis, keys: new RecordKeys(recordPrefix), log, previousSchema: config.role === 'agent' ? redisSchemaVersion : schema.previous, intervalMs: keyMoveIntervalMs });
+  if (config.role !== 'agent') await keyMover.start();
+  stops.push(() => keyMover.stop());
+  const statusStore = new StatusStore({ redis, prefix: recordPrefix, indexesClusters: config.role !== 'agent', copyToSharedName: () => keyMover.olderReleaseRuns });
   // Off unless configured (no SDK loaded); stopped last, so the spans of the final runs are sent.
   const tracer = await startTracing(config.tracing);
   stops.push(() => tracer.stop());
@@ -383,22 +385,6 @@ async function startWorkersOn(clusters: readonly string[], options: Omit<Reconci
   const workers = new ReconcileWorkers({ ...options, clusters: [...clusters] });
   await workers.start(run);
   return () => workers.close();
-}
-
-/**
- * keepMovingClusterKeys runs moveClusterKeys once (start-up waits for it) and then every interval,
- * until stopped: a previous release still running in a rolling upgrade writes the old names.
- */
-async function keepMovingClusterKeys(redis: RedisClient, keys: RecordKeys, log: Logger, intervalMs: number): Promise<() => void> {
-  if (!keys.hashTagged) return () => undefined;
-  const pass = async () => {
-    const done = await moveClusterKeys(redis, keys);
-    if (done.moved + done.changed > 0) log.info(done, 'moved records of target clusters to their own hash tags');
-  };
-  await pass();
-  const timer = setInterval(() => void pass().catch((error: unknown) => log.warn({ err: messageOf(error) }, 'moving records to their clusters\' hash tags failed; trying again')), intervalMs);
-  timer.unref();
-  return () => clearInterval(timer);
 }
 
 /** noMark is the mark of a deployment: nothing is told. */

@@ -46,8 +46,8 @@ export { parseStatusChange, parseStatusSync, type StatusChange, type StatusSync 
 export { parseTreeChange, type TreeChange } from './records/tree-change';
 export { duplicateClient, type RedisClient } from './records/redis-client';
 export { RedisLease } from './records/redis-lease';
-export { moveClusterKeys, movedName, type ClusterKeysMoved } from './records/cluster-keys-move';
-export { redisSchemaVersion, reconcileJobName, jobSchemaVersion, claimRedisSchema, SchemaTooNewError } from './records/schema-version';
+export { moveClusterKeys, movedName, type ClusterKeysMoved, type ClusterKeysMoveOptions } from './records/cluster-keys-move';
+export { redisSchemaVersion, reconcileJobVersion, reconcileJobName, jobSchemaVersion, claimRedisSchema, SchemaTooNewError } from './records/schema-version';
 export { newestClusterSample, readClusterSeries, parseClusterSample, type ClusterSample } from './records/cluster-series';
 export { revisionFor } from './records/revision-for';
 export { parseRolloutRecord, readRolloutRecord, writeRolloutRecord, listRolloutSources, rolloutTargetOf, rolloutCommandRefusal, pushRolloutCommand, takeRolloutCommands, parseRolloutCommand, rolloutPhases, rolloutCommandVerbs, maxRolloutRecordBytes, RolloutRecordError, type RolloutRecord, type RolloutPhase, type RolloutCell, type RolloutCellState, type RolloutHalt, type RolloutAction, type RolloutCommand, type RolloutCommandVerb } from './records/rollout';

@@ -1,7 +1,7 @@
 import { Queue } from 'bullmq';
 import type { Cluster, Redis } from 'ioredis';
 import { Value } from '@sinclair/typebox/value';
-import { isReconcileFailure, jobFlags, ReconcileJob, reconcileJobName, messageOf, withReason } from '@tidemark/contracts';
+import { isReconcileFailure, jobFlags, ReconcileJob, reconcileJobName, reconcileJobVersion, messageOf, withReason } from '@tidemark/contracts';
 import { closeRedis, openRedis } from './connection';
 import { InvalidJobError } from './errors/invalid-job-error';
 import { InvalidQueueOptionsError } from './errors/invalid-queue-options-error';
@@ -85,7 +85,7 @@ export class ReconcileQueues {
       const replace = cutsDelayShort(job, slot) || (!flags.routine && delayMs === 0 && (await spreadResyncPending(queue, job.objectKey)));
       // A fresh job (a watch event or a person) asks to look now.
       if (flags.fresh) await state.nudge(job.objectKey);
-      const added = await queue.add(reconcileJobName(), job, {
+      const added = await queue.add(reconcileJobName(reconcileJobVersion(job)), job, {
         jobId,
         delay: Math.round(delayMs),
         // BullMQ starts jobs without a priority before prioritized ones: a routine resync waits behind

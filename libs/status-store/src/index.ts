@@ -2,13 +2,15 @@
 //   the operator's suspend flag, and the read view that joins them with the cluster's availability; plus the
 //   change channel, prune holds and the audit trail (a hash-chained Redis stream of who did what, its one
 //   writer and its chain check).
-// Entry points: StatusStore, PruneHolds, RecordsLost, AuditLog, verifyAuditChain.
+// Entry points: StatusStore, PruneHolds, RecordsLost, AuditLog, verifyAuditChain, ClusterKeysMover (an older
+//   release's records to their clusters' hash tags, across a rolling upgrade).
 // Records: status:<cluster>, history:<cluster>:<object>, suspended:<cluster>, status-clusters,
 //   status-changes, live children, revision-live, prune-hold(s), records-lost, audit and audit-head.
 // May import: @tidemark/contracts.
 
 export { StatusStore, type StatusStoreOptions, type RevisionLive } from './status-store';
 export { PruneHolds, type PruneHold } from './prune-holds';
+export { ClusterKeysMover, type ClusterKeysMoverOptions } from './cluster-keys-mover';
 export { RecordsLost, type RebuildSummary } from './records-lost';
 export { AuditLog, type AuditLogOptions, type AuditFilter, type ListedAuditRecord } from './audit-log';
 export { verifyAuditChain, type AuditChainVerdict, type AuditHead, type StoredAuditRecord } from './audit-chain';

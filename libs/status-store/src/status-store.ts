@@ -17,6 +17,12 @@ export interface StatusStoreOptions {
    * (indexClusters). @defaultValue true
    */
   indexesClusters?: boolean;
+  /**
+   * Whether each status record is also written under the shared name a release of schema 2 reads
+   * (RecordKeys.sharedObjectStatus), asked at each write: while one may still run in a rolling
+   * upgrade (ClusterKeysMover.olderReleaseRuns). @defaultValue never
+   */
+  copyToSharedName?: () => boolean;
 }
 
 // Set or clear the flag only while the object has a record: a flag without a record names an
@@ -78,6 +84,7 @@ export class StatusStore {
   readonly keys: RecordKeys;
   private readonly historyLength: number;
   private readonly indexesClusters: boolean;
+  private readonly copyToSharedName: () => boolean;
   /** Clusters this store has added to the shared index (with a hash tag, a command of its own, sent once per cluster). */
   private readonly indexed = new Set<string>();
 
@@ -86,6 +93,7 @@ export class StatusStore {
     this.keys = new RecordKeys(options.prefix ?? 'tidemark');
     this.historyLength = options.historyLength ?? 20;
     this.indexesClusters = options.indexesClusters ?? true;
+    this.copyToSharedName = options.copyToSharedName ?? (() => false);
   }
 
   /** indexClusters adds clusters to the shared index of clusters with records (the hub's, for its agents' clusters). */
@@ -139,11 +147,20 @@ export class StatusStore {
     if (status) this.addPut(transaction, status);
     this.addHistory(transaction, history, entry);
     await Promise.all([this.exec(transaction), status ? this.index(status.cluster) : undefined]);
+    if (status) await this.copyShared(status);
   }
 
   /** put writes a record without a history entry (seeding, tests); `suspended` in it is ignored. */
   async put(status: ObjectStatus): Promise<void> {
     await Promise.all([this.exec(this.addPut(this.redis.multi(), status)), this.index(status.cluster)]);
+    await this.copyShared(status);
+  }
+
+  /** copyShared writes the record under the shared name too while an older release may read it there (another slot: a command of its own). */
+  private async copyShared(status: ObjectStatus): Promise<void> {
+    if (!this.keys.hashTagged || !this.copyToSharedName()) return;
+    const { suspended: _ignored, ...rest } = status;
+    await this.redis.hset(this.keys.sharedObjectStatus(status.cluster), status.objectKey, JSON.stringify({ ...rest, schemaVersion: redisSchemaVersion }));
   }
 
   /**
@@ -184,6 +201,7 @@ export class StatusStore {
 
   /** delete removes an object's record, history and suspend flag. */
   async delete(cluster: string, objectKey: string): Promise<void> {
+    if (this.keys.hashTagged && this.copyToSharedName()) await this.redis.hdel(this.keys.sharedObjectStatus(cluster), objectKey);
     await this.exec(this.redis.multi()
       .hdel(this.keys.objectStatus(cluster), objectKey)
       .hdel(this.keys.suspended(cluster), objectKey)

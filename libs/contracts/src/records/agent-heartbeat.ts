@@ -37,9 +37,14 @@ export function parseAgentHeartbeat(cluster: string, raw: string | null | undefi
   };
 }
 
-/** readAgentHeartbeat returns the agent's last heartbeat, or undefined when none lives. */
+/**
+ * readAgentHeartbeat returns the agent's last heartbeat, or undefined when none lives. With
+ * per-cluster hash tags, an agent of an older release (not upgraded yet) writes the shared name.
+ */
 export async function readAgentHeartbeat(redis: RedisClient, keys: RecordKeys, cluster: string): Promise<AgentHeartbeat | undefined> {
-  return parseAgentHeartbeat(cluster, await redis.get(keys.agentHeartbeat(cluster)));
+  const own = parseAgentHeartbeat(cluster, await redis.get(keys.agentHeartbeat(cluster)));
+  if (own || !keys.hashTagged) return own;
+  return parseAgentHeartbeat(cluster, await redis.get(keys.sharedAgentHeartbeat(cluster)));
 }
 
 /** markAgentClusters records the clusters the hub's config says agents serve (the set is replaced whole). */

@@ -16,6 +16,8 @@ const movedFamilies: ((rest: string, keys: RecordKeys) => string | undefined)[] 
   clusterOnly('cluster-freeze:', (keys, cluster) => keys.clusterFreeze(cluster)),
   clusterOnly('tree:', (keys, cluster) => keys.liveChildren(cluster)),
   clusterOnly('cluster-series:', (keys, cluster) => keys.clusterSeries(cluster)),
+  clusterOnly('agent-heartbeat:', (keys, cluster) => keys.agentHeartbeat(cluster)),
+  clusterFirst('window-pass:', (keys, cluster, objectKey) => keys.syncWindowPass(cluster, objectKey)),
   clusterFirst('history:', (keys, cluster, objectKey) => keys.history(cluster, objectKey)),
   clusterFirst('waiters:', (keys, cluster, token) => keys.dependencyWaiters(cluster, token)),
   clusterLast('prune-hold:', 0, (keys, cluster, [source]) => keys.pruneHold(source!, cluster)),
@@ -72,16 +74,28 @@ export function movedName(keys: RecordKeys, legacy: string): string | undefined 
 // On the new name's node: the copy (RESTOREd under a name in the new slot) becomes the record, or,
 // when a newer release already wrote one, fills in what it lacks: hash fields and set or sorted
 // set members it does not have, list entries after its own (older entries last); a string keeps
-// the newer value. The copy is then removed.
+// the newer value. A hash field both hold as a JSON record with an `updatedAt` (ObjectStatus)
+// keeps the later one: during a rolling upgrade an older worker may have run the object last.
+// The copy is then removed.
 const mergeScript = `
 if redis.call('EXISTS', KEYS[2]) == 0 then
   redis.call('RENAME', KEYS[1], KEYS[2])
   return 1
 end
+local function updatedAt(text)
+  local ok, record = pcall(cjson.decode, text)
+  if ok and type(record) == 'table' and type(record.updatedAt) == 'string' then return record.updatedAt end
+  return nil
+end
 local kind = redis.call('TYPE', KEYS[1])['ok']
 if kind == 'hash' then
   local fields = redis.call('HGETALL', KEYS[1])
-  for i = 1, #fields, 2 do redis.call('HSETNX', KEYS[2], fields[i], fields[i + 1]) end
+  for i = 1, #fields, 2 do
+    if redis.call('HSETNX', KEYS[2], fields[i], fields[i + 1]) == 0 then
+      local moved, kept = updatedAt(fields[i + 1]), updatedAt(redis.call('HGET', KEYS[2], fields[i]))
+      if moved and kept and moved > kept then redis.call('HSET', KEYS[2], fields[i], fields[i + 1]) end
+    end
+  end
 elseif kind == 'list' then
   for _, entry in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do redis.call('RPUSH', KEYS[2], entry) end
 elseif kind == 'set' then
@@ -115,6 +129,20 @@ export interface ClusterKeysMoved {
   moved: number;
   /** Records written again since they were copied (an older release still runs): left for the next pass. */
   changed: number;
+  /**
+   * Clusters' status hashes merged into their new name (newer record wins), counted apart from
+   * the rest: with keepSharedStatus the shared copy stays, else it is removed once unchanged.
+   */
+  statuses: number;
+}
+
+/** What moveClusterKeys leaves in place. */
+export interface ClusterKeysMoveOptions {
+  /**
+   * Merge each cluster's status records (`<prefix>:status:<cluster>`) into their new name but keep
+   * the shared copy: an older release still running reads its dependencies' records there. @defaultValue false
+   */
+  keepSharedStatus?: boolean;
 }
 
 /**
@@ -128,29 +156,46 @@ export interface ClusterKeysMoved {
  * older release keeps writing the old names until it stops, so the reconciler runs a pass at start
  * (after claiming the schema) and then every minute (see the reconciler's wiring).
  */
-export async function moveClusterKeys(redis: RedisClient, keys: RecordKeys): Promise<ClusterKeysMoved> {
-  const done: ClusterKeysMoved = { moved: 0, changed: 0 };
+export async function moveClusterKeys(redis: RedisClient, keys: RecordKeys, options: ClusterKeysMoveOptions = {}): Promise<ClusterKeysMoved> {
+  const done: ClusterKeysMoved = { moved: 0, changed: 0, statuses: 0 };
   if (!keys.hashTagged) return done;
   for (const legacy of await legacyKeys(redis, keys)) {
     if (legacy === `${keys.prefix}:prune-holds`) await splitSet(redis, legacy, (member) => keys.pruneHolds(member.slice(0, member.indexOf('/'))), done);
     else if (legacy.startsWith(`${keys.prefix}:revision-live:`)) await splitRevisionLive(redis, keys, legacy, done);
     else {
       const name = movedName(keys, legacy);
-      if (name !== undefined) await moveOne(redis, legacy, name, done);
+      const status = legacy.startsWith(`${keys.prefix}:status:`);
+      if (name !== undefined && status) await mergeStatus(redis, legacy, name, done, options.keepSharedStatus === true);
+      else if (name !== undefined) await moveOne(redis, legacy, name, done);
     }
   }
   return done;
 }
 
 async function moveOne(redis: RedisClient, legacy: string, name: string, done: ClusterKeysMoved): Promise<void> {
-  const [dump, ttl] = await Promise.all([redis.dumpBuffer(legacy), redis.pttl(legacy)]);
-  if (dump === null) return;
-  const copy = `${name.slice(0, name.indexOf('}') + 1)}:moving:${randomUUID()}`;
-  await redis.restore(copy, ttl > 0 ? ttl : 0, dump);
-  await redis.eval(mergeScript, 2, copy, name);
+  const dump = await copyInto(redis, legacy, name);
+  if (dump === undefined) return;
   const removed = Number(await redis.eval(deleteIfUnchangedScript, 1, legacy, dump));
   if (removed === 1) done.moved += 1;
   else done.changed += 1;
+}
+
+/** mergeStatus merges a cluster's shared status hash into its own; the shared one stays when kept, else goes once unchanged. */
+async function mergeStatus(redis: RedisClient, legacy: string, name: string, done: ClusterKeysMoved, keep: boolean): Promise<void> {
+  const dump = await copyInto(redis, legacy, name);
+  if (dump === undefined) return;
+  done.statuses += 1;
+  if (!keep) await redis.eval(deleteIfUnchangedScript, 1, legacy, dump);
+}
+
+/** copyInto copies a record to its new name's slot and merges it there (mergeScript); the dump it copied, or undefined when gone. */
+async function copyInto(redis: RedisClient, legacy: string, name: string): Promise<Buffer | undefined> {
+  const [dump, ttl] = await Promise.all([redis.dumpBuffer(legacy), redis.pttl(legacy)]);
+  if (dump === null) return undefined;
+  const copy = `${name.slice(0, name.indexOf('}') + 1)}:moving:${randomUUID()}`;
+  await redis.restore(copy, ttl > 0 ? ttl : 0, dump);
+  await redis.eval(mergeScript, 2, copy, name);
+  return dump;
 }
 
 /** splitSet moves each member of a shared set to the set `nameOf(member)`, then removes it from the shared one. */

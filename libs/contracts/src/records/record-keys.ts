@@ -42,6 +42,14 @@ export class RecordKeys {
 
   /** agentHeartbeat is the JSON of the heartbeat of the agent serving one cluster (AgentHeartbeat), with a TTL. */
   agentHeartbeat(cluster: string): string {
+    return `${this.clusterPrefix(cluster)}:agent-heartbeat:${cluster}`;
+  }
+
+  /**
+   * sharedAgentHeartbeat is where agents of schema 2 and older write their heartbeat (the deployment's
+   * tag): the hub reads it while an agent is not upgraded yet, else its cluster would look Unavailable.
+   */
+  sharedAgentHeartbeat(cluster: string): string {
     return `${this.prefix}:agent-heartbeat:${cluster}`;
   }
 
@@ -57,12 +65,21 @@ export class RecordKeys {
 
   /** syncWindowPass is the JSON of an operator's pass for one object through a sync window that allows manual syncs (SyncWindowPass). */
   syncWindowPass(cluster: string, objectKey: string): string {
-    return `${this.prefix}:window-pass:${cluster}:${objectKey}`;
+    return `${this.clusterPrefix(cluster)}:window-pass:${cluster}:${objectKey}`;
   }
 
   /** objectStatus is the hash objectKey → ObjectStatus JSON of one cluster. */
   objectStatus(cluster: string): string {
     return `${this.clusterPrefix(cluster)}:status:${cluster}`;
+  }
+
+  /**
+   * sharedObjectStatus is the name releases of schema 2 and older read a cluster's status records
+   * under (the deployment's tag): a newer release keeps a copy there while one of them still runs,
+   * so its dependency checks see what the newer workers did (ClusterKeysMover).
+   */
+  sharedObjectStatus(cluster: string): string {
+    return `${this.prefix}:status:${cluster}`;
   }
 
   /** suspended is the hash objectKey → "1" of one cluster's suspended objects. */

@@ -11,6 +11,17 @@ import type { RedisClient } from './redis-client';
 export const redisSchemaVersion = 3;
 
 /**
+ * reconcileJobVersion is the schema a job's envelope needs: the oldest release that reads it.
+ * Schema 3 moved records, not jobs, so a job is named 2 unless it carries a flag (fresh, retry,
+ * routine), which workers of schema 2 before the flags refuse. A worker of the previous release
+ * leaves a job of a newer schema for 30 s at a time, so naming every job 3 let a job it kept
+ * taking wait for minutes in a rolling upgrade (measured: one object of 12 over 240 s).
+ */
+export function reconcileJobVersion(job: { fresh?: boolean; retry?: boolean; routine?: boolean }): number {
+  return job.fresh !== undefined || job.retry !== undefined || job.routine !== undefined ? 3 : 2;
+}
+
+/**
  * reconcileJobName is the BullMQ job name, which carries the job's schema version. The version
  * is in the name, not the payload: releases of schema 1 refuse a payload with a field they do
  * not know, so a versioned payload would be lost on an old worker during a rolling upgrade.
