@@ -1,18 +1,19 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { TerminalError, claimRedisSchema, readClusterFreeze, readSourceStatus, takeSyncWindowPass, RecordKeys, redisSchemaVersion, messageOf, type ReconcileJob, type ReconcileOutcome } from '@tidemark/contracts';
+import { TerminalError, readClusterFreeze, readSourceStatus, takeSyncWindowPass, RecordKeys, messageOf, type ReconcileJob, type ReconcileOutcome } from '@tidemark/contracts';
 import { fileCredentials, GitSource, type GitSourceOptions, type SourceSpec, type UnitRendering } from '@tidemark/git-source';
 import { compileHealthRules, createDefaultRegistry, withHealthRules } from '@tidemark/kinds';
 import { PlacementCache } from '@tidemark/placement';
 import { PolicyKeeper, reconcile, unchangedJobs, type PipelineDependencies, type PipelineObserver } from '@tidemark/pipeline';
 import { Poller, type PolledSource } from '@tidemark/poller';
 import { startTracing, type TraceSpan } from '@tidemark/tracing';
-import { assertRedisSafe, closeRedis, endWhenGone, needsHashTag, openRedisClient, probeRedis, ReconcileQueues, ReconcileWorkers, redisConnectionFor, redisPrefix, type ReconcileWorkersOptions } from '@tidemark/queue';
-import { ClusterKeysMover, PruneHolds, StatusStore } from '@tidemark/status-store';
+import { closeRedis, endWhenGone, needsHashTag, openRedisClient, probeRedis, ReconcileQueues, ReconcileWorkers, redisConnectionFor, redisPrefix, type ReconcileWorkersOptions } from '@tidemark/queue';
+import { PruneHolds, StatusStore } from '@tidemark/status-store';
 import type { ReconcilerConfig } from './config';
 import { connectClusters } from './clusters';
 import { recordsRebuild } from './records-rebuild';
+import { checkRedisSettings, claimRecords } from './redis-records';
 import { ClusterRegistry } from '@tidemark/cluster-objects';
 import { startClusterObjects, type ClusterObjectsWiring, type ClusterWork, type RunningClusterObjects } from './cluster-objects';
 import { startClusterParts } from './cluster-parts';
@@ -93,17 +94,13 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
   // One bounded attempt before any client that reconnects forever: a refused certificate or an
   // unreachable Redis fails start-up with a clear error instead of a reconnect loop.
   await probeRedis(config.redis);
-  const safety = await assertRedisSafe(connection, { allowEviction: config.allowEviction });
-  for (const warning of safety.warnings) log.warn({}, warning);
+  await checkRedisSettings(config, connection, log);
   const redis = openRedisClient(config.redis, { maxRetriesPerRequest: null });
   redis.on('error', (error: Error) => log.warn({ err: error.message }, 'redis connection error; reconnecting'));
   stops.push(() => closeRedis(redis));
-  // Refuse to run on records a newer release wrote (a downgrade); else record this release's schema.
-  const schema = await claimRedisSchema(redis, new RecordKeys(recordPrefix), `reconciler ${process.pid}`);
-  if (schema.previous !== redisSchemaVersion) log.info({ previous: schema.previous || 'none', now: redisSchemaVersion }, 'Redis record schema raised');
-  // On a Redis Cluster each target cluster's records live under its own tag: the hub moves an older release's, now and while it may still run.
-  const keyMover = new ClusterKeysMover({ redis, keys: new RecordKeys(recordPrefix), log, previousSchema: config.role === 'agent' ? redisSchemaVersion : schema.previous, intervalMs: keyMoveIntervalMs });
-  if (config.role !== 'agent') await keyMover.start();
+  // Refuse to run on records a newer release wrote (a downgrade); else record this release's schema, and
+  // on a Redis Cluster move an older release's records to their clusters' tags, now and while it may still run.
+  const { previous: previousSchema, keyMover } = await claimRecords(config, redis, new RecordKeys(recordPrefix), log, keyMoveIntervalMs);
   stops.push(() => keyMover.stop());
   const statusStore = new StatusStore({ redis, prefix: recordPrefix, indexesClusters: config.role !== 'agent', copyToSharedName: () => keyMover.olderReleaseRuns });
   // Off unless configured (no SDK loaded); stopped last, so the spans of the final runs are sent.
@@ -114,7 +111,7 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
   stops.push(() => clusters.close());
   // After a Redis loss, a source's first poll rebuilds its records from the owner labels in its clusters.
   const rebuild = recordsRebuild({ redis, statusStore, connections: clusters.main, log });
-  await rebuild.afterSchemaClaim(schema.previous);
+  await rebuild.afterSchemaClaim(previousSchema);
   // Config-file clusters, and Cluster objects as they come and go: names and targets are live lists.
   const registry = new ClusterRegistry(config.clusters);
   const clusterNames = registry.names;
@@ -312,9 +309,11 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
       onOpened: (cluster) => requeueCluster(cluster, { redis, statusStore, queues }),
     });
     stops.push(() => windows.stop());
-    // An hour of queue depth, run durations and failing objects per cluster, for the dashboard's sparklines.
-    const series = startClusterSeries({ queues, redis, keys: statusStore.keys, log });
-    stops.push(() => series.stop());
+    // An hour of queue depth, run durations and failing objects per cluster, for the dashboard's sparklines (the hub samples an agent's cluster).
+    if (config.role !== 'agent') {
+      const series = startClusterSeries({ queues, redis, keys: statusStore.keys, log });
+      stops.push(() => series.stop());
+    }
     // Alerts on transitions, delivered through queues of their own: a slow receiver never holds a worker.
     const notifications = await startNotifications({ config, connection, hashTag, redis, recordPrefix, statusStore, connectionFor: deps.connectionFor, syncWindowHoldOf: holdForEverySource({ windows: config.syncWindows, clusters: () => clusterTargets, clock }), log });
     stops.push(() => notifications.stop());

@@ -47,7 +47,7 @@ export { parseTreeChange, type TreeChange } from './records/tree-change';
 export { duplicateClient, type RedisClient } from './records/redis-client';
 export { RedisLease } from './records/redis-lease';
 export { moveClusterKeys, movedName, type ClusterKeysMoved, type ClusterKeysMoveOptions } from './records/cluster-keys-move';
-export { redisSchemaVersion, reconcileJobVersion, reconcileJobName, jobSchemaVersion, claimRedisSchema, SchemaTooNewError } from './records/schema-version';
+export { redisSchemaVersion, reconcileJobVersion, reconcileJobName, jobSchemaVersion, claimRedisSchema, expectRedisSchema, SchemaTooNewError, SchemaNotClaimedError } from './records/schema-version';
 export { newestClusterSample, readClusterSeries, parseClusterSample, type ClusterSample } from './records/cluster-series';
 export { revisionFor } from './records/revision-for';
 export { parseRolloutRecord, readRolloutRecord, writeRolloutRecord, listRolloutSources, rolloutTargetOf, rolloutCommandRefusal, pushRolloutCommand, takeRolloutCommands, parseRolloutCommand, rolloutPhases, rolloutCommandVerbs, maxRolloutRecordBytes, RolloutRecordError, type RolloutRecord, type RolloutPhase, type RolloutCell, type RolloutCellState, type RolloutHalt, type RolloutAction, type RolloutCommand, type RolloutCommandVerb } from './records/rollout';

@@ -20,6 +20,9 @@ const allowed = ['+@read', '+@write', '+@transaction', '+@pubsub', '+eval', '+ev
  */
 const refused = ['-@dangerous', '-@admin', '-scan', '-randomkey', '-dbsize', '-function', '-fcall', '-fcall_ro', '-move', '-swapdb', '+info'];
 
+/** On a Redis Cluster a client reads the slot map (CLUSTER SLOTS, or SHARDS) to find each key's node: put back after the refusals. */
+const clusterTopology = ['+cluster|slots', '+cluster|shards', '+cluster|info', '+cluster|myid'];
+
 /**
  * agentAclRule is the Redis ACL rule of the agent that serves one target cluster: the words after
  * `ACL SETUSER <user> on >password` (or after `user <name> on #<sha256>` in an ACL file). It grants:
@@ -41,7 +44,7 @@ export function agentAclRule(cluster: string, naming: QueueNamingOptions = {}): 
   const own = clusterQueuePrefix(naming, cluster);
   const keys = new RecordKeys(redisPrefix(naming));
   return [
-    'resetkeys', 'resetchannels', '-@all', ...allowed, ...refused,
+    'resetkeys', 'resetchannels', '-@all', ...allowed, ...refused, ...clusterTopology,
     `%RW~${own}*`,
     `%R~${keys.sourceStatus('*')}`,
     `%R~${keys.schema}`,

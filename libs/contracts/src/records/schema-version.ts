@@ -64,3 +64,24 @@ export async function claimRedisSchema(redis: RedisClient, keys: RecordKeys, wri
   if (answer > 0) throw new SchemaTooNewError(answer, running, keys.prefix);
   return { previous: -answer };
 }
+
+/** SchemaNotClaimedError: an agent found Redis without the hub's claim of its own schema. */
+export class SchemaNotClaimedError extends Error {
+  readonly code = 'RedisSchemaNotClaimed';
+  constructor(readonly found: number, readonly running: number, readonly where: string) {
+    super(`Redis at prefix "${where}" holds ${found === 0 ? 'no schema claim' : `records of schema ${found}`}, and this agent writes schema ${running}: start (or upgrade) the hub first, which claims the schema; an agent's Redis user may only read it.`);
+    this.name = 'SchemaNotClaimedError';
+  }
+}
+
+/**
+ * expectRedisSchema is an agent's claim: it reads the schema the hub claimed and refuses to run on
+ * any other (a newer one: SchemaTooNewError; none or an older one: SchemaNotClaimedError), since its
+ * Redis user may not write the claim and the hub names the records it reads by that schema.
+ */
+export async function expectRedisSchema(redis: RedisClient, keys: RecordKeys, running: number = redisSchemaVersion): Promise<{ previous: number }> {
+  const found = Number(await redis.hget(keys.schema, 'version') ?? '0') || 0;
+  if (found > running) throw new SchemaTooNewError(found, running, keys.prefix);
+  if (found < running) throw new SchemaNotClaimedError(found, running, keys.prefix);
+  return { previous: found };
+}
