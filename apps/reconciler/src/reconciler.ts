@@ -43,6 +43,7 @@ import type { PushPathMark } from './push-path-marks';
 import { holdForEverySource, startSyncWindowMonitor, windowDependencies } from './sync-window-monitor';
 import { gitRolloutPolicies, rolloutDriver, rolloutTargets, type RolloutWiring } from './rollouts';
 import { startRolloutCommitStatuses } from './rollout-commit-statuses';
+import { rolloutHoldOf } from './rollout-holds';
 
 /** pollingRoles are the roles that run the poller: a worker and an agent take jobs only. */
 const pollingRoles: ReadonlySet<ReconcilerConfig['role']> = new Set(['all', 'poller']);
@@ -155,6 +156,7 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
   const rolloutPolicyAt = gitRolloutPolicies(sources, config.rollouts);
   const rollouts = rolloutDriver({
     policies: config.rollouts, policyAt: rolloutPolicyAt, redis, statusStore, sources, placement, clusters: () => clusterTargets, queues, log,
+    holdOf: rolloutHoldOf({ redis, keys: statusStore.keys, windows: config.syncWindows, clusters: () => clusterTargets, clock }),
     owner: `${config.role}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`,
     driver: { ...rolloutOptions, onNotice: (source, notice) => { metrics.rolloutNotice(source, notice); rolloutOptions?.onNotice?.(source, notice); }, onRecord: (record) => { waveStatuses.recorded(record); rolloutOptions?.onRecord?.(record); } },
   });

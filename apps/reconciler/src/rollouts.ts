@@ -19,6 +19,8 @@ export interface RolloutWiring {
   queues: ReconcileQueues;
   log: Logger;
   owner: string;
+  /** Why a cluster's writes of a source wait now (a freeze, a sync window): its gate's clock stands still. @defaultValue never held */
+  holdOf?: RolloutDriverOptions['holdOf'];
   /** For tests and benches. @defaultValue the driver's */
   driver?: Pick<RolloutDriverOptions, 'now' | 'tickMs' | 'onReach' | 'onNotice' | 'onRecord'>;
 }
@@ -41,6 +43,7 @@ export function rolloutDriver(wiring: RolloutWiring): RolloutDriver {
     },
     enqueue: async (jobs) => void (await wiring.queues.enqueueAll(jobs)),
     statusOf: (cluster, objectKey) => statusStore.get(cluster, objectKey),
+    ...(wiring.holdOf ? { holdOf: wiring.holdOf } : {}),
     log: wiring.log, owner: wiring.owner, ...wiring.driver,
   });
 }

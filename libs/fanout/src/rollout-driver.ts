@@ -23,6 +23,11 @@ export interface RolloutDriverOptions {
   route(source: string, revision: string): Promise<ReconcileJob[]>;
   enqueue(jobs: readonly ReconcileJob[]): Promise<void>;
   statusOf(cluster: string, objectKey: string): Promise<ObjectStatus | undefined>;
+  /**
+   * Why writes of the source to a cluster wait now (a sync window, a freeze), as every reader shows
+   * it; undefined when they may go. A held cluster stops its gate's clock. @defaultValue never held
+   */
+  holdOf?(cluster: string, source: string): Promise<string | undefined>;
   log: Logger;
   /** Told of every notice (started, wave passed, waiting, halted, aborted, complete). @defaultValue none */
   onNotice?(source: string, notice: Extract<RolloutEffect, { type: 'notice' }>): void;
@@ -190,7 +195,19 @@ export class RolloutDriver {
     for (const cluster of record.batch) {
       for (const objectKey of expected.get(cluster) ?? []) statuses.set(statusKey(cluster, objectKey), await this.options.statusOf(cluster, objectKey));
     }
-    return { gate: readGate(record.batch, record.revision, expected, statuses) };
+    const gate = readGate(record.batch, record.revision, expected, statuses);
+    const held = gate.ready || gate.failed ? undefined : await this.heldOf(record);
+    return { gate: { ...gate, ...(held ? { held } : {}) } };
+  }
+
+  /** heldOf is the first cluster of the batch a window or freeze holds for the source, with why. */
+  private async heldOf(record: RolloutRecord): Promise<GateReport['held']> {
+    if (!this.options.holdOf) return undefined;
+    for (const cluster of record.batch) {
+      const reason = await this.options.holdOf(cluster, record.source);
+      if (reason) return { cluster, reason };
+    }
+    return undefined;
   }
 
   /** expectedAt is, per cluster, the objects a revision places there (read once per revision). */

@@ -14,13 +14,16 @@ export interface GateFinding {
  * GateReport is what the driver read of a batch's objects: `clusters` is the batch it covers (a
  * report for another batch is ignored); ready when every object the source places there is Ready
  * at the rollout's revision; `failed` when one failed for good there (the gate halts at once);
- * `pending` is the first object still waited for (named when the gate times out).
+ * `pending` is the first object still waited for (named when the gate times out); `held` is a
+ * cluster of the batch a sync window or freeze holds now (its reason the hold's description): the
+ * gate waits without its clock running.
  */
 export interface GateReport {
   clusters: readonly string[];
   ready: boolean;
   failed?: GateFinding;
   pending?: GateFinding;
+  held?: Omit<GateFinding, 'objectKey'>;
 }
 
 /** RolloutEvent is what moves a rollout: a new revision, a tick (with the gate as read now), or an operator's command. */
@@ -30,7 +33,7 @@ export type RolloutEvent =
   | { type: 'command'; command: RolloutCommand };
 
 /** RolloutNotice is what the notifications, the log and commit statuses are told. */
-export type RolloutNoticeKind = 'started' | 'wave-passed' | 'waiting-approval' | 'halted' | 'aborted' | 'complete';
+export type RolloutNoticeKind = 'started' | 'wave-passed' | 'waiting-approval' | 'held' | 'halted' | 'aborted' | 'complete';
 
 /** RolloutEffect is what the driver does for a step: reconcile clusters at a revision, or tell people. */
 export type RolloutEffect =
@@ -99,6 +102,8 @@ function start(state: RolloutRecord | undefined, event: Extract<RolloutEvent, { 
 
 function tick(state: RolloutRecord, event: Extract<RolloutEvent, { type: 'tick' }>, now: Date, policy: RolloutPolicy, effects: RolloutEffect[]): void {
   joinAndLeave(state, event.clusters, now, policy, effects);
+  // A hold counts only against a batch's gate; anything else that moved the phase ended it.
+  if (state.held && (state.paused || state.phase !== 'progressing')) delete state.held;
   if (state.paused) return;
   if (state.phase === 'soaking' && state.soakUntil && now.getTime() >= Date.parse(state.soakUntil)) {
     enterWave(state, state.wave + 1, { now, policy, effects });
@@ -109,16 +114,21 @@ function tick(state: RolloutRecord, event: Extract<RolloutEvent, { type: 'tick' 
   judgeGate(state, event.gate, now, policy, effects);
 }
 
-/** judgeGate moves on when the batch's gate passed, and halts when it failed or ran out of time. */
+/**
+ * judgeGate moves on when the batch's gate passed, and halts when it failed or ran out of time.
+ * While a window or freeze holds a cluster of the batch the gate waits and its clock stands still:
+ * the time held is added to phaseSince when the hold lets go, so a window never halts a rollout.
+ */
 function judgeGate(state: RolloutRecord, gate: GateReport | undefined, now: Date, policy: RolloutPolicy, effects: RolloutEffect[]): void {
-  if (gate && sameClusters(gate.clusters, state.batch)) {
-    if (gate.failed) return halt(state, gate.failed, now, effects);
-    if (gate.ready) {
-      for (const cluster of state.batch) state.cells[cluster] = { ...cellOf(state, cluster), state: 'ready', readyAt: now.toISOString() };
-      state.batch = [];
-      return nextBatch(state, now, policy, effects);
-    }
+  const current = gate && sameClusters(gate.clusters, state.batch) ? gate : undefined;
+  if (current?.failed) return halt(state, current.failed, now, effects);
+  if (current?.ready) {
+    delete state.held;
+    for (const cluster of state.batch) state.cells[cluster] = { ...cellOf(state, cluster), state: 'ready', readyAt: now.toISOString() };
+    state.batch = [];
+    return nextBatch(state, now, policy, effects);
   }
+  if (heldGate(state, current, now, effects)) return;
   const wave = policy.waves[state.wave];
   if (wave && now.getTime() - Date.parse(state.phaseSince) >= wave.gateTimeoutMs) {
     const pending = gate?.pending ?? { cluster: state.batch[0]!, objectKey: '', reason: 'its objects were not read in time' };
@@ -126,10 +136,46 @@ function judgeGate(state: RolloutRecord, gate: GateReport | undefined, now: Date
   }
 }
 
+/**
+ * heldGate says whether a hold stops the gate's clock now: the report says a window or freeze holds
+ * the batch, or there is no fresh report to say a noted hold let go. A hold that let go is released.
+ */
+function heldGate(state: RolloutRecord, current: GateReport | undefined, now: Date, effects: RolloutEffect[]): boolean {
+  if (current?.held) {
+    holdGate(state, current.held, now, effects);
+    return true;
+  }
+  if (!state.held) return false;
+  if (!current) return true;
+  releaseGate(state, now);
+  return false;
+}
+
+/** holdGate notes the hold (once, with a notice) and leaves the gate's clock where it stood. */
+function holdGate(state: RolloutRecord, held: NonNullable<GateReport['held']>, now: Date, effects: RolloutEffect[]): void {
+  if (state.held) {
+    // The same hold (or the next cluster's): its clock stopped when the first began.
+    state.held = { ...state.held, cluster: held.cluster, reason: held.reason };
+    return;
+  }
+  state.held = { cluster: held.cluster, reason: held.reason, since: now.toISOString() };
+  const wave = state.waves[state.wave]?.name ?? String(state.wave);
+  effects.push({ type: 'notice', kind: 'held', wave, message: `rollout of ${state.source} at ${short(state.revision)} waits in wave ${wave}: ${held.cluster}: ${held.reason}; its gate's clock stands still` });
+}
+
+/** releaseGate ends a hold: the gate's clock goes on from where it stood when the hold began. */
+function releaseGate(state: RolloutRecord, now: Date): void {
+  const heldMs = Math.max(0, now.getTime() - Date.parse(state.held!.since));
+  state.phaseSince = new Date(Date.parse(state.phaseSince) + heldMs).toISOString();
+  delete state.held;
+}
+
 /** command applies an operator's command; returns why it was refused (rolloutCommandRefusal), or undefined. */
 function command(state: RolloutRecord, command: RolloutCommand, now: Date, policy: RolloutPolicy, effects: RolloutEffect[]): string | undefined {
   const refused = rolloutCommandRefusal(state, command);
   if (refused) return refused;
+  // Every command restarts or ends the phase's clock; a hold still there is noted again at the next tick.
+  if (state.held && command.verb !== 'pause') releaseGate(state, now);
   apply(state, command, now, policy, effects);
   state.lastAction = { action: command.verb, by: command.by, at: now.toISOString() };
   return undefined;
@@ -235,6 +281,7 @@ function halt(state: RolloutRecord, finding: GateFinding, now: Date, effects: Ro
   const halted: RolloutHalt = { cluster: finding.cluster, ...(finding.objectKey ? { objectKey: finding.objectKey } : {}), reason: finding.reason, at: now.toISOString() };
   state.phase = 'halted';
   state.halt = halted;
+  delete state.held;
   state.phaseSince = halted.at;
   state.cells[finding.cluster] = { ...cellOf(state, finding.cluster), state: 'failed' };
   const wave = state.waves[state.wave]?.name ?? String(state.wave);

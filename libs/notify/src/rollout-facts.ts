@@ -10,10 +10,11 @@ import type { EventDraft, TransitionFact } from './transition-fact';
  * revision, so the same phase of the next rollout is news again.
  */
 export function rolloutFact(record: RolloutRecord): TransitionFact {
-  const state = `${record.revision}:${record.phase}`;
+  // A hold (a window or freeze on a gated cluster) is news once, as the rollout starts to wait.
+  const state = `${record.revision}:${record.phase}${record.held ? ':held' : ''}`;
   return {
     key: `rollout|${record.source}`, at: record.updatedAt, state,
-    eventFor: (previous) => (previous === state ? undefined : eventOf(record)),
+    eventFor: (previous) => (previous === state ? undefined : record.held ? heldEvent(record, record.held) : eventOf(record)),
   };
 }
 
@@ -36,4 +37,14 @@ function eventOf(record: RolloutRecord): EventDraft | undefined {
     default:
       return undefined;
   }
+}
+
+/** heldEvent: a window or freeze holds a cluster the gate waits for; the rollout waits, it does not halt. */
+function heldEvent(record: RolloutRecord, held: NonNullable<RolloutRecord['held']>): EventDraft {
+  const wave = record.waves[record.wave]?.name ?? String(record.wave);
+  return {
+    involvedObject: { kind: 'Source', name: record.source }, source: record.source, revision: record.revision, cluster: held.cluster,
+    reason: NotificationReason.RolloutWaiting, severity: 'info',
+    message: boundedText(`The rollout of ${record.source} at ${record.revision.slice(0, 12)} waits in wave ${wave}: ${held.cluster}: ${held.reason}. Its gate's clock stands still until writes may go there again.`, maxMessageLength),
+  };
 }

@@ -32,6 +32,17 @@ export interface RolloutHalt {
   at: string;
 }
 
+/**
+ * RolloutHold is a sync window or a freeze that holds a cluster of the batch a gate waits for:
+ * the gate's clock stands still from `since` until it lets go (so a window never halts a rollout).
+ */
+export interface RolloutHold {
+  cluster: string;
+  /** The hold as every reader shows it: `deny window "weekend" until 16:00 Europe/Berlin`, `frozen by alice since …`. */
+  reason: string;
+  since: string;
+}
+
 /** RolloutAction is the last operator action on a rollout: promote, pause, resume, abort or sync. */
 export interface RolloutAction {
   action: RolloutCommandVerb;
@@ -68,6 +79,8 @@ export interface RolloutRecord {
   /** When a soak ends, RFC 3339. */
   soakUntil?: string;
   halt?: RolloutHalt;
+  /** A window or freeze holds the batch: the rollout waits, and its gate's clock stands still. */
+  held?: RolloutHold;
   lastAction?: RolloutAction;
   startedAt: string;
   updatedAt: string;
@@ -121,12 +134,13 @@ function requiredFields(value: RecordObject, fail: (field: string) => Error): Pi
 }
 
 /** optionalFields are what the page and the engine show or time: a field that does not read is dropped or defaulted. */
-function optionalFields(value: RecordObject): Pick<RolloutRecord, 'batch' | 'cells' | 'phaseSince' | 'soakUntil' | 'halt' | 'lastAction' | 'startedAt' | 'updatedAt'> {
+function optionalFields(value: RecordObject): Pick<RolloutRecord, 'batch' | 'cells' | 'phaseSince' | 'soakUntil' | 'halt' | 'held' | 'lastAction' | 'startedAt' | 'updatedAt'> {
   const action = isObject(value.lastAction) ? value.lastAction : undefined;
   return {
     batch: stringsOf(value.batch), cells: cellsOf(value.cells),
     phaseSince: timeOf(value.phaseSince), ...(value.soakUntil !== undefined ? { soakUntil: timeOf(value.soakUntil) } : {}),
     ...(isObject(value.halt) ? { halt: haltOf(value.halt) } : {}),
+    ...(isObject(value.held) ? { held: { cluster: text(value.held.cluster), reason: text(value.held.reason), since: timeOf(value.held.since) } } : {}),
     ...(action && isVerb(action.action) ? { lastAction: { action: action.action, by: text(action.by) || 'unknown', at: timeOf(action.at) } } : {}),
     startedAt: timeOf(value.startedAt), updatedAt: timeOf(value.updatedAt),
   };
