@@ -26,6 +26,7 @@ import { pruneHoldRoutes } from './api/prune-hold-routes';
 import { clusterFreezeRoutes } from './api/cluster-freeze-routes';
 import { rolloutRoutes } from './api/rollout-routes';
 import { RolloutActions } from './view/rollouts';
+import { PendingRevisions } from './view/pending-revisions';
 import { ClusterFreezes } from './view/cluster-freezes';
 import { previewRoutes } from './api/preview-routes';
 import type { PreviewQueue } from '@tidemark/queue';
@@ -190,7 +191,9 @@ export async function buildDashboard(deps: DashboardDeps): Promise<FastifyInstan
     await scope.register(pageRoutes, { data, actions, sourceActions, ...(deps.traceUrl ? { traceUrl: deps.traceUrl } : {}) });
     await scope.register(pruneHoldRoutes, { holds: new PruneHolds(deps.redis, deps.statusStore.keys.prefix), queues: deps.queues, clusters: () => deps.statusStore.clusters() });
     await scope.register(clusterFreezeRoutes, { freezes: new ClusterFreezes({ redis: deps.redis, store: deps.statusStore, queues: deps.queues, clusterNames: () => data.clusterNames() }) });
-    await scope.register(rolloutRoutes, { rollouts: new RolloutActions({ redis: deps.redis, keys: deps.statusStore.keys }) });
+    const rollouts = new RolloutActions({ redis: deps.redis, keys: deps.statusStore.keys });
+    const pending = new PendingRevisions({ redis: deps.redis, keys: deps.statusStore.keys, rollouts, previews: deps.previews ?? noPreviewQueue });
+    await scope.register(rolloutRoutes, { rollouts, pending });
     await scope.register(previewRoutes, { previews: deps.previews ?? noPreviewQueue, redis: deps.redis, keys: deps.statusStore.keys });
     await scope.register(liveUpdates, { cache, trees });
     await scope.register(auditRoutes, { audit });

@@ -44,6 +44,7 @@ import { holdForEverySource, startSyncWindowMonitor, windowDependencies } from '
 import { gitRolloutPolicies, rolloutDriver, rolloutTargets, type RolloutWiring } from './rollouts';
 import { startRolloutCommitStatuses } from './rollout-commit-statuses';
 import { rolloutHoldOf } from './rollout-holds';
+import { PendingPreviews } from './pending-previews';
 
 /** pollingRoles are the roles that run the poller: a worker and an agent take jobs only. */
 const pollingRoles: ReadonlySet<ReconcilerConfig['role']> = new Set(['all', 'poller']);
@@ -154,11 +155,12 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
 
   // Sources with a rollout policy: the driver enqueues each wave's clusters, not the poll (docs/rollouts.md).
   const rolloutPolicyAt = gitRolloutPolicies(sources, config.rollouts);
+  const pendingPreviews = new PendingPreviews({ redis, keys: statusStore.keys, log });
   const rollouts = rolloutDriver({
     policies: config.rollouts, policyAt: rolloutPolicyAt, redis, statusStore, sources, placement, clusters: () => clusterTargets, queues, log,
     holdOf: rolloutHoldOf({ redis, keys: statusStore.keys, windows: config.syncWindows, clusters: () => clusterTargets, clock }),
     owner: `${config.role}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`,
-    driver: { ...rolloutOptions, onNotice: (source, notice) => { metrics.rolloutNotice(source, notice); rolloutOptions?.onNotice?.(source, notice); }, onRecord: (record) => { waveStatuses.recorded(record); rolloutOptions?.onRecord?.(record); } },
+    driver: { ...rolloutOptions, onNotice: (source, notice) => { metrics.rolloutNotice(source, notice); pendingPreviews.notice(source, notice.kind); rolloutOptions?.onNotice?.(source, notice); }, onRecord: (record) => { waveStatuses.recorded(record); rolloutOptions?.onRecord?.(record); } },
   });
   // Source objects are known before any worker takes a job that names one.
   const poller = !pollingRoles.has(config.role) ? undefined : new Poller({
@@ -338,6 +340,7 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
 
   // Pushes to other branches and pull requests announced by a webhook are previewed by the workers.
   const previews = await startWebhookPreviews(poller !== undefined, { connection, prefix: config.redisPrefix, hashTag }, sources, stops);
+  pendingPreviews.attach(previews);
   const http = await startHttpServer({
     config, log, poller, redis, recordPrefix, metrics, previews, mark, tracer,
     ...(sourceObjects ? { findWebhook: (source: string) => sourceObjects.webhook(source), forbiddenSourceWatches: () => sourceObjects.forbiddenWatches() } : {}),

@@ -63,6 +63,7 @@ const describers: ReadonlyArray<(route: string, params: Params, request: Fastify
     const verb = clusterAction.exec(route)?.[1];
     return verb ? { action: `cluster.${verb}`, target: { type: 'cluster', name: params.cluster ?? '' } } : undefined;
   },
+  (route, params) => (route === '/rollouts/:source/preview' ? { action: 'preview.request', target: { type: 'source', name: params.source ?? '' } } : undefined),
   (route, params) => (rolloutAction.test(route) ? { action: `rollout.${params.verb ?? ''}`, target: { type: 'source', name: params.source ?? '' } } : undefined),
   (route, params) => (pruneConfirm.test(route) ? { action: 'prune.confirm', target: { type: 'prune-hold', cluster: params.cluster ?? '', name: params.source ?? '' } } : undefined),
   (route, params, request) => {

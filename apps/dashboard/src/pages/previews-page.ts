@@ -21,11 +21,13 @@ export function previewHref(source: string, ref: string): string {
 const actionWords: Record<PreviewAction, string> = { created: 'created', configured: 'changed', unchanged: 'unchanged', deleted: 'deleted', invalid: 'refused', skipped: 'skipped' };
 const actionState: Record<PreviewAction, string> = { created: 'ready', configured: 'reconciling', unchanged: 'unknown', deleted: 'stalled', invalid: 'failed', skipped: 'suspended' };
 
-function actionBadge(action: PreviewAction): SafeHtml {
+/** actionBadge is one preview action as a badge, as the preview pages show it. */
+export function actionBadge(action: PreviewAction): SafeHtml {
   return html`<span class="badge state-${actionState[action]}" data-action="${action}">${actionWords[action]}</span>`;
 }
 
-function reportState(report: PreviewReport | undefined): SafeHtml {
+/** reportState is a preview's state as a word, coloured. */
+export function reportState(report: PreviewReport | undefined): SafeHtml {
   if (!report) return html`<span class="error">unreadable record</span>`;
   if (report.state === 'failed') return html`<span class="error">failed</span>`;
   if (report.state === 'done') return html`<span class="cond-good">done</span>`;
@@ -33,7 +35,7 @@ function reportState(report: PreviewReport | undefined): SafeHtml {
 }
 
 /** countsText names the actions that happen, e.g. "2 created, 1 changed, 1 refused". */
-function countsText(counts: Partial<Record<PreviewAction, number>> | undefined): string {
+export function countsText(counts: Partial<Record<PreviewAction, number>> | undefined): string {
   const parts = previewActionOrder.filter((action) => action !== 'unchanged' && (counts?.[action] ?? 0) > 0).map((action) => `${counts?.[action]} ${actionWords[action]}`);
   return parts.length > 0 ? parts.join(', ') : 'no change';
 }
