@@ -61,6 +61,7 @@ tr:target > * { background:var(--flash); } tr.tree-row.drifted th { color:var(--
 figure.chart figcaption { margin-bottom:.3rem; } .chart-now { float:right; font-variant-numeric:tabular-nums; margin-left:1rem; } .chart-text { font-size:12px; color:var(--muted); margin:.3rem 0; max-width:40rem; }
 figure.chart svg { display:block; font:11px system-ui, sans-serif; } .chart-line { fill:none; stroke:var(--info); stroke-width:1.8; } .chart-axis, .chart-tick { stroke:var(--line); stroke-width:1; }
 .chart-bar { fill:var(--info); } .chart-label { fill:var(--fg); } .chart-label.small { font-size:10px; fill:var(--muted); } .muted-fill { fill:var(--muted); }
+.rollout-bar { fill:var(--muted); } .rollout-bar.state-ready { fill:var(--ok); } .rollout-bar.state-applying { fill:var(--info); } .rollout-bar.state-failed { fill:var(--bad); }
 .run { fill:var(--muted); } .run-succeeded { fill:var(--ok); } .run-progressing { fill:var(--info); } .run-failed, .run-stalled { fill:var(--bad); } .run-pruned, .run-skipped { fill:var(--muted); }
 figure.chart details table { margin-top:.3rem; } figure.chart details { font-size:12px; }
 .rendered-toggle, .rendered-issues { font-size:12px; } .rendered-issues { color:var(--warn); font-weight:600; }

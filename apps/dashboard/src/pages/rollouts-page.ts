@@ -3,6 +3,7 @@ import { mayAct, type Principal } from '../auth/principal';
 import { shortRevision, timeAgo } from './format';
 import { html, type SafeHtml } from './html';
 import { pendingSection } from './rollout-pending';
+import { rolloutTimeline } from './rollout-timeline';
 
 /** The actions a rollout in each phase can take, as rolloutCommandRefusal allows them (the driver checks again). */
 function verbsFor(record: RolloutRecord): RolloutCommandVerb[] {
@@ -44,7 +45,7 @@ ${record.waves.map((wave, index) => html`<tr${index === record.wave ? html` aria
     const cell = record.cells[cluster];
     return html`<span class="rollout-cell state-${cell?.state ?? 'waiting'}" data-cluster="${cluster}" data-state="${cell?.state ?? 'waiting'}"><b>${cluster}</b> ${shortRevision(record.targets[cluster])} ${cell?.state ?? 'waiting'} ${took(cell?.reachedAt, cell?.readyAt)}</span> `;
   })}</td></tr>`)}
-</tbody></table>${actionForms(record, principal)}</section>`;
+</tbody></table>${rolloutTimeline(record)}${actionForms(record, principal)}</section>`;
 }
 
 /** rolloutsPage lists every source's rollout in waves; `previews` holds a pending revision's preview by source. */
