@@ -37,6 +37,10 @@ describe('rolloutTimeline', () => {
     expect(rolloutTimeline(record, Date.parse(t(80))).value).toMatch(/<tr data-cluster="prod-a"><td>prod<\/td><td>prod-a<\/td><td><code>bbbbbbbbbb<\/code><\/td><td>applying<\/td><td class="num">50.0 s<\/td><td class="num">—<\/td><\/tr>/);
   });
 
+  it('draws nothing while no cluster has been reached', () => {
+    expect(rolloutTimeline({ ...record, cells: { canary: { wave: 0, state: 'waiting' } } }, Date.parse(t(80))).value).toBe('');
+  });
+
   it('says what a held rollout waits for', () => {
     const held: RolloutRecord = { ...record, held: { cluster: 'prod-a', reason: 'deny window "office" until 16:00 Europe/Berlin', since: t(55) } };
     expect(rolloutTimeline(held, Date.parse(t(80))).value).toContain('; waiting: deny window &quot;office&quot; until 16:00 Europe/Berlin.');

@@ -56,7 +56,8 @@ function rowText(row: TimelineRow): string {
  */
 export function rolloutTimeline(record: RolloutRecord, now = Date.now()): SafeHtml {
   const rows = timelineRows(record, now);
-  if (rows.length === 0) return html``;
+  // Nothing reached yet (a pending revision, a first wave waiting for approval): the matrix says it all.
+  if (rows.every((row) => row.from === undefined)) return html``;
   const span = Math.max(1_000, ...rows.map((row) => row.to ?? 0), record.held ? now - Date.parse(record.startedAt) : 0);
   const x = (ms: number) => labelWidth + (ms / span) * barArea;
   const height = rows.length * rowHeight + 24;
