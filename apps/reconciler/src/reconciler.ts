@@ -32,7 +32,8 @@ import { DependencyWaits } from '@tidemark/ordering';
 import { CommitClock } from './metrics/commit-clock';
 import { ReconcilerMetrics } from './metrics/reconciler-metrics';
 import { reportRenderSandbox } from './render-sandbox-report';
-import { sourceRendering, unitRendering, watchRenderCapabilities, type SourceObjectKeys } from './unit-rendering';
+import { configVariables, sourceRendering, unitRendering, watchRenderCapabilities, type SourceObjectKeys } from './unit-rendering';
+import { followFleet } from './render-fleet';
 import { startSourceObjects } from './source-objects';
 import { sourceObjectRules } from './source-objects-config';
 import { startPreviewJobs, startWebhookPreviews } from './preview-jobs';
@@ -135,7 +136,7 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
   stops.push(() => waveStatuses.stop());
 
   const cacheRoot = join(config.cacheDir, `${config.role}-${process.pid}`);
-  const rendering = unitRendering(config, (cluster) => connectionOf(clusters.main, cluster));
+  const rendering = unitRendering(config, (cluster) => connectionOf(clusters.main, cluster), registry);
   stops.push(() => closeRendering(rendering));
   // Said once at start: whether renderers run in namespaces of their own (a warning and a metric if not).
   if (rendering) reportRenderSandbox(log, metrics);
@@ -329,6 +330,7 @@ async function wire(config: ReconcilerConfig, log: Logger, stops: (() => Promise
   stops.push(await startAgentSide({ config, clusters: clusters.main, redis, queues, statusStore, log }));
   // A CRD Established or removed on a cluster may change what its Helm units render.
   stops.push(watchRenderCapabilities(rendering, clusters.main, () => sources.keys(), poller, log));
+  stops.push(followFleet(rendering, { registry, variables: configVariables(config), sources: () => sources.keys(), poller, log }));
   if (poller) {
     await poller.start();
     stops.push(() => poller.stop());

@@ -1,4 +1,5 @@
-import { CapabilitiesCache, getObject, type ClusterConnection } from '@tidemark/cluster';
+import { getObject, type CapabilitiesCache, type ClusterConnection } from '@tidemark/cluster';
+import type { ClusterRegistry } from '@tidemark/cluster-objects';
 import type { UnitRendering } from '@tidemark/git-source';
 import { ChartRepositories, commandRenderer, createBuiltinRenderers, RendererRegistry, UnitRenderer, type ChartCredentials, type ChartRepositorySpec, type SopsKeyring, type SopsKeys } from '@tidemark/render';
 import type { Logger } from '@tidemark/contracts';
@@ -6,13 +7,14 @@ import type { Poller } from '@tidemark/poller';
 import { watchCapabilities } from '@tidemark/watches';
 import type { ReconcilerConfig } from './config';
 import type { ChartRepositoryConfig, RenderConfig } from './render-config';
+import { clusterValuesOf, FleetCapabilities, type RenderFleet } from './render-fleet';
 
 /**
  * unitRendering builds the renderers every source shares (one output cache, one concurrency
  * limit), Helm with the configured chart repositories and each cluster's capabilities.
  * `connectionFor` reaches the cluster that holds a repository's Secret, and the clusters rendered for.
  */
-export function unitRendering(config: ReconcilerConfig, connectionFor: (cluster: string) => ClusterConnection): (UnitRendering & { capabilities: CapabilitiesCache }) | undefined {
+export function unitRendering(config: ReconcilerConfig, connectionFor: (cluster: string) => ClusterConnection, registry: Pick<ClusterRegistry, 'targets'>): (UnitRendering & RenderFleet) | undefined {
   const { render } = config;
   if (!render.enabled) return undefined;
   const chartRepositories = render.chartRepositories.length === 0 ? undefined : new ChartRepositories({
@@ -31,13 +33,19 @@ export function unitRendering(config: ReconcilerConfig, connectionFor: (cluster:
     limits: render.limits,
     concurrency: render.concurrency,
   });
-  const capabilities = new CapabilitiesCache((cluster) => config.clusters.some((known) => known.name === cluster && !known.agent) ? connectionFor(cluster) : undefined);
+  // Every registered cluster but an agent's (the hub never reaches those): Cluster objects too, once started.
+  const capabilities = new FleetCapabilities((cluster) => config.clusters.some((known) => known.name === cluster && known.agent) ? undefined : connectionFor(cluster));
   return {
     renderer,
     capabilities,
-    clusters: config.clusters.map((cluster) => ({ name: cluster.name, labels: cluster.labels, variables: cluster.variables })),
+    clusters: clusterValuesOf(registry, configVariables(config)),
     ...(render.remoteBaseHosts.length > 0 ? { remoteBaseHosts: render.remoteBaseHosts } : {}),
   };
+}
+
+/** configVariables are the config-file clusters' `variables`, by name. */
+export function configVariables(config: Pick<ReconcilerConfig, 'clusters'>): Map<string, Readonly<Record<string, string>>> {
+  return new Map(config.clusters.map((cluster) => [cluster.name, cluster.variables]));
 }
 
 /**
