@@ -38,10 +38,14 @@ export async function refuseDuplicates(run: ReconcileRun, deps: PipelineDependen
   // Two sources declaring the same key share one record, each saying it in its own order: so compare the places.
   const said = findCondition(fetched.previous?.conditions ?? [], ConditionType.Ready);
   const alreadySaid = said?.reason === 'DuplicateObject' && [here, ...there].every((where) => said.message.includes(`${where}.`) || said.message.includes(`${where} and`));
-  if (!alreadySaid) {
-    for (const other of others) await deps.declarations.wake(run.job.cluster, other).catch((error: unknown) => deps.log?.warn({ objectKey: other.objectKey, source: other.source, err: String(error) }, 'could not wake a duplicate declaration'));
+  throw new DuplicateObjectError(message, deps.options?.dependencyRecheckMs ?? 60_000, alreadySaid ? [] : others);
+}
+
+/** DuplicateObjectError is the wait of a duplicate declaration; `wake` are the other declarations finalize wakes. */
+export class DuplicateObjectError extends NotReadyError {
+  constructor(message: string, requeueAfterMs: number, readonly wake: Declaration[]) {
+    super('DuplicateObject', message, requeueAfterMs);
   }
-  throw new NotReadyError('DuplicateObject', message, deps.options?.dependencyRecheckMs ?? 60_000);
 }
 
 /**
@@ -56,17 +60,21 @@ export async function otherDeclarations(run: ReconcileRun, deps: PipelineDepende
   return sameLiveObject(run, deps, own, resource, target.namespace);
 }
 
-/** wakeOtherDeclarations: the run's object left Git, so another declaration of its live object may now apply it. */
-export async function wakeOtherDeclarations(run: ReconcileRun, deps: PipelineDependencies): Promise<void> {
+/**
+ * declarationsToWake: when the run's object left Git, another declaration of its live object may
+ * now apply it; finalize wakes those. Empty for an object still in Git.
+ */
+export async function declarationsToWake(run: ReconcileRun, deps: PipelineDependencies): Promise<Declaration[]> {
   const object = run.live ?? run.object;
   const apiVersion = object?.apiVersion ?? run.previous?.apiVersion;
-  if (!deps.declarations || !apiVersion) return;
+  if (run.desired || !deps.declarations || !apiVersion) return [];
   const target = { apiVersion, kind: run.ref.kind, namespace: object?.metadata.namespace ?? run.previous?.namespace ?? run.ref.namespace, name: run.ref.name };
   try {
-    for (const other of await otherDeclarations(run, deps, target)) await deps.declarations.wake(run.job.cluster, other);
+    return await otherDeclarations(run, deps, target);
   } catch (error) {
     // The other declaration's own recheck finds the change anyway; waking only makes it sooner.
-    deps.log?.warn({ objectKey: run.job.objectKey, cluster: run.job.cluster, err: String(error) }, 'could not wake other declarations');
+    deps.log?.warn({ objectKey: run.job.objectKey, cluster: run.job.cluster, err: String(error) }, 'could not find other declarations to wake');
+    return [];
   }
 }
 

@@ -8,7 +8,7 @@ import type { ReconcileRun } from './run';
  * recordEvents emits what a run has to say about an object as one aggregated Event (none when
  * there is nothing); a failure to record it is logged, never a reconcile failure.
  */
-export async function recordEvents(run: ReconcileRun, deps: PipelineDependencies, about: KubernetesManifest, events: readonly EventInput[]): Promise<void> {
+export async function recordEvents(run: Pick<ReconcileRun, 'job' | 'reportingConnection'>, deps: Pick<PipelineDependencies, 'log'>, about: KubernetesManifest, events: readonly EventInput[]): Promise<void> {
   const event = aggregateEvents(events);
   if (!event) return;
   try {

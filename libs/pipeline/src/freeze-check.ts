@@ -5,7 +5,7 @@ import type { ReconcileRun } from './run';
 /**
  * freezeCheck stops a run before its first write to the cluster when an operator froze the
  * cluster: nothing is applied, pruned or deleted there, and neither the object's /status nor an
- * Event is written (reportFailure skips a ClusterFrozen). The run ends not-ready, so the job
+ * Event is written (failureReport skips a ClusterFrozen). The run ends not-ready, so the job
  * waits and looks again after `options.frozenRecheckMs`; lifting the freeze wakes the cluster's
  * objects at once. A freeze that cannot be read is a transient failure: no write while unsure.
  */

@@ -1,5 +1,5 @@
 // Owns: reconcile: the stages (fetch, deletion, validate, features, render, apply, prune, act, health,
-//   status, result) and finalizeStatus, the run's one write to the status store. The app hands everything
+//   status, result) and finalize, which makes every write of a run (CR /status, Events, the status record, wake-ups). The app hands everything
 //   else in (PipelineDependencies).
 // Entry points: reconcile, renderForPreview, unchangedJobs, cleanupFinalizer; PolicyKeeper (each cluster's
 //   admission policy for objects whose drift is prevented).

@@ -1,5 +1,5 @@
 import { toReconcileFailure } from '@tidemark/cluster';
-import { parseObjectKey, type ObjectStatus, type ReconcileJob, type ReconcileOutcome } from '@tidemark/contracts';
+import { parseObjectKey, type ReconcileJob, type ReconcileOutcome } from '@tidemark/contracts';
 import type { PipelineDependencies } from './dependencies';
 import { isDeleted, type FetchResult, type ReconcileRun } from './run';
 import { fetchStage } from './stage-fetch';
@@ -16,18 +16,15 @@ import { healthStage } from './stage-health';
 import { hookVerdictStage, readHookRun } from './stage-hooks';
 import { readHealthRules } from './read-health-rules';
 import { statusStage, type StatusResult } from './stage-status';
-import { recordEvents } from './events';
 import { previousInventory } from './prune';
 import { resultStage } from './stage-result';
-import { reportDeletion } from './record-deletion';
-import { reportFailure } from './record-failure';
-import { finalizeStatus } from './finalize-status';
+import { finalize } from './finalize';
+import { declarationsToWake } from './duplicate-check';
 import { observeRun } from './observe-run';
 import { withRunLog } from './run-log';
 import { subjectOf } from './subject';
 import { runConnections } from './identity';
 import { identityFailure } from './identity-failure';
-import { wakeDependents } from './ordering/wake-dependents';
 import { isStaleCacheSymptom } from './cached-reads';
 import { resyncUnchanged } from './unchanged-resync';
 import { freezeCheck } from './freeze-check';
@@ -36,8 +33,9 @@ import { preventionCheck } from './prevention-check';
 import { startRunSpan, traceHealthWait, traced, tracedSync } from './run-trace';
 
 /**
- * reconcile runs the stages for one job (a sync hook's run has its own two: readHookRun, hookVerdictStage), then finalizeStatus writes the run's one status
- * record; a look-again at an object nothing changed since its last full run is answered from the
+ * reconcile runs the stages for one job (a sync hook's run has its own two: readHookRun, hookVerdictStage),
+ * then finalize makes every write the run has (the CR's /status, Events, the status record, wake-ups);
+ * the stages only say what to write. A look-again at an object nothing changed since its last full run is answered from the
  * record and the watch cache alone (resyncUnchanged). It is level-triggered: it compares Git at the job's revision with the cluster and
  * converges, whatever woke it. A failure sets Ready=False with the failing stage's reason; the
  * result stage turns it into the run's one answer to the queue (requeue after, or a throw). `signal` aborts when this worker may no longer own
@@ -69,14 +67,11 @@ async function reconcileRun(run: ReconcileRun, deps: PipelineDependencies, signa
       // This worker no longer owns the object (lease lost, shutdown): write nothing more, hand it back.
       if (signal?.aborted) throw error;
       run.failure = identityFailure(run, toReconcileFailure(error, `${run.stage} ${subjectOf(run)}`));
-      await reportFailure(run, deps, run.failure).catch((secondary: unknown) => {
-        deps.log?.warn({ objectKey: job.objectKey, cluster: job.cluster, err: String(secondary) }, 'could not report the failure');
-      });
       return undefined;
     });
-    await traced(run, 'finalize', () => finalize(run, deps, status?.record, signal));
-    await wakeDependents(run, deps, status?.record);
-    if (status && !run.failure && run.live) await recordEvents(run, deps, run.live, status.events);
+    // Past here the run writes: the CR's /status, Events, the record, the wake-ups (finalize).
+    signal?.throwIfAborted();
+    await traced(run, 'finalize', () => finalize(run, deps, status));
     return resultStage(run, deps);
   } finally {
     deps.log?.info({ objectKey: job.objectKey, cluster: job.cluster, revision: job.revision, stage: run.stage, durationMs: Date.now() - run.startedAt.getTime() }, 'reconcile finished');
@@ -117,10 +112,10 @@ async function runStages(run: ReconcileRun, deps: PipelineDependencies, signal?:
   await windowCheck(run, deps);
   await preventionCheck(run, deps);
   await preDeleteStage(run, deps);
+  run.wakes = await declarationsToWake(run, deps);
   run.deletion = await deletionStage(run, deps);
   if (isDeleted(run) || !run.desired) {
     if (run.live && deps.driftPrevention) deps.driftPrevention.mayRelease(run.job.cluster);
-    await reportDeletion(run, deps);
     return undefined;
   }
   run.ordering = await readOrdering(run, deps);
@@ -156,25 +151,6 @@ export function recordFetched(run: ReconcileRun, result: FetchResult): void {
   Object.assign(run, read, { job: { ...run.job, revision }, fetched: result.action });
   // The Placement rule's ServiceAccount, when it names one, replaces the source's for the rest of the run.
   if (read.placedAs) Object.assign(run, { connection: read.placedAs.connection, actionsConnection: read.placedAs.actionsConnection });
-}
-
-/**
- * finalize writes the status record once. A failed run's record is best effort (the failure is
- * what the queue needs); a successful run whose record cannot be written fails, to be retried.
- */
-async function finalize(run: ReconcileRun, deps: PipelineDependencies, applied: ObjectStatus | undefined, signal?: AbortSignal): Promise<void> {
-  if (run.failure) {
-    await finalizeStatus(run, deps).catch((secondary: unknown) => {
-      deps.log?.warn({ objectKey: run.job.objectKey, cluster: run.job.cluster, err: String(secondary) }, 'could not record the failure');
-    });
-    return;
-  }
-  signal?.throwIfAborted();
-  try {
-    await finalizeStatus(run, deps, applied);
-  } catch (error) {
-    run.failure = toReconcileFailure(error, `status ${subjectOf(run)}`);
-  }
 }
 
 function startRun(job: ReconcileJob, deps: PipelineDependencies): ReconcileRun {

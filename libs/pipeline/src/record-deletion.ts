@@ -1,14 +1,11 @@
 import type { EventInput } from '@tidemark/cluster';
 import { findCondition, Reason } from '@tidemark/contracts';
-import type { PipelineDependencies } from './dependencies';
-import { recordEvents } from './events';
 import { prunedBy, type ReconcileRun } from './run';
 import type { KeptObject } from './prune-guards';
 
-/** reportDeletion emits a Pruned event per object the deletion stage pruned; finalizeStatus records it. */
-export async function reportDeletion(run: ReconcileRun, deps: PipelineDependencies): Promise<void> {
-  const about = run.live;
-  if (!about) return;
+/** deletionEvents: a Pruned event per object the deletion stage pruned, and the orphans; finalize emits them. */
+export function deletionEvents(run: ReconcileRun): EventInput[] {
+  if (!run.live) return [];
   const deletion = run.deletion;
   const pruned = prunedBy(deletion);
   const events: EventInput[] = pruned.deleted.map((entry) => ({ type: 'Normal' as const, reason: 'Pruned', message: `${entry.subject} pruned: ${run.desired ? 'its owner was deleted by hand' : 'it was removed from Git'}` }));
@@ -16,7 +13,7 @@ export async function reportDeletion(run: ReconcileRun, deps: PipelineDependenci
   const alreadyOrphaned = findCondition(run.previous?.conditions, 'Ready')?.reason === Reason.Orphaned;
   if (deletion?.action === 'orphaned' && !alreadyOrphaned) events.push({ type: 'Warning', reason: Reason.Orphaned, message: `Removed from Git, but orphaned, not deleted: ${deletion.orphaned.reason}` });
   events.push(...keptEvents(pruned.kept));
-  await recordEvents(run, deps, about, events);
+  return events;
 }
 
 /** keptEvents: one Warning per object a prune guard kept, with the reason. */

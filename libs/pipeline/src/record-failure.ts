@@ -1,32 +1,35 @@
-import { applyStatus } from '@tidemark/cluster';
+import type { EventInput } from '@tidemark/cluster';
 import { markFailure, TerminalError, type FailureCategory, type FailureSummary, type ObjectStatus, type ReconcileFailure } from '@tidemark/contracts';
-import type { PipelineDependencies } from './dependencies';
 import { isStalledAgain, type ReconcileRun } from './run';
 import { reasonFor } from './failure';
 import { isFreezeFailure } from './freeze-check';
 import { isWindowFailure } from './window-check';
-import { recordEvents } from './events';
 import { desiredPlace } from './desired-place';
 import { unreadySince } from './health-timeout';
 import { keptDependencyEdges } from './ordering/dependency-edges';
 
+/** FailureReport is what a failed run tells the cluster: the CR's /status, best effort, and a Warning event. */
+export interface FailureReport {
+  customStatus?: Record<string, unknown>;
+  events: EventInput[];
+}
+
 /**
- * reportFailure tells the cluster about a failed run: the CR's /status gets Ready=False with the
- * stage's reason (and Stalled=True for a terminal failure), and a Warning event says why. The
- * status store record is finalizeStatus's (failureRecord).
+ * failureReport says what a failed run tells the cluster: the CR's /status gets Ready=False with
+ * the stage's reason (and Stalled=True for a terminal failure), and a Warning event says why.
+ * finalize writes them; the status store record is failureRecord.
  */
-export async function reportFailure(run: ReconcileRun, deps: PipelineDependencies, failure: ReconcileFailure): Promise<void> {
+export function failureReport(run: ReconcileRun, failure: ReconcileFailure, now: Date): FailureReport {
   // Stalled again with an unchanged spec: the cluster was told the first time. A frozen cluster, or one a sync window holds, is told nothing.
-  if (isStalledAgain(run) || isFreezeFailure(failure) || isWindowFailure(failure)) return;
+  if (isStalledAgain(run) || isFreezeFailure(failure) || isWindowFailure(failure) || !run.live) return { events: [] };
   const reason = reasonFor(run.stage, failure);
-  const conditions = failureConditions(run, failure, reason, deps.now?.() ?? new Date());
-  if (run.plugin && run.live && !run.live.metadata.deletionTimestamp) {
-    // The whole status is applied again: under one field manager, a partial apply would drop
-    // the fields the last successful run wrote (observedGeneration, inventory).
-    const liveStatus = (run.live.status ?? {}) as Record<string, unknown>;
-    await applyStatus(run.reportingConnection, run.live, { ...liveStatus, conditions, lastAttemptedRevision: run.job.revision }).catch(() => false);
-  }
-  if (run.live) await recordEvents(run, deps, run.live, [{ type: 'Warning', reason, message: failure.message }]);
+  const events: EventInput[] = [{ type: 'Warning', reason, message: failure.message }];
+  if (!run.plugin || run.live.metadata.deletionTimestamp) return { events };
+  // The whole status is applied again: under one field manager, a partial apply would drop
+  // the fields the last successful run wrote (observedGeneration, inventory).
+  const liveStatus = (run.live.status ?? {}) as Record<string, unknown>;
+  const conditions = failureConditions(run, failure, reason, now);
+  return { customStatus: { ...liveStatus, conditions, lastAttemptedRevision: run.job.revision }, events };
 }
 
 function failureConditions(run: ReconcileRun, failure: ReconcileFailure, reason: string, now: Date): ObjectStatus['conditions'] {

@@ -3,7 +3,7 @@ import type { KubernetesManifest, ObjectRef, ObjectStatus, ReconcileFailure, Rec
 import type { Health, RegisteredKind, RunHealthRules } from '@tidemark/kinds';
 import type { HookRun, OrderingNode } from '@tidemark/ordering';
 import type { TraceSpan } from '@tidemark/tracing';
-import type { DesiredObject } from './dependencies';
+import type { Declaration, DesiredObject } from './dependencies';
 import type { ApplyOutcome } from './stage-results';
 import type { KeptObject } from './prune-guards';
 
@@ -98,6 +98,8 @@ export interface ReconcileRun extends Partial<Omit<Fetched, 'revision'>> {
   hookState?: HookState;
   /** The health rules of the run's source (its HealthRule objects between the config's and the built-in ones), read before apply. */
   healthRules?: RunHealthRules;
+  /** Other declarations of the run's live object, which finalize wakes: the object left Git, so one of them may apply it now. */
+  wakes?: Declaration[];
   /** Set once apply, prune, act and health have all returned. */
   outcome?: ApplyOutcome;
   /** Set when the run failed. */

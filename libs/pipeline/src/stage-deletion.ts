@@ -7,7 +7,6 @@ import type { KeptObject } from './prune-guards';
 import { cleanupFinalizer, inventoryEntry } from './tracking';
 import { subjectOf } from './subject';
 import { checkMassPrune } from './mass-prune';
-import { wakeOtherDeclarations } from './duplicate-check';
 
 /**
  * deletionStage handles an object removed from Git, or a CR deleted by hand (deletionTimestamp
@@ -21,8 +20,6 @@ export async function deletionStage(run: ReconcileRun, deps: PipelineDependencie
   const removedFromGit = !run.desired;
   const deletedByHand = Boolean(run.plugin && run.live?.metadata.deletionTimestamp);
   if (!removedFromGit && !deletedByHand) return { action: 'none' };
-  // Another Git object declaring the same live object may apply it now that this one is gone.
-  if (removedFromGit) await wakeOtherDeclarations(run, deps);
   // Outside the try: waiting for confirmation is not a prune failure.
   if (removedFromGit && run.live) await checkMassPrune(run, deps);
   try {

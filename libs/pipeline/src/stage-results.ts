@@ -31,7 +31,7 @@ export interface KindOutcome {
 
 /**
  * ApplyOutcome is what the apply, prune, act and health stages returned, kept together once
- * they have all run: the status stage, finalizeStatus and the observer read it.
+ * they have all run: the status stage, finalize and the observer read it.
  */
 export interface ApplyOutcome {
   applied: AppliedObjects;

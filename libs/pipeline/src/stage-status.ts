@@ -1,4 +1,4 @@
-import { applyStatus, type EventInput } from '@tidemark/cluster';
+import type { EventInput } from '@tidemark/cluster';
 import { ConditionType, markFailed, markProgressing, markReady, Reason, setCondition, type Condition, type KubernetesManifest, type ObjectStatus } from '@tidemark/contracts';
 import type { Health } from '@tidemark/kinds';
 import type { PipelineDependencies } from './dependencies';
@@ -12,18 +12,23 @@ import { customResourceToApply } from './stage-validate';
 import { healthWait, unreadySince } from './health-timeout';
 import { dependencyEdges } from './ordering/dependency-edges';
 
-/** StatusResult is the status store record finalizeStatus writes, and the Events to emit after it. */
+/**
+ * StatusResult is what a run that got through apply has to say: the CR's /status (for a kind
+ * plugin's CR), the status store record and the Events. finalize writes them, in that order.
+ */
 export interface StatusResult {
   record: ObjectStatus;
   events: EventInput[];
+  /** The CR's /status: conditions, observedGeneration, revisions, inventory and the kind's own fields. */
+  customStatus?: Record<string, unknown>;
 }
 
 /**
- * statusStage writes conditions, observedGeneration and revisions to the CR's /status. It returns
- * the status store record, which finalizeStatus writes, and the Events, which reconcile emits
- * after that write so that the status is visible without waiting for them.
+ * statusStage works out conditions, observedGeneration and revisions for the CR's /status and
+ * the status store record, and the Events; it writes nothing (finalize does, then
+ * statusWritten says what the write changed).
  */
-export async function statusStage(run: ReconcileRun, outcome: ApplyOutcome, deps: PipelineDependencies): Promise<StatusResult> {
+export function statusStage(run: ReconcileRun, outcome: ApplyOutcome, deps: PipelineDependencies): StatusResult {
   run.stage = 'status';
   const now = deps.now?.() ?? new Date();
   const generation = run.live?.metadata.generation ?? 0;
@@ -34,9 +39,8 @@ export async function statusStage(run: ReconcileRun, outcome: ApplyOutcome, deps
   conditions = setCondition(conditions, driftCondition(applied.drift, generation), now);
 
   const record = statusRecord(run, outcome, conditions, now, deps);
-  const events: EventInput[] = [];
-  if (run.plugin && run.live) events.push(...(await writeCustomResourceStatus(run, outcome, record)));
-  return { record, events: eventsOf(run, outcome, events) };
+  const customStatus = run.plugin && run.live ? customResourceStatus(outcome, record) : undefined;
+  return { record, events: eventsOf(run, outcome), ...(customStatus ? { customStatus } : {}) };
 }
 
 /**
@@ -92,9 +96,8 @@ function driftCondition(drift: ApplyOutcome['applied']['drift'], generation: num
   return { type: ConditionType.Drifted, status: 'False', observedGeneration: generation, reason: Reason.NoDrift, message };
 }
 
-/** writeCustomResourceStatus writes the CR's /status; it returns the events that says it could not. */
-async function writeCustomResourceStatus(run: ReconcileRun, outcome: ApplyOutcome, record: ObjectStatus): Promise<EventInput[]> {
-  const status = {
+function customResourceStatus(outcome: ApplyOutcome, record: ObjectStatus): Record<string, unknown> {
+  return {
     observedGeneration: record.observedGeneration,
     conditions: record.conditions,
     lastAppliedRevision: record.lastAppliedRevision,
@@ -102,7 +105,13 @@ async function writeCustomResourceStatus(run: ReconcileRun, outcome: ApplyOutcom
     inventory: record.inventory,
     ...outcome.kind.kindStatus,
   };
-  const written = await applyStatus(run.reportingConnection, run.live as KubernetesManifest, status);
+}
+
+/**
+ * statusWritten takes in what finalize's write of the CR's /status returned (the CR, or false
+ * when its CRD has no status subresource) and returns the Events that says so.
+ */
+export function statusWritten(run: ReconcileRun, record: ObjectStatus, written: KubernetesManifest | false): EventInput[] {
   if (written) {
     // The status write moved the CR's resourceVersion; its spec is still the one applied.
     if (run.object && record.appliedVersions) record.appliedVersions = withResourceVersion(record.appliedVersions, customResourceToApply(run), written);
@@ -115,8 +124,8 @@ async function writeCustomResourceStatus(run: ReconcileRun, outcome: ApplyOutcom
   return [{ type: 'Warning', reason: 'StatusSubresourceMissing', message: warning }];
 }
 
-function eventsOf(run: ReconcileRun, outcome: ApplyOutcome, earlier: readonly EventInput[]): EventInput[] {
-  const events: EventInput[] = [...earlier, ...driftEvents(run, outcome.applied.drift)];
+function eventsOf(run: ReconcileRun, outcome: ApplyOutcome): EventInput[] {
+  const events: EventInput[] = driftEvents(run, outcome.applied.drift);
   for (const change of outcome.applied.changes) {
     if (change.action === 'created' || change.action === 'configured') {
       events.push({ type: 'Normal', reason: change.action === 'created' ? 'Created' : 'Updated', message: `${change.subject} ${change.action} from ${run.job.source} at ${run.job.revision.slice(0, 12)}` });
