@@ -135,6 +135,25 @@ describe('outcomes', () => {
     await waitFor(async () => (await figures()).failures.every((record) => record.objectKey !== other), 2_000, 'the stall to clear');
   });
 
+  it('stalled: the marker is a cache of run outcomes, and no worker skips a job on it alone', async () => {
+    const stalledKey = `${prefix}:${queueNameFor(cluster)}:tm:stalled`;
+    const key = 'tidemark.dev/WebApp/a/still-stalled';
+    // The pipeline's answer for an object stalled at the job's revision: done, still stalled.
+    await start(async (job) => (job.objectKey === key ? { kind: 'done', stalled: { code: 'ValidationFailed', message: 'spec.replicas must be >= 0' } } : { kind: 'done' }));
+    await queues.enqueue(jobFor(cluster, key, 1));
+    await waitFor(async () => (await redis.hexists(stalledKey, key)) === 1, 5_000, 'the outcome to fill the cache');
+    expect(JSON.parse((await redis.hget(stalledKey, key))!)).toMatchObject({ revision: revision(1), code: 'ValidationFailed' });
+    expect(await queues.enqueue(jobFor(cluster, key, 1, 'resync'))).toEqual({ status: 'stalled' });
+    expect((await figures()).failures).toEqual([]);
+
+    // A marker no run wrote does not stop a job already queued at its revision: the handler decides.
+    const other = 'tidemark.dev/WebApp/a/queued-before';
+    await queues.enqueue(jobFor(cluster, other, 1), { delayMs: 300 });
+    await redis.hset(stalledKey, other, JSON.stringify({ revision: revision(1), code: 'Invalid', message: 'not from a run', at: new Date().toISOString() }));
+    await waitFor(() => runsOf(other).length === 1, 5_000, 'the queued job to reach the handler');
+    await waitFor(async () => (await redis.hexists(stalledKey, other)) === 0, 2_000, 'the run\'s success to clear the marker');
+  });
+
   it('waiting: a requeue ends a failure streak and runs again after its delay, not counted as a failure', async () => {
     const key = 'apps/Deployment/a/rolling';
     await start(async (_job, run) => {

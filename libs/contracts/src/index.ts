@@ -26,7 +26,7 @@ export type { KubernetesManifest } from './manifest';
 export type { ClusterCapabilities } from './cluster-capabilities';
 export type { SourceAllowList } from './source-allow';
 export type { ObjectStatus, DependencyEdge, DependencyEdges, RenderUnitRef, ReconcileRecord, InventoryEntry, DriftItem, ChangeCounts, FailureSummary, AppliedResource, AppliedVersion, LiveChild, ResourceHealth } from './status';
-export type { ReconcileOutcome } from './outcome';
+export type { ReconcileOutcome, StalledAt } from './outcome';
 export type { Logger } from './logger';
 export { stableStringify } from './stable-stringify';
 export { contentHash } from './content-hash';

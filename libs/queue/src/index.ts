@@ -1,7 +1,7 @@
 // Owns: the BullMQ queues and workers: one queue per cluster, job ids and deduplication per object, the
-//   latest-revision slot, backoff, the stall marker (which follows the pipeline's terminal failures; the
-//   pipeline decides what is stalled), leases on running jobs, queue figures, opening Redis connections, and
-//   an agent's Redis ACL rule for one cluster's keys (agentAclRule).
+//   latest-revision slot, backoff, the stall marker (a cache filled only from runs' outcomes; the pipeline
+//   decides what is stalled, and a worker never skips a job on the marker), leases on running jobs, queue
+//   figures, opening Redis connections, and an agent's Redis ACL rule for one cluster's keys (agentAclRule).
 // Entry points: ReconcileQueues, ReconcileWorkers, ResyncSweeper, openRedis.
 // Records: each cluster's BullMQ queue and its extra keys (<queue>:tm:latest, :stalled, :failures, :nudged,
 //   :wait-ms, :processing-ms, :failed-runs, :resync-due).

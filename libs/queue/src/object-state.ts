@@ -1,13 +1,15 @@
 import type { Cluster, Redis } from 'ioredis';
 import { jobFlags, type ReconcileJob } from '@tidemark/contracts';
 import { LuaScript } from './lua-script';
-import { parseFailureRecord, parseReconcileJob, parseStalledMarker, type FailureRecord, type StalledMarker } from './object-records';
+import { parseFailureRecord, parseReconcileJob, type FailureRecord, type StalledMarker } from './object-records';
 import type { ObjectStateKeys } from './queue-names';
 
 /**
- * The enqueue half of the "latest revision" slot. A manual job clears the object's stall
- * marker (a person asked for a retry); any other job at the revision that failed terminally is
- * refused. Then it writes the slot. `watch` and `drift` jobs say "look
+ * The enqueue half of the "latest revision" slot. The stall marker is a cache of the pipeline's
+ * verdict, written only from a run's outcome (a terminal failure, or a run that found the object
+ * still stalled) and cleared by a successful one. A manual job clears it (a person asked for a
+ * retry, which the pipeline honours too); any other job at the revision the cache says stalled is
+ * answered "stalled" without a job. Then it writes the slot. `watch` and `drift` jobs say "look
  * again", not "here is a new revision", so they never overwrite a slot a Git job wrote.
  * Returns [code, previous]: 0 stalled, 1 written, 2 kept.
  */
@@ -39,7 +41,6 @@ export type SlotWrite = { kind: 'stalled' } | { kind: 'written'; revisionChanged
 export interface RunState {
   latest: ReconcileJob | undefined;
   latestRaw: string | null;
-  stalled: StalledMarker | undefined;
   failure: FailureRecord | undefined;
 }
 
@@ -81,7 +82,6 @@ export class ObjectState {
   async readForRun(objectKey: string): Promise<RunState> {
     const replies = await this.client.pipeline()
       .hget(this.keys.latest, objectKey)
-      .hget(this.keys.stalled, objectKey)
       .hget(this.keys.failures, objectKey)
       // This run answers every look-again asked before it started.
       .hdel(this.keys.nudged, objectKey)
@@ -95,8 +95,7 @@ export class ObjectState {
     return {
       latest: parseReconcileJob(latestRaw),
       latestRaw,
-      stalled: parseStalledMarker(value(1)),
-      failure: parseFailureRecord(value(2)),
+      failure: parseFailureRecord(value(1)),
     };
   }
 
@@ -114,14 +113,21 @@ export class ObjectState {
     await pipeline.exec();
   }
 
-  /** recordFailure stores the failure (and the stalled marker when terminal) and counts the failed run. */
-  async recordFailure(record: FailureRecord, processingMs: number, waitMs: number | undefined): Promise<void> {
+  /**
+   * recordFailure stores the failure and counts the failed run; `stalled`, given only for a run
+   * whose handler failed terminally, goes into the stall cache.
+   */
+  async recordFailure(record: FailureRecord, processingMs: number, waitMs: number | undefined, stalled?: StalledMarker): Promise<void> {
     // A failing object is looked at by its own retries, not by the resync schedule.
     const pipeline = this.client.pipeline().hset(this.keys.failures, record.objectKey, JSON.stringify(record)).incr(this.keys.failedRuns).zrem(this.keys.resyncDue, record.objectKey);
-    if (record.terminal) {
-      const marker: StalledMarker = { revision: record.revision, code: record.code, message: record.message, at: record.at };
-      pipeline.hset(this.keys.stalled, record.objectKey, JSON.stringify(marker));
-    }
+    if (stalled) pipeline.hset(this.keys.stalled, record.objectKey, JSON.stringify(stalled));
+    this.addTimes(pipeline, processingMs, waitMs);
+    await pipeline.exec();
+  }
+
+  /** recordStillStalled: the handler found the object still stalled at this revision; the cache says so again. */
+  async recordStillStalled(objectKey: string, stalled: StalledMarker, processingMs: number, waitMs: number | undefined): Promise<void> {
+    const pipeline = this.client.pipeline().hset(this.keys.stalled, objectKey, JSON.stringify(stalled));
     this.addTimes(pipeline, processingMs, waitMs);
     await pipeline.exec();
   }

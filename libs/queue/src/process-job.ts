@@ -1,10 +1,10 @@
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import { Value } from '@sinclair/typebox/value';
-import { dropTraceparent, isReconcileFailure, jobSchemaVersion, ReconcileJob, redisSchemaVersion, TerminalError, messageOf, type FailureCategory, type ReconcileOutcome } from '@tidemark/contracts';
+import { dropTraceparent, isReconcileFailure, jobSchemaVersion, ReconcileJob, redisSchemaVersion, TerminalError, messageOf, type FailureCategory, type ReconcileOutcome, type StalledAt } from '@tidemark/contracts';
 import { computeBackoff, type BackoffOptions } from './backoff';
 import { JobAbortedError } from './errors/job-aborted-error';
 import type { LeaseWatch } from './lease-watch';
-import type { FailureRecord } from './object-records';
+import type { FailureRecord, StalledMarker } from './object-records';
 import type { ObjectState, RunState } from './object-state';
 import type { ReconcileHandler } from './outcome';
 
@@ -73,29 +73,41 @@ async function run(context: ProcessContext, job: Job<ReconcileJob>, token: strin
   const state = await context.state.readForRun(job.data.objectKey);
   const payload = await payloadOf(context, job, token, state.latest);
   const waitMs = job.attemptsStarted <= 1 ? Math.max(0, (job.processedOn ?? started) - job.timestamp - (job.opts.delay ?? 0)) : undefined;
-  if (isStalledAt(state, payload)) {
-    await context.state.recordTimes(undefined, waitMs);
-    return 'skipped: stalled at this revision';
-  }
   const settled = await settle(() => context.handler(payload, lease));
   const processingMs = Date.now() - started;
   if (lease.aborted) await handleAborted(job, token, lease, settled);
-  const { outcome } = settled;
-  if (outcome) {
-    const resyncAt = scheduledResync(context, outcome);
-    await context.state.recordSuccess(payload.objectKey, processingMs, waitMs, resyncAt);
-    // A scheduled job completes: one parked behind it (a newer revision, a look-again) starts then.
-    if (outcome.kind === 'requeue' && resyncAt === undefined) await delay(context, job, token, payload, outcome.afterMs);
-    // The slot of a removed object goes only after completion: deleted earlier, a crash would
-    // re-run the job from its own, possibly older, data and re-create the object.
-    if (payload.reason === 'git-removed' && state.latestRaw) context.removedSlots.set(job.id ?? '', state.latestRaw);
-    return 'done';
-  }
+  if (settled.outcome) return completed(context, { job, token, payload, state }, settled.outcome, { processingMs, waitMs });
   const { error } = settled;
   const record = failureRecord(state, payload, error);
-  await context.state.recordFailure(record, processingMs, waitMs);
+  await context.state.recordFailure(record, processingMs, waitMs, record.terminal ? stalledMarker(payload, record) : undefined);
   if (record.terminal) throw new UnrecoverableError(`${record.code}: ${record.message}`);
   return delay(context, job, token, payload, computeBackoff(record.failures, context.backoff));
+}
+
+interface Running {
+  job: Job<ReconcileJob>;
+  token: string;
+  payload: ReconcileJob;
+  state: RunState;
+}
+
+/** completed records a handler's outcome: still stalled, done, or requeue after a delay. */
+async function completed(context: ProcessContext, running: Running, outcome: ReconcileOutcome, times: { processingMs: number; waitMs: number | undefined }): Promise<string> {
+  const { job, token, payload, state } = running;
+  const { processingMs, waitMs } = times;
+  if (outcome.kind === 'done' && outcome.stalled) {
+    // The handler found the object still stalled at this revision and did nothing: the cache says so again.
+    await context.state.recordStillStalled(payload.objectKey, stalledMarker(payload, outcome.stalled), processingMs, waitMs);
+    return 'skipped: stalled at this revision';
+  }
+  const resyncAt = scheduledResync(context, outcome);
+  await context.state.recordSuccess(payload.objectKey, processingMs, waitMs, resyncAt);
+  // A scheduled job completes: one parked behind it (a newer revision, a look-again) starts then.
+  if (outcome.kind === 'requeue' && resyncAt === undefined) await delay(context, job, token, payload, outcome.afterMs);
+  // The slot of a removed object goes only after completion: deleted earlier, a crash would
+  // re-run the job from its own, possibly older, data and re-create the object.
+  if (payload.reason === 'git-removed' && state.latestRaw) context.removedSlots.set(job.id ?? '', state.latestRaw);
+  return 'done';
 }
 
 /** scheduledResync: when a Ready object's routine look-again is due, if it waits in the resync schedule. */
@@ -104,8 +116,9 @@ function scheduledResync(context: ProcessContext, outcome: ReconcileOutcome): nu
   return Date.now() + outcome.afterMs;
 }
 
-function isStalledAt(state: RunState, payload: ReconcileJob): boolean {
-  return state.stalled !== undefined && state.stalled.revision === payload.revision;
+/** stalledMarker: the run's terminal failure (or the stall it found again), cached for enqueue and retry. */
+function stalledMarker(payload: ReconcileJob, stalled: StalledAt): StalledMarker {
+  return { revision: payload.revision, code: stalled.code, message: stalled.message, at: new Date().toISOString() };
 }
 
 /** settle runs the handler and captures how it ended, sync throws included. */

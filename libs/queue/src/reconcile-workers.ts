@@ -156,6 +156,7 @@ async function writeLimits(client: Redis | Cluster, prefix: string, spec: Cluste
   }
 }
 
+/** recordStalledOut counts a poison pill as a failure; no run ended, so it writes no stall marker (the pipeline decides "stalled"). */
 async function recordStalledOut(state: ObjectState, job: Job<ReconcileJob>, message: string): Promise<void> {
   const objectKey = job.data?.objectKey ?? objectKeyOfJobId(job.id ?? '');
   if (!objectKey) return;
