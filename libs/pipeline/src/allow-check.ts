@@ -10,7 +10,7 @@ import type { ReconcileRun } from './run';
  * `resource` is undefined while the API server does not serve the kind: its scope is unknown then,
  * so it waits rather than guess.
  */
-export function checkAllowed(run: ReconcileRun, deps: PipelineDependencies, resource: ApiResource | undefined, namespace: string, apiVersion: string): void {
+export function checkAllowed(run: ReconcileRun, deps: Pick<PipelineDependencies, 'tenancyFor'>, resource: ApiResource | undefined, namespace: string, apiVersion: string): void {
   const allow = deps.tenancyFor?.(run.job.source)?.allow;
   if (!allow) return;
   if (!resource) {
@@ -20,7 +20,7 @@ export function checkAllowed(run: ReconcileRun, deps: PipelineDependencies, reso
 }
 
 /** checkRenderedAllowed holds the objects a kind renders (a WebApp's Deployment, Service, …) to the same allow-list. */
-export async function checkRenderedAllowed(run: ReconcileRun, deps: PipelineDependencies, rendered: readonly KubernetesManifest[]): Promise<void> {
+export async function checkRenderedAllowed(run: ReconcileRun, deps: Pick<PipelineDependencies, 'tenancyFor'>, rendered: readonly KubernetesManifest[]): Promise<void> {
   const allow = deps.tenancyFor?.(run.job.source)?.allow;
   if (!allow) return;
   for (const object of rendered) {

@@ -1,5 +1,5 @@
 import { TerminalError, groupOf } from '@tidemark/contracts';
-import type { PipelineDependencies } from './dependencies';
+import type { PipelineDependencies, PipelineOptions } from './dependencies';
 import type { ReconcileRun } from './run';
 
 /**
@@ -8,7 +8,7 @@ import type { ReconcileRun } from './run';
  * object of that kind in the cluster. Nothing is applied from such an object unless its source
  * is allowed to manage that CRD (`manageBuiltinCrds` in the source's config).
  */
-export function checkBuiltinCrdConflict(run: ReconcileRun, deps: PipelineDependencies): void {
+export function checkBuiltinCrdConflict(run: ReconcileRun, deps: { kinds: Pick<PipelineDependencies['kinds'], 'list'>; options?: Pick<PipelineOptions, 'builtinCrdSources'> }): void {
   const object = run.object;
   if (!object || object.kind !== 'CustomResourceDefinition' || groupOf(object.apiVersion) !== 'apiextensions.k8s.io') return;
   const builtin = deps.kinds.list().find((plugin) => plugin.crd.metadata.name === object.metadata.name);

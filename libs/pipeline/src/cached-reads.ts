@@ -12,7 +12,7 @@ import { inventoryEntry, inventoryId } from './tracking';
  *   process's cache yet, and a read behind it would skip what woke it;
  * - the run is the live retry of one whose cached read met a 404 or a conflict.
  */
-export function runCache(run: ReconcileRun, deps: PipelineDependencies): ObjectCache | undefined {
+export function runCache(run: ReconcileRun, deps: Pick<PipelineDependencies, 'cacheFor'>): ObjectCache | undefined {
   if (run.liveReads || run.connection.identity !== undefined) return undefined;
   if (jobFlags(run.job).fresh) return undefined;
   return deps.cacheFor?.(run.job.cluster);
@@ -22,7 +22,7 @@ export function runCache(run: ReconcileRun, deps: PipelineDependencies): ObjectC
  * readLiveObject reads one live object from the cache when it holds it fresh enough, else from
  * the API server. `previous` is the last run's record (fetch reads it before the run holds it).
  */
-export async function readLiveObject(run: ReconcileRun, deps: PipelineDependencies, target: { resource: ApiResource; namespace: string; name: string }, previous: ObjectStatus | undefined): Promise<KubernetesManifest | undefined> {
+export async function readLiveObject(run: ReconcileRun, deps: Pick<PipelineDependencies, 'cacheFor'>, target: { resource: ApiResource; namespace: string; name: string }, previous: ObjectStatus | undefined): Promise<KubernetesManifest | undefined> {
   const { resource, namespace, name } = target;
   const apiVersion = resource.group ? `${resource.group}/${resource.version}` : resource.version;
   const answer = runCache(run, deps)?.lookup({ apiVersion, kind: resource.kind, namespace, name }, recordedVersion(previous, { apiVersion, kind: resource.kind, metadata: { name, namespace } }));
@@ -34,7 +34,7 @@ export async function readLiveObject(run: ReconcileRun, deps: PipelineDependenci
 }
 
 /** cachedLive is the change set's `cached` option: the cache's answer for a rendered object, counted on the run. */
-export function cachedLive(run: ReconcileRun, deps: PipelineDependencies): ((object: KubernetesManifest, namespace: string) => CacheAnswer | undefined) | undefined {
+export function cachedLive(run: ReconcileRun, deps: Pick<PipelineDependencies, 'cacheFor'>): ((object: KubernetesManifest, namespace: string) => CacheAnswer | undefined) | undefined {
   const cache = runCache(run, deps);
   if (!cache) return undefined;
   return (object, namespace) => {

@@ -1,9 +1,15 @@
 import { mayDo, type ApiResource } from '@tidemark/cluster';
 import { ConditionType, describeObject, findCondition, groupOf, NotReadyError } from '@tidemark/contracts';
 import { refusalOf } from './allow-list';
-import type { Declaration, PipelineDependencies } from './dependencies';
+import type { Declaration, DesiredStateReader, PipelineDependencies, PipelineOptions } from './dependencies';
 import { canonicalResource, guessPlural, liveIdentity } from './live-identity';
 import type { Fetched, ReconcileRun } from './run';
+
+/** DuplicateDependencies is what the duplicate check reads: every source's declarations, tenancy and Placement identities. */
+export type DuplicateDependencies = Pick<PipelineDependencies, 'declarations' | 'tenancyFor' | 'connectionFor' | 'log'> & {
+  desired: Pick<DesiredStateReader, 'identityAt'>;
+  options?: Pick<PipelineOptions, 'defaultNamespace' | 'dependencyRecheckMs'>;
+};
 
 /** LiveObjectRef is a live object as one declaration writes it: apiVersion and kind as spelt, namespace as resolved. */
 interface LiveObjectRef {
@@ -22,7 +28,7 @@ interface LiveObjectRef {
  * declaration its own source may apply counts (see refusalToApply): another tenant cannot freeze an object
  * by declaring it in a source whose allow-list forbids it.
  */
-export async function refuseDuplicates(run: ReconcileRun, deps: PipelineDependencies, served: ApiResource | undefined, fetched: Fetched, namespace: string): Promise<void> {
+export async function refuseDuplicates(run: ReconcileRun, deps: DuplicateDependencies, served: ApiResource | undefined, fetched: Fetched, namespace: string): Promise<void> {
   const desired = fetched.desired;
   if (!deps.declarations || !desired) return;
   // A kind spelt as its resource name or in another case is not served as such, yet names one.
@@ -52,7 +58,7 @@ export class DuplicateObjectError extends NotReadyError {
  * otherDeclarations lists the Git objects, other than the run's own, that declare a live object
  * (the object being pruned, or the run's own object when it leaves Git).
  */
-export async function otherDeclarations(run: ReconcileRun, deps: PipelineDependencies, target: LiveObjectRef): Promise<Declaration[]> {
+export async function otherDeclarations(run: ReconcileRun, deps: DuplicateDependencies, target: LiveObjectRef): Promise<Declaration[]> {
   if (!deps.declarations) return [];
   const resource = await run.connection.discovery.resolveKind(target.apiVersion, target.kind);
   if (!resource) return [];
@@ -64,7 +70,7 @@ export async function otherDeclarations(run: ReconcileRun, deps: PipelineDepende
  * declarationsToWake: when the run's object left Git, another declaration of its live object may
  * now apply it; finalize wakes those. Empty for an object still in Git.
  */
-export async function declarationsToWake(run: ReconcileRun, deps: PipelineDependencies): Promise<Declaration[]> {
+export async function declarationsToWake(run: ReconcileRun, deps: DuplicateDependencies): Promise<Declaration[]> {
   const object = run.live ?? run.object;
   const apiVersion = object?.apiVersion ?? run.previous?.apiVersion;
   if (run.desired || !deps.declarations || !apiVersion) return [];
@@ -78,7 +84,7 @@ export async function declarationsToWake(run: ReconcileRun, deps: PipelineDepend
   }
 }
 
-async function sameLiveObject(run: ReconcileRun, deps: PipelineDependencies, own: string, resource: ApiResource, namespace: string): Promise<Declaration[]> {
+async function sameLiveObject(run: ReconcileRun, deps: DuplicateDependencies, own: string, resource: ApiResource, namespace: string): Promise<Declaration[]> {
   const candidates = await deps.declarations!.named(run.job.cluster, run.ref.name, { source: run.job.source, revision: run.job.revision });
   const same: Declaration[] = [];
   for (const candidate of candidates) {
@@ -102,7 +108,7 @@ async function sameLiveObject(run: ReconcileRun, deps: PipelineDependencies, own
  * another's object by naming it. The live object is ours, so the kind and namespace are the
  * resolved ones, whatever the other Git object wrote. A review that fails counts the declaration.
  */
-async function refusalToApply(deps: PipelineDependencies, declaration: Declaration, cluster: string, target: ApiResource & { namespace: string }): Promise<string | undefined> {
+async function refusalToApply(deps: DuplicateDependencies, declaration: Declaration, cluster: string, target: ApiResource & { namespace: string }): Promise<string | undefined> {
   const tenancy = deps.tenancyFor?.(declaration.source);
   if (tenancy?.refused) return tenancy.refused;
   const namespace = target.namespaced ? target.namespace : undefined;
@@ -120,7 +126,7 @@ async function refusalToApply(deps: PipelineDependencies, declaration: Declarati
 }
 
 /** identityOf resolves another declaration through discovery; a kind the cluster does not serve is guessed, in the scope of ours. */
-async function identityOf(run: ReconcileRun, deps: PipelineDependencies, declaration: Declaration, ours: ApiResource): Promise<string> {
+async function identityOf(run: ReconcileRun, deps: DuplicateDependencies, declaration: Declaration, ours: ApiResource): Promise<string> {
   const { object } = declaration;
   const target = { namespace: object.metadata.namespace ?? '', name: object.metadata.name };
   const resolved = await run.connection.discovery.resolveKind(object.apiVersion, object.kind).catch(() => undefined);
@@ -131,7 +137,7 @@ async function identityOf(run: ReconcileRun, deps: PipelineDependencies, declara
   return liveIdentity({ group, plural, namespaced: sameResource ? ours.namespaced : target.namespace !== '', ...target }, defaultNamespaceOf(deps));
 }
 
-function defaultNamespaceOf(deps: PipelineDependencies): string {
+function defaultNamespaceOf(deps: DuplicateDependencies): string {
   return deps.options?.defaultNamespace ?? 'default';
 }
 

@@ -31,7 +31,10 @@ export interface RunConnections {
  * closed under the lockdown too. A source whose tenancy is `refused` (a Source object without an
  * identity) acts as nobody: IdentityRequired, before any request.
  */
-export function runConnections(job: ReconcileJob, deps: PipelineDependencies, placed?: PlacedIdentity): RunConnections {
+/** ConnectionDependencies is what runConnections reads: the reconciler's connections and each source's tenancy. */
+export type ConnectionDependencies = Pick<PipelineDependencies, 'connectionFor' | 'actionsConnectionFor' | 'tenancyFor'>;
+
+export function runConnections(job: ReconcileJob, deps: ConnectionDependencies, placed?: PlacedIdentity): RunConnections {
   const own = deps.connectionFor(job.cluster);
   const actions = deps.actionsConnectionFor(job.cluster);
   const tenancy = deps.tenancyFor?.(job.source);

@@ -9,8 +9,8 @@ import { identityFailure } from './identity-failure';
 import { subjectOf } from './subject';
 import { isSkipped, type ReconcileRun } from './run';
 import { recordFetched } from './reconcile';
-import { fetchStage } from './stage-fetch';
-import { validateStage, customResourceToApply } from './stage-validate';
+import { fetchStage, type FetchDependencies } from './stage-fetch';
+import { validateStage, customResourceToApply, type ValidateDependencies } from './stage-validate';
 import { preventionCheck } from './prevention-check';
 import { featuresStage } from './stage-features';
 import { renderStage } from './stage-render';
@@ -69,8 +69,7 @@ export interface PreviewRendered {
 export async function renderForPreview(input: PreviewRenderInput, deps: PreviewRenderDependencies): Promise<PreviewRendered> {
   const job = { ...input, reason: 'manual' as const };
   // A preview never writes, so the actions connection is the plain one; the source's identity applies all the same.
-  // The stages take the full dependencies type; the preview hands in only readers.
-  const stageDeps = { ...deps, actionsConnectionFor: deps.connectionFor } as unknown as PipelineDependencies;
+  const stageDeps: PreviewStageDependencies = { ...deps, actionsConnectionFor: deps.connectionFor };
   const connections = runConnections(job, stageDeps);
   const run: ReconcileRun = {
     // 'manual': a stalled object's unchanged spec is previewed again, not skipped.
@@ -91,7 +90,10 @@ export async function renderForPreview(input: PreviewRenderInput, deps: PreviewR
   }
 }
 
-async function previewStages(run: ReconcileRun, deps: PipelineDependencies): Promise<PreviewRendered> {
+/** PreviewStageDependencies is what the stages a preview runs read: readers only, each stage's own narrow part. */
+type PreviewStageDependencies = FetchDependencies & ValidateDependencies & Parameters<typeof preventionCheck>[1];
+
+async function previewStages(run: ReconcileRun, deps: PreviewStageDependencies): Promise<PreviewRendered> {
   const fetched = await fetchStage(run, deps);
   recordFetched(run, fetched);
   if (fetched.action === 'fail') throw fetched.failure;

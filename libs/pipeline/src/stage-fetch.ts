@@ -1,12 +1,22 @@
 import { ConditionType, isReconcileFailure, NotReadyError, TerminalError, contentHash, findCondition, jobFlags, parseObjectKey, type KubernetesManifest, type ReconcileJob } from '@tidemark/contracts';
 import { toReconcileFailure, type ApiResource } from '@tidemark/cluster';
 import { subjectOf } from './subject';
-import type { PipelineDependencies } from './dependencies';
+import type { StatusStore } from '@tidemark/status-store';
+import type { DesiredStateReader, PipelineDependencies } from './dependencies';
 import type { Fetched, FetchResult, PlacedConnections, ReconcileRun } from './run';
-import { runConnections } from './identity';
+import { runConnections, type ConnectionDependencies } from './identity';
 import { checkAllowed } from './allow-check';
-import { refuseDuplicates } from './duplicate-check';
+import { refuseDuplicates, type DuplicateDependencies } from './duplicate-check';
 import { readLiveObject } from './cached-reads';
+
+/**
+ * FetchDependencies is what fetch reads: Git (no write), the last status record, the kinds, the
+ * run's connections, and what the allow-list, duplicate and cache checks beside it read.
+ */
+export type FetchDependencies = ConnectionDependencies & DuplicateDependencies & Pick<PipelineDependencies, 'kinds' | 'cacheFor'> & {
+  desired: Pick<DesiredStateReader, 'admitRevision' | 'readObject' | 'identityAt'>;
+  statusStore: Pick<StatusStore, 'get'>;
+};
 
 /**
  * fetchStage reads the desired object from Git at the job's revision, the live object from the
@@ -14,7 +24,7 @@ import { readLiveObject } from './cached-reads';
  * skipped. A stalled object whose spec did not change is skipped at the revision it stalled at,
  * and stalls again at a new revision: the pipeline alone decides "stalled", the queue follows.
  */
-export async function fetchStage(run: ReconcileRun, deps: PipelineDependencies): Promise<FetchResult> {
+export async function fetchStage(run: ReconcileRun, deps: FetchDependencies): Promise<FetchResult> {
   run.stage = 'fetch';
   const job = await admitted(run.job, deps);
   const previous = await deps.statusStore.get(job.cluster, job.objectKey);
@@ -46,7 +56,7 @@ export async function fetchStage(run: ReconcileRun, deps: PipelineDependencies):
  * last declared it, for an object that left Git) names a ServiceAccount, the run acts as that
  * from here on, as runConnections decides (it refuses a ServiceAccount the source does not allow).
  */
-async function placedConnections(job: ReconcileJob, deps: PipelineDependencies, fetched: Fetched): Promise<PlacedConnections | undefined> {
+async function placedConnections(job: ReconcileJob, deps: FetchDependencies, fetched: Fetched): Promise<PlacedConnections | undefined> {
   const path = placedPath(fetched);
   if (path === undefined || !deps.desired.identityAt) return undefined;
   const placed = await deps.desired.identityAt(job.source, job.revision, path);
@@ -62,13 +72,13 @@ function placedPath({ desired, previous }: Fetched): string | undefined {
   return (desired ? desired.unit : previous?.renderUnit) ? `${path.replace(/\/+$/, '')}/` : path;
 }
 
-async function admitted(job: ReconcileJob, deps: PipelineDependencies): Promise<ReconcileJob> {
+async function admitted(job: ReconcileJob, deps: FetchDependencies): Promise<ReconcileJob> {
   if (!deps.desired.admitRevision) return job;
   return { ...job, revision: await deps.desired.admitRevision(job.source, job.revision, job.cluster) };
 }
 
 /** readCluster finds the kind's plugin and resource, the namespace it is applied in, and the live object. */
-async function readCluster(run: ReconcileRun, deps: PipelineDependencies, fetched: Fetched, apiVersion: string): Promise<Pick<Fetched, 'plugin' | 'object' | 'live' | 'kindNotServed'>> {
+async function readCluster(run: ReconcileRun, deps: FetchDependencies, fetched: Fetched, apiVersion: string): Promise<Pick<Fetched, 'plugin' | 'object' | 'live' | 'kindNotServed'>> {
   const plugin = deps.kinds.pluginFor(apiVersion, run.ref.kind);
   const resource = await resourceOrUndefined(run, apiVersion);
   const namespace = namespaceFor(run, fetched, resource, deps.options?.defaultNamespace ?? 'default');

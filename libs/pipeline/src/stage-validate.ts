@@ -3,7 +3,6 @@ import { ApiError, applyObject, cleanApiMessage, toReconcileFailure } from '@tid
 import { parseCustomResource, type CustomResource } from '@tidemark/kinds';
 import { prevented } from './prevention-check';
 import type { ReconcileRun } from './run';
-import type { PipelineDependencies } from './dependencies';
 import { checkBuiltinCrdConflict } from './builtin-crd-conflict';
 import { cleanupFinalizer, ownerOfRun, withOwner } from './tracking';
 import { subjectOf } from './subject';
@@ -43,7 +42,10 @@ export interface ValidateOptions {
  *   object it renders is written (render reads the CR from Git, never from the dry-run).
  * Plain manifests are validated by the apply stage's own dry-run (undefined here).
  */
-export async function validateStage(run: ReconcileRun, deps: PipelineDependencies, options: ValidateOptions = {}): Promise<ValidatedResource | undefined> {
+/** ValidateDependencies is what validate reads: the kinds and which sources may ship a built-in CRD. */
+export type ValidateDependencies = Parameters<typeof checkBuiltinCrdConflict>[1];
+
+export async function validateStage(run: ReconcileRun, deps: ValidateDependencies, options: ValidateOptions = {}): Promise<ValidatedResource | undefined> {
   run.stage = 'validate';
   checkBuiltinCrdConflict(run, deps);
   if (!run.plugin || !run.object) return undefined;
