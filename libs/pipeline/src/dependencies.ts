@@ -5,10 +5,10 @@ import type { PruneHolds, StatusStore } from '@tidemark/status-store';
 import type { DriftPolicy, DriftRules } from '@tidemark/drift';
 import type { RevisionOrdering } from '@tidemark/ordering';
 import type { Tracer } from '@tidemark/tracing';
-import type { PipelineObserver } from './observer';
-import type { PruneGuard } from './prune-guards';
-import type { SourceTenancy } from './source-tenancy';
-import type { DriftPreventionKeeper } from './drift-prevention';
+import type { PipelineObserver } from './observe/observer';
+import type { PruneGuard } from './prune/guards';
+import type { SourceTenancy } from './fetch/source-tenancy';
+import type { DriftPreventionKeeper } from './gates/drift-prevention';
 
 /** WindowHold is what the pipeline reads of a sync window that holds a cluster for a source (the app computes it with libs/placement's syncWindowHold). */
 export interface WindowHold {

@@ -8,13 +8,13 @@
 //   @tidemark/status-store, @tidemark/tracing.
 
 export { reconcile } from './reconcile';
-export { PolicyKeeper, type DriftPreventionKeeper } from './drift-prevention';
-export { unchangedJobs } from './unchanged-resync';
+export { PolicyKeeper, type DriftPreventionKeeper } from './gates/drift-prevention';
+export { unchangedJobs } from './fetch/unchanged-resync';
 export type { PipelineDependencies, PipelineOptions, DesiredObject, DesiredStateReader, PlacedIdentity, DependencyWaitRegistry, Declaration, DeclarationIndex } from './dependencies';
-export { cleanupFinalizer, pruneEmptyAnnotation } from './tracking';
-export type { SourceTenancy } from './source-tenancy';
+export { cleanupFinalizer, pruneEmptyAnnotation } from './render/tracking';
+export type { SourceTenancy } from './fetch/source-tenancy';
 export type { WindowHold } from './dependencies';
-export type { AllowList } from './allow-list';
-export type { PipelineObserver, ReconcileObservation, ReconcileResult } from './observer';
-export { renderForPreview, type PreviewRenderInput, type PreviewRenderDependencies, type PreviewRendered } from './preview-render';
-export { liveIdentity, canonicalResource } from './live-identity';
+export type { AllowList } from './fetch/allow-list';
+export type { PipelineObserver, ReconcileObservation, ReconcileResult } from './observe/observer';
+export { renderForPreview, type PreviewRenderInput, type PreviewRenderDependencies, type PreviewRendered } from './render/preview-render';
+export { liveIdentity, canonicalResource } from './fetch/live-identity';

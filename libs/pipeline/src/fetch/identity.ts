@@ -1,0 +1,57 @@
+import type { ClusterConnection } from '@tidemark/cluster';
+import { TerminalError, type ReconcileJob } from '@tidemark/contracts';
+import { serviceAccountRefusal } from './allow-list';
+import type { PipelineDependencies, PlacedIdentity } from '../dependencies';
+
+/** RunConnections are the two identities a run uses. */
+export interface RunConnections {
+  /** Every read and write about the source's objects: GET, dry-run, apply, prune, a kind's actions. */
+  connection: ClusterConnection;
+  /** The kind's second field manager, under the same identity. */
+  actions: ClusterConnection;
+  /**
+   * The reconciler's own identity, only for what Tidemark reports about an object the run has
+   * already read or written as the source: the CR's /status and Events.
+   */
+  reporting: ClusterConnection;
+  /** The Placement rule whose ServiceAccount the run acts as, when one does (for messages). */
+  rule?: string;
+}
+
+/**
+ * runConnections is the one place that decides which identity a run acts as. Anything that answers
+ * a run's reads (a cache filled with the reconciler's identity, say) must take its answer from here:
+ * when `connection.identity` is set, the source may only learn what that ServiceAccount may read.
+ *
+ * Precedence: the ServiceAccount of the Placement rule that places the object (`placed`), then the
+ * source's own, then `defaultServiceAccount` (the lockdown, folded into tenancyFor), then the
+ * reconciler's own. A rule's ServiceAccount counts only when the source's allow.serviceAccounts
+ * lists it: Placement objects are in Git, so without that a Git author could name another tenant's
+ * identity. A rule naming one not listed is refused (NotAllowed) before any request, and so fails
+ * closed under the lockdown too. A source whose tenancy is `refused` (a Source object without an
+ * identity) acts as nobody: IdentityRequired, before any request.
+ */
+/** ConnectionDependencies is what runConnections reads: the reconciler's connections and each source's tenancy. */
+export type ConnectionDependencies = Pick<PipelineDependencies, 'connectionFor' | 'actionsConnectionFor' | 'tenancyFor'>;
+
+export function runConnections(job: ReconcileJob, deps: ConnectionDependencies, placed?: PlacedIdentity): RunConnections {
+  const own = deps.connectionFor(job.cluster);
+  const actions = deps.actionsConnectionFor(job.cluster);
+  const tenancy = deps.tenancyFor?.(job.source);
+  if (tenancy?.refused) throw new TerminalError('IdentityRequired', `${tenancy.refused} Nothing was sent to the cluster for ${job.objectKey}.`);
+  if (placed) {
+    const refusal = serviceAccountRefusal(tenancy?.allow, placed.serviceAccount);
+    if (refusal) {
+      const { namespace, name } = placed.serviceAccount;
+      throw new TerminalError('NotAllowed', `Source ${job.source} may not apply ${job.objectKey} as ServiceAccount ${namespace}/${name}, which ${placed.rule} names: ${refusal}. Nothing was sent to the cluster for it; change the rule in Git or the source's allow-list.`);
+    }
+  }
+  const serviceAccount = placed?.serviceAccount ?? tenancy?.serviceAccount;
+  if (!serviceAccount) return { connection: own, actions, reporting: own };
+  return {
+    connection: own.asServiceAccount(serviceAccount),
+    actions: actions.asServiceAccount(serviceAccount),
+    reporting: own,
+    ...(placed ? { rule: placed.rule } : {}),
+  };
+}

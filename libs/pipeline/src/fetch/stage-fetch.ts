@@ -1,0 +1,129 @@
+import { ConditionType, isReconcileFailure, NotReadyError, TerminalError, contentHash, findCondition, jobFlags, parseObjectKey, type KubernetesManifest, type ReconcileJob } from '@tidemark/contracts';
+import { toReconcileFailure, type ApiResource } from '@tidemark/cluster';
+import { subjectOf } from '../observe/subject';
+import type { StatusStore } from '@tidemark/status-store';
+import type { DesiredStateReader, PipelineDependencies } from '../dependencies';
+import type { Fetched, FetchResult, PlacedConnections, ReconcileRun } from '../run';
+import { runConnections, type ConnectionDependencies } from './identity';
+import { checkAllowed } from './allow-check';
+import { refuseDuplicates, type DuplicateDependencies } from './duplicate-check';
+import { readLiveObject } from './cached-reads';
+
+/**
+ * FetchDependencies is what fetch reads: Git (no write), the last status record, the kinds, the
+ * run's connections, and what the allow-list, duplicate and cache checks beside it read.
+ */
+export type FetchDependencies = ConnectionDependencies & DuplicateDependencies & Pick<PipelineDependencies, 'kinds' | 'cacheFor'> & {
+  desired: Pick<DesiredStateReader, 'admitRevision' | 'readObject' | 'identityAt'>;
+  statusStore: Pick<StatusStore, 'get'>;
+};
+
+/**
+ * fetchStage reads the desired object from Git at the job's revision, the live object from the
+ * cluster and the last status, and says what the run does with them. A suspended object is
+ * skipped. A stalled object whose spec did not change is skipped at the revision it stalled at,
+ * and stalls again at a new revision: the pipeline alone decides "stalled", the queue follows.
+ */
+export async function fetchStage(run: ReconcileRun, deps: FetchDependencies): Promise<FetchResult> {
+  run.stage = 'fetch';
+  const job = await admitted(run.job, deps);
+  const previous = await deps.statusStore.get(job.cluster, job.objectKey);
+  if (previous?.suspended) return { action: 'skip', fetched: { revision: job.revision, previous } };
+  const desired = await deps.desired.readObject(job.source, job.revision, job.objectKey, job.cluster);
+  const fetched: Fetched = { revision: job.revision, previous, desired, specHash: desired ? contentHash(desired.object) : undefined };
+  const stalled = stalledVerdict(job, fetched);
+  if (stalled) return stalled;
+  const apiVersion = desired?.object.apiVersion ?? previous?.apiVersion;
+  if (!apiVersion) return { action: 'reconcile', fetched }; // Neither in Git nor ever reconciled: nothing to do.
+  let acting = fetched;
+  try {
+    const placedAs = await placedConnections(job, deps, fetched);
+    if (placedAs) acting = { ...fetched, placedAs };
+    const actingRun: ReconcileRun = placedAs ? { ...run, connection: placedAs.connection, actionsConnection: placedAs.actionsConnection } : run;
+    return { action: 'reconcile', fetched: { ...acting, ...(await readCluster(actingRun, deps, fetched, apiVersion)) } };
+  } catch (error) {
+    // A refusal (not allowed, a duplicate) keeps what fetch read: the record's inventory and apiVersion stay,
+    // and a refusal by the API server is reported against the identity that asked.
+    if (isReconcileFailure(error)) return { action: 'fail', fetched: acting, failure: error };
+    // The API server's answer to a rule's ServiceAccount: mapped here, so the run reports it as that identity.
+    if (acting.placedAs) return { action: 'fail', fetched: acting, failure: toReconcileFailure(error, `fetch ${subjectOf(run)}`) };
+    throw error;
+  }
+}
+
+/**
+ * placedConnections: when the Placement rule that places the object (where Git declares it now, or
+ * last declared it, for an object that left Git) names a ServiceAccount, the run acts as that
+ * from here on, as runConnections decides (it refuses a ServiceAccount the source does not allow).
+ */
+async function placedConnections(job: ReconcileJob, deps: FetchDependencies, fetched: Fetched): Promise<PlacedConnections | undefined> {
+  const path = placedPath(fetched);
+  if (path === undefined || !deps.desired.identityAt) return undefined;
+  const placed = await deps.desired.identityAt(job.source, job.revision, path);
+  if (!placed) return undefined;
+  const connections = runConnections(job, deps, placed);
+  return { connection: connections.connection, actionsConnection: connections.actions, rule: placed.rule };
+}
+
+/** placedPath is what placement matches: the file, or a render unit's folder with a trailing '/'. */
+function placedPath({ desired, previous }: Fetched): string | undefined {
+  const path = desired?.path ?? previous?.path;
+  if (path === undefined) return undefined;
+  return (desired ? desired.unit : previous?.renderUnit) ? `${path.replace(/\/+$/, '')}/` : path;
+}
+
+async function admitted(job: ReconcileJob, deps: FetchDependencies): Promise<ReconcileJob> {
+  if (!deps.desired.admitRevision) return job;
+  return { ...job, revision: await deps.desired.admitRevision(job.source, job.revision, job.cluster) };
+}
+
+/** readCluster finds the kind's plugin and resource, the namespace it is applied in, and the live object. */
+async function readCluster(run: ReconcileRun, deps: FetchDependencies, fetched: Fetched, apiVersion: string): Promise<Pick<Fetched, 'plugin' | 'object' | 'live' | 'kindNotServed'>> {
+  const plugin = deps.kinds.pluginFor(apiVersion, run.ref.kind);
+  const resource = await resourceOrUndefined(run, apiVersion);
+  const namespace = namespaceFor(run, fetched, resource, deps.options?.defaultNamespace ?? 'default');
+  checkAllowed(run, deps, resource, namespace, apiVersion);
+  await refuseDuplicates(run, deps, resource, fetched, namespace);
+  const object = fetched.desired ? withNamespace(fetched.desired.object, namespace) : undefined;
+  const live = resource ? await readLiveObject(run, deps, { resource, namespace, name: run.ref.name }, fetched.previous) : undefined;
+  return { plugin, object, live, ...(resource ? {} : { kindNotServed: true }) };
+}
+
+/**
+ * stalledVerdict: a terminal failure is not retried until the spec changes (or a person asks: the job's `retry`).
+ * At the revision it stalled at, the run is skipped; at a new revision with the same spec, it
+ * fails again with the same reason, so the queue's marker moves to that revision and retry finds it.
+ */
+function stalledVerdict(job: ReconcileJob, fetched: Fetched): FetchResult | undefined {
+  const { previous, specHash } = fetched;
+  if (jobFlags(job).retry || !specHash || previous?.specHash !== specHash) return undefined;
+  const stalled = findCondition(previous.conditions, ConditionType.Stalled);
+  if (stalled?.status !== 'True') return undefined;
+  if (previous.lastAttemptedRevision === job.revision) return { action: 'skip', fetched };
+  return { action: 'stallAgain', fetched, failure: new TerminalError(stalled.reason, stalled.message) };
+}
+
+async function resourceOrUndefined(run: ReconcileRun, apiVersion: string): Promise<ApiResource | undefined> {
+  try {
+    return await run.connection.discovery.resourceFor(apiVersion, run.ref.kind);
+  } catch (error) {
+    // The kind's CRD may not be installed yet: the order stage waits for it.
+    if (error instanceof NotReadyError) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * namespaceFor is where the object lives: Git (the object, or its key) and discovery decide, then
+ * the configured default. Never the status record: it comes from Redis, and whoever can write
+ * Redis would choose the namespace an object Git declares without one is applied in.
+ */
+function namespaceFor(run: ReconcileRun, fetched: Fetched, resource: ApiResource | undefined, defaultNamespace: string): string {
+  if (resource && !resource.namespaced) return '';
+  return fetched.desired?.object.metadata.namespace || parseObjectKey(run.job.objectKey).namespace || defaultNamespace;
+}
+
+function withNamespace(object: KubernetesManifest, namespace: string): KubernetesManifest {
+  if (!namespace) return object;
+  return { ...object, metadata: { ...object.metadata, namespace } };
+}

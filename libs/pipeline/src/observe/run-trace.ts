@@ -1,0 +1,68 @@
+import { inSpan, noSpan, noTracing, type TraceSpan } from '@tidemark/tracing';
+import type { ChangeSetEntry, ChangeSetOptions } from '@tidemark/cluster';
+import type { KubernetesManifest, ReconcileJob } from '@tidemark/contracts';
+import type { Health } from '@tidemark/kinds';
+import { unreadySince } from '../health/health-timeout';
+import type { PipelineDependencies } from '../dependencies';
+import type { ReconcileRun } from '../run';
+
+/**
+ * startRunSpan opens the run's span under the trace its job carries (the poll that queued it),
+ * with what the run is about. Ids and names only: never an object's body or a Secret's value.
+ */
+export function startRunSpan(job: ReconcileJob, deps: PipelineDependencies): TraceSpan {
+  return (deps.tracer ?? noTracing).start('reconcile', {
+    ...(job.traceparent ? { parent: job.traceparent } : {}),
+    attributes: { 'tidemark.source': job.source, 'tidemark.revision': job.revision, 'tidemark.cluster': job.cluster, 'tidemark.object': job.objectKey, 'tidemark.reason': job.reason },
+  });
+}
+
+/** traced runs one stage in a child span of the run's. */
+export function traced<T>(run: ReconcileRun, stage: string, body: (span: TraceSpan) => Promise<T>): Promise<T> {
+  return inSpan(run.span, stage, undefined, body);
+}
+
+/** tracedSync is traced for a stage that does not wait. */
+export function tracedSync<T>(run: ReconcileRun, stage: string, body: () => T): T {
+  const span = run.span.child(stage);
+  try {
+    return body();
+  } catch (error) {
+    span.fail(error);
+    throw error;
+  } finally {
+    span.end();
+  }
+}
+
+/** tracedApplies gives each object's apply a span of its own (kind, namespace, name, action), when tracing is on. */
+export function tracedApplies(parent: TraceSpan): Pick<ChangeSetOptions, 'observeApply'> {
+  if (parent === noSpan) return {};
+  return {
+    observeApply: (object: KubernetesManifest, apply: () => Promise<ChangeSetEntry>) => inSpan(parent, 'apply object', {
+      'k8s.object.kind': object.kind, 'k8s.object.namespace': object.metadata.namespace, 'k8s.object.name': object.metadata.name,
+    }, async (span) => {
+      const entry = await apply();
+      span.set({ 'tidemark.action': entry.action });
+      return entry;
+    }),
+  };
+}
+
+/**
+ * traceHealthWait ends the object's wait for a verdict with a `health wait` span under the run's
+ * health stage: from when it stopped being Ready at this spec (earlier runs of the same job, which
+ * requeued while it progressed) to this run's verdict; a run that finds it at once waits for no
+ * time. A run that is still waiting says nothing yet: the wait is one span, sent when it ends.
+ */
+export function traceHealthWait(run: ReconcileRun, stage: TraceSpan, health: Health, now: Date): void {
+  if (stage === noSpan || health.status === 'Progressing') return;
+  const since = new Date(Math.min(now.getTime(), Date.parse(unreadySince(run, now))));
+  const live = run.live;
+  const span = stage.child('health wait', {
+    'tidemark.source': run.job.source, 'tidemark.revision': run.job.revision, 'tidemark.cluster': run.job.cluster, 'tidemark.object': run.job.objectKey,
+    'k8s.object.kind': live?.kind, 'k8s.object.namespace': live?.metadata.namespace, 'k8s.object.name': live?.metadata.name,
+    'tidemark.health': health.status, 'tidemark.health.waited_ms': now.getTime() - since.getTime(),
+  }, since);
+  span.end();
+}

@@ -1,0 +1,110 @@
+import { NotReadyError, TerminalError, describeObject, type ObjectRef } from '@tidemark/contracts';
+import { crdToken, describeCycle, formatDuration, objectToken, type Dependency, type OrderingNode } from '@tidemark/ordering';
+import type { DependencyWaitRegistry, PipelineDependencies } from '../dependencies';
+import type { ReconcileRun } from '../run';
+import { checkDependency, type Unmet } from './check-dependency';
+import { healthWait, readHealthTimeout } from '../health/health-timeout';
+import { describeCrossSourceCycle, findCrossSourceCycle } from './cross-source-cycle';
+
+/**
+ * orderStage holds an object back until what it depends on is ready: its CRD served, its
+ * Namespace, the objects its depends-on annotation names, and the lower sync wave of its source
+ * revision. A waiting object registers to be woken by the dependency (its run finishing Ready, or
+ * a watch) before it looks, then throws NotReadyError (Ready=False, DependencyNotReady): waiting,
+ * never failed or pruned (DependencyFailed once the dependency failed or the wait outlasted the
+ * health timeout). A cycle waits with DependencyCycle on every member; an unreadable annotation is
+ * terminal, naming the file, the object and the annotation. `node` is what readOrdering read.
+ */
+export async function orderStage(run: ReconcileRun, deps: PipelineDependencies, node: OrderingNode | undefined): Promise<void> {
+  run.stage = 'order';
+  refuseBadTimeout(run);
+  const waits = deps.ordering;
+  if (!waits || !run.desired) return;
+  const recheckMs = deps.options?.dependencyRecheckMs ?? 60_000;
+  if (node) await refuseBrokenOrder(run, node, waits, recheckMs);
+  if (node) await refuseCrossSourceCycle(run, deps, node, waits, recheckMs);
+  for (const dependency of dependenciesOf(run, node)) {
+    if (!(await checkDependency(run, deps, dependency))) continue;
+    // Register first, then look again: either this look sees it ready, or its wake sees us.
+    await waits.register(run.job.cluster, tokenOf(run.ref, dependency), run.job);
+    const unmet = await checkDependency(run, deps, dependency);
+    if (unmet) throw waitFailure(run, deps, dependency, unmet, Math.min(recheckMs, unmet.recheckMs ?? recheckMs));
+  }
+}
+
+/** readOrdering is the object's node in its source revision's ordering (read once per revision by the reader), if ordering is on. */
+export async function readOrdering(run: ReconcileRun, deps: PipelineDependencies): Promise<OrderingNode | undefined> {
+  if (!deps.ordering || !run.desired) return undefined;
+  const ordering = await deps.desired.orderingAt?.(run.job.source, run.job.revision, run.job.cluster);
+  return ordering?.nodes.get(run.job.objectKey);
+}
+
+/**
+ * waitFailure says why the object waits. Waiting is progress until the dependency fails (its health
+ * check, or its own health timeout) or this object has waited past its health timeout: then it is
+ * DependencyFailed, a failure naming the dependency and the wait. Either way it is woken the moment
+ * the dependency is Ready.
+ */
+function waitFailure(run: ReconcileRun, deps: PipelineDependencies, dependency: Dependency, unmet: Unmet, recheckMs: number): NotReadyError {
+  const message = unmet.message.replace(/\.?$/, '.');
+  const wait = healthWait(run, deps, deps.now?.() ?? new Date());
+  if (!unmet.failed && !wait.timedOut) return new NotReadyError('DependencyNotReady', message, recheckMs);
+  const cause = unmet.failed ? `${dependency.description} failed` : `waited ${wait.said}`;
+  const next = `fix ${dependency.description}${dependency.reason === 'depends-on' ? ' or drop it from tidemark.dev/depends-on' : ''}; this object is applied the moment it is Ready`;
+  return new NotReadyError('DependencyFailed', `${message} ${cause.charAt(0).toUpperCase()}${cause.slice(1)} (this object has waited ${formatDuration(wait.waitedMs)}): ${next}.`, recheckMs, { category: 'transient' });
+}
+
+/** refuseBadTimeout: an unreadable tidemark.dev/health-timeout is terminal, naming the file, the object and the annotation. */
+function refuseBadTimeout(run: ReconcileRun): void {
+  if (!run.desired) return;
+  try {
+    readHealthTimeout(run);
+  } catch (error) {
+    throw new TerminalError('InvalidHealthTimeout', `${where(run)}: ${(error as Error).message} Fix it in Git.`);
+  }
+}
+
+/** refuseBrokenOrder: an unreadable annotation is terminal; a cycle waits on every member, woken when one changes. */
+async function refuseBrokenOrder(run: ReconcileRun, node: OrderingNode, waits: DependencyWaitRegistry, recheckMs: number): Promise<void> {
+  if (node.problems.length > 0) {
+    throw new TerminalError('InvalidDependency', `${where(run)}: ${node.problems.join('; ')}. Fix it in Git.`);
+  }
+  if (!node.cycle) return;
+  for (const member of node.cycle) if (member !== run.job.objectKey) await waits.register(run.job.cluster, objectToken(member), run.job);
+  throw new NotReadyError('DependencyCycle', `${where(run)}: ${describeCycle(node.cycle)}; nothing in the cycle is applied until Git breaks it.`, recheckMs);
+}
+
+/**
+ * refuseCrossSourceCycle: a cycle through another source's objects waits on every member too (each
+ * member's run finds it), woken when one of them changes.
+ */
+async function refuseCrossSourceCycle(run: ReconcileRun, deps: PipelineDependencies, node: OrderingNode, waits: DependencyWaitRegistry, recheckMs: number): Promise<void> {
+  const cycle = await findCrossSourceCycle(run, deps, node);
+  if (!cycle) return;
+  for (const member of cycle) if (member.objectKey !== run.job.objectKey) await waits.register(run.job.cluster, objectToken(member.objectKey), run.job);
+  throw new NotReadyError('DependencyCycle', `${where(run)}: ${describeCrossSourceCycle(cycle)}; nothing in the cycle is applied until Git breaks it.`, recheckMs);
+}
+
+/**
+ * dependenciesOf lists what the object waits for, cheapest first. A custom resource whose kind is
+ * not served waits for its CRD even when another source (or a person) brings it.
+ */
+function dependenciesOf(run: ReconcileRun, node: OrderingNode | undefined): Dependency[] {
+  const dependencies = [...(node?.dependencies ?? [])];
+  const crd = dependencies.findIndex((dependency) => dependency.reason === 'crd');
+  if (!run.kindNotServed) {
+    if (crd >= 0) dependencies.splice(crd, 1);
+  } else if (crd < 0) {
+    // Not declared in this revision: the CRD's name is not known, only the kind it must serve.
+    dependencies.unshift({ objectKey: '', description: `the CRD of ${run.ref.kind}`, reason: 'crd' });
+  }
+  return dependencies;
+}
+
+function tokenOf(ref: ObjectRef, dependency: Dependency): string {
+  return dependency.reason === 'crd' ? crdToken(ref.group, ref.kind) : objectToken(dependency.objectKey);
+}
+
+function where(run: ReconcileRun): string {
+  return `${run.desired?.path ?? 'Git'}: ${describeObject(run.ref)}`;
+}

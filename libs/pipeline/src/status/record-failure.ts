@@ -1,0 +1,96 @@
+import type { EventInput } from '@tidemark/cluster';
+import { markFailure, TerminalError, type FailureCategory, type FailureSummary, type ObjectStatus, type ReconcileFailure } from '@tidemark/contracts';
+import { isStalledAgain, type ReconcileRun } from '../run';
+import { reasonFor } from './failure';
+import { isFreezeFailure } from '../gates/freeze-check';
+import { isWindowFailure } from '../gates/window-check';
+import { desiredPlace } from './desired-place';
+import { unreadySince } from '../health/health-timeout';
+import { keptDependencyEdges } from '../ordering/dependency-edges';
+
+/** FailureReport is what a failed run tells the cluster: the CR's /status, best effort, and a Warning event. */
+export interface FailureReport {
+  customStatus?: Record<string, unknown>;
+  events: EventInput[];
+}
+
+/**
+ * failureReport says what a failed run tells the cluster: the CR's /status gets Ready=False with
+ * the stage's reason (and Stalled=True for a terminal failure), and a Warning event says why.
+ * finalize writes them; the status store record is failureRecord.
+ */
+export function failureReport(run: ReconcileRun, failure: ReconcileFailure, now: Date): FailureReport {
+  // Stalled again with an unchanged spec: the cluster was told the first time. A frozen cluster, or one a sync window holds, is told nothing.
+  if (isStalledAgain(run) || isFreezeFailure(failure) || isWindowFailure(failure) || !run.live) return { events: [] };
+  const reason = reasonFor(run.stage, failure);
+  const events: EventInput[] = [{ type: 'Warning', reason, message: failure.message }];
+  if (!run.plugin || run.live.metadata.deletionTimestamp) return { events };
+  // The whole status is applied again: under one field manager, a partial apply would drop
+  // the fields the last successful run wrote (observedGeneration, inventory).
+  const liveStatus = (run.live.status ?? {}) as Record<string, unknown>;
+  const conditions = failureConditions(run, failure, reason, now);
+  return { customStatus: { ...liveStatus, conditions, lastAttemptedRevision: run.job.revision }, events };
+}
+
+function failureConditions(run: ReconcileRun, failure: ReconcileFailure, reason: string, now: Date): ObjectStatus['conditions'] {
+  const previous = ownPrevious(run);
+  if (isStalledAgain(run) && previous) return previous.conditions;
+  const generation = run.live?.metadata.generation ?? previous?.observedGeneration ?? 0;
+  return markFailure(previous?.conditions ?? [], generation, categoryOf(failure), { reason, message: failure.message }, now);
+}
+
+/**
+ * ownPrevious is the run's previous record when its own source wrote it. Records are keyed by
+ * cluster and object key, so another source declaring the same key (a DuplicateObject) finds the
+ * first source's record: its refusal must not carry that source's inventory, resources, drift or
+ * conditions over into a record of its own (whose readers a token scope may limit to its source).
+ */
+export function ownPrevious(run: ReconcileRun): ObjectStatus | undefined {
+  return run.previous?.source === run.job.source ? run.previous : undefined;
+}
+
+/** failureSummary: an API server message about a Secret may quote its data, so a Secret keeps the category and code only. */
+function failureSummary(run: ReconcileRun, failure: ReconcileFailure): FailureSummary {
+  const detail = failure.detail && run.ref.kind !== 'Secret' ? { detail: failure.detail } : {};
+  return { category: categoryOf(failure), code: failure.code, ...detail };
+}
+
+/** categoryOf: the class decides the behaviour (a terminal failure is not retried), so it decides Stalled too. */
+function categoryOf(failure: ReconcileFailure): FailureCategory {
+  return failure instanceof TerminalError ? 'invalid' : failure.category;
+}
+
+/**
+ * apiVersionOf: a refusal before apply (a duplicate) still says what Git declared, so the object's
+ * removal from Git is a run that wakes the other declaration of its live object.
+ */
+function apiVersionOf(run: ReconcileRun, previous: ObjectStatus | undefined): string {
+  return (run.object ?? run.live)?.apiVersion ?? run.desired?.object.apiVersion ?? previous?.apiVersion ?? '';
+}
+
+/** failureRecord is the status record of a failed run; the last applied revision stays what it was. */
+export function failureRecord(run: ReconcileRun, failure: ReconcileFailure, now: Date): ObjectStatus {
+  const conditions = failureConditions(run, failure, reasonFor(run.stage, failure), now);
+  const object = run.object ?? run.live;
+  const previous = ownPrevious(run);
+  const { dependencies: _earlier, ...earlier } = previous ?? { inventory: [], conditions: [] };
+  return {
+    ...earlier,
+    cluster: run.job.cluster,
+    objectKey: run.job.objectKey,
+    source: run.job.source,
+    ...desiredPlace(run.desired),
+    apiVersion: apiVersionOf(run, previous),
+    kind: run.ref.kind,
+    namespace: object?.metadata.namespace ?? previous?.namespace ?? run.ref.namespace,
+    name: run.ref.name,
+    generation: run.live?.metadata.generation ?? previous?.generation,
+    lastAttemptedRevision: run.job.revision,
+    specHash: run.specHash,
+    conditions,
+    failure: failureSummary(run, failure),
+    unreadySince: unreadySince(run, now),
+    ...keptDependencyEdges(run),
+    updatedAt: now.toISOString(),
+  };
+}
