@@ -11,7 +11,10 @@ const defaultHealthTimeoutMs = 600_000;
  * default. The order stage refuses an unreadable annotation first (readHealthTimeout), so here it
  * can only be absent or good.
  */
-export function healthTimeoutOf(run: ReconcileRun, deps: PipelineDependencies): number {
+/** HealthTimeoutDependencies is what the health timeout reads: the per-kind timeouts and the default. */
+export type HealthTimeoutDependencies = Pick<PipelineDependencies, 'healthTimeoutFor' | 'options'>;
+
+export function healthTimeoutOf(run: ReconcileRun, deps: HealthTimeoutDependencies): number {
   const fallback = deps.healthTimeoutFor?.(run.job.source) ?? deps.options?.healthTimeoutMs ?? defaultHealthTimeoutMs;
   try {
     return readHealthTimeout(run) ?? fallback;
@@ -50,7 +53,7 @@ export interface HealthWait {
 }
 
 /** healthWait measures the run's wait for Ready against its health timeout. */
-export function healthWait(run: ReconcileRun, deps: PipelineDependencies, now: Date): HealthWait {
+export function healthWait(run: ReconcileRun, deps: HealthTimeoutDependencies, now: Date): HealthWait {
   const waitedMs = Math.max(0, now.getTime() - Date.parse(unreadySince(run, now)));
   const timeoutMs = healthTimeoutOf(run, deps);
   const timedOut = waitedMs >= timeoutMs;

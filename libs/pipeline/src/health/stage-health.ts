@@ -1,8 +1,7 @@
 import type { ChangeSetEntry } from '@tidemark/cluster';
 import { healthOf, type Health } from '@tidemark/kinds';
-import type { PipelineDependencies } from '../dependencies';
 import type { ReconcileRun } from '../run';
-import { healthRulesOf } from './read-health-rules';
+import { healthRulesOf, type HealthRulesDependencies } from './read-health-rules';
 import type { AppliedObjects, KindOutcome } from '../apply/stage-results';
 
 /**
@@ -10,7 +9,7 @@ import type { AppliedObjects, KindOutcome } from '../apply/stage-results';
  * itself), else the first failing condition of the kind, else Ready with what the run did. The
  * rules are the user's CEL rules before the built-in ones.
  */
-export function healthStage(run: ReconcileRun, deps: PipelineDependencies, applied: AppliedObjects, pruned: readonly ChangeSetEntry[], kind: KindOutcome): Health {
+export function healthStage(run: ReconcileRun, deps: HealthRulesDependencies, applied: AppliedObjects, pruned: readonly ChangeSetEntry[], kind: KindOutcome): Health {
   run.stage = 'health';
   const objects = run.plugin ? applied.changes.map((entry) => entry.object) : applied.live ? [applied.live] : [];
   const rules = healthRulesOf(run, deps);

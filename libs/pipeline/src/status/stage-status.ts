@@ -9,7 +9,7 @@ import { appliedResources } from '../apply/applied-resources';
 import { keptEvents } from '../deletion/record-deletion';
 import { withResourceVersion } from '../apply/applied-versions';
 import { customResourceToApply } from '../render/stage-validate';
-import { healthWait, unreadySince } from '../health/health-timeout';
+import { healthWait, unreadySince, type HealthTimeoutDependencies } from '../health/health-timeout';
 import { dependencyEdges } from '../ordering/dependency-edges';
 
 /**
@@ -28,7 +28,10 @@ export interface StatusResult {
  * the status store record, and the Events; it writes nothing (finalize does, then
  * statusWritten says what the write changed).
  */
-export function statusStage(run: ReconcileRun, outcome: ApplyOutcome, deps: PipelineDependencies): StatusResult {
+/** StatusDependencies is what the status stage reads: the clock, the configured health rules and the health timeout. */
+export type StatusDependencies = HealthTimeoutDependencies & Pick<PipelineDependencies, 'now' | 'healthRules'>;
+
+export function statusStage(run: ReconcileRun, outcome: ApplyOutcome, deps: StatusDependencies): StatusResult {
   run.stage = 'status';
   const now = deps.now?.() ?? new Date();
   const generation = run.live?.metadata.generation ?? 0;
@@ -48,7 +51,7 @@ export function statusStage(run: ReconcileRun, outcome: ApplyOutcome, deps: Pipe
  * rule says Failed or the object has not become Ready within its health timeout; else still
  * progressing towards it.
  */
-function readyConditions(run: ReconcileRun, deps: PipelineDependencies, health: Health, at: { previous: readonly Condition[]; generation: number; now: Date }): Condition[] {
+function readyConditions(run: ReconcileRun, deps: StatusDependencies, health: Health, at: { previous: readonly Condition[]; generation: number; now: Date }): Condition[] {
   const { previous, generation, now } = at;
   if (health.status === 'Ready') return markReady(previous, generation, { reason: Reason.Succeeded, message: health.message }, now);
   if (health.status === 'Failed') return markFailed(previous, generation, { reason: Reason.HealthCheckFailed, message: health.message }, now);
@@ -59,7 +62,7 @@ function readyConditions(run: ReconcileRun, deps: PipelineDependencies, health: 
 }
 
 /** statusRecord builds the status store record of a run that got through apply. */
-export function statusRecord(run: ReconcileRun, outcome: ApplyOutcome, conditions: Condition[], now: Date, deps?: PipelineDependencies): ObjectStatus {
+export function statusRecord(run: ReconcileRun, outcome: ApplyOutcome, conditions: Condition[], now: Date, deps?: Pick<PipelineDependencies, 'healthRules'>): ObjectStatus {
   const object = run.object ?? run.live;
   return {
     cluster: run.job.cluster,
