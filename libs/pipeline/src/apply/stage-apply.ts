@@ -9,7 +9,7 @@ import { inventoryEntry, inventoryId } from '../render/tracking';
 import { subjectOf } from '../observe/subject';
 import { checkRenderedAllowed } from '../fetch/allow-check';
 import { checkClusterObjects } from './cluster-object-guard';
-import { identityPreflight } from '../fetch/identity-preflight';
+import { identityPreflight } from '../fetch/identity';
 import { appliedBefore, appliedVersionOf, leftByLastApply } from './applied-versions';
 import { cachedLive } from '../fetch/cached-reads';
 import { ensurePrevention } from '../gates/prevention-check';

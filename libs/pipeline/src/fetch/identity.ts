@@ -1,7 +1,8 @@
-import type { ClusterConnection } from '@tidemark/cluster';
-import { TerminalError, type ReconcileJob } from '@tidemark/contracts';
-import { serviceAccountRefusal } from './allow-list';
+import { applyObject, type ClusterConnection } from '@tidemark/cluster';
+import { TerminalError, type KubernetesManifest, type ReconcileFailure, type ReconcileJob } from '@tidemark/contracts';
+import { serviceAccountRefusal, type AllowList } from './allow-list';
 import type { PipelineDependencies, PlacedIdentity } from '../dependencies';
+import type { ReconcileRun } from '../run';
 
 /** RunConnections are the two identities a run uses. */
 export interface RunConnections {
@@ -54,4 +55,40 @@ export function runConnections(job: ReconcileJob, deps: ConnectionDependencies, 
     reporting: own,
     ...(placed ? { rule: placed.rule } : {}),
   };
+}
+
+/**
+ * identityFailure: the API server refusing a source's ServiceAccount is the source overreaching,
+ * not Tidemark lacking a permission, so it stalls (Stalled, reason Forbidden, the API server's
+ * message) instead of being retried; a changed object or a retry from the dashboard runs it again.
+ */
+export function identityFailure(run: ReconcileRun, failure: ReconcileFailure): ReconcileFailure {
+  const identity = run.connection.identity;
+  if (!identity || failure.code !== 'Forbidden' || failure instanceof TerminalError) return failure;
+  const message = failure.message.replace(/ Grant Tidemark's service account this permission; it will be retried\.$/, '');
+  const namedBy = run.placedAs ? ` (named by ${run.placedAs.rule})` : '';
+  return new TerminalError('Forbidden', `${message} Source ${run.job.source} acts as ${identity}${namedBy} on cluster ${run.job.cluster}, which may not do this; grant that ServiceAccount the permission, or change the object in Git.`, { cause: failure, category: 'forbidden' });
+}
+
+/**
+ * identityPreflight: under a source's ServiceAccount, every object a kind renders is dry-run first,
+ * so an object the ServiceAccount may not write stops the run before any of them is applied
+ * (the CR was dry-run by validate, or is created first, before any of them). Nothing is applied
+ * half-way for the CR.
+ */
+export async function identityPreflight(run: ReconcileRun, rendered: readonly KubernetesManifest[]): Promise<void> {
+  if (!run.connection.identity || !run.plugin) return;
+  for (const object of rendered) await applyObject(run.connection, object, { dryRun: true });
+}
+
+/** SourceTenancy is what a source's tenancy settings tell the pipeline (SourceSpec.serviceAccount and .allow). */
+export interface SourceTenancy {
+  /** The ServiceAccount its objects are read, dry-run, applied and pruned as; undefined: the reconciler's own identity. */
+  readonly serviceAccount?: { readonly namespace: string; readonly name: string };
+  readonly allow?: AllowList;
+  /**
+   * Why the source may not act at all (a Source object without an identity): every run of its
+   * objects is refused (IdentityRequired) before any request, never run as the reconciler.
+   */
+  readonly refused?: string;
 }

@@ -1,8 +1,8 @@
 import type { ChangeSetEntry } from '@tidemark/cluster';
-import { healthOf, type Health } from '@tidemark/kinds';
+import { builtinHealthRules, healthOf, withSourceHealthRules, type Health, type HealthRule, type RunHealthRules } from '@tidemark/kinds';
 import type { ReconcileRun } from '../run';
-import { healthRulesOf, type HealthRulesDependencies } from './read-health-rules';
 import type { AppliedObjects, KindOutcome } from '../apply/stage-results';
+import type { PipelineDependencies } from '../dependencies';
 
 /**
  * healthStage is the first owned object that is not ready (for a plain manifest, the object
@@ -31,4 +31,22 @@ function withNote(health: Health, note: string | undefined): Health {
 function summary(run: ReconcileRun, changes: readonly ChangeSetEntry[], pruned: readonly ChangeSetEntry[]): string {
   const count = (action: string) => changes.filter((entry) => entry.action === action).length;
   return `Applied revision ${run.job.revision.slice(0, 12)}: ${count('created')} created, ${count('configured')} configured, ${count('unchanged')} unchanged, ${pruned.length} pruned.`;
+}
+
+/**
+ * readHealthRules gives the rules the run's objects are judged by: the reconciler's (config, then
+ * built-in), with the HealthRule objects of the run's own source at its revision in between.
+ * Another source's HealthRules are never read here, so one tenant cannot judge another's objects.
+ */
+/** HealthRulesDependencies is what reading health rules needs: the configured rules and each source's HealthRule objects. */
+export type HealthRulesDependencies = Pick<PipelineDependencies, 'desired' | 'healthRules'>;
+
+export async function readHealthRules(run: ReconcileRun, deps: HealthRulesDependencies): Promise<RunHealthRules> {
+  const fromGit = await deps.desired.healthRulesAt?.(run.job.source, run.job.revision);
+  return withSourceHealthRules(deps.healthRules ?? builtinHealthRules, fromGit);
+}
+
+/** healthRulesOf is the run's rules once read, else the reconciler's. */
+export function healthRulesOf(run: ReconcileRun, deps: HealthRulesDependencies): readonly HealthRule[] | undefined {
+  return run.healthRules?.rules ?? deps.healthRules;
 }

@@ -1,6 +1,6 @@
 import { inSpan, noSpan, noTracing, type TraceSpan } from '@tidemark/tracing';
 import type { ChangeSetEntry, ChangeSetOptions } from '@tidemark/cluster';
-import type { KubernetesManifest, ReconcileJob } from '@tidemark/contracts';
+import type { KubernetesManifest, Logger, ReconcileJob } from '@tidemark/contracts';
 import type { Health } from '@tidemark/kinds';
 import { unreadySince } from '../health/health-timeout';
 import type { PipelineDependencies } from '../dependencies';
@@ -65,4 +65,20 @@ export function traceHealthWait(run: ReconcileRun, stage: TraceSpan, health: Hea
     'tidemark.health': health.status, 'tidemark.health.waited_ms': now.getTime() - since.getTime(),
   }, since);
   span.end();
+}
+
+/**
+ * withRunLog gives the stages a logger that adds the object key, cluster, source, revision and
+ * current stage to every line, so any line can be traced to one run without each stage
+ * repeating them. The stage is read when the line is written, not when the run starts.
+ */
+export function withRunLog(run: ReconcileRun, deps: PipelineDependencies): PipelineDependencies {
+  const log = deps.log;
+  if (!log) return deps;
+  const context = () => ({ objectKey: run.job.objectKey, cluster: run.job.cluster, source: run.job.source, revision: run.job.revision, stage: run.stage });
+  const scoped: Logger = {
+    info: (fields, message) => log.info({ ...context(), ...fields }, message),
+    warn: (fields, message) => log.warn({ ...context(), ...fields }, message),
+  };
+  return { ...deps, log: scoped };
 }

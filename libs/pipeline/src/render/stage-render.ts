@@ -1,4 +1,4 @@
-import { TerminalError, isReconcileFailure, messageOf } from '@tidemark/contracts';
+import { isReconcileFailure, messageOf, TerminalError } from '@tidemark/contracts';
 import type { CustomResource, KubernetesManifest } from '@tidemark/kinds';
 import type { ReconcileRun } from '../run';
 import { ownerOfRun, withOwner } from './tracking';
@@ -29,4 +29,11 @@ export function renderStage(run: ReconcileRun, defaulted: CustomResource | undef
     if (isReconcileFailure(error)) throw error;
     throw new TerminalError('RenderFailed', `rendering ${object.kind} ${object.metadata.name} failed: ${messageOf(error)}`, { cause: error });
   }
+}
+
+/** featuresStage asks the kind which feature plugins this object turns on (none for a plain manifest). */
+export function featuresStage(run: ReconcileRun, defaulted: CustomResource | undefined): string[] {
+  run.stage = 'features';
+  if (!run.plugin || !defaulted) return [];
+  return run.plugin.enabledFeatures(defaulted.spec);
 }

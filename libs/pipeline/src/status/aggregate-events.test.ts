@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { aggregateEvents } from './aggregate-events';
+import { aggregateEvents } from './events';
 
 describe('aggregateEvents', () => {
   it('says nothing for a run with nothing to say', () => {

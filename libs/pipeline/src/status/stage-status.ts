@@ -1,9 +1,8 @@
 import type { EventInput } from '@tidemark/cluster';
 import { ConditionType, markFailed, markProgressing, markReady, Reason, setCondition, type Condition, type KubernetesManifest, type ObjectStatus } from '@tidemark/contracts';
 import type { Health } from '@tidemark/kinds';
-import type { PipelineDependencies } from '../dependencies';
+import type { DesiredObject, PipelineDependencies } from '../dependencies';
 import type { ApplyOutcome, ReconcileRun } from '../run';
-import { desiredPlace } from './desired-place';
 import { driftSummary } from '../apply/drift-check';
 import { appliedResources } from '../apply/applied-resources';
 import { keptEvents } from '../deletion/record-deletion';
@@ -147,4 +146,10 @@ function driftEvents(run: ReconcileRun, drift: ApplyOutcome['applied']['drift'])
     events.push({ type: 'Warning', reason: 'DriftDetected', message: `${driftSummary(drift.reported)} The drift policy is report, so it is left in place.` });
   }
   return events;
+}
+
+/** desiredPlace is where Git declares an object, for its status: file and line, or its render unit. */
+export function desiredPlace(desired: DesiredObject | undefined): Pick<ObjectStatus, 'path' | 'line' | 'renderUnit'> {
+  if (!desired) return {};
+  return { path: desired.path, line: desired.line, ...(desired.unit ? { renderUnit: desired.unit } : {}) };
 }
