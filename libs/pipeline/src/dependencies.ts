@@ -7,7 +7,7 @@ import type { RevisionOrdering } from '@tidemark/ordering';
 import type { Tracer } from '@tidemark/tracing';
 import type { PipelineObserver } from './observe/observer';
 import type { PruneGuard } from './prune/guards';
-import type { SourceTenancy } from './fetch/identity';
+import type { AllowList } from './fetch/allow-list';
 import type { DriftPreventionKeeper } from './gates/drift-prevention';
 
 /** WindowHold is what the pipeline reads of a sync window that holds a cluster for a source (the app computes it with libs/placement's syncWindowHold). */
@@ -229,4 +229,16 @@ export interface PipelineDependencies {
   tracer?: Tracer;
   options?: PipelineOptions;
   now?: () => Date;
+}
+
+/** SourceTenancy is what a source's tenancy settings tell the pipeline (SourceSpec.serviceAccount and .allow). */
+export interface SourceTenancy {
+  /** The ServiceAccount its objects are read, dry-run, applied and pruned as; undefined: the reconciler's own identity. */
+  readonly serviceAccount?: { readonly namespace: string; readonly name: string };
+  readonly allow?: AllowList;
+  /**
+   * Why the source may not act at all (a Source object without an identity): every run of its
+   * objects is refused (IdentityRequired) before any request, never run as the reconciler.
+   */
+  readonly refused?: string;
 }

@@ -12,7 +12,7 @@ export { PolicyKeeper, type DriftPreventionKeeper } from './gates/drift-preventi
 export { unchangedJobs } from './fetch/unchanged-resync';
 export type { PipelineDependencies, PipelineOptions, DesiredObject, DesiredStateReader, PlacedIdentity, DependencyWaitRegistry, Declaration, DeclarationIndex } from './dependencies';
 export { cleanupFinalizer, pruneEmptyAnnotation } from './render/tracking';
-export type { SourceTenancy } from './fetch/identity';
+export type { SourceTenancy } from './dependencies';
 export type { WindowHold } from './dependencies';
 export type { AllowList } from './fetch/allow-list';
 export type { PipelineObserver, ReconcileObservation, ReconcileResult } from './observe/observer';

@@ -1,6 +1,6 @@
 import { applyObject, type ClusterConnection } from '@tidemark/cluster';
 import { TerminalError, type KubernetesManifest, type ReconcileFailure, type ReconcileJob } from '@tidemark/contracts';
-import { serviceAccountRefusal, type AllowList } from './allow-list';
+import { serviceAccountRefusal } from './allow-list';
 import type { PipelineDependencies, PlacedIdentity } from '../dependencies';
 import type { ReconcileRun } from '../run';
 
@@ -81,14 +81,3 @@ export async function identityPreflight(run: ReconcileRun, rendered: readonly Ku
   for (const object of rendered) await applyObject(run.connection, object, { dryRun: true });
 }
 
-/** SourceTenancy is what a source's tenancy settings tell the pipeline (SourceSpec.serviceAccount and .allow). */
-export interface SourceTenancy {
-  /** The ServiceAccount its objects are read, dry-run, applied and pruned as; undefined: the reconciler's own identity. */
-  readonly serviceAccount?: { readonly namespace: string; readonly name: string };
-  readonly allow?: AllowList;
-  /**
-   * Why the source may not act at all (a Source object without an identity): every run of its
-   * objects is refused (IdentityRequired) before any request, never run as the reconciler.
-   */
-  readonly refused?: string;
-}
