@@ -3,7 +3,8 @@
 // record is written here with writeRolloutRecord, as the driver (its one writer) writes it.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { RecordKeys} from '@tidemark/contracts';
-import { takeRolloutCommands, writeRolloutRecord, type RolloutRecord } from '@tidemark/contracts';
+import { takeRolloutCommands, type RolloutRecord } from '@tidemark/contracts';
+import { writeRolloutRecord } from '@tidemark/fanout';
 import { operatorToken, startDashboardFixture, viewerToken, type DashboardFixture } from './dashboard-fixture';
 
 const scopedOperator = 'scoped-operator-0123456789abcdef';

@@ -4,7 +4,8 @@
 // Records are written with writeRolloutRecord and writePreviewReport, as their writers write them.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { join } from 'node:path';
-import { takeRolloutCommands, writeRolloutRecord, type PreviewReport, type RolloutRecord } from '@tidemark/contracts';
+import { takeRolloutCommands, type PreviewReport, type RolloutRecord } from '@tidemark/contracts';
+import { writeRolloutRecord } from '@tidemark/fanout';
 import { writePreviewReport } from '@tidemark/preview';
 import { artifactsDir, openChromium, signIn, type Chromium } from './chromium';
 import { operatorToken, startDashboardFixture, type DashboardFixture } from './dashboard-fixture';

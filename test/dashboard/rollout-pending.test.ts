@@ -5,7 +5,8 @@
 // here with writeRolloutRecord, as the driver (its one writer) writes it.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { readPreviewReport, takeRolloutCommands, writeRolloutRecord, type PreviewReport, type RecordKeys, type RolloutRecord } from '@tidemark/contracts';
+import { readPreviewReport, takeRolloutCommands, type PreviewReport, type RecordKeys, type RolloutRecord } from '@tidemark/contracts';
+import { writeRolloutRecord } from '@tidemark/fanout';
 import { writePreviewReport } from '@tidemark/preview';
 import { PreviewQueue } from '@tidemark/queue';
 import { operatorToken, startDashboardFixture, viewerToken, type DashboardFixture } from './dashboard-fixture';

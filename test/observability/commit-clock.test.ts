@@ -6,7 +6,7 @@ import { Redis } from 'ioredis';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { RecordKeys, type ReconcileJob } from '@tidemark/contracts';
 import type { ReconcileObservation } from '@tidemark/pipeline';
-import { CommitClock } from '../../apps/reconciler/src/metrics/commit-clock';
+import { CommitClock } from '@tidemark/status-store';
 import { ReconcilerMetrics } from '../../apps/reconciler/src/metrics/reconciler-metrics';
 
 const redis = new Redis(inject('redisUrl'));

@@ -1,6 +1,6 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
-import { AuditLog, PruneHolds, type StatusStore } from '@tidemark/status-store';
+import { AuditLog, PruneHolds, writeSyncWindowPass, type StatusStore } from '@tidemark/status-store';
 import { auditRoutes, recordActions } from './audit/audit-routes';
 import { apiRoutes } from './api/api-routes';
 import { errorHandler } from './api/error-handler';
@@ -33,7 +33,7 @@ import type { PreviewQueue } from '@tidemark/queue';
 import { Actions } from './view/actions';
 import { DashboardData, type QueueAccess } from './view/dashboard-data';
 import { StatusCache } from './view/status-cache';
-import { writeSyncWindowPass, type RedisClient } from '@tidemark/contracts';
+import type { RedisClient } from '@tidemark/contracts';
 import type { ClusterConnection } from '@tidemark/cluster';
 import { WorkloadActions } from './workloads/workload-actions';
 import { workloadRoutes } from './workloads/workload-routes';

@@ -1,6 +1,6 @@
 import type { ClusterConnection } from '@tidemark/cluster';
-import { startAgentHeartbeat, startAgentWatch } from '@tidemark/cluster-health';
-import { markAgentClusters, type Logger, type RedisClient } from '@tidemark/contracts';
+import { markAgentClusters, startAgentHeartbeat, startAgentWatch } from '@tidemark/cluster-health';
+import type { Logger, RedisClient } from '@tidemark/contracts';
 import type { ReconcileQueues } from '@tidemark/queue';
 import type { StatusStore } from '@tidemark/status-store';
 import type { ReconcilerConfig } from './config';

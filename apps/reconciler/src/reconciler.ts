@@ -1,7 +1,7 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { TerminalError, readClusterFreeze, readSourceStatus, takeSyncWindowPass, RecordKeys, messageOf, type ReconcileJob, type ReconcileOutcome } from '@tidemark/contracts';
+import { TerminalError, readClusterFreeze, readSourceStatus, RecordKeys, messageOf, type ReconcileJob, type ReconcileOutcome } from '@tidemark/contracts';
 import { fileCredentials, GitSource, type GitSourceOptions, type SourceSpec, type UnitRendering } from '@tidemark/git-source';
 import { compileHealthRules, createDefaultRegistry, withHealthRules } from '@tidemark/kinds';
 import { PlacementCache } from '@tidemark/placement';
@@ -9,7 +9,7 @@ import { PolicyKeeper, reconcile, unchangedJobs, type PipelineDependencies, type
 import { Poller, type PolledSource } from '@tidemark/poller';
 import { startTracing, type TraceSpan } from '@tidemark/tracing';
 import { closeRedis, endWhenGone, needsHashTag, openRedisClient, probeRedis, ReconcileQueues, ReconcileWorkers, redisConnectionFor, redisPrefix, type ReconcileWorkersOptions } from '@tidemark/queue';
-import { PruneHolds, StatusStore } from '@tidemark/status-store';
+import { CommitClock, PruneHolds, StatusStore, takeSyncWindowPass } from '@tidemark/status-store';
 import type { ReconcilerConfig } from './config';
 import { connectClusters } from './clusters';
 import { recordsRebuild } from './records-rebuild';
@@ -29,7 +29,6 @@ import { startAgentSide } from './agent-side';
 import { requeueCluster, routePoll, startFullResync } from '@tidemark/fanout';
 import { type OwnedWatches, watchBuiltinCrds } from '@tidemark/watches';
 import { DependencyWaits } from '@tidemark/ordering';
-import { CommitClock } from './metrics/commit-clock';
 import { ReconcilerMetrics } from './metrics/reconciler-metrics';
 import { reportRenderSandbox } from './render-sandbox-report';
 import { configVariables, sourceRendering, unitRendering, watchRenderCapabilities, type SourceObjectKeys } from './unit-rendering';

@@ -1,8 +1,8 @@
 import type { ClusterConnection } from '@tidemark/cluster';
-import { messageOf, readAgentHeartbeat, readClusterHealth, writeAgentHeartbeat, type Logger, type RecordKeys, type RedisClient } from '@tidemark/contracts';
+import { messageOf, readAgentHeartbeat, readClusterHealth, type Logger, type RecordKeys, type RedisClient } from '@tidemark/contracts';
 import type { StatusStore } from '@tidemark/status-store';
 import type { QueueSwitch } from './health-monitor';
-import { writeClusterHealth } from './health-records';
+import { writeAgentHeartbeat, writeClusterHealth } from './health-records';
 
 export interface AgentHeartbeatOptions {
   /** The cluster the agent serves, and its connection (for the server version). */

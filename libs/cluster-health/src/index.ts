@@ -4,10 +4,11 @@
 //   cluster Unavailable). The records' formats and parsers live in contracts; their writers here (health-records.ts).
 // Entry points: startHealthMonitor, startClusterSeries, startAgentHeartbeat, startAgentWatch.
 // Records: ClusterHealth (cluster-health:<cluster>), the cluster series (cluster-series:<cluster>) and their
-//   leases (lease:health:<cluster>, lease:cluster-series), the agent heartbeat (agent-heartbeat:<cluster>).
+//   leases (lease:health:<cluster>, lease:cluster-series), the agent heartbeat (agent-heartbeat:<cluster>) and
+//   the set of clusters agents serve (agent-clusters).
 // May import: @tidemark/contracts, @tidemark/cluster, @tidemark/status-store.
 
 export { startHealthMonitor, type HealthMonitorOptions, type QueueSwitch } from './health-monitor';
 export { startClusterSeries, type ClusterSeriesOptions, type SampledFigures } from './cluster-series';
-export { writeClusterHealth, appendClusterSample } from './health-records';
+export { writeClusterHealth, appendClusterSample, writeAgentHeartbeat, markAgentClusters } from './health-records';
 export { startAgentHeartbeat, startAgentWatch, type AgentHeartbeatOptions, type AgentWatchOptions } from './agent-heartbeat';

@@ -9,7 +9,7 @@
 // Records: the key of every shared record (RecordKeys, one prefix convention; a target cluster's records under
 //   its own hash tag, and moveClusterKeys for an older release's), the formats and parsers of
 //   SourceStatus, ClusterHealth, AgentHeartbeat, the cluster series, ClusterFreeze, StatusChange, RedisLease, the preview
-//   report, revisionFor and the rollout record (RolloutRecord, rolloutTargetOf); record-fields.ts holds the
+//   report, revisionFor, SyncWindowPass and the rollout record (RolloutRecord, rolloutTargetOf); record-fields.ts holds the
 //   parsers' checks; their writers live in the libraries that own them.
 // May import: no other Tidemark library.
 
@@ -39,8 +39,8 @@ export { RecordKeys } from './records/record-keys';
 export { jsonRecordOf, jsonListOf, recordOf, textOf, textsOf, countOf, oneOf, listOf, optional, maxRecordText, type FieldRecord } from './records/record-fields';
 export { readSourceStatus, parseSourceStatus, readSourceCommits, parseSourceCommit, keptProblems, keptWarnings, keptWarningLength, keptCommits, sourceSuspendedField, type SourceStatus, type SourceProblem, type SourceCommit } from './records/source-status';
 export { readClusterHealth, parseClusterHealth, unknownClusterHealth, type ClusterHealth } from './records/cluster-health';
-export { writeSyncWindowPass, takeSyncWindowPass, syncWindowPassSeconds, type SyncWindowPass } from './records/sync-window-pass';
-export { writeAgentHeartbeat, readAgentHeartbeat, parseAgentHeartbeat, markAgentClusters, readAgentClusters, type AgentHeartbeat } from './records/agent-heartbeat';
+export { parseSyncWindowPass, syncWindowPassSeconds, type SyncWindowPass } from './records/sync-window-pass';
+export { readAgentHeartbeat, parseAgentHeartbeat, readAgentClusters, type AgentHeartbeat } from './records/agent-heartbeat';
 export { readClusterFreeze, parseClusterFreeze, describeFreeze, maxFreezeReasonLength, type ClusterFreeze } from './records/cluster-freeze';
 export { parseStatusChange, parseStatusSync, type StatusChange, type StatusSync } from './records/status-change';
 export { parseTreeChange, type TreeChange } from './records/tree-change';
@@ -50,6 +50,6 @@ export { moveClusterKeys, movedName, type ClusterKeysMoved, type ClusterKeysMove
 export { redisSchemaVersion, reconcileJobVersion, reconcileJobName, jobSchemaVersion, claimRedisSchema, expectRedisSchema, SchemaTooNewError, SchemaNotClaimedError } from './records/schema-version';
 export { newestClusterSample, readClusterSeries, parseClusterSample, type ClusterSample } from './records/cluster-series';
 export { revisionFor } from './records/revision-for';
-export { parseRolloutRecord, readRolloutRecord, writeRolloutRecord, listRolloutSources, rolloutTargetOf, rolloutCommandRefusal, pushRolloutCommand, takeRolloutCommands, parseRolloutCommand, rolloutPhases, rolloutCommandVerbs, maxRolloutRecordBytes, RolloutRecordError, type RolloutRecord, type RolloutPhase, type RolloutCell, type RolloutCellState, type RolloutHalt, type RolloutHold, type RolloutAction, type RolloutCommand, type RolloutCommandVerb } from './records/rollout';
+export { parseRolloutRecord, readRolloutRecord, listRolloutSources, rolloutTargetOf, rolloutCommandRefusal, pushRolloutCommand, takeRolloutCommands, parseRolloutCommand, rolloutPhases, rolloutCommandVerbs, maxRolloutRecordBytes, RolloutRecordError, type RolloutRecord, type RolloutPhase, type RolloutCell, type RolloutCellState, type RolloutHalt, type RolloutHold, type RolloutAction, type RolloutCommand, type RolloutCommandVerb } from './records/rollout';
 export { readPreviewReport, parsePreviewReport, listPreviews, previewTtlSeconds, boundPreviewReport, maxPreviewReportBytes, type PreviewReport, type PreviewState, type PreviewTrigger, type PreviewPullRequest, type PreviewChange, type PreviewHook, type PreviewField, type PreviewAction, type PreviewBlastRadius } from './records/preview';
 export { hookAnnotation, helmHookAnnotation, hookWeightAnnotation, hookDeletePolicyAnnotation, hookRunAnnotation, hookPhases, parseHook, isHookObject, hookRunName, type Hook, type HookPhase, type HookDeletePolicy, type HookReading } from './hook';

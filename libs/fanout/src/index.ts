@@ -20,6 +20,7 @@ export { retireSource, type RetireContext, type RetireResult, type BlockedPrune 
 export { stepRollout, type RolloutEvent, type RolloutEffect, type RolloutStep, type GateReport, type GateFinding, type RolloutNoticeKind } from './rollout-engine';
 export { parseRolloutPolicy, assignWaves, batchSize, rolloutDefaults, RolloutPolicyError, type RolloutPolicy, type WavePolicy } from './rollout-policy';
 export { RolloutDriver, type RolloutDriverOptions } from './rollout-driver';
+export { writeRolloutRecord } from './rollout-record';
 export { readGate } from './rollout-gate';
 export { rolloutCrd, rolloutCrdHeader } from './rollout-object/rollout-crd';
 export { RolloutObjectSpec, rolloutApiVersion, rolloutKind } from './rollout-object/rollout-kind';

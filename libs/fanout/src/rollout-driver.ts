@@ -1,8 +1,9 @@
-import { duplicateClient, messageOf, parseStatusChange, readRolloutRecord, readSourceCommits, readSourceStatus, RedisLease, takeRolloutCommands, writeRolloutRecord, type Logger, type ObjectStatus, type ReconcileJob, type RecordKeys, type RedisClient, type RolloutRecord } from '@tidemark/contracts';
+import { duplicateClient, messageOf, parseStatusChange, readRolloutRecord, readSourceCommits, readSourceStatus, RedisLease, takeRolloutCommands, type Logger, type ObjectStatus, type ReconcileJob, type RecordKeys, type RedisClient, type RolloutRecord } from '@tidemark/contracts';
 import type { ClusterTarget } from '@tidemark/placement';
 import { stepRollout, type GateReport, type RolloutEffect, type RolloutEvent } from './rollout-engine';
 import { readGate, statusKey } from './rollout-gate';
 import type { RolloutPolicy } from './rollout-policy';
+import { writeRolloutRecord } from './rollout-record';
 
 /** RolloutDriverOptions are what the driver reads and does; the engine decides. */
 export interface RolloutDriverOptions {

@@ -1,17 +1,22 @@
 // Owns: the per-object status records: the record the pipeline writes once per run with its history entry,
 //   the operator's suspend flag, and the read view that joins them with the cluster's availability; plus the
 //   change channel, prune holds and the audit trail (a hash-chained Redis stream of who did what, its one
-//   writer and its chain check).
-// Entry points: StatusStore, PruneHolds, RecordsLost, AuditLog, verifyAuditChain, ClusterKeysMover (an older
-//   release's records to their clusters' hash tags, across a rolling upgrade).
+//   writer and its chain check); the commit-to-live clock (when a commit's change started, and the run
+//   that first found each changed object Ready).
+// Entry points: StatusStore, PruneHolds, RecordsLost, AuditLog, verifyAuditChain, CommitClock, ClusterKeysMover (an
+//   older release's records to their clusters' hash tags, across a rolling upgrade).
 // Records: status:<cluster>, history:<cluster>:<object>, suspended:<cluster>, status-clusters,
-//   status-changes, live children, revision-live, prune-hold(s), records-lost, audit and audit-head.
+//   status-changes, live children, revision-live, prune-hold(s), records-lost, audit and audit-head,
+//   sync-window-pass:<cluster>:<object> (an operator's pass: written by the dashboard, taken by a run),
+//   commit-clock:<source>:<revision>:<cluster> and webhook-arrival:<source> (CommitClock, their one writer).
 // May import: @tidemark/contracts.
 
 export { StatusStore, type StatusStoreOptions, type RevisionLive } from './status-store';
 export { PruneHolds, type PruneHold } from './prune-holds';
 export { ClusterKeysMover, type ClusterKeysMoverOptions } from './cluster-keys-mover';
 export { RecordsLost, type RebuildSummary } from './records-lost';
+export { writeSyncWindowPass, takeSyncWindowPass } from './sync-window-pass';
+export { CommitClock, type CommitClockOptions, type CommitOrigin } from './commit-clock';
 export { AuditLog, type AuditLogOptions, type AuditFilter, type ListedAuditRecord } from './audit-log';
 export { verifyAuditChain, type AuditChainVerdict, type AuditHead, type StoredAuditRecord } from './audit-chain';
 export { parseAuditRecord, type AuditActor, type AuditEntry, type AuditRecord, type AuditResult, type AuditTarget } from './audit-record';

@@ -4,8 +4,7 @@ import { readCommitTime, type PollResult } from '@tidemark/git-source';
 import type { PipelineObserver, ReconcileObservation } from '@tidemark/pipeline';
 import type { PolledSource } from '@tidemark/poller';
 import type { ClusterQueueFigures } from '@tidemark/queue';
-import type { StatusStore } from '@tidemark/status-store';
-import type { CommitClock } from './commit-clock';
+import type { CommitClock, StatusStore } from '@tidemark/status-store';
 import { createMetricSet, type ReconcilerMetricSet } from './metric-set';
 
 /** MetricSources are what the gauges read at scrape time, handed in once they are started. */

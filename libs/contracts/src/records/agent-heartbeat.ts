@@ -5,7 +5,7 @@ import type { RedisClient } from './redis-client';
 /**
  * AgentHeartbeat is what an agent (a reconciler with `role: agent`, running inside the cluster it
  * serves) says of itself. It lives only as long as its TTL: a missing record means no agent is
- * serving the cluster. It holds no credential. The agent writes it; the hub and the dashboard read it.
+ * serving the cluster. It holds no credential. The agent writes it (libs/cluster-health); the hub and the dashboard read it.
  */
 export interface AgentHeartbeat {
   cluster: string;
@@ -17,11 +17,6 @@ export interface AgentHeartbeat {
   lastSeen: string;
   /** How long the record lives after each write. */
   ttlMs: number;
-}
-
-/** writeAgentHeartbeat stores the agent's record for ttlMs; not written again in time, it is gone. */
-export async function writeAgentHeartbeat(redis: RedisClient, keys: RecordKeys, heartbeat: AgentHeartbeat): Promise<void> {
-  await redis.set(keys.agentHeartbeat(heartbeat.cluster), JSON.stringify(heartbeat), 'PX', heartbeat.ttlMs);
 }
 
 /** parseAgentHeartbeat checks a stored record; a missing or unreadable one is no heartbeat. */
@@ -45,16 +40,6 @@ export async function readAgentHeartbeat(redis: RedisClient, keys: RecordKeys, c
   const own = parseAgentHeartbeat(cluster, await redis.get(keys.agentHeartbeat(cluster)));
   if (own || !keys.hashTagged) return own;
   return parseAgentHeartbeat(cluster, await redis.get(keys.sharedAgentHeartbeat(cluster)));
-}
-
-/** markAgentClusters records the clusters the hub's config says agents serve (the set is replaced whole). */
-export async function markAgentClusters(redis: RedisClient, keys: RecordKeys, clusters: readonly string[]): Promise<void> {
-  const key = keys.agentClusters();
-  if (clusters.length === 0) {
-    await redis.del(key);
-    return;
-  }
-  await redis.multi().del(key).sadd(key, ...clusters).exec();
 }
 
 /** readAgentClusters lists the clusters agents serve, as the hub's config last said. */

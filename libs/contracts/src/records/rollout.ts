@@ -163,11 +163,6 @@ export async function readRolloutRecord(redis: RedisClient, keys: RecordKeys, so
   return parseRolloutRecord(source, await redis.get(keys.rollout(source)));
 }
 
-/** writeRolloutRecord stores a source's rollout record; only the rollout driver calls it. */
-export async function writeRolloutRecord(redis: RedisClient, keys: RecordKeys, record: RolloutRecord): Promise<void> {
-  await redis.multi().set(keys.rollout(record.source), JSON.stringify(record)).sadd(keys.rollouts, record.source).exec();
-}
-
 /** listRolloutSources names the sources that have a rollout record. */
 export async function listRolloutSources(redis: RedisClient, keys: RecordKeys): Promise<string[]> {
   return (await redis.smembers(keys.rollouts)).sort();

@@ -1,10 +1,7 @@
-import type { RecordKeys } from './record-keys';
-import type { RedisClient } from './redis-client';
-
 /**
  * SyncWindowPass is an operator's "sync this object now" while a sync window holds its cluster:
  * the dashboard writes one with every reconcile an operator asks for (dashboard, API, CLI; the
- * request itself is in the audit trail), and the pipeline takes it, once, when the window that
+ * request itself is in the audit trail), and the pipeline takes it, once (writer and taker: libs/status-store), when the window that
  * holds says manualSync. It expires unused, so an old click never opens a later window.
  */
 export interface SyncWindowPass {
@@ -16,16 +13,6 @@ export interface SyncWindowPass {
 
 /** syncWindowPassSeconds is how long a pass waits to be taken. */
 export const syncWindowPassSeconds = 600;
-
-/** writeSyncWindowPass records a pass for one object of a cluster, replacing one not yet taken. */
-export async function writeSyncWindowPass(redis: RedisClient, keys: RecordKeys, cluster: string, objectKey: string, pass: SyncWindowPass): Promise<void> {
-  await redis.set(keys.syncWindowPass(cluster, objectKey), JSON.stringify({ by: pass.by, at: pass.at }), 'EX', syncWindowPassSeconds);
-}
-
-/** takeSyncWindowPass reads and deletes an object's pass in one step, so two runs never both use it; undefined when there is none. */
-export async function takeSyncWindowPass(redis: RedisClient, keys: RecordKeys, cluster: string, objectKey: string): Promise<SyncWindowPass | undefined> {
-  return parseSyncWindowPass(await redis.getdel(keys.syncWindowPass(cluster, objectKey)));
-}
 
 /** parseSyncWindowPass reads a stored pass as hostile input: one that does not parse is no pass (it opens nothing); texts lose control characters and are bounded. */
 export function parseSyncWindowPass(raw: string | null): SyncWindowPass | undefined {
