@@ -33,14 +33,13 @@ export function gitDesiredState(sources: ReadonlyMap<string, GitSource>, placeme
       // A deleted Source (seen in the management cluster, held by its finalizer) declares only its pre-delete hooks, to run them.
       const retiringHook = retiring.has(source) && parseHook(found.object).hook?.phase === 'pre-delete';
       if (retiring.has(source) && !retiringHook) return undefined;
-      const rules = await placement.rules(source, gitSource, revision);
-      if (!rules.targets(found.object, found.path, clusters).includes(cluster)) return undefined;
+      if (!(await placement.targetsOf(source, gitSource, revision, found, clusters)).includes(cluster)) return undefined;
       return { object: found.object, path: found.path, line: found.line, ...(found.unit ? { unit: found.unit } : {}), ...(retiringHook ? { retiring: true } : {}) };
     },
     retiring: (source) => retiring.has(source),
     // The ServiceAccount of the Placement rule that places a file or unit folder (runConnections decides whether it counts).
     async identityAt(source, revision, path) {
-      return (await placement.rules(source, sourceOf(source), revision)).identityFor(path);
+      return placement.identityAt(source, sourceOf(source), revision, path);
     },
     orderingAt(source, revision, cluster) {
       // A retiring source's revision orders its pre-delete hooks only: another graph, under another key.

@@ -34,19 +34,20 @@ export async function routePoll(result: PollResult, context: RouteContext): Prom
     for (const object of (await context.source.listObjects(result.revision)).objects) paths.set(object.objectKey, object.path);
   }
   const keys = new Set([...changes.keys(), ...(everything ? [...paths.keys(), ...known.keys()] : [])]);
-  const rules = await context.placement.rules(result.source, context.source, result.revision);
+  // Placement rules that do not parse fail the whole route, before any job (libs/placement decides where each goes).
+  await context.placement.rules(result.source, context.source, result.revision);
   const jobs: ReconcileJob[] = [];
   for (const objectKey of keys) {
     if (isReadOnlyKey(objectKey)) continue;
     const path = paths.get(objectKey);
     // The annotation alone, from the index the poll parsed: never the whole object read again.
-    const selector = path === undefined ? undefined : await context.source.annotationOf(result.revision, objectKey, clusterSelectorAnnotation);
+    const clusterSelector = path === undefined ? undefined : await context.source.annotationOf(result.revision, objectKey, clusterSelectorAnnotation);
     jobs.push(...jobsForRoute({
       source: result.source,
       revision: result.revision,
       objectKey,
       removed: path === undefined,
-      targets: path === undefined ? [] : rules.targetsFor(path, selector, context.clusters),
+      targets: path === undefined ? [] : await context.placement.targetsOf(result.source, context.source, result.revision, { path, clusterSelector }, context.clusters),
       known: known.get(objectKey) ?? [],
       reason: changes.has(objectKey) ? 'git-change' : 'resync',
     }));

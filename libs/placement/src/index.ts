@@ -1,13 +1,13 @@
 // Owns: which clusters an object goes to: Placement objects in Git, label selectors, and the
 //   cluster-selector annotation. Pure rules plus a per-revision cache. Sync windows: when writes may
 //   go to a cluster (allow and deny windows by cron, duration and time zone), a pure verdict.
-// Entry points: PlacementRules, PlacementCache, rulesAt; compileSyncWindow, syncWindowHold.
+// Entry points: PlacementCache (targetsOf, identityAt: the one placement decision), PlacementRules, rulesAt; compileSyncWindow, syncWindowHold.
 // Records: none.
 // May import: @tidemark/contracts.
 
 export { PlacementRules, isPlacementObject, placementApiVersion, placementKind, clusterSelectorAnnotation, type ClusterTarget, type UnitTarget } from './placement';
 export { type PlacedIdentity, type RuleServiceAccount } from './rule-identity';
 export { SelectorError, matches, requirementsOf, type LabelSelector, type Requirement } from './label-selector';
-export { rulesAt, PlacementCache, isPlacementKey, type PlacementSource } from './source-placement';
+export { rulesAt, PlacementCache, isPlacementKey, type PlacementSource, type PlacedObject } from './source-placement';
 export { compileSyncWindow, SyncWindowError, type SyncWindow, type SyncWindowInput } from './sync-windows/sync-window';
 export { syncWindowHold, type SyncWindowHold, type ClusterOfWindow } from './sync-windows/window-verdict';

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { KubernetesManifest } from '@tidemark/contracts';
 import { PlacementRules, type ClusterTarget } from './placement';
 import { matches, parseSelector, SelectorError } from './label-selector';
+import { PlacementCache, type PlacementSource } from './source-placement';
 
 const clusters: ClusterTarget[] = [
   { name: 'prod-eu', labels: { env: 'prod', region: 'eu' } },
@@ -43,6 +44,25 @@ describe('PlacementRules', () => {
   it('names the rule of a broken placement', () => {
     expect(() => PlacementRules.fromObjects([placement('bad', [{ paths: [], clusterSelector: {} }])])).toThrow(/Placement bad spec.rules\[0\].paths: list at least one path pattern/);
     expect(() => PlacementRules.fromObjects([placement('bad', [{ paths: ['x'], clusterSelector: { matchExpressions: [{ key: 'a', operator: 'Near' }] } }])])).toThrow(SelectorError);
+  });
+});
+
+describe('PlacementCache.targetsOf: the one decision routing and desired state ask', () => {
+  const inGit: Record<string, KubernetesManifest> = { 'tidemark.dev/Placement/_/prod': placement('prod', [{ paths: ['apps/'], clusterSelector: { matchLabels: { env: 'prod' } }, serviceAccount: { namespace: 'shop', name: 'deployer' } }]) };
+  let reads = 0;
+  const source: PlacementSource = {
+    listObjects: async () => ({ objects: Object.keys(inGit).map((objectKey) => ({ objectKey })) }),
+    readObject: async (_revision, objectKey) => { reads += 1; return inGit[objectKey] ? { object: inGit[objectKey] } : undefined; },
+  };
+
+  it('places alike whether the selector comes from the index (routing) or the object read (desired state), reading the rules once', async () => {
+    const cache = new PlacementCache();
+    const annotated = object({ 'tidemark.dev/cluster-selector': 'region=us' });
+    expect(await cache.targetsOf('s', source, 'r1', { path: 'apps/shop.yaml' }, clusters)).toEqual(['prod-eu', 'prod-us']);
+    expect(await cache.targetsOf('s', source, 'r1', { path: 'apps/shop.yaml', object: annotated }, clusters)).toEqual(['prod-us']);
+    expect(await cache.targetsOf('s', source, 'r1', { path: 'apps/shop.yaml', clusterSelector: 'region=us' }, clusters)).toEqual(['prod-us']);
+    expect(await cache.identityAt('s', source, 'r1', 'apps/shop.yaml')).toMatchObject({ serviceAccount: { name: 'deployer' } });
+    expect(reads).toBe(1);
   });
 });
 

@@ -1,5 +1,6 @@
 import type { KubernetesManifest } from '@tidemark/contracts';
-import { isPlacementObject, PlacementRules } from './placement';
+import { isPlacementObject, PlacementRules, clusterSelectorAnnotation, type ClusterTarget } from './placement';
+import type { PlacedIdentity } from './rule-identity';
 
 /** PlacementSource is what placement needs of a Git source (GitSource fits it). */
 export interface PlacementSource {
@@ -30,7 +31,20 @@ export async function rulesAt(source: PlacementSource, revision: string): Promis
   return objects.length === 0 ? PlacementRules.none() : PlacementRules.fromObjects(objects);
 }
 
-/** PlacementCache keeps the rules of the last few revisions of each source. */
+/**
+ * PlacedObject is an object as placement sees it: the path that declares it and its cluster-selector
+ * annotation, given as the annotation (from the source's index) or read from the object itself.
+ */
+export interface PlacedObject {
+  path: string;
+  clusterSelector?: string | undefined;
+  object?: KubernetesManifest;
+}
+
+/**
+ * PlacementCache keeps the rules of the last few revisions of each source, and is where every
+ * reader asks where an object goes (routing a poll, reading desired state): one decision, one place.
+ */
 export class PlacementCache {
   private readonly entries = new Map<string, Promise<PlacementRules>>();
 
@@ -46,5 +60,17 @@ export class PlacementCache {
       while (this.entries.size > this.size) this.entries.delete(this.entries.keys().next().value!);
     }
     return entry;
+  }
+
+  /** targetsOf names the clusters an object of the source at the revision goes to. */
+  async targetsOf(sourceName: string, source: PlacementSource, revision: string, placed: PlacedObject, clusters: readonly ClusterTarget[]): Promise<string[]> {
+    const rules = await this.rules(sourceName, source, revision);
+    const selector = placed.clusterSelector ?? placed.object?.metadata.annotations?.[clusterSelectorAnnotation];
+    return rules.targetsFor(placed.path, selector, clusters);
+  }
+
+  /** identityAt is the ServiceAccount of the rule that places what `path` declares (PlacementRules.identityFor). */
+  async identityAt(sourceName: string, source: PlacementSource, revision: string, path: string): Promise<PlacedIdentity | undefined> {
+    return (await this.rules(sourceName, source, revision)).identityFor(path);
   }
 }
