@@ -57,16 +57,15 @@ export interface WebhookPreviews {
 
 /**
  * startWebhookPreviews opens the preview queue for the webhook receiver; `followedBranch` is the
- * branch a source applies, which its poll covers and which is not previewed.
+ * branch a source applies, which its poll covers and which is not previewed. Close closes the queue.
  */
-export async function startWebhookPreviews(polling: boolean, options: PreviewQueueOptions, sources: ReadonlyMap<string, GitSource>, stops: (() => Promise<void> | void)[]): Promise<WebhookPreviews | undefined> {
+export async function startWebhookPreviews(polling: boolean, options: PreviewQueueOptions, sources: ReadonlyMap<string, GitSource>): Promise<(WebhookPreviews & { close(): Promise<void> }) | undefined> {
   if (!polling) return undefined; // Only a process that polls receives webhooks.
   const queue = new PreviewQueue(options);
   await queue.start();
-  stops.push(() => queue.close());
   const followedBranch = (source: string) => {
     const ref = sources.get(source)?.spec.ref;
     return ref && 'branch' in ref ? ref.branch : undefined;
   };
-  return { queue, followedBranch };
+  return { queue, followedBranch, close: () => queue.close() };
 }

@@ -1,7 +1,8 @@
 // Owns: what libraries share: job payloads, status records, conditions and reasons, an object's verdict
 //   (verdictOf), the three failure kinds and messageOf, object keys, the owner annotation, the logger
 //   interface, content hashes, what a sync hook is (hook.ts), the bounded walk of a tar archive
-//   (bounded-tar.ts), the one rule for what a secret is (redaction.ts), and the key and format of
+//   (bounded-tar.ts), the one rule for what a secret is (redaction.ts), what a runnable part of a process is
+//   (runnable.ts: start, stop, started in order and stopped in reverse), and the key and format of
 //   every Redis record read by more than one library. ioredis is used for types only; tar-stream
 //   reads archives.
 // Entry points: RecordKeys, ReconcileJob, ObjectStatus, setCondition, verdictOf, messageOf, TerminalError,
@@ -28,6 +29,7 @@ export type { SourceAllowList } from './source-allow';
 export type { ObjectStatus, DependencyEdge, DependencyEdges, RenderUnitRef, ReconcileRecord, InventoryEntry, DriftItem, ChangeCounts, FailureSummary, AppliedResource, AppliedVersion, LiveChild, ResourceHealth } from './status';
 export type { ReconcileOutcome, StalledAt } from './outcome';
 export type { Logger } from './logger';
+export { runnable, idle, Runnables, type Runnable, type Started } from './runnable';
 export { stableStringify } from './stable-stringify';
 export { contentHash } from './content-hash';
 export { walkTar, tarEntryOf, TarWalkError, type TarEntry, type TarLimits, type TarVisitor, type TarFailureKind } from './bounded-tar';

@@ -1,8 +1,9 @@
 // Owns: the BullMQ queues and workers: one queue per cluster, job ids and deduplication per object, the
 //   latest-revision slot, backoff, the stall marker (a cache filled only from runs' outcomes; the pipeline
 //   decides what is stalled, and a worker never skips a job on the marker), leases on running jobs, queue
-//   figures, opening Redis connections, and an agent's Redis ACL rule for one cluster's keys (agentAclRule).
-// Entry points: ReconcileQueues, ReconcileWorkers, ResyncSweeper, openRedis.
+//   figures, opening Redis connections (sharedRedis: a process's main client as a runnable part, with the
+//   record schema claim), and an agent's Redis ACL rule for one cluster's keys (agentAclRule).
+// Entry points: ReconcileQueues, ReconcileWorkers, ResyncSweeper, openRedis, sharedRedis.
 // Records: each cluster's BullMQ queue and its extra keys (<queue>:tm:latest, :stalled, :failures, :nudged,
 //   :wait-ms, :processing-ms, :failed-runs, :resync-due).
 // May import: @tidemark/contracts.
@@ -20,6 +21,7 @@ export { assertRedisSafe, type AssertRedisSafeOptions, type RedisSafety } from '
 export { openRedis, closeRedis, endWhenGone, type RedisConnection, type ConnectionRole } from './connection';
 export { redisConnectionFor, openRedisClient, openRedisSubscriber, needsHashTag, parseRedisNode, describeEndpoint, type RedisAuth, type RedisEndpoint, type RedisNode } from './redis-endpoint';
 export { probeRedis, type ProbeRedisOptions } from './probe-redis';
+export { sharedRedis, redisGoneGuard, type SharedRedis, type SharedRedisOptions } from './shared-redis';
 export { loadRedisTls, withRedisTls, tlsConnectionOptions, type RedisTls, type RedisTlsFiles } from './redis-tls';
 export { RedisTlsError } from './errors/redis-tls-error';
 export { computeBackoff, resolveBackoff, defaultBackoff, type BackoffOptions } from './backoff';
