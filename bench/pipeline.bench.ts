@@ -37,7 +37,7 @@ import { createDefaultRegistry } from '@tidemark/kinds';
 import { reconcile, type DesiredObject, type PipelineDependencies } from '@tidemark/pipeline';
 import { StatusStore } from '@tidemark/status-store';
 import { startControlPlane, startRedis } from '@tidemark/testing';
-import { crdInstallerManager, installBuiltinCrds } from '../apps/reconciler/src/builtin-crds';
+import { crdInstallerManager, installBuiltinCrds } from '@tidemark/conversion';
 import { startTestConversionWebhook } from '../test/support/conversion-webhook';
 import { countedRequests, perObject } from './support/counted-requests';
 import { cpuDuring, type PhaseCpu } from './support/process-cpu';

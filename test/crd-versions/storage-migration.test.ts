@@ -8,11 +8,10 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { applyObject, ClusterConnection, crdVersions, waitForEstablished } from '@tidemark/cluster';
-import { migrateStorage, type StorageMigrationProgress } from '@tidemark/conversion';
+import { migrateStorage, type StorageMigrationProgress, installBuiltinCrds } from '@tidemark/conversion';
 import type { KubernetesManifest } from '@tidemark/contracts';
 import { createDefaultRegistry } from '@tidemark/kinds';
 import { startControlPlane, type ControlPlane } from '@tidemark/testing';
-import { installBuiltinCrds } from '../../apps/reconciler/src/builtin-crds';
 import { startTestConversionWebhook, type TestConversionWebhook } from '../support/conversion-webhook';
 
 const crdName = 'webapps.tidemark.dev';

@@ -8,7 +8,7 @@ import { findCondition } from '@tidemark/contracts';
 import { startControlPlane, type ControlPlane } from '@tidemark/testing';
 import { inject } from 'vitest';
 import { startPipelineHarness, type PipelineHarness } from '../support/pipeline-harness';
-import { installBuiltinCrds } from '../../apps/reconciler/src/builtin-crds';
+import { installBuiltinCrds } from '@tidemark/conversion';
 import { startTestConversionWebhook, type TestConversionWebhook } from '../support/conversion-webhook';
 
 const seedDir = fileURLToPath(new URL('../../examples/seed-configwatcher/', import.meta.url));

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { applyObject, listObjects } from '@tidemark/cluster';
 import { kubectl } from '@tidemark/testing';
 import { startPipelineHarness, type PipelineHarness } from '../support/pipeline-harness';
-import { installBuiltinCrds } from '../../apps/reconciler/src/builtin-crds';
+import { installBuiltinCrds } from '@tidemark/conversion';
 
 const seedDir = fileURLToPath(new URL('../../examples/seed-configwatcher/', import.meta.url));
 const namespace = `operator-test-${randomUUID().slice(0, 8)}`;

@@ -7,7 +7,7 @@ import { findCondition, TerminalError } from '@tidemark/contracts';
 import { createWebAppPlugin, KindRegistry, webAppFeatures, type WebAppFeature } from '@tidemark/kinds';
 import { startControlPlane, type ControlPlane } from '@tidemark/testing';
 import { startPipelineHarness, type PipelineHarness } from '../support/pipeline-harness';
-import { installBuiltinCrds } from '../../apps/reconciler/src/builtin-crds';
+import { installBuiltinCrds } from '@tidemark/conversion';
 import { startTestConversionWebhook, type TestConversionWebhook } from '../support/conversion-webhook';
 
 function logLevelFeature(id: string, level: string): WebAppFeature {

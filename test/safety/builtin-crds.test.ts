@@ -11,7 +11,7 @@ import { watchBuiltinCrds } from '@tidemark/watches';
 import { parse } from 'yaml';
 import { startPipelineHarness, type PipelineHarness } from '../support/pipeline-harness';
 import { startTestConversionWebhook, type TestConversionWebhook } from '../support/conversion-webhook';
-import { installBuiltinCrds } from '../../apps/reconciler/src/builtin-crds';
+import { installBuiltinCrds } from '@tidemark/conversion';
 
 const seedCrd = fileURLToPath(new URL('../../examples/seed-configwatcher/crd.yaml', import.meta.url));
 const name = 'configwatchers.k8spatterns.com';

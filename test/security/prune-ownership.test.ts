@@ -7,7 +7,7 @@ import { applyObject, applyStatus, getObject } from '@tidemark/cluster';
 import type { KubernetesManifest } from '@tidemark/contracts';
 import { kubectl } from '@tidemark/testing';
 import { startPipelineHarness, type PipelineHarness } from '../support/pipeline-harness';
-import { installBuiltinCrds } from '../../apps/reconciler/src/builtin-crds';
+import { installBuiltinCrds } from '@tidemark/conversion';
 
 const id = randomUUID().slice(0, 8);
 const team = `team-a-${id}`;

@@ -9,7 +9,7 @@ import { ConditionType, findCondition, TerminalError } from '@tidemark/contracts
 import { reconcile, type AllowList, type SourceTenancy } from '@tidemark/pipeline';
 import { kubectl } from '@tidemark/testing';
 import { startPipelineHarness, type PipelineHarness } from '../support/pipeline-harness';
-import { installBuiltinCrds } from '../../apps/reconciler/src/builtin-crds';
+import { installBuiltinCrds } from '@tidemark/conversion';
 
 const id = randomUUID().slice(0, 8);
 const teamA = `team-a-${id}`;

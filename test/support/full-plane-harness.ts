@@ -1,7 +1,7 @@
 // A pipeline harness on a full control plane of its own (controllers, scheduler, KWOK nodes), with
 // Tidemark's built-in CRDs installed behind a test conversion webhook and one namespace in Git.
 import { startControlPlane, type ControlPlane } from '@tidemark/testing';
-import { installBuiltinCrds } from '../../apps/reconciler/src/builtin-crds';
+import { installBuiltinCrds } from '@tidemark/conversion';
 import { startPipelineHarness, type PipelineHarness } from './pipeline-harness';
 import { startTestConversionWebhook, type TestConversionWebhook } from './conversion-webhook';
 

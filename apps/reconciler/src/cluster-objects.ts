@@ -7,7 +7,7 @@ import type { GitSource } from '@tidemark/git-source';
 import type { PlacementCache } from '@tidemark/placement';
 import type { ReconcileQueues } from '@tidemark/queue';
 import type { StatusStore } from '@tidemark/status-store';
-import { crdInstallerManager } from './builtin-crds';
+import { crdInstallerManager } from '@tidemark/conversion';
 import type { ClusterSet } from './clusters';
 import type { ClusterObjectsConfig } from './cluster-objects-config';
 

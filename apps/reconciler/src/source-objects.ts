@@ -7,7 +7,7 @@ import type { PolledSource, Poller } from '@tidemark/poller';
 import type { ReconcileQueues } from '@tidemark/queue';
 import { sourceCrd, SourceController, type ServedNamespaces, type SourceObjectRules } from '@tidemark/source-objects';
 import type { StatusStore } from '@tidemark/status-store';
-import { crdInstallerManager } from './builtin-crds';
+import { crdInstallerManager } from '@tidemark/conversion';
 import type { SourceObjectKeys } from './unit-rendering';
 import type { RedisClient } from '@tidemark/contracts';
 

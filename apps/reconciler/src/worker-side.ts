@@ -1,5 +1,5 @@
 import { idle, readClusterFreeze, readSourceStatus, runnable, Runnables, type Runnable } from '@tidemark/contracts';
-import { SecretCertificateStore } from '@tidemark/conversion';
+import { SecretCertificateStore, keepInstallingBuiltinCrds } from '@tidemark/conversion';
 import { startClusterSeries } from '@tidemark/cluster-health';
 import { requeueCluster } from '@tidemark/fanout';
 import { compileHealthRules, withHealthRules } from '@tidemark/kinds';
@@ -8,7 +8,6 @@ import { PolicyKeeper, unchangedJobs, type PipelineDependencies } from '@tidemar
 import { ReconcileWorkers, type ReconcileWorkersOptions } from '@tidemark/queue';
 import { PruneHolds, takeSyncWindowPass } from '@tidemark/status-store';
 import { watchBuiltinCrds } from '@tidemark/watches';
-import { keepInstallingBuiltinCrds } from './builtin-crds';
 import { startClusterParts } from './cluster-parts';
 import type { ClusterWork } from './cluster-objects';
 import { startConversionWebhook } from './conversion-webhook';

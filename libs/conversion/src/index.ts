@@ -1,7 +1,8 @@
 // Owns: CRD versions at run time: the HTTPS conversion webhook the API servers call (the conversions
 //   themselves are the kinds' pure functions), its CA and serving certificate with rotation and a store
-//   replicas share, the conversion stanza of a CRD, and the storage version migration.
-// Entry points: ConversionWebhook, withConversion, rotateCertificates, migrateStorage,
+//   replicas share, the conversion stanza of a CRD, the storage version migration, and installing the
+//   built-in CRDs on each cluster and keeping them installed (builtin-crds.ts).
+// Entry points: ConversionWebhook, withConversion, rotateCertificates, migrateStorage, keepInstallingBuiltinCrds,
 //   SecretCertificateStore.
 // Records: none in Redis (the certificates live in a Kubernetes Secret).
 // May import: @tidemark/contracts, @tidemark/kinds, @tidemark/cluster.
@@ -13,3 +14,4 @@ export { rotateCertificates, type RotationPolicy, type RotationStep, type Certif
 export { type KeyPairPem, type WebhookCertificates } from './webhook-certificates';
 export { migrateStorage, type StorageMigrationOptions, type StorageMigrationProgress, type StorageMigrationResult } from './migrate-storage';
 export { SecretCertificateStore, MemoryCertificateStore, type CertificateStore, type StoredCertificates } from './certificate-store';
+export { installBuiltinCrds, keepInstallingBuiltinCrds, crdInstallerManager, type CrdOwnership, type KeepInstallingOptions } from './builtin-crds';

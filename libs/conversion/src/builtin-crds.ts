@@ -1,6 +1,7 @@
 import { applyChangeSet, getObject, type ClusterConnection } from '@tidemark/cluster';
 import { TerminalError, type KubernetesManifest } from '@tidemark/contracts';
-import { migrateStorage, needsConversionWebhook, withConversion, type CrdConversion, type StorageMigrationOptions } from '@tidemark/conversion';
+import { needsConversionWebhook, withConversion, type CrdConversion } from './crd-conversion';
+import { migrateStorage, type StorageMigrationOptions } from './migrate-storage';
 import type { KindRegistry } from '@tidemark/kinds';
 
 /** The field manager that installs built-in CRDs. */
