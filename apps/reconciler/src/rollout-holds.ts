@@ -1,5 +1,5 @@
 import { describeFreeze, readClusterFreeze, type RecordKeys, type RedisClient } from '@tidemark/contracts';
-import { syncWindowOf, type SyncWindowsOptions } from './sync-window-monitor';
+import { syncWindowOf, type SyncWindowsOptions } from '@tidemark/placement';
 
 /** RolloutHoldsOptions are what holds a cluster's writes: the freeze records and the sync windows. */
 export interface RolloutHoldsOptions extends SyncWindowsOptions {

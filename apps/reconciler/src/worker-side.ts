@@ -5,6 +5,7 @@ import { requeueCluster } from '@tidemark/fanout';
 import { compileHealthRules, withHealthRules } from '@tidemark/kinds';
 import { DependencyWaits } from '@tidemark/ordering';
 import { PolicyKeeper, unchangedJobs, type PipelineDependencies } from '@tidemark/pipeline';
+import { holdForEverySource, startSyncWindowMonitor, syncWindowOf, type SyncWindowsOptions } from '@tidemark/placement';
 import { ReconcileWorkers, type ReconcileWorkersOptions } from '@tidemark/queue';
 import { PruneHolds, takeSyncWindowPass } from '@tidemark/status-store';
 import { watchBuiltinCrds } from '@tidemark/watches';
@@ -18,7 +19,6 @@ import { previewComments } from './preview-comments';
 import { startPreviewJobs } from './preview-jobs';
 import { rolloutTargets } from './rollouts';
 import { sourceOwner, sourceTenancy } from './source-tenancy';
-import { holdForEverySource, startSyncWindowMonitor, windowDependencies } from './sync-window-monitor';
 import { bothObservers, builtinCrdSources, connectionOf, markedRuns, type Wiring } from './wiring';
 
 /** WorkerSide is what the workers give the rest: what a worker runs for a cluster added at runtime. */
@@ -167,4 +167,9 @@ function startPreviews(w: Wiring, deps: PipelineDependencies): ReturnType<typeof
     commentOn: previewComments(config.gitHosts, deps.connectionFor, log, config.render.sops.trustedSources),
     render: { connectionFor: deps.connectionFor, tenancyFor: deps.tenancyFor, driftPolicyFor: deps.driftPolicyFor, kinds: w.kinds, statusStore, options: { builtinCrdSources: builtinCrdSources(config) } },
   });
+}
+
+/** windowDependencies are the pipeline's sync-window dependencies; none without windows, so a run asks nothing. */
+function windowDependencies(options: SyncWindowsOptions, takeWindowPass: NonNullable<PipelineDependencies['takeWindowPass']>): Pick<PipelineDependencies, 'syncWindowOf' | 'takeWindowPass'> {
+  return options.windows.length > 0 ? { syncWindowOf: syncWindowOf(options), takeWindowPass } : {};
 }

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { compileSyncWindow, type SyncWindowInput } from '@tidemark/placement';
-import { createLogger } from './logger';
-import { SyncWindowMonitor, syncWindowOf, unknownClusters } from './sync-window-monitor';
+import { compileSyncWindow, type SyncWindowInput } from './sync-window';
+import { SyncWindowMonitor, syncWindowOf, unknownClusters } from './window-monitor';
+
+const silent = { info: () => undefined, warn: () => undefined };
 
 const clusters = () => [{ name: 'prod', labels: { tier: 'prod' } }, { name: 'canary', labels: { tier: 'canary' } }];
 const windows = (inputs: SyncWindowInput[]) => inputs.map((input, index) => compileSyncWindow(input, `syncWindows[${index}]`, new Date('2026-01-01T00:00:00Z')));
@@ -12,7 +13,7 @@ function monitorAt(inputs: SyncWindowInput[], start: string) {
   const looks: [string, boolean, number][] = [];
   const opened: string[] = [];
   const monitor = new SyncWindowMonitor({
-    windows: windows(inputs), clusters, clock: () => now, log: createLogger('silent'),
+    windows: windows(inputs), clusters, clock: () => now, log: silent,
     onLook: (cluster, held, seconds) => looks.push([cluster, held, seconds]),
     onOpened: async (cluster) => opened.push(cluster),
   });

@@ -1,7 +1,6 @@
-import type { Logger } from 'pino';
-import { messageOf } from '@tidemark/contracts';
-import type { PipelineDependencies, WindowHold } from '@tidemark/pipeline';
-import { syncWindowHold, type ClusterOfWindow, type SyncWindow } from '@tidemark/placement';
+import { messageOf, type Logger } from '@tidemark/contracts';
+import type { SyncWindow } from './sync-window';
+import { syncWindowHold, type ClusterOfWindow } from './window-verdict';
 
 export interface SyncWindowsOptions {
   windows: readonly SyncWindow[];
@@ -11,9 +10,12 @@ export interface SyncWindowsOptions {
   clock?: (() => Date) | undefined;
 }
 
-/** windowDependencies are the pipeline's sync-window dependencies; none without windows, so a run asks nothing. */
-export function windowDependencies(options: SyncWindowsOptions, takeWindowPass: NonNullable<PipelineDependencies['takeWindowPass']>): Pick<PipelineDependencies, 'syncWindowOf' | 'takeWindowPass'> {
-  return options.windows.length > 0 ? { syncWindowOf: syncWindowOf(options), takeWindowPass } : {};
+/** WindowHoldNow is a window that holds a cluster now, as a run is told (the pipeline's WindowHold). */
+export interface WindowHoldNow {
+  readonly description: string;
+  readonly manualSync: boolean;
+  /** How long until it may let writes go; undefined when the windows do not say. */
+  readonly opensInMs: number | undefined;
 }
 
 /**
@@ -21,7 +23,7 @@ export function windowDependencies(options: SyncWindowsOptions, takeWindowPass: 
  * answered by the pure verdict at the clock's time. A cluster not in the list has no labels: only
  * windows that name it, or cover every cluster, hold it.
  */
-export function syncWindowOf(options: SyncWindowsOptions): (cluster: string, source: string) => WindowHold | undefined {
+export function syncWindowOf(options: SyncWindowsOptions): (cluster: string, source: string) => WindowHoldNow | undefined {
   const clock = options.clock ?? (() => new Date());
   return (cluster, source) => {
     const now = clock();
