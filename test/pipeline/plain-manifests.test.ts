@@ -62,9 +62,10 @@ describe('plain manifests', () => {
     expect(findCondition(status?.conditions, 'Stalled')).toMatchObject({ status: 'True' });
     expect(findCondition(status?.conditions, 'Ready')?.message).toMatch(/99999/);
     expect(await getObject(harness.connection, { apiVersion: 'v1', kind: 'Service', namespace, name: 'bad' })).toBeUndefined();
-    // The same spec is not retried: the run is skipped without a new history entry.
+    // The same spec is not retried: the run is skipped without a new history entry, and its outcome
+    // carries the stall, which is what fills the queue's stalled cache (the record is the authority).
     const historyBefore = await harness.statusStore.history(harness.cluster, `core/Service/${namespace}/bad`);
-    expect(await harness.reconcileKey(`core/Service/${namespace}/bad`, 'resync')).toEqual({ kind: 'done' });
+    expect(await harness.reconcileKey(`core/Service/${namespace}/bad`, 'resync')).toEqual({ kind: 'done', stalled: { code: expect.any(String), message: expect.stringMatching(/99999/) } });
     expect(await harness.statusStore.history(harness.cluster, `core/Service/${namespace}/bad`)).toHaveLength(historyBefore.length);
   });
 
