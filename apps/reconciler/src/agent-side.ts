@@ -1,9 +1,11 @@
 import type { ClusterConnection } from '@tidemark/cluster';
 import { markAgentClusters, startAgentHeartbeat, startAgentWatch } from '@tidemark/cluster-health';
 import type { Logger, RedisClient } from '@tidemark/contracts';
+import type { GitSource } from '@tidemark/git-source';
 import type { ReconcileQueues } from '@tidemark/queue';
 import type { StatusStore } from '@tidemark/status-store';
 import type { ReconcilerConfig } from './config';
+import { startSourcePrefetch } from './source-prefetch';
 import reconcilerPackage from '../package.json' with { type: 'json' };
 
 /** tidemarkVersion is the release an agent reports in its heartbeat. */
@@ -16,13 +18,15 @@ export interface AgentSideOptions {
   redis: RedisClient;
   queues: ReconcileQueues;
   statusStore: StatusStore;
+  /** The sources this process reads (an agent fetches them ahead of its jobs). */
+  sources: ReadonlyMap<string, GitSource>;
   log: Logger;
 }
 
 /**
  * startAgentSide starts the heartbeat half that belongs to this process (docs/agents.md). An agent
  * writes its heartbeat (its first one before it returns, so the hub never sees a running agent as
- * silent). A hub records which clusters agents serve, for the dashboard and the CLI, and watches
+ * silent), and fetches a source as soon as the hub says it moved, ahead of the job (startSourcePrefetch). A hub records which clusters agents serve, for the dashboard and the CLI, and watches
  * their heartbeats. It returns the stop.
  */
 export async function startAgentSide(options: AgentSideOptions): Promise<() => Promise<void>> {
@@ -31,7 +35,14 @@ export async function startAgentSide(options: AgentSideOptions): Promise<() => P
     const [cluster, connection] = [...options.clusters][0]!;
     const heartbeat = startAgentHeartbeat({ cluster, connection, redis, keys: statusStore.keys, version: tidemarkVersion, ttlMs: config.agents.heartbeatTtlMs, log });
     await heartbeat.beat();
-    return () => heartbeat.stop();
+    const stopPrefetch = await startSourcePrefetch({ redis, keys: statusStore.keys, sourceOf: (name) => options.sources.get(name), log }).catch(async (error: unknown) => {
+      await heartbeat.stop();
+      throw error;
+    });
+    return async () => {
+      await stopPrefetch();
+      await heartbeat.stop();
+    };
   }
   const agentClusters = config.clusters.filter((cluster) => cluster.agent).map((cluster) => cluster.name);
   await markAgentClusters(redis, statusStore.keys, agentClusters);

@@ -69,7 +69,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
         options.mark?.('webhook-received', { source });
         options.log.info({ source }, 'webhook push; polling now');
         metrics?.webhookArrived(source);
-        await poller.trigger(source, span);
+        await poller.pushed(source, span);
       },
       ...(options.tracer ? { tracer: options.tracer } : {}),
       ...(options.previews ? { onPreview: previewQueuer(options.previews, options.log, new AuditLog({ redis, prefix: options.recordPrefix ?? 'tidemark' })) } : {}),

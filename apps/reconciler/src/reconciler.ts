@@ -145,7 +145,7 @@ async function wire(config: ReconcilerConfig, log: Logger, parts: Runnables, opt
   // Clusters from Cluster objects, started and stopped at runtime beside the config-file ones.
   await parts.start(fleetPart(w, registry, work ? { work } : {}, poller));
   // Heartbeats: an agent writes its own; a hub (any role) watches those of the clusters agents serve.
-  await parts.start(runnable('agent side', () => startAgentSide({ config, clusters: clusters.main, redis, queues, statusStore, log })));
+  await parts.start(runnable('agent side', () => startAgentSide({ config, clusters: clusters.main, redis, queues, statusStore, sources, log })));
   // A CRD Established or removed on a cluster may change what its Helm units render.
   await parts.start(runnable('render capabilities', () => watchRenderCapabilities(rendering, clusters.main, () => sources.keys(), poller, log)));
   await parts.start(runnable('render fleet', () => followFleet(rendering, { registry, variables: configVariables(config), sources: () => sources.keys(), poller, log })));

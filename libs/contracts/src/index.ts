@@ -44,6 +44,7 @@ export { readClusterHealth, parseClusterHealth, unknownClusterHealth, type Clust
 export { parseSyncWindowPass, syncWindowPassSeconds, type SyncWindowPass } from './records/sync-window-pass';
 export { readAgentHeartbeat, parseAgentHeartbeat, readAgentClusters, type AgentHeartbeat } from './records/agent-heartbeat';
 export { readClusterFreeze, parseClusterFreeze, describeFreeze, maxFreezeReasonLength, type ClusterFreeze } from './records/cluster-freeze';
+export { parseSourceHead, sourceHeadMessage, type SourceHead } from './records/source-head';
 export { parseStatusChange, parseStatusSync, type StatusChange, type StatusSync } from './records/status-change';
 export { parseTreeChange, type TreeChange } from './records/tree-change';
 export { duplicateClient, type RedisClient } from './records/redis-client';

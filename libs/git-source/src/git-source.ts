@@ -158,6 +158,21 @@ export class GitSource {
   }
 
   /**
+   * warm fetches the configured ref's head ahead of the jobs that will name it (an agent told that
+   * the source moved), through the revision gate's own refresh, and reads that head's objects as a
+   * job would: a job for that head is then admitted and read from the cache. It fetches nothing
+   * when `revision` is already held (or is no commit id); a revision that is not on the ref is never
+   * fetched. Returns the head fetched, or undefined when nothing was asked of the server.
+   */
+  async warm(revision?: string): Promise<string | undefined> {
+    if (revision !== undefined && (!revisionPattern.test(revision) || (await this.store.hasCommit(revision)))) return undefined;
+    const head = await this.gate.warm();
+    // A head that does not read (too big, a broken render) is not kept: the job reads it again and reports why.
+    await this.indexFor(head).catch(() => undefined);
+    return head;
+  }
+
+  /**
    * admitTarget admits a rollout's target revision for a cluster as it is, if it is on the ref's
    * history (RevisionGate.admitExact). A source that verifies commits checks the target's own
    * signature (an older commit was never checked as a head, perhaps); one that verifies tags admits

@@ -70,6 +70,15 @@ export class RevisionGate {
       'Only commits of the configured ref are applied; the job was refused and nothing was fetched for it.');
   }
 
+  /**
+   * warm asks the Git server where the configured ref points now and fetches that commit, as a
+   * job's admission would (one refresh at a time): a hint that the ref moved lets the next job be
+   * admitted from the cache. It fetches the configured ref only, never what the hint named.
+   */
+  async warm(): Promise<string> {
+    return this.refresh();
+  }
+
   /** behind tells whether `revision` is in the local cache and an ancestor of `head`. */
   private async behind(head: string, revision: string): Promise<boolean> {
     if (!(await this.options.hasCommit(revision))) return false;

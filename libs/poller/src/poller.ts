@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { RecordKeys, RedisLease, duplicateClient } from '@tidemark/contracts';
+import { RecordKeys, RedisLease, duplicateClient, sourceHeadMessage } from '@tidemark/contracts';
 import type { PollResult } from '@tidemark/git-source';
 import { SourceRunner, type PolledSource } from './source-runner';
 import type { RedisClient } from '@tidemark/contracts';
@@ -118,6 +118,16 @@ export class Poller {
     return true;
   }
 
+  /**
+   * pushed is trigger for a push's webhook: it also announces on RecordKeys.sourceHeads that the
+   * source may have moved, so agents fetch its ref while the leader polls and routes.
+   */
+  async pushed(source: string, parent?: TraceSpan): Promise<boolean> {
+    if (!this.runners.has(source)) return false;
+    void this.options.redis.publish(this.keys.sourceHeads, sourceHeadMessage({ source })).catch(() => 0);
+    return this.trigger(source, parent);
+  }
+
   isLeader(source: string): boolean {
     return this.runners.get(source)?.isLeader ?? false;
   }
@@ -139,6 +149,7 @@ export class Poller {
     return new SourceRunner({
       source, lease, redis: this.options.redis,
       statusKey: this.keys.sourceStatus(source.name),
+      headsChannel: this.keys.sourceHeads,
       commitsKey: this.keys.sourceCommits(source.name),
       onChanges: this.options.onChanges,
       onError: this.options.onError ?? (() => undefined),

@@ -2,7 +2,7 @@ import type { PollOptions, PollResult } from '@tidemark/git-source';
 import { pollDelay } from './poll-delay';
 import type { RedisLease } from '@tidemark/contracts';
 import { describeRef, recordFailure, recordHead, recordPoll, recordSuspended } from './source-status';
-import { sourceSuspendedField as suspendedField } from '@tidemark/contracts';
+import { sourceHeadMessage, sourceSuspendedField as suspendedField } from '@tidemark/contracts';
 import type { RedisClient } from '@tidemark/contracts';
 import { inSpan, noSpan, type TraceSpan, type Tracer } from '@tidemark/tracing';
 
@@ -20,6 +20,8 @@ export interface SourceRunnerOptions {
   lease: RedisLease;
   redis: RedisClient;
   statusKey: string;
+  /** Where a new head is announced (RecordKeys.sourceHeads), for agents to fetch ahead of their jobs. */
+  headsChannel: string;
   /** The source's list of fetched commits. */
   commitsKey: string;
   onChanges(result: PollResult, span: TraceSpan): Promise<void>;
@@ -138,6 +140,7 @@ export class SourceRunner {
       // The head is known before its changes are handed on, so an object woken by a watch in
       // the meantime is compared with this revision, never with the one before it.
       if (this.leading) await recordHead(redis, statusKey, result.revision);
+      if (this.leading && result.moved) void redis.publish(this.options.headsChannel, sourceHeadMessage({ source: source.name, revision: result.revision })).catch(() => 0);
       if (result.changes.length > 0 || result.moved) await this.options.onChanges(result, span);
       this.delivered = result.revision;
       if (this.leading) await recordPoll(redis, { status: statusKey, commits: this.options.commitsKey }, result, lease.owner, describeRef(source.spec.ref));

@@ -31,7 +31,8 @@ const clusterTopology = ['+cluster|slots', '+cluster|shards', '+cluster|info', '
  *   health, freeze, prune holds, resource trees, dependency waits and commit statuses;
  * - read only on the shared records a worker reads (the sources' poll records: the revision gate,
  *   and the record schema);
- * - publishing and subscribing on the status and tree channels;
+ * - publishing and subscribing on the status and tree channels, and on the source heads channel
+ *   (a hint to fetch ahead of a job: one an agent forges costs at most a fetch, see docs/agents.md);
  * - the commands BullMQ's workers and the status store send, and nothing else: no KEYS, SCAN,
  *   FLUSHALL, CONFIG, and no key of another cluster or of the hub (sources, sessions, audit).
  * A Redis without per-cluster hash tags (one server, no `hashTag`) keeps some records of every
@@ -50,5 +51,6 @@ export function agentAclRule(cluster: string, naming: QueueNamingOptions = {}): 
     `%R~${keys.schema}`,
     `&${keys.statusChanges}`,
     `&${keys.treeChanges}`,
+    `&${keys.sourceHeads}`,
   ];
 }

@@ -216,6 +216,11 @@ export class RecordKeys {
     return `${this.prefix}:lease:cluster-series`;
   }
 
+  /** sourceHeads is the pub/sub channel of SourceHead hints: a source may have moved (agents fetch ahead of their jobs). */
+  get sourceHeads(): string {
+    return `${this.prefix}:source-heads`;
+  }
+
   /** pollNow is the channel that asks a source's leader to poll (the message is the source). */
   get pollNow(): string {
     return `${this.prefix}:poll-now`;
