@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, rm, symlink } from 'node:fs/promises';
+import { cp, mkdir, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -33,7 +33,10 @@ export async function buildPreviousRelease(commit = previousReleaseCommit): Prom
   const checkout = createHash('sha256').update(repoRoot).digest('hex').slice(0, 8);
   const dir = join(tmpdir(), `tidemark-release-${commit}-${checkout}`);
   const bundle = join(dir, 'out', 'reconciler', 'main.js');
-  if (existsSync(bundle)) return bundle;
+  // esbuild writes the bundle before build.mjs checks its externals, so the bundle alone does not
+  // prove a build passed: a stamp written after it does.
+  const built = join(dir, 'out', '.built');
+  if (existsSync(built)) return bundle;
   await rm(dir, { recursive: true, force: true });
   await mkdir(dir, { recursive: true });
   await run('sh', ['-c', `git -C "${repoRoot}" archive --format=tar ${commit} | tar -x -C "${dir}"`], dir).catch((error: unknown) => {
@@ -41,6 +44,7 @@ export async function buildPreviousRelease(commit = previousReleaseCommit): Prom
   });
   await linkNodeModules(dir);
   await run(process.execPath, ['scripts/build.mjs', '--outdir', 'out'], dir);
+  await writeFile(built, `${commit}\n`);
   return bundle;
 }
 
@@ -50,7 +54,11 @@ async function linkNodeModules(dir: string): Promise<void> {
   await mkdir(join(modules, '@tidemark'), { recursive: true });
   for (const entry of await readdir(join(repoRoot, 'node_modules'))) {
     if (entry === '@tidemark' || entry.startsWith('.')) continue;
-    await symlink(join(repoRoot, 'node_modules', entry), join(modules, entry));
+    // The packages build.mjs bundles (client-node) are copied, not linked: esbuild follows a link to
+    // its real path, outside the archive, where build.mjs no longer sees the copies such a package
+    // nests in its own node_modules (client-node's js-yaml) and fails on the top level's dev copy.
+    if (entry === '@kubernetes') await cp(join(repoRoot, 'node_modules', entry), join(modules, entry), { recursive: true, verbatimSymlinks: true });
+    else await symlink(join(repoRoot, 'node_modules', entry), join(modules, entry));
   }
   for (const name of await readdir(join(dir, 'libs'))) {
     await symlink(join(dir, 'libs', name), join(modules, '@tidemark', name));
