@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { PipelineDependencies } from '../dependencies';
 import type { ReconcileRun } from '../run';
-import { healthTimeoutOf, healthWait } from './health-timeout';
+import { healthTimeoutOf, healthWait } from './stage-health';
 
 const runOf = (source: string, annotation?: string) => ({
   job: { source, revision: 'r'.repeat(40), cluster: 'east', objectKey: 'core/ConfigMap/ns/a', reason: 'git-change' },

@@ -2,7 +2,7 @@ import { inSpan, noSpan, noTracing, type TraceSpan } from '@tidemark/tracing';
 import type { ChangeSetEntry, ChangeSetOptions } from '@tidemark/cluster';
 import type { KubernetesManifest, Logger, ReconcileJob } from '@tidemark/contracts';
 import type { Health } from '@tidemark/kinds';
-import { unreadySince } from '../health/health-timeout';
+import { unreadySince } from '../health/stage-health';
 import type { PipelineDependencies } from '../dependencies';
 import type { ReconcileRun } from '../run';
 

@@ -3,7 +3,7 @@ import { crdToken, describeCycle, formatDuration, objectToken, type Dependency, 
 import type { DependencyWaitRegistry, PipelineDependencies } from '../dependencies';
 import type { ReconcileRun } from '../run';
 import { checkDependency, type Unmet } from './check-dependency';
-import { healthWait, readHealthTimeout } from '../health/health-timeout';
+import { healthWait, readHealthTimeout } from '../health/stage-health';
 import { describeCrossSourceCycle, findCrossSourceCycle } from './cross-source-cycle';
 
 /**

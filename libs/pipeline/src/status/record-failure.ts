@@ -4,7 +4,7 @@ import { isStalledAgain, type ReconcileRun, type StageName } from '../run';
 import { isFreezeFailure } from '../gates/freeze-check';
 import { isWindowFailure } from '../gates/window-check';
 import { desiredPlace } from './stage-status';
-import { unreadySince } from '../health/health-timeout';
+import { unreadySince } from '../health/stage-health';
 import { keptDependencyEdges } from '../ordering/dependency-edges';
 
 /** FailureReport is what a failed run tells the cluster: the CR's /status, best effort, and a Warning event. */

@@ -8,7 +8,7 @@ import { appliedResources } from '../apply/applied-resources';
 import { keptEvents } from '../deletion/record-deletion';
 import { withResourceVersion } from '../apply/applied-versions';
 import { customResourceToApply } from '../render/stage-validate';
-import { healthWait, unreadySince, type HealthTimeoutDependencies } from '../health/health-timeout';
+import { healthWait, unreadySince, type HealthTimeoutDependencies } from '../health/stage-health';
 import { dependencyEdges } from '../ordering/dependency-edges';
 
 /**
