@@ -7,7 +7,7 @@ import type { RevisionOrdering } from '@tidemark/ordering';
 import type { Tracer } from '@tidemark/tracing';
 import type { PipelineObserver } from './observe/observer';
 import type { PruneGuard } from './prune/guards';
-import type { AllowList } from './fetch/allow-list';
+import type { AllowList } from './fetch/tenancy';
 import type { DriftPreventionKeeper } from './gates/drift-prevention';
 
 /** WindowHold is what the pipeline reads of a sync window that holds a cluster for a source (the app computes it with libs/placement's syncWindowHold). */

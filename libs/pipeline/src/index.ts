@@ -14,7 +14,7 @@ export type { PipelineDependencies, PipelineOptions, DesiredObject, DesiredState
 export { cleanupFinalizer, pruneEmptyAnnotation } from './render/tracking';
 export type { SourceTenancy } from './dependencies';
 export type { WindowHold } from './dependencies';
-export type { AllowList } from './fetch/allow-list';
+export type { AllowList } from './fetch/tenancy';
 export type { PipelineObserver, ReconcileObservation, ReconcileResult } from './observe/observer';
 export { renderForPreview, type PreviewRenderInput, type PreviewRenderDependencies, type PreviewRendered } from './render/preview-render';
-export { liveIdentity, canonicalResource } from './fetch/live-identity';
+export { liveIdentity, canonicalResource } from './fetch/duplicate-check';

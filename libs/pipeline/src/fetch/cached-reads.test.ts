@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError, toReconcileFailure } from '@tidemark/cluster';
-import { isStaleCacheSymptom } from './cached-reads';
+import { isStaleCacheSymptom } from './stage-fetch';
 import type { ReconcileRun } from '../run';
 
 const run = (cachedReads?: number) => ({ cachedReads }) as ReconcileRun;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalResource, guessPlural, liveIdentity } from './live-identity';
+import { canonicalResource, guessPlural, liveIdentity } from './duplicate-check';
 
 const deployment = { group: 'apps', plural: 'deployments', namespaced: true, name: 'web' };
 

@@ -3,7 +3,7 @@ import { findCondition, jobFlags, type InventoryEntry, type ObjectStatus, type R
 import type { ObjectCache } from '@tidemark/cluster';
 import type { PipelineDependencies } from '../dependencies';
 import type { ReconcileRun } from '../run';
-import { runCache } from './cached-reads';
+import { runCache } from './stage-fetch';
 import { inventoryId } from '../render/tracking';
 
 /**

@@ -4,16 +4,14 @@ import { toReconcileFailure, type ClusterConnection } from '@tidemark/cluster';
 import type { KindRegistry } from '@tidemark/kinds';
 import type { StatusStore } from '@tidemark/status-store';
 import type { DesiredStateReader, PipelineDependencies, PipelineOptions } from '../dependencies';
-import { runConnections } from '../fetch/identity';
-import { identityFailure } from '../fetch/identity';
+import { runConnections, identityFailure } from '../fetch/tenancy';
 import { subjectOf } from '../observe/subject';
 import { isSkipped, type ReconcileRun } from '../run';
 import { recordFetched } from '../reconcile';
 import { fetchStage, type FetchDependencies } from '../fetch/stage-fetch';
 import { validateStage, customResourceToApply, type ValidateDependencies } from './stage-validate';
 import { preventionCheck } from '../gates/prevention-check';
-import { featuresStage } from './stage-render';
-import { renderStage } from './stage-render';
+import { featuresStage, renderStage } from './stage-render';
 
 /** PreviewRenderInput names one object of a revision that is not (yet) applied, on one cluster. */
 export interface PreviewRenderInput {

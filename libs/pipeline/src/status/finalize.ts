@@ -9,7 +9,7 @@ import { statusWritten, type StatusResult } from './stage-status';
 import { recordEvents } from './events';
 import { dependentTokens } from '../ordering/wake-dependents';
 import { DuplicateObjectError } from '../fetch/duplicate-check';
-import { identityFailure } from '../fetch/identity';
+import { identityFailure } from '../fetch/tenancy';
 import { subjectOf } from '../observe/subject';
 
 /** RunWrite names the four kinds of write a run makes, in the order finalize makes them. */

@@ -1,0 +1,208 @@
+import { applyObject, type ClusterConnection, type ApiResource } from '@tidemark/cluster';
+import { TerminalError, NotReadyError, type KubernetesManifest, type ReconcileFailure, type ReconcileJob, type SourceAllowList } from '@tidemark/contracts';
+import type { PipelineDependencies, PlacedIdentity } from '../dependencies';
+import type { ReconcileRun } from '../run';
+
+/** RunConnections are the two identities a run uses. */
+export interface RunConnections {
+  /** Every read and write about the source's objects: GET, dry-run, apply, prune, a kind's actions. */
+  connection: ClusterConnection;
+  /** The kind's second field manager, under the same identity. */
+  actions: ClusterConnection;
+  /**
+   * The reconciler's own identity, only for what Tidemark reports about an object the run has
+   * already read or written as the source: the CR's /status and Events.
+   */
+  reporting: ClusterConnection;
+  /** The Placement rule whose ServiceAccount the run acts as, when one does (for messages). */
+  rule?: string;
+}
+
+/**
+ * runConnections is the one place that decides which identity a run acts as. Anything that answers
+ * a run's reads (a cache filled with the reconciler's identity, say) must take its answer from here:
+ * when `connection.identity` is set, the source may only learn what that ServiceAccount may read.
+ *
+ * Precedence: the ServiceAccount of the Placement rule that places the object (`placed`), then the
+ * source's own, then `defaultServiceAccount` (the lockdown, folded into tenancyFor), then the
+ * reconciler's own. A rule's ServiceAccount counts only when the source's allow.serviceAccounts
+ * lists it: Placement objects are in Git, so without that a Git author could name another tenant's
+ * identity. A rule naming one not listed is refused (NotAllowed) before any request, and so fails
+ * closed under the lockdown too. A source whose tenancy is `refused` (a Source object without an
+ * identity) acts as nobody: IdentityRequired, before any request.
+ */
+/** ConnectionDependencies is what runConnections reads: the reconciler's connections and each source's tenancy. */
+export type ConnectionDependencies = Pick<PipelineDependencies, 'connectionFor' | 'actionsConnectionFor' | 'tenancyFor'>;
+
+export function runConnections(job: ReconcileJob, deps: ConnectionDependencies, placed?: PlacedIdentity): RunConnections {
+  const own = deps.connectionFor(job.cluster);
+  const actions = deps.actionsConnectionFor(job.cluster);
+  const tenancy = deps.tenancyFor?.(job.source);
+  if (tenancy?.refused) throw new TerminalError('IdentityRequired', `${tenancy.refused} Nothing was sent to the cluster for ${job.objectKey}.`);
+  if (placed) {
+    const refusal = serviceAccountRefusal(tenancy?.allow, placed.serviceAccount);
+    if (refusal) {
+      const { namespace, name } = placed.serviceAccount;
+      throw new TerminalError('NotAllowed', `Source ${job.source} may not apply ${job.objectKey} as ServiceAccount ${namespace}/${name}, which ${placed.rule} names: ${refusal}. Nothing was sent to the cluster for it; change the rule in Git or the source's allow-list.`);
+    }
+  }
+  const serviceAccount = placed?.serviceAccount ?? tenancy?.serviceAccount;
+  if (!serviceAccount) return { connection: own, actions, reporting: own };
+  return {
+    connection: own.asServiceAccount(serviceAccount),
+    actions: actions.asServiceAccount(serviceAccount),
+    reporting: own,
+    ...(placed ? { rule: placed.rule } : {}),
+  };
+}
+
+/**
+ * identityFailure: the API server refusing a source's ServiceAccount is the source overreaching,
+ * not Tidemark lacking a permission, so it stalls (Stalled, reason Forbidden, the API server's
+ * message) instead of being retried; a changed object or a retry from the dashboard runs it again.
+ */
+export function identityFailure(run: ReconcileRun, failure: ReconcileFailure): ReconcileFailure {
+  const identity = run.connection.identity;
+  if (!identity || failure.code !== 'Forbidden' || failure instanceof TerminalError) return failure;
+  const message = failure.message.replace(/ Grant Tidemark's service account this permission; it will be retried\.$/, '');
+  const namedBy = run.placedAs ? ` (named by ${run.placedAs.rule})` : '';
+  return new TerminalError('Forbidden', `${message} Source ${run.job.source} acts as ${identity}${namedBy} on cluster ${run.job.cluster}, which may not do this; grant that ServiceAccount the permission, or change the object in Git.`, { cause: failure, category: 'forbidden' });
+}
+
+/**
+ * identityPreflight: under a source's ServiceAccount, every object a kind renders is dry-run first,
+ * so an object the ServiceAccount may not write stops the run before any of them is applied
+ * (the CR was dry-run by validate, or is created first, before any of them). Nothing is applied
+ * half-way for the CR.
+ */
+export async function identityPreflight(run: ReconcileRun, rendered: readonly KubernetesManifest[]): Promise<void> {
+  if (!run.connection.identity || !run.plugin) return;
+  for (const object of rendered) await applyObject(run.connection, object, { dryRun: true });
+}
+
+/**
+ * checkAllowed refuses, before any request about it, an object its source's allow-list does not
+ * cover: Stalled with reason NotAllowed and the rule. Nothing is read, applied or pruned for it.
+ * `resource` is undefined while the API server does not serve the kind: its scope is unknown then,
+ * so it waits rather than guess.
+ */
+export function checkAllowed(run: ReconcileRun, deps: Pick<PipelineDependencies, 'tenancyFor'>, resource: ApiResource | undefined, namespace: string, apiVersion: string): void {
+  const allow = deps.tenancyFor?.(run.job.source)?.allow;
+  if (!allow) return;
+  if (!resource) {
+    throw new NotReadyError('KindNotServed', `${apiVersion} ${run.ref.kind} is not served on cluster ${run.job.cluster} yet, so whether source ${run.job.source} may apply it cannot be checked; waiting for its CRD.`, 5_000);
+  }
+  refuse(run, allow, { apiVersion, kind: run.ref.kind, namespace: resource.namespaced ? namespace : undefined, name: run.ref.name });
+}
+
+/** checkRenderedAllowed holds the objects a kind renders (a WebApp's Deployment, Service, …) to the same allow-list. */
+export async function checkRenderedAllowed(run: ReconcileRun, deps: Pick<PipelineDependencies, 'tenancyFor'>, rendered: readonly KubernetesManifest[]): Promise<void> {
+  const allow = deps.tenancyFor?.(run.job.source)?.allow;
+  if (!allow) return;
+  for (const object of rendered) {
+    const resource = await run.connection.discovery.resourceFor(object.apiVersion, object.kind);
+    refuse(run, allow, { apiVersion: object.apiVersion, kind: object.kind, namespace: resource.namespaced ? object.metadata.namespace ?? '' : undefined, name: object.metadata.name });
+  }
+}
+
+function refuse(run: ReconcileRun, allow: AllowList, target: { apiVersion: string; kind: string; namespace: string | undefined; name: string }): void {
+  const refusal = refusalOf(allow, { ...target, cluster: run.job.cluster });
+  if (!refusal) return;
+  const place = target.namespace ? `${target.namespace}/${target.name}` : target.name;
+  throw new TerminalError('NotAllowed', `Source ${run.job.source} may not apply ${target.kind} ${place} to cluster ${run.job.cluster}: ${refusal}. Nothing was sent to the cluster for it; change the object in Git or the source's allow-list.`);
+}
+
+/** AllowList is a source's allow-list (SourceSpec.allow). */
+export type AllowList = SourceAllowList;
+
+/** AllowTarget is one object on one cluster; `namespace` is undefined for a cluster-scoped kind. */
+export interface AllowTarget {
+  cluster: string;
+  apiVersion: string;
+  kind: string;
+  namespace: string | undefined;
+  name: string;
+}
+
+/**
+ * refusalOf checks one object against a source's allow-list before any request is made for it.
+ * It returns the sentence naming the rule that refuses it, or undefined when it is allowed.
+ */
+export function refusalOf(allow: AllowList, target: AllowTarget): string | undefined {
+  const kind = kindName(target.apiVersion, target.kind);
+  if (!allow.clusters.some((pattern) => matches(pattern, target.cluster))) {
+    return `cluster ${target.cluster} is not in allow.clusters (${list(allow.clusters)})`;
+  }
+  const denied = allow.denyKinds.find((pattern) => kindMatches(pattern, kind));
+  if (denied) return `kind ${kind} matches allow.denyKinds "${denied}"`;
+  if (kind === 'Namespace') return namespaceRefusal(allow, target.name);
+  if (target.namespace === undefined) {
+    return allow.clusterKinds.some((pattern) => kindMatches(pattern, kind))
+      ? undefined
+      : `${kind} is cluster-scoped and not in allow.clusterKinds (${list(allow.clusterKinds)})`;
+  }
+  if (!allow.namespaces.some((pattern) => matches(pattern, target.namespace ?? ''))) {
+    return `namespace ${target.namespace} is not in allow.namespaces (${list(allow.namespaces)})`;
+  }
+  if (!allow.kinds.some((pattern) => kindMatches(pattern, kind))) return `kind ${kind} is not in allow.kinds (${list(allow.kinds)})`;
+  return undefined;
+}
+
+function namespaceRefusal(allow: AllowList, name: string): string | undefined {
+  if (!allow.createNamespaces) return `Namespace ${name}: allow.createNamespaces is false`;
+  if (!allow.namespaces.some((pattern) => matches(pattern, name))) return `Namespace ${name} is not in allow.namespaces (${list(allow.namespaces)})`;
+  return undefined;
+}
+
+/**
+ * serviceAccountRefusal checks the ServiceAccount a Placement rule names against the source's
+ * allow.serviceAccounts (`namespace/name` patterns). A source without an allow-list may name none:
+ * its Git authors would otherwise choose any identity the reconciler may impersonate.
+ */
+export function serviceAccountRefusal(allow: AllowList | undefined, serviceAccount: { namespace: string; name: string }): string | undefined {
+  const name = `${serviceAccount.namespace}/${serviceAccount.name}`;
+  if (!allow) return `the source has no allow-list, so no Placement rule may choose its identity (list ${name} in allow.serviceAccounts)`;
+  const listed = allow.serviceAccounts.some((pattern) => {
+    const [namespace, account] = splitOnce(pattern);
+    return matches(namespace, serviceAccount.namespace) && matches(account, serviceAccount.name);
+  });
+  return listed ? undefined : `${name} is not in allow.serviceAccounts (${list(allow.serviceAccounts)})`;
+}
+
+/** kindName writes a kind as the allow-list does: `Kind` for the core group, else `group/Kind`. */
+export function kindName(apiVersion: string, kind: string): string {
+  const slash = apiVersion.indexOf('/');
+  return slash < 0 ? kind : `${apiVersion.slice(0, slash)}/${kind}`;
+}
+
+function kindMatches(pattern: string, kind: string): boolean {
+  if (pattern === '*') return true;
+  const [patternGroup, patternKind] = pattern.includes('/') ? splitOnce(pattern) : ['', pattern];
+  const [group, name] = kind.includes('/') ? splitOnce(kind) : ['', kind];
+  return matches(patternGroup, group) && matches(patternKind, name);
+}
+
+function splitOnce(text: string): [string, string] {
+  const slash = text.indexOf('/');
+  return [text.slice(0, slash), text.slice(slash + 1)];
+}
+
+/** matches is a glob where `*` stands for any run of characters (and nothing else is special). */
+export function matches(pattern: string, value: string): boolean {
+  const parts = pattern.split('*');
+  if (parts.length === 1) return pattern === value;
+  const first = parts[0] ?? '';
+  const last = parts[parts.length - 1] ?? '';
+  if (!value.startsWith(first) || value.length < first.length + last.length || !value.endsWith(last)) return false;
+  let at = first.length;
+  for (const middle of parts.slice(1, -1)) {
+    const found = value.indexOf(middle, at);
+    if (found < 0 || found + middle.length > value.length - last.length) return false;
+    at = found + middle.length;
+  }
+  return true;
+}
+
+function list(patterns: readonly string[]): string {
+  return patterns.length === 0 ? 'none' : patterns.join(', ');
+}
