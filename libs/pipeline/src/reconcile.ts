@@ -23,9 +23,7 @@ import { withRunLog, startRunSpan, traceHealthWait, traced, tracedSync } from '.
 import { subjectOf } from './observe/subject';
 import { runConnections, identityFailure } from './fetch/tenancy';
 import { resyncUnchanged } from './fetch/unchanged-resync';
-import { freezeCheck } from './gates/freeze-check';
-import { windowCheck } from './gates/window-check';
-import { preventionCheck } from './gates/prevention-check';
+import { freezeCheck, windowCheck, preventionCheck } from './gates/stage-gates';
 
 /**
  * reconcile runs the stages for one job (a sync hook's run has its own two: readHookRun, hookVerdictStage),

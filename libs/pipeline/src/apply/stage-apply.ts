@@ -11,7 +11,7 @@ import { checkRenderedAllowed, identityPreflight } from '../fetch/tenancy';
 import { checkClusterObjects } from './cluster-object-guard';
 import { appliedBefore, appliedVersionOf, leftByLastApply } from './applied-versions';
 import { cachedLive } from '../fetch/stage-fetch';
-import { ensurePrevention } from '../gates/prevention-check';
+import { ensurePrevention } from '../gates/stage-gates';
 import { noSpan, type TraceSpan } from '@tidemark/tracing';
 import { tracedApplies } from '../observe/run-trace';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { NotReadyError, TransientError, type ReconcileJob, type SyncWindowPass } from '@tidemark/contracts';
 import type { WindowHold } from '../dependencies';
-import { windowCheck } from './window-check';
+import { windowCheck } from './stage-gates';
 
 const job: ReconcileJob = { source: 'apps', revision: 'a'.repeat(40), cluster: 'prod-a', objectKey: 'core/ConfigMap/default/settings', reason: 'manual' };
 const deny: WindowHold = { description: 'deny window "release" until 16:00 Europe/Berlin', manualSync: false, opensInMs: 3_600_000 };

@@ -10,7 +10,7 @@ import { isSkipped, type ReconcileRun } from '../run';
 import { recordFetched } from '../reconcile';
 import { fetchStage, type FetchDependencies } from '../fetch/stage-fetch';
 import { validateStage, customResourceToApply, type ValidateDependencies } from './stage-validate';
-import { preventionCheck } from '../gates/prevention-check';
+import { preventionCheck } from '../gates/stage-gates';
 import { featuresStage, renderStage } from './stage-render';
 
 /** PreviewRenderInput names one object of a revision that is not (yet) applied, on one cluster. */

@@ -2,7 +2,7 @@ import { isReconcileFailure, messageOf, TerminalError } from '@tidemark/contract
 import type { CustomResource, KubernetesManifest } from '@tidemark/kinds';
 import type { ReconcileRun } from '../run';
 import { ownerOfRun, withOwner } from './tracking';
-import { prevented } from '../gates/prevention-check';
+import { prevented } from '../gates/stage-gates';
 import { hookRunObject } from '../ordering/stage-hooks';
 
 /**

@@ -1,7 +1,7 @@
 import { TerminalError, type KubernetesManifest, type ReconcileFailure } from '@tidemark/contracts';
 import { ApiError, applyObject, cleanApiMessage, toReconcileFailure } from '@tidemark/cluster';
 import { parseCustomResource, type CustomResource } from '@tidemark/kinds';
-import { prevented } from '../gates/prevention-check';
+import { prevented } from '../gates/stage-gates';
 import type { ReconcileRun } from '../run';
 import { checkBuiltinCrdConflict } from './builtin-crd-conflict';
 import { cleanupFinalizer, ownerOfRun, withOwner } from './tracking';

@@ -1,8 +1,7 @@
 import type { EventInput } from '@tidemark/cluster';
 import { markFailure, Reason, TerminalError, type FailureCategory, type FailureSummary, type ObjectStatus, type ReconcileFailure } from '@tidemark/contracts';
 import { isStalledAgain, type ReconcileRun, type StageName } from '../run';
-import { isFreezeFailure } from '../gates/freeze-check';
-import { isWindowFailure } from '../gates/window-check';
+import { isFreezeFailure, isWindowFailure } from '../gates/stage-gates';
 import { desiredPlace } from './stage-status';
 import { unreadySince } from '../health/stage-health';
 import { keptDependencyEdges } from '../ordering/dependency-edges';
