@@ -1,7 +1,7 @@
-import { getObject, removeFinalizer, toReconcileFailure } from '@tidemark/cluster';
-import type { KubernetesManifest } from '@tidemark/contracts';
+import { getObject, removeFinalizer, toReconcileFailure, type EventInput } from '@tidemark/cluster';
+import { findCondition, Reason, ConditionType, setCondition, type KubernetesManifest, type ObjectStatus } from '@tidemark/contracts';
 import type { PipelineDependencies } from '../dependencies';
-import type { DeletionResult, PruneResult, ReconcileRun } from '../run';
+import { prunedBy, type DeletionResult, type PruneResult, type ReconcileRun } from '../run';
 import { addPruned, judgePrune, previousInventory, pruneEntries, pruneLiveObject } from '../prune/prune';
 import type { KeptObject } from '../prune/guards';
 import { cleanupFinalizer, inventoryEntry } from '../render/tracking';
@@ -56,4 +56,50 @@ async function keptItself(run: ReconcileRun, deps: PipelineDependencies, live: K
 /** refreshed is the CR as it is after its finalizer went. */
 async function refreshed(run: ReconcileRun, live: KubernetesManifest): Promise<KubernetesManifest> {
   return (await getObject(run.connection, { apiVersion: live.apiVersion, kind: live.kind, namespace: live.metadata.namespace, name: live.metadata.name })) ?? live;
+}
+
+/** deletionEvents: a Pruned event per object the deletion stage pruned, and the orphans; finalize emits them. */
+export function deletionEvents(run: ReconcileRun): EventInput[] {
+  if (!run.live) return [];
+  const deletion = run.deletion;
+  const pruned = prunedBy(deletion);
+  const events: EventInput[] = pruned.deleted.map((entry) => ({ type: 'Normal' as const, reason: 'Pruned', message: `${entry.subject} pruned: ${run.desired ? 'its owner was deleted by hand' : 'it was removed from Git'}` }));
+  // An orphan is said once, when it happens, not on every run that finds it again.
+  const alreadyOrphaned = findCondition(run.previous?.conditions, 'Ready')?.reason === Reason.Orphaned;
+  if (deletion?.action === 'orphaned' && !alreadyOrphaned) events.push({ type: 'Warning', reason: Reason.Orphaned, message: `Removed from Git, but orphaned, not deleted: ${deletion.orphaned.reason}` });
+  events.push(...keptEvents(pruned.kept));
+  return events;
+}
+
+/** keptEvents: one Warning per object a prune guard kept, with the reason. */
+export function keptEvents(kept: readonly KeptObject[]): EventInput[] {
+  return kept.map((kept) => ({ type: 'Warning' as const, reason: Reason.Orphaned, message: `Not pruned: ${kept.reason}` }));
+}
+
+/**
+ * orphanedRecord is the status record of an object removed from Git that a prune guard kept:
+ * it stays listed, with Ready=Unknown and the reason, until it is deleted by hand (the next run
+ * then finds nothing and forgets it) or declared in Git again.
+ */
+export function orphanedRecord(run: ReconcileRun, kept: KeptObject, now: Date): ObjectStatus {
+  const previous = run.previous;
+  const generation = run.live?.metadata.generation ?? previous?.observedGeneration ?? 0;
+  const message = `Removed from Git at revision ${run.job.revision.slice(0, 12)}, but orphaned (left in the cluster, no longer managed): ${kept.reason}`;
+  let conditions = setCondition(previous?.conditions ?? [], { type: ConditionType.Ready, status: 'Unknown', observedGeneration: generation, reason: Reason.Orphaned, message }, now);
+  conditions = setCondition(conditions, { type: ConditionType.Reconciling, status: 'False', observedGeneration: generation, reason: Reason.Orphaned, message: 'Tidemark no longer reconciles it.' }, now);
+  conditions = setCondition(conditions, { type: ConditionType.Stalled, status: 'False', observedGeneration: generation, reason: Reason.Orphaned, message: 'Not stalled.' }, now);
+  return {
+    ...(previous ?? { inventory: [] }),
+    cluster: run.job.cluster,
+    objectKey: run.job.objectKey,
+    source: run.job.source,
+    apiVersion: run.live?.apiVersion ?? previous?.apiVersion ?? kept.entry.apiVersion,
+    kind: run.ref.kind,
+    namespace: kept.entry.namespace,
+    name: run.ref.name,
+    lastAttemptedRevision: run.job.revision,
+    conditions: [conditions.find((condition) => condition.type === ConditionType.Ready)!, ...conditions.filter((condition) => condition.type !== ConditionType.Ready)],
+    warnings: [message],
+    updatedAt: now.toISOString(),
+  };
 }

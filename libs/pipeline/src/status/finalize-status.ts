@@ -1,7 +1,7 @@
 import { NotReadyError, TerminalError, type ObjectStatus, type ReconcileFailure, type ReconcileRecord } from '@tidemark/contracts';
 import { failureRecord, ownPrevious } from './record-failure';
 import { wasReadyAt } from '../observe/observe-run';
-import { orphanedRecord } from '../deletion/record-orphan';
+import { orphanedRecord } from '../deletion/stage-deletion';
 import { isDeleted, isSkipped, prunedBy, type ReconcileRun } from '../run';
 
 /**

@@ -4,7 +4,7 @@ import type { Declaration, PipelineDependencies } from '../dependencies';
 import type { ReconcileRun } from '../run';
 import { finalizeStatus, type RecordWrite } from './finalize-status';
 import { failureReport } from './record-failure';
-import { deletionEvents } from '../deletion/record-deletion';
+import { deletionEvents } from '../deletion/stage-deletion';
 import { statusWritten, type StatusResult } from './stage-status';
 import { recordEvents } from './events';
 import { dependentTokens } from '../ordering/wake-dependents';

@@ -5,7 +5,7 @@ import type { DesiredObject, PipelineDependencies } from '../dependencies';
 import type { ApplyOutcome, ReconcileRun } from '../run';
 import { driftSummary } from '../apply/drift-check';
 import { appliedResources } from '../apply/applied-resources';
-import { keptEvents } from '../deletion/record-deletion';
+import { keptEvents } from '../deletion/stage-deletion';
 import { withResourceVersion } from '../apply/applied-versions';
 import { customResourceToApply } from '../render/stage-validate';
 import { healthWait, unreadySince, type HealthTimeoutDependencies } from '../health/stage-health';
