@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { buildRevisionOrdering, type RevisionOrdering } from '@tidemark/ordering';
 import type { Declaration, PipelineDependencies } from '../dependencies';
 import type { ReconcileRun } from '../run';
-import { describeCrossSourceCycle, findCrossSourceCycle } from './cross-source-cycle';
+import { describeCrossSourceCycle, findCrossSourceCycle } from './stage-order';
 
 // Two sources' revisions as the ordering reads them; the declaration index and the reader are the
 // pipeline's own interfaces (the reconciler backs them with Git), answered here from these objects.

@@ -7,7 +7,7 @@ import { failureReport } from './record-failure';
 import { deletionEvents } from '../deletion/stage-deletion';
 import { statusWritten, type StatusResult } from './stage-status';
 import { recordEvents } from './events';
-import { dependentTokens } from '../ordering/wake-dependents';
+import { dependentTokens } from '../ordering/dependency-state';
 import { DuplicateObjectError } from '../fetch/duplicate-check';
 import { identityFailure } from '../fetch/tenancy';
 import { subjectOf } from '../observe/subject';

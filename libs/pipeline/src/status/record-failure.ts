@@ -4,7 +4,7 @@ import { isStalledAgain, type ReconcileRun, type StageName } from '../run';
 import { isFreezeFailure, isWindowFailure } from '../gates/stage-gates';
 import { desiredPlace } from './stage-status';
 import { unreadySince } from '../health/stage-health';
-import { keptDependencyEdges } from '../ordering/dependency-edges';
+import { keptDependencyEdges } from '../ordering/dependency-state';
 
 /** FailureReport is what a failed run tells the cluster: the CR's /status, best effort, and a Warning event. */
 export interface FailureReport {

@@ -9,7 +9,7 @@ import { keptEvents } from '../deletion/stage-deletion';
 import { withResourceVersion } from '../apply/applied-versions';
 import { customResourceToApply } from '../render/stage-validate';
 import { healthWait, unreadySince, type HealthTimeoutDependencies } from '../health/stage-health';
-import { dependencyEdges } from '../ordering/dependency-edges';
+import { dependencyEdges } from '../ordering/dependency-state';
 
 /**
  * StatusResult is what a run that got through apply has to say: the CR's /status (for a kind

@@ -1,7 +1,7 @@
-import { NotReadyError, Reason, findCondition, parseObjectKey, type ObjectStatus } from '@tidemark/contracts';
+import { NotReadyError, Reason, findCondition, parseObjectKey, type ObjectStatus, type DependencyEdges } from '@tidemark/contracts';
 import { getByResource, getObject } from '@tidemark/cluster';
 import { healthOf } from '@tidemark/kinds';
-import type { Dependency } from '@tidemark/ordering';
+import { crdToken, objectToken, type Dependency } from '@tidemark/ordering';
 import type { PipelineDependencies } from '../dependencies';
 import type { ReconcileRun } from '../run';
 
@@ -91,4 +91,45 @@ async function checkLive(run: ReconcileRun, deps: PipelineDependencies, dependen
 function describeReason(dependency: Dependency): string {
   if (dependency.reason === 'sync-wave') return `sync wave ${dependency.wave ?? 0}`;
   return because[dependency.reason];
+}
+
+/** At most this many edges are kept per record: a sync wave makes every object of a wave wait for all of the one before. */
+const maxEdges = 50;
+
+/** dependencyEdges is what the run's object waits for, as its status record keeps it; nothing when it waits for nothing. */
+export function dependencyEdges(run: ReconcileRun): { dependencies?: DependencyEdges } {
+  const all = run.ordering?.dependencies ?? [];
+  if (all.length === 0) return {};
+  const edges = all.slice(0, maxEdges).map(({ objectKey, description, reason, source, wave }) => ({
+    objectKey, description, reason, ...(source ? { source } : {}), ...(wave !== undefined ? { wave } : {}),
+  }));
+  return { dependencies: { edges, total: all.length } };
+}
+
+/** keptDependencyEdges: a failed run records what it read; one that failed before reading its ordering keeps the last run's. */
+export function keptDependencyEdges(run: ReconcileRun): { dependencies?: DependencyEdges } {
+  if (run.ordering) return dependencyEdges(run);
+  return run.previous?.dependencies ? { dependencies: run.previous.dependencies } : {};
+}
+
+/**
+ * dependentTokens says whom finalize wakes after a run's status is written: an object now Ready
+ * wakes what waits on it, and so does one whose Ready condition changed (its dependents then say
+ * why they still wait); a CRD also wakes what waits for its kind. Empty when nobody is to be woken.
+ */
+export function dependentTokens(run: ReconcileRun, record: ObjectStatus | undefined): string[] {
+  if (!readyChanged(run, record)) return [];
+  const tokens = [objectToken(run.job.objectKey)];
+  const spec = run.object?.kind === 'CustomResourceDefinition' ? (run.object.spec as { group?: unknown; names?: { kind?: unknown } } | undefined) : undefined;
+  if (typeof spec?.group === 'string' && typeof spec.names?.kind === 'string') tokens.push(crdToken(spec.group, spec.names.kind));
+  return tokens;
+}
+
+/** readyChanged: the run ended Ready, or with another Ready condition than the last run (a wait's message included). */
+function readyChanged(run: ReconcileRun, record: ObjectStatus | undefined): boolean {
+  const before = findCondition(run.previous?.conditions, 'Ready');
+  if (run.failure) return run.failure instanceof NotReadyError && before?.message !== run.failure.message;
+  const ready = findCondition(record?.conditions, 'Ready');
+  if (!ready) return false;
+  return ready.status === 'True' || ready.status !== before?.status || ready.reason !== before.reason || ready.message !== before.message;
 }
