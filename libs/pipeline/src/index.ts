@@ -11,7 +11,7 @@ export { reconcile } from './reconcile';
 export { PolicyKeeper, type DriftPreventionKeeper } from './gates/drift-prevention';
 export { unchangedJobs } from './fetch/unchanged-resync';
 export type { PipelineDependencies, PipelineOptions, DesiredObject, DesiredStateReader, PlacedIdentity, DependencyWaitRegistry, Declaration, DeclarationIndex } from './dependencies';
-export { cleanupFinalizer, pruneEmptyAnnotation } from './render/tracking';
+export { cleanupFinalizer, pruneEmptyAnnotation } from './render/stage-render';
 export type { SourceTenancy } from './dependencies';
 export type { WindowHold } from './dependencies';
 export type { AllowList } from './fetch/tenancy';

@@ -1,6 +1,6 @@
 import type { ChangeSetEntry } from '@tidemark/cluster';
 import { contentHash, type AppliedVersion, type KubernetesManifest, type ObjectStatus } from '@tidemark/contracts';
-import { inventoryEntry, inventoryId } from '../render/tracking';
+import { inventoryEntry, inventoryId } from '../render/stage-render';
 
 /** AppliedVersions maps an object's inventory id to the version its last apply left. */
 export type AppliedVersions = Record<string, AppliedVersion>;

@@ -3,7 +3,7 @@ import type { DriftItem, KubernetesManifest } from '@tidemark/contracts';
 import { breakGlassAnnotation, breakGlassOf, computeDrift, driftPolicyOf, driftRulesOf } from '@tidemark/drift';
 import type { PipelineDependencies } from '../dependencies';
 import type { ReconcileRun } from '../run';
-import { inventoryEntry, inventoryId } from '../render/tracking';
+import { inventoryEntry, inventoryId } from '../render/stage-render';
 
 /** DriftCheck collects, during one apply, the drift it healed and the drift it only reported. */
 export interface DriftCheck {

@@ -4,7 +4,7 @@ import type { PipelineDependencies } from '../dependencies';
 import { prunedBy, type DeletionResult, type PruneResult, type ReconcileRun } from '../run';
 import { addPruned, judgePrune, previousInventory, pruneEntries, pruneLiveObject } from '../prune/prune';
 import type { KeptObject } from '../prune/guards';
-import { cleanupFinalizer, inventoryEntry } from '../render/tracking';
+import { cleanupFinalizer, inventoryEntry } from '../render/stage-render';
 import { subjectOf } from '../observe/subject';
 import { checkMassPrune } from '../prune/mass-prune';
 

@@ -6,7 +6,7 @@ import type { DesiredStateReader, PipelineDependencies } from '../dependencies';
 import type { Fetched, FetchResult, PlacedConnections, ReconcileRun } from '../run';
 import { runConnections, checkAllowed, type ConnectionDependencies } from './tenancy';
 import { refuseDuplicates, type DuplicateDependencies } from './duplicate-check';
-import { inventoryEntry, inventoryId } from '../render/tracking';
+import { inventoryEntry, inventoryId } from '../render/stage-render';
 
 /**
  * FetchDependencies is what fetch reads: Git (no write), the last status record, the kinds, the

@@ -4,7 +4,7 @@ import type { ObjectCache } from '@tidemark/cluster';
 import type { PipelineDependencies } from '../dependencies';
 import type { ReconcileRun } from '../run';
 import { runCache } from './stage-fetch';
-import { inventoryId } from '../render/tracking';
+import { inventoryId } from '../render/stage-render';
 
 /**
  * resyncUnchanged answers a run that would change nothing (unchangedSinceLastRun) with the next

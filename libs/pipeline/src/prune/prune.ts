@@ -4,7 +4,7 @@ import type { PipelineDependencies } from '../dependencies';
 import type { PruneResult, ReconcileRun } from '../run';
 import { adjudicatePrune, defaultPruneGuards, describeEntry, type KeptObject, type PruneVerdict } from './guards';
 import { pruneContext } from './prune-context';
-import { inventoryEntry, ownerOfRun } from '../render/tracking';
+import { inventoryEntry, ownerOfRun } from '../render/stage-render';
 
 /** previousInventory is what the last run applied: the CR's in-cluster record first, then the store. A hint, never proof. */
 export function previousInventory(run: ReconcileRun): InventoryEntry[] {

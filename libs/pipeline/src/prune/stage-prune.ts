@@ -4,7 +4,7 @@ import { pruneEntries } from './prune';
 import type { PipelineDependencies } from '../dependencies';
 import type { PruneResult, ReconcileRun } from '../run';
 import type { AppliedObjects } from '../apply/stage-results';
-import { pruneEmptyAnnotation, staleEntries } from '../render/tracking';
+import { pruneEmptyAnnotation, staleEntries } from '../render/stage-render';
 import { subjectOf } from '../observe/subject';
 
 /**

@@ -9,9 +9,8 @@ import { subjectOf } from '../observe/subject';
 import { isSkipped, type ReconcileRun } from '../run';
 import { recordFetched } from '../reconcile';
 import { fetchStage, type FetchDependencies } from '../fetch/stage-fetch';
-import { validateStage, customResourceToApply, type ValidateDependencies } from './stage-validate';
+import { validateStage, customResourceToApply, featuresStage, renderStage, type ValidateDependencies } from './stage-render';
 import { preventionCheck } from '../gates/stage-gates';
-import { featuresStage, renderStage } from './stage-render';
 
 /** PreviewRenderInput names one object of a revision that is not (yet) applied, on one cluster. */
 export interface PreviewRenderInput {

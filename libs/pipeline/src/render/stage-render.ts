@@ -1,9 +1,121 @@
-import { isReconcileFailure, messageOf, TerminalError } from '@tidemark/contracts';
-import type { CustomResource, KubernetesManifest } from '@tidemark/kinds';
-import type { ReconcileRun } from '../run';
-import { ownerOfRun, withOwner } from './tracking';
+import { TerminalError, groupOf, isReconcileFailure, messageOf, formatOwner, ownerAnnotation, ownerLabel, ownerLabelValue, type KubernetesManifest, type ReconcileFailure, type InventoryEntry } from '@tidemark/contracts';
+import { ApiError, applyObject, cleanApiMessage, toReconcileFailure } from '@tidemark/cluster';
+import { parseCustomResource, type CustomResource } from '@tidemark/kinds';
 import { prevented } from '../gates/stage-gates';
+import type { ReconcileRun } from '../run';
+import { subjectOf } from '../observe/subject';
+import { appliedBefore } from '../apply/applied-versions';
+import type { PipelineDependencies, PipelineOptions } from '../dependencies';
 import { hookRunObject } from '../ordering/stage-hooks';
+
+/**
+ * ValidatedResource is the defaulted CR, and how the API server checks it: the dry-run that
+ * validated it (apply reuses it); none when this very CR was applied to the live version before
+ * (appliedBefore); or, for a CR that does not exist yet, its creation by the apply stage
+ * (`validatedByCreation`), which applies it before anything it renders.
+ */
+export interface ValidatedResource {
+  resource: CustomResource;
+  dryRun?: { object: KubernetesManifest; warnings: string[] };
+  validatedByCreation?: true;
+}
+
+/** ValidateOptions says what follows the validate stage. */
+export interface ValidateOptions {
+  /**
+   * applyFollows: the apply stage runs next and applies the CR before anything it renders, so a
+   * CR that does not exist yet is validated by that creation instead of a dry-run of its own.
+   * A preview writes nothing, so its dry-run is the validation. @defaultValue false
+   */
+  applyFollows?: boolean;
+}
+
+/**
+ * validateStage has the API server check the CR against its CRD (the OpenAPI schema and CEL
+ * rules), then parses it into its kind's spec type and fills in the kind's defaults: the CR that
+ * features, render and act read. The check is a server-side dry-run whose result goes with the
+ * CR, so the apply stage does not dry-run it a second time. Two runs need none:
+ * - a CR whose last apply left the live CR at the version it still has: the API server took this
+ *   very object then, and with validation ratcheting an unchanged object passes a changed CRD too;
+ * - a CR that does not exist yet, when apply follows: a dry-run of a create could only say what
+ *   the create says, and apply creates the CR first, so a refused CR stops the run before any
+ *   object it renders is written (render reads the CR from Git, never from the dry-run).
+ * Plain manifests are validated by the apply stage's own dry-run (undefined here).
+ */
+/** ValidateDependencies is what validate reads: the kinds and which sources may ship a built-in CRD. */
+export type ValidateDependencies = Parameters<typeof checkBuiltinCrdConflict>[1];
+
+export async function validateStage(run: ReconcileRun, deps: ValidateDependencies, options: ValidateOptions = {}): Promise<ValidatedResource | undefined> {
+  run.stage = 'validate';
+  checkBuiltinCrdConflict(run, deps);
+  if (!run.plugin || !run.object) return undefined;
+  const check = await checkCustomResource(run, options);
+  const parsed = parseCustomResource(run.plugin, run.object, run.desired?.path ?? 'Git');
+  return { resource: { ...parsed, spec: run.plugin.applyDefaults(parsed.spec) }, ...check };
+}
+
+/** checkCustomResource decides how the API server checks the CR (see validateStage), and dry-runs it when that is how. */
+async function checkCustomResource(run: ReconcileRun, options: ValidateOptions): Promise<Omit<ValidatedResource, 'resource'>> {
+  if (run.live === undefined && options.applyFollows) return { validatedByCreation: true };
+  const applied = customResourceToApply(run);
+  if (run.live !== undefined && appliedBefore(run.previous)(applied, run.live) !== undefined) return {};
+  return { dryRun: await dryRunCustomResource(run, applied) };
+}
+
+/** dryRunCustomResource has the API server check the CR (schema, CEL); an invalid CR is a terminal failure naming its file. */
+async function dryRunCustomResource(run: ReconcileRun, applied: KubernetesManifest): Promise<NonNullable<ValidatedResource['dryRun']>> {
+  const warnings: string[] = [];
+  try {
+    return { object: await applyObject(run.connection, applied, { dryRun: true, warnings }), warnings };
+  } catch (error) {
+    throw validationFailure(run, error);
+  }
+}
+
+/**
+ * validationFailure is what the API server's refusal of the CR (its dry-run, or its creation)
+ * means for the run: an invalid CR is a terminal ValidationFailed naming its file and the API
+ * server's message; anything else keeps its own kind (forbidden, transient, …).
+ */
+export function validationFailure(run: ReconcileRun, error: unknown): ReconcileFailure {
+  const failure = toReconcileFailure(error, `validate ${subjectOf(run)}`);
+  const cause = error instanceof ApiError ? error : failure.cause;
+  if (failure instanceof TerminalError && failure.category === 'invalid' && cause instanceof ApiError) {
+    return new TerminalError('ValidationFailed',
+      `${run.desired?.path ?? 'Git'}: ${subjectOf(run)} is invalid: ${cleanApiMessage(cause.body.message ?? cause.message)}. Fix it in Git; it is not retried until its spec changes.`,
+      { cause, ...(failure.detail ? { detail: failure.detail } : {}) });
+  }
+  return failure;
+}
+
+/**
+ * customResourceToApply is the CR as Git declares it, plus Tidemark's cleanup finalizer and
+ * owner annotation (so a change to the CR in the cluster wakes it, like its owned objects).
+ */
+export function customResourceToApply(run: ReconcileRun): KubernetesManifest {
+  const object = prevented(run, withOwner(run.object!, ownerOfRun(run)));
+  const finalizers = [...new Set([...(object.metadata.finalizers ?? []), cleanupFinalizer])];
+  return { ...object, metadata: { ...object.metadata, finalizers } };
+}
+
+/**
+ * checkBuiltinCrdConflict refuses a Git object that declares the CRD of a built-in kind:
+ * Tidemark installs and keeps those CRDs itself, and one from Git would replace it for every
+ * object of that kind in the cluster. Nothing is applied from such an object unless its source
+ * is allowed to manage that CRD (`manageBuiltinCrds` in the source's config).
+ */
+export function checkBuiltinCrdConflict(run: ReconcileRun, deps: { kinds: Pick<PipelineDependencies['kinds'], 'list'>; options?: Pick<PipelineOptions, 'builtinCrdSources'> }): void {
+  const object = run.object;
+  if (!object || object.kind !== 'CustomResourceDefinition' || groupOf(object.apiVersion) !== 'apiextensions.k8s.io') return;
+  const builtin = deps.kinds.list().find((plugin) => plugin.crd.metadata.name === object.metadata.name);
+  if (!builtin) return;
+  if (deps.options?.builtinCrdSources?.[object.metadata.name]?.includes(run.job.source)) return;
+  const where = run.desired ? `${run.desired.path}${run.desired.line ? `:${run.desired.line}` : ''}` : 'Git';
+  throw new TerminalError('Conflict',
+    `CustomResourceDefinition ${object.metadata.name} (${where}) is the CRD of Tidemark's built-in kind ${builtin.kind} (${builtin.group}/${builtin.version}), ` +
+    `which Tidemark installs and keeps itself; nothing is applied from this file. Remove it from Git, or allow source ${run.job.source} to manage it ` +
+    `with manageBuiltinCrds: [${object.metadata.name}] in its source config.`);
+}
 
 /**
  * renderStage produces the owned objects: for a kind, its base manifests changed by each
@@ -36,4 +148,46 @@ export function featuresStage(run: ReconcileRun, defaulted: CustomResource | und
   run.stage = 'features';
   if (!run.plugin || !defaulted) return [];
   return run.plugin.enabledFeatures(defaulted.spec);
+}
+
+/** Finalizer Tidemark puts on CRs it reconciles, so deleting one cleans up what it owns. */
+export const cleanupFinalizer = 'tidemark.dev/cleanup';
+/** Opt-in that lets an object that now renders nothing prune everything it rendered before. */
+export const pruneEmptyAnnotation = 'tidemark.dev/prune-empty';
+
+/** ownerOfRun is the owner annotation's value for the Git object a run reconciles. */
+export function ownerOfRun(run: { job: { source: string; objectKey: string } }): string {
+  return formatOwner(run.job);
+}
+
+/**
+ * withOwner returns the object with Tidemark's tracking annotation and its hash as the owner label
+ * (listable after a Redis loss), and the managed-by label unless the object sets its own (a chart's
+ * `Helm` stays as `helm template` rendered it). The owner label always wins over Git's.
+ */
+export function withOwner(object: KubernetesManifest, owner: string): KubernetesManifest {
+  return {
+    ...object,
+    metadata: {
+      ...object.metadata,
+      labels: { 'app.kubernetes.io/managed-by': 'tidemark', ...object.metadata.labels, [ownerLabel]: ownerLabelValue(owner) },
+      annotations: { ...object.metadata.annotations, [ownerAnnotation]: owner },
+    },
+  };
+}
+
+/** inventoryEntry is how the inventory records an object. */
+export function inventoryEntry(object: KubernetesManifest): InventoryEntry {
+  return { apiVersion: object.apiVersion, kind: object.kind, namespace: object.metadata.namespace ?? '', name: object.metadata.name };
+}
+
+/** inventoryId identifies an entry by group and kind, so a version change is not a prune. */
+export function inventoryId(entry: InventoryEntry): string {
+  return `${groupOf(entry.apiVersion)}/${entry.kind}/${entry.namespace}/${entry.name}`;
+}
+
+/** staleEntries are the previous entries that the new inventory no longer holds. */
+export function staleEntries(previous: readonly InventoryEntry[], next: readonly InventoryEntry[]): InventoryEntry[] {
+  const kept = new Set(next.map(inventoryId));
+  return previous.filter((entry) => !kept.has(inventoryId(entry)));
 }

@@ -1,6 +1,6 @@
 import { ownerAnnotation, ownerLabel, ownerLabelValue } from '@tidemark/contracts';
 import { describe, expect, it } from 'vitest';
-import { withOwner } from './tracking';
+import { withOwner } from './stage-render';
 
 describe('withOwner', () => {
   it('marks an object as Tidemark-managed and tracks its owner', () => {

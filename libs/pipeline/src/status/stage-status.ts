@@ -7,7 +7,7 @@ import { driftSummary } from '../apply/drift-check';
 import { appliedResources } from '../apply/applied-resources';
 import { keptEvents } from '../deletion/stage-deletion';
 import { withResourceVersion } from '../apply/applied-versions';
-import { customResourceToApply } from '../render/stage-validate';
+import { customResourceToApply } from '../render/stage-render';
 import { healthWait, unreadySince, type HealthTimeoutDependencies } from '../health/stage-health';
 import { dependencyEdges } from '../ordering/dependency-state';
 

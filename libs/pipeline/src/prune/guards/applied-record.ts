@@ -1,5 +1,5 @@
 import { groupOf, type KubernetesManifest } from '@tidemark/contracts';
-import { inventoryId } from '../../render/tracking';
+import { inventoryId } from '../../render/stage-render';
 
 /**
  * RecordMatch is what Tidemark's own status record says of a live object: whether the last run
