@@ -4,10 +4,10 @@ import type { Health, RegisteredKind, RunHealthRules } from '@tidemark/kinds';
 import type { HookRun, OrderingNode } from '@tidemark/ordering';
 import type { TraceSpan } from '@tidemark/tracing';
 import type { Declaration, DesiredObject } from './dependencies';
-import type { ApplyOutcome } from './apply/stage-results';
+import type { ApplyOutcome } from './apply/apply-results';
 import type { KeptObject } from './prune/guards';
 
-export type { ApplyOutcome } from './apply/stage-results';
+export type { ApplyOutcome } from './apply/apply-results';
 
 /** StageName names the stages, for reasons, logs and history. */
 export type StageName = 'fetch' | 'deletion' | 'order' | 'validate' | 'features' | 'render' | 'apply' | 'prune' | 'act' | 'health' | 'hooks' | 'status' | 'result';

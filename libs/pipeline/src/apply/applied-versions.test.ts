@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ChangeSetEntry } from '@tidemark/cluster';
 import type { KubernetesManifest, ObjectStatus } from '@tidemark/contracts';
-import { appliedBefore, appliedVersionOf, withResourceVersion } from './applied-versions';
+import { appliedBefore, appliedVersionOf, withResourceVersion } from './apply-results';
 
 const desired: KubernetesManifest = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: 'shop' }, spec: { replicas: 2 } };
 const live = (resourceVersion: string, uid = 'u-1'): KubernetesManifest => ({ ...desired, metadata: { ...desired.metadata, uid, resourceVersion } });

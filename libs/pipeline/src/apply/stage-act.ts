@@ -1,9 +1,9 @@
-import { toReconcileFailure, type ChangeSetEntry } from '@tidemark/cluster';
-import type { CustomResource } from '@tidemark/kinds';
-import { clusterActions } from './cluster-actions';
+import { toReconcileFailure, applyObject, deleteObject, getObject, listObjects, type ChangeSetEntry, type ClusterConnection } from '@tidemark/cluster';
+import type { CustomResource, ClusterActions } from '@tidemark/kinds';
+import { groupOf, type KubernetesManifest } from '@tidemark/contracts';
 import type { PipelineDependencies } from '../dependencies';
 import type { ReconcileRun } from '../run';
-import type { KindCondition, KindOutcome } from './stage-results';
+import type { KindCondition, KindOutcome } from './apply-results';
 import { subjectOf } from '../observe/subject';
 
 /**
@@ -28,4 +28,22 @@ export async function actStage(run: ReconcileRun, deps: PipelineDependencies, de
   }
   if (run.plugin.observeStatus) kindStatus = { ...kindStatus, ...(run.plugin.observeStatus(changes.map((entry) => entry.object)) as Record<string, unknown>) };
   return { kindStatus, kindConditions };
+}
+
+/**
+ * clusterActions gives a kind the small read-and-act surface it may use. Partial patches go
+ * through a second field manager: under Tidemark's main manager, applying a partial object
+ * would release every field the full apply owns.
+ */
+export function clusterActions(reader: ClusterConnection, patcher: ClusterConnection): ClusterActions {
+  return {
+    get: (apiVersion, kind, namespace, name) => getObject(reader, { apiVersion, kind, namespace, name }),
+    list: (apiVersion, kind, namespace, labelSelector) => listObjects(reader, apiVersion, kind, namespace, labelSelector),
+    delete: async (object: KubernetesManifest) => {
+      await deleteObject(reader, { group: groupOf(object.apiVersion), kind: object.kind, namespace: object.metadata.namespace ?? '', name: object.metadata.name });
+    },
+    applyPatch: async (object: KubernetesManifest) => {
+      await applyObject(patcher, object);
+    },
+  };
 }

@@ -2,7 +2,7 @@ import type { ChangeSetEntry } from '@tidemark/cluster';
 import { builtinHealthRules, healthOf, withSourceHealthRules, type Health, type HealthRule, type RunHealthRules } from '@tidemark/kinds';
 import { formatDuration, healthTimeoutAnnotation, parseHealthTimeout } from '@tidemark/ordering';
 import type { ReconcileRun } from '../run';
-import type { AppliedObjects, KindOutcome } from '../apply/stage-results';
+import type { AppliedObjects, KindOutcome } from '../apply/apply-results';
 import type { PipelineDependencies } from '../dependencies';
 
 /**

@@ -7,7 +7,7 @@ import type { Health } from '@tidemark/kinds';
 import { objectToken, type OrderingNode } from '@tidemark/ordering';
 import type { PipelineDependencies } from '../dependencies';
 import type { HookState, ReconcileRun } from '../run';
-import type { AppliedObjects } from '../apply/stage-results';
+import type { AppliedObjects } from '../apply/apply-results';
 import { pruneLiveObject } from '../prune/prune';
 import { preDeleteRunOf } from '../deletion/stage-pre-delete';
 

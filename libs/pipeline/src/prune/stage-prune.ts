@@ -3,7 +3,7 @@ import { TerminalError, type InventoryEntry } from '@tidemark/contracts';
 import { pruneEntries } from './prune';
 import type { PipelineDependencies } from '../dependencies';
 import type { PruneResult, ReconcileRun } from '../run';
-import type { AppliedObjects } from '../apply/stage-results';
+import type { AppliedObjects } from '../apply/apply-results';
 import { pruneEmptyAnnotation, staleEntries } from '../render/stage-render';
 import { subjectOf } from '../observe/subject';
 

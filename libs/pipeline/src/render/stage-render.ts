@@ -4,7 +4,7 @@ import { parseCustomResource, type CustomResource } from '@tidemark/kinds';
 import { prevented } from '../gates/stage-gates';
 import type { ReconcileRun } from '../run';
 import { subjectOf } from '../observe/subject';
-import { appliedBefore } from '../apply/applied-versions';
+import { appliedBefore } from '../apply/apply-results';
 import type { PipelineDependencies, PipelineOptions } from '../dependencies';
 import { hookRunObject } from '../ordering/stage-hooks';
 

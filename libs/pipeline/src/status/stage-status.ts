@@ -3,10 +3,9 @@ import { ConditionType, markFailed, markProgressing, markReady, Reason, setCondi
 import type { Health } from '@tidemark/kinds';
 import type { DesiredObject, PipelineDependencies } from '../dependencies';
 import type { ApplyOutcome, ReconcileRun } from '../run';
-import { driftSummary } from '../apply/drift-check';
-import { appliedResources } from '../apply/applied-resources';
+import { driftSummary } from '../apply/stage-apply';
+import { appliedResources, withResourceVersion } from '../apply/apply-results';
 import { keptEvents } from '../deletion/stage-deletion';
-import { withResourceVersion } from '../apply/applied-versions';
 import { customResourceToApply } from '../render/stage-render';
 import { healthWait, unreadySince, type HealthTimeoutDependencies } from '../health/stage-health';
 import { dependencyEdges } from '../ordering/dependency-state';

@@ -1,6 +1,47 @@
 import type { ChangeSetEntry } from '@tidemark/cluster';
-import { contentHash, type AppliedVersion, type KubernetesManifest, type ObjectStatus } from '@tidemark/contracts';
+import { contentHash, type Condition, type DriftItem, type InventoryEntry, type KubernetesManifest, type AppliedVersion, type ObjectStatus, type AppliedResource } from '@tidemark/contracts';
+import { healthOf, type Health, type HealthRule } from '@tidemark/kinds';
+import type { KeptObject } from '../prune/guards';
 import { inventoryEntry, inventoryId } from '../render/stage-render';
+
+/** AppliedObjects is what the apply stage did. */
+export interface AppliedObjects {
+  /** For a kind, the CR; for a plain manifest, the object: as the cluster holds it after apply. */
+  live: KubernetesManifest | undefined;
+  /** One entry per rendered object: created, configured, unchanged or skipped (drift reported). */
+  changes: ChangeSetEntry[];
+  /** The version each object applied, created, configured or unchanged, is live at now (see appliedBefore). */
+  versions: AppliedVersions;
+  /** What the object owns now, for the next run's prune (a plain manifest is its own: none). */
+  inventory: InventoryEntry[];
+  /** Drift found on the way: healed (re-applied) and reported (left as it is). */
+  drift: { healed: DriftItem[]; reported: DriftItem[] };
+  /** What the API server warned about while applying (deprecated apiVersions), each a sentence. */
+  warnings: string[];
+}
+
+/** KindCondition is a condition a kind reports; the status stage adds generation and transition time. */
+export type KindCondition = Omit<Condition, 'lastTransitionTime' | 'observedGeneration'>;
+
+/** KindOutcome is what a kind adds to a run (act stage): its status fields and its own conditions. */
+export interface KindOutcome {
+  kindStatus: Record<string, unknown>;
+  kindConditions: KindCondition[];
+}
+
+/**
+ * ApplyOutcome is what the apply, prune, act and health stages returned, kept together once
+ * they have all run: the status stage, finalize and the observer read it.
+ */
+export interface ApplyOutcome {
+  applied: AppliedObjects;
+  /** 'deleted' change-set entries: what left the inventory and was pruned. */
+  pruned: ChangeSetEntry[];
+  /** What a prune guard kept (orphaned) instead, each with the reason. */
+  kept: KeptObject[];
+  kind: KindOutcome;
+  health: Health;
+}
 
 /** AppliedVersions maps an object's inventory id to the version its last apply left. */
 export type AppliedVersions = Record<string, AppliedVersion>;
@@ -68,4 +109,24 @@ function isAppliedVersion(value: unknown): value is AppliedVersion {
   const version = value as Partial<AppliedVersion>;
   const warningsOk = version.warnings === undefined || (Array.isArray(version.warnings) && version.warnings.every((warning) => typeof warning === 'string'));
   return typeof version.hash === 'string' && typeof version.uid === 'string' && typeof version.resourceVersion === 'string' && warningsOk;
+}
+
+/** Resources kept per record: a WebApp renders a handful; a huge render keeps its first ones. */
+const maxResources = 100;
+
+/**
+ * appliedResources lists what this run applied, with the apply's action and each object's
+ * health, for the dashboard's resource tree. A plain manifest lists itself.
+ */
+export function appliedResources(changes: readonly ChangeSetEntry[], rules?: readonly HealthRule[]): AppliedResource[] {
+  return changes.filter((entry) => entry.action !== 'deleted').slice(0, maxResources).map((entry) => {
+    const { object } = entry;
+    const health = healthOf(object, rules);
+    const resource: AppliedResource = {
+      apiVersion: object.apiVersion, kind: object.kind, namespace: object.metadata.namespace ?? '', name: object.metadata.name,
+      action: entry.action as AppliedResource['action'], health: health.status, message: health.message,
+    };
+    if (typeof object.metadata.uid === 'string') resource.uid = object.metadata.uid;
+    return resource;
+  });
 }
