@@ -2,11 +2,10 @@ import { getObject, removeFinalizer, toReconcileFailure, type EventInput } from 
 import { findCondition, Reason, ConditionType, setCondition, type KubernetesManifest, type ObjectStatus } from '@tidemark/contracts';
 import type { PipelineDependencies } from '../dependencies';
 import { prunedBy, type DeletionResult, type PruneResult, type ReconcileRun } from '../run';
-import { addPruned, judgePrune, previousInventory, pruneEntries, pruneLiveObject } from '../prune/prune';
+import { addPruned, judgePrune, previousInventory, pruneEntries, pruneLiveObject, checkMassPrune } from '../prune/stage-prune';
 import type { KeptObject } from '../prune/guards';
 import { cleanupFinalizer, inventoryEntry } from '../render/stage-render';
 import { subjectOf } from '../observe/subject';
-import { checkMassPrune } from '../prune/mass-prune';
 
 /**
  * deletionStage handles an object removed from Git, or a CR deleted by hand (deletionTimestamp

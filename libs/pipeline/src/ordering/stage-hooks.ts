@@ -8,7 +8,7 @@ import { objectToken, type OrderingNode } from '@tidemark/ordering';
 import type { PipelineDependencies } from '../dependencies';
 import type { HookState, ReconcileRun } from '../run';
 import type { AppliedObjects } from '../apply/apply-results';
-import { pruneLiveObject } from '../prune/prune';
+import { pruneLiveObject } from '../prune/stage-prune';
 import { preDeleteRunOf } from '../deletion/stage-pre-delete';
 
 export type { HookState } from '../run';

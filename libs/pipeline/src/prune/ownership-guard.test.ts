@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { KubernetesManifest } from '@tidemark/contracts';
 import { checkOwnership, ownershipGuard } from './ownership-guard';
-import { adjudicatePrune } from './adjudicate';
+import { adjudicatePrune } from './stage-prune';
 
 const owner = 'apps:tidemark.dev/WebApp/team-a/shop';
 const entry = { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'team-a', name: 'shop-config' };
