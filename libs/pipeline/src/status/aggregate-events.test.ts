@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { aggregateEvents } from './events';
+import { aggregateEvents } from './finalize';
 
 describe('aggregateEvents', () => {
   it('says nothing for a run with nothing to say', () => {

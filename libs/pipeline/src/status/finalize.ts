@@ -1,16 +1,15 @@
-import { applyStatus, toReconcileFailure, type EventInput } from '@tidemark/cluster';
-import type { KubernetesManifest } from '@tidemark/contracts';
+import { applyStatus, toReconcileFailure, recordEvent, type EventInput } from '@tidemark/cluster';
+import { NotReadyError, TerminalError, type KubernetesManifest, type ObjectStatus, type ReconcileFailure, type ReconcileRecord } from '@tidemark/contracts';
 import type { Declaration, PipelineDependencies } from '../dependencies';
-import type { ReconcileRun } from '../run';
-import { finalizeStatus, type RecordWrite } from './finalize-status';
-import { failureReport } from './record-failure';
-import { deletionEvents } from '../deletion/stage-deletion';
+import { isDeleted, isSkipped, prunedBy, type ReconcileRun } from '../run';
+import { failureReport, failureRecord, ownPrevious } from './record-failure';
+import { deletionEvents, orphanedRecord } from '../deletion/stage-deletion';
 import { statusWritten, type StatusResult } from './stage-status';
-import { recordEvents } from './events';
 import { dependentTokens } from '../ordering/dependency-state';
 import { DuplicateObjectError } from '../fetch/duplicate-check';
 import { identityFailure } from '../fetch/tenancy';
 import { subjectOf } from '../observe/subject';
+import { wasReadyAt } from '../observe/observe-run';
 
 /** RunWrite names the four kinds of write a run makes, in the order finalize makes them. */
 export type RunWrite = 'status' | 'events' | 'record' | 'wake';
@@ -98,4 +97,109 @@ export function writersOf(run: ReconcileRun, deps: FinalizeDependencies): RunWri
       for (const other of declarations) await deps.declarations?.wake(cluster, other).catch(warn(`could not wake declaration ${other.objectKey} of source ${other.source}`));
     },
   };
+}
+
+/**
+ * RecordWrite is a run's one write to the status store: the record and its history entry, in one
+ * transaction (`record` undefined: the record goes, the history stays); forgetting the object; or
+ * nothing. `revisionLive` says the run's commit reached the cluster (for the dashboard's timelines).
+ */
+export type RecordWrite =
+  | { action: 'record'; record: ObjectStatus | undefined; history: ReconcileRecord; revisionLive?: boolean }
+  | { action: 'forget' }
+  | { action: 'none' };
+
+/**
+ * finalizeStatus says what the run writes to the status store, like Flux's finalizeStatus, from
+ * how the run ended. `applied` is the record the status stage built for a run that got through
+ * apply. A skipped run writes nothing; an object gone from Git loses its record.
+ */
+export function finalizeStatus(run: ReconcileRun, now: Date, applied?: ObjectStatus): RecordWrite {
+  if (isSkipped(run)) return { action: 'none' };
+  if (run.failure) {
+    const record = failureRecord(run, run.failure, now);
+    return { action: 'record', record, history: historyEntry(run, { result: failureResult(run.failure), stage: run.stage, message: run.failure.message }) };
+  }
+  if (!run.desired) return removedRecord(run, now);
+  if (isDeleted(run)) {
+    return { action: 'record', record: undefined, history: historyEntry(run, {
+      result: 'pruned', stage: 'deletion', message: `Deleted in the cluster by hand; pruned ${prunedBy(run.deletion).deleted.length} objects and will recreate it from Git.`,
+    }) };
+  }
+  if (!applied || !run.outcome) return { action: 'none' };
+  const { health, applied: { changes }, pruned } = run.outcome;
+  const count = (action: string) => changes.filter((entry) => entry.action === action).length;
+  return {
+    action: 'record',
+    record: applied,
+    history: historyEntry(run, {
+      result: health.status === 'Ready' ? 'succeeded' : 'progressing',
+      message: health.message,
+      changes: { created: count('created'), configured: count('configured'), unchanged: count('unchanged'), deleted: pruned.length },
+    }),
+    // When the commit reached the cluster (a resync at the same revision is not it).
+    revisionLive: health.status === 'Ready' && !wasReadyAt(run),
+  };
+}
+
+function historyEntry(run: ReconcileRun, outcome: Pick<ReconcileRecord, 'result'> & Partial<ReconcileRecord>): ReconcileRecord {
+  const traceId = run.span.traceId;
+  return { revision: run.job.revision, startedAt: run.startedAt.toISOString(), durationMs: Date.now() - run.startedAt.getTime(), ...outcome, ...(traceId ? { traceId } : {}) };
+}
+
+/** removedRecord forgets an object removed from Git, unless a prune guard orphaned it: then it stays listed, saying why. */
+function removedRecord(run: ReconcileRun, now: Date): RecordWrite {
+  // Another source's record of the same key (it declares the object too) is not this run's to forget.
+  if (run.previous && !ownPrevious(run)) return { action: 'none' };
+  if (run.deletion?.action !== 'orphaned') return { action: 'forget' };
+  const record = orphanedRecord(run, run.deletion.orphaned, now);
+  return { action: 'record', record, history: historyEntry(run, { result: 'skipped', stage: 'deletion', message: record.conditions[0]?.message ?? '' }) };
+}
+
+/** failureResult: a terminal failure stalls, a not-ready run waits (never counted failed), the rest failed. */
+function failureResult(failure: ReconcileFailure): ReconcileRecord['result'] {
+  if (failure instanceof TerminalError) return 'stalled';
+  return failure instanceof NotReadyError ? 'waiting' : 'failed';
+}
+
+/**
+ * recordEvents emits what a run has to say about an object as one aggregated Event (none when
+ * there is nothing); a failure to record it is logged, never a reconcile failure.
+ */
+export async function recordEvents(run: Pick<ReconcileRun, 'job' | 'reportingConnection'>, deps: Pick<PipelineDependencies, 'log'>, about: KubernetesManifest, events: readonly EventInput[]): Promise<void> {
+  const event = aggregateEvents(events);
+  if (!event) return;
+  try {
+    await recordEvent(run.reportingConnection, about, event);
+  } catch (error) {
+    deps.log?.warn({ objectKey: run.job.objectKey, cluster: run.job.cluster, err: String(error) }, 'could not record an event');
+  }
+}
+
+/** The API server keeps an Event message up to 1,024 characters; recordEvent cuts there too. */
+const messageLimit = 1024;
+
+/**
+ * aggregateEvents folds what one run has to say into one Event, as Flux does with its change
+ * set: one line per thing, in the order given (the most telling first). It is a Warning if any
+ * part is, named by the first Warning's reason; otherwise it is named by the first event's
+ * reason. No events, no Event: an unchanged run says nothing.
+ */
+export function aggregateEvents(events: readonly EventInput[]): EventInput | undefined {
+  const first = events[0];
+  if (!first || events.length === 1) return first;
+  const warning = events.find((event) => event.type === 'Warning');
+  const lines: string[] = [];
+  let length = 0;
+  for (const [index, event] of events.entries()) {
+    const rest = events.length - index - 1;
+    const more = rest > 0 ? `… and ${rest} more` : '';
+    if (length + event.message.length + 1 + more.length > messageLimit) {
+      lines.push(`… and ${events.length - index} more`);
+      break;
+    }
+    lines.push(event.message);
+    length += event.message.length + 1;
+  }
+  return { type: warning ? 'Warning' : 'Normal', reason: (warning ?? first).reason, message: lines.join('\n') };
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseObjectKey, type ObjectStatus, type ReconcileJob } from '@tidemark/contracts';
 import type { ReconcileRun } from '../run';
-import { resultStage } from './stage-result';
+import { resultStage } from './stage-status';
 
 const job: ReconcileJob = { source: 'apps', revision: 'a'.repeat(40), cluster: 'prod-a', objectKey: 'tidemark.dev/WebApp/shop/web', reason: 'resync' };
 const at = new Date().toISOString();
