@@ -5,7 +5,7 @@ import type { PruneHolds, StatusStore } from '@tidemark/status-store';
 import type { DriftPolicy, DriftRules } from '@tidemark/drift';
 import type { RevisionOrdering } from '@tidemark/ordering';
 import type { Tracer } from '@tidemark/tracing';
-import type { PipelineObserver } from './observe/observer';
+import type { PipelineObserver } from './observe/observe-run';
 import type { PruneGuard } from './prune/guards';
 import type { AllowList } from './fetch/tenancy';
 import type { DriftPreventionKeeper } from './gates/drift-prevention';

@@ -15,6 +15,6 @@ export { cleanupFinalizer, pruneEmptyAnnotation } from './render/stage-render';
 export type { SourceTenancy } from './dependencies';
 export type { WindowHold } from './dependencies';
 export type { AllowList } from './fetch/tenancy';
-export type { PipelineObserver, ReconcileObservation, ReconcileResult } from './observe/observer';
+export type { PipelineObserver, ReconcileObservation, ReconcileResult } from './observe/observe-run';
 export { renderForPreview, type PreviewRenderInput, type PreviewRenderDependencies, type PreviewRendered } from './render/preview-render';
 export { liveIdentity, canonicalResource } from './fetch/duplicate-check';

@@ -4,7 +4,7 @@ import { groupOf, type KubernetesManifest } from '@tidemark/contracts';
 import type { PipelineDependencies } from '../dependencies';
 import type { ReconcileRun } from '../run';
 import type { KindCondition, KindOutcome } from './apply-results';
-import { subjectOf } from '../observe/subject';
+import { subjectOf } from '../observe/observe-run';
 
 /**
  * actStage lets the kind act on the cluster (ConfigWatcher restarts pods) and read figures off

@@ -6,11 +6,10 @@ import type { PipelineDependencies } from '../dependencies';
 import type { ReconcileRun } from '../run';
 import { appliedBefore, appliedVersionOf, leftByLastApply, type AppliedObjects } from './apply-results';
 import { customResourceToApply, validationFailure, inventoryEntry, inventoryId, type ValidatedResource } from '../render/stage-render';
-import { subjectOf } from '../observe/subject';
+import { subjectOf, tracedApplies } from '../observe/observe-run';
 import { checkRenderedAllowed, identityPreflight } from '../fetch/tenancy';
 import { cachedLive } from '../fetch/stage-fetch';
 import { ensurePrevention } from '../gates/stage-gates';
-import { tracedApplies } from '../observe/run-trace';
 
 /**
  * applyStage applies the CR (for a kind) and the rendered objects with server-side apply in

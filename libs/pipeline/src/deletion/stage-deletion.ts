@@ -5,7 +5,7 @@ import { prunedBy, type DeletionResult, type PruneResult, type ReconcileRun } fr
 import { addPruned, judgePrune, previousInventory, pruneEntries, pruneLiveObject, checkMassPrune } from '../prune/stage-prune';
 import type { KeptObject } from '../prune/guards';
 import { cleanupFinalizer, inventoryEntry } from '../render/stage-render';
-import { subjectOf } from '../observe/subject';
+import { subjectOf } from '../observe/observe-run';
 
 /**
  * deletionStage handles an object removed from Git, or a CR deleted by hand (deletionTimestamp

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { PipelineDependencies } from '../dependencies';
 import type { ReconcileRun } from '../run';
-import { withRunLog } from './run-trace';
+import { withRunLog } from './observe-run';
 
 describe('withRunLog', () => {
   it('adds the object key, cluster, source, revision and the current stage to every line', () => {

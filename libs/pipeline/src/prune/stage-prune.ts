@@ -7,7 +7,7 @@ import { allowPrune, builtinCrdGuard, crdInstancesGuard, describeEntry, namespac
 import { ownershipGuard } from './ownership-guard';
 import { inventoryEntry, ownerOfRun, pruneEmptyAnnotation, staleEntries } from '../render/stage-render';
 import type { AppliedObjects } from '../apply/apply-results';
-import { subjectOf } from '../observe/subject';
+import { subjectOf } from '../observe/observe-run';
 import { otherDeclarations } from '../fetch/duplicate-check';
 
 /**

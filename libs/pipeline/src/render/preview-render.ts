@@ -5,7 +5,7 @@ import type { KindRegistry } from '@tidemark/kinds';
 import type { StatusStore } from '@tidemark/status-store';
 import type { DesiredStateReader, PipelineDependencies, PipelineOptions } from '../dependencies';
 import { runConnections, identityFailure } from '../fetch/tenancy';
-import { subjectOf } from '../observe/subject';
+import { subjectOf } from '../observe/observe-run';
 import { isSkipped, type ReconcileRun } from '../run';
 import { recordFetched } from '../reconcile';
 import { fetchStage, type FetchDependencies } from '../fetch/stage-fetch';

@@ -3,7 +3,7 @@ import { ApiError, applyObject, cleanApiMessage, toReconcileFailure } from '@tid
 import { parseCustomResource, type CustomResource } from '@tidemark/kinds';
 import { prevented } from '../gates/stage-gates';
 import type { ReconcileRun } from '../run';
-import { subjectOf } from '../observe/subject';
+import { subjectOf } from '../observe/observe-run';
 import { appliedBefore } from '../apply/apply-results';
 import type { PipelineDependencies, PipelineOptions } from '../dependencies';
 import { hookRunObject } from '../ordering/stage-hooks';

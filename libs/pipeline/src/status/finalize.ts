@@ -8,8 +8,7 @@ import { statusWritten, type StatusResult } from './stage-status';
 import { dependentTokens } from '../ordering/dependency-state';
 import { DuplicateObjectError } from '../fetch/duplicate-check';
 import { identityFailure } from '../fetch/tenancy';
-import { subjectOf } from '../observe/subject';
-import { wasReadyAt } from '../observe/observe-run';
+import { subjectOf, wasReadyAt } from '../observe/observe-run';
 
 /** RunWrite names the four kinds of write a run makes, in the order finalize makes them. */
 export type RunWrite = 'status' | 'events' | 'record' | 'wake';
