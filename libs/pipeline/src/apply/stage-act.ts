@@ -6,11 +6,17 @@ import type { ReconcileRun } from '../run';
 import type { KindCondition, KindOutcome } from './apply-results';
 import { subjectOf } from '../observe/observe-run';
 
+/** ActRun is the part of the run act reads: the kind, both connections of the source's identity and the last kind status. */
+export type ActRun = Pick<ReconcileRun, 'ref' | 'stage' | 'connection' | 'actionsConnection' | 'plugin' | 'object' | 'live' | 'previous'>;
+
+/** ActDependencies is what act reads: the clock. */
+export type ActDependencies = Pick<PipelineDependencies, 'now'>;
+
 /**
  * actStage lets the kind act on the cluster (ConfigWatcher restarts pods) and read figures off
  * what it owns (WebApp's readyReplicas). A plain manifest has neither.
  */
-export async function actStage(run: ReconcileRun, deps: PipelineDependencies, defaulted: CustomResource | undefined, changes: readonly ChangeSetEntry[]): Promise<KindOutcome> {
+export async function actStage(run: ActRun, deps: ActDependencies, defaulted: CustomResource | undefined, changes: readonly ChangeSetEntry[]): Promise<KindOutcome> {
   run.stage = 'act';
   const previousStatus = run.previous?.kindStatus ?? {};
   if (!run.plugin || !defaulted) return { kindStatus: {}, kindConditions: [] };

@@ -8,8 +8,17 @@ import { appliedBefore, appliedVersionOf, leftByLastApply, type AppliedObjects }
 import { customResourceToApply, validationFailure, inventoryEntry, inventoryId, type ValidatedResource } from '../render/stage-render';
 import { subjectOf, tracedApplies } from '../observe/observe-run';
 import { checkRenderedAllowed, identityPreflight } from '../fetch/tenancy';
-import { cachedLive } from '../fetch/stage-fetch';
+import { cachedLive, type CacheRun } from '../fetch/stage-fetch';
 import { ensurePrevention } from '../gates/stage-gates';
+
+/** ApplyRun is the part of the run apply reads: what fetch read and validate checked, the hook state, and the cached reads it counts. */
+export type ApplyRun = CacheRun & Pick<ReconcileRun, 'ref' | 'stage' | 'desired' | 'plugin' | 'object' | 'live' | 'specHash' | 'hookState' | 'kindNotServed' | 'prevention'>;
+
+/**
+ * ApplyDependencies is what apply reads: the watch cache, the source's tenancy and owner (its
+ * refusals), the drift policies and the drift-prevention keeper it asks before writing.
+ */
+export type ApplyDependencies = Pick<PipelineDependencies, 'cacheFor' | 'tenancyFor' | 'ownerOf' | 'driftPolicyFor' | 'driftPrevention' | 'options' | 'now'>;
 
 /**
  * applyStage applies the CR (for a kind) and the rendered objects with server-side apply in
@@ -20,7 +29,7 @@ import { ensurePrevention } from '../gates/stage-gates';
  * dry-run at all: unchanged in Git, it is not written either (appliedBefore); changed, it is
  * applied at once (leftByLastApply).
  */
-export async function applyStage(run: ReconcileRun, deps: PipelineDependencies, rendered: KubernetesManifest[], validated?: ValidatedResource, span: TraceSpan = noSpan): Promise<AppliedObjects> {
+export async function applyStage(run: ApplyRun, deps: ApplyDependencies, rendered: KubernetesManifest[], validated?: ValidatedResource, span: TraceSpan = noSpan): Promise<AppliedObjects> {
   run.stage = 'apply';
   const drift = driftCheck(run, deps);
   const cached = cachedLive(run, deps);
@@ -71,7 +80,7 @@ function observed(options: ChangeSetOptions, object: KubernetesManifest, apply: 
 }
 
 /** plainManifestLive: a plain manifest is its own rendered object, and fetch read it live already. */
-function plainManifestLive(run: ReconcileRun): ((object: KubernetesManifest) => KnownState | undefined) | undefined {
+function plainManifestLive(run: ApplyRun): ((object: KubernetesManifest) => KnownState | undefined) | undefined {
   if (run.plugin || !run.object || run.kindNotServed) return undefined;
   const id = inventoryId(inventoryEntry(run.object));
   return (object) => (inventoryId(inventoryEntry(object)) === id ? { live: run.live } : undefined);
@@ -98,7 +107,7 @@ const clusterKind = 'Cluster';
  * Cluster's own namespace. Every version of the group counts, and a Cluster a kind renders as well
  * as one in Git. An operator-owned source (deps.ownerOf, a config-file source) may.
  */
-export function checkClusterObjects(run: ReconcileRun, deps: PipelineDependencies, objects: readonly KubernetesManifest[]): void {
+export function checkClusterObjects(run: ApplyRun, deps: ApplyDependencies, objects: readonly KubernetesManifest[]): void {
   if ((deps.ownerOf?.(run.job.source) ?? 'operator') === 'operator') return;
   for (const object of objects) {
     if (!isClusterObject(object)) continue;
@@ -145,7 +154,7 @@ export interface DriftCheck {
  * Ignored fields are neither reported nor healed while Git is unchanged; a new commit applies
  * Git's value for them like for any other field. A sync hook's run is never drift.
  */
-export function driftCheck(run: ReconcileRun, deps: PipelineDependencies): DriftCheck {
+export function driftCheck(run: ApplyRun, deps: ApplyDependencies): DriftCheck {
   const check: DriftCheck = { healed: [], reported: [], brokenGlass: [], options: {} };
   // A sync hook's run is never drift: created once, then left to run as it is.
   if (run.hookState) return { ...check, options: { decide: (_object, live) => (live ? 'skip' : 'apply') } };
@@ -175,7 +184,7 @@ export function driftCheck(run: ReconcileRun, deps: PipelineDependencies): Drift
   return check;
 }
 
-function wasApplied(run: ReconcileRun, object: KubernetesManifest, inventory: Set<string>): boolean {
+function wasApplied(run: ApplyRun, object: KubernetesManifest, inventory: Set<string>): boolean {
   // A plain manifest is its own inventory; a CR's objects are in the CR's inventory.
   if (!run.plugin) return true;
   const isTheCustomResource = object.kind === run.object?.kind && object.apiVersion === run.object.apiVersion && object.metadata.name === run.object.metadata.name;

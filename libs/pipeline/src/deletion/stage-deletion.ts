@@ -1,11 +1,16 @@
 import { getObject, removeFinalizer, toReconcileFailure, type EventInput } from '@tidemark/cluster';
 import { findCondition, Reason, ConditionType, setCondition, type KubernetesManifest, type ObjectStatus } from '@tidemark/contracts';
-import type { PipelineDependencies } from '../dependencies';
 import { prunedBy, type DeletionResult, type PruneResult, type ReconcileRun } from '../run';
-import { addPruned, judgePrune, previousInventory, pruneEntries, pruneLiveObject, checkMassPrune } from '../prune/stage-prune';
+import { addPruned, checkMassPrune, judgePrune, previousInventory, pruneEntries, pruneLiveObject, type PruneDependencies, type PruneRun } from '../prune/stage-prune';
 import type { KeptObject } from '../prune/guards';
 import { cleanupFinalizer, inventoryEntry } from '../render/stage-render';
 import { subjectOf } from '../observe/observe-run';
+
+/** DeletionRun is the part of the run the deletion stage reads, and what it hands prune. */
+export type DeletionRun = PruneRun & Pick<ReconcileRun, 'plugin' | 'deletion'>;
+
+/** DeletionDependencies is what the deletion stage reads: prune's own. */
+export type DeletionDependencies = PruneDependencies;
 
 /**
  * deletionStage handles an object removed from Git, or a CR deleted by hand (deletionTimestamp
@@ -14,7 +19,7 @@ import { subjectOf } from '../observe/observe-run';
  * passes the prune guards; an object a guard keeps is orphaned: left in the cluster, with the
  * reason in its status record and an Event. A CR that is kept keeps what it rendered too.
  */
-export async function deletionStage(run: ReconcileRun, deps: PipelineDependencies): Promise<DeletionResult> {
+export async function deletionStage(run: DeletionRun, deps: DeletionDependencies): Promise<DeletionResult> {
   run.stage = 'deletion';
   const removedFromGit = !run.desired;
   const deletedByHand = Boolean(run.plugin && run.live?.metadata.deletionTimestamp);
@@ -33,7 +38,7 @@ export async function deletionStage(run: ReconcileRun, deps: PipelineDependencie
   }
 }
 
-async function prune(run: ReconcileRun, deps: PipelineDependencies, removedFromGit: boolean): Promise<PruneResult> {
+async function prune(run: DeletionRun, deps: DeletionDependencies, removedFromGit: boolean): Promise<PruneResult> {
   const pruned = await pruneEntries(run, deps, previousInventory(run));
   if (run.live && run.plugin) {
     await removeFinalizer(run.connection, run.live, cleanupFinalizer);
@@ -45,7 +50,7 @@ async function prune(run: ReconcileRun, deps: PipelineDependencies, removedFromG
 }
 
 /** keptItself asks the guards about the removed object itself first: kept, it is orphaned with everything it owns. */
-async function keptItself(run: ReconcileRun, deps: PipelineDependencies, live: KubernetesManifest): Promise<KeptObject | undefined> {
+async function keptItself(run: DeletionRun, deps: DeletionDependencies, live: KubernetesManifest): Promise<KeptObject | undefined> {
   const verdict = await judgePrune(run, deps, inventoryEntry(live), live);
   if (verdict.allowed) return undefined;
   deps.log?.warn({ objectKey: run.job.objectKey, cluster: run.job.cluster, guard: verdict.guard, reason: verdict.reason }, 'removed from Git but orphaned, not deleted');
@@ -53,12 +58,12 @@ async function keptItself(run: ReconcileRun, deps: PipelineDependencies, live: K
 }
 
 /** refreshed is the CR as it is after its finalizer went. */
-async function refreshed(run: ReconcileRun, live: KubernetesManifest): Promise<KubernetesManifest> {
+async function refreshed(run: DeletionRun, live: KubernetesManifest): Promise<KubernetesManifest> {
   return (await getObject(run.connection, { apiVersion: live.apiVersion, kind: live.kind, namespace: live.metadata.namespace, name: live.metadata.name })) ?? live;
 }
 
 /** deletionEvents: a Pruned event per object the deletion stage pruned, and the orphans; finalize emits them. */
-export function deletionEvents(run: ReconcileRun): EventInput[] {
+export function deletionEvents(run: DeletionRun): EventInput[] {
   if (!run.live) return [];
   const deletion = run.deletion;
   const pruned = prunedBy(deletion);
@@ -80,7 +85,7 @@ export function keptEvents(kept: readonly KeptObject[]): EventInput[] {
  * it stays listed, with Ready=Unknown and the reason, until it is deleted by hand (the next run
  * then finds nothing and forgets it) or declared in Git again.
  */
-export function orphanedRecord(run: ReconcileRun, kept: KeptObject, now: Date): ObjectStatus {
+export function orphanedRecord(run: DeletionRun, kept: KeptObject, now: Date): ObjectStatus {
   const previous = run.previous;
   const generation = run.live?.metadata.generation ?? previous?.observedGeneration ?? 0;
   const message = `Removed from Git at revision ${run.job.revision.slice(0, 12)}, but orphaned (left in the cluster, no longer managed): ${kept.reason}`;

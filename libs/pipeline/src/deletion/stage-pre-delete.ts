@@ -1,8 +1,16 @@
 import { NotReadyError, Reason, describeObject, findCondition, parseObjectKey, verdictOf } from '@tidemark/contracts';
 import { objectToken, preDeleteRun, type HookRun, type OrderingNode } from '@tidemark/ordering';
-import type { PipelineDependencies } from '../dependencies';
+import type { DesiredStateReader, PipelineDependencies } from '../dependencies';
 import type { ReconcileRun } from '../run';
 import { ownPrevious } from '../status/record-failure';
+
+/** PreDeleteRun is the part of the run the pre-delete gate reads (it drops `desired` of a hook whose work is done). */
+export type PreDeleteRun = Pick<ReconcileRun, 'job' | 'ref' | 'stage' | 'desired' | 'previous'>;
+
+/** PreDeleteDependencies is what the pre-delete gate reads: whether the source retires, its ordering, the hooks' records, and the wakes. */
+export type PreDeleteDependencies = Pick<PipelineDependencies, 'statusStore' | 'ordering' | 'declarations' | 'log' | 'options'> & {
+  desired: Pick<DesiredStateReader, 'retiring' | 'orderingAt'>;
+};
 
 /**
  * Pre-delete hooks run when their source is deleted, and only then, as Argo CD's PreDelete hooks
@@ -22,7 +30,7 @@ import { ownPrevious } from '../status/record-failure';
  * again here would let that late run apply a new hook run (read from the living source's ordering) that
  * nothing prunes any more.
  */
-export async function preDeleteStage(run: ReconcileRun, deps: PipelineDependencies): Promise<void> {
+export async function preDeleteStage(run: PreDeleteRun, deps: PreDeleteDependencies): Promise<void> {
   const stillRetiring = deps.desired.retiring?.(run.job.source) === true;
   if (!stillRetiring && !run.desired?.retiring) return;
   run.stage = 'deletion';
@@ -40,7 +48,7 @@ export async function preDeleteStage(run: ReconcileRun, deps: PipelineDependenci
  * preDeleteRunOf is a retiring source's pre-delete hook's run: it waits for every pre-delete hook of
  * the nearest lower weight to have succeeded, then runs under a run id of its own (preDeleteRun).
  */
-export async function preDeleteRunOf(run: ReconcileRun, deps: PipelineDependencies, hookRun: HookRun): Promise<HookRun> {
+export async function preDeleteRunOf(run: PreDeleteRun, deps: PreDeleteDependencies, hookRun: HookRun): Promise<HookRun> {
   const hooks = await preDeleteHooks(run, deps);
   const lower = hooks.map(weightOf).filter((weight) => weight < hookRun.hook.weight);
   if (lower.length > 0) {
@@ -51,7 +59,7 @@ export async function preDeleteRunOf(run: ReconcileRun, deps: PipelineDependenci
 }
 
 /** preDeleteHooks are the pre-delete hooks of the run's revision on its cluster (for a retiring source, all its ordering holds). */
-async function preDeleteHooks(run: ReconcileRun, deps: PipelineDependencies): Promise<OrderingNode[]> {
+async function preDeleteHooks(run: PreDeleteRun, deps: PreDeleteDependencies): Promise<OrderingNode[]> {
   const ordering = await deps.desired.orderingAt?.(run.job.source, run.job.revision, run.job.cluster);
   return [...(ordering?.nodes.values() ?? [])].filter((node) => node.hook?.hook.phase === 'pre-delete');
 }
@@ -65,7 +73,7 @@ function weightOf(node: OrderingNode): number {
  * run with its message (which names the hook and quotes its log's tail); one that has not ended
  * makes it wait, woken when the hook's record changes.
  */
-async function waitForHooks(run: ReconcileRun, deps: PipelineDependencies, hooks: readonly OrderingNode[], what: string): Promise<void> {
+async function waitForHooks(run: PreDeleteRun, deps: PreDeleteDependencies, hooks: readonly OrderingNode[], what: string): Promise<void> {
   const { source, cluster } = run.job;
   const subject = `Source ${source} is being deleted, and ${describeObject(run.ref)} ${what} only after its pre-delete hooks have succeeded`;
   const recheckMs = deps.options?.dependencyRecheckMs ?? 60_000;
@@ -94,7 +102,7 @@ async function waitForHooks(run: ReconcileRun, deps: PipelineDependencies, hooks
  * this the hook would never run and every object waiting for it would wait for ever. The queue keeps
  * one job per object, and the hook's run name is fixed per revision, so asking twice runs it once.
  */
-async function startHook(run: ReconcileRun, deps: PipelineDependencies, node: OrderingNode): Promise<void> {
+async function startHook(run: PreDeleteRun, deps: PreDeleteDependencies, node: OrderingNode): Promise<void> {
   const { source, revision, cluster } = run.job;
   await deps.declarations?.wake(cluster, { source, revision, objectKey: node.objectKey }).catch((error: unknown) =>
     deps.log?.warn({ objectKey: node.objectKey, source, err: String(error) }, 'could not queue a pre-delete hook'));
@@ -104,7 +112,7 @@ async function startHook(run: ReconcileRun, deps: PipelineDependencies, node: Or
  * preDeleteVerdict is what a hook's pre-delete run came to, from its record: Ready, Failed (with the
  * record's message), or not yet; `started` is false while no record of that run exists.
  */
-async function preDeleteVerdict(deps: PipelineDependencies, cluster: string, node: OrderingNode): Promise<{ state: 'Ready' | 'Failed' | 'Waiting'; message: string; started: boolean }> {
+async function preDeleteVerdict(deps: PreDeleteDependencies, cluster: string, node: OrderingNode): Promise<{ state: 'Ready' | 'Failed' | 'Waiting'; message: string; started: boolean }> {
   const record = await deps.statusStore.get(cluster, node.objectKey);
   if (!record || record.specHash !== preDeleteRun(node.hook!).specHash) return { state: 'Waiting', message: '', started: false };
   const state = verdictOf(record).state;
@@ -114,7 +122,7 @@ async function preDeleteVerdict(deps: PipelineDependencies, cluster: string, nod
 }
 
 /** onlyHooksLeft: every other object the source has on the cluster is gone (or orphaned: kept by a prune guard). */
-async function onlyHooksLeft(run: ReconcileRun, deps: PipelineDependencies): Promise<boolean> {
+async function onlyHooksLeft(run: PreDeleteRun, deps: PreDeleteDependencies): Promise<boolean> {
   const { source, cluster } = run.job;
   const hooks = new Set((await preDeleteHooks(run, deps)).map((node) => node.objectKey));
   const held = await deps.statusStore.holders(source, [cluster]);

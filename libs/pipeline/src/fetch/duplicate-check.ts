@@ -4,6 +4,9 @@ import { refusalOf } from './tenancy';
 import type { Declaration, DesiredStateReader, PipelineDependencies, PipelineOptions } from '../dependencies';
 import type { Fetched, ReconcileRun } from '../run';
 
+/** DuplicateRun is the part of the run the duplicate check reads: the job, its object as Git, the cluster and the last record have it. */
+export type DuplicateRun = Pick<ReconcileRun, 'job' | 'ref' | 'connection' | 'desired' | 'live' | 'object' | 'previous'>;
+
 /** DuplicateDependencies is what the duplicate check reads: every source's declarations, tenancy and Placement identities. */
 export type DuplicateDependencies = Pick<PipelineDependencies, 'declarations' | 'tenancyFor' | 'connectionFor' | 'log'> & {
   desired: Pick<DesiredStateReader, 'identityAt'>;
@@ -27,7 +30,7 @@ interface LiveObjectRef {
  * declaration its own source may apply counts (see refusalToApply): another tenant cannot freeze an object
  * by declaring it in a source whose allow-list forbids it.
  */
-export async function refuseDuplicates(run: ReconcileRun, deps: DuplicateDependencies, served: ApiResource | undefined, fetched: Fetched, namespace: string): Promise<void> {
+export async function refuseDuplicates(run: DuplicateRun, deps: DuplicateDependencies, served: ApiResource | undefined, fetched: Fetched, namespace: string): Promise<void> {
   const desired = fetched.desired;
   if (!deps.declarations || !desired) return;
   // A kind spelt as its resource name or in another case is not served as such, yet names one.
@@ -57,7 +60,7 @@ export class DuplicateObjectError extends NotReadyError {
  * otherDeclarations lists the Git objects, other than the run's own, that declare a live object
  * (the object being pruned, or the run's own object when it leaves Git).
  */
-export async function otherDeclarations(run: ReconcileRun, deps: DuplicateDependencies, target: LiveObjectRef): Promise<Declaration[]> {
+export async function otherDeclarations(run: DuplicateRun, deps: DuplicateDependencies, target: LiveObjectRef): Promise<Declaration[]> {
   if (!deps.declarations) return [];
   const resource = await run.connection.discovery.resolveKind(target.apiVersion, target.kind);
   if (!resource) return [];
@@ -69,7 +72,7 @@ export async function otherDeclarations(run: ReconcileRun, deps: DuplicateDepend
  * declarationsToWake: when the run's object left Git, another declaration of its live object may
  * now apply it; finalize wakes those. Empty for an object still in Git.
  */
-export async function declarationsToWake(run: ReconcileRun, deps: DuplicateDependencies): Promise<Declaration[]> {
+export async function declarationsToWake(run: DuplicateRun, deps: DuplicateDependencies): Promise<Declaration[]> {
   const object = run.live ?? run.object;
   const apiVersion = object?.apiVersion ?? run.previous?.apiVersion;
   if (run.desired || !deps.declarations || !apiVersion) return [];
@@ -83,7 +86,7 @@ export async function declarationsToWake(run: ReconcileRun, deps: DuplicateDepen
   }
 }
 
-async function sameLiveObject(run: ReconcileRun, deps: DuplicateDependencies, own: string, resource: ApiResource, namespace: string): Promise<Declaration[]> {
+async function sameLiveObject(run: DuplicateRun, deps: DuplicateDependencies, own: string, resource: ApiResource, namespace: string): Promise<Declaration[]> {
   const candidates = await deps.declarations!.named(run.job.cluster, run.ref.name, { source: run.job.source, revision: run.job.revision });
   const same: Declaration[] = [];
   for (const candidate of candidates) {
@@ -125,7 +128,7 @@ async function refusalToApply(deps: DuplicateDependencies, declaration: Declarat
 }
 
 /** identityOf resolves another declaration through discovery; a kind the cluster does not serve is guessed, in the scope of ours. */
-async function identityOf(run: ReconcileRun, deps: DuplicateDependencies, declaration: Declaration, ours: ApiResource): Promise<string> {
+async function identityOf(run: DuplicateRun, deps: DuplicateDependencies, declaration: Declaration, ours: ApiResource): Promise<string> {
   const { object } = declaration;
   const target = { namespace: object.metadata.namespace ?? '', name: object.metadata.name };
   const resolved = await run.connection.discovery.resolveKind(object.apiVersion, object.kind).catch(() => undefined);

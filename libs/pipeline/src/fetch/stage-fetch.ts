@@ -127,6 +127,9 @@ function withNamespace(object: KubernetesManifest, namespace: string): Kubernete
   return { ...object, metadata: { ...object.metadata, namespace } };
 }
 
+/** CacheRun is the part of the run a read through the watch cache reads, and the count of cached reads it keeps. */
+export type CacheRun = Pick<ReconcileRun, 'job' | 'connection' | 'previous' | 'liveReads' | 'cachedReads'>;
+
 /**
  * runCache is the watch cache a run may read from, or undefined when it must read live:
  * - no cache for the cluster, or the run acts as a source's ServiceAccount (the cache was filled
@@ -135,7 +138,7 @@ function withNamespace(object: KubernetesManifest, namespace: string): Kubernete
  *   process's cache yet, and a read behind it would skip what woke it;
  * - the run is the live retry of one whose cached read met a 404 or a conflict.
  */
-export function runCache(run: ReconcileRun, deps: Pick<PipelineDependencies, 'cacheFor'>): ObjectCache | undefined {
+export function runCache(run: CacheRun, deps: Pick<PipelineDependencies, 'cacheFor'>): ObjectCache | undefined {
   if (run.liveReads || run.connection.identity !== undefined) return undefined;
   if (jobFlags(run.job).fresh) return undefined;
   return deps.cacheFor?.(run.job.cluster);
@@ -145,7 +148,7 @@ export function runCache(run: ReconcileRun, deps: Pick<PipelineDependencies, 'ca
  * readLiveObject reads one live object from the cache when it holds it fresh enough, else from
  * the API server. `previous` is the last run's record (fetch reads it before the run holds it).
  */
-export async function readLiveObject(run: ReconcileRun, deps: Pick<PipelineDependencies, 'cacheFor'>, target: { resource: ApiResource; namespace: string; name: string }, previous: ObjectStatus | undefined): Promise<KubernetesManifest | undefined> {
+export async function readLiveObject(run: CacheRun, deps: Pick<PipelineDependencies, 'cacheFor'>, target: { resource: ApiResource; namespace: string; name: string }, previous: ObjectStatus | undefined): Promise<KubernetesManifest | undefined> {
   const { resource, namespace, name } = target;
   const apiVersion = resource.group ? `${resource.group}/${resource.version}` : resource.version;
   const answer = runCache(run, deps)?.lookup({ apiVersion, kind: resource.kind, namespace, name }, recordedVersion(previous, { apiVersion, kind: resource.kind, metadata: { name, namespace } }));
@@ -157,7 +160,7 @@ export async function readLiveObject(run: ReconcileRun, deps: Pick<PipelineDepen
 }
 
 /** cachedLive is the change set's `cached` option: the cache's answer for a rendered object, counted on the run. */
-export function cachedLive(run: ReconcileRun, deps: Pick<PipelineDependencies, 'cacheFor'>): ((object: KubernetesManifest, namespace: string) => CacheAnswer | undefined) | undefined {
+export function cachedLive(run: CacheRun, deps: Pick<PipelineDependencies, 'cacheFor'>): ((object: KubernetesManifest, namespace: string) => CacheAnswer | undefined) | undefined {
   const cache = runCache(run, deps);
   if (!cache) return undefined;
   return (object, namespace) => {
@@ -184,7 +187,7 @@ function recordedVersion(previous: ObjectStatus | undefined, object: Pick<Kubern
  * have acted on an object that had changed or gone behind the cache's back; it runs again with
  * live reads (server-side apply stays the authority on writes).
  */
-export function isStaleCacheSymptom(run: ReconcileRun, error: unknown): boolean {
+export function isStaleCacheSymptom(run: Pick<ReconcileRun, 'cachedReads'>, error: unknown): boolean {
   if (!run.cachedReads) return false;
   const cause = isReconcileFailure(error) ? (error as { cause?: unknown }).cause : error;
   return cause instanceof ApiError && cause.mayBeStaleRead;

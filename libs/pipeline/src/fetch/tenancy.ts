@@ -61,7 +61,7 @@ export function runConnections(job: ReconcileJob, deps: ConnectionDependencies, 
  * not Tidemark lacking a permission, so it stalls (Stalled, reason Forbidden, the API server's
  * message) instead of being retried; a changed object or a retry from the dashboard runs it again.
  */
-export function identityFailure(run: ReconcileRun, failure: ReconcileFailure): ReconcileFailure {
+export function identityFailure(run: Pick<ReconcileRun, 'job' | 'connection' | 'placedAs'>, failure: ReconcileFailure): ReconcileFailure {
   const identity = run.connection.identity;
   if (!identity || failure.code !== 'Forbidden' || failure instanceof TerminalError) return failure;
   const message = failure.message.replace(/ Grant Tidemark's service account this permission; it will be retried\.$/, '');
@@ -75,7 +75,7 @@ export function identityFailure(run: ReconcileRun, failure: ReconcileFailure): R
  * (the CR was dry-run by validate, or is created first, before any of them). Nothing is applied
  * half-way for the CR.
  */
-export async function identityPreflight(run: ReconcileRun, rendered: readonly KubernetesManifest[]): Promise<void> {
+export async function identityPreflight(run: Pick<ReconcileRun, 'connection' | 'plugin'>, rendered: readonly KubernetesManifest[]): Promise<void> {
   if (!run.connection.identity || !run.plugin) return;
   for (const object of rendered) await applyObject(run.connection, object, { dryRun: true });
 }
@@ -86,7 +86,7 @@ export async function identityPreflight(run: ReconcileRun, rendered: readonly Ku
  * `resource` is undefined while the API server does not serve the kind: its scope is unknown then,
  * so it waits rather than guess.
  */
-export function checkAllowed(run: ReconcileRun, deps: Pick<PipelineDependencies, 'tenancyFor'>, resource: ApiResource | undefined, namespace: string, apiVersion: string): void {
+export function checkAllowed(run: Pick<ReconcileRun, 'job' | 'ref'>, deps: Pick<PipelineDependencies, 'tenancyFor'>, resource: ApiResource | undefined, namespace: string, apiVersion: string): void {
   const allow = deps.tenancyFor?.(run.job.source)?.allow;
   if (!allow) return;
   if (!resource) {
@@ -96,7 +96,7 @@ export function checkAllowed(run: ReconcileRun, deps: Pick<PipelineDependencies,
 }
 
 /** checkRenderedAllowed holds the objects a kind renders (a WebApp's Deployment, Service, …) to the same allow-list. */
-export async function checkRenderedAllowed(run: ReconcileRun, deps: Pick<PipelineDependencies, 'tenancyFor'>, rendered: readonly KubernetesManifest[]): Promise<void> {
+export async function checkRenderedAllowed(run: Pick<ReconcileRun, 'job' | 'connection'>, deps: Pick<PipelineDependencies, 'tenancyFor'>, rendered: readonly KubernetesManifest[]): Promise<void> {
   const allow = deps.tenancyFor?.(run.job.source)?.allow;
   if (!allow) return;
   for (const object of rendered) {
@@ -105,7 +105,7 @@ export async function checkRenderedAllowed(run: ReconcileRun, deps: Pick<Pipelin
   }
 }
 
-function refuse(run: ReconcileRun, allow: AllowList, target: { apiVersion: string; kind: string; namespace: string | undefined; name: string }): void {
+function refuse(run: Pick<ReconcileRun, 'job'>, allow: AllowList, target: { apiVersion: string; kind: string; namespace: string | undefined; name: string }): void {
   const refusal = refusalOf(allow, { ...target, cluster: run.job.cluster });
   if (!refusal) return;
   const place = target.namespace ? `${target.namespace}/${target.name}` : target.name;

@@ -1,17 +1,28 @@
 import { createHash } from 'node:crypto';
 import { findCondition, jobFlags, type InventoryEntry, type ObjectStatus, type ReconcileJob, type ReconcileOutcome } from '@tidemark/contracts';
 import type { ObjectCache } from '@tidemark/cluster';
-import type { PipelineDependencies } from '../dependencies';
+import type { DesiredStateReader, PipelineDependencies } from '../dependencies';
 import type { ReconcileRun } from '../run';
-import { runCache } from './stage-fetch';
+import { runCache, type CacheRun } from './stage-fetch';
 import { inventoryId } from '../render/stage-render';
+
+/** ResyncRun is the part of the run a look-again reads before any stage: the job and its start. */
+export type ResyncRun = CacheRun & Pick<ReconcileRun, 'ref' | 'startedAt'>;
+
+/**
+ * ResyncDependencies is what a look-again reads: the status records, the watch cache, the kinds,
+ * Git's revision, placement and the observer it tells; it writes nothing.
+ */
+export type ResyncDependencies = Pick<PipelineDependencies, 'statusStore' | 'cacheFor' | 'tenancyFor' | 'kinds' | 'observer' | 'options' | 'now'> & {
+  desired: Pick<DesiredStateReader, 'admitRevision' | 'identityAt'>;
+};
 
 /**
  * resyncUnchanged answers a run that would change nothing (unchangedSinceLastRun) with the next
  * look at the resync interval, telling the observer 'unchanged'; undefined when the stages must run.
  * A failure to decide (Redis not answering) runs the stages, which report it.
  */
-export async function resyncUnchanged(run: ReconcileRun, deps: PipelineDependencies): Promise<ReconcileOutcome | undefined> {
+export async function resyncUnchanged(run: ResyncRun, deps: ResyncDependencies): Promise<ReconcileOutcome | undefined> {
   if (!lookAgain(run.job)) return undefined;
   const verdict = await unchangedSinceLastRun(run, deps).catch((error: unknown) => ({ reason: `could not decide: ${String(error)}` }));
   const { cluster, objectKey } = run.job;
@@ -51,7 +62,7 @@ export interface UnchangedVerdict {
  * `options.fullCheckIntervalMs` per object, and for every object after the process starts (a new
  * release or config may render differently).
  */
-export async function unchangedSinceLastRun(run: ReconcileRun, deps: PipelineDependencies): Promise<UnchangedVerdict> {
+export async function unchangedSinceLastRun(run: ResyncRun, deps: ResyncDependencies): Promise<UnchangedVerdict> {
   const cache = runCache(run, deps);
   if (!cache) return { reason: 'reads live (woken by a watch or a person, or acts as a ServiceAccount)' };
   const previous = await deps.statusStore.get(run.job.cluster, run.job.objectKey);
@@ -62,7 +73,7 @@ export async function unchangedSinceLastRun(run: ReconcileRun, deps: PipelineDep
  * unchangedJobs is unchangedSinceLastRun for a resync sweep's batch (libs/queue's ResyncSweeper):
  * one status-store round trip per cluster, then the same verdict per job; false when it cannot tell.
  */
-export async function unchangedJobs(jobs: readonly ReconcileJob[], deps: PipelineDependencies): Promise<boolean[]> {
+export async function unchangedJobs(jobs: readonly ReconcileJob[], deps: ResyncDependencies): Promise<boolean[]> {
   const verdicts: boolean[] = jobs.map(() => false);
   const byCluster = new Map<string, number[]>();
   jobs.forEach((job, index) => (byCluster.get(job.cluster) ?? byCluster.set(job.cluster, []).get(job.cluster)!).push(index));
@@ -78,13 +89,13 @@ export async function unchangedJobs(jobs: readonly ReconcileJob[], deps: Pipelin
 }
 
 /** jobCache is runCache for a job that has no run: none for a source acting as its ServiceAccount, or a job that is not a routine resync. */
-function jobCache(job: ReconcileJob, deps: PipelineDependencies): ObjectCache | undefined {
+function jobCache(job: ReconcileJob, deps: ResyncDependencies): ObjectCache | undefined {
   if (!lookAgain(job) || deps.tenancyFor?.(job.source)?.serviceAccount) return undefined;
   return deps.cacheFor?.(job.cluster);
 }
 
 /** verdictFor is the list of adjudicators: the first reason a full run is needed, or undefined. */
-async function verdictFor(job: ReconcileJob, previous: ObjectStatus | undefined, cache: ObjectCache, deps: PipelineDependencies, sweep = false): Promise<string | undefined> {
+async function verdictFor(job: ReconcileJob, previous: ObjectStatus | undefined, cache: ObjectCache, deps: ResyncDependencies, sweep = false): Promise<string | undefined> {
   return recordVerdict(previous, deps)
     ?? kindVerdict(previous!, deps)
     ?? versionsVerdict(previous!, cache)
@@ -94,7 +105,7 @@ async function verdictFor(job: ReconcileJob, previous: ObjectStatus | undefined,
 }
 
 /** recordVerdict: only a Ready record without a failure, drift or suspension, written by a recent full run, stands. */
-function recordVerdict(previous: ObjectStatus | undefined, deps: PipelineDependencies): string | undefined {
+function recordVerdict(previous: ObjectStatus | undefined, deps: ResyncDependencies): string | undefined {
   if (!previous) return 'no status record';
   if (previous.suspended) return 'suspended';
   if (findCondition(previous.conditions, 'Ready')?.status !== 'True') return 'not Ready';
@@ -106,7 +117,7 @@ function recordVerdict(previous: ObjectStatus | undefined, deps: PipelineDepende
  * fullCheckVerdict: a record from before this process started, or older than the object's full-check
  * interval (fullCheckIntervalFor), gets a full run.
  */
-function fullCheckVerdict(objectKey: string, written: number, deps: PipelineDependencies): string | undefined {
+function fullCheckVerdict(objectKey: string, written: number, deps: ResyncDependencies): string | undefined {
   const options = deps.options ?? {};
   if (options.fullCheckAfter && !(written >= options.fullCheckAfter.getTime())) return 'no full run since this process started';
   const now = (deps.now?.() ?? new Date()).getTime();
@@ -128,7 +139,7 @@ export function fullCheckIntervalFor(objectKey: string, intervalMs: number): num
 }
 
 /** kindVerdict: a kind that acts on the cluster or follows other objects (ConfigWatcher) always runs. */
-function kindVerdict(previous: ObjectStatus, deps: PipelineDependencies): string | undefined {
+function kindVerdict(previous: ObjectStatus, deps: ResyncDependencies): string | undefined {
   const plugin = deps.kinds.pluginFor(previous.apiVersion, previous.kind);
   return plugin?.act || plugin?.referencedObjects ? 'the kind acts on the cluster' : undefined;
 }
@@ -157,7 +168,7 @@ function versionsVerdict(previous: ObjectStatus, cache: ObjectCache): string | u
  * the history, while "the last applied revision is the head" is one comparison. A sweep answers
  * nothing for a job, so a forged one gets no run either way.
  */
-async function revisionVerdict(job: ReconcileJob, previous: ObjectStatus, deps: PipelineDependencies, ofRecord = false): Promise<string | undefined> {
+async function revisionVerdict(job: ReconcileJob, previous: ObjectStatus, deps: ResyncDependencies, ofRecord = false): Promise<string | undefined> {
   const asked = ofRecord ? previous.lastAppliedRevision : job.revision;
   if (!deps.desired.admitRevision || asked === undefined) return job.revision === previous.lastAppliedRevision ? undefined : 'a new revision';
   // The stages refuse a revision that is not admitted; here it only means "look".
@@ -166,7 +177,7 @@ async function revisionVerdict(job: ReconcileJob, previous: ObjectStatus, deps: 
 }
 
 /** placementVerdict: an object a Placement rule applies as a ServiceAccount reads live, as fetch does. */
-async function placementVerdict(job: ReconcileJob, previous: ObjectStatus, deps: PipelineDependencies): Promise<string | undefined> {
+async function placementVerdict(job: ReconcileJob, previous: ObjectStatus, deps: ResyncDependencies): Promise<string | undefined> {
   if (!deps.desired.identityAt || previous.path === undefined) return undefined;
   const path = previous.renderUnit ? `${previous.path.replace(/\/+$/, '')}/` : previous.path;
   const placed = await deps.desired.identityAt(job.source, previous.lastAppliedRevision ?? job.revision, path);
@@ -178,7 +189,7 @@ async function placementVerdict(job: ReconcileJob, previous: ObjectStatus, deps:
  * the order stage would find it. Its Namespace and CRD are not read: they are what the object needs
  * to exist at all, and it is still there at the version its apply left.
  */
-async function dependenciesVerdict(job: ReconcileJob, previous: ObjectStatus, deps: PipelineDependencies): Promise<string | undefined> {
+async function dependenciesVerdict(job: ReconcileJob, previous: ObjectStatus, deps: ResyncDependencies): Promise<string | undefined> {
   const dependencies = previous.dependencies;
   if (!dependencies || dependencies.total === 0) return undefined;
   if (dependencies.edges.length < dependencies.total) return 'dependencies not all recorded';

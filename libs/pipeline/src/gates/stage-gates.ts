@@ -64,7 +64,7 @@ export function isWindowFailure(failure: { code: string }): boolean {
  * first in the object's namespace (only there), so its own prevented objects stay writable by it. An object that was prevented and no
  * longer is asks the keeper whether the policy is still needed.
  */
-export async function preventionCheck(run: ReconcileRun, deps: Pick<PipelineDependencies, 'driftPrevention' | 'driftPolicyFor' | 'options'>): Promise<void> {
+export async function preventionCheck(run: Pick<ReconcileRun, 'job' | 'connection' | 'desired' | 'object' | 'live' | 'prevention'>, deps: Pick<PipelineDependencies, 'driftPrevention' | 'driftPolicyFor' | 'options'>): Promise<void> {
   const { cluster, source } = run.job;
   const prevented = run.object !== undefined && run.desired !== undefined
     && driftPolicyOf(run.object, deps.options?.driftPolicies, deps.driftPolicyFor?.(source)) === 'prevent';
@@ -82,7 +82,7 @@ export async function preventionCheck(run: ReconcileRun, deps: Pick<PipelineDepe
  * identity the run writes as in the namespaces of the prevented objects, and know the kinds of the prevented objects it is about to apply
  * (so that removing it later searches only those kinds).
  */
-export async function ensurePrevention(run: ReconcileRun, deps: Pick<PipelineDependencies, 'driftPrevention'>, objects: readonly KubernetesManifest[]): Promise<void> {
+export async function ensurePrevention(run: Pick<ReconcileRun, 'job' | 'connection'>, deps: Pick<PipelineDependencies, 'driftPrevention'>, objects: readonly KubernetesManifest[]): Promise<void> {
   const guarded = objects.filter(isPrevented);
   const kinds = [...new Set(guarded.map((object) => `${groupOf(object.apiVersion)}/${object.kind}`))];
   if (!deps.driftPrevention || kinds.length === 0) return;

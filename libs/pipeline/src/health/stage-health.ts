@@ -64,7 +64,10 @@ const defaultHealthTimeoutMs = 600_000;
 /** HealthTimeoutDependencies is what the health timeout reads: the per-kind timeouts and the default. */
 export type HealthTimeoutDependencies = Pick<PipelineDependencies, 'healthTimeoutFor' | 'options'>;
 
-export function healthTimeoutOf(run: ReconcileRun, deps: HealthTimeoutDependencies): number {
+/** HealthTimeoutRun is the part of the run the health timeout reads: the object's annotation and the last record's clock. */
+export type HealthTimeoutRun = Pick<ReconcileRun, 'job' | 'desired' | 'previous' | 'specHash'>;
+
+export function healthTimeoutOf(run: HealthTimeoutRun, deps: HealthTimeoutDependencies): number {
   const fallback = deps.healthTimeoutFor?.(run.job.source) ?? deps.options?.healthTimeoutMs ?? defaultHealthTimeoutMs;
   try {
     return readHealthTimeout(run) ?? fallback;
@@ -74,7 +77,7 @@ export function healthTimeoutOf(run: ReconcileRun, deps: HealthTimeoutDependenci
 }
 
 /** readHealthTimeout parses the object's annotation; throws an Error saying the form. */
-export function readHealthTimeout(run: ReconcileRun): number | undefined {
+export function readHealthTimeout(run: Pick<ReconcileRun, 'desired'>): number | undefined {
   try {
     return parseHealthTimeout(run.desired?.object.metadata.annotations?.[healthTimeoutAnnotation]);
   } catch (error) {
@@ -87,7 +90,7 @@ export function readHealthTimeout(run: ReconcileRun): number | undefined {
  * while the spec is the same and it was not Ready then, else now. A new revision that changes the
  * object starts its clock again.
  */
-export function unreadySince(run: ReconcileRun, now: Date): string {
+export function unreadySince(run: Pick<ReconcileRun, 'previous' | 'specHash'>, now: Date): string {
   const previous = run.previous;
   if (previous?.unreadySince && previous.specHash === run.specHash) return previous.unreadySince;
   return now.toISOString();
@@ -103,7 +106,7 @@ export interface HealthWait {
 }
 
 /** healthWait measures the run's wait for Ready against its health timeout. */
-export function healthWait(run: ReconcileRun, deps: HealthTimeoutDependencies, now: Date): HealthWait {
+export function healthWait(run: HealthTimeoutRun, deps: HealthTimeoutDependencies, now: Date): HealthWait {
   const waitedMs = Math.max(0, now.getTime() - Date.parse(unreadySince(run, now)));
   const timeoutMs = healthTimeoutOf(run, deps);
   const timedOut = waitedMs >= timeoutMs;

@@ -5,6 +5,12 @@ import { crdToken, objectToken, type Dependency } from '@tidemark/ordering';
 import type { PipelineDependencies } from '../dependencies';
 import type { ReconcileRun } from '../run';
 
+/** DependencyRun is the part of the run a dependency check and the record's edges read. */
+export type DependencyRun = Pick<ReconcileRun, 'job' | 'ref' | 'connection' | 'desired' | 'object' | 'previous' | 'ordering' | 'failure'>;
+
+/** DependencyStateDependencies is what a dependency check reads: the status store and the health rules. */
+export type DependencyStateDependencies = Pick<PipelineDependencies, 'statusStore' | 'healthRules'>;
+
 /** Unmet says why a dependency is not ready yet, as the waiting object's condition will say it. */
 export interface Unmet {
   message: string;
@@ -33,7 +39,7 @@ const because: Record<Dependency['reason'], string> = {
  * a CRD must be served; anything else must be Ready in the status store, or as a live object by
  * its kind's health rule.
  */
-export async function checkDependency(run: ReconcileRun, deps: PipelineDependencies, dependency: Dependency): Promise<Unmet | undefined> {
+export async function checkDependency(run: DependencyRun, deps: DependencyStateDependencies, dependency: Dependency): Promise<Unmet | undefined> {
   if (dependency.reason === 'crd') return checkCrd(run, deps, dependency);
   const record = await deps.statusStore.get(run.job.cluster, dependency.objectKey);
   if (dependency.specHash !== undefined) return checkRecord(dependency, record, dependency.specHash);
@@ -42,7 +48,7 @@ export async function checkDependency(run: ReconcileRun, deps: PipelineDependenc
 }
 
 /** checkCrd: the kind is served once its CRD is Established; discovery refreshes on a miss. */
-async function checkCrd(run: ReconcileRun, deps: PipelineDependencies, dependency: Dependency): Promise<Unmet | undefined> {
+async function checkCrd(run: DependencyRun, deps: DependencyStateDependencies, dependency: Dependency): Promise<Unmet | undefined> {
   const apiVersion = run.desired?.object.apiVersion ?? '';
   try {
     await run.connection.discovery.resourceFor(apiVersion, run.ref.kind);
@@ -71,7 +77,7 @@ function checkRecord(dependency: Dependency, record: ObjectStatus | undefined, s
 }
 
 /** checkLive judges an object that no status record covers (not from Git) by its kind's health rule. */
-async function checkLive(run: ReconcileRun, deps: PipelineDependencies, dependency: Dependency): Promise<Unmet | undefined> {
+async function checkLive(run: DependencyRun, deps: DependencyStateDependencies, dependency: Dependency): Promise<Unmet | undefined> {
   const ref = parseObjectKey(dependency.objectKey);
   const waiting = `waiting for ${dependency.description} (${describeReason(dependency)})`;
   let live;
@@ -97,7 +103,7 @@ function describeReason(dependency: Dependency): string {
 const maxEdges = 50;
 
 /** dependencyEdges is what the run's object waits for, as its status record keeps it; nothing when it waits for nothing. */
-export function dependencyEdges(run: ReconcileRun): { dependencies?: DependencyEdges } {
+export function dependencyEdges(run: DependencyRun): { dependencies?: DependencyEdges } {
   const all = run.ordering?.dependencies ?? [];
   if (all.length === 0) return {};
   const edges = all.slice(0, maxEdges).map(({ objectKey, description, reason, source, wave }) => ({
@@ -107,7 +113,7 @@ export function dependencyEdges(run: ReconcileRun): { dependencies?: DependencyE
 }
 
 /** keptDependencyEdges: a failed run records what it read; one that failed before reading its ordering keeps the last run's. */
-export function keptDependencyEdges(run: ReconcileRun): { dependencies?: DependencyEdges } {
+export function keptDependencyEdges(run: DependencyRun): { dependencies?: DependencyEdges } {
   if (run.ordering) return dependencyEdges(run);
   return run.previous?.dependencies ? { dependencies: run.previous.dependencies } : {};
 }
@@ -117,7 +123,7 @@ export function keptDependencyEdges(run: ReconcileRun): { dependencies?: Depende
  * wakes what waits on it, and so does one whose Ready condition changed (its dependents then say
  * why they still wait); a CRD also wakes what waits for its kind. Empty when nobody is to be woken.
  */
-export function dependentTokens(run: ReconcileRun, record: ObjectStatus | undefined): string[] {
+export function dependentTokens(run: DependencyRun, record: ObjectStatus | undefined): string[] {
   if (!readyChanged(run, record)) return [];
   const tokens = [objectToken(run.job.objectKey)];
   const spec = run.object?.kind === 'CustomResourceDefinition' ? (run.object.spec as { group?: unknown; names?: { kind?: unknown } } | undefined) : undefined;
@@ -126,7 +132,7 @@ export function dependentTokens(run: ReconcileRun, record: ObjectStatus | undefi
 }
 
 /** readyChanged: the run ended Ready, or with another Ready condition than the last run (a wait's message included). */
-function readyChanged(run: ReconcileRun, record: ObjectStatus | undefined): boolean {
+function readyChanged(run: DependencyRun, record: ObjectStatus | undefined): boolean {
   const before = findCondition(run.previous?.conditions, 'Ready');
   if (run.failure) return run.failure instanceof NotReadyError && before?.message !== run.failure.message;
   const ready = findCondition(record?.conditions, 'Ready');

@@ -5,11 +5,19 @@ import {
 } from '@tidemark/contracts';
 import type { Health } from '@tidemark/kinds';
 import { objectToken, type OrderingNode } from '@tidemark/ordering';
-import type { PipelineDependencies } from '../dependencies';
+import type { DesiredStateReader, PipelineDependencies } from '../dependencies';
 import type { HookState, ReconcileRun } from '../run';
 import type { AppliedObjects } from '../apply/apply-results';
-import { pruneLiveObject } from '../prune/stage-prune';
-import { preDeleteRunOf } from '../deletion/stage-pre-delete';
+import { pruneLiveObject, type PruneDependencies, type PruneRun } from '../prune/stage-prune';
+import { preDeleteRunOf, type PreDeleteDependencies, type PreDeleteRun } from '../deletion/stage-pre-delete';
+
+/** HooksRun is the part of the run a sync hook's steps read (readHookRun sets its specHash to the run's). */
+export type HooksRun = PruneRun & PreDeleteRun & Pick<ReconcileRun, 'specHash'>;
+
+/** HooksDependencies is what a sync hook's steps read: the revision's ordering, the records, the wait registry, and prune's own for its delete policy. */
+export type HooksDependencies = PruneDependencies & PreDeleteDependencies & Pick<PipelineDependencies, 'ordering'> & {
+  desired: Pick<DesiredStateReader, 'orderingAt'>;
+};
 
 export type { HookState } from '../run';
 
@@ -23,7 +31,7 @@ const logLineChars = 200;
  * its run's, so what waits for it waits for this run. An apply-failed hook waits here until every
  * object of the revision has a verdict, and runs only when one failed.
  */
-export async function readHookRun(run: ReconcileRun, deps: PipelineDependencies, node: OrderingNode | undefined): Promise<HookState | undefined> {
+export async function readHookRun(run: HooksRun, deps: HooksDependencies, node: OrderingNode | undefined): Promise<HookState | undefined> {
   if (!run.desired || !run.object || !isHookObject(run.desired.object)) return undefined;
   const found = node ?? (await deps.desired.orderingAt?.(run.job.source, run.job.revision, run.job.cluster))?.nodes.get(run.job.objectKey);
   if (found?.skippedHook) return { verdict: { status: 'Ready', message: found.skippedHook } };
@@ -38,7 +46,7 @@ export async function readHookRun(run: ReconcileRun, deps: PipelineDependencies,
 }
 
 /** phaseGate: a pre-delete hook runs only when its source is deleted; an apply-failed hook runs only after a failure; a run that ended keeps its verdict. */
-async function phaseGate(run: ReconcileRun, deps: PipelineDependencies, found: OrderingNode | undefined, state: HookState): Promise<HookState> {
+async function phaseGate(run: HooksRun, deps: HooksDependencies, found: OrderingNode | undefined, state: HookState): Promise<HookState> {
   const hookRun = state.run!;
   if (hookRun.hook.phase === 'pre-delete' && !run.desired?.retiring) return { ...state, verdict: { status: 'Ready', message: `${describeObject(run.ref)} is a pre-delete hook: it runs when its Source is deleted, before anything of it is pruned.` } };
   if (hookRun.hook.phase === 'apply-failed') {
@@ -53,7 +61,7 @@ async function phaseGate(run: ReconcileRun, deps: PipelineDependencies, found: O
  * Stalled at this revision's spec), is not needed once all are Ready, and waits meanwhile, to
  * be woken by each of them.
  */
-async function applyFailedGate(run: ReconcileRun, deps: PipelineDependencies, node: OrderingNode | undefined): Promise<boolean> {
+async function applyFailedGate(run: HooksRun, deps: HooksDependencies, node: OrderingNode | undefined): Promise<boolean> {
   const watched = node?.hookWatches ?? [];
   let waiting: string | undefined;
   for (const dependency of watched) {
@@ -68,7 +76,7 @@ async function applyFailedGate(run: ReconcileRun, deps: PipelineDependencies, no
 }
 
 /** endedBefore: a run that ended at this spec and whose object is gone (its delete policy) keeps its verdict. */
-async function endedBefore(run: ReconcileRun, state: HookState): Promise<Pick<HookState, 'verdict'>> {
+async function endedBefore(run: HooksRun, state: HookState): Promise<Pick<HookState, 'verdict'>> {
   const previous: ObjectStatus | undefined = run.previous;
   if (!previous || previous.specHash !== run.specHash || !run.object) return {};
   const ready = findCondition(previous.conditions, 'Ready');
@@ -93,7 +101,7 @@ export function hookRunObject(object: KubernetesManifest, state: HookState): Kub
  * run's object (hook-succeeded, hook-failed) through the prune guards, like every delete. A run
  * from an earlier revision was pruned already: its object left the inventory (before-hook-creation).
  */
-export async function hookVerdictStage(run: ReconcileRun, deps: PipelineDependencies, applied: AppliedObjects, health: Health): Promise<Health> {
+export async function hookVerdictStage(run: HooksRun, deps: HooksDependencies, applied: AppliedObjects, health: Health): Promise<Health> {
   const state = run.hookState;
   if (!state?.run) return state?.verdict ?? health;
   run.stage = 'hooks';
@@ -114,7 +122,7 @@ export async function hookVerdictStage(run: ReconcileRun, deps: PipelineDependen
 }
 
 /** lastLogLines quotes the newest pod's last lines of a Job (or the Pod itself), or says why it cannot. */
-async function lastLogLines(run: ReconcileRun, live: KubernetesManifest | undefined): Promise<string> {
+async function lastLogLines(run: HooksRun, live: KubernetesManifest | undefined): Promise<string> {
   if (!live || (live.kind !== 'Job' && live.kind !== 'Pod')) return '';
   const namespace = live.metadata.namespace ?? '';
   try {

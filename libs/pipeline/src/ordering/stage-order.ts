@@ -1,9 +1,17 @@
 import { NotReadyError, TerminalError, describeObject, parseObjectKey, type ObjectRef } from '@tidemark/contracts';
 import { crdToken, describeCycle, formatDuration, objectToken, type Dependency, type OrderingNode, type RevisionOrdering } from '@tidemark/ordering';
-import type { DependencyWaitRegistry, PipelineDependencies } from '../dependencies';
+import type { DependencyWaitRegistry, DesiredStateReader, PipelineDependencies } from '../dependencies';
 import type { ReconcileRun } from '../run';
-import { checkDependency, type Unmet } from './dependency-state';
-import { healthWait, readHealthTimeout } from '../health/stage-health';
+import { checkDependency, type DependencyRun, type DependencyStateDependencies, type Unmet } from './dependency-state';
+import { healthWait, readHealthTimeout, type HealthTimeoutDependencies, type HealthTimeoutRun } from '../health/stage-health';
+
+/** OrderRun is the part of the run the order stage reads. */
+export type OrderRun = DependencyRun & HealthTimeoutRun & Pick<ReconcileRun, 'stage' | 'kindNotServed'>;
+
+/** OrderDependencies is what the order stage reads: the revision's ordering, the wait registry, every source's declarations (cycles) and the health timeout. */
+export type OrderDependencies = DependencyStateDependencies & HealthTimeoutDependencies & Pick<PipelineDependencies, 'ordering' | 'declarations' | 'now'> & {
+  desired: Pick<DesiredStateReader, 'orderingAt'>;
+};
 
 /**
  * orderStage holds an object back until what it depends on is ready: its CRD served, its
@@ -14,7 +22,7 @@ import { healthWait, readHealthTimeout } from '../health/stage-health';
  * health timeout). A cycle waits with DependencyCycle on every member; an unreadable annotation is
  * terminal, naming the file, the object and the annotation. `node` is what readOrdering read.
  */
-export async function orderStage(run: ReconcileRun, deps: PipelineDependencies, node: OrderingNode | undefined): Promise<void> {
+export async function orderStage(run: OrderRun, deps: OrderDependencies, node: OrderingNode | undefined): Promise<void> {
   run.stage = 'order';
   refuseBadTimeout(run);
   const waits = deps.ordering;
@@ -32,7 +40,7 @@ export async function orderStage(run: ReconcileRun, deps: PipelineDependencies, 
 }
 
 /** readOrdering is the object's node in its source revision's ordering (read once per revision by the reader), if ordering is on. */
-export async function readOrdering(run: ReconcileRun, deps: PipelineDependencies): Promise<OrderingNode | undefined> {
+export async function readOrdering(run: OrderRun, deps: OrderDependencies): Promise<OrderingNode | undefined> {
   if (!deps.ordering || !run.desired) return undefined;
   const ordering = await deps.desired.orderingAt?.(run.job.source, run.job.revision, run.job.cluster);
   return ordering?.nodes.get(run.job.objectKey);
@@ -44,7 +52,7 @@ export async function readOrdering(run: ReconcileRun, deps: PipelineDependencies
  * DependencyFailed, a failure naming the dependency and the wait. Either way it is woken the moment
  * the dependency is Ready.
  */
-function waitFailure(run: ReconcileRun, deps: PipelineDependencies, dependency: Dependency, unmet: Unmet, recheckMs: number): NotReadyError {
+function waitFailure(run: OrderRun, deps: OrderDependencies, dependency: Dependency, unmet: Unmet, recheckMs: number): NotReadyError {
   const message = unmet.message.replace(/\.?$/, '.');
   const wait = healthWait(run, deps, deps.now?.() ?? new Date());
   if (!unmet.failed && !wait.timedOut) return new NotReadyError('DependencyNotReady', message, recheckMs);
@@ -54,7 +62,7 @@ function waitFailure(run: ReconcileRun, deps: PipelineDependencies, dependency: 
 }
 
 /** refuseBadTimeout: an unreadable tidemark.dev/health-timeout is terminal, naming the file, the object and the annotation. */
-function refuseBadTimeout(run: ReconcileRun): void {
+function refuseBadTimeout(run: OrderRun): void {
   if (!run.desired) return;
   try {
     readHealthTimeout(run);
@@ -64,7 +72,7 @@ function refuseBadTimeout(run: ReconcileRun): void {
 }
 
 /** refuseBrokenOrder: an unreadable annotation is terminal; a cycle waits on every member, woken when one changes. */
-async function refuseBrokenOrder(run: ReconcileRun, node: OrderingNode, waits: DependencyWaitRegistry, recheckMs: number): Promise<void> {
+async function refuseBrokenOrder(run: OrderRun, node: OrderingNode, waits: DependencyWaitRegistry, recheckMs: number): Promise<void> {
   if (node.problems.length > 0) {
     throw new TerminalError('InvalidDependency', `${where(run)}: ${node.problems.join('; ')}. Fix it in Git.`);
   }
@@ -77,7 +85,7 @@ async function refuseBrokenOrder(run: ReconcileRun, node: OrderingNode, waits: D
  * refuseCrossSourceCycle: a cycle through another source's objects waits on every member too (each
  * member's run finds it), woken when one of them changes.
  */
-async function refuseCrossSourceCycle(run: ReconcileRun, deps: PipelineDependencies, node: OrderingNode, waits: DependencyWaitRegistry, recheckMs: number): Promise<void> {
+async function refuseCrossSourceCycle(run: OrderRun, deps: OrderDependencies, node: OrderingNode, waits: DependencyWaitRegistry, recheckMs: number): Promise<void> {
   const cycle = await findCrossSourceCycle(run, deps, node);
   if (!cycle) return;
   for (const member of cycle) if (member.objectKey !== run.job.objectKey) await waits.register(run.job.cluster, objectToken(member.objectKey), run.job);
@@ -88,7 +96,7 @@ async function refuseCrossSourceCycle(run: ReconcileRun, deps: PipelineDependenc
  * dependenciesOf lists what the object waits for, cheapest first. A custom resource whose kind is
  * not served waits for its CRD even when another source (or a person) brings it.
  */
-function dependenciesOf(run: ReconcileRun, node: OrderingNode | undefined): Dependency[] {
+function dependenciesOf(run: OrderRun, node: OrderingNode | undefined): Dependency[] {
   const dependencies = [...(node?.dependencies ?? [])];
   const crd = dependencies.findIndex((dependency) => dependency.reason === 'crd');
   if (!run.kindNotServed) {
@@ -104,7 +112,7 @@ function tokenOf(ref: ObjectRef, dependency: Dependency): string {
   return dependency.reason === 'crd' ? crdToken(ref.group, ref.kind) : objectToken(dependency.objectKey);
 }
 
-function where(run: ReconcileRun): string {
+function where(run: OrderRun): string {
   return `${run.desired?.path ?? 'Git'}: ${describeObject(run.ref)}`;
 }
 
@@ -129,7 +137,7 @@ const walkLimit = 256;
  * within one revision is found by buildRevisionOrdering already; a member whose own references stay
  * inside its revision finds the cycle too, through them.
  */
-export async function findCrossSourceCycle(run: ReconcileRun, deps: PipelineDependencies, node: OrderingNode): Promise<CycleMember[] | undefined> {
+export async function findCrossSourceCycle(run: OrderRun, deps: OrderDependencies, node: OrderingNode): Promise<CycleMember[] | undefined> {
   if (!deps.declarations || !deps.desired.orderingAt || node.dependencies.length === 0) return undefined;
   const start: CycleMember = { source: run.job.source, revision: run.job.revision, objectKey: run.job.objectKey };
   const orderings = new Map<string, Promise<RevisionOrdering | undefined>>();
@@ -154,7 +162,7 @@ export async function findCrossSourceCycle(run: ReconcileRun, deps: PipelineDepe
 }
 
 /** successors are the Git objects a member waits for: in its revision, and another source's declarations of what it names. */
-async function successors(run: ReconcileRun, deps: PipelineDependencies, member: CycleMember, node: OrderingNode | undefined): Promise<CycleMember[]> {
+async function successors(run: OrderRun, deps: OrderDependencies, member: CycleMember, node: OrderingNode | undefined): Promise<CycleMember[]> {
   const next: CycleMember[] = [];
   for (const dependency of node?.dependencies ?? []) {
     if (dependency.specHash !== undefined) {

@@ -1,21 +1,29 @@
 import { ApiError, deleteObject, describe, getByResource, toReconcileFailure, type ChangeSetEntry, type ClusterConnection } from '@tidemark/cluster';
 import { groupOf, NotReadyError, TerminalError, describeObject, formatObjectKey, isReconcileFailure, findCondition, Reason, type InventoryEntry, type KubernetesManifest, type ObjectStatus } from '@tidemark/contracts';
 import type { PruneHold } from '@tidemark/status-store';
-import type { PipelineDependencies } from '../dependencies';
+import type { DesiredStateReader, PipelineDependencies } from '../dependencies';
 import type { PruneResult, ReconcileRun } from '../run';
 import { allowPrune, builtinCrdGuard, crdInstancesGuard, describeEntry, namespaceContentsGuard, ownSourceGuard, pruneAnnotationGuard, stillDeclaredGuard, type KeptObject, type PruneCandidate, type PruneContext, type PruneGuard, type PruneVerdict } from './guards';
 import { ownershipGuard } from './ownership-guard';
 import { inventoryEntry, ownerOfRun, pruneEmptyAnnotation, staleEntries } from '../render/stage-render';
 import type { AppliedObjects } from '../apply/apply-results';
 import { subjectOf } from '../observe/observe-run';
-import { otherDeclarations } from '../fetch/duplicate-check';
+import { otherDeclarations, type DuplicateDependencies } from '../fetch/duplicate-check';
+
+/** PruneRun is the part of the run prune reads: the job, its identity, the objects Git and the cluster hold, and the last record. */
+export type PruneRun = Pick<ReconcileRun, 'job' | 'ref' | 'stage' | 'connection' | 'hookState' | 'desired' | 'live' | 'object' | 'previous'>;
+
+/** PruneDependencies is what prune reads: Git at the run's revision, the kinds, the status store, the guards and mass-prune holds. */
+export type PruneDependencies = Pick<PipelineDependencies, 'kinds' | 'statusStore' | 'pruneGuards' | 'pruneHolds' | 'log' | 'options'> & DuplicateDependencies & {
+  desired: Pick<DesiredStateReader, 'readObject' | 'identityAt'>;
+};
 
 /**
  * pruneStage deletes what the last run owned and this one no longer renders, and returns each
  * deletion as a 'deleted' change-set entry, with the objects a prune guard kept. A CR that now renders nothing would prune all it
  * rendered before: that takes the tidemark.dev/prune-empty opt-in.
  */
-export async function pruneStage(run: ReconcileRun, deps: PipelineDependencies, before: readonly InventoryEntry[], applied: AppliedObjects): Promise<PruneResult> {
+export async function pruneStage(run: PruneRun, deps: PruneDependencies, before: readonly InventoryEntry[], applied: AppliedObjects): Promise<PruneResult> {
   run.stage = 'prune';
   const stale = staleEntries(before, applied.inventory);
   if (stale.length === 0) return { deleted: [], kept: [] };
@@ -33,7 +41,7 @@ export async function pruneStage(run: ReconcileRun, deps: PipelineDependencies, 
 }
 
 /** previousInventory is what the last run applied: the CR's in-cluster record first, then the store. A hint, never proof. */
-export function previousInventory(run: ReconcileRun): InventoryEntry[] {
+export function previousInventory(run: PruneRun): InventoryEntry[] {
   const inCluster = (run.live?.status as { inventory?: unknown } | undefined)?.inventory;
   if (Array.isArray(inCluster)) return inCluster.filter(isInventoryEntry).map((entry) => ({ ...entry, namespace: entry.namespace ?? '' }));
   return run.previous?.inventory ?? [];
@@ -44,7 +52,7 @@ export function previousInventory(run: ReconcileRun): InventoryEntry[] {
  * allows it; each is read first and judged on what the cluster holds. It returns a 'deleted'
  * change-set entry for each deleted object, and the ones a guard kept, with the reason.
  */
-export async function pruneEntries(run: ReconcileRun, deps: PipelineDependencies, entries: readonly InventoryEntry[]): Promise<PruneResult> {
+export async function pruneEntries(run: PruneRun, deps: PruneDependencies, entries: readonly InventoryEntry[]): Promise<PruneResult> {
   const result: PruneResult = { deleted: [], kept: [] };
   for (const entry of entries) {
     const live = await readEntry(run.connection, entry);
@@ -54,7 +62,7 @@ export async function pruneEntries(run: ReconcileRun, deps: PipelineDependencies
 }
 
 /** pruneLiveObject deletes one live object the run found, if the guards allow. */
-export function pruneLiveObject(run: ReconcileRun, deps: PipelineDependencies, live: KubernetesManifest): Promise<PruneResult> {
+export function pruneLiveObject(run: PruneRun, deps: PruneDependencies, live: KubernetesManifest): Promise<PruneResult> {
   return pruneLive(run, deps, inventoryEntry(live), live);
 }
 
@@ -66,12 +74,12 @@ export function addPruned(into: PruneResult, result: PruneResult): PruneResult {
 }
 
 /** judgePrune asks every prune guard about one live object. */
-export function judgePrune(run: ReconcileRun, deps: PipelineDependencies, entry: InventoryEntry, live: KubernetesManifest): Promise<PruneVerdict & { guard?: string }> {
+export function judgePrune(run: PruneRun, deps: PruneDependencies, entry: InventoryEntry, live: KubernetesManifest): Promise<PruneVerdict & { guard?: string }> {
   const candidate = { entry, live, owner: ownerOfRun(run), fieldManager: run.connection.fieldManager, context: pruneContext(run, deps) };
   return adjudicatePrune(candidate, deps.pruneGuards ?? defaultPruneGuards);
 }
 
-async function pruneLive(run: ReconcileRun, deps: PipelineDependencies, entry: InventoryEntry, live: KubernetesManifest): Promise<PruneResult> {
+async function pruneLive(run: PruneRun, deps: PruneDependencies, entry: InventoryEntry, live: KubernetesManifest): Promise<PruneResult> {
   const verdict = await judgePrune(run, deps, entry, live);
   if (!verdict.allowed) return { deleted: [], kept: [kept(run, deps, { entry, guard: verdict.guard ?? 'unknown', reason: verdict.reason })] };
   // Deleted as judged: a change since the read (the annotation stripped, the object replaced) fails the delete.
@@ -80,7 +88,7 @@ async function pruneLive(run: ReconcileRun, deps: PipelineDependencies, entry: I
   return { deleted: gone ? [deletedEntry(entry)] : [], kept: [] };
 }
 
-function kept(run: ReconcileRun, deps: PipelineDependencies, object: KeptObject): KeptObject {
+function kept(run: PruneRun, deps: PruneDependencies, object: KeptObject): KeptObject {
   deps.log?.warn({ objectKey: run.job.objectKey, cluster: run.job.cluster, kept: describeEntry(object.entry), guard: object.guard, reason: object.reason }, 'prune refused');
   return object;
 }
@@ -111,7 +119,7 @@ function isInventoryEntry(value: unknown): value is InventoryEntry {
 }
 
 /** pruneContext gives the prune guards the run's cluster, and Git at the run's revision. */
-export function pruneContext(run: ReconcileRun, deps: PipelineDependencies): PruneContext {
+export function pruneContext(run: PruneRun, deps: PruneDependencies): PruneContext {
   return {
     connection: run.connection,
     source: run.job.source,
@@ -126,7 +134,7 @@ export function pruneContext(run: ReconcileRun, deps: PipelineDependencies): Pru
 }
 
 /** recordOfRun is the run's previous status record, only if it is the record of this very cluster and Git object. */
-function recordOfRun(run: ReconcileRun): unknown {
+function recordOfRun(run: PruneRun): unknown {
   const record: unknown = run.previous;
   if (typeof record !== 'object' || record === null) return undefined;
   const { cluster, objectKey, source } = record as Record<string, unknown>;
@@ -137,7 +145,7 @@ function recordOfRun(run: ReconcileRun): unknown {
  * declaredBy looks in Git, at the run's revision, for another object key that names the same
  * live object: the namespace written out or left to the default are one object.
  */
-async function declaredBy(run: ReconcileRun, deps: PipelineDependencies, live: KubernetesManifest): Promise<string | undefined> {
+async function declaredBy(run: PruneRun, deps: PruneDependencies, live: KubernetesManifest): Promise<string | undefined> {
   const defaultNamespace = deps.options?.defaultNamespace ?? 'default';
   const namespace = live.metadata.namespace ?? '';
   const spellings = new Set([namespace]);
@@ -168,7 +176,7 @@ async function declaredBy(run: ReconcileRun, deps: PipelineDependencies, live: K
  * question, not covered by an earlier small prune. The object then waits (not-ready) until someone
  * confirms the hold on the dashboard.
  */
-export async function checkMassPrune(run: ReconcileRun, deps: PipelineDependencies): Promise<void> {
+export async function checkMassPrune(run: PruneRun, deps: PruneDependencies): Promise<void> {
   const holds = deps.pruneHolds;
   if (!holds) return;
   const { source, cluster, revision, objectKey } = run.job;
@@ -183,7 +191,7 @@ export async function checkMassPrune(run: ReconcileRun, deps: PipelineDependenci
 }
 
 /** decideHold counts the source's objects on the cluster that the revision no longer declares there. */
-async function decideHold(run: ReconcileRun, deps: PipelineDependencies): Promise<PruneHold> {
+async function decideHold(run: PruneRun, deps: PruneDependencies): Promise<PruneHold> {
   const { source, cluster, revision } = run.job;
   const threshold = deps.options?.massPrune?.threshold ?? 0.5;
   const minimum = deps.options?.massPrune?.minimumObjects ?? 2;
@@ -196,7 +204,7 @@ async function decideHold(run: ReconcileRun, deps: PipelineDependencies): Promis
   return { source, cluster, revision, removed, total: records.length, threshold, state: over ? 'waiting' : 'allowed', decidedAt: new Date().toISOString() };
 }
 
-async function declared(run: ReconcileRun, deps: PipelineDependencies, objectKey: string): Promise<boolean> {
+async function declared(run: PruneRun, deps: PruneDependencies, objectKey: string): Promise<boolean> {
   try {
     return (await deps.desired.readObject(run.job.source, run.job.revision, objectKey, run.job.cluster)) !== undefined;
   } catch (error) {

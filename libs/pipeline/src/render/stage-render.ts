@@ -77,7 +77,7 @@ async function dryRunCustomResource(run: ReconcileRun, applied: KubernetesManife
  * means for the run: an invalid CR is a terminal ValidationFailed naming its file and the API
  * server's message; anything else keeps its own kind (forbidden, transient, …).
  */
-export function validationFailure(run: ReconcileRun, error: unknown): ReconcileFailure {
+export function validationFailure(run: Pick<ReconcileRun, 'ref' | 'desired' | 'object' | 'live' | 'previous'>, error: unknown): ReconcileFailure {
   const failure = toReconcileFailure(error, `validate ${subjectOf(run)}`);
   const cause = error instanceof ApiError ? error : failure.cause;
   if (failure instanceof TerminalError && failure.category === 'invalid' && cause instanceof ApiError) {
@@ -92,7 +92,7 @@ export function validationFailure(run: ReconcileRun, error: unknown): ReconcileF
  * customResourceToApply is the CR as Git declares it, plus Tidemark's cleanup finalizer and
  * owner annotation (so a change to the CR in the cluster wakes it, like its owned objects).
  */
-export function customResourceToApply(run: ReconcileRun): KubernetesManifest {
+export function customResourceToApply(run: Pick<ReconcileRun, 'job' | 'object' | 'prevention'>): KubernetesManifest {
   const object = prevented(run, withOwner(run.object!, ownerOfRun(run)));
   const finalizers = [...new Set([...(object.metadata.finalizers ?? []), cleanupFinalizer])];
   return { ...object, metadata: { ...object.metadata, finalizers } };

@@ -43,7 +43,7 @@ function failureConditions(run: ReconcileRun, failure: ReconcileFailure, reason:
  * first source's record: its refusal must not carry that source's inventory, resources, drift or
  * conditions over into a record of its own (whose readers a token scope may limit to its source).
  */
-export function ownPrevious(run: ReconcileRun): ObjectStatus | undefined {
+export function ownPrevious(run: Pick<ReconcileRun, 'previous' | 'job'>): ObjectStatus | undefined {
   return run.previous?.source === run.job.source ? run.previous : undefined;
 }
 
