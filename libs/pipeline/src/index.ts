@@ -3,6 +3,9 @@
 //   else in (PipelineDependencies).
 // Entry points: reconcile, renderForPreview, unchangedJobs, cleanupFinalizer; PolicyKeeper (each cluster's
 //   admission policy for objects whose drift is prevented).
+// Layout: reconcile.ts lists every step; each folder holds a stage with the refusals and helpers it makes beside it
+//   (fetch/, gates/, deletion/, ordering/, render/, apply/, prune/, health/, status/, observe/). Each stage takes the
+//   part of the run and of PipelineDependencies it reads (a Pick<> or its own input type), never the whole.
 // Records: none of its own (it writes the status record through libs/status-store).
 // May import: @tidemark/contracts, @tidemark/cluster, @tidemark/kinds, @tidemark/drift, @tidemark/ordering,
 //   @tidemark/status-store, @tidemark/tracing.
