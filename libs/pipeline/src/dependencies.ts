@@ -5,9 +5,9 @@ import type { PruneHolds, StatusStore } from '@tidemark/status-store';
 import type { DriftPolicy, DriftRules } from '@tidemark/drift';
 import type { RevisionOrdering } from '@tidemark/ordering';
 import type { Tracer } from '@tidemark/tracing';
-import type { PipelineObserver } from './observe/observe-run';
+import type { PipelineObserver } from './observe/observer';
 import type { PruneGuard } from './prune/guards';
-import type { AllowList } from './fetch/tenancy';
+import type { AllowList } from './fetch/allow-list';
 import type { DriftPreventionKeeper } from './gates/drift-prevention';
 
 /** WindowHold is what the pipeline reads of a sync window that holds a cluster for a source (the app computes it with libs/placement's syncWindowHold). */

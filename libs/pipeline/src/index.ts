@@ -4,7 +4,9 @@
 // Entry points: reconcile, renderForPreview, unchangedJobs, cleanupFinalizer; PolicyKeeper (each cluster's
 //   admission policy for objects whose drift is prevented).
 // Layout: reconcile.ts lists every step; each folder holds a stage with the refusals and helpers it makes beside it
-//   (fetch/, gates/, deletion/, ordering/, render/, apply/, prune/, health/, status/, observe/). Each stage takes the
+//   (fetch/, gates/, deletion/, ordering/, render/, apply/, prune/, health/, status/, observe/); small leaves that
+//   many stages read (render/tracking, observe/subject, observe/observer, fetch/allow-list) stay apart so no two
+//   stage files import each other (npm run cycles). Each stage takes the
 //   part of the run and of PipelineDependencies it reads (a Pick<> or its own input type), never the whole.
 // Records: none of its own (it writes the status record through libs/status-store).
 // May import: @tidemark/contracts, @tidemark/cluster, @tidemark/kinds, @tidemark/drift, @tidemark/ordering,
@@ -14,10 +16,10 @@ export { reconcile } from './reconcile';
 export { PolicyKeeper, type DriftPreventionKeeper } from './gates/drift-prevention';
 export { unchangedJobs } from './fetch/unchanged-resync';
 export type { PipelineDependencies, PipelineOptions, DesiredObject, DesiredStateReader, PlacedIdentity, DependencyWaitRegistry, Declaration, DeclarationIndex } from './dependencies';
-export { cleanupFinalizer, pruneEmptyAnnotation } from './render/stage-render';
+export { cleanupFinalizer, pruneEmptyAnnotation } from './render/tracking';
 export type { SourceTenancy } from './dependencies';
 export type { WindowHold } from './dependencies';
-export type { AllowList } from './fetch/tenancy';
-export type { PipelineObserver, ReconcileObservation, ReconcileResult } from './observe/observe-run';
+export type { AllowList } from './fetch/allow-list';
+export type { PipelineObserver, ReconcileObservation, ReconcileResult } from './observe/observer';
 export { renderForPreview, type PreviewRenderInput, type PreviewRenderDependencies, type PreviewRendered } from './render/preview-render';
 export { liveIdentity, canonicalResource } from './fetch/duplicate-check';

@@ -2,7 +2,7 @@ import type { ChangeSetEntry } from '@tidemark/cluster';
 import { contentHash, type Condition, type DriftItem, type InventoryEntry, type KubernetesManifest, type AppliedVersion, type ObjectStatus, type AppliedResource } from '@tidemark/contracts';
 import { healthOf, type Health, type HealthRule } from '@tidemark/kinds';
 import type { KeptObject } from '../prune/guards';
-import { inventoryEntry, inventoryId } from '../render/stage-render';
+import { inventoryEntry, inventoryId } from '../render/tracking';
 
 /** AppliedObjects is what the apply stage did. */
 export interface AppliedObjects {

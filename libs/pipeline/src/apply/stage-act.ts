@@ -4,7 +4,7 @@ import { groupOf, type KubernetesManifest } from '@tidemark/contracts';
 import type { PipelineDependencies } from '../dependencies';
 import type { ReconcileRun } from '../run';
 import type { KindCondition, KindOutcome } from './apply-results';
-import { subjectOf } from '../observe/observe-run';
+import { subjectOf } from '../observe/subject';
 
 /** ActRun is the part of the run act reads: the kind, both connections of the source's identity and the last kind status. */
 export type ActRun = Pick<ReconcileRun, 'ref' | 'stage' | 'connection' | 'actionsConnection' | 'plugin' | 'object' | 'live' | 'previous'>;

@@ -5,8 +5,10 @@ import { breakGlassAnnotation, breakGlassOf, computeDrift, driftPolicyOf, driftR
 import type { PipelineDependencies } from '../dependencies';
 import type { ReconcileRun } from '../run';
 import { appliedBefore, appliedVersionOf, leftByLastApply, type AppliedObjects } from './apply-results';
-import { customResourceToApply, validationFailure, inventoryEntry, inventoryId, type ValidatedResource } from '../render/stage-render';
-import { subjectOf, tracedApplies } from '../observe/observe-run';
+import { customResourceToApply, validationFailure, type ValidatedResource } from '../render/stage-validate';
+import { inventoryEntry, inventoryId } from '../render/tracking';
+import { tracedApplies } from '../observe/observe-run';
+import { subjectOf } from '../observe/subject';
 import { checkRenderedAllowed, identityPreflight } from '../fetch/tenancy';
 import { cachedLive, type CacheRun } from '../fetch/stage-fetch';
 import { ensurePrevention } from '../gates/stage-gates';

@@ -3,8 +3,8 @@ import { findCondition, Reason, ConditionType, setCondition, type KubernetesMani
 import { prunedBy, type DeletionResult, type PruneResult, type ReconcileRun } from '../run';
 import { addPruned, checkMassPrune, judgePrune, previousInventory, pruneEntries, pruneLiveObject, type PruneDependencies, type PruneRun } from '../prune/stage-prune';
 import type { KeptObject } from '../prune/guards';
-import { cleanupFinalizer, inventoryEntry } from '../render/stage-render';
-import { subjectOf } from '../observe/observe-run';
+import { cleanupFinalizer, inventoryEntry } from '../render/tracking';
+import { subjectOf } from '../observe/subject';
 
 /** DeletionRun is the part of the run the deletion stage reads, and what it hands prune. */
 export type DeletionRun = PruneRun & Pick<ReconcileRun, 'plugin' | 'deletion'>;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { kindName, matches, refusalOf, serviceAccountRefusal, type AllowList } from './tenancy';
+import { kindName, matches, refusalOf, serviceAccountRefusal, type AllowList } from './allow-list';
 
 const teamA: AllowList = { namespaces: ['team-a', 'team-a-*'], kinds: ['*'], denyKinds: ['rbac.authorization.k8s.io/*Binding'], clusterKinds: [], clusters: ['west'], createNamespaces: false, serviceAccounts: [] };
 const target = { cluster: 'west', apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'team-a', name: 'web' };

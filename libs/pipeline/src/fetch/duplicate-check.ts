@@ -1,6 +1,6 @@
 import { mayDo, type ApiResource } from '@tidemark/cluster';
 import { ConditionType, describeObject, findCondition, groupOf, NotReadyError } from '@tidemark/contracts';
-import { refusalOf } from './tenancy';
+import { refusalOf } from './allow-list';
 import type { Declaration, DesiredStateReader, PipelineDependencies, PipelineOptions } from '../dependencies';
 import type { Fetched, ReconcileRun } from '../run';
 

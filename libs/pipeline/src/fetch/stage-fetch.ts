@@ -1,12 +1,12 @@
 import { ConditionType, isReconcileFailure, NotReadyError, TerminalError, contentHash, findCondition, jobFlags, parseObjectKey, type KubernetesManifest, type ReconcileJob, type ObjectStatus } from '@tidemark/contracts';
 import { toReconcileFailure, ApiError, getByResource, type ApiResource, type CacheAnswer, type ObjectCache } from '@tidemark/cluster';
 import type { StatusStore } from '@tidemark/status-store';
-import { subjectOf } from '../observe/observe-run';
+import { subjectOf } from '../observe/subject';
 import type { DesiredStateReader, PipelineDependencies } from '../dependencies';
 import type { Fetched, FetchResult, PlacedConnections, ReconcileRun } from '../run';
 import { runConnections, checkAllowed, type ConnectionDependencies } from './tenancy';
 import { refuseDuplicates, type DuplicateDependencies } from './duplicate-check';
-import { inventoryEntry, inventoryId } from '../render/stage-render';
+import { inventoryEntry, inventoryId } from '../render/tracking';
 
 /**
  * FetchDependencies is what fetch reads: Git (no write), the last status record, the kinds, the

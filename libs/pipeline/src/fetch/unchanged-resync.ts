@@ -4,7 +4,7 @@ import type { ObjectCache } from '@tidemark/cluster';
 import type { DesiredStateReader, PipelineDependencies } from '../dependencies';
 import type { ReconcileRun } from '../run';
 import { runCache, type CacheRun } from './stage-fetch';
-import { inventoryId } from '../render/stage-render';
+import { inventoryId } from '../render/tracking';
 
 /** ResyncRun is the part of the run a look-again reads before any stage: the job and its start. */
 export type ResyncRun = CacheRun & Pick<ReconcileRun, 'ref' | 'startedAt'>;

@@ -1,10 +1,11 @@
-import { NotReadyError, TerminalError, findCondition, describeObject, type ReconcileFailure, type KubernetesManifest, type Logger, type ReconcileJob } from '@tidemark/contracts';
+import { NotReadyError, TerminalError, findCondition, type ReconcileFailure, type KubernetesManifest, type Logger, type ReconcileJob } from '@tidemark/contracts';
 import { inSpan, noSpan, noTracing, type TraceSpan } from '@tidemark/tracing';
 import type { ChangeSetEntry, ChangeSetOptions } from '@tidemark/cluster';
 import type { Health } from '@tidemark/kinds';
 import type { PipelineDependencies } from '../dependencies';
 import { isDeleted, isSkipped, type ReconcileRun } from '../run';
 import { unreadySince } from '../health/stage-health';
+import type { ReconcileResult } from './observer';
 
 /** observeRun tells the observer, if any, how a run ended. */
 export function observeRun(run: ReconcileRun, deps: PipelineDependencies, failure?: ReconcileFailure): void {
@@ -42,37 +43,6 @@ export function wasReadyAt(run: ReconcileRun): boolean {
   const previous = run.previous;
   if (!previous || previous.lastAppliedRevision !== run.job.revision) return false;
   return findCondition(previous.conditions, 'Ready')?.status === 'True';
-}
-
-/** ReconcileResult is how one run ended, as metrics label it; 'unchanged': Ready as the last full run left it, the stages not run. */
-export type ReconcileResult = 'ready' | 'unchanged' | 'progressing' | 'deleted' | 'skipped' | 'terminal' | 'transient' | 'not-ready';
-
-/** ReconcileObservation is what the pipeline tells its observer about one finished run. */
-export interface ReconcileObservation {
-  cluster: string;
-  source: string;
-  objectKey: string;
-  revision: string;
-  /** The object's kind, from its key. */
-  kind: string;
-  result: ReconcileResult;
-  /** The stage the run ended in (where a failure happened). */
-  stage: string;
-  durationMs: number;
-  /** True on the first run that finds the object Ready at this revision: the commit is live here. */
-  becameReady: boolean;
-  /** Drift items this run left in place (report policy), or undefined when it did not get to check. */
-  driftReported?: number;
-  /** Drift items this run healed by re-applying. */
-  driftHealed: number;
-}
-
-/**
- * PipelineObserver receives one observation per run. The app turns them into metrics; the
- * pipeline stays free of a metrics library and of global state. It must not throw.
- */
-export interface PipelineObserver {
-  reconciled(observation: ReconcileObservation): void;
 }
 
 /**
@@ -152,11 +122,3 @@ export function withRunLog(run: ReconcileRun, deps: PipelineDependencies): Pipel
   return { ...deps, log: scoped };
 }
 
-/**
- * subjectOf names the run's object for messages, `Kind namespace/name`, with the namespace
- * Tidemark applies it in: never the internal object key.
- */
-export function subjectOf(run: Pick<ReconcileRun, 'ref' | 'object' | 'live' | 'previous'>): string {
-  const namespace = run.object?.metadata.namespace ?? run.live?.metadata.namespace ?? run.previous?.namespace ?? run.ref.namespace;
-  return describeObject({ kind: run.ref.kind, namespace: namespace ?? '', name: run.ref.name });
-}

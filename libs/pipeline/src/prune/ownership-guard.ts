@@ -1,6 +1,6 @@
 import { appliedOwnerAnnotation, ownerAnnotation, groupOf, type KubernetesManifest } from '@tidemark/contracts';
 import { allowPrune, describeEntry, keep, type PruneCandidate, type PruneGuard, type PruneVerdict } from './guards';
-import { inventoryId } from '../render/stage-render';
+import { inventoryId } from '../render/tracking';
 
 /**
  * ownershipGuard lets Tidemark delete only what it applied for the very Git object asking:

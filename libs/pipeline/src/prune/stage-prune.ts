@@ -5,9 +5,9 @@ import type { DesiredStateReader, PipelineDependencies } from '../dependencies';
 import type { PruneResult, ReconcileRun } from '../run';
 import { allowPrune, builtinCrdGuard, crdInstancesGuard, describeEntry, namespaceContentsGuard, ownSourceGuard, pruneAnnotationGuard, stillDeclaredGuard, type KeptObject, type PruneCandidate, type PruneContext, type PruneGuard, type PruneVerdict } from './guards';
 import { ownershipGuard } from './ownership-guard';
-import { inventoryEntry, ownerOfRun, pruneEmptyAnnotation, staleEntries } from '../render/stage-render';
+import { inventoryEntry, ownerOfRun, pruneEmptyAnnotation, staleEntries } from '../render/tracking';
 import type { AppliedObjects } from '../apply/apply-results';
-import { subjectOf } from '../observe/observe-run';
+import { subjectOf } from '../observe/subject';
 import { otherDeclarations, type DuplicateDependencies } from '../fetch/duplicate-check';
 
 /** PruneRun is the part of the run prune reads: the job, its identity, the objects Git and the cluster hold, and the last record. */

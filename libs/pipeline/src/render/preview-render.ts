@@ -5,11 +5,12 @@ import type { KindRegistry } from '@tidemark/kinds';
 import type { StatusStore } from '@tidemark/status-store';
 import type { DesiredStateReader, PipelineDependencies, PipelineOptions } from '../dependencies';
 import { runConnections, identityFailure } from '../fetch/tenancy';
-import { subjectOf } from '../observe/observe-run';
+import { subjectOf } from '../observe/subject';
 import { isSkipped, type ReconcileRun } from '../run';
 import { recordFetched } from '../reconcile';
 import { fetchStage, type FetchDependencies } from '../fetch/stage-fetch';
-import { validateStage, customResourceToApply, featuresStage, renderStage, type ValidateDependencies } from './stage-render';
+import { featuresStage, renderStage } from './stage-render';
+import { validateStage, customResourceToApply, type ValidateDependencies } from './stage-validate';
 import { preventionCheck } from '../gates/stage-gates';
 
 /** PreviewRenderInput names one object of a revision that is not (yet) applied, on one cluster. */

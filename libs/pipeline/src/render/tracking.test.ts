@@ -1,6 +1,6 @@
 import { ownerAnnotation, ownerLabel, ownerLabelValue } from '@tidemark/contracts';
 import { describe, expect, it } from 'vitest';
-import { withOwner } from './stage-render';
+import { withOwner } from './tracking';
 
 describe('withOwner', () => {
   it('marks an object as Tidemark-managed and tracks its owner', () => {

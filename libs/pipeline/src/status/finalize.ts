@@ -8,7 +8,8 @@ import { statusWritten, type StatusResult } from './stage-status';
 import { dependentTokens } from '../ordering/dependency-state';
 import { DuplicateObjectError } from '../fetch/duplicate-check';
 import { identityFailure } from '../fetch/tenancy';
-import { subjectOf, wasReadyAt } from '../observe/observe-run';
+import { wasReadyAt } from '../observe/observe-run';
+import { subjectOf } from '../observe/subject';
 
 /** RunWrite names the four kinds of write a run makes, in the order finalize makes them. */
 export type RunWrite = 'status' | 'events' | 'record' | 'wake';

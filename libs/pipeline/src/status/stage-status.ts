@@ -6,7 +6,7 @@ import { isDeleted, isSkipped, type ApplyOutcome, type ReconcileRun } from '../r
 import { driftSummary } from '../apply/stage-apply';
 import { appliedResources, withResourceVersion } from '../apply/apply-results';
 import { keptEvents } from '../deletion/stage-deletion';
-import { customResourceToApply } from '../render/stage-render';
+import { customResourceToApply } from '../render/stage-validate';
 import { healthWait, unreadySince, type HealthTimeoutDependencies } from '../health/stage-health';
 import { dependencyEdges } from '../ordering/dependency-state';
 
