@@ -32,19 +32,23 @@ async function replica(name: string, options: { intervalMs?: number; leaseTtlMs?
   const delivered: PollResult[] = [];
   const headsSeen: (string | undefined)[] = [];
   let failures = options.failHandOffs ?? 0;
+  let refused = 0;
   const connection = redis.connect();
   const poller = new Poller({
     redis: connection, sources: [source], prefix: redis.prefix, leaseTtlMs: options.leaseTtlMs ?? 1_500, owner: name,
     onChanges: async (result) => {
       // As an enqueue refused while Redis fails over.
-      if (failures > 0) throw new Error(`hand-off ${(failures -= 1)} refused`);
+      if (failures > 0) {
+        refused += 1;
+        throw new Error(`hand-off ${(failures -= 1)} refused`);
+      }
       headsSeen.push((await readSourceStatus(connection, keys, 'apps')).head);
       delivered.push(result);
     },
   });
   pollers.push(poller);
   await poller.start();
-  return { poller, delivered, connection, headsSeen };
+  return { poller, delivered, connection, headsSeen, failNext: (count: number) => { failures = count; }, refused: () => refused };
 }
 
 async function until(check: () => boolean | Promise<boolean>, timeoutMs: number): Promise<number> {
@@ -189,6 +193,20 @@ describe('Poller', () => {
     await until(() => delivered.length > 0, 15_000);
     expect(delivered[0]!.revision).toBe((await copy.git('rev-parse', 'HEAD')).trim());
     expect(delivered[0]!.changes.map((change) => change.objectKey)).toContain('core/ConfigMap/_/a');
+  });
+
+  it('polls again soon, not a whole interval later, when a push\'s poll failed to hand its changes on', async () => {
+    // A 10-minute interval: a webhook triggers the only poll for a long while, so a failed one must be retried.
+    const leader = await replica('retry', { intervalMs: 600_000, leaseTtlMs: 15_000 });
+    await until(() => leader.delivered.length > 0, 15_000);
+    const before = leader.delivered.length;
+    leader.failNext(1);
+    await copy.write('a.yaml', configMap('a', 'retried'));
+    const head = await copy.commitAndPush('retried');
+    expect(await leader.poller.pushed('apps')).toBe(true);
+    await until(() => leader.delivered.length > before, 30_000);
+    expect(leader.delivered.at(-1)).toMatchObject({ revision: head, changes: [{ objectKey: 'core/ConfigMap/_/a', change: 'changed' }] });
+    expect(leader.refused()).toBe(1);
   });
 
   it('records a failed poll with its reason and keeps the last good revision', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pollDelay } from './poll-delay';
+import { pollDelay, retryDelay } from './poll-delay';
 import { scrubCredentials } from './source-status';
 
 describe('pollDelay', () => {
@@ -8,6 +8,15 @@ describe('pollDelay', () => {
     expect(pollDelay(60_000, 0.1, () => 0.5)).toBe(60_000);
     expect(pollDelay(60_000, 0.1, () => 0.9999999)).toBe(66_000);
     expect(pollDelay(60_000, 0, () => 0)).toBe(60_000);
+  });
+});
+
+describe('retryDelay', () => {
+  it('doubles from the base per failure in a row, up to the cap, less up to a fifth at random', () => {
+    expect([1, 2, 3, 4].map((failures) => retryDelay(failures, 1_000, 60_000, () => 0))).toEqual([1_000, 2_000, 4_000, 8_000]);
+    expect(retryDelay(7, 1_000, 60_000, () => 0)).toBe(60_000);
+    expect(retryDelay(500, 1_000, 60_000, () => 0)).toBe(60_000);
+    expect(retryDelay(1, 1_000, 60_000, () => 0.9999999)).toBe(800);
   });
 });
 

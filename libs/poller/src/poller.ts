@@ -30,6 +30,11 @@ export interface PollerOptions {
   owner?: string;
   /** @defaultValue Math.random */
   random?: () => number;
+  /**
+   * After a failed poll (a fetch, or onChanges throwing), the next comes after this, doubling per
+   * failure in a row up to a minute, instead of a whole interval later. @defaultValue 1000
+   */
+  retryBaseMs?: number;
 }
 
 /**
@@ -156,6 +161,7 @@ export class Poller {
       onRecorded: this.options.onRecorded ?? (() => undefined),
       tracer: this.options.tracer ?? noTracing,
       random: this.options.random ?? Math.random,
+      retryBaseMs: this.options.retryBaseMs ?? 1_000,
     });
   }
 

@@ -1,10 +1,13 @@
 import type { PollOptions, PollResult } from '@tidemark/git-source';
-import { pollDelay } from './poll-delay';
+import { pollDelay, retryDelay } from './poll-delay';
 import type { RedisLease } from '@tidemark/contracts';
 import { describeRef, recordFailure, recordHead, recordPoll, recordSuspended } from './source-status';
 import { sourceHeadMessage, sourceSuspendedField as suspendedField } from '@tidemark/contracts';
 import type { RedisClient } from '@tidemark/contracts';
 import { inSpan, noSpan, type TraceSpan, type Tracer } from '@tidemark/tracing';
+
+/** The longest wait between retries of a failing poll (the interval, when shorter, bounds it too). */
+const maxRetryMs = 60_000;
 
 /** PolledSource is what the poller needs of a source; GitSource fits it. */
 export interface PolledSource {
@@ -29,6 +32,8 @@ export interface SourceRunnerOptions {
   onRecorded(source: string): void;
   random: () => number;
   tracer: Tracer;
+  /** The first retry's wait after a failed poll; it doubles per failure in a row, up to the interval and a minute. */
+  retryBaseMs: number;
 }
 
 /**
@@ -41,6 +46,8 @@ export class SourceRunner {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private again = false;
+  /** Polls in a row that failed: the next poll comes after retryDelay, not the whole interval. */
+  private failures = 0;
   private delivered: string | undefined;
   private stopped = false;
   /** The span of the webhook that asked for the next poll, its parent. */
@@ -104,7 +111,9 @@ export class SourceRunner {
   private schedule(): void {
     if (!this.leading || this.stopped) return;
     const { intervalMs, jitter } = this.options.source.spec;
-    this.timer = setTimeout(() => this.trigger(), pollDelay(intervalMs, jitter, this.options.random));
+    const { random, retryBaseMs } = this.options;
+    const interval = pollDelay(intervalMs, jitter, random);
+    this.timer = setTimeout(() => this.trigger(), this.failures > 0 ? Math.min(interval, retryDelay(this.failures, retryBaseMs, maxRetryMs, random)) : interval);
   }
 
   private async pollOnce(): Promise<void> {
@@ -125,6 +134,7 @@ export class SourceRunner {
       // Suspended by its declaration or by an operator (the dashboard's separate flag): no fetch at all.
       if (source.suspended || (await redis.hget(statusKey, suspendedField)) === 'true') {
         await recordSuspended(redis, statusKey, lease.owner);
+        this.failures = 0;
         if (this.leading) this.options.onRecorded(source.name);
         return;
       }
@@ -144,7 +154,9 @@ export class SourceRunner {
       if (result.changes.length > 0 || result.moved) await this.options.onChanges(result, span);
       this.delivered = result.revision;
       if (this.leading) await recordPoll(redis, { status: statusKey, commits: this.options.commitsKey }, result, lease.owner, describeRef(source.spec.ref));
+      this.failures = 0;
     } catch (error) {
+      this.failures += 1;
       span.fail(error);
       this.options.onError(source.name, error);
       await recordFailure(redis, statusKey, error, Math.round(performance.now() - started), lease.owner).catch(() => undefined);
