@@ -21,6 +21,11 @@ describe('jobsForRoute', () => {
     expect(jobsForRoute(route({ removed: true }))).toEqual([]);
   });
 
+  it('prunes a removed object where placement sent it before, though a run that pruned it there already left no record', () => {
+    expect(summary(jobsForRoute(route({ removed: true, known: ['west'], placedBefore: ['east', 'west'] })))).toEqual(['west:git-removed', 'east:git-removed']);
+    expect(summary(jobsForRoute(route({ removed: false, targets: ['east'], placedBefore: ['west'] })))).toEqual(['east:git-change']);
+  });
+
   it('marks a resync as such', () => {
     expect(summary(jobsForRoute(route({ targets: ['east'], reason: 'resync' })))).toEqual(['east:resync']);
   });

@@ -11,6 +11,13 @@ export interface ObjectRoute {
   targets: readonly string[];
   /** Clusters that hold it now, from the status store. */
   known: readonly string[];
+  /**
+   * For a removed object: the clusters placement sent it to at the revision it was removed from.
+   * A worker that admitted the new head before this poll routed it may have pruned the object
+   * there already and forgotten its record, so the store alone would route no job, and the
+   * commit would get no job and no status on that cluster. @defaultValue []
+   */
+  placedBefore?: readonly string[];
   /** Why it is routed again: a Git change, or a resync of everything. */
   reason: 'git-change' | 'resync';
 }
@@ -22,7 +29,7 @@ export interface ObjectRoute {
  */
 export function jobsForRoute(route: ObjectRoute): ReconcileJob[] {
   const job = (cluster: string, reason: ReconcileJob['reason']): ReconcileJob => ({ source: route.source, revision: route.revision, cluster, objectKey: route.objectKey, reason });
-  if (route.removed) return route.known.map((cluster) => job(cluster, 'git-removed'));
+  if (route.removed) return [...new Set([...route.known, ...(route.placedBefore ?? [])])].map((cluster) => job(cluster, 'git-removed'));
   const targets = new Set(route.targets);
   return [
     ...route.targets.map((cluster) => job(cluster, route.reason)),

@@ -1,5 +1,5 @@
 import { isReadOnlyKey, type ReconcileJob } from '@tidemark/contracts';
-import type { GitSource, PollResult } from '@tidemark/git-source';
+import type { GitSource, ObjectChange, PollResult } from '@tidemark/git-source';
 import { clusterSelectorAnnotation, type ClusterTarget, type PlacementCache } from '@tidemark/placement';
 import type { StatusStore } from '@tidemark/status-store';
 import { jobsForRoute } from './fan-out';
@@ -49,8 +49,27 @@ export async function routePoll(result: PollResult, context: RouteContext): Prom
       removed: path === undefined,
       targets: path === undefined ? [] : await context.placement.targetsOf(result.source, context.source, result.revision, { path, clusterSelector }, context.clusters),
       known: known.get(objectKey) ?? [],
+      ...(path === undefined ? { placedBefore: await placedBefore(result, context, changes.get(objectKey)) } : {}),
       reason: changes.has(objectKey) ? 'git-change' : 'resync',
     }));
   }
   return jobs;
+}
+
+/**
+ * placedBefore is where placement sent a removed object at the revision it was removed from (the
+ * poll's previous one): a worker may have admitted this poll's head before it was routed, pruned
+ * the object and forgotten its record, and the store then names no cluster. A prune job where the
+ * object is gone finds nothing to do, and its commit still gets its status there.
+ */
+async function placedBefore(result: PollResult, context: RouteContext, change: ObjectChange | undefined): Promise<string[]> {
+  const previous = result.previousRevision;
+  if (!previous || change?.change !== 'removed') return [];
+  try {
+    const clusterSelector = await context.source.annotationOf(previous, change.objectKey, clusterSelectorAnnotation);
+    return await context.placement.targetsOf(result.source, context.source, previous, { path: change.path, clusterSelector }, context.clusters);
+  } catch {
+    // The previous revision no longer reads (its rules, its index): the store's holders alone, as before.
+    return [];
+  }
 }
