@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
 import { stringify } from 'yaml';
 import { applyObject, ClusterConnection } from '@tidemark/cluster';
 import { findCondition } from '@tidemark/contracts';
@@ -33,6 +33,9 @@ let repo: WorkingCopy;
 let planes: ControlPlane[];
 let workDir: string;
 const replicas: RunningReconciler[] = [];
+// What each replica logged (info and up), printed when a case fails: which replica polled and
+// led, what each poll routed, which runs ran at which revision, which statuses went out.
+const replicaLogs: string[][] = [[], []];
 
 const configMap = (name: string, value: string) => stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace }, data: { value } });
 const statusesOf = (sha: string): StandInStatus[] => gitea.statusesOf('team', 'shop', sha);
@@ -73,9 +76,21 @@ beforeAll(async () => {
   }));
   // Two replicas: each state must still reach Gitea once per cluster.
   for (let replica = 0; replica < 2; replica += 1) {
-    replicas.push(await startReconciler(loadConfig({ TIDEMARK_CONFIG: join(workDir, 'tidemark.yaml'), HOOK_SECRET: hookSecret }), createLogger('error')));
+    const log = replicaLogs[replica]!;
+    const destination = { write: (line: string) => { log.push(line.trimEnd()); if (log.length > 2_000) log.splice(0, 500); } };
+    replicas.push(await startReconciler(loadConfig({ TIDEMARK_CONFIG: join(workDir, 'tidemark.yaml'), HOOK_SECRET: hookSecret }), createLogger('info', destination)));
   }
 }, 600_000);
+
+beforeEach(({ onTestFailed }) => {
+  for (const log of replicaLogs) log.length = 0;
+  onTestFailed(() => {
+    for (const [index, log] of replicaLogs.entries()) {
+      const seen = log.filter((line) => /poll|commit status|reconcile finished|lease|leader/.test(line)).slice(-80);
+      console.error(`replica ${index} saw:\n${seen.join('\n')}`);
+    }
+  });
+});
 
 afterAll(async () => {
   for (const replica of replicas) await replica.stop();

@@ -16,14 +16,22 @@ export interface RecordsRebuild {
   beforeRoute(result: PollResult): Promise<PollResult>;
 }
 
-/** recordsRebuild wires rebuildAfterLoss to the clusters' main connections (Tidemark's own field manager). */
-export function recordsRebuild(deps: { redis: RedisClient; statusStore: StatusStore; connections: ReadonlyMap<string, ClusterConnection>; log: Logger }): RecordsRebuild {
+/**
+ * recordsRebuild wires rebuildAfterLoss to the clusters' main connections (Tidemark's own field
+ * manager). A poll waits for it at most `budgetMs` (rebuildsWithin): the sweep lists every kind on
+ * every cluster, and a cluster answering slowly (a CRD's storage still initializing) held each
+ * poll, and every push behind it, for minutes.
+ */
+export function recordsRebuild(deps: { redis: RedisClient; statusStore: StatusStore; connections: ReadonlyMap<string, ClusterConnection>; log: Logger; budgetMs?: number }): RecordsRebuild {
   const lost = new RecordsLost(deps.redis, deps.statusStore.keys);
   const connection = (cluster: string) => {
     const found = deps.connections.get(cluster);
     if (!found) throw new Error(`cluster ${cluster} has no connection`);
     return found;
   };
+  const rebuilds = rebuildsWithin(deps.budgetMs ?? 10_000, (source, budgetMs) => {
+    deps.log.warn({ source, budgetMs }, 'rebuilding the records Redis lost takes longer than a poll waits; this poll is routed now, and everything again at the first poll after the rebuild wrote records');
+  });
   return {
     async afterSchemaClaim(previous) {
       if (previous !== 0) return;
@@ -31,15 +39,49 @@ export function recordsRebuild(deps: { redis: RedisClient; statusStore: StatusSt
       await lost.mark(new Date());
     },
     async beforeRoute(result) {
-      const written = await rebuildAfterLoss({
+      const written = await rebuilds(result.source, () => rebuildAfterLoss({
         source: result.source, revision: result.revision, clusters: [...deps.connections.keys()],
         statusStore: deps.statusStore, lost, log: deps.log,
         listLabelled: (cluster) => listOwnerLabelled(connection(cluster)),
         fieldManagerOf: (cluster) => connection(cluster).fieldManager,
-      });
+      }));
       if (written === 0 || !result.previousRevision) return result;
       const { previousRevision: _routedAgain, ...everything } = result;
       return everything;
     },
+  };
+}
+
+/**
+ * rebuildsWithin runs one rebuild per source at a time and lets a poll wait for it at most
+ * `budgetMs`. It returns the records written that this poll has not routed yet: those of the
+ * rebuild it waited for, plus those of an earlier one that ended after its poll stopped waiting
+ * (each counted once), so the first poll after a rebuild wrote records routes everything again.
+ * A poll that stops waiting gets 0 and routes its own changes; the rebuild goes on meanwhile.
+ */
+export function rebuildsWithin(budgetMs: number, onSlow: (source: string, budgetMs: number) => void): (source: string, rebuild: () => Promise<number>) => Promise<number> {
+  const running = new Map<string, Promise<number>>();
+  const unrouted = new Map<string, number>();
+  return async (source, rebuild) => {
+    let attempt = running.get(source);
+    if (!attempt) {
+      attempt = rebuild().then((written) => {
+        if (written > 0) unrouted.set(source, (unrouted.get(source) ?? 0) + written);
+        return written;
+      }).finally(() => running.delete(source));
+      // A rebuild that fails after its poll stopped waiting is logged by rebuildAfterLoss; a later poll tries again.
+      attempt.catch(() => undefined);
+      running.set(source, attempt);
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => { timer = setTimeout(() => resolve('late'), budgetMs); });
+    try {
+      if ((await Promise.race([attempt, late])) === 'late') onSlow(source, budgetMs);
+    } finally {
+      clearTimeout(timer);
+    }
+    const written = unrouted.get(source) ?? 0;
+    unrouted.delete(source);
+    return written;
   };
 }

@@ -1,0 +1,38 @@
+// rebuildsWithin: a poll waits for the Redis-loss rebuild at most its budget. The rebuilds here
+// are stand-ins whose end the test decides (the timing is the point, not the cluster sweep).
+import { describe, expect, it } from 'vitest';
+import { rebuildsWithin } from './records-rebuild';
+
+function deferred(): { promise: Promise<number>; resolve(written: number): void } {
+  let resolve!: (written: number) => void;
+  const promise = new Promise<number>((settle) => { resolve = settle; });
+  return { promise, resolve };
+}
+
+describe('rebuildsWithin', () => {
+  it('lets a poll go on after its budget while the rebuild runs, and the first poll after it ends routes what it wrote', async () => {
+    const slow: string[] = [];
+    const rebuilds = rebuildsWithin(20, (source) => slow.push(source));
+    const sweep = deferred();
+    let started = 0;
+    const rebuild = () => { started += 1; return sweep.promise; };
+    // The sweep hangs (a cluster whose CRD storage is initializing): the poll goes on with nothing rebuilt.
+    expect(await rebuilds('shop', rebuild)).toBe(0);
+    expect(slow).toEqual(['shop']);
+    // The next poll joins the same rebuild rather than starting a second sweep.
+    expect(await rebuilds('shop', rebuild)).toBe(0);
+    expect(started).toBe(1);
+    sweep.resolve(3);
+    await sweep.promise;
+    // The rebuild wrote 3 records after its polls stopped waiting: the next poll routes everything, once.
+    expect(await rebuilds('shop', async () => 0)).toBe(3);
+    expect(await rebuilds('shop', async () => 0)).toBe(0);
+  });
+
+  it('gives a poll the records of a rebuild that ends within the budget, and rethrows its failure', async () => {
+    const rebuilds = rebuildsWithin(5_000, () => { throw new Error('not slow'); });
+    expect(await rebuilds('shop', async () => 2)).toBe(2);
+    await expect(rebuilds('shop', async () => { throw new Error('Redis does not answer'); })).rejects.toThrow('Redis does not answer');
+    expect(await rebuilds('shop', async () => 0)).toBe(0);
+  });
+});
