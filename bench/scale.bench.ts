@@ -64,7 +64,10 @@ async function countOn(client: RawClient, prefix: string): Promise<number> {
 
 async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs: number, everyMs = 1_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
+  for (;;) {
+    // A reconciler that exited (a config error at start, a crash) brings nothing more: stop waiting at once.
+    reconcilerRunning(what);
+    if (await check()) return;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, everyMs));
   }
@@ -105,6 +108,14 @@ const child = spawn(process.execPath, [...nodeFlags, ...profileFlags, ...entry],
 let stderrTail = '';
 child.stderr.on('data', (chunk: Buffer) => { stderrTail = (stderrTail + chunk.toString()).slice(-4_000); });
 const pid = child.pid!;
+let exited: string | undefined;
+child.once('exit', (code, signal) => { exited = code === null ? `signal ${signal}` : `code ${code}`; });
+
+/** reconcilerRunning throws once the reconciler has exited (the catch below prints its stderr's tail); else true. */
+function reconcilerRunning(what: string): true {
+  if (exited !== undefined) throw new Error(`the reconciler exited with ${exited} while waiting for ${what}`);
+  return true;
+}
 
 try {
   const namespacesThere = async () => (await Promise.all(clients.map((client) => client.get('/api/v1/namespaces/scale-9')))).every(({ status }) => status === 200);
