@@ -4,6 +4,7 @@ import { buildRevisionOrdering, type OrderedObject, type RevisionOrdering } from
 import type { GitSource } from '@tidemark/git-source';
 import type { ClusterTarget, PlacementCache } from '@tidemark/placement';
 import type { DesiredObject, DesiredStateReader } from '@tidemark/pipeline';
+import type { RolloutTargetOf } from './rollouts';
 
 /**
  * gitDesiredState reads desired objects from this process's own Git sources. An object that
@@ -11,7 +12,7 @@ import type { DesiredObject, DesiredStateReader } from '@tidemark/pipeline';
  * so is every object of a retiring source (a Source object being deleted) but its pre-delete hooks,
  * which run first (libs/pipeline's stage-pre-delete).
  */
-export function gitDesiredState(sources: ReadonlyMap<string, GitSource>, placement: PlacementCache, clusters: readonly ClusterTarget[], retiring: ReadonlySet<string> = new Set(), targetOf?: (source: string, cluster: string) => Promise<string | undefined>): DesiredStateReader {
+export function gitDesiredState(sources: ReadonlyMap<string, GitSource>, placement: PlacementCache, clusters: readonly ClusterTarget[], retiring: ReadonlySet<string> = new Set(), targetOf?: RolloutTargetOf): DesiredStateReader {
   const sourceOf = (source: string): GitSource => {
     const gitSource = sources.get(source);
     if (!gitSource) throw new TerminalError('UnknownSource', `job names source "${source}", which is not configured; add it to the config or drop the job.`);
@@ -23,8 +24,15 @@ export function gitDesiredState(sources: ReadonlyMap<string, GitSource>, placeme
     // A job from Redis only proposes a revision; the source decides what may be applied.
     // A source that rolls out in waves applies each cluster's own target revision (rolloutTargets), not the head.
     admitRevision: async (source, revision, cluster) => {
-      const target = cluster !== undefined && targetOf ? await targetOf(source, cluster) : undefined;
-      return target ? sourceOf(source).admitTarget(target) : sourceOf(source).admitRevision(revision);
+      if (cluster === undefined || !targetOf) return sourceOf(source).admitRevision(revision);
+      const asked = { revision, fromMemory: false };
+      const target = await targetOf(source, cluster, asked);
+      if (target) return sourceOf(source).admitTarget(target);
+      const admitted = await sourceOf(source).admitRevision(revision);
+      // Memory said the job's own revision holds no Rollout; the head the gate admitted instead is asked about in Redis.
+      if (!asked.fromMemory || admitted === revision) return admitted;
+      const current = await targetOf(source, cluster);
+      return current ? sourceOf(source).admitTarget(current) : admitted;
     },
     async readObject(source, revision, objectKey, cluster): Promise<DesiredObject | undefined> {
       const gitSource = sourceOf(source);

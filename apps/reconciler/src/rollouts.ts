@@ -68,25 +68,70 @@ export function gitRolloutPolicies(sources: ReadonlyMap<string, GitSource>, poli
  * cluster": undefined for a source without a rollout policy (the head, as before); else the
  * cluster's target in the rollout record. Without a record yet, or before a first rollout reaches
  * the cluster, or with a record that does not read, the job waits (NotReadyError) rather than guess.
+ *
+ * For a source without a policy in the config, whether a Rollout in Git governs it is read from the
+ * revision the source delivered: one Redis read per job. With `revision` (the job's), a delivered
+ * revision already found to hold no Rollout answers from memory (UngovernedRevisions) and says so
+ * through `asked.fromMemory`: that answer covers that revision only, so the caller asks again
+ * without it when the gate admits another (the head moved on).
  */
-export function rolloutTargets(redis: RedisClient, keys: RecordKeys, policies: readonly RolloutPolicy[], policyAt?: RolloutWiring['policyAt']): (source: string, cluster: string) => Promise<string | undefined> {
+export function rolloutTargets(redis: RedisClient, keys: RecordKeys, policies: readonly RolloutPolicy[], policyAt?: RolloutWiring['policyAt'], ungoverned = new UngovernedRevisions()): RolloutTargetOf {
   const governed = new Set(policies.map((policy) => policy.source));
-  return async (source, cluster) => {
-    const inGit = governed.has(source) || !policyAt ? undefined : await governedInGit(redis, keys, source, policyAt);
-    if (!governed.has(source) && !inGit?.governed) return undefined;
-    let record;
-    try {
-      record = await readRolloutRecord(redis, keys, source);
-    } catch (error) {
-      throw new NotReadyError('RolloutRecordUnreadable', messageOf(error), 30_000);
+  return async (source, cluster, asked) => {
+    if (!governed.has(source) && asked?.revision !== undefined && ungoverned.has(source, asked.revision)) {
+      asked.fromMemory = true;
+      return undefined;
     }
-    // A Rollout that does not read: each cluster keeps its target (applying and healing there); one with none waits.
-    if (!record && inGit?.invalid) throw new NotReadyError('RolloutInvalid', inGit.invalid, 30_000);
-    if (!record) throw new NotReadyError('RolloutPending', `Source ${source} rolls out in waves and its rollout has not started yet; the object waits for it.`, 5_000);
-    const target = rolloutTargetOf(record, cluster);
-    if (!target) throw new NotReadyError('RolloutWaiting', `The rollout of source ${source} at ${record.revision.slice(0, 12)} has not reached cluster ${cluster} yet (its first revision there); the object waits for its wave.`, 30_000);
-    return target;
+    const inGit = governed.has(source) || !policyAt ? undefined : await governedInGit(redis, keys, source, policyAt);
+    if (inGit && !inGit.governed && inGit.revision) ungoverned.add(source, inGit.revision);
+    if (!governed.has(source) && !inGit?.governed) return undefined;
+    return recordedTarget(redis, keys, source, cluster, inGit?.invalid);
   };
+}
+
+/** recordedTarget is a governed source's target on the cluster in its rollout record, or why the job waits. */
+async function recordedTarget(redis: RedisClient, keys: RecordKeys, source: string, cluster: string, invalid: string | undefined): Promise<string> {
+  let record;
+  try {
+    record = await readRolloutRecord(redis, keys, source);
+  } catch (error) {
+    throw new NotReadyError('RolloutRecordUnreadable', messageOf(error), 30_000);
+  }
+  // A Rollout that does not read: each cluster keeps its target (applying and healing there); one with none waits.
+  if (!record && invalid) throw new NotReadyError('RolloutInvalid', invalid, 30_000);
+  if (!record) throw new NotReadyError('RolloutPending', `Source ${source} rolls out in waves and its rollout has not started yet; the object waits for it.`, 5_000);
+  const target = rolloutTargetOf(record, cluster);
+  if (!target) throw new NotReadyError('RolloutWaiting', `The rollout of source ${source} at ${record.revision.slice(0, 12)} has not reached cluster ${cluster} yet (its first revision there); the object waits for its wave.`, 30_000);
+  return target;
+}
+
+/** RolloutTargetOf answers rolloutTargets' question; `asked` carries the job's revision, and learns whether memory answered. */
+export type RolloutTargetOf = (source: string, cluster: string, asked?: { revision: string; fromMemory?: boolean }) => Promise<string | undefined>;
+
+/**
+ * UngovernedRevisions remembers (source, revision) pairs that were a source's delivered revision
+ * and hold no Rollout. A revision's content never changes, so neither does that verdict; what moves
+ * is which revision is delivered, and the caller covers that (it uses the verdict only when the job
+ * applies that very revision). Bounded: the oldest entries go first.
+ */
+export class UngovernedRevisions {
+  private readonly entries = new Set<string>();
+
+  constructor(private readonly maxEntries = 256) {}
+
+  has(source: string, revision: string): boolean {
+    return this.entries.has(`${source}@${revision}`);
+  }
+
+  add(source: string, revision: string): void {
+    const key = `${source}@${revision}`;
+    this.entries.delete(key);
+    this.entries.add(key);
+    for (const oldest of this.entries) {
+      if (this.entries.size <= this.maxEntries) break;
+      this.entries.delete(oldest);
+    }
+  }
 }
 
 /**
@@ -94,11 +139,11 @@ export function rolloutTargets(redis: RedisClient, keys: RecordKeys, policies: r
  * governs too (the head never goes out on a policy half read), and `invalid` says why, naming the
  * file, the object and the field.
  */
-async function governedInGit(redis: RedisClient, keys: RecordKeys, source: string, policyAt: NonNullable<RolloutWiring['policyAt']>): Promise<{ governed: boolean; invalid?: string }> {
+async function governedInGit(redis: RedisClient, keys: RecordKeys, source: string, policyAt: NonNullable<RolloutWiring['policyAt']>): Promise<{ governed: boolean; revision?: string; invalid?: string }> {
   const { revision } = await readSourceStatus(redis, keys, source);
   if (!revision) return { governed: false };
   try {
-    return { governed: (await policyAt(source, revision)) !== undefined };
+    return { governed: (await policyAt(source, revision)) !== undefined, revision };
   } catch (error) {
     return { governed: true, invalid: `Source ${source} at ${revision.slice(0, 12)}: ${messageOf(error)}; its objects wait until the Rollout is fixed.` };
   }
