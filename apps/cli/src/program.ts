@@ -18,6 +18,7 @@ import type { RolloutCommandVerb as RolloutVerb } from '@tidemark/contracts';
 import { auditCommand, auditVerifyCommand } from './commands/audit';
 import { installCommand } from './commands/install';
 import { agentAclCommand } from './commands/agent-acl';
+import { installAgentCommand } from './commands/install-agent';
 import { checkCommand, uninstallCommand } from './commands/check';
 import { bootstrapGitCommand } from './commands/bootstrap';
 import { messageOf, scrubText } from '@tidemark/contracts';
@@ -249,13 +250,30 @@ export function buildProgram(io: CliIo, ended: (code: ExitCode) => void): Comman
   type ChartFlags = { values: string[]; set: string[]; chart?: string; redisUrlFile?: string };
   const target = (flags: ClusterFlags) => ({ ...(flags.kubeconfig ? { kubeconfig: flags.kubeconfig } : {}), ...(flags.context ? { context: flags.context } : {}) });
   const settings = (flags: ClusterFlags & ChartFlags) => ({ namespace: flags.namespace, release: flags.release, valuesFiles: flags.values, set: flags.set, ...(flags.chart ? { chart: flags.chart } : {}) });
+  type AgentFlags = { agent?: string; hubRedisUrlFile?: string; hubRedisCa?: string; agentRedisAddress?: string; prefix: string; user?: string; rotate?: boolean };
+  const agentInstallOptions = (flags: ClusterFlags & ChartFlags & AgentFlags & { export?: boolean; wait: boolean; timeout: number }) => {
+    if (flags.export || flags.redisUrlFile) throw new CliError('InvalidArgument', `--agent takes no ${flags.export ? '--export' : '--redis-url-file'}: the agent uses the hub's Redis (--hub-redis-url-file) as its own user`, ExitCode.Usage);
+    return {
+      ...settings(flags), ...target(flags), cluster: flags.agent!, prefix: flags.prefix, rotate: flags.rotate ?? false, wait: flags.wait, timeoutSeconds: flags.timeout,
+      ...(flags.user ? { user: flags.user } : {}), ...(flags.hubRedisUrlFile ? { hubRedisUrlFile: flags.hubRedisUrlFile } : {}),
+      ...(flags.hubRedisCa ? { hubRedisCaFile: flags.hubRedisCa } : {}), ...(flags.agentRedisAddress ? { agentRedisAddress: flags.agentRedisAddress } : {}),
+    };
+  };
 
   chartOptions(clusterOptions(program.command('install').description('Install Tidemark into a cluster from its chart: CRDs, RBAC, Redis (or yours), the reconciler and the dashboard, by server-side apply; then wait until they are ready. Uses your kubeconfig.')))
     .option('--export', 'print the manifests instead (no cluster needed; Secrets are named, never printed)')
     .option('--no-wait', 'apply and return without waiting')
     .option('--timeout <seconds>', 'how long to wait until ready', positiveInteger, 300)
-    .action(action(async (flags: ClusterFlags & ChartFlags & { export?: boolean; wait: boolean; timeout: number }) => {
+    .option('--agent <cluster>', 'install the agent serving this cluster (docs/agents.md): its Redis user on the hub\'s Redis, its Secret and the chart in agent mode in the kubeconfig\'s cluster')
+    .option('--hub-redis-url-file <file>', 'with --agent: a file holding the hub Redis\'s admin URL (or TIDEMARK_HUB_REDIS_URL); never printed')
+    .option('--hub-redis-ca <file>', 'with --agent: the CA of the hub Redis\'s certificate (PEM), also given to the agent')
+    .option('--agent-redis-address <host:port>', 'with --agent: where the agent dials the hub\'s Redis (default: the admin URL\'s)')
+    .option('--prefix <prefix>', 'with --agent: the hub\'s redis.prefix', 'tidemark')
+    .option('--user <name>', 'with --agent: the agent\'s Redis user (default: agent-<cluster>)')
+    .option('--rotate', 'with --agent: give the agent\'s Redis user a new password')
+    .action(action(async (flags: ClusterFlags & ChartFlags & AgentFlags & { export?: boolean; wait: boolean; timeout: number }) => {
       const { output } = await context();
+      if (flags.agent !== undefined) return installAgentCommand(output, io.env, agentInstallOptions(flags));
       return installCommand(output, io.env, { ...settings(flags), ...target(flags), export: flags.export ?? false, wait: flags.wait, timeoutSeconds: flags.timeout, ...(flags.redisUrlFile ? { redisUrlFile: flags.redisUrlFile } : {}) });
     }));
 

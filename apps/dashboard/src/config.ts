@@ -93,7 +93,7 @@ export function loadConfig(env: Environment = process.env): DashboardConfig {
     host: env.TIDEMARK_DASHBOARD_HOST ?? '127.0.0.1',
     port: parsePort(env.TIDEMARK_DASHBOARD_PORT ?? '8080'),
     redisUrl: env.TIDEMARK_REDIS_URL ?? env.REDIS_URL ?? 'redis://127.0.0.1:6379',
-    redis: redisTlsOf(env, redisEndpointOf(env)),
+    redis: withHashTag(env, redisTlsOf(env, redisEndpointOf(env))),
     redisPrefix: env.TIDEMARK_REDIS_PREFIX ?? 'tidemark',
     clusters: (env.TIDEMARK_DASHBOARD_CLUSTERS ?? '').split(',').map((name) => name.trim()).filter((name) => name.length > 0),
     tokens: readTokens(env, oidc !== undefined),
@@ -327,6 +327,14 @@ function redisTlsOf(env: Environment, endpoint: RedisEndpoint): RedisEndpoint {
   } catch (error) {
     throw new ConfigError(messageOf(error));
   }
+}
+
+/** withHashTag: TIDEMARK_REDIS_HASH_TAG=true reads keys named per cluster on one server or Sentinel, as the reconciler's redis.hashTag writes them. */
+function withHashTag(env: Environment, endpoint: RedisEndpoint): RedisEndpoint {
+  const value = env.TIDEMARK_REDIS_HASH_TAG;
+  if (value === undefined || value === '' || value === 'false') return endpoint;
+  if (value !== 'true') throw new ConfigError(`TIDEMARK_REDIS_HASH_TAG: "${value}" is not true or false`);
+  return { ...endpoint, hashTag: true };
 }
 
 /** redisLogin reads a Redis login from two variables; a username without its password is a mistake, said by name. */

@@ -19,6 +19,7 @@ import { ConversionWebhookInput, conversionWebhookConfig, type ConversionWebhook
 import type { SyncWindow } from '@tidemark/placement';
 import { rolloutsConfig, type RolloutPolicy } from './rollouts-config';
 import { agentSettings } from './agent-config';
+import { clusterKeyTags } from './redis-key-tags';
 
 /** ConfigError is a mistake in the configuration; its message names the file and field. */
 export class ConfigError extends Error {
@@ -82,6 +83,8 @@ const ConfigInput = Type.Object({
       ...RedisLoginFields,
     }, { additionalProperties: false })),
     prefix: Type.Optional(Type.String({ minLength: 1 })),
+    /** Name each target cluster's keys under their own hash tag on one server or Sentinel too (a Redis Cluster always does); agents need it. */
+    hashTag: Type.Optional(Type.Boolean()),
     allowEviction: Type.Optional(Type.Boolean()),
     /** TLS to Redis: a rediss:// URL, or every Sentinel and Cluster node once this is set. Paths are relative to this file. */
     tls: Type.Optional(Type.Object({
@@ -246,8 +249,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, path = env.TIDE
   const input = readConfigFile(file);
   const base = dirname(file);
   const role = roleOf(env.TIDEMARK_ROLE);
-  const redis = redisTlsOf(env, input, file, redisEndpointOf(env, input, file));
   const where = (field: string) => `${file}: ${field}`;
+  const redis = clusterKeyTags(redisTlsOf(env, input, file, redisEndpointOf(env, input, file)), input, role, (field, message) => new ConfigError(`${where(field)}: ${message}`));
   const cacheDir = resolvePath(base, input.cacheDir ?? '.tidemark/cache');
   const clusters = input.clusters.map((cluster) => cluster.name);
   const invalid = (field: string, message: string) => new ConfigError(`${where(field)}: ${message}`);

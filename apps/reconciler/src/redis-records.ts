@@ -2,6 +2,7 @@ import { claimRedisSchema, expectRedisSchema, redisSchemaVersion, type Logger, t
 import { assertRedisSafe, type redisConnectionFor } from '@tidemark/queue';
 import { ClusterKeysMover } from '@tidemark/status-store';
 import type { ReconcilerConfig } from './config';
+import { refuseUntaggedRecords, untaggedAgentsWarning } from './redis-key-tags';
 
 /**
  * checkRedisSettings warns about (or refuses) a Redis that may lose queued work. The hub checks;
@@ -21,6 +22,9 @@ export async function checkRedisSettings(config: ReconcilerConfig, connection: R
  */
 export async function claimRecords(config: ReconcilerConfig, redis: RedisClient, keys: RecordKeys, log: Logger, keyMoveIntervalMs: number): Promise<{ previous: number; keyMover: ClusterKeysMover }> {
   const agent = config.role === 'agent';
+  if (!agent && keys.hashTagged && !('cluster' in config.redis)) await refuseUntaggedRecords(redis, keys, config.redisPrefix);
+  const untagged = agent ? undefined : untaggedAgentsWarning(config.clusters, keys.hashTagged);
+  if (untagged) log.warn({}, untagged);
   const schema = agent && keys.hashTagged ? await expectRedisSchema(redis, keys) : await claimRedisSchema(redis, keys, `reconciler ${process.pid}`);
   if (schema.previous !== redisSchemaVersion) log.info({ previous: schema.previous || 'none', now: redisSchemaVersion }, 'Redis record schema raised');
   const keyMover = new ClusterKeysMover({ redis, keys, log, previousSchema: agent ? redisSchemaVersion : schema.previous, intervalMs: keyMoveIntervalMs });

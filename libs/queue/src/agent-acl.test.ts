@@ -16,4 +16,13 @@ describe('agentAclRule', () => {
     expect(() => agentAclRule('east', { prefix: 'tm' })).toThrow(/needs per-cluster hash tags/);
     expect(() => agentAclRule('east}*', { prefix: 'tm', hashTag: true })).toThrow(/cannot name a queue/);
   });
+
+  it('refuses a cluster name or prefix with ACL glob characters or spaces, which would widen the rule', () => {
+    for (const cluster of ['*', 'a*', 'a?', 'a[b]', 'a\\b', 'a b', ' a', '']) {
+      expect(() => agentAclRule(cluster, { prefix: 'tm', hashTag: true }), cluster).toThrow(/cannot name a queue/);
+    }
+    for (const prefix of ['t*', 't?', 't[a]', 't\\m', '*']) {
+      expect(() => agentAclRule('east', { prefix, hashTag: true }), prefix).toThrow(/cannot be held to an agent's ACL rule/);
+    }
+  });
 });

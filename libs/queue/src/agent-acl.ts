@@ -20,6 +20,9 @@ const allowed = ['+@read', '+@write', '+@transaction', '+@pubsub', '+eval', '+ev
  */
 const refused = ['-@dangerous', '-@admin', '-scan', '-randomkey', '-dbsize', '-function', '-fcall', '-fcall_ro', '-move', '-swapdb', '+info'];
 
+/** What a prefix may hold inside an ACL key pattern, as a cluster's name (queueNameFor): no glob character, no space. */
+const patternSafe = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
+
 /** On a Redis Cluster a client reads the slot map (CLUSTER SLOTS, or SHARDS) to find each key's node: put back after the refusals. */
 const clusterTopology = ['+cluster|slots', '+cluster|shards', '+cluster|info', '+cluster|myid'];
 
@@ -43,6 +46,9 @@ export function agentAclRule(cluster: string, naming: QueueNamingOptions = {}): 
     throw new InvalidQueueOptionsError(`An agent's Redis ACL for cluster "${cluster}" needs per-cluster hash tags (a Redis Cluster, or hashTag set): without them some records of every cluster share keys, and Redis could not keep the agent to its own.`);
   }
   const own = clusterQueuePrefix(naming, cluster);
+  // The cluster's name is checked by clusterQueuePrefix (queueNameFor); a prefix may hold more than a pattern can.
+  const prefix = naming.prefix ?? 'tidemark';
+  if (!patternSafe.test(prefix)) throw new InvalidQueueOptionsError(`The prefix "${prefix}" cannot be held to an agent's ACL rule: use 1-63 letters, digits, '.', '_' or '-' (Redis reads * ? [ ] \\ in a key pattern as globs, which would grant other clusters' keys).`);
   const keys = new RecordKeys(redisPrefix(naming));
   return [
     'resetkeys', 'resetchannels', '-@all', ...allowed, ...refused, ...clusterTopology,

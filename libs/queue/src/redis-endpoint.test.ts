@@ -20,6 +20,8 @@ describe('redis endpoints', () => {
     expect(redisConnectionFor({ url: 'redis://x:6379' })).toBe('redis://x:6379');
     expect(needsHashTag({ cluster: { nodes: [] } })).toBe(true);
     expect(needsHashTag({ sentinel: { name: 'm', nodes: [] } })).toBe(false);
+    expect(needsHashTag({ url: 'redis://127.0.0.1:6379', hashTag: true })).toBe(true);
+    expect(needsHashTag({ sentinel: { name: 'm', nodes: [] }, hashTag: true })).toBe(true);
   });
 
   it('retries a cluster client\'s commands through a failover (20 s), but not the blocking connection BullMQ duplicates from it', () => {

@@ -25,20 +25,23 @@ export interface RedisAuth {
  * failover), or a Redis Cluster (some of its nodes; the rest is discovered). `auth` logs in to
  * the data nodes, `sentinelAuth` to the sentinels themselves. `tls` applies to every connection made
  * (the URL's, the sentinels' and their data nodes', every cluster node's); a `rediss://` URL needs it
- * for anything but Node's trusted CAs.
+ * for anything but Node's trusted CAs. `hashTag` names keys per cluster on one server or a Sentinel
+ * group too (a Redis Cluster always does): what an agent's ACL rule needs (agentAclRule).
  */
 export type RedisEndpoint = (
   | { url: string }
   | { sentinel: { name: string; nodes: readonly RedisNode[]; auth?: RedisAuth; sentinelAuth?: RedisAuth } }
   | { cluster: { nodes: readonly RedisNode[]; auth?: RedisAuth } }
-) & { tls?: RedisTls };
+) & { tls?: RedisTls; hashTag?: boolean };
 
 /**
  * needsHashTag: on Redis Cluster every key must carry the deployment's hash tag (`{tidemark}`),
- * so that BullMQ's scripts and the status store's transactions address one slot.
+ * so that BullMQ's scripts and the status store's transactions address one slot. Elsewhere the
+ * tags are harmless and asked for by `hashTag`: each target cluster's keys then have a prefix of
+ * their own, `{tidemark.<cluster>}`, which an agent's ACL rule can grant alone.
  */
 export function needsHashTag(endpoint: RedisEndpoint): boolean {
-  return 'cluster' in endpoint;
+  return 'cluster' in endpoint || endpoint.hashTag === true;
 }
 
 /**

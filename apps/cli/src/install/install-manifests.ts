@@ -30,6 +30,8 @@ export interface InstallSettings {
   redisUrl?: string;
   /** Values the command itself adds (bootstrap's), below the user's files and --set. */
   commandValues?: Record<string, unknown>;
+  /** Secrets the command writes itself, by name (install --agent's Redis login): their keys are set on every run. */
+  givenSecrets?: readonly SecretPlan[];
 }
 
 /** SecretPlan is a Secret install makes in the cluster (never printed, never committed). */
@@ -91,7 +93,7 @@ export async function planInstall(settings: InstallSettings, env: Environment): 
     const reconcilerService = rendered.find((object) => object.kind === 'Service' && object.metadata.name.endsWith('-reconciler'));
     const fullname = reconcilerService?.metadata.name.replace(/-reconciler$/, '') ?? settings.release;
     const objects = rendered.filter((object) => object !== namespace && object.kind !== 'Secret').map((object) => withDefaultedFieldRefs(labelled(object, fullname)));
-    const secrets = secretPlans(objects, rendered.filter((object) => object.kind === 'Secret'), redis);
+    const secrets = secretPlans(objects, rendered.filter((object) => object.kind === 'Secret'), commandSecrets(settings, redis));
     return { settings, fullname, namespace: labelled(namespace, fullname), crds: builtinCrds(settings.namespace, `${fullname}-reconciler`, conversionPortOf(reconcilerService)), objects, secrets };
   } finally {
     await rm(scratch, { recursive: true, force: true });
@@ -175,6 +177,11 @@ function externalRedis(text: string, release: string): ExternalRedis {
   return { set, secret: { name, generated: {}, given: password ? { password } : {} } };
 }
 
+/** commandSecrets are the Secrets the command writes itself: the user's Redis password, and any it was given. */
+function commandSecrets(settings: InstallSettings, redis: ExternalRedis | undefined): SecretPlan[] {
+  return [...(redis ? [redis.secret] : []), ...(settings.givenSecrets ?? [])];
+}
+
 const generators: Record<string, () => string> = {
   password: () => randomText(40),
   'session-secret': () => randomText(64),
@@ -188,7 +195,7 @@ const generators: Record<string, () => string> = {
  * tokens from values) are made from their rendered data when missing. A needed key install cannot
  * make is an error naming the Secret and the key.
  */
-function secretPlans(objects: readonly KubernetesManifest[], renderedSecrets: readonly KubernetesManifest[], redis: ExternalRedis | undefined): SecretPlan[] {
+function secretPlans(objects: readonly KubernetesManifest[], renderedSecrets: readonly KubernetesManifest[], given: readonly SecretPlan[]): SecretPlan[] {
   const needed = new Map<string, Set<string>>();
   for (const object of objects) {
     for (const [name, key] of secretReferences(object)) {
@@ -198,8 +205,9 @@ function secretPlans(objects: readonly KubernetesManifest[], renderedSecrets: re
   }
   const plans: SecretPlan[] = [];
   for (const [name, keys] of needed) {
-    if (redis && name === redis.secret.name) {
-      plans.push(redis.secret);
+    const made = given.find((secret) => secret.name === name);
+    if (made) {
+      plans.push(made);
       continue;
     }
     const rendered = renderedSecrets.find((secret) => secret.metadata.name === name);

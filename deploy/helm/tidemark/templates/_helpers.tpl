@@ -342,6 +342,9 @@ clusters:
     labels: {{ toJson $agent.cluster.labels }}
 agents:
   heartbeatTtlMs: {{ int $agent.heartbeatTtlMs }}
+# Keys per cluster on any Redis: the agent's ACL user holds only its cluster's (docs/agents.md).
+redis:
+  hashTag: true
 {{- end -}}
 {{- end -}}
 
@@ -365,4 +368,8 @@ agents:
       key: password
 - name: TIDEMARK_REDIS_URL
   value: "{{ ternary "rediss" "redis" .Values.agent.redis.tls }}://$(TIDEMARK_REDIS_USERNAME):$(TIDEMARK_REDIS_PASSWORD)@$(TIDEMARK_AGENT_REDIS_ADDRESS)"
+{{- if .Values.agent.redis.caKey }}
+- name: TIDEMARK_REDIS_TLS_CA_FILE
+  value: /etc/tidemark/agent-redis/{{ .Values.agent.redis.caKey }}
+{{- end }}
 {{- end -}}
