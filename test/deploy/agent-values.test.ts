@@ -49,6 +49,8 @@ describe('Helm agent mode', () => {
       const config = loadConfig(environment, join(folder, 'tidemark.yaml'));
       expect(config).toMatchObject({ role: 'agent', agents: { heartbeatTtlMs: 15_000 }, clusters: [{ name: 'edge-1', inCluster: true, labels: { site: 'edge' }, agent: false }] });
       expect(config.redis).toMatchObject({ url: 'rediss://agent-edge-1:agentpassword1@hub-redis.example:6380' });
+      // Keys per cluster on any Redis, or the agent's ACL user could reach none (docs/agents.md#redis-on-one-server).
+      expect(config.redis).toMatchObject({ hashTag: true });
     } finally {
       await rm(folder, { recursive: true, force: true });
     }
@@ -58,5 +60,12 @@ describe('Helm agent mode', () => {
     await expect(renderHelm({ set: agentValues.filter((value) => !value.startsWith('agent.cluster.name')) })).rejects.toThrow(/agent\.cluster\.name: name the cluster this agent serves/);
     await expect(renderHelm({ set: agentValues.filter((value) => !value.startsWith('agent.redis.secret')) })).rejects.toThrow(/agent\.redis\.secret: name the Secret/);
     await expect(renderHelm({ set: agentValues.filter((value) => value !== 'redis.enabled=false') })).rejects.toThrow(/set redis\.enabled=false and dashboard\.enabled=false/);
+  }, 300_000);
+
+  it('mounts the hub Redis\'s CA from the agent\'s Secret when agent.redis.caKey names it', async () => {
+    const objects = await renderHelm({ set: [...agentValues, 'agent.redis.caKey=ca.crt'] });
+    const pod = podSpecOf(component(objects, 'Deployment', 'reconciler'))!;
+    expect(environmentOf(pod.containers[0]!)).toMatchObject({ TIDEMARK_REDIS_TLS_CA_FILE: '/etc/tidemark/agent-redis/ca.crt' });
+    expect(JSON.stringify(pod.volumes)).toContain('{"name":"agent-redis-ca","secret":{"secretName":"hub-redis-login","items":[{"key":"ca.crt","path":"ca.crt"}]}}');
   }, 300_000);
 });

@@ -146,7 +146,8 @@ describe('tidemark install --agent', () => {
 
   it('runs again with nothing changed: the password kept, a rule widened by hand narrowed back', async () => {
     const first = await agentLogin();
-    await admin.call('ACL', 'SETUSER', 'agent-edge', '~*', '+@all');
+    // Widened by hand: every key and command, and a selector (which the rule's own resets do not clear).
+    await admin.call('ACL', 'SETUSER', 'agent-edge', '~*', '+@all', '(~* +@all)');
     const run = await install('edge');
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
@@ -170,10 +171,28 @@ describe('tidemark install --agent', () => {
     expect(now.password).not.toBe(old.password);
     expectNoSecretIn(run, now.password);
     expectNoSecretIn(run, old.password);
-    const stale = new Redis({ host: '127.0.0.1', port, maxRetriesPerRequest: 1 });
-    await expect(stale.call('AUTH', 'agent-edge', old.password)).rejects.toThrow(/WRONGPASS/);
-    stale.disconnect();
+    // A connection of its own (logged in as the admin first): AUTH as the agent with the old password.
+    const stale = admin.duplicate();
+    try {
+      await expect(stale.call('AUTH', 'agent-edge', old.password)).rejects.toThrow(/WRONGPASS/);
+    } finally {
+      stale.disconnect();
+    }
     await asAgent(async (agent) => expect(await agent.get(keys.clusterFreeze('edge'))).toBe('{}'));
+  });
+
+  it('puts a lost user back with the Secret\'s password, and will not guess one the Secret lost', async () => {
+    const login = await agentLogin();
+    await admin.call('ACL', 'DELUSER', 'agent-edge');
+    const restored = await install('edge');
+    expect(restored.code).toBe(0);
+    expect(restored.stdout).toContain('created again, with the password the agent\'s Secret holds');
+    await asAgent(async (agent) => expect(await agent.get(keys.clusterFreeze('edge'))).toBe('{}'));
+    await kube.client.request({ method: 'DELETE', path: `/api/v1/namespaces/${namespace}/secrets/${secretName}`, what: 'delete the agent\'s Secret' });
+    const refused = await install('edge');
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('the hub\'s Redis has a user agent-edge but the agent\'s Secret holds no password for it (Redis keeps only a hash): run again with --rotate');
+    expectNoSecretIn(restored, login.password);
   });
 });
 

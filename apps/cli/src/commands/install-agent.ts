@@ -118,12 +118,13 @@ async function waitForAgent(connection: ClusterConnection, objects: InstallResul
 }
 
 function reportUser(progress: (line: string) => void, user: string, cluster: string, made: AgentRedisUser): void {
-  const what = { created: 'created, with a new password', updated: 'set to the rule again, password kept', rotated: 'given a new password' }[made.action];
+  const what = { created: 'created, with a new password', restored: 'created again, with the password the agent\'s Secret holds', updated: 'set to the rule again, password kept', rotated: 'given a new password' }[made.action];
   progress(`Redis user ${user} on the hub's Redis: ${what}; it may read and write cluster "${cluster}"'s keys only`);
   const persisted = {
     saved: 'ACL SAVE wrote it to the hub Redis\'s aclfile',
     'no-aclfile': 'the hub\'s Redis has no aclfile, so the user is lost when it restarts: set aclfile in its redis.conf and run this again (the Secret\'s password is kept)',
     unknown: 'the hub\'s Redis refused CONFIG GET aclfile to this login: save its ACLs yourself (ACL SAVE, or the user in its users.acl)',
+    failed: 'the hub\'s Redis has an aclfile but refused ACL SAVE (is the file writable by Redis?): the user is lost when it restarts until it is saved',
   }[made.persisted];
   progress(persisted);
 }

@@ -17,9 +17,10 @@ export interface AgentRedisUserOptions {
 /** AgentRedisUser is what ensureAgentUser did; `password` goes into the agent's Secret and nowhere else. */
 export interface AgentRedisUser {
   password: string;
-  action: 'created' | 'updated' | 'rotated';
-  /** `saved`: ACL SAVE wrote the aclfile; `no-aclfile`: the user lives until Redis restarts; `unknown`: CONFIG was refused. */
-  persisted: 'saved' | 'no-aclfile' | 'unknown';
+  /** `restored`: the user was gone (a Redis restarted without an aclfile) and has the Secret's password again. */
+  action: 'created' | 'restored' | 'updated' | 'rotated';
+  /** `saved`: ACL SAVE wrote the aclfile; `no-aclfile`: the user lives until Redis restarts; `unknown`: CONFIG was refused; `failed`: ACL SAVE was. */
+  persisted: 'saved' | 'no-aclfile' | 'unknown' | 'failed';
 }
 
 /**
@@ -58,7 +59,8 @@ export async function ensureAgentUser(redis: RedisClient, options: AgentRedisUse
   } catch (error) {
     throw new CliError('RedisAclRefused', `the hub's Redis refused ACL SETUSER for ${options.user} (${firstLine(error)}); nothing was written to the cluster`);
   }
-  const action = !exists ? 'created' : options.rotate ? 'rotated' : 'updated';
+  const kept = password === options.knownPassword;
+  const action = exists ? (kept ? 'updated' : 'rotated') : (kept ? 'restored' : 'created');
   return { password, action, persisted: await persist(redis) };
 }
 
@@ -71,8 +73,7 @@ async function persist(redis: RedisClient): Promise<AgentRedisUser['persisted']>
     return 'unknown';
   }
   if (!file) return 'no-aclfile';
-  await redis.call('ACL', 'SAVE');
-  return 'saved';
+  return redis.call('ACL', 'SAVE').then(() => 'saved' as const, () => 'failed' as const);
 }
 
 /** firstLine is a Redis error's own words: never the command, whose arguments hold the password. */
