@@ -22,30 +22,34 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
-import { pino } from 'pino';
 import { stringify } from 'yaml';
+import { messageOf } from '@tidemark/contracts';
 import { ClusterConnection, watchObjects } from '@tidemark/cluster';
-import { buildAppBundles, freePort, killAppProcess, sendGithubPush, startAppProcess, startControlPlanes, startGitServer, startRedis, type AppBundles, type AppProcess, type GitServer, type TestRedis, type WorkingCopy } from '@tidemark/testing';
-import { loadConfig } from '../apps/reconciler/src/config';
-import { startReconciler, type RunningReconciler } from '../apps/reconciler/src/reconciler';
+import { buildAppBundles, freePort, sendGithubPush, startControlPlanes, startGitServer, startRedis, type AppBundles, type GitServer, type TestRedis, type WorkingCopy } from '@tidemark/testing';
 import { figure, percentile, printFigures, say, shown, sortedCopy, type Figure } from './support/figures';
+import { endText, loadAverage, startStaggered, stopBundleProcess, type BundleProcess, type BundleProcessOptions } from './support/bundle-processes';
 import { cpuSeconds } from './support/process-cpu';
+import { imageNodeFlags, procStatus } from './support/reconciler-process';
 import { startStandInClusters } from './support/stand-in-clusters';
 
 const { values } = parseArgs({ options: {
-  sizes: { type: 'string', default: '1,50' }, processes: { type: 'string', default: '3' }, objects: { type: 'string', default: '20' },
+  sizes: { type: 'string', default: '1,50' }, 'start-concurrency': { type: 'string', default: '2' }, objects: { type: 'string', default: '20' },
   'resync-s': { type: 'string', default: '60' }, pushes: { type: 'string', default: '15' }, only: { type: 'string', default: 'all' },
 } });
 const sizes = values.sizes.split(',').map(Number);
-const processAgents = Number(values.processes);
+const startConcurrency = Number(values['start-concurrency']);
 const objects = Number(values.objects);
 const resyncMs = Number(values['resync-s']) * 1000;
 const pushes = Number(values.pushes);
 if (!['all', 'fleet', 'latency'].includes(values.only)) throw new Error(`--only takes fleet or latency; got "${values.only}"`);
 if (sizes.some((size) => !Number.isInteger(size) || size < 1) || resyncMs < 10_000) throw new Error('--sizes takes whole numbers from 1, --resync-s at least 10');
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
+/** The node flags of the reconciler image's ENTRYPOINT, which every hub and agent process here runs with. */
+const nodeFlags = await imageNodeFlags();
 const namespace = 'fleet';
 const secret = 'agents-fleet-webhook-secret-0123';
+/** How long a push of every object may take to be live on every cluster before it is reported as not live. */
+const pushTimeoutMs = 240_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** RedisReading is one look at Redis: commands run (by command), its CPU seconds and used_memory. */
@@ -87,16 +91,20 @@ function commonConfig(redisUrl: string, repoUrl: string, workDir: string, name: 
   };
 }
 
-interface Hub { app: AppProcess; port: number; notify(revision: string): Promise<void> }
+interface Hub { app: BundleProcess; port: number; notify(revision: string): Promise<void> }
+
+/** bundleProcessOptions: the bundle as the image runs it (its node flags), its log in workDir. */
+function bundleProcessOptions(bundles: AppBundles, workDir: string, name: string, env: Record<string, string>): BundleProcessOptions {
+  return { name, bundle: bundles.reconciler, nodeFlags, env: { TIDEMARK_ALLOW_EVICTION: 'true', TIDEMARK_LOG_LEVEL: 'info', ...env }, logPath: join(workDir, `${name}.log`), startedLine: 'tidemark reconciler started' };
+}
 
 async function startHub(bundles: AppBundles, workDir: string, config: Record<string, unknown>): Promise<Hub> {
   const port = await freePort();
   const path = join(workDir, 'hub.yaml');
   await writeFile(path, stringify({ ...config, http: { port, host: '127.0.0.1' }, webhooks: [{ source: 'fleet', provider: 'github', secret: { env: 'BENCH_WEBHOOK_SECRET' } }] }));
-  const app = startAppProcess({ name: 'hub', bundle: bundles.reconciler, env: { TIDEMARK_CONFIG: path, BENCH_WEBHOOK_SECRET: secret, TIDEMARK_ALLOW_EVICTION: 'true', TIDEMARK_LOG_LEVEL: 'info' }, startedLine: 'tidemark reconciler started' });
-  await waitUntil(() => app.started, 180_000, () => `the hub to start:\n${app.output}`);
+  const [app] = await startStaggered([bundleProcessOptions(bundles, workDir, 'hub', { TIDEMARK_CONFIG: path, BENCH_WEBHOOK_SECRET: secret })], 1, 180_000);
   return {
-    app, port,
+    app: app!, port,
     async notify(revision) {
       const status = await sendGithubPush(`http://127.0.0.1:${port}/hooks/fleet`, secret, { ref: 'refs/heads/main', after: revision });
       if (status >= 300) throw new Error(`webhook answered ${status}`);
@@ -112,16 +120,22 @@ async function waitUntil(done: () => boolean | Promise<boolean>, timeoutMs: numb
   }
 }
 
+/** Window is one measured stretch: its seconds and the 1-minute load average at its start and end. */
+interface Window { seconds: number; load: [number, number] }
+
 /** FleetRun is what one fleet size measured. */
 interface FleetRun {
   size: number;
-  steady: { seconds: number; commandsPerSecondPerCluster: number; redisCpuPerMinutePerCluster: number; hubCpuPerMinute: number; top: [string, number][] };
-  push: { seconds: number; commandsPerObjectPerCluster: number; redisCpuPerCluster: number; hubCpu: number; top: [string, number][] };
-  memoryPerCluster: number;
-  hubMemory: number;
-  clientsPerAgent: number;
-  agentProcessCpuPerMinute: number | undefined;
-  agentProcessRss: number | undefined;
+  steady: Window & { commandsPerMinutePerCluster: number; redisCpuMsPerMinutePerCluster: number; hubCpuMsPerMinutePerCluster: number; top: [string, number][] };
+  push: Window & { failure: string | undefined; liveSeconds: number; commandsPerObjectPerCluster: number; redisCpuMsPerCluster: number; hubCpuMsPerCluster: number; top: [string, number][] };
+  /** used_memory at the end of the steady window, less Redis with the hub alone, per cluster (KiB). */
+  memoryKiBPerCluster: number;
+  /** used_memory with the hub alone, less an empty Redis (KiB). */
+  hubMemoryKiB: number;
+  /** connected_clients at the end of the steady window, less those with the hub alone, per cluster. */
+  connectionsPerCluster: number;
+  hubRssMiB: number;
+  agents: { started: number; startSeconds: number; startLoad: [number, number]; cpuMsPerMinute: { average: number; max: number }; rssMiB: { average: number; max: number } };
 }
 
 async function fleet(size: number, bundles: AppBundles, git: GitServer): Promise<FleetRun> {
@@ -135,92 +149,115 @@ async function fleet(size: number, bundles: AppBundles, git: GitServer): Promise
   const repo = await git.workingCopy(repoName);
   await writeAll(repo, configMaps('1'));
   const first = await repo.commitAndPush('fleet objects');
-  const processes: AppProcess[] = [];
-  const inProcess: RunningReconciler[] = [];
+  let agents: BundleProcess[] = [];
   let hub: Hub | undefined;
-  const exited = () => processes.find((app) => app.child.exitCode !== null || app.child.signalCode !== null);
+  let failed = true;
+  const lost = () => [hub?.app, ...agents].find((app) => app?.ended);
+  const checkNoneLost = async () => {
+    const gone = lost();
+    if (gone) throw new Error(`${gone.name} exited: ${endText(gone)}\n${await gone.tail()}`);
+  };
   try {
     const empty = await readRedis(client);
     hub = await startHub(bundles, workDir, { ...commonConfig(redis.url, repoUrl, workDir, 'hub'), clusters: clusters.map((name) => ({ name, agent: true })) });
     const hubOnly = await readRedis(client);
-    say(`fleet of ${size}: hub started; Redis ${mib(empty.memory)} → ${mib(hubOnly.memory)} MiB; starting ${Math.min(size, processAgents)} agent processes and ${Math.max(0, size - processAgents)} in this process`);
     await hub.notify(first);
-    for (const [index, cluster] of clusters.entries()) {
+    const options: BundleProcessOptions[] = [];
+    for (const cluster of clusters) {
       const kubeconfig = join(workDir, `${cluster}.kubeconfig`);
       await writeFile(kubeconfig, standIns.kubeconfigFor(cluster));
       const path = join(workDir, `${cluster}.yaml`);
       await writeFile(path, stringify({ ...commonConfig(redis.url, repoUrl, workDir, cluster), clusters: [{ name: cluster, kubeconfig }] }));
-      if (index < processAgents) {
-        processes.push(startAppProcess({ name: cluster, bundle: bundles.reconciler, env: { TIDEMARK_CONFIG: path, TIDEMARK_ROLE: 'agent', TIDEMARK_ALLOW_EVICTION: 'true', TIDEMARK_LOG_LEVEL: 'info' }, startedLine: 'tidemark reconciler started' }));
-      } else {
-        const config = loadConfig({ TIDEMARK_CONFIG: path, TIDEMARK_ROLE: 'agent', TIDEMARK_ALLOW_EVICTION: 'true' });
-        inProcess.push(await startReconciler(config, pino({ level: process.env.BENCH_LOG_LEVEL ?? 'error' }, pino.destination(2))));
-      }
+      options.push(bundleProcessOptions(bundles, workDir, cluster, { TIDEMARK_CONFIG: path, TIDEMARK_ROLE: 'agent' }));
     }
-    await waitUntil(() => processes.every((app) => app.started) || exited() !== undefined, 300_000, () => `the agent processes to start:\n${processes.map((app) => app.output).join('\n')}`);
-    const converged = (revision: string) => {
-      const gone = exited();
-      if (gone) throw new Error(`agent process ${gone.name} exited (${gone.child.exitCode ?? gone.child.signalCode}):\n${gone.output}`);
+    const startLoad = await loadAverage();
+    say(`fleet of ${size}: hub started; Redis ${mib(empty.memory)} → ${mib(hubOnly.memory)} MiB; starting ${size} agent processes, ${startConcurrency} at a time (load ${startLoad}); logs in ${workDir}`);
+    const startedAt = performance.now();
+    agents = await startStaggered(options, startConcurrency, 240_000, (app, index) => {
+      if ((index + 1) % 10 === 0 || index + 1 === size) say(`  ${index + 1}/${size} agents started (${app.name})`);
+    });
+    const startSeconds = (performance.now() - startedAt) / 1000;
+    const startedLoad = await loadAverage();
+    const converged = async (revision: string) => {
+      await checkNoneLost();
       return clusters.every((cluster) => standIns.objectsOf(cluster, 'configmaps').filter((object) => (object.data as { revision?: string } | undefined)?.revision === revision).length === objects);
     };
-    await waitUntil(() => converged('1'), 600_000, () => `every stand-in cluster to hold ${objects} ConfigMaps`);
+    await waitUntil(() => converged('1'), 900_000, () => `every stand-in cluster to hold ${objects} ConfigMaps`);
     say(`fleet of ${size}: converged on the first commit; waiting ${resyncMs / 1000} s for the first resync to pass`);
     // The first resync of every object comes one interval after its apply: the window starts after it.
     await sleep(resyncMs + 5_000);
+    await checkNoneLost();
 
     // Steady state: one resync interval with nothing changing.
-    const agentCpuBefore = await Promise.all(processes.map((app) => cpuSeconds(app.child.pid!)));
-    const [steadyStart, hubSteadyStart] = [await readRedis(client), await cpuSeconds(hub.app.child.pid!)];
+    const pids = [hub.app, ...agents].map((app) => app.child.pid!);
+    const [steadyStart, cpuStart, loadStart] = [await readRedis(client), await Promise.all(pids.map(cpuSeconds)), await loadAverage()];
     await sleep(resyncMs);
-    const [steadyEnd, hubSteadyEnd] = [await readRedis(client), await cpuSeconds(hub.app.child.pid!)];
-    const agentCpuAfter = await Promise.all(processes.map((app) => cpuSeconds(app.child.pid!)));
+    const [steadyEnd, cpuEnd, loadEnd] = [await readRedis(client), await Promise.all(pids.map(cpuSeconds)), await loadAverage()];
+    await checkNoneLost();
+    const rss = await Promise.all(pids.map(async (pid) => (await procStatus(pid)).rss / 1024));
     const steadySeconds = (steadyEnd.at - steadyStart.at) / 1000;
     const steadyCommands = commandsBetween(steadyStart, steadyEnd);
     const steadyRate = steadyCommands.total / steadySeconds;
+    const perMinute = (cpu: number) => (cpu / steadySeconds) * 60_000;
+    const agentCpu = cpuEnd.slice(1).map((after, index) => perMinute(after - cpuStart[index + 1]!));
+    say(`fleet of ${size}: steady window ${steadySeconds.toFixed(1)} s, load ${loadStart}→${loadEnd}, ${(steadyRate * 60 / size).toFixed(0)} commands/min per cluster`);
 
-    // A push of every object, until every stand-in holds it and Redis is back to its steady rate.
+    // A push of every object, until every stand-in holds it and Redis is back to its steady rate. A
+    // push not live in pushTimeoutMs is reported as such (with the hub's warnings), and the steady figures still stand.
     await writeAll(repo, configMaps('2'));
     const second = await repo.commitAndPush('every ConfigMap changed');
-    const [pushStart, hubPushStart] = [await readRedis(client), await cpuSeconds(hub.app.child.pid!)];
+    const [pushStart, hubPushStart, pushLoadStart] = [await readRedis(client), await cpuSeconds(hub.app.child.pid!), await loadAverage()];
     await hub.notify(second);
-    await waitUntil(() => converged('2'), 600_000, () => `every stand-in cluster to hold ${objects} ConfigMaps at revision 2`);
+    const pushFailure = await waitUntil(() => converged('2'), pushTimeoutMs, () => `every stand-in cluster to hold ${objects} ConfigMaps at revision 2`).then(() => undefined, async (error: unknown) => {
+      await checkNoneLost();
+      const warnings = (await hub!.app.tail(400)).split('\n').filter((line) => line.includes('"level":40') || line.includes('"level":50')).slice(-5);
+      return `${messageOf(error)}; the hub's last warnings: ${warnings.join(' ')}`;
+    });
     const liveSeconds = (performance.now() - pushStart.at) / 1000;
     const pushEnd = await settled(client, steadyRate);
-    const hubPushEnd = await cpuSeconds(hub.app.child.pid!);
+    const [hubPushEnd, pushLoadEnd] = [await cpuSeconds(hub.app.child.pid!), await loadAverage()];
+    await checkNoneLost();
     const pushSeconds = (pushEnd.at - pushStart.at) / 1000;
     // The push's own commands: the window's, less what the steady rate would have sent in it.
     const pushCommands = commandsBetween(pushStart, pushEnd);
     const pushOwn = pushCommands.total - steadyRate * pushSeconds;
-    say(`fleet of ${size}: push live on every cluster in ${liveSeconds.toFixed(1)} s, Redis back to its steady rate after ${pushSeconds.toFixed(1)} s`);
-    const rss = await Promise.all(processes.map((app) => rssBytes(app.child.pid!)));
+    say(pushFailure ? `fleet of ${size}: PUSH NOT LIVE: ${pushFailure}` : `fleet of ${size}: push live on every cluster in ${liveSeconds.toFixed(1)} s, Redis back to its steady rate after ${pushSeconds.toFixed(1)} s`);
+    failed = false;
     return {
       size,
       steady: {
-        seconds: steadySeconds, commandsPerSecondPerCluster: steadyRate / size,
-        redisCpuPerMinutePerCluster: ((steadyEnd.cpu - steadyStart.cpu) / steadySeconds) * 60 / size,
-        hubCpuPerMinute: ((hubSteadyEnd - hubSteadyStart) / steadySeconds) * 60,
+        seconds: round1(steadySeconds), load: [loadStart, loadEnd],
+        commandsPerMinutePerCluster: (steadyRate * 60) / size,
+        redisCpuMsPerMinutePerCluster: perMinute(steadyEnd.cpu - steadyStart.cpu) / size,
+        hubCpuMsPerMinutePerCluster: perMinute(cpuEnd[0]! - cpuStart[0]!) / size,
         top: perCluster(steadyCommands.byCommand, size * steadySeconds),
       },
       push: {
-        seconds: pushSeconds, commandsPerObjectPerCluster: pushOwn / size / objects,
-        redisCpuPerCluster: (pushEnd.cpu - pushStart.cpu - ((steadyEnd.cpu - steadyStart.cpu) / steadySeconds) * pushSeconds) / size,
-        hubCpu: hubPushEnd - hubPushStart,
+        seconds: round1(pushSeconds), load: [pushLoadStart, pushLoadEnd], liveSeconds: round1(liveSeconds), failure: pushFailure,
+        commandsPerObjectPerCluster: pushOwn / size / objects,
+        redisCpuMsPerCluster: ((pushEnd.cpu - pushStart.cpu - ((steadyEnd.cpu - steadyStart.cpu) / steadySeconds) * pushSeconds) * 1000) / size,
+        hubCpuMsPerCluster: ((hubPushEnd - hubPushStart) * 1000) / size,
         top: perCluster(pushCommands.byCommand, size * objects),
       },
-      memoryPerCluster: (steadyEnd.memory - hubOnly.memory) / size,
-      hubMemory: hubOnly.memory - empty.memory,
-      clientsPerAgent: (steadyEnd.clients - hubOnly.clients) / size,
-      agentProcessCpuPerMinute: processes.length ? average(agentCpuAfter.map((after, index) => ((after - agentCpuBefore[index]!) / steadySeconds) * 60)) : undefined,
-      agentProcessRss: rss.length ? average(rss) : undefined,
+      memoryKiBPerCluster: (steadyEnd.memory - hubOnly.memory) / 1024 / size,
+      hubMemoryKiB: (hubOnly.memory - empty.memory) / 1024,
+      connectionsPerCluster: (steadyEnd.clients - hubOnly.clients) / size,
+      hubRssMiB: round1(rss[0]!),
+      agents: {
+        started: agents.length, startSeconds: round1(startSeconds), startLoad: [startLoad, startedLoad],
+        cpuMsPerMinute: { average: round1(average(agentCpu)), max: round1(Math.max(...agentCpu)) },
+        rssMiB: { average: round1(average(rss.slice(1))), max: round1(Math.max(...rss.slice(1))) },
+      },
     };
   } finally {
-    await Promise.all(processes.map((app) => stopGently(app)));
-    for (const agent of inProcess) await agent.stop();
-    if (hub) await stopGently(hub.app);
+    await Promise.all(agents.map((app) => stopBundleProcess(app)));
+    if (hub) await stopBundleProcess(hub.app);
     await standIns.stop();
     client.disconnect();
     await redis.stop();
-    await rm(workDir, { recursive: true, force: true });
+    // A failed run keeps every process's log for the reader.
+    if (failed) say(`fleet of ${size} failed: the processes' logs stay in ${workDir}`);
+    else await rm(workDir, { recursive: true, force: true });
   }
 }
 
@@ -236,24 +273,12 @@ async function settled(client: Redis, steadyRate: number): Promise<RedisReading>
   return last;
 }
 
-/** stopGently sends SIGTERM and waits up to 20 s before SIGKILL. */
-async function stopGently(app: AppProcess): Promise<void> {
-  if (app.child.exitCode !== null || app.child.signalCode !== null) return;
-  app.child.kill('SIGTERM');
-  await Promise.race([app.exited, sleep(20_000)]);
-  await killAppProcess(app);
-}
-
-async function rssBytes(pid: number): Promise<number> {
-  const { readFile } = await import('node:fs/promises');
-  return Number(/^VmRSS:\s+(\d+) kB/m.exec(await readFile(`/proc/${pid}/status`, 'utf8'))?.[1] ?? Number.NaN) * 1024;
-}
-
 function perCluster(byCommand: [string, number][], divisor: number): [string, number][] {
   return byCommand.slice(0, 8).map(([name, calls]) => [name, shown(calls / divisor)]);
 }
 
 const average = (numbers: readonly number[]) => numbers.reduce((sum, value) => sum + value, 0) / numbers.length;
+const round1 = (value: number) => Math.round(value * 10) / 10;
 const mib = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
 
 /** latency: push → live through one agent and through one hub worker, on two real API servers, same pushes. */
@@ -274,7 +299,7 @@ async function latency(bundles: AppBundles, git: GitServer): Promise<{ agent: nu
     },
   }));
   let hub: Hub | undefined;
-  let agent: AppProcess | undefined;
+  let agent: BundleProcess | undefined;
   const latencyMap = (value: string) => stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'latency', namespace }, data: { value } });
   try {
     await repo.write('ns.yaml', stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } }));
@@ -283,11 +308,10 @@ async function latency(bundles: AppBundles, git: GitServer): Promise<{ agent: nu
     hub = await startHub(bundles, workDir, { ...commonConfig(redis.url, repoUrl, workDir, 'hub'), clusters: [{ name: 'via-agent', agent: true }, { name: 'via-hub', kubeconfig: hubPlane.kubeconfigPath }] });
     const agentConfig = join(workDir, 'via-agent.yaml');
     await writeFile(agentConfig, stringify({ ...commonConfig(redis.url, repoUrl, workDir, 'agent'), clusters: [{ name: 'via-agent', kubeconfig: agentPlane.kubeconfigPath }] }));
-    agent = startAppProcess({ name: 'via-agent', bundle: bundles.reconciler, env: { TIDEMARK_CONFIG: agentConfig, TIDEMARK_ROLE: 'agent', TIDEMARK_ALLOW_EVICTION: 'true', TIDEMARK_LOG_LEVEL: 'info' }, startedLine: 'tidemark reconciler started' });
-    await waitUntil(() => agent!.started, 180_000, () => `the agent to start:\n${agent!.output}`);
+    [agent] = await startStaggered([bundleProcessOptions(bundles, workDir, 'via-agent', { TIDEMARK_CONFIG: agentConfig, TIDEMARK_ROLE: 'agent' })], 1, 180_000);
     await Promise.all(watches.map((running) => running.synced));
     await hub.notify(first);
-    await waitUntil(() => seen.agent.has('warm') && seen.hubWorker.has('warm'), 240_000, () => `the warm-up ConfigMap on both planes:\n${hub!.app.output}\n${agent!.output}`);
+    await waitUntil(() => seen.agent.has('warm') && seen.hubWorker.has('warm'), 240_000, () => 'the warm-up ConfigMap on both planes');
     const times = { agent: [] as number[], hubWorker: [] as number[] };
     for (let index = 0; index < pushes; index += 1) {
       const value = `v${index}`;
@@ -304,8 +328,8 @@ async function latency(bundles: AppBundles, git: GitServer): Promise<{ agent: nu
   } finally {
     for (const running of watches) running.stop();
     for (const connection of Object.values(connections)) connection.close();
-    if (agent) await stopGently(agent);
-    if (hub) await stopGently(hub.app);
+    if (agent) await stopBundleProcess(agent);
+    if (hub) await stopBundleProcess(hub.app);
     await redis.stop();
     await Promise.all(planes.map((plane) => plane.stop()));
     await rm(workDir, { recursive: true, force: true });
@@ -315,7 +339,7 @@ async function latency(bundles: AppBundles, git: GitServer): Promise<{ agent: nu
 const bundles = await buildAppBundles(repoRoot, `test-artifacts/bench-agents-fleet-${process.pid}`);
 const git = await startGitServer();
 const figures: Figure[] = [];
-const extra: Record<string, unknown> = { standIn: 'the fleet\'s clusters are stand-ins for API servers (bench/support/stand-in-clusters.ts)', objects, resyncSeconds: resyncMs / 1000, processAgents };
+const extra: Record<string, unknown> = { standIn: 'the fleet\'s clusters are stand-ins for API servers (bench/support/stand-in-clusters.ts)', objects, resyncSeconds: resyncMs / 1000, nodeFlags };
 try {
   if (values.only !== 'latency') {
     const runs: FleetRun[] = [];
@@ -326,14 +350,21 @@ try {
     extra.fleet = runs;
     const [base, largest] = [runs[0]!, runs.at(-1)!];
     const stand = `${objects} ConfigMaps per stand-in cluster, resync ${resyncMs / 1000} s`;
-    const baseline = () => `the same with ${base.size} cluster${base.size === 1 ? '' : 's'}, same run`;
+    const loads = (run: FleetRun, window: Window) => `load ${window.load[0]}→${window.load[1]} at ${run.size}`;
+    const baseline = (window: (run: FleetRun) => Window) => `the same with ${base.size} agent process${base.size === 1 ? '' : 'es'}, same run (${loads(base, window(base))})`;
+    const name = (what: string, window: (run: FleetRun) => Window) => `${what}, ${largest.size} agent processes (${stand}; ${loads(largest, window(largest))})`;
+    const [steady, push] = [(run: FleetRun) => run.steady, (run: FleetRun) => run.push];
     figures.push(
-      figure(`Redis commands per cluster per minute at steady state, ${largest.size} agents (${stand})`, 'commands', largest.steady.commandsPerSecondPerCluster * 60, baseline(), base.steady.commandsPerSecondPerCluster * 60),
-      figure(`Redis commands per object per cluster in a push of every object, ${largest.size} agents (${stand})`, 'commands', largest.push.commandsPerObjectPerCluster, baseline(), base.push.commandsPerObjectPerCluster),
-      figure(`Redis CPU per cluster per minute at steady state, ${largest.size} agents (${stand})`, 'ms', largest.steady.redisCpuPerMinutePerCluster * 1000, baseline(), base.steady.redisCpuPerMinutePerCluster * 1000),
-      figure(`Redis used_memory per cluster once converged, ${largest.size} agents (${stand})`, 'KiB', largest.memoryPerCluster / 1024, baseline(), base.memoryPerCluster / 1024),
-      figure(`hub CPU per cluster per minute at steady state, ${largest.size} agent clusters (${stand})`, 'ms', (largest.steady.hubCpuPerMinute / largest.size) * 1000, baseline(), (base.steady.hubCpuPerMinute / base.size) * 1000),
-      figure(`hub CPU per cluster in a push of every object, ${largest.size} agent clusters (${stand})`, 'ms', (largest.push.hubCpu / largest.size) * 1000, baseline(), (base.push.hubCpu / base.size) * 1000),
+      figure(name('Redis commands per cluster per minute at steady state', steady), 'commands', largest.steady.commandsPerMinutePerCluster, baseline(steady), base.steady.commandsPerMinutePerCluster),
+      figure(name('Redis CPU per cluster per minute at steady state', steady), 'ms', largest.steady.redisCpuMsPerMinutePerCluster, baseline(steady), base.steady.redisCpuMsPerMinutePerCluster),
+      figure(name('Redis used_memory per cluster at steady state', steady), 'KiB', largest.memoryKiBPerCluster, baseline(steady), base.memoryKiBPerCluster),
+      figure(name('Redis connections per cluster at steady state', steady), 'connections', largest.connectionsPerCluster, baseline(steady), base.connectionsPerCluster),
+      figure(name('hub CPU per cluster per minute at steady state', steady), 'ms', largest.steady.hubCpuMsPerMinutePerCluster, baseline(steady), base.steady.hubCpuMsPerMinutePerCluster),
+    );
+    // A push not live on every cluster has no figures (its failure is in the fleet's JSON).
+    if (!base.push.failure && !largest.push.failure) figures.push(
+      figure(name('Redis commands per object per cluster in a push of every object', push), 'commands', largest.push.commandsPerObjectPerCluster, baseline(push), base.push.commandsPerObjectPerCluster),
+      figure(name('hub CPU per cluster in a push of every object', push), 'ms', largest.push.hubCpuMsPerCluster, baseline(push), base.push.hubCpuMsPerCluster),
     );
   }
   if (values.only !== 'fleet') {
