@@ -3,19 +3,21 @@
 //     (`agent: true`), and one agent per cluster, for each size in --sizes (default 1 and 50, so
 //     the one-cluster fleet is the baseline of the same run). The agents' clusters are STAND-INS
 //     (bench/support/stand-in-clusters.ts, one in-process HTTP server answering the API an agent
-//     uses from memory): no 50 API servers fit on the rig. The first --processes agents run as
-//     processes of their own (the bundle, TIDEMARK_ROLE=agent); the rest run in this process, each a
-//     whole startReconciler of its own with its own Redis connections, as a process would have.
+//     uses from memory): no 50 API servers fit on the rig. Every agent, like the hub, is a process
+//     of its own: the bundle with the image's node flags, TIDEMARK_ROLE=agent, at most
+//     --start-concurrency starting at once, its whole output in a log file and how it ended (exit
+//     code or signal, last RSS) kept (support/bundle-processes.ts), so a lost process says why.
 //     Measured per cluster: Redis commands (INFO commandstats, commands run inside scripts counted
-//     too; the bench's own INFO calls left out) per second at steady state (a window as long as the
+//     too; the bench's own INFO calls left out) per minute at steady state (a window as long as the
 //     resync interval, so every object's resync falls in it once) and per object in a push of every
-//     object, Redis CPU (INFO cpu), `used_memory` once converged against before the hub started,
-//     and the hub's CPU (/proc) per minute at steady state and in the push.
+//     object, Redis CPU (INFO cpu), `used_memory` and connections at steady state against Redis with
+//     the hub alone, and the hub's CPU (/proc) per minute at steady state and in the push; the
+//     1-minute load average at each window's start and end is printed beside its figures.
 //  2. Push → live through an agent against through a hub worker, on real API servers (two
 //     kube-testenv planes): one hub process serving `via-hub` with its own worker and one agent
 //     process serving `via-agent`; each push changes one ConfigMap, announced by webhook, and the
 //     bench's watch on each plane sees the new value (goal: agent ≤ 1.2× hub worker).
-//   npx tsx bench/agents-fleet.bench.ts [--sizes 1,50] [--processes 3] [--objects 20] [--resync-s 60] [--pushes 15] [--only fleet|latency]
+//   npx tsx bench/agents-fleet.bench.ts [--sizes 1,50] [--start-concurrency 2] [--objects 20] [--resync-s 60] [--pushes 15] [--only fleet|latency]
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
