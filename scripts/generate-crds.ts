@@ -1,7 +1,8 @@
-// Writes the CRDs of the built-in kinds to deploy/crds, from the TypeScript objects in
-// libs/kinds (the source of truth), the HealthRule CRD from libs/kinds, the Source CRD from libs/source-objects
-// the Cluster CRD from libs/cluster-objects and the Rollout CRD from libs/fanout. Unit tests in
-// each library fail when they differ.
+// Writes the CRDs of the built-in kinds to deploy/crds: WebApp, ConfigWatcher and HealthRule from
+// libs/kinds, Source from libs/source-objects, Cluster from libs/cluster-objects and Rollout from
+// libs/fanout. Each is generated from one TypeBox schema per version (crdSchemaOf and
+// customResourceDefinition in libs/contracts). Unit tests in each library, and
+// apps/reconciler/src/deploy-crds.test.ts for all of them, fail when they differ.
 // Usage: npx tsx scripts/generate-crds.ts
 import { mkdir, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';

@@ -1,6 +1,7 @@
 // Two WebApp features that write the same key differently: a terminal error naming both, and
 // nothing of the WebApp applied. The extra features are registered the open-closed way, so the
 // test runs on a control plane of its own with the WebApp CRD generated from that feature list.
+import { Type } from '@sinclair/typebox';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { getObject } from '@tidemark/cluster';
 import { findCondition, TerminalError } from '@tidemark/contracts';
@@ -13,7 +14,7 @@ import { startTestConversionWebhook, type TestConversionWebhook } from '../suppo
 function logLevelFeature(id: string, level: string): WebAppFeature {
   return {
     id,
-    schema: { type: 'object', properties: { enabled: { type: 'boolean' } } },
+    schema: Type.Object({ enabled: Type.Optional(Type.Boolean()) }),
     components: [],
     configure: () => [],
     manage: (_context, managers) => managers.envVar({ name: 'LOG_LEVEL', value: level }),

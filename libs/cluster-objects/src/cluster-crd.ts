@@ -1,6 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { KubernetesManifest } from '@tidemark/contracts';
-import { crdSchemaOf, namespacedKindCrd } from '@tidemark/source-objects';
+import { namespacedKindCrd, withCelRules, type KubernetesManifest } from '@tidemark/contracts';
 import { ClusterObjectSpec, clusterGroup, clusterKind, clusterPlural, clusterVersion } from './cluster-kind';
 
 const ClusterObjectStatus = Type.Object({
@@ -28,8 +27,6 @@ export const clusterCrdHeader = '# Generated from libs/cluster-objects by `npx t
 
 /** clusterCrd is the Cluster kind's CRD; its spec schema is generated from the TypeBox type the reconciler parses with. */
 export function clusterCrd(): KubernetesManifest {
-  const spec = crdSchemaOf(ClusterObjectSpec);
-  spec['x-kubernetes-validations'] = [credentialsRule];
   // Namespaced, in Tidemark's own namespace: its kubeconfig Secret sits beside it, so a Role there is all it needs.
   // The name is the cluster's name in jobs, queues, keys and status records.
   return namespacedKindCrd({
@@ -41,6 +38,6 @@ export function clusterCrd(): KubernetesManifest {
       { name: 'Last contact', type: 'date', jsonPath: '.status.lastContact' },
       { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
     ],
-    spec, status: crdSchemaOf(ClusterObjectStatus),
+    spec: withCelRules(ClusterObjectSpec, [credentialsRule]), status: ClusterObjectStatus,
   });
 }

@@ -4,7 +4,7 @@
 //   labels and origin, and the changes to them (the one place placement, rollouts and the dashboard read).
 // Entry points: ClusterController, ClusterRegistry, clusterCrd, planFleet.
 // Records: none in Redis (its state is the Cluster objects' status).
-// May import: @tidemark/contracts, @tidemark/cluster, @tidemark/source-objects.
+// May import: @tidemark/contracts, @tidemark/cluster.
 
 export { clusterCrd, clusterCrdHeader } from './cluster-crd';
 export { ClusterObjectSpec, clusterApiVersion, clusterFinalizer, clusterGroup, clusterKind, clusterPlural, defaultKubeconfigKey } from './cluster-kind';

@@ -2,7 +2,8 @@
 //   (verdictOf), the three failure kinds and messageOf, object keys, the owner annotation, the logger
 //   interface, content hashes, what a sync hook is (hook.ts), the bounded walk of a tar archive
 //   (bounded-tar.ts), the one rule for what a secret is (redaction.ts), what a runnable part of a process is
-//   (runnable.ts: start, stop, started in order and stopped in reverse), and the key and format of
+//   (runnable.ts: start, stop, started in order and stopped in reverse), how a TypeBox schema
+//   becomes a CRD (crd/: crdSchemaOf and the one envelope builder, customResourceDefinition), and the key and format of
 //   every Redis record read by more than one library. ioredis is used for types only; tar-stream
 //   reads archives.
 // Entry points: RecordKeys, ReconcileJob, ObjectStatus, setCondition, verdictOf, messageOf, TerminalError,
@@ -24,6 +25,8 @@ export { SourceName, sourceNamePattern, maxSourceNameLength } from './source-nam
 export { ConditionType, Reason, setCondition, findCondition, markReady, markProgressing, markStalled, markFailed, markFailure, type Condition } from './conditions';
 export { TerminalError, TransientError, NotReadyError, isReconcileFailure, messageOf, failureCategories, type ReconcileFailure, type FailureCategory, type FailureOptions } from './errors';
 export type { KubernetesManifest } from './manifest';
+export { crdSchemaOf, withCelRules, type CelRule, type OpenApiSchema } from './crd/crd-schema';
+export { customResourceDefinition, kindObjectSchema, namespacedKindCrd, nameIsDnsLabel, type CrdDeclaration, type CrdVersion, type PrinterColumn } from './crd/crd-envelope';
 export type { ClusterCapabilities } from './cluster-capabilities';
 export type { SourceAllowList } from './source-allow';
 export type { ObjectStatus, DependencyEdge, DependencyEdges, RenderUnitRef, ReconcileRecord, InventoryEntry, DriftItem, ChangeCounts, FailureSummary, AppliedResource, AppliedVersion, LiveChild, ResourceHealth } from './status';

@@ -8,7 +8,7 @@
 // Entry points: routePoll, startFullResync, requeueCluster, retireSource, rebuildAfterLoss, stepRollout, RolloutDriver.
 // Records: the rollout record (RolloutRecord, format in contracts): RolloutDriver is its one writer.
 // May import: @tidemark/contracts, @tidemark/git-source, @tidemark/placement, @tidemark/queue,
-//   @tidemark/status-store, @tidemark/source-objects.
+//   @tidemark/status-store.
 
 export { routePoll, type RouteContext } from './route-poll';
 export { type ObjectRoute } from './fan-out';

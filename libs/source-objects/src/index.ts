@@ -5,8 +5,6 @@
 // Records: none in Redis (its state is the Source objects' status).
 // May import: @tidemark/contracts, @tidemark/cluster, @tidemark/git-source.
 
-export { crdSchemaOf, type OpenApiSchema } from './crd-schema';
-export { namespacedKindCrd, type NamespacedKind } from './crd-envelope';
 export { sourceCrd, sourceCrdHeader } from './source-crd';
 export { SourceObjectSpec, SecretReference, sourceApiVersion, sourceFinalizer, sourceGroup, sourceKind, sourcePlural, pruneAnnotation } from './source-kind';
 export { parseSourceObject, sourceNameOf, type SecretName, type SourceDeclaration, type SourceObjectRules } from './parse-source-object';

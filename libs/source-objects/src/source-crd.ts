@@ -1,9 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import type { KubernetesManifest } from '@tidemark/contracts';
-import { crdSchemaOf } from './crd-schema';
-import { namespacedKindCrd } from './crd-envelope';
+import { namespacedKindCrd, withCelRules, type KubernetesManifest } from '@tidemark/contracts';
 import { SourceObjectSpec, sourceGroup, sourceKind, sourcePlural, sourceVersion } from './source-kind';
-
 
 const SourceObjectStatus = Type.Object({
   observedGeneration: Type.Optional(Type.Integer()),
@@ -42,8 +39,6 @@ export const sourceCrdHeader = '# Generated from libs/source-objects by `npx tsx
 
 /** sourceCrd is the Source kind's CRD; its spec schema is generated from the TypeBox type the reconciler parses with. */
 export function sourceCrd(): KubernetesManifest {
-  const spec = crdSchemaOf(SourceObjectSpec);
-  spec['x-kubernetes-validations'] = [urlRule, noCredentialsRule];
   // The name becomes part of the source's name (<namespace>.<name>) in jobs, keys and owner annotations.
   return namespacedKindCrd({
     group: sourceGroup, kind: sourceKind, plural: sourcePlural, singular: 'source', shortNames: ['tmsrc'], version: sourceVersion,
@@ -54,6 +49,6 @@ export function sourceCrd(): KubernetesManifest {
       { name: 'Ready', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status' },
       { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
     ],
-    spec, status: crdSchemaOf(SourceObjectStatus),
+    spec: withCelRules(SourceObjectSpec, [urlRule, noCredentialsRule]), status: SourceObjectStatus,
   });
 }

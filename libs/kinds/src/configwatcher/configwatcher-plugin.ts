@@ -1,11 +1,11 @@
 import type { KindPlugin } from '../kind-plugin';
 import { actOnConfigWatcher } from './configwatcher-act';
 import { configWatcherCrd } from './configwatcher-crd';
-import { configWatcherSpecType } from './configwatcher-spec-type';
 import {
   configWatcherGroup,
   configWatcherKind,
   configWatcherPlural,
+  configWatcherSpecType,
   configWatcherVersion,
   type ConfigWatcherSpec,
   type ConfigWatcherStatus,

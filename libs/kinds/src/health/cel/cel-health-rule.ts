@@ -1,6 +1,7 @@
 import { groupOf } from '@tidemark/contracts';
 import type { Health, KubernetesManifest } from '../../kind-plugin';
 import type { HealthRule } from '../health-rule';
+import type { HealthRuleSpecOf } from './health-rule-crd';
 import { describe, generationLag } from '../status-fields';
 import { compileCelProgram, type CelProgram } from './cel-program';
 import { CelBudgetExceeded } from './cel-visit-meter';
@@ -8,16 +9,9 @@ import { CelBudgetExceeded } from './cel-visit-meter';
 /**
  * HealthExpressions declares the health of one kind in CEL, as Flux's healthCheckExprs: `current`
  * (required) says it is Ready, `failed` that it failed, `inProgress` that it is still getting there.
- * Each sees the live object's top-level fields (metadata, spec, status, …).
+ * Each sees the live object's top-level fields (metadata, spec, status, …). The HealthRule CRD is generated from the same schema.
  */
-export interface HealthExpressions {
-  /** The kind's apiVersion; rules match on its group, whatever the version. */
-  apiVersion: string;
-  kind: string;
-  current: string;
-  inProgress?: string;
-  failed?: string;
-}
+export type HealthExpressions = HealthRuleSpecOf;
 
 /** HealthRuleError is a health rule that cannot be compiled; its message names where it was declared and the field. */
 export class HealthRuleError extends Error {

@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox';
 import { describe, expect, it } from 'vitest';
 import { isPlainObject, type PlainObject } from '../../shared/plain-object';
 import { webAppFeatures } from '../features/index';
@@ -142,7 +143,7 @@ describe('webAppCrd', () => {
   });
 
   it('gives spec.features a schema from each feature, so an extra feature extends the CRD', () => {
-    const extra = { id: 'tracing', schema: { type: 'object', properties: { enabled: { type: 'boolean' } } }, components: [{ name: 'collector', apiVersion: 'v1', kind: 'Service' }], configure: () => [], manage: () => undefined };
+    const extra = { id: 'tracing', schema: Type.Object({ enabled: Type.Optional(Type.Boolean()) }), components: [{ name: 'collector', apiVersion: 'v1', kind: 'Service' }], configure: () => [], manage: () => undefined };
     const extended = JSON.stringify(webAppCrd([...webAppFeatures, extra]));
     expect(extended).toContain('"tracing"');
     expect(extended).toContain('"collector"');

@@ -1,4 +1,5 @@
-import type { KubernetesManifest } from '../../kind-plugin';
+import type { TSchema } from '@sinclair/typebox';
+import { customResourceDefinition, kindObjectSchema, type KubernetesManifest } from '@tidemark/contracts';
 import type { WebAppFeature } from '../features/webapp-feature';
 import { baseComponentDeclarations } from '../render/base-components';
 import { webAppGroup, webAppKind, webAppPlural, webAppStorageVersion, webAppVersionV1alpha1 } from '../webapp-types';
@@ -30,60 +31,44 @@ const readyReplicasColumn = { name: 'Available', type: 'integer', jsonPath: '.st
  * the CRD (the service below is where a deployment from deploy/ serves it).
  */
 export function webAppCrd(features: readonly WebAppFeature[]): KubernetesManifest {
-  const status = webAppStatusSchema;
-  return {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: `${webAppPlural}.${webAppGroup}` },
-    spec: {
-      scope: 'Namespaced',
-      group: webAppGroup,
-      versions: [
-        {
-          name: webAppStorageVersion,
-          served: true,
-          storage: true,
-          schema: { openAPIV3Schema: rootSchema(webAppSpecSchemaV1beta1(features, baseComponentDeclarations), status) },
-          subresources: { status: {} },
-          additionalPrinterColumns: [
-            { name: 'Image', type: 'string', jsonPath: '.spec.image.repository', description: 'Image repository.' },
-            { name: 'Tag', type: 'string', jsonPath: '.spec.image.tag', description: 'Image tag.' },
-            replicasColumn,
-            readyReplicasColumn,
-            ...statusColumns,
-          ],
-        },
-        {
-          name: webAppVersionV1alpha1,
-          served: true,
-          storage: false,
-          deprecated: true,
-          deprecationWarning: v1alpha1DeprecationWarning,
-          schema: { openAPIV3Schema: rootSchema(webAppSpecSchemaV1alpha1(features, baseComponentDeclarations), status) },
-          subresources: { status: {} },
-          additionalPrinterColumns: [{ name: 'Image', type: 'string', jsonPath: '.spec.image', description: 'Container image.' }, replicasColumn, readyReplicasColumn, ...statusColumns],
-        },
-      ],
-      conversion: {
-        strategy: 'Webhook',
-        webhook: { conversionReviewVersions: ['v1'], clientConfig: { service: defaultConversionService } },
+  return customResourceDefinition({
+    group: webAppGroup,
+    scope: 'Namespaced',
+    names: { kind: webAppKind, singular: 'webapp', plural: webAppPlural, listKind: 'WebAppList', categories: ['tidemark'] },
+    versions: [
+      {
+        name: webAppStorageVersion,
+        storage: true,
+        statusSubresource: true,
+        schema: rootSchema(webAppSpecSchemaV1beta1(features, baseComponentDeclarations)),
+        columns: [
+          { name: 'Image', type: 'string', jsonPath: '.spec.image.repository', description: 'Image repository.' },
+          { name: 'Tag', type: 'string', jsonPath: '.spec.image.tag', description: 'Image tag.' },
+          replicasColumn,
+          readyReplicasColumn,
+          ...statusColumns,
+        ],
       },
-      names: { kind: webAppKind, singular: 'webapp', plural: webAppPlural, listKind: 'WebAppList', categories: ['tidemark'] },
+      {
+        name: webAppVersionV1alpha1,
+        storage: false,
+        deprecationWarning: v1alpha1DeprecationWarning,
+        statusSubresource: true,
+        schema: rootSchema(webAppSpecSchemaV1alpha1(features, baseComponentDeclarations)),
+        columns: [{ name: 'Image', type: 'string', jsonPath: '.spec.image', description: 'Container image.' }, replicasColumn, readyReplicasColumn, ...statusColumns],
+      },
+    ],
+    conversion: {
+      strategy: 'Webhook',
+      webhook: { conversionReviewVersions: ['v1'], clientConfig: { service: defaultConversionService } },
     },
-  };
+  });
 }
 
-function rootSchema(spec: Record<string, unknown>, status: Record<string, unknown>): Record<string, unknown> {
-  return {
-    type: 'object',
+function rootSchema(spec: TSchema): TSchema {
+  return kindObjectSchema(spec, webAppStatusSchema, {
     description: 'WebApp runs one containerised web app: a Deployment, a Service and a ServiceAccount, plus what its features add (autoscaling, ingress, config, disruption budget, network policy, metrics). Tidemark reconciles it from Git.',
-    required: ['spec'],
-    properties: {
-      apiVersion: { type: 'string', description: 'tidemark.dev/v1beta1 (or the deprecated tidemark.dev/v1alpha1).' },
-      kind: { type: 'string', description: 'WebApp.' },
-      metadata: { type: 'object' },
-      spec,
-      status,
-    },
-  };
+    apiVersion: { description: 'tidemark.dev/v1beta1 (or the deprecated tidemark.dev/v1alpha1).' },
+    kind: { description: 'WebApp.' },
+  });
 }

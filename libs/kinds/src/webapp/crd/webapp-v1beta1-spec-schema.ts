@@ -1,77 +1,43 @@
-import { isPlainObject, type PlainObject } from '../../shared/plain-object';
+import { Type, type TObject } from '@sinclair/typebox';
 import type { ComponentDeclaration } from '../components';
 import type { ValidationRule, WebAppFeature } from '../features/webapp-feature';
-import { overrideSchema, sharedSpecProperties } from './webapp-spec-schema';
-
-// Registry host (with an optional port), then path components without a tag or digest.
-const repositoryPattern = '^([^/@:]+(:[0-9]+)?/)?[^@:]+$';
-const tagPattern = '^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$';
-const digestPattern = '^[A-Za-z][A-Za-z0-9]*([-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9A-Fa-f]{32,}$';
-
-const imageSchema = {
-  type: 'object',
-  description: 'Container image of the app, in parts.',
-  required: ['repository'],
-  properties: {
-    repository: { type: 'string', minLength: 1, pattern: repositoryPattern, description: 'Registry and path, e.g. registry.example.com:5000/shop/web; no tag or digest.' },
-    tag: { type: 'string', pattern: tagPattern, description: 'Image tag, e.g. 1.4.2; the registry default (latest) when unset.' },
-    digest: { type: 'string', pattern: digestPattern, description: 'Content digest (sha256:…); pins the exact image whatever the tag says.' },
-    pullPolicy: { type: 'string', enum: ['Always', 'IfNotPresent', 'Never'], description: 'When the kubelet pulls the image; the Kubernetes default when unset (Always for latest, else IfNotPresent).' },
-  },
-};
+import { overrideSchema } from './webapp-spec-schema';
+import { webAppSpecV1beta1Of } from './webapp-spec-fields';
 
 /**
  * webAppSpecSchemaV1beta1 builds v1beta1's spec: the image in parts, and spec.features as a
  * list of enabled features, each `{name, <name>: settings}` with the settings schema the feature
  * declares for v1alpha1 minus its `enabled` switch (being listed enables a feature).
  */
-export function webAppSpecSchemaV1beta1(features: readonly WebAppFeature[], baseComponents: readonly ComponentDeclaration[]): PlainObject {
-  const specValidations = features.flatMap((feature) => feature.specValidationsV1beta1 ?? []);
-  return {
-    type: 'object',
-    description: 'What the app is and which features it uses; Tidemark renders a ServiceAccount, Deployment and Service from it, plus what each listed feature adds.',
-    required: ['image'],
-    properties: {
-      image: imageSchema,
-      ...sharedSpecProperties,
-      features: featureListSchema(features),
-      override: overrideSchema([...baseComponents, ...features.flatMap((feature) => feature.components)]),
-    },
-    ...(specValidations.length > 0 ? { 'x-kubernetes-validations': specValidations.map((rule) => ({ ...rule })) } : {}),
-  };
+export function webAppSpecSchemaV1beta1(features: readonly WebAppFeature[], baseComponents: readonly ComponentDeclaration[]) {
+  const rules = features.flatMap((feature) => feature.specValidationsV1beta1 ?? []);
+  return webAppSpecV1beta1Of(featureListSchema(features), overrideSchema([...baseComponents, ...features.flatMap((feature) => feature.components)]), rules);
 }
 
-function featureListSchema(features: readonly WebAppFeature[]): PlainObject {
+function featureListSchema(features: readonly WebAppFeature[]) {
   const ids = features.map((feature) => feature.id);
-  return {
-    type: 'array',
+  const item = Type.Object({
+    // An enum of the ids (a union of one literal would lose it); only the CRD reads this schema.
+    name: Type.String({ enum: ids, description: 'The feature; its settings go in the field of the same name.' }),
+    ...Object.fromEntries(features.map((feature) => [feature.id, Type.Optional(settingsSchema(feature))])),
+  }, { 'x-kubernetes-validations': itemRules(features) });
+  return Type.Array(item, {
     description: `The features this app uses, each named once: ${ids.join(', ')}. A feature not listed is off.`,
     maxItems: ids.length,
     'x-kubernetes-list-type': 'map',
     'x-kubernetes-list-map-keys': ['name'],
-    items: {
-      type: 'object',
-      required: ['name'],
-      properties: {
-        name: { type: 'string', enum: ids, description: 'The feature; its settings go in the field of the same name.' },
-        ...Object.fromEntries(features.map((feature) => [feature.id, settingsSchema(feature)])),
-      },
-      'x-kubernetes-validations': itemRules(features),
-    },
-  };
+  });
 }
 
 /** settingsSchema is a feature's v1alpha1 schema without `enabled`; its rules see enabled as true. */
-function settingsSchema(feature: WebAppFeature): PlainObject {
-  const { properties, 'x-kubernetes-validations': rules, ...rest } = feature.schema;
-  const { enabled: _enabled, ...settings } = isPlainObject(properties) ? properties : {};
-  const kept = (Array.isArray(rules) ? (rules as ValidationRule[]) : []).map((rule) => ({ ...rule, rule: withEnabledTrue(rule.rule) }));
-  return {
-    ...rest,
-    description: `Settings of the ${feature.id} feature, used when the list names it. ${String(rest.description ?? '')}`.trim(),
-    properties: settings,
+function settingsSchema(feature: WebAppFeature): TObject {
+  const { enabled: _enabled, ...settings } = feature.schema.properties;
+  const declared = (feature.schema['x-kubernetes-validations'] ?? []) as ValidationRule[];
+  const kept = declared.map((rule) => ({ ...rule, rule: withEnabledTrue(rule.rule) }));
+  return Type.Object(settings, {
+    description: `Settings of the ${feature.id} feature, used when the list names it. ${String(feature.schema.description ?? '')}`.trim(),
     ...(kept.length > 0 ? { 'x-kubernetes-validations': kept } : {}),
-  };
+  });
 }
 
 function withEnabledTrue(rule: string): string {

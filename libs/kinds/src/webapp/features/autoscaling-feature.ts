@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox';
 import type { WebAppFeature } from './webapp-feature';
 import { settingsOf } from './webapp-feature';
 
@@ -13,20 +14,18 @@ const id = 'autoscaling';
  */
 export const autoscalingFeature: WebAppFeature = {
   id,
-  schema: {
-    type: 'object',
+  schema: Type.Object({
+    enabled: Type.Optional(Type.Boolean({ default: false, description: 'Turn autoscaling on.' })),
+    minReplicas: Type.Optional(Type.Integer({ minimum: 1, default: 1, description: 'Fewest pods the autoscaler keeps.' })),
+    maxReplicas: Type.Optional(Type.Integer({ minimum: 1, description: 'Most pods the autoscaler may run; required when enabled.' })),
+    targetCPUUtilization: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 80, description: 'Target average CPU utilisation, in percent of requests.' })),
+  }, {
     description: 'Scale the Deployment on CPU with a HorizontalPodAutoscaler. Do not set spec.replicas with it.',
-    properties: {
-      enabled: { type: 'boolean', default: false, description: 'Turn autoscaling on.' },
-      minReplicas: { type: 'integer', minimum: 1, default: 1, description: 'Fewest pods the autoscaler keeps.' },
-      maxReplicas: { type: 'integer', minimum: 1, description: 'Most pods the autoscaler may run; required when enabled.' },
-      targetCPUUtilization: { type: 'integer', minimum: 1, maximum: 100, default: 80, description: 'Target average CPU utilisation, in percent of requests.' },
-    },
     'x-kubernetes-validations': [
       { rule: '!self.enabled || has(self.maxReplicas)', message: 'features.autoscaling.maxReplicas is required when autoscaling is enabled' },
       { rule: '!has(self.maxReplicas) || !has(self.minReplicas) || self.maxReplicas >= self.minReplicas', message: 'features.autoscaling.maxReplicas must be at least minReplicas' },
     ],
-  },
+  }),
   specValidations: [
     {
       // Rejected rather than ignored: a replica count that silently does nothing misleads.

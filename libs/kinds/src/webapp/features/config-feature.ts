@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox';
 import { contentHash } from '@tidemark/contracts';
 import type { WebAppFeature } from './webapp-feature';
 import { settingsOf } from './webapp-feature';
@@ -17,15 +18,11 @@ export const configHashAnnotation = 'tidemark.dev/config-hash';
  */
 export const configFeature: WebAppFeature = {
   id,
-  schema: {
-    type: 'object',
-    description: 'Configuration data, mounted as files and exposed as environment variables; a change restarts the pods.',
-    properties: {
-      enabled: { type: 'boolean', default: false, description: 'Turn the config feature on.' },
-      data: { type: 'object', additionalProperties: { type: 'string' }, description: 'Keys and values of the ConfigMap: each key becomes a file under mountPath and an environment variable.' },
-      mountPath: { type: 'string', default: '/etc/config', pattern: '^/', description: 'Directory the data is mounted at in the app container.' },
-    },
-  },
+  schema: Type.Object({
+    enabled: Type.Optional(Type.Boolean({ default: false, description: 'Turn the config feature on.' })),
+    data: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'Keys and values of the ConfigMap: each key becomes a file under mountPath and an environment variable.' })),
+    mountPath: Type.Optional(Type.String({ default: '/etc/config', pattern: '^/', description: 'Directory the data is mounted at in the app container.' })),
+  }, { description: 'Configuration data, mounted as files and exposed as environment variables; a change restarts the pods.' }),
   components: [{ name: 'configMap', apiVersion: 'v1', kind: 'ConfigMap' }],
   configure: () => ['configMap'],
   manage({ spec, identity }, managers) {

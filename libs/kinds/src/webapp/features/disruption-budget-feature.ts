@@ -1,3 +1,5 @@
+import { Type } from '@sinclair/typebox';
+import { intOrString } from '../../shared/schema-parts';
 import type { WebAppFeature } from './webapp-feature';
 import { settingsOf } from './webapp-feature';
 
@@ -5,21 +7,18 @@ import { settingsOf } from './webapp-feature';
 export type DisruptionBudgetSettings = { enabled: boolean; minAvailable: number | string; maxUnavailable: number | string };
 
 const id = 'disruptionBudget';
-const intOrString = { 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }] };
 
 /** disruptionBudgetFeature adds a PodDisruptionBudget; maxUnavailable 1 when neither bound is set. */
 export const disruptionBudgetFeature: WebAppFeature = {
   id,
-  schema: {
-    type: 'object',
+  schema: Type.Object({
+    enabled: Type.Optional(Type.Boolean({ default: false, description: 'Turn the disruption budget on.' })),
+    minAvailable: Type.Optional(intOrString('Pods (or a percentage) that must stay available.')),
+    maxUnavailable: Type.Optional(intOrString('Pods (or a percentage) that may be unavailable; 1 when neither is set.')),
+  }, {
     description: 'Limit voluntary disruptions (node drains) with a PodDisruptionBudget.',
-    properties: {
-      enabled: { type: 'boolean', default: false, description: 'Turn the disruption budget on.' },
-      minAvailable: { ...intOrString, description: 'Pods (or a percentage) that must stay available.' },
-      maxUnavailable: { ...intOrString, description: 'Pods (or a percentage) that may be unavailable; 1 when neither is set.' },
-    },
     'x-kubernetes-validations': [{ rule: '!(has(self.minAvailable) && has(self.maxUnavailable))', message: 'set features.disruptionBudget.minAvailable or maxUnavailable, not both' }],
-  },
+  }),
   components: [{ name: 'pdb', apiVersion: 'policy/v1', kind: 'PodDisruptionBudget' }],
   configure: () => ['pdb'],
   manage({ spec, identity }, managers) {

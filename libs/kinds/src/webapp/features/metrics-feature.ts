@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox';
 import type { WebAppFeature } from './webapp-feature';
 import { settingsOf } from './webapp-feature';
 
@@ -12,15 +13,11 @@ const id = 'metrics';
  */
 export const metricsFeature: WebAppFeature = {
   id,
-  schema: {
-    type: 'object',
-    description: 'Expose Prometheus metrics on a named port.',
-    properties: {
-      enabled: { type: 'boolean', default: false, description: 'Turn the metrics port on.' },
-      port: { type: 'integer', minimum: 1, maximum: 65535, default: 9090, description: 'Port the app serves metrics on, published as the `metrics` port; must differ from spec.port.' },
-      path: { type: 'string', default: '/metrics', pattern: '^/', description: 'HTTP path Prometheus scrapes.' },
-    },
-  },
+  schema: Type.Object({
+    enabled: Type.Optional(Type.Boolean({ default: false, description: 'Turn the metrics port on.' })),
+    port: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535, default: 9090, description: 'Port the app serves metrics on, published as the `metrics` port; must differ from spec.port.' })),
+    path: Type.Optional(Type.String({ default: '/metrics', pattern: '^/', description: 'HTTP path Prometheus scrapes.' })),
+  }, { description: 'Expose Prometheus metrics on a named port.' }),
   specValidations: [
     {
       rule: '!(has(self.features) && has(self.features.metrics) && has(self.features.metrics.enabled) && self.features.metrics.enabled && has(self.features.metrics.port) && has(self.port) && self.features.metrics.port == self.port)',

@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox';
 import type { WebAppFeature } from './webapp-feature';
 import { settingsOf } from './webapp-feature';
 
@@ -14,21 +15,13 @@ const id = 'networkPolicy';
  */
 export const networkPolicyFeature: WebAppFeature = {
   id,
-  schema: {
-    type: 'object',
-    description: 'Restrict incoming traffic with a NetworkPolicy. Remember to allow the ingress controller namespace when ingress is enabled.',
-    properties: {
-      enabled: { type: 'boolean', default: false, description: 'Turn the NetworkPolicy on.' },
-      allowFrom: {
-        type: 'object',
-        description: 'Which pods may connect; with neither namespaces nor podLabels, every pod of this namespace and no other.',
-        properties: {
-          namespaces: { type: 'array', items: { type: 'string' }, description: 'Namespaces whose pods may connect.' },
-          podLabels: { type: 'object', additionalProperties: { type: 'string' }, description: 'Labels of pods in this namespace that may connect.' },
-        },
-      },
-    },
-  },
+  schema: Type.Object({
+    enabled: Type.Optional(Type.Boolean({ default: false, description: 'Turn the NetworkPolicy on.' })),
+    allowFrom: Type.Optional(Type.Object({
+      namespaces: Type.Optional(Type.Array(Type.String(), { description: 'Namespaces whose pods may connect.' })),
+      podLabels: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'Labels of pods in this namespace that may connect.' })),
+    }, { description: 'Which pods may connect; with neither namespaces nor podLabels, every pod of this namespace and no other.' })),
+  }, { description: 'Restrict incoming traffic with a NetworkPolicy. Remember to allow the ingress controller namespace when ingress is enabled.' }),
   components: [{ name: 'networkPolicy', apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy' }],
   configure: () => ['networkPolicy'],
   manage({ spec, identity }, managers) {

@@ -1,4 +1,5 @@
-import type { PlainObject } from '../../shared/plain-object';
+import type { TObject } from '@sinclair/typebox';
+import type { CelRule } from '@tidemark/contracts';
 import type { ComponentDeclaration, Components } from '../components';
 import type { MergeManagers } from '../merge/merge-managers';
 import type { WebAppIdentity } from '../webapp-identity';
@@ -13,10 +14,7 @@ export interface FeatureContext {
 }
 
 /** ValidationRule is a CEL rule for the CRD's x-kubernetes-validations. */
-export interface ValidationRule {
-  rule: string;
-  message: string;
-}
+export type ValidationRule = CelRule;
 
 /**
  * WebAppFeature is one optional capability of a WebApp, as in the Datadog Operator: it owns
@@ -28,8 +26,8 @@ export interface ValidationRule {
 export interface WebAppFeature {
   /** The key under spec.features, and the owner named in conflict messages. */
   id: string;
-  /** OpenAPI schema of spec.features.<id>, with its CEL rules; must have an `enabled` boolean. */
-  schema: PlainObject;
+  /** TypeBox schema of spec.features.<id> (every field optional), with its CEL rules; must have an `enabled` boolean. */
+  schema: TObject;
   /** CEL rules that need the whole spec (e.g. spec.replicas against autoscaling), on v1alpha1's shape. */
   specValidations?: readonly ValidationRule[];
   /** The same rules on v1beta1's shape, where spec.features is a list of {name, <id>: settings}. */

@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox';
 import { describe, expect, it } from 'vitest';
 import { appContainer, byKind, renderSpec } from '../../testing/webapp-fixtures';
 import type { WebAppFeature } from '../features/webapp-feature';
@@ -7,7 +8,7 @@ import { webAppFeatures } from '../features/index';
 function testFeature(id: string, value: string): WebAppFeature {
   return {
     id,
-    schema: { type: 'object', properties: { enabled: { type: 'boolean' } } },
+    schema: Type.Object({ enabled: Type.Optional(Type.Boolean()) }),
     components: [],
     configure: () => [],
     manage: (_context, managers) => managers.envVar({ name: 'LOG_LEVEL', value }),

@@ -3,7 +3,7 @@ import { isPlainObject } from '../../shared/plain-object';
 import { webAppGroup, webAppVersionV1alpha1, webAppStorageVersion, type FeatureSettings, type WebAppSpec } from '../webapp-types';
 import { webAppV1alpha1ToV1beta1, webAppV1beta1ToV1alpha1 } from './convert-webapp';
 import { joinImage } from './image-reference';
-import type { WebAppSpecV1beta1 } from './webapp-v1beta1-types';
+import type { WebAppSpecV1beta1 } from '../webapp-spec-type';
 
 const v1alpha1 = `${webAppGroup}/${webAppVersionV1alpha1}`;
 const v1beta1 = `${webAppGroup}/${webAppStorageVersion}`;

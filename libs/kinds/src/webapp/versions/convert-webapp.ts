@@ -2,7 +2,7 @@ import type { KubernetesManifest } from '../../kind-plugin';
 import { isPlainObject, type PlainObject } from '../../shared/plain-object';
 import type { FeatureSettings, WebAppSpec } from '../webapp-types';
 import { joinImage, splitImage } from './image-reference';
-import type { FeatureEntryV1beta1, ImagePullPolicy, WebAppSpecV1beta1 } from './webapp-v1beta1-types';
+import type { FeatureEntryV1beta1, ImagePullPolicy, WebAppSpecV1beta1 } from '../webapp-spec-type';
 
 /**
  * Annotation on a v1beta1 WebApp holding the v1alpha1 features that were present but not
