@@ -13,8 +13,10 @@
 //     @tidemark/<x>/<path>): other libraries are imported as @tidemark/<x> only;
 //   - production code imports no test-only library, nothing under test/ or bench/, and no test-only
 //     file kept beside it (a *.test.ts file or a library's src/testing/ folder).
-// Then it lists, per library, the names its index.ts exports that no other library, app, test or
-// bench file imports (reported, not failed on).
+//   - a library's index.ts exports only names another library, app, test, bench or script file
+//     imports (internals stay internal), but for its header's entry points and the names in
+//     deliberatelyExported, each with its reason.
+// It prints, per library, how many names its index.ts exports and how many of them no one else imports.
 // Usage: npx tsx scripts/check-boundaries.ts [--unused]   (exit 1, one line per broken rule;
 // --unused prints the unused exported names themselves, not only their counts)
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -33,6 +35,8 @@ interface Unit {
 
 interface Header {
   readonly mayImport: ReadonlySet<string>;
+  /** The names the header's "Entry points:" line gives: public by declaration, used outside or not. */
+  readonly entryPoints: ReadonlySet<string>;
   readonly testOnly: boolean;
 }
 
@@ -45,6 +49,10 @@ interface ImportSite {
 }
 
 const headerFields = ['Owns', 'Entry points', 'Records', 'May import'] as const;
+
+/** deliberatelyExported are names an index.ts exports for no other package today, each with why it stays. */
+const deliberatelyExported = new Map<string, string>([
+]);
 
 function directories(folder: string): string[] {
   const path = join(root, folder);
@@ -105,7 +113,8 @@ function parseHeader(lib: string, errors: string[]): Header {
       else errors.push(`${file}:1 "May import:" lists "${name}"; write @tidemark/<library> names, or "no other Tidemark library."`);
     }
   }
-  return { mayImport, testOnly: comment.some((line) => line.includes('Test and bench code only.')) };
+  const entryPoints = new Set((fields.get('Entry points') ?? '').match(/[A-Za-z_$][\w$]*/g) ?? []);
+  return { mayImport, entryPoints, testOnly: comment.some((line) => line.includes('Test and bench code only.')) };
 }
 
 function stringLiteral(node: ts.Node | undefined): string | undefined {
@@ -258,6 +267,9 @@ function main(): void {
   const showNames = process.argv.includes('--unused');
   const report = libs.map((lib) => {
     const { exported, unused } = unusedExports(lib, sitesByFile);
+    const index = join('libs', lib, 'src', 'index.ts');
+    const declared = headers.get(lib)?.entryPoints ?? new Set<string>();
+    errors.push(...unused.filter((name) => !declared.has(name) && !deliberatelyExported.has(`${scope}${lib}:${name}`)).map((name) => `${index}:1 exports ${name}, which no other library, app, test, bench or script imports; drop it from the index (or list it in deliberatelyExported with why)`));
     const names = showNames && unused.length > 0 ? `: ${unused.join(', ')}` : '';
     return `${`${scope}${lib}`.padEnd(28)} exports ${String(exported.length).padStart(3)}, unused outside it ${String(unused.length).padStart(3)}${names}`;
   });

@@ -8,7 +8,7 @@
 //   the set of clusters agents serve (agent-clusters).
 // May import: @tidemark/contracts, @tidemark/cluster, @tidemark/status-store.
 
-export { startHealthMonitor, type HealthMonitorOptions, type QueueSwitch } from './health-monitor';
-export { startClusterSeries, type ClusterSeriesOptions, type SampledFigures } from './cluster-series';
-export { writeClusterHealth, appendClusterSample, writeAgentHeartbeat, markAgentClusters } from './health-records';
-export { startAgentHeartbeat, startAgentWatch, type AgentHeartbeatOptions, type AgentWatchOptions } from './agent-heartbeat';
+export { startHealthMonitor } from './health-monitor';
+export { startClusterSeries } from './cluster-series';
+export { writeClusterHealth, appendClusterSample, markAgentClusters } from './health-records';
+export { startAgentHeartbeat, startAgentWatch } from './agent-heartbeat';

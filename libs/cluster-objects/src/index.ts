@@ -7,10 +7,6 @@
 // May import: @tidemark/contracts, @tidemark/cluster.
 
 export { clusterCrd, clusterCrdHeader } from './cluster-crd';
-export { ClusterObjectSpec, clusterApiVersion, clusterFinalizer, clusterGroup, clusterKind, clusterPlural, defaultKubeconfigKey } from './cluster-kind';
-export { parseClusterObject, credentialsWhere, type ClusterDeclaration, type ClusterCredentialsRef } from './parse-cluster-object';
-export { loadClusterCredentials, ClusterCredentialCode, type LoadedCredentials } from './cluster-credentials';
-export { ClusterConditionType, ClusterReason, clusterStatus, type ClusterObjectStatus, type ClusterObservation } from './cluster-object-status';
-export { planFleet, sameLabels, type FleetPlan, type WantedCluster } from './fleet-plan';
-export { ClusterRegistry, type ClusterChange, type ClusterOrigin, type RegisteredCluster } from './cluster-registry';
-export { ClusterController, type ClusterControllerOptions, type ClusterHooks } from './cluster-controller';
+export { planFleet } from './fleet-plan';
+export { ClusterRegistry } from './cluster-registry';
+export { ClusterController } from './cluster-controller';

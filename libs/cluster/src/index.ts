@@ -6,33 +6,32 @@
 // Records: none (it keeps nothing in Redis).
 // May import: @tidemark/contracts.
 
-export { ApiError, KubeTransportError, toReconcileFailure, type KubeStatus } from './api-error';
+export { ApiError, toReconcileFailure } from './api-error';
 export { cleanApiMessage } from './api-message';
 export { KubeClient, kubeUserAgent, type KubeClientOptions, type KubeRequest } from './kube-client';
-export { Discovery } from './discovery';
 export { readCapabilities } from './capabilities';
 export { CapabilitiesCache } from './capabilities-cache';
 export { loadSelfContainedKubeconfig } from './kubeconfig-guard';
 export { ClusterConnection } from './connection';
 export { resourcePath, type ApiResource } from './resource-path';
-export { getObject, getByResource, listObjects, anyLabelled, type ObjectName } from './read';
-export { listOwnerLabelled, type OwnerLabelled, type OwnerLabelledOptions } from './owner-labelled';
-export { applyObject, describe, type ApplyOptions } from './apply';
-export { dryRunObject, type DryRunEntry } from './dry-run';
-export { applyChangeSet, applyWithChangeSet, recreateAnnotation, type ChangeAction, type ChangeSetEntry, type ChangeSetOptions, type KnownState } from './change-set';
-export { deleteObject, type DeletePreconditions, type ObjectIdentity } from './delete';
+export { getObject, getByResource, listObjects, anyLabelled } from './read';
+export { listOwnerLabelled } from './owner-labelled';
+export { applyObject, describe } from './apply';
+export { dryRunObject } from './dry-run';
+export { applyChangeSet, applyWithChangeSet, recreateAnnotation, type ChangeSetEntry, type ChangeSetOptions, type KnownState } from './change-set';
+export { deleteObject, type ObjectIdentity } from './delete';
 export { applyStatus } from './status';
 export { recordEvent, type EventInput } from './events';
 export { waitForEstablished } from './wait';
 export { removeFinalizer } from './finalizer';
-export { watchObjects, type WatchOptions, type RunningWatch, type WatchEventType, type WatchProgress } from './watch';
-export { ObjectCache, type CacheAnswer, type CachedObjectName, type ObjectCacheOptions } from './object-cache';
+export { watchObjects, type RunningWatch, type WatchEventType, type WatchProgress } from './watch';
+export { ObjectCache, type CacheAnswer, type ObjectCacheOptions } from './object-cache';
 export { trimManagedFields } from './trim-managed-fields';
 export { sameObject } from './compare';
 export { crdVersions, listPage, rewriteObject, setStoredVersions, type CrdVersions } from './storage-version';
 export { createObject, replaceObject } from './write';
 export { countCustomResources } from './crd-instances';
 export { foreignObjectsIn } from './namespace-contents';
-export { mayDo, type AccessQuestion } from './access-review';
+export { mayDo } from './access-review';
 export { ownUsername } from './self-review';
-export { readPodLog, type PodLogOptions } from './pod-log';
+export { readPodLog } from './pod-log';

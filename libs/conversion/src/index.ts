@@ -7,11 +7,9 @@
 // Records: none in Redis (the certificates live in a Kubernetes Secret).
 // May import: @tidemark/contracts, @tidemark/kinds, @tidemark/cluster.
 
-export { ConversionWebhook, conversionPath, type ConversionWebhookOptions } from './conversion-webhook';
-export { type ConversionReview } from './convert-review';
-export { withConversion, needsConversionWebhook, type CrdConversion, type WebhookClientConfig } from './crd-conversion';
-export { rotateCertificates, type RotationPolicy, type RotationStep, type CertificateState } from './certificate-rotation';
-export { type KeyPairPem, type WebhookCertificates } from './webhook-certificates';
-export { migrateStorage, type StorageMigrationOptions, type StorageMigrationProgress, type StorageMigrationResult } from './migrate-storage';
-export { SecretCertificateStore, MemoryCertificateStore, type CertificateStore, type StoredCertificates } from './certificate-store';
-export { installBuiltinCrds, keepInstallingBuiltinCrds, crdInstallerManager, type CrdOwnership, type KeepInstallingOptions } from './builtin-crds';
+export { ConversionWebhook, conversionPath } from './conversion-webhook';
+export { withConversion, type CrdConversion, type WebhookClientConfig } from './crd-conversion';
+export { rotateCertificates, type RotationStep, type CertificateState } from './certificate-rotation';
+export { migrateStorage, type StorageMigrationProgress } from './migrate-storage';
+export { SecretCertificateStore, MemoryCertificateStore, type CertificateStore } from './certificate-store';
+export { installBuiltinCrds, keepInstallingBuiltinCrds, crdInstallerManager } from './builtin-crds';

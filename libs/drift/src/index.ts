@@ -5,10 +5,6 @@
 // Records: none.
 // May import: @tidemark/contracts.
 
-export { computeDrift, type DriftInput, type DriftRules } from './compute-drift';
-export { type FieldPath, type FieldPathSegment } from './field-set';
-export { driftPolicyOf, driftRulesOf, driftPolicyAnnotation, driftIgnoreAnnotation, type DriftPolicy } from './policy';
-export {
-  preventionPolicy, withPrevention, isPrevented, breakGlassOf, trustedUsersOf, tenantUsersOf, mergeTenantUsers, preventedKindsOf, defaultPreventionRules,
-  preventLabel, gitFileAnnotation, breakGlassAnnotation, preventionPolicyName, type PreventionRules,
-} from './prevention';
+export { computeDrift, type DriftRules } from './compute-drift';
+export { driftPolicyOf, driftRulesOf, type DriftPolicy } from './policy';
+export { preventionPolicy, withPrevention, isPrevented, breakGlassOf, trustedUsersOf, tenantUsersOf, mergeTenantUsers, preventedKindsOf, defaultPreventionRules, preventLabel, breakGlassAnnotation, preventionPolicyName, type PreventionRules } from './prevention';

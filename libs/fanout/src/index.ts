@@ -10,20 +10,16 @@
 // May import: @tidemark/contracts, @tidemark/git-source, @tidemark/placement, @tidemark/queue,
 //   @tidemark/status-store.
 
-export { routePoll, type RouteContext } from './route-poll';
-export { type ObjectRoute } from './fan-out';
-export { startFullResync, spreadResync, type FullResyncOptions } from './full-resync';
+export { routePoll } from './route-poll';
+export { startFullResync, spreadResync } from './full-resync';
 export { spreadDelayMs } from './spread-delay';
 export { requeueCluster } from './recover-cluster';
-export { rebuildAfterLoss, rebuiltRecords, type LabelledObjects, type RebuildContext, type RebuildInput } from './rebuild-records';
-export { retireSource, type RetireContext, type RetireResult, type BlockedPrune } from './retire-source';
-export { stepRollout, type RolloutEvent, type RolloutEffect, type RolloutStep, type GateReport, type GateFinding, type RolloutNoticeKind } from './rollout-engine';
-export { parseRolloutPolicy, assignWaves, batchSize, rolloutDefaults, RolloutPolicyError, type RolloutPolicy, type WavePolicy } from './rollout-policy';
+export { stepRollout } from './rollout-engine';
+export { rebuildAfterLoss } from './rebuild-records';
+export { retireSource } from './retire-source';
+export { parseRolloutPolicy, RolloutPolicyError, type RolloutPolicy } from './rollout-policy';
 export { RolloutDriver, type RolloutDriverOptions } from './rollout-driver';
 export { writeRolloutRecord } from './rollout-record';
-export { readGate } from './rollout-gate';
 export { rolloutCrd, rolloutCrdHeader } from './rollout-object/rollout-crd';
-export { RolloutObjectSpec, rolloutApiVersion, rolloutKind } from './rollout-object/rollout-kind';
-export { parseRolloutObject, isRolloutObject, type GitRollout } from './rollout-object/parse-rollout-object';
 export { effectivePolicy } from './rollout-object/rollout-precedence';
-export { rolloutAt, RolloutObjectCache, isRolloutKey, type RolloutObjectSource } from './rollout-object/rollout-at';
+export { RolloutObjectCache } from './rollout-object/rollout-at';

@@ -7,8 +7,8 @@
 // May import: @tidemark/contracts.
 
 export { postCommitStatus, type CommitStatus, type CommitStatusState, type GitHostTarget, type GitHostProvider } from './commit-status';
-export { type HostRequest, type PostOptions, type PostResult } from './host-request';
-export { CommitStatusRecord, type CommitOnCluster, type ObjectProgress, type StatusClaim, type SupersededCommit } from './commit-status-record';
-export { StatusPoster, type StatusPosterOptions } from './status-poster';
-export { waveStatuses, type WaveStatus } from './rollout-wave-status';
-export { upsertPullRequestComment, type PullRequestComment, type CommentResult } from './pull-request-comment';
+export { type PostOptions, type PostResult } from './host-request';
+export { CommitStatusRecord, type ObjectProgress, type StatusClaim } from './commit-status-record';
+export { StatusPoster } from './status-poster';
+export { waveStatuses } from './rollout-wave-status';
+export { upsertPullRequestComment, type CommentResult } from './pull-request-comment';

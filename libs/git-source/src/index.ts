@@ -7,18 +7,13 @@
 // Records: none.
 // May import: @tidemark/contracts, @tidemark/render, @tidemark/placement, @tidemark/oci-source.
 
-export { GitSource, authHeaders, type GitSourceOptions, type PollResult, type PollOptions, type ReadObjectResult, type ObjectListing } from './git-source';
-export { parseSourceSpec, parseSourceSpecs, SourceSpecError, SourceRef, SourceAuth, SourceSpecInput, type SourceSpec, type SourceAllow, type SourceLimits, type SourceServiceAccount, type SourceVerify } from './source-spec';
+export { GitSource, type GitSourceOptions, type PollResult, type PollOptions } from './git-source';
+export { parseSourceSpec, parseSourceSpecs, SourceSpecError, SourceRef, SourceAuth, SourceSpecInput, type SourceSpec, type SourceAllow } from './source-spec';
 export { AllowInput, allowOf } from './source-tenancy';
-export { parseSshUrl, type SshTarget } from './ssh-url';
+export { parseSshUrl } from './ssh-url';
 export { fileCredentials, type CredentialFile } from './file-credentials';
-export { readCommitTime, readCommitSummary, type CommitSummary } from './commit-time';
+export { readCommitTime } from './commit-time';
 export type { ObjectChange } from './object-change';
-export type { SourceError, SourceErrorCode, SourceWarning, SourceWarningCode } from './source-error';
-export type { Manifest } from './manifest';
 export { defaultLoadLimits, type LoadLimits } from './load-limits';
-export { loadManifestFile, type ManifestFile, type ManifestEntry, type FileProblem, type FileWarning } from './load-manifest-file';
-export type { UnitRendering, UnitState, CapabilitiesSource } from './unit-index';
-export type { RenderFigures } from './index-builder';
-export type { UnitProvenance } from './revision-index';
-export { defaultGitSizeLimits, sourceTooLarge, type GitSizeLimits } from './pack-size-guard';
+export { loadManifestFile } from './load-manifest-file';
+export type { UnitRendering, CapabilitiesSource } from './unit-index';

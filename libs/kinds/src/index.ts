@@ -5,20 +5,20 @@
 // Records: none.
 // May import: @tidemark/contracts.
 
-export type { ActionContext, ActionResult, ClusterActions, Health, KindPlugin, KubernetesManifest, RenderContext } from './kind-plugin';
+export type { ClusterActions, Health, KindPlugin } from './kind-plugin';
 
 export { KindRegistry, type RegisteredKind } from './registry/kind-registry';
 export { parseCustomResource, type CustomResource } from './registry/parse-custom-resource';
 export { builtinKinds } from './registry/builtin-kinds';
 export { createDefaultRegistry } from './registry/create-default-registry';
-export { crdFiles, type CrdFile } from './registry/crd-files';
+export { crdFiles } from './registry/crd-files';
 
 export { healthOf } from './health/health-of';
 export { builtinHealthRules } from './health/health-rules';
 export type { HealthRule } from './health/health-rule';
 export { compileHealthRules, HealthRuleError, type HealthExpressions } from './health/cel/cel-health-rule';
 export { withHealthRules } from './health/cel/with-health-rules';
-export { compileHealthRuleObjects, type HealthRuleObject, type RefusedHealthRule, type SourceHealthRules } from './health/cel/health-rule-object';
+export { compileHealthRuleObjects, type HealthRuleObject, type SourceHealthRules } from './health/cel/health-rule-object';
 export { withSourceHealthRules, type RunHealthRules } from './health/cel/run-health-rules';
 export { healthRuleCrd, healthRuleCrdHeader } from './health/cel/health-rule-crd';
 

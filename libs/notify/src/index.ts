@@ -6,11 +6,9 @@
 // Records: the last facts it notified about (notify:state) and its delivery queues.
 // May import: @tidemark/contracts, @tidemark/queue, @tidemark/status-store.
 
-export { Notifier, type NotifierOptions, type NotificationSink } from './notifier';
-export { NotificationQueues, type NotificationQueuesOptions, type NotificationJob } from './notification-queues';
-export { NotificationReason, notificationReasons, type NotificationEvent, type InvolvedObject, type Severity } from './notification-event';
-export type { NotificationAlert, NotificationProvider, ProviderType } from './notify-options';
+export { Notifier } from './notifier';
+export { NotificationQueues } from './notification-queues';
+export { NotificationReason, notificationReasons } from './notification-event';
+export type { NotificationAlert, NotificationProvider } from './notify-options';
 export { SecretText } from './secret-text';
-export { addressProblem, type Credential, type CredentialReader } from './credential';
-export type { TransitionFact } from './transition-fact';
-export { DeliveryError } from './errors/delivery-error';
+export { addressProblem, type Credential } from './credential';

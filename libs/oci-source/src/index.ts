@@ -6,10 +6,8 @@
 // Records: none.
 // May import: @tidemark/contracts.
 
-export { OciArtifactSource, artifactLayerMediaTypes, fluxContentMediaType, type OciArtifactSourceOptions, type OciLimits, type PulledArtifact } from './oci-artifact-source';
-export { parseOciUrl, ociReferenceOf, isLoopbackHost, type OciReference } from './oci-reference';
-export { parseCosignKeys, cosignSignatureTag } from './cosign-signature';
-export { OciSourceError } from './oci-source-error';
+export { OciArtifactSource, type PulledArtifact } from './oci-artifact-source';
+export { parseOciUrl, ociReferenceOf } from './oci-reference';
+export { parseCosignKeys } from './cosign-signature';
 export type { RegistryCredentials } from './registry-client';
-export type { OciRef, ResolvedRef } from './resolve-ref';
 export type { ArtifactFile } from './extract-layer';

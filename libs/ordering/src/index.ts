@@ -5,10 +5,8 @@
 // Records: the dependency waiters (waiters:<cluster>:<token>).
 // May import: @tidemark/contracts.
 
-export { dependsOnAnnotation } from './dependency-ref';
-export { syncWaveAnnotation } from './sync-wave';
-export { buildRevisionOrdering, describeCycle, type Dependency, type DependencyReason, type OrderedObject, type OrderingNode, type RevisionOrdering } from './revision-ordering';
+export { buildRevisionOrdering, describeCycle, type Dependency, type OrderedObject, type OrderingNode, type RevisionOrdering } from './revision-ordering';
 export { objectToken, crdToken } from './wait-token';
-export { hookSpecHash, preDeleteRun, type HookRun } from './hook-ordering';
-export { DependencyWaits, type DependencyWaiter, type DependencyWaitsOptions } from './dependency-waits';
+export { preDeleteRun, type HookRun } from './hook-ordering';
+export { DependencyWaits } from './dependency-waits';
 export { healthTimeoutAnnotation, parseHealthTimeout, formatDuration } from './health-timeout';

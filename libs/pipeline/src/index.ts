@@ -13,13 +13,11 @@
 //   @tidemark/status-store, @tidemark/tracing.
 
 export { reconcile } from './reconcile';
-export { PolicyKeeper, type DriftPreventionKeeper } from './gates/drift-prevention';
+export { PolicyKeeper } from './gates/drift-prevention';
 export { unchangedJobs } from './fetch/unchanged-resync';
-export type { PipelineDependencies, PipelineOptions, DesiredObject, DesiredStateReader, PlacedIdentity, DependencyWaitRegistry, Declaration, DeclarationIndex } from './dependencies';
-export { cleanupFinalizer, pruneEmptyAnnotation } from './render/tracking';
+export type { PipelineDependencies, PipelineOptions, DesiredObject, DesiredStateReader, Declaration, DeclarationIndex } from './dependencies';
+export { cleanupFinalizer } from './render/tracking';
 export type { SourceTenancy } from './dependencies';
-export type { WindowHold } from './dependencies';
 export type { AllowList } from './fetch/allow-list';
-export type { PipelineObserver, ReconcileObservation, ReconcileResult } from './observe/observer';
-export { renderForPreview, type PreviewRenderInput, type PreviewRenderDependencies, type PreviewRendered } from './render/preview-render';
-export { liveIdentity, canonicalResource } from './fetch/duplicate-check';
+export type { PipelineObserver, ReconcileObservation } from './observe/observer';
+export { renderForPreview, type PreviewRenderDependencies } from './render/preview-render';

@@ -7,10 +7,9 @@
 // Records: none.
 // May import: @tidemark/contracts.
 
-export { PlacementRules, isPlacementObject, placementApiVersion, placementKind, clusterSelectorAnnotation, type ClusterTarget, type UnitTarget } from './placement';
-export { type PlacedIdentity, type RuleServiceAccount } from './rule-identity';
+export { PlacementRules, isPlacementObject, clusterSelectorAnnotation, type ClusterTarget } from './placement';
 export { SelectorError, matches, requirementsOf, type LabelSelector, type Requirement } from './label-selector';
-export { rulesAt, PlacementCache, isPlacementKey, type PlacementSource, type PlacedObject } from './source-placement';
-export { compileSyncWindow, SyncWindowError, type SyncWindow, type SyncWindowInput } from './sync-windows/sync-window';
-export { syncWindowHold, type SyncWindowHold, type ClusterOfWindow } from './sync-windows/window-verdict';
-export { startSyncWindowMonitor, SyncWindowMonitor, syncWindowOf, holdForEverySource, unknownClusters, type SyncWindowsOptions, type SyncWindowMonitorOptions, type WindowHoldNow } from './sync-windows/window-monitor';
+export { rulesAt, PlacementCache, isPlacementKey, type PlacementSource } from './source-placement';
+export { compileSyncWindow, SyncWindowError, type SyncWindow } from './sync-windows/sync-window';
+export { syncWindowHold } from './sync-windows/window-verdict';
+export { startSyncWindowMonitor, syncWindowOf, holdForEverySource, type SyncWindowsOptions } from './sync-windows/window-monitor';

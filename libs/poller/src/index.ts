@@ -6,10 +6,9 @@
 //   deliveries (webhook-delivery:<source>:<digest>).
 // May import: @tidemark/contracts, @tidemark/git-source, @tidemark/tracing.
 
-export { Poller, type PollerOptions } from './poller';
+export { Poller } from './poller';
 export type { PolledSource } from './source-runner';
-export { registerWebhookRoutes, type WebhookHook, type WebhookRoutesOptions, type WebhookDelivery } from './webhook-routes';
-export { deliveryIdOf, deliveryDigest, MemoryDeliveryLog, RedisDeliveryLog, type DeliveryLog, type RedisDeliveryLogOptions } from './webhook-deliveries';
-export { verifyWebhook, webhookProviders, type WebhookProvider, type WebhookVerdict } from './webhook-signature';
-export { pollDelay } from './poll-delay';
-export { previewRequestOf, type WebhookPreviewRequest } from './webhook-preview';
+export { verifyWebhook } from './webhook-signature';
+export { registerWebhookRoutes, type WebhookHook, type WebhookDelivery } from './webhook-routes';
+export { RedisDeliveryLog } from './webhook-deliveries';
+export { type WebhookPreviewRequest } from './webhook-preview';

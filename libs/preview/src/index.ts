@@ -8,10 +8,10 @@
 // May import: @tidemark/contracts, @tidemark/cluster, @tidemark/drift, @tidemark/git-host,
 //   @tidemark/pipeline, @tidemark/placement.
 
-export { previewRevision, type PreviewDependencies, type PreviewRequest, type PreviewSource } from './preview-revision';
+export { previewRevision } from './preview-revision';
 export { blastRadius } from './blast-radius';
 export { previewMarkdown } from './preview-markdown';
-export { runPreviewJob, type PreviewJobDependencies, type PreviewSourceHandle, type PreviewHead } from './run-preview-job';
-export { openGitPreviewHead, type FollowableSource } from './git-preview-heads';
+export { runPreviewJob, type PreviewJobDependencies, type PreviewSourceHandle } from './run-preview-job';
+export { openGitPreviewHead } from './git-preview-heads';
 export { commentPreview } from './preview-comment';
-export { writePreviewReport, requestPreview, markPreviewQueued, type PreviewEnqueue } from './preview-record';
+export { writePreviewReport, requestPreview, markPreviewQueued } from './preview-record';

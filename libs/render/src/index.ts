@@ -9,24 +9,18 @@
 // Records: none.
 // May import: @tidemark/contracts.
 
-export type { Renderer, RenderJob, RenderOutput, RenderTools, UnitRepo } from './renderer';
 export { RendererRegistry } from './renderer-registry';
-export { builtinRenderers, createBuiltinRenderers, type BuiltinRendererOptions } from './builtin-renderers';
-export { helmRenderer } from './helm/helm-renderer';
-export { ChartRepositories, type ChartLimits, type ChartRepositoriesOptions } from './helm/chart-repositories';
+export { builtinRenderers, createBuiltinRenderers } from './builtin-renderers';
+export { ChartRepositories } from './helm/chart-repositories';
 export type { ChartRepositorySpec } from './helm/chart-reference';
 export type { ChartCredentials } from './helm/chart-download';
-export { UnitRenderer, type UnitRendererOptions, type UnitRenderOptions, type RenderedUnit, type RenderObserver, type RenderToolRun } from './unit-renderer';
-export type { PlannedUnit, UnitPlan } from './plan-units';
-export { isMarkerOrConfig } from './plan-units';
+export { UnitRenderer, type RenderObserver } from './unit-renderer';
+export type { PlannedUnit } from './plan-units';
 export { RenderFailure, type RenderFailureCode } from './render-failure';
-export type { RepoEntry, RepoReader } from './repo-reader';
 export { RepoView } from './repo-view';
 export { isUnder } from './repo-path';
-export { canIsolateNetwork, canHideCredentials, type SandboxLimits, type SandboxOutput } from './sandbox';
-export { type InputLimits } from './materialise';
-export { type UnitConfig } from './unit-config';
+export { canIsolateNetwork, canHideCredentials } from './sandbox';
 export { type ClusterValues } from './cluster-values';
 export { scrubSecrets, type SopsKeys, type SopsKeyring } from './sops/decrypt-sops';
-export { commandRenderer, type CommandRendererSpec } from './command-renderer';
+export { commandRenderer } from './command-renderer';
 export type { RemoteBase, RemoteBaseFetcher, OpenedRemoteBase } from './kustomize/remote-base';

@@ -6,12 +6,7 @@
 // May import: @tidemark/contracts, @tidemark/cluster, @tidemark/git-source.
 
 export { sourceCrd, sourceCrdHeader } from './source-crd';
-export { SourceObjectSpec, SecretReference, sourceApiVersion, sourceFinalizer, sourceGroup, sourceKind, sourcePlural, pruneAnnotation } from './source-kind';
-export { parseSourceObject, sourceNameOf, type SecretName, type SourceDeclaration, type SourceObjectRules } from './parse-source-object';
-export { credentialsFromSecret, type GitHubAppKeys, type SecretCredentials } from './secret-credentials';
-export { gitCredentialsSecretType, secretSourceLabel, secretSourcesAnnotation } from './secret-opt-in';
-export { decryptionKeysFromSecret, type DecryptionKeys } from './decryption-keys';
-export { GitHubAppTokens, type GitHubAppTokensOptions } from './github-app-tokens';
-export { servesNamespace, type ServedNamespaces } from './served-namespaces';
-export { SourceController, type SourceControllerOptions, type SourceHooks } from './source-controller';
-export { statusFromPoll, stalledStatus, SourceReason, type SourceObjectStatus } from './source-object-status';
+export { parseSourceObject, type SourceObjectRules } from './parse-source-object';
+export { GitHubAppTokens } from './github-app-tokens';
+export { type ServedNamespaces } from './served-namespaces';
+export { SourceController } from './source-controller';

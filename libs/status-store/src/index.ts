@@ -11,12 +11,12 @@
 //   commit-clock:<source>:<revision>:<cluster> and webhook-arrival:<source> (CommitClock, their one writer).
 // May import: @tidemark/contracts.
 
-export { StatusStore, type StatusStoreOptions, type RevisionLive } from './status-store';
+export { StatusStore, type RevisionLive } from './status-store';
 export { PruneHolds, type PruneHold } from './prune-holds';
-export { ClusterKeysMover, type ClusterKeysMoverOptions } from './cluster-keys-mover';
+export { ClusterKeysMover } from './cluster-keys-mover';
 export { RecordsLost, type RebuildSummary } from './records-lost';
 export { writeSyncWindowPass, takeSyncWindowPass } from './sync-window-pass';
-export { CommitClock, type CommitClockOptions, type CommitOrigin } from './commit-clock';
-export { AuditLog, type AuditLogOptions, type AuditFilter, type ListedAuditRecord } from './audit-log';
-export { verifyAuditChain, type AuditChainVerdict, type AuditHead, type StoredAuditRecord } from './audit-chain';
-export { parseAuditRecord, type AuditActor, type AuditEntry, type AuditRecord, type AuditResult, type AuditTarget } from './audit-record';
+export { verifyAuditChain } from './audit-chain';
+export { CommitClock } from './commit-clock';
+export { AuditLog, type AuditFilter, type ListedAuditRecord } from './audit-log';
+export { type AuditActor, type AuditEntry, type AuditRecord, type AuditResult, type AuditTarget } from './audit-record';

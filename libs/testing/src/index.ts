@@ -6,26 +6,23 @@
 // May import: no other Tidemark library.
 
 export { freePort } from './free-port';
-export { containerRunOf, volumeFilesOf, PodRunError, type RunnablePod, type RunnableContainer, type PodVolume, type PodObjects, type VolumeFiles, type ContainerRunOptions, type ContainerRun } from './pod-container-run';
+export { containerRunOf, volumeFilesOf, type RunnablePod, type PodObjects, type ContainerRun } from './pod-container-run';
 export { buildAppBundles, type AppBundles } from './app-bundles';
-export { startAppProcess, killAppProcess, type AppProcess, type AppProcessOptions } from './app-process';
-export { RigError, commandExists, run, stopProcess } from './process';
-export { startRedis, waitForPort, redisTlsArgs, type TestRedis, type StartRedisOptions, type RedisServerTls } from './redis';
+export { startAppProcess, killAppProcess, type AppProcess } from './app-process';
+export { run, stopProcess } from './process';
+export { startRedis, waitForPort, type TestRedis } from './redis';
 export { makeTestCa, type TestCa, type IssuedCertificate } from './test-ca';
-export { startRedisCluster, startRedisSentinel, type SentinelTls, type TestRedisCluster, type TestRedisSentinel, type RedisHostPort, type RedisAuth } from './redis-topologies';
-export { startGitServer, type GitServer, type GitServerOptions } from './git-server';
+export { startRedisCluster, startRedisSentinel, type TestRedisCluster, type TestRedisSentinel, type RedisHostPort, type RedisAuth } from './redis-topologies';
+export { startGitServer, type GitServer } from './git-server';
 export { WorkingCopy } from './working-copy';
-export { startSshGitServer, type SshGitServer, type SshKeyPair, type SshKeyType } from './ssh-git-server';
-export { startGitHubAppServer, type GitHubAppServer, type GitHubAppServerOptions, type GitHubAppInstallation, type MintedToken } from './github-app-server';
-export {
-  buildKubeTestenv, buildKubeControllers, startControlPlane, startControlPlanes, kubectl, kubeTestenvBinary, kubeControllersBinary,
-  type ControlPlane, type ControllerOptions, type StartControlPlaneOptions,
-} from './kube-testenv';
-export { markAuditLog, readAuditLog, requestKind, countByKind, appliesByName, type AuditedRequest, type AuditLogMark } from './audit-log';
-export { startDelayingProxy, startDelayingProxyProcess, type DelayingProxy } from './delaying-proxy';
-export { buildGoProgram, type GoProgram } from './go-build';
+export { startSshGitServer, type SshGitServer, type SshKeyPair } from './ssh-git-server';
+export { startGitHubAppServer, type GitHubAppServer } from './github-app-server';
+export { buildKubeTestenv, buildKubeControllers, startControlPlane, startControlPlanes, kubectl, kubeTestenvBinary, type ControlPlane } from './kube-testenv';
+export { markAuditLog, readAuditLog, countByKind, appliesByName, type AuditedRequest, type AuditLogMark } from './audit-log';
+export { startDelayingProxyProcess, type DelayingProxy } from './delaying-proxy';
+export { buildGoProgram } from './go-build';
 export { sendGithubPush } from './github-push';
 export { buildRenderTools, renderToolsDir } from './render-tools';
-export { buildGitea, giteaBinary, startGitea, type TestGitea, type GiteaRepository } from './gitea';
-export { buildOciRegistry, startOciRegistry, orasBinary, registryBinary, type TestOciRegistry, type StartOciRegistryOptions } from './oci-registry';
-export { buildJaeger, jaegerBinary, startJaeger, type TestJaeger, type JaegerTrace, type JaegerSpan } from './jaeger';
+export { buildGitea, startGitea, type TestGitea, type GiteaRepository } from './gitea';
+export { buildOciRegistry, startOciRegistry, type TestOciRegistry } from './oci-registry';
+export { buildJaeger, startJaeger, type TestJaeger, type JaegerTrace, type JaegerSpan } from './jaeger';

@@ -5,6 +5,6 @@
 // Records: none.
 // May import: @tidemark/contracts.
 
-export { noSpan, noTracing, inSpan, type Tracer, type TraceSpan, type SpanAttributes, type StartSpanOptions } from './tracer';
+export { noSpan, noTracing, inSpan, type Tracer, type TraceSpan } from './tracer';
 export { startTracing } from './start-tracing';
-export { checkTracingOptions, TracingOptionsError, type TracingOptions } from './tracing-options';
+export { checkTracingOptions, type TracingOptions } from './tracing-options';

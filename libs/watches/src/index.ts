@@ -8,10 +8,9 @@
 // May import: @tidemark/contracts, @tidemark/cluster, @tidemark/kinds, @tidemark/ordering,
 //   @tidemark/status-store.
 
-export { startReferenceWatches, type ReferenceWatchOptions, type Enqueuer } from './reference-watches';
-export { startOwnedWatches, type OwnedWatchOptions, type OwnedWatches } from './owned-watches';
-export { type WatchedKind } from './managed-kinds';
-export { watchBuiltinCrds, type BuiltinCrdWatchOptions } from './builtin-crd-watch';
-export { startTreeWatches, type TreeWatchOptions } from './tree-watches';
-export { watchCrdsEstablished, type CrdEstablishedWatchOptions } from './crd-established-watch';
-export { watchCapabilities, type CapabilitiesWatchOptions } from './capabilities-watch';
+export { startReferenceWatches } from './reference-watches';
+export { startOwnedWatches, type OwnedWatches } from './owned-watches';
+export { watchBuiltinCrds } from './builtin-crd-watch';
+export { startTreeWatches } from './tree-watches';
+export { watchCrdsEstablished } from './crd-established-watch';
+export { watchCapabilities } from './capabilities-watch';
