@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { healthOf } from './health-of';
-import { condition, live } from './health-test-objects';
+import { condition, live } from '../testing/health-test-objects';
 
 function deployment(status: Record<string, unknown>, replicas = 3, generation = 2) {
   return live('apps/v1', 'Deployment', { generation, spec: { replicas }, status: { observedGeneration: 2, ...status } });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { healthOf } from './health-of';
-import { condition, live } from './health-test-objects';
+import { condition, live } from '../testing/health-test-objects';
 
 describe('healthOf CustomResourceDefinition', () => {
   const crd = (conditions: unknown[]) => ({ ...live('apiextensions.k8s.io/v1', 'CustomResourceDefinition', { status: { conditions } }), metadata: { name: 'webapps.tidemark.dev' } });

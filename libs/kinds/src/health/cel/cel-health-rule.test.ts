@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { healthOf } from '../health-of';
-import { condition, live } from '../health-test-objects';
+import { condition, live } from '../../testing/health-test-objects';
 import { compileHealthRule, compileHealthRules, HealthRuleError, type HealthExpressions } from './cel-health-rule';
 import { compileCelProgram } from './cel-program';
 import { withHealthRules } from './with-health-rules';

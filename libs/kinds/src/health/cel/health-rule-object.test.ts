@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { healthOf } from '../health-of';
-import { condition, live } from '../health-test-objects';
+import { condition, live } from '../../testing/health-test-objects';
 import { compileHealthRules } from './cel-health-rule';
 import { compileHealthRuleObjects } from './health-rule-object';
 import { withSourceHealthRules } from './run-health-rules';
