@@ -13,6 +13,7 @@ import { ClusterRegistry } from '@tidemark/cluster-objects';
 import type { ReconcilerConfig } from './config';
 import { connectClusters } from './clusters';
 import { recordsRebuild } from './records-rebuild';
+import { agentRebuildPart } from './agent-rebuild';
 import { startClusterObjects } from './cluster-objects';
 import { startHttpServer, type HttpServer } from './http-server';
 import { startAgentSide } from './agent-side';
@@ -118,10 +119,12 @@ async function wire(config: ReconcilerConfig, log: Logger, parts: Runnables, opt
     return started;
   }));
   metrics.start({ queues, statusStore, clusters: registry.names, sourceCacheDir: (source) => join(cacheRoot, source) });
+  // An agent rebuilds its own cluster's records after a Redis loss, before its first run of each source.
+  const agentRebuild = await parts.start(agentRebuildPart(config, { clusters: clusters.main, redis, statusStore, queues, sources, log }));
   const rolloutPolicyAt = gitRolloutPolicies(sources, config.rollouts);
   const pendingPreviews = new PendingPreviews({ redis, keys: statusStore.keys, log });
   const w: Wiring = {
-    config, log, mark, clock: options.clock, shared, statusStore, tracer, metrics, clusters, rebuild, placement, commitStatuses, cacheRoot, rendering, sources, queues,
+    config, log, mark, clock: options.clock, shared, statusStore, tracer, metrics, clusters, rebuild, ...(agentRebuild ? { beforeRun: agentRebuild.before } : {}), placement, commitStatuses, cacheRoot, rendering, sources, queues,
     rolloutPolicyAt, clusterNames: registry.names, clusterTargets: registry.targets, kinds: createDefaultRegistry(), retiring: new Set(), owned: {},
     servedNames: [...registry.names].filter((name) => !config.clusters.some((cluster) => cluster.name === name && cluster.agent)),
     // Sources with a rollout policy: the driver enqueues each wave's clusters, not the poll (docs/rollouts.md); started with the poller.

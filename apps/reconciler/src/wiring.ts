@@ -35,6 +35,8 @@ export interface Wiring {
   metrics: ReconcilerMetrics;
   clusters: ClusterSet;
   rebuild: RecordsRebuild;
+  /** Awaited before each run of the workers (an agent's rebuild after a Redis loss). @defaultValue none */
+  beforeRun?: (job: ReconcileJob) => Promise<void>;
   /** Config-file clusters and Cluster objects: live lists. */
   clusterNames: string[];
   clusterTargets: ClusterTarget[];
@@ -60,11 +62,12 @@ export interface Wiring {
 export function noMark(): void {}
 
 /** markedRuns is the worker's handler, telling `mark` when each run starts and ends. */
-export function markedRuns(deps: PipelineDependencies, mark: PushPathMark): (job: ReconcileJob, signal: AbortSignal) => Promise<ReconcileOutcome> {
+export function markedRuns(deps: PipelineDependencies, mark: PushPathMark, before?: (job: ReconcileJob) => Promise<void>): (job: ReconcileJob, signal: AbortSignal) => Promise<ReconcileOutcome> {
   return async (job, signal) => {
     const detail = { source: job.source, objectKey: job.objectKey, revision: job.revision };
     mark('job-started', detail);
     try {
+      await before?.(job);
       return await reconcile(job, deps, signal);
     } finally {
       mark('job-finished', detail);

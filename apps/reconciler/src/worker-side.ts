@@ -78,7 +78,7 @@ async function startWorkerParts(w: Wiring, parts: Runnables): Promise<ClusterWor
   // A hub whose clusters agents all serve runs no worker.
   await parts.start(w.servedNames.length === 0 ? idle('queue workers') : runnable('queue workers', async () => {
     const workers = new ReconcileWorkers({ ...workerOptions, clusters: [...w.servedNames] });
-    await workers.start(markedRuns(deps, w.mark));
+    await workers.start(markedRuns(deps, w.mark, w.beforeRun));
     return () => workers.close();
   }));
   await parts.start(runnable('preview jobs', () => startPreviews(w, deps)));

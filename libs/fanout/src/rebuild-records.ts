@@ -24,6 +24,11 @@ export interface RebuildContext {
   fieldManagerOf(cluster: string): string;
   log?: Logger;
   now?: () => Date;
+  /**
+   * rebuilt runs after a cluster's records are written and before the pair is marked finished (a
+   * failure leaves it pending): an agent routes the prunes of what Git dropped to its own queue there.
+   */
+  rebuilt?(cluster: string, summary: RebuildSummary): Promise<void>;
 }
 
 /**
@@ -39,6 +44,7 @@ export async function rebuildAfterLoss(context: RebuildContext): Promise<number>
   for (const cluster of await context.lost.pending(context.source, context.clusters)) {
     try {
       const summary = await rebuildCluster(context, cluster);
+      await context.rebuilt?.(cluster, summary);
       await context.lost.finish(context.source, cluster, summary);
       written += summary.rebuilt;
       context.log?.warn({ source: context.source, cluster, ...summary }, 'rebuilt the records Redis lost from the owner labels in the cluster');

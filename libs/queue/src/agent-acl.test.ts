@@ -5,7 +5,7 @@ describe('agentAclRule', () => {
   it('grants one cluster\'s tag read/write and the shared records read-only, and refuses the server-wide commands', () => {
     const rule = agentAclRule('east', { prefix: 'tm', hashTag: true });
     expect(rule.filter((word) => word.startsWith('%') || word.startsWith('~') || word.startsWith('&'))).toEqual([
-      '%RW~{tm.east}*', '%R~{tm}:source:*', '%R~{tm}:schema', '&{tm}:status-changes', '&{tm}:tree-changes', '&{tm}:source-heads',
+      '%RW~{tm.east}*', '%R~{tm}:source:*', '%R~{tm}:schema', '%R~{tm}:records-lost', '&{tm}:status-changes', '&{tm}:tree-changes', '&{tm}:source-heads',
     ]);
     expect(rule.slice(0, 3)).toEqual(['resetkeys', 'resetchannels', '-@all']);
     for (const refused of ['-@dangerous', '-@admin', '-scan', '-function']) expect(rule).toContain(refused);

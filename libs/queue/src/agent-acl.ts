@@ -33,7 +33,8 @@ const clusterTopology = ['+cluster|slots', '+cluster|shards', '+cluster|info', '
  *   its queue and the queue's records, its status records and history, resync schedule, leases,
  *   health, freeze, prune holds, resource trees, dependency waits and commit statuses;
  * - read only on the shared records a worker reads (the sources' poll records: the revision gate,
- *   and the record schema);
+ *   the record schema, and the hub's mark that Redis lost Tidemark's records, after which the agent
+ *   rebuilds its cluster's, marking each rebuild under its own tag);
  * - publishing and subscribing on the status and tree channels, and on the source heads channel
  *   (a hint to fetch ahead of a job: one an agent forges costs at most a fetch, see docs/agents.md);
  * - the commands BullMQ's workers and the status store send, and nothing else: no KEYS, SCAN,
@@ -55,6 +56,7 @@ export function agentAclRule(cluster: string, naming: QueueNamingOptions = {}): 
     `%RW~${own}*`,
     `%R~${keys.sourceStatus('*')}`,
     `%R~${keys.schema}`,
+    `%R~${keys.recordsLost}`,
     `&${keys.statusChanges}`,
     `&${keys.treeChanges}`,
     `&${keys.sourceHeads}`,

@@ -176,14 +176,17 @@ export class StatusStore {
   /**
    * seed writes a record only where none is, with its history entry, and announces it; true when
    * written. It is for records rebuilt from the cluster after Redis lost them: a run's own record wins.
+   * Like `record`, it keeps to the cluster's keys with a hash tag (an agent's rebuild may write no other).
    */
   async seed(status: ObjectStatus, entry: ReconcileRecord): Promise<boolean> {
     const { suspended: _ignored, ...rest } = status;
     const written = await this.redis.hsetnx(this.keys.objectStatus(status.cluster), status.objectKey, JSON.stringify({ ...rest, schemaVersion: redisSchemaVersion }));
     if (written !== 1) return false;
     const change: StatusChange = { cluster: status.cluster, objectKey: status.objectKey, kind: 'updated' };
-    const transaction = this.redis.multi().sadd(this.keys.statusClusters, status.cluster).publish(this.channel, JSON.stringify(change));
-    await this.exec(this.addHistory(transaction, this.keys.history(status.cluster, status.objectKey), entry));
+    const transaction = this.redis.multi().publish(this.channel, JSON.stringify(change));
+    if (!this.keys.hashTagged && this.indexesClusters) transaction.sadd(this.keys.statusClusters, status.cluster);
+    await Promise.all([this.exec(this.addHistory(transaction, this.keys.history(status.cluster, status.objectKey), entry)), this.index(status.cluster)]);
+    await this.copyShared(status);
     return true;
   }
 

@@ -113,11 +113,20 @@ export class RecordKeys {
   }
 
   /**
-   * recordsLost is the hash `lostAt` → when a process found no schema claim (Redis new or wiped), and
-   * `done:<source>|<cluster>` → the summary of that pair's rebuild from the cluster's owner labels.
+   * recordsLost is the hash `lostAt` → when a process found no schema claim (Redis new or wiped).
+   * Each pair's rebuild since is marked under its cluster's tag (recordsRebuilt).
    */
   get recordsLost(): string {
     return `${this.prefix}:records-lost`;
+  }
+
+  /**
+   * recordsRebuilt is one cluster's hash `<source>` → the summary of that source's rebuild from the
+   * cluster's owner labels since the loss: under the cluster's tag, so the agent serving the cluster
+   * writes its own marks with no grant on a shared key.
+   */
+  recordsRebuilt(cluster: string): string {
+    return `${this.clusterPrefix(cluster)}:records-rebuilt:${cluster}`;
   }
 
   /** pruneHold is the JSON of one source's mass-prune hold on one cluster (PruneHold). */
