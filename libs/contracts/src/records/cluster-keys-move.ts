@@ -178,7 +178,8 @@ export async function moveClusterKeys(redis: RedisClient, keys: RecordKeys, opti
     else {
       const name = movedName(keys, legacy);
       const status = legacy.startsWith(`${keys.prefix}:status:`);
-      if (name !== undefined && (status || guard)) await mergeStatus(redis, legacy, name, done, guard ? options.keepSharedGuards === true : options.keepSharedStatus === true);
+      if (name !== undefined && guard) await mergeGuard(redis, legacy, name, done, options.keepSharedGuards === true);
+      else if (name !== undefined && status) await mergeStatus(redis, legacy, name, done, options.keepSharedStatus === true);
       else if (name !== undefined) await moveOne(redis, legacy, name, done);
     }
   }
@@ -199,6 +200,19 @@ async function mergeStatus(redis: RedisClient, legacy: string, name: string, don
   if (dump === undefined) return;
   done.statuses += 1;
   if (!keep) await redis.eval(deleteIfUnchangedScript, 1, legacy, dump);
+}
+
+/**
+ * mergeGuard is mergeStatus for a freeze or a prune hold. A lift removes the shared copy, then the
+ * record: when the shared copy is gone once merged, a lift ran meanwhile, and the merge must not
+ * have put the record back (removed again while it still holds what was copied).
+ */
+async function mergeGuard(redis: RedisClient, legacy: string, name: string, done: ClusterKeysMoved, keep: boolean): Promise<void> {
+  const dump = await copyInto(redis, legacy, name);
+  if (dump === undefined) return;
+  done.statuses += 1;
+  if (Number(await redis.exists(legacy)) === 0) await redis.eval(deleteIfUnchangedScript, 1, name, dump);
+  else if (!keep) await redis.eval(deleteIfUnchangedScript, 1, legacy, dump);
 }
 
 /** copyInto copies a record to its new name's slot and merges it there (mergeScript); the dump it copied, or undefined when gone. */
