@@ -11,8 +11,14 @@
 //     Baseline: a raw server-side apply of the same ConfigMap change, p50/p99.
 //     Beside it, where the milliseconds of each push went (webhook received, poll started, Git read,
 //     jobs routed and enqueued, job started, API requests of the run, job finished, seen Ready).
-//   npx tsx bench/e2e.bench.ts [--webapps 1000] [--pushes 50] [--concurrency 16] [--only webhook] [--bare]
+//  4. First sync (issue 42 item 3): a fresh reconciler on a fresh bare API server with 100 WebApps
+//     (4 objects each) already pushed, from its first poll until all are applied, ms per object;
+//     then the same with 1,000, right after. Baseline: the 1,000's ms per object (goal ≤ 1.1×).
+//     See support/first-sync.ts.
+//   npx tsx bench/e2e.bench.ts [--webapps 1000] [--pushes 50] [--concurrency 16] [--only webhook|first-sync] [--bare]
+//     [--first-sync-sizes 100,1000] [--rounds 1]
 //   --only webhook runs part 3 alone; --bare runs it on a bare API server (no controllers, no nodes).
+//   --only first-sync runs part 4 alone, --rounds times (each round both sizes, the median printed).
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -22,7 +28,8 @@ import { stringify } from 'yaml';
 import { ClusterConnection, listObjects } from '@tidemark/cluster';
 import { findCondition, type KubernetesManifest } from '@tidemark/contracts';
 import { startControlPlane } from '@tidemark/testing';
-import { figure, percentile, pool, printFigures, say, sortedCopy } from './support/figures';
+import { figure, percentile, pool, printFigures, say, sortedCopy, type Figure } from './support/figures';
+import { firstSyncFigures } from './support/first-sync';
 import { RawClient, recordApplies, type RecordedApply } from './support/raw-apply';
 import { describeBreakdowns, PushPathRecorder, type PushBreakdown } from './support/push-path-breakdown';
 import { startBenchStack, type BenchStack } from './support/reconciler-stack';
@@ -31,13 +38,22 @@ import { webAppFiles } from './support/webapps';
 const { values } = parseArgs({ options: {
   webapps: { type: 'string', default: '1000' }, pushes: { type: 'string', default: '50' }, concurrency: { type: 'string', default: '16' },
   only: { type: 'string', default: 'all' }, bare: { type: 'boolean', default: false },
+  'first-sync-sizes': { type: 'string', default: '100,1000' }, rounds: { type: 'string', default: '1' },
 } });
 const webapps = Number(values.webapps);
 const pushes = Number(values.pushes);
 const concurrency = Number(values.concurrency);
-if (values.only !== 'all' && values.only !== 'webhook') throw new Error(`--only takes "webhook" (part 3 alone); got "${values.only}"`);
+if (values.only !== 'all' && values.only !== 'webhook' && values.only !== 'first-sync') throw new Error(`--only takes "webhook" (part 3 alone) or "first-sync" (part 4 alone); got "${values.only}"`);
 const webhookOnly = values.only === 'webhook';
 if (values.bare && !webhookOnly) throw new Error('--bare needs --only webhook: parts 1 and 2 need the controllers');
+const firstSyncSizes = values['first-sync-sizes'].split(',').map(Number);
+if (firstSyncSizes.length !== 2 || !firstSyncSizes.every((size) => Number.isInteger(size) && size > 0)) throw new Error(`--first-sync-sizes takes two counts of WebApps, small,large; got "${values['first-sync-sizes']}"`);
+const firstSyncRounds = Number(values.rounds);
+if (values.only === 'first-sync') {
+  // Part 4 starts its own servers; none of the others' are needed. stdout is written synchronously to a pipe or file.
+  printFigures('e2e', await firstSyncFigures([firstSyncSizes[0]!, firstSyncSizes[1]!], firstSyncRounds, concurrency));
+  process.exit(0);
+}
 const hookNamespace = 'e2e-hook';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -172,6 +188,7 @@ async function webhookLatencies(current: BenchStack): Promise<{ live: number[]; 
   return { live: sortedCopy(live), raw: sortedCopy(rawTimes), breakdowns };
 }
 
+const figures: Figure[] = [];
 try {
   await stack.notify();
   say(`waiting for the first commit (${values.bare ? 'the ConfigMap' : '5 WebApps'}, warm-up)`);
@@ -187,10 +204,10 @@ try {
     figure(`one-object push until Ready via webhook${values.bare ? ', bare API server' : ''}, p99 of ${pushes}`, 'ms', percentile(hook.live, 0.99), 'raw SSA PATCH of the same change, p99', percentile(hook.raw, 0.99)),
   ];
   if (webhookOnly) {
-    printFigures('e2e', webhookFigures);
+    figures.push(...webhookFigures);
   } else {
     const bulk = await thousandWebApps(stack);
-    printFigures('e2e', [
+    figures.push(...[
     figure(`git push of ${webapps} WebApps until all Ready (real controllers, KWOK pods)`, 'ms', bulk.pushMs, `raw SSA of the same ${bulk.objects} objects until their ${bulk.deployments} Deployments are available, concurrency ${concurrency}`, bulk.rawUntilAvailableMs),
     figure(`raw SSA of ${bulk.builtIn} built-in objects on the full control plane (controllers running)`, 'ms', bulk.rawFullMs, 'the same raw SSA on a bare API server', bulk.rawBareMs),
     ...webhookFigures,
@@ -205,3 +222,6 @@ try {
   await bare.stop();
   await rm(workDir, { recursive: true, force: true });
 }
+// Part 4 on fresh servers of its own, once the control plane above is gone.
+if (!webhookOnly) figures.push(...await firstSyncFigures([firstSyncSizes[0]!, firstSyncSizes[1]!], firstSyncRounds, concurrency));
+printFigures('e2e', figures);

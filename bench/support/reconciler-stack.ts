@@ -14,6 +14,8 @@ export interface BenchStack {
   git: GitServer;
   repo: WorkingCopy;
   reconciler: RunningReconciler;
+  /** performance.now() just before the reconciler was started (its poller may run before start returns). */
+  reconcilerStartedAt: number;
   /** notify sends the signed GitHub push webhook for `revision` (default: the repository's HEAD, read first). */
   notify(revision?: string): Promise<void>;
   stop(): Promise<void>;
@@ -51,9 +53,10 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
     webhooks: [{ source: 'bench', provider: 'github', secret: { env: 'BENCH_WEBHOOK_SECRET' } }],
   }));
   const config = loadConfig({ TIDEMARK_CONFIG: configPath, BENCH_WEBHOOK_SECRET: secret, TIDEMARK_ALLOW_EVICTION: 'true' });
+  const reconcilerStartedAt = performance.now();
   const reconciler = await startReconciler(config, pino({ level: process.env.BENCH_LOG_LEVEL ?? 'warn' }, pino.destination(2)), options.mark ? { mark: options.mark } : {});
   return {
-    redis, git, repo, reconciler,
+    redis, git, repo, reconciler, reconcilerStartedAt,
     async notify(revision?: string) {
       const after = revision ?? await repo.git('rev-parse', 'HEAD');
       const status = await sendGithubPush(`http://${reconciler.http.address}/hooks/bench`, secret, { ref: 'refs/heads/main', after });
