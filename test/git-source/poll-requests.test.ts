@@ -46,4 +46,27 @@ describe('requests per poll', () => {
     expect(unmoved.changes).toEqual([]);
     expect(requests).toBe(1);
   });
+
+  it('after a warm (the fetch-ahead at start), the first poll costs the listing alone and still lists every object and problem', async () => {
+    const url = await server.createRepository('warmed');
+    const copy = await server.workingCopy('warmed');
+    await copy.write('a.yaml', `${configMap('a')}---\n${configMap('b')}`);
+    await copy.write('broken.yaml', 'kind: [unclosed\n');
+    await copy.commitAndPush('first');
+    const cold = await fixture.open({ url, auth: { token } });
+    const expected = await cold.poll();
+    const warmed = await fixture.open({ url, auth: { token } });
+    requests = 0;
+    expect(await warmed.warm()).toBe(expected.revision);
+    expect(requests).toBe(2);
+    requests = 0;
+    const first = await warmed.poll();
+    expect(requests).toBe(1);
+    expect(first).toMatchObject({ revision: expected.revision, moved: true, fetchedObjects: 0 });
+    expect(first.previousRevision).toBeUndefined();
+    expect(summarise(first.changes)).toEqual(['added core/ConfigMap/_/a', 'added core/ConfigMap/_/b']);
+    expect(summarise(first.changes)).toEqual(summarise(expected.changes));
+    expect(first.errors).toEqual(expected.errors);
+    expect(first.errors.length).toBeGreaterThan(0);
+  });
 });

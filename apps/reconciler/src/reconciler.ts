@@ -180,14 +180,19 @@ function renderingPart(config: ReconcilerConfig, log: Logger, metrics: Reconcile
 /** gitSources opens the config-file sources' Git caches; stop closes every source (Source objects' too) and removes the cache folder. */
 function gitSources(config: ReconcilerConfig, cacheRoot: string, rendering: ReturnType<typeof unitRendering>): Runnable<Map<string, GitSource>> {
   const sources = new Map<string, GitSource>();
+  const warming: Promise<unknown>[] = [];
   return {
     name: 'git sources',
     async start() {
       for (const spec of config.sources) sources.set(spec.name, new GitSource({ spec, cacheDir: join(cacheRoot, spec.name), ...credentialsOf(config, spec), ...(rendering ? { rendering: sourceRendering(rendering, config.render.sops, spec.name) } : {}) }));
       for (const source of sources.values()) await source.open();
+      // Each head is fetched and read while the rest starts (CRDs, workers, watches), so the first poll finds it
+      // done; nothing is applied from it before that poll, which still verifies it. A failure here is the poll's to report.
+      for (const source of sources.values()) warming.push(source.warm().catch(() => undefined));
       return sources;
     },
     async stop() {
+      await Promise.all(warming.splice(0));
       for (const source of sources.values()) await source.close();
       await rm(cacheRoot, { recursive: true, force: true });
     },

@@ -115,6 +115,8 @@ export class GitSource {
   private described: { revision: string; declaredObjects: number; commit?: CommitSummary } | undefined;
   // Fetches run one at a time: isomorphic-git writes refs and the shallow file without locks.
   private fetching: Promise<unknown> = Promise.resolve();
+  /** The warm in flight: a poll waits for it rather than fetching and reading the same head beside it. */
+  private warming: Promise<unknown> | undefined;
   private readonly gate: RevisionGate;
   private readonly verifiedRevisions = new BoundedCache<string, Promise<string>>(64);
   // Set for an oci:// source: the registry stands where the Git server stands.
@@ -166,10 +168,18 @@ export class GitSource {
    */
   async warm(revision?: string): Promise<string | undefined> {
     if (revision !== undefined && (!revisionPattern.test(revision) || (await this.store.hasCommit(revision)))) return undefined;
-    const head = await this.gate.warm();
-    // A head that does not read (too big, a broken render) is not kept: the job reads it again and reports why.
-    await this.indexFor(head).catch(() => undefined);
-    return head;
+    const warming = (async () => {
+      const head = await this.gate.warm();
+      // A head that does not read (too big, a broken render) is not kept: the job reads it again and reports why.
+      await this.indexFor(head).catch(() => undefined);
+      return head;
+    })();
+    this.warming = warming;
+    try {
+      return await warming;
+    } finally {
+      if (this.warming === warming) this.warming = undefined;
+    }
   }
 
   /**
@@ -231,6 +241,7 @@ export class GitSource {
   async poll(options: PollOptions = {}): Promise<PollResult> {
     const started = performance.now();
     const previous = options.since === null ? undefined : options.since ?? this.lastRevision;
+    await this.warming?.catch(() => undefined);
     const { revision, fetchedObjects, target } = await this.fetchHead();
     // An unsigned or wrongly signed head (or tag) fails the poll: nothing of it is read, the last revision stays.
     if (target) await this.verified(revision, target);
@@ -329,6 +340,9 @@ export class GitSource {
   private async advance(revision: string, basis: BuiltIndex | undefined, observe: RenderObserver | undefined): Promise<{ built: BuiltIndex; changes: ObjectChange[]; fresh: boolean }> {
     // The same revision is built again when a cluster's capabilities changed: its Helm units may render otherwise now.
     if (basis?.revision === revision && this.builder.isCurrent(basis)) return { built: basis, changes: [], fresh: false };
+    // A first poll after a warm (the reconciler's start fetches ahead) diffs the index the warm built from nothing, not building it again.
+    const warmed = basis ? undefined : await this.indexes.get(revision)?.catch(() => undefined);
+    if (warmed && this.builder.isCurrent(warmed)) return { built: warmed, changes: diffObjects(RevisionIndex.empty(), warmed.index, warmed.index.keys()), fresh: true };
     const { built, touched } = await this.builder.build(revision, basis, observe);
     this.indexes.set(revision, Promise.resolve(built));
     return { built, changes: diffObjects(basis?.index ?? RevisionIndex.empty(), built.index, touched), fresh: true };
