@@ -29,6 +29,8 @@ export interface FirstSyncRun {
   /** When a quarter, half and three quarters of the WebApps were applied: how the runs ramp up. */
   quartiles: [number, number, number];
   requests: number;
+  /** API requests by method and path shape: count, summed duration, first sent (ms from start). */
+  requestShapes: Array<{ shape: string; count: number; ms: number; first: number }>;
   /** The load average (1 min) before and after the run. */
   load: [number, number];
 }
@@ -45,13 +47,22 @@ export async function firstSync(apps: number, concurrency: number): Promise<Firs
   const seen: Partial<Record<PushPathStage, number>> = {};
   const finished = new Map<string, number>();
   let requests = 0;
+  const byShape = new Map<string, { count: number; ms: number; first: number }>();
   const mark: PushPathMark = (stage, detail) => {
     const now = performance.now();
     if (stage === 'job-finished') {
       if (detail.objectKey && !finished.has(detail.objectKey)) finished.set(detail.objectKey, now);
       return;
     }
-    if (stage === 'kube-response') requests += 1;
+    if (stage === 'kube-response' && detail.request) {
+      requests += 1;
+      const { method, path, durationMs, dryRun } = detail.request;
+      const shape = `${method}${dryRun ? ' dry-run' : ''} ${path.replace(/\?.*$/, '').replace(/\/namespaces\/[^/]+/, '/namespaces/*').replace(/(\/[a-z0-9.-]+s)\/[^/]+(\/status)?$/, '$1/*$2')}`;
+      const entry = byShape.get(shape) ?? { count: 0, ms: 0, first: now - durationMs };
+      entry.count += 1;
+      entry.ms += durationMs;
+      byShape.set(shape, entry);
+    }
     seen[stage] ??= now;
   };
   say(`first sync of ${apps} WebApps (${apps * objectsPerApp} objects) on a fresh API server, load ${loadBefore}`);
@@ -64,6 +75,7 @@ export async function firstSync(apps: number, concurrency: number): Promise<Firs
     return {
       apps, firstPoll: at(seen['poll-started']), pollRead: at(seen['poll-read']), enqueued: at(seen['jobs-enqueued']), firstJob: at(seen['job-started']),
       firstResponse: at(seen['kube-response']), applied: at(Math.max(...appliedAt.values())),
+      requestShapes: [...byShape].map(([shape, entry]) => ({ shape, count: entry.count, ms: Math.round(entry.ms), first: at(entry.first) })).sort((a, b) => a.first - b.first),
       quartiles: quartilesOf([...appliedAt.values()]).map(at) as [number, number, number], requests, load: [loadBefore, load1()],
     };
   } finally {
@@ -114,7 +126,10 @@ export async function firstSyncFigures(sizes: readonly [number, number], rounds:
   const runs: Array<[FirstSyncRun, FirstSyncRun]> = [];
   for (let round = 0; round < rounds; round += 1) {
     const pair: [FirstSyncRun, FirstSyncRun] = [await firstSync(small, concurrency), await firstSync(large, concurrency)];
-    for (const run of pair) say(describeRun(run));
+    for (const run of pair) {
+      say(describeRun(run));
+      for (const entry of run.requestShapes) say(`    ${entry.shape}: ${entry.count}, ${entry.ms} ms in all, first sent at ${entry.first} ms`);
+    }
     runs.push(pair);
   }
   const perObject = (run: FirstSyncRun, from: 'poll' | 'start') => (run.applied - (from === 'poll' ? run.firstPoll : 0)) / (run.apps * objectsPerApp);
