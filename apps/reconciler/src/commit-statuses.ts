@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import { getObject, type ClusterConnection } from '@tidemark/cluster';
-import { messageOf, Reason, verdictOf, type ObjectStatus, type RecordKeys, type RedisClient, type ReconcileJob } from '@tidemark/contracts';
+import { messageOf, settlementOf, verdictOf, type RecordKeys, type RedisClient, type ReconcileJob } from '@tidemark/contracts';
 import { CommitStatusRecord, StatusPoster, type CommitStatus, type GitHostTarget, type ObjectProgress, type PostResult, type StatusClaim } from '@tidemark/git-host';
 import type { PipelineObserver, ReconcileObservation } from '@tidemark/pipeline';
 import type { GitHostConfig, GitHostTokenRef } from './git-host-config';
@@ -11,8 +11,6 @@ export interface CommitStatusesOptions {
   gitHosts: readonly GitHostConfig[];
   redis: RedisClient;
   keys: RecordKeys;
-  /** Reads an object's status record after its run (its conditions say why it failed). */
-  statusOf(cluster: string, objectKey: string): Promise<ObjectStatus | undefined>;
   connectionFor(cluster: string): ClusterConnection;
   log: Logger;
   /** Told of every post (the metrics count them). */
@@ -81,7 +79,7 @@ export function startCommitStatuses(options: CommitStatusesOptions): CommitStatu
   async function ran(observation: ReconcileObservation): Promise<void> {
     const host = hosts.get(observation.source);
     if (!host || observation.result === 'skipped' || observation.result === 'unchanged') return;
-    const { progress, reason } = await progressOf(observation, options.statusOf);
+    const { progress, reason } = progressOf(observation);
     const claim = await record.ran(observation, observation.objectKey, progress, reason);
     if (claim) post(host, observation.revision, observation.cluster, claim);
   }
@@ -138,22 +136,17 @@ function describe(claim: StatusClaim, cluster: string): string {
 }
 
 /**
- * progressOf reads what a run made of an object from its status record's verdict (verdictOf):
- * done when it is Ready at the run's revision (or gone), failed when it stalled or failed its
- * health check, else pending (reconciling, waiting, a dependency's failure included, or a
- * transient error the queue retries).
+ * progressOf is what a run made of an object, from the record the run wrote and its verdict's
+ * settlement alone (settlementOf): done when Ready (the run applied this revision) or gone, failed
+ * with the verdict's reason when no retry changes it, else pending. A run that wrote no record
+ * (its write failed; the queue retries it) is pending.
  */
-async function progressOf(observation: ReconcileObservation, statusOf: CommitStatusesOptions['statusOf']): Promise<{ progress: ObjectProgress; reason?: string }> {
+function progressOf(observation: ReconcileObservation): { progress: ObjectProgress; reason?: string } {
   if (observation.result === 'deleted') return { progress: 'done' };
-  const status = await statusOf(observation.cluster, observation.objectKey);
-  if (!status) return { progress: 'pending' };
-  const verdict = verdictOf(status);
-  if (verdict.state === 'Ready' && status.lastAppliedRevision === observation.revision) return { progress: 'done' };
-  const healthFailed = verdict.state === 'Failed' && verdict.reason === Reason.HealthCheckFailed;
-  if (observation.result === 'terminal' || verdict.state === 'Stalled' || healthFailed) {
-    return { progress: 'failed', reason: verdict.reason ? `${verdict.reason}: ${verdict.message}` : `failed in stage ${observation.stage}` };
-  }
-  return { progress: 'pending' };
+  if (!observation.record) return { progress: 'pending' };
+  const verdict = verdictOf(observation.record);
+  const progress = settlementOf(verdict);
+  return progress === 'failed' ? { progress, reason: `${verdict.reason}: ${verdict.message}` } : { progress };
 }
 
 /** targetOf reads the host's token when a status or comment is sent (a rotated Secret or file is used at once). */

@@ -104,7 +104,6 @@ async function wire(config: ReconcilerConfig, log: Logger, parts: Runnables, opt
   // Commit statuses on the sources' Git hosts: stopped last, after the workers whose runs feed it.
   const commitStatuses = await parts.start(runnable('commit statuses', () => startCommitStatuses({
     gitHosts: config.gitHosts, redis, keys: statusStore.keys, log,
-    statusOf: (cluster, objectKey) => statusStore.get(cluster, objectKey),
     connectionFor: (cluster) => connectionOf(clusters.main, cluster),
     onPosted: (provider, ok) => metrics.gitHostPosted(provider, ok),
   })));

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { markFailed, markFailure, markProgressing, markReady, markStalled, setCondition, type Condition } from './conditions';
 import { failureCategories, type FailureCategory } from './errors';
-import { verdictOf, type Verdict, type VerdictInput, type VerdictState } from './verdict';
+import { settlementOf, verdictOf, type Settlement, type Verdict, type VerdictInput, type VerdictState } from './verdict';
 
 const now = new Date('2026-12-01T00:00:00Z');
 const input = (reason: string) => ({ reason, message: `${reason} message.` });
@@ -44,5 +44,20 @@ describe('verdictOf', () => {
 
   it.each(cases)('%s', (_name, record, verdict) => {
     expect(verdictOf(record)).toEqual(verdict);
+  });
+
+  // Where each case leaves a change (a commit status reads this): only Ready is done; Stalled and a failed health check are failed.
+  const settlements: Record<string, Settlement> = {
+    'a invalid failure': 'failed', 'a forbidden failure': 'pending', 'a waiting failure': 'pending', 'a transient failure': 'pending', 'a internal failure': 'pending',
+    'a dependency that failed (NotReadyError, transient): waiting, not an error': 'pending', 'a dependency not ready yet': 'pending', 'a dependency cycle': 'pending',
+    'a mass prune awaiting confirmation': 'pending', 'a terminal failure of another category': 'failed', 'a failure while its cluster is unavailable': 'pending',
+    'Ready': 'done', 'progressing (health pending)': 'pending', 'Ready=False HealthCheckPending without Reconciling': 'pending', 'Ready=False Progressing': 'pending',
+    'a failed health check (looked at again)': 'failed', 'Stalled=True': 'failed', 'Ready=False DependencyFailed without a failure': 'pending',
+    'Ready=False DependencyNotReady without a failure': 'pending', 'Ready=False Suspended': 'pending', 'Ready=False of any other reason': 'pending',
+    'its cluster unavailable': 'pending', 'Ready=Unknown': 'pending', 'no conditions': 'pending',
+  };
+  it.each(cases)('settles %s', (name, record) => {
+    expect(settlements[name], `no settlement listed for "${name}"`).toBeDefined();
+    expect(settlementOf(verdictOf(record))).toBe(settlements[name]);
   });
 });

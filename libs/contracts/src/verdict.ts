@@ -60,6 +60,21 @@ function failureVerdict(failure: NonNullable<VerdictInput['failure']>, ready: Re
   return ready?.status === 'False' ? from(state, ready) : { state, reason: failure.code, message: ready?.message ?? '' };
 }
 
+/**
+ * Settlement is where a verdict leaves the change it judged: `done` (Ready), `failed` (no retry
+ * changes it by itself: Stalled, a terminal failure, or Failed by its health check, the workload's
+ * own failure), or `pending` (Reconciling, Waiting, Unknown, or any other Failed, which is retried
+ * with backoff). A commit status reads it; so does anything that waits for a change to land.
+ */
+export type Settlement = 'done' | 'failed' | 'pending';
+
+/** settlementOf reads a verdict's Settlement: its state, and for Failed whether the health check failed. */
+export function settlementOf(verdict: Verdict): Settlement {
+  if (verdict.state === 'Ready') return 'done';
+  if (verdict.state === 'Stalled' || (verdict.state === 'Failed' && verdict.reason === Reason.HealthCheckFailed)) return 'failed';
+  return 'pending';
+}
+
 type RecordCondition = VerdictInput['conditions'][number];
 
 function conditionOf(record: VerdictInput, type: string): RecordCondition | undefined {

@@ -104,6 +104,8 @@ export interface ReconcileRun extends Partial<Omit<Fetched, 'revision'>> {
   outcome?: ApplyOutcome;
   /** Set when the run failed. */
   failure?: ReconcileFailure;
+  /** The status record finalize wrote for the run, once written (none when it wrote none, or forgot the object). */
+  finalized?: ObjectStatus;
   /** How many live objects the run took from the watch cache instead of the API server. */
   cachedReads?: number;
   /** Set on the retry of a run whose cached reads proved stale: every read goes to the API server. */

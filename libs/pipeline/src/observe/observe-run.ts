@@ -23,6 +23,7 @@ export function observeRun(run: ReconcileRun, deps: PipelineDependencies, failur
     becameReady: result === 'ready' && !wasReadyAt(run),
     ...(failure || isSkipped(run) ? {} : { driftReported: run.outcome?.applied.drift.reported.length ?? 0 }),
     driftHealed: run.outcome?.applied.drift.healed.length ?? 0,
+    ...(run.finalized ? { record: run.finalized } : {}),
   });
 }
 

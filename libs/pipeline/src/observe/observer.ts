@@ -1,3 +1,4 @@
+import type { ObjectStatus } from '@tidemark/contracts';
 
 /** ReconcileResult is how one run ended, as metrics label it; 'unchanged': Ready as the last full run left it, the stages not run. */
 export type ReconcileResult = 'ready' | 'unchanged' | 'progressing' | 'deleted' | 'skipped' | 'terminal' | 'transient' | 'not-ready';
@@ -20,6 +21,8 @@ export interface ReconcileObservation {
   driftReported?: number;
   /** Drift items this run healed by re-applying. */
   driftHealed: number;
+  /** The status record the run wrote (its verdict is verdictOf(record)); none when it wrote none or removed it. Read it here, not back from Redis. */
+  record?: ObjectStatus;
 }
 
 /**

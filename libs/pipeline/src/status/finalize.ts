@@ -67,6 +67,7 @@ export async function finalize(run: ReconcileRun, deps: FinalizeDependencies, ap
 async function recordOrFail(run: ReconcileRun, writers: RunWriters, write: RecordWrite, deps: FinalizeDependencies): Promise<void> {
   try {
     await writers.record(write);
+    if (write.action === 'record' && write.record) run.finalized = write.record;
   } catch (error) {
     if (run.failure) deps.log?.warn({ objectKey: run.job.objectKey, cluster: run.job.cluster, err: String(error) }, 'could not record the failure');
     else run.failure = toReconcileFailure(error, `status ${subjectOf(run)}`);
