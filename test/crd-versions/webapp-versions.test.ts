@@ -8,10 +8,9 @@ import { connect } from 'node:tls';
 import { X509Certificate } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { getObject, waitForEstablished } from '@tidemark/cluster';
-import { SecretCertificateStore, installBuiltinCrds } from '@tidemark/conversion';
+import { SecretCertificateStore, installBuiltinCrds, startConversionWebhook, type RunningConversionWebhook } from '@tidemark/conversion';
 import { createDefaultRegistry, v1alpha1FieldsAnnotation, v1beta1FieldsAnnotation } from '@tidemark/kinds';
 import { kubeTestenvBinary, startControlPlane, type ControlPlane } from '@tidemark/testing';
-import { startConversionWebhook, type RunningConversionWebhook } from '../../apps/reconciler/src/conversion-webhook';
 import { startPipelineHarness, type PipelineHarness } from '../support/pipeline-harness';
 
 const namespace = `versions-${randomUUID().slice(0, 8)}`;

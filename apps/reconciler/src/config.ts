@@ -15,7 +15,7 @@ import { NotificationsInput, notificationsConfig, type NotificationsConfig } fro
 import { messageOf } from '@tidemark/contracts';
 import { TracingInput, tracingConfig, type TracingConfig } from './tracing-config';
 import { SyncWindowsInput, syncWindowsConfig } from './sync-windows-config';
-import { ConversionWebhookInput, conversionWebhookConfig, type ConversionWebhookConfig } from './conversion-webhook-config';
+import { ConversionWebhookInput, conversionWebhookConfig, type ConversionWebhookConfig } from '@tidemark/conversion';
 import type { SyncWindow } from '@tidemark/placement';
 import { rolloutsConfig, type RolloutPolicy } from './rollouts-config';
 import { agentSettings } from './agent-config';
@@ -166,7 +166,7 @@ export interface ClusterConfig {
 }
 
 /** ReconcilerConfig is validated once at start-up and frozen. */
-export type { ConversionWebhookConfig } from './conversion-webhook-config';
+export type { ConversionWebhookConfig } from '@tidemark/conversion';
 
 export interface ReconcilerConfig {
   /** What this process runs; `agent`: the one cluster it runs in, with a heartbeat for the hub (docs/agents.md). */

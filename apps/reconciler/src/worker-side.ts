@@ -1,5 +1,5 @@
 import { idle, readClusterFreeze, readSourceStatus, runnable, Runnables, type Runnable } from '@tidemark/contracts';
-import { SecretCertificateStore, keepInstallingBuiltinCrds } from '@tidemark/conversion';
+import { createConversionWebhook, keepInstallingBuiltinCrds } from '@tidemark/conversion';
 import { startClusterSeries } from '@tidemark/cluster-health';
 import { requeueCluster } from '@tidemark/fanout';
 import { compileHealthRules, withHealthRules } from '@tidemark/kinds';
@@ -11,7 +11,6 @@ import { PruneHolds, takeSyncWindowPass } from '@tidemark/status-store';
 import { watchBuiltinCrds } from '@tidemark/watches';
 import { startClusterParts } from './cluster-parts';
 import type { ClusterWork } from './cluster-objects';
-import { startConversionWebhook } from './conversion-webhook';
 import { sourceDeclarations } from './declarations';
 import { gitDesiredState } from './desired-state';
 import { startNotifications } from './notifications';
@@ -53,9 +52,7 @@ async function startWorkerParts(w: Wiring, parts: Runnables): Promise<ClusterWor
   // The owned-object watches start after the workers; until then, reads go to the API server.
   const driftPrevention = await parts.start(runnable('drift prevention', () => new PolicyKeeper({ connectionFor: (cluster) => connectionOf(clusters.main, cluster), rules: config.driftPrevention, log })));
   const deps = pipelineDependencies(w, driftPrevention, waits);
-  const secret = config.conversionWebhook.secret;
-  const store = secret ? new SecretCertificateStore(connectionOf(clusters.main, secret.cluster), secret.namespace, secret.name) : undefined;
-  const conversion = await parts.start(runnable('conversion webhook', () => startConversionWebhook(config.conversionWebhook, kinds, log, store)));
+  const conversion = await parts.start(createConversionWebhook({ kinds, log, connectionFor: deps.connectionFor }, config.conversionWebhook));
   const crdOptions = {
     conversion: () => conversion.conversion(),
     migration: { objectsPerSecond: config.conversionWebhook.migrationObjectsPerSecond, onProgress: (progress: Parameters<typeof metrics.storageMigration>[0]) => metrics.storageMigration(progress) },

@@ -2,7 +2,8 @@
 //   themselves are the kinds' pure functions), its CA and serving certificate with rotation and a store
 //   replicas share, the conversion stanza of a CRD, the storage version migration, and installing the
 //   built-in CRDs on each cluster and keeping them installed (builtin-crds.ts).
-// Entry points: ConversionWebhook, withConversion, rotateCertificates, migrateStorage, keepInstallingBuiltinCrds,
+// Entry points: createConversionWebhook (the webhook as a part, its config section: conversionWebhookConfig),
+//   ConversionWebhook, withConversion, rotateCertificates, migrateStorage, keepInstallingBuiltinCrds,
 //   SecretCertificateStore.
 // Records: none in Redis (the certificates live in a Kubernetes Secret).
 // May import: @tidemark/contracts, @tidemark/kinds, @tidemark/cluster.
@@ -13,3 +14,5 @@ export { rotateCertificates, type RotationStep, type CertificateState } from './
 export { migrateStorage, type StorageMigrationProgress } from './migrate-storage';
 export { SecretCertificateStore, MemoryCertificateStore, type CertificateStore } from './certificate-store';
 export { installBuiltinCrds, keepInstallingBuiltinCrds, crdInstallerManager } from './builtin-crds';
+export { createConversionWebhook } from './webhook-service';
+export { conversionWebhookConfig, type ConversionWebhookConfig } from './webhook-config';

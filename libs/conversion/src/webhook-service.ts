@@ -1,7 +1,11 @@
-import type { Logger } from 'pino';
-import { ConversionWebhook, conversionPath, MemoryCertificateStore, rotateCertificates, type CertificateState, type CertificateStore, type CrdConversion, type RotationStep, type WebhookClientConfig } from '@tidemark/conversion';
+import type { ClusterConnection } from '@tidemark/cluster';
+import { runnable, type Logger, type Runnable } from '@tidemark/contracts';
 import type { KindRegistry } from '@tidemark/kinds';
-import type { ConversionWebhookConfig } from './conversion-webhook-config';
+import { MemoryCertificateStore, SecretCertificateStore, type CertificateStore } from './certificate-store';
+import { rotateCertificates, type CertificateState, type RotationStep } from './certificate-rotation';
+import { ConversionWebhook, conversionPath } from './conversion-webhook';
+import type { CrdConversion, WebhookClientConfig } from './crd-conversion';
+import type { ConversionWebhookConfig } from './webhook-config';
 
 /** RunningConversionWebhook is the started webhook: what the CRDs must say to reach and trust it. */
 export interface RunningConversionWebhook {
@@ -14,6 +18,25 @@ export interface RunningConversionWebhook {
   /** checkNow renews what is due (or `force`s a renewal) and publishes, as each interval does. */
   checkNow(publish: () => Promise<void>, force?: 'ca' | 'serving'): Promise<void>;
   stop(): Promise<void>;
+}
+
+/** ConversionWebhookDeps are what the webhook part reads: the kinds it converts, the clusters (for its certificate Secret), the log. */
+export interface ConversionWebhookDeps {
+  kinds: KindRegistry;
+  connectionFor(cluster: string): ClusterConnection;
+  log: Pick<Logger, 'info' | 'warn'>;
+}
+
+/**
+ * createConversionWebhook is the conversion webhook as a part: its certificates are shared
+ * through the configured Secret (`settings.secret`), else kept in memory.
+ */
+export function createConversionWebhook(deps: ConversionWebhookDeps, settings: ConversionWebhookConfig): Runnable<RunningConversionWebhook> {
+  return runnable('conversion webhook', () => {
+    const secret = settings.secret;
+    const store = secret ? new SecretCertificateStore(deps.connectionFor(secret.cluster), secret.namespace, secret.name) : undefined;
+    return startConversionWebhook(settings, deps.kinds, deps.log, store);
+  });
 }
 
 /**
