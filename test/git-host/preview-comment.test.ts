@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PreviewChange, PreviewReport } from '@tidemark/contracts';
 import { blastRadius, commentPreview } from '@tidemark/preview';
 import { createLogger } from '../../apps/reconciler/src/logger';
-import { previewComments } from '../../apps/reconciler/src/preview-comments';
+import { previewComments } from '@tidemark/preview';
 import { startGiteaStandIn, type GiteaStandIn } from './gitea-stand-in';
 
 const token = 'gitea-token-that-must-never-show-0123';

@@ -8,7 +8,7 @@ import { parseRedisNode, withRedisTls, type RedisAuth, type RedisEndpoint, type 
 import { RenderInput, renderConfig, type RenderConfig } from './render-config';
 import { defaultPreventionRules } from '@tidemark/drift';
 import { ObjectHealthInput, objectHealthConfig, type ObjectHealthConfig } from './object-health-config';
-import { GitHostsInput, gitHostsConfig, type GitHostConfig } from './git-host-config';
+import { GitHostsInput, gitHostsConfig, type GitHostConfig } from '@tidemark/git-host';
 import { SourceObjectsInput, sourceObjectsConfig, type SourceObjectsConfig } from './source-objects-config';
 import { ClusterObjectsInput, clusterObjectsConfig, type ClusterObjectsConfig } from './cluster-objects-config';
 import { NotificationsInput, notificationsConfig, type NotificationsConfig } from './notifications-config';

@@ -6,6 +6,7 @@ import { fileCredentials, GitSource, type GitSourceOptions, type SourceSpec } fr
 import { createDefaultRegistry } from '@tidemark/kinds';
 import { PlacementCache } from '@tidemark/placement';
 import { startTracing } from '@tidemark/tracing';
+import { createCommitStatuses, createRolloutCommitStatuses } from '@tidemark/git-host';
 import { ReconcileQueues, redisGoneGuard, sharedRedis } from '@tidemark/queue';
 import { CommitClock, StatusStore, type ClusterKeysMover } from '@tidemark/status-store';
 import { checkRedisSettings, claimRecords } from './redis-records';
@@ -26,10 +27,8 @@ import { PendingPreviews } from './pending-previews';
 import { startSourceObjects } from './source-objects';
 import { sourceObjectRules } from './source-objects-config';
 import { startWebhookPreviews } from './preview-jobs';
-import { startCommitStatuses } from './commit-statuses';
 import type { PushPathMark } from './push-path-marks';
 import { gitRolloutPolicies, rolloutDriver, type RolloutWiring } from './rollouts';
-import { startRolloutCommitStatuses } from './rollout-commit-statuses';
 import { pollerFor, pollerSide } from './poller-side';
 import { workerSide } from './worker-side';
 import { connectionOf, markedKubeObserver, noMark, type Wiring } from './wiring';
@@ -102,13 +101,10 @@ async function wire(config: ReconcilerConfig, log: Logger, parts: Runnables, opt
   const registry = new ClusterRegistry(config.clusters);
   const placement = new PlacementCache();
   // Commit statuses on the sources' Git hosts: stopped last, after the workers whose runs feed it.
-  const commitStatuses = await parts.start(runnable('commit statuses', () => startCommitStatuses({
-    gitHosts: config.gitHosts, redis, keys: statusStore.keys, log,
-    connectionFor: (cluster) => connectionOf(clusters.main, cluster),
-    onPosted: (provider, ok) => metrics.gitHostPosted(provider, ok),
-  })));
+  const gitHostDeps = { connectionFor: (cluster: string) => connectionOf(clusters.main, cluster), log, onPosted: (provider: string, ok: boolean) => metrics.gitHostPosted(provider, ok) };
+  const commitStatuses = await parts.start(createCommitStatuses({ ...gitHostDeps, redis, keys: statusStore.keys }, config.gitHosts));
   // One status per wave of a rollout, from each record the rollout driver writes.
-  const waveStatuses = await parts.start(runnable('rollout commit statuses', () => startRolloutCommitStatuses({ gitHosts: config.gitHosts, connectionFor: (cluster) => connectionOf(clusters.main, cluster), log, onPosted: (provider, ok) => metrics.gitHostPosted(provider, ok) })));
+  const waveStatuses = await parts.start(createRolloutCommitStatuses(gitHostDeps, config.gitHosts));
   const cacheRoot = join(config.cacheDir, `${config.role}-${process.pid}`);
   const { rendering } = await parts.start(renderingPart(config, log, metrics, (cluster) => connectionOf(clusters.main, cluster), registry));
   const sources = await parts.start(gitSources(config, cacheRoot, rendering));

@@ -11,7 +11,7 @@ import type { OwnedWatches } from '@tidemark/watches';
 import type { RolloutDriver } from '@tidemark/fanout';
 import type { ReconcilerConfig } from './config';
 import type { ClusterSet } from './clusters';
-import type { CommitStatuses } from './commit-statuses';
+import type { CommitStatuses } from '@tidemark/git-host';
 import type { RunningClusterObjects } from './cluster-objects';
 import type { ReconcilerMetrics } from './metrics/reconciler-metrics';
 import type { PushPathMark } from './push-path-marks';

@@ -1,10 +1,14 @@
 // Owns: what Tidemark tells a Git host: commit statuses and pull-request comments (Gitea/Forgejo, GitHub,
 //   GitLab). It talks HTTP; tokens are handed in when a request is made, never logged, stored or put in an
 //   error.
-// Entry points: postCommitStatus, StatusPoster, upsertPullRequestComment, waveStatuses (a rollout's waves as statuses).
+// Entry points: createCommitStatuses (the reconciler's commit statuses as a part: pending when a poll queues a
+//   commit's jobs, then success or failure from each run's record), createRolloutCommitStatuses (a rollout's
+//   waves), gitHostsConfig (the gitHosts section of tidemark.yaml), targetOf (a host and its token),
+//   postCommitStatus, StatusPoster, upsertPullRequestComment, waveStatuses. A token is read from its Secret
+//   through libs/cluster; a host's API and repository are derived from its source's URL (libs/git-source).
 // Records: the commit status record that lets replicas agree on which status to post
 //   (commit-status:<source>:<revision>:<cluster>, commit-status-open:<source>:<cluster>).
-// May import: @tidemark/contracts.
+// May import: @tidemark/contracts, @tidemark/cluster, @tidemark/git-source.
 
 export { postCommitStatus, type CommitStatus, type CommitStatusState, type GitHostTarget, type GitHostProvider } from './commit-status';
 export { type PostOptions, type PostResult } from './host-request';
@@ -12,3 +16,7 @@ export { CommitStatusRecord, type ObjectProgress, type StatusClaim } from './com
 export { StatusPoster } from './status-poster';
 export { waveStatuses } from './rollout-wave-status';
 export { upsertPullRequestComment, type CommentResult } from './pull-request-comment';
+export { createCommitStatuses, startCommitStatuses, type CommitStatuses, type CommitStatusesOptions, type RunObservation } from './commit-statuses';
+export { createRolloutCommitStatuses, startRolloutCommitStatuses, type RolloutCommitStatuses, type RolloutCommitStatusesOptions } from './rollout-commit-statuses';
+export { GitHostsInput, gitHostsConfig, deriveFromSourceUrl, type GitHostConfig, type GitHostTokenRef, type GitHostsContext } from './git-hosts-config';
+export { targetOf, readToken } from './host-token';

@@ -1,6 +1,6 @@
 import { isAbsolute, resolve } from 'node:path';
 import { Type, type Static } from '@sinclair/typebox';
-import type { GitHostProvider } from '@tidemark/git-host';
+import type { GitHostProvider } from './host-target';
 import { parseSshUrl } from '@tidemark/git-source';
 
 const name = Type.String({ minLength: 1, maxLength: 253 });

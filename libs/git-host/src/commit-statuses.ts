@@ -1,10 +1,26 @@
-import { readFile } from 'node:fs/promises';
-import type { Logger } from 'pino';
-import { getObject, type ClusterConnection } from '@tidemark/cluster';
-import { messageOf, settlementOf, verdictOf, type RecordKeys, type RedisClient, type ReconcileJob } from '@tidemark/contracts';
-import { CommitStatusRecord, StatusPoster, type CommitStatus, type GitHostTarget, type ObjectProgress, type PostResult, type StatusClaim } from '@tidemark/git-host';
-import type { PipelineObserver, ReconcileObservation } from '@tidemark/pipeline';
-import type { GitHostConfig, GitHostTokenRef } from './git-host-config';
+import type { ClusterConnection } from '@tidemark/cluster';
+import { messageOf, runnable, settlementOf, verdictOf, type Logger, type RecordKeys, type RedisClient, type ReconcileJob, type Runnable, type VerdictInput } from '@tidemark/contracts';
+import { CommitStatusRecord, type ObjectProgress, type StatusClaim } from './commit-status-record';
+import type { CommitStatus } from './commit-status';
+import type { PostResult } from './host-request';
+import { StatusPoster } from './status-poster';
+import type { GitHostConfig } from './git-hosts-config';
+import { targetOf } from './host-token';
+
+/**
+ * RunObservation is what commit statuses read of a finished run: the pipeline's
+ * ReconcileObservation, with the status record the run wrote.
+ */
+export interface RunObservation {
+  source: string;
+  cluster: string;
+  objectKey: string;
+  revision: string;
+  /** How the run ended ('deleted', 'skipped', 'unchanged', ...: the pipeline's ReconcileResult). */
+  result: string;
+  /** The status record the run wrote; none when it wrote none. */
+  record?: VerdictInput | undefined;
+}
 
 /** CommitStatusesOptions: the configured Git hosts, the shared record, and where a token's Secret lives. */
 export interface CommitStatusesOptions {
@@ -24,10 +40,15 @@ export interface CommitStatuses {
   /** pickedUp: a poll routed these jobs of a new revision; each cluster that got some gets `pending`. */
   pickedUp(source: string, revision: string, jobs: readonly ReconcileJob[]): Promise<void>;
   /** observer hears every pipeline run; runs of a tracked commit move it to success or failure. */
-  readonly observer: PipelineObserver;
+  readonly observer: { reconciled(observation: RunObservation): void };
   /** idle resolves once nothing is being recorded or posted (tests). */
   idle(): Promise<void>;
   stop(): Promise<void>;
+}
+
+/** createCommitStatuses is the commit statuses as a part: nothing posts until it started; stop waits for what is in flight. */
+export function createCommitStatuses(deps: Omit<CommitStatusesOptions, 'gitHosts'>, gitHosts: readonly GitHostConfig[]): Runnable<CommitStatuses> {
+  return runnable('commit statuses', () => startCommitStatuses({ ...deps, gitHosts }));
 }
 
 /**
@@ -76,7 +97,7 @@ export function startCommitStatuses(options: CommitStatusesOptions): CommitStatu
     claim.state === 'pending' ? () => record.finished({ source: host.source, revision, cluster }) : undefined);
   }
 
-  async function ran(observation: ReconcileObservation): Promise<void> {
+  async function ran(observation: RunObservation): Promise<void> {
     const host = hosts.get(observation.source);
     if (!host || observation.result === 'skipped' || observation.result === 'unchanged') return;
     const { progress, reason } = progressOf(observation);
@@ -141,34 +162,10 @@ function describe(claim: StatusClaim, cluster: string): string {
  * with the verdict's reason when no retry changes it, else pending. A run that wrote no record
  * (its write failed; the queue retries it) is pending.
  */
-function progressOf(observation: ReconcileObservation): { progress: ObjectProgress; reason?: string } {
+function progressOf(observation: RunObservation): { progress: ObjectProgress; reason?: string } {
   if (observation.result === 'deleted') return { progress: 'done' };
   if (!observation.record) return { progress: 'pending' };
   const verdict = verdictOf(observation.record);
   const progress = settlementOf(verdict);
   return progress === 'failed' ? { progress, reason: `${verdict.reason}: ${verdict.message}` } : { progress };
-}
-
-/** targetOf reads the host's token when a status or comment is sent (a rotated Secret or file is used at once). */
-export async function targetOf(host: GitHostConfig, connectionFor: (cluster: string) => ClusterConnection): Promise<GitHostTarget> {
-  return { provider: host.provider, apiUrl: host.apiUrl, repository: host.repository, token: await readToken(host.token, host.source, connectionFor) };
-}
-
-/** readToken reads a token from its Secret or file; its errors name where and which key, never a value. */
-export async function readToken(ref: GitHostTokenRef, source: string, connectionFor: (cluster: string) => ClusterConnection): Promise<string> {
-  if ('file' in ref) {
-    const token = await readFile(ref.file, 'utf8').then((text) => text.trim(), () => '');
-    if (!token) throw new Error(`gitHosts of source ${source}: token file ${ref.file} cannot be read or is empty`);
-    return token;
-  }
-  const { cluster, namespace, name, key } = ref.secretRef;
-  const where = `gitHosts of source ${source}: Secret ${namespace}/${name} on cluster ${cluster}`;
-  const secret = await getObject(connectionFor(cluster), { apiVersion: 'v1', kind: 'Secret', namespace, name }).catch((error: unknown) => {
-    throw new Error(`${where} cannot be read: ${messageOf(error)}`);
-  });
-  if (!secret) throw new Error(`${where} does not exist; create it with the key ${key}`);
-  const data = (secret as { data?: Record<string, string> }).data ?? {};
-  const token = Buffer.from(data[key] ?? '', 'base64').toString('utf8').trim();
-  if (!token) throw new Error(`${where} has no key ${key}; it has ${Object.keys(data).sort().join(', ') || 'none'}`);
-  return token;
 }

@@ -1,9 +1,7 @@
-import type { Logger } from 'pino';
 import type { ClusterConnection } from '@tidemark/cluster';
-import type { PreviewReport } from '@tidemark/contracts';
-import { commentPreview } from '@tidemark/preview';
-import { targetOf } from './commit-statuses';
-import type { GitHostConfig } from './git-host-config';
+import type { Logger, PreviewReport } from '@tidemark/contracts';
+import { targetOf, type GitHostConfig } from '@tidemark/git-host';
+import { commentPreview } from './preview-comment';
 
 /**
  * previewComments returns what a preview worker calls with each finished preview: a pull

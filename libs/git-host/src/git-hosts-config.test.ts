@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { deriveFromSourceUrl, gitHostsConfig } from './git-host-config';
+import { deriveFromSourceUrl, gitHostsConfig } from './git-hosts-config';
 
 const context = {
   sourceUrls: new Map([['shop', 'https://gitea.example/team/shop.git'], ['odd', 'https://git.example/a/b/c/d.git']]),

@@ -1,9 +1,10 @@
-import type { Logger } from 'pino';
 import type { ClusterConnection } from '@tidemark/cluster';
-import type { RolloutRecord } from '@tidemark/contracts';
-import { StatusPoster, waveStatuses, type CommitStatus } from '@tidemark/git-host';
-import { targetOf } from './commit-statuses';
-import type { GitHostConfig } from './git-host-config';
+import { runnable, type Logger, type RolloutRecord, type Runnable } from '@tidemark/contracts';
+import type { CommitStatus } from './commit-status';
+import { StatusPoster } from './status-poster';
+import { waveStatuses } from './rollout-wave-status';
+import type { GitHostConfig } from './git-hosts-config';
+import { targetOf } from './host-token';
 
 /** RolloutCommitStatusesOptions: the configured Git hosts and where a token's Secret is read. */
 export interface RolloutCommitStatusesOptions {
@@ -26,6 +27,11 @@ export interface RolloutCommitStatuses {
 
 /** At most this many wave statuses are remembered (what was last posted), oldest forgotten first. */
 const rememberedStatuses = 2_000;
+
+/** createRolloutCommitStatuses is the wave statuses as a part; stop waits for the posts in flight. */
+export function createRolloutCommitStatuses(deps: Omit<RolloutCommitStatusesOptions, 'gitHosts'>, gitHosts: readonly GitHostConfig[]): Runnable<RolloutCommitStatuses> {
+  return runnable('rollout commit statuses', () => startRolloutCommitStatuses({ ...deps, gitHosts }));
+}
 
 /**
  * startRolloutCommitStatuses posts, for a source with a Git host, one status per wave on the commit
