@@ -8,10 +8,9 @@ import { Redis } from 'ioredis';
 import { applyObject } from '@tidemark/cluster';
 import { findCondition, RecordKeys } from '@tidemark/contracts';
 import { writeClusterHealth } from '@tidemark/cluster-health';
-import { NotificationQueues, Notifier, SecretText, type NotificationAlert, type NotificationProvider } from '@tidemark/notify';
+import { NotificationQueues, Notifier, providerWithReaders, SecretText, type NotificationAlert, type NotificationProvider } from '@tidemark/notify';
 import { kubectl } from '@tidemark/testing';
 import { startPipelineHarness, type PipelineHarness } from '../support/pipeline-harness';
-import { providerWithReaders } from '../../apps/reconciler/src/notifications';
 import { startReceiver, type Receiver } from './receiver';
 
 const id = randomUUID().slice(0, 8);

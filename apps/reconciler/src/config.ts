@@ -11,7 +11,7 @@ import { ObjectHealthInput, objectHealthConfig, type ObjectHealthConfig } from '
 import { GitHostsInput, gitHostsConfig, type GitHostConfig } from '@tidemark/git-host';
 import { SourceObjectsInput, sourceObjectsConfig, type SourceObjectsConfig } from './source-objects-config';
 import { ClusterObjectsInput, clusterObjectsConfig, type ClusterObjectsConfig } from './cluster-objects-config';
-import { NotificationsInput, notificationsConfig, type NotificationsConfig } from './notifications-config';
+import { NotificationsInput, notificationsConfig, type NotificationsConfig } from '@tidemark/notify';
 import { messageOf } from '@tidemark/contracts';
 import { TracingInput, tracingConfig, type TracingConfig } from './tracing-config';
 import { SyncWindowsInput, syncWindowsConfig } from './sync-windows-config';

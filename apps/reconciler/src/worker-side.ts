@@ -5,6 +5,7 @@ import { requeueCluster } from '@tidemark/fanout';
 import { compileHealthRules, withHealthRules } from '@tidemark/kinds';
 import { DependencyWaits } from '@tidemark/ordering';
 import { PolicyKeeper, unchangedJobs, type PipelineDependencies } from '@tidemark/pipeline';
+import { createNotifications } from '@tidemark/notify';
 import { previewComments } from '@tidemark/preview';
 import { holdForEverySource, startSyncWindowMonitor, syncWindowOf, type SyncWindowsOptions } from '@tidemark/placement';
 import { ReconcileWorkers, type ReconcileWorkersOptions } from '@tidemark/queue';
@@ -14,7 +15,6 @@ import { startClusterParts } from './cluster-parts';
 import type { ClusterWork } from './cluster-objects';
 import { sourceDeclarations } from './declarations';
 import { gitDesiredState } from './desired-state';
-import { startNotifications } from './notifications';
 import { startPreviewJobs } from './preview-jobs';
 import { rolloutTargets } from './rollouts';
 import { sourceOwner, sourceTenancy } from './source-tenancy';
@@ -94,7 +94,10 @@ async function startWorkerParts(w: Wiring, parts: Runnables): Promise<ClusterWor
   // The hub samples an agent's cluster.
   await parts.start(config.role === 'agent' ? idle('cluster series') : runnable('cluster series', () => startClusterSeries({ queues, redis, keys: statusStore.keys, log })));
   // Alerts on transitions, delivered through queues of their own: a slow receiver never holds a worker.
-  await parts.start(runnable('notifications', () => startNotifications({ config, connection, hashTag, redis, recordPrefix, statusStore, connectionFor: deps.connectionFor, syncWindowHoldOf: holdForEverySource({ windows: config.syncWindows, clusters: () => w.clusterTargets, clock: w.clock }), log })));
+  await parts.start(createNotifications({
+    connection, queuePrefix: config.redisPrefix, hashTag, redis, recordPrefix, statusStore, connectionFor: deps.connectionFor, log,
+    syncWindowHoldOf: holdForEverySource({ windows: config.syncWindows, clusters: () => w.clusterTargets, clock: w.clock }), clusters: config.clusters.map((cluster) => cluster.name),
+  }, config.notifications));
   return {
     async start(name, cluster) {
       const one = new Map([[name, cluster]]);

@@ -1,16 +1,19 @@
-import type { Logger } from 'pino';
 import { getObject, type ClusterConnection } from '@tidemark/cluster';
-import type { RedisClient } from '@tidemark/contracts';
-import { NotificationQueues, Notifier, SecretText, type Credential, type NotificationProvider } from '@tidemark/notify';
+import { runnable, type Logger, type RedisClient, type Runnable } from '@tidemark/contracts';
 import type { RedisConnection } from '@tidemark/queue';
 import type { StatusStore } from '@tidemark/status-store';
-import type { ReconcilerConfig } from './config';
-import type { NotificationProviderConfig, SecretKeyRef } from './notifications-config';
+import type { Credential } from './credential';
+import { NotificationQueues } from './notification-queues';
+import { Notifier } from './notifier';
+import type { NotificationProvider } from './notify-options';
+import type { NotificationProviderConfig, NotificationsConfig, SecretKeyRef } from './notifications-config';
+import { SecretText } from './secret-text';
 
-/** NotificationsWiring is what the notifier and its queues need from the reconciler. */
+/** NotificationsWiring is what the notifier and its queues need from the process. */
 export interface NotificationsWiring {
-  config: ReconcilerConfig;
   connection: RedisConnection;
+  /** The queues' prefix (redisPrefix). */
+  queuePrefix: string;
   hashTag: boolean;
   redis: RedisClient;
   /** The record prefix, hash tag included (as the status store has it). */
@@ -20,26 +23,33 @@ export interface NotificationsWiring {
   connectionFor: (cluster: string) => ClusterConnection;
   /** Whether sync windows hold a cluster for every source now (holdForEverySource); without it, windows send nothing. */
   syncWindowHoldOf?: (cluster: string) => { description: string } | undefined;
+  /** The clusters whose health and freezes are news (the config file's). */
+  clusters: readonly string[];
   log: Logger;
+}
+
+/** createNotifications is notifications as a part: nothing runs without alerts; stop ends the notifier, then its queues. */
+export function createNotifications(wiring: NotificationsWiring, settings: NotificationsConfig): Runnable<{ stop(): Promise<void> }> {
+  return runnable('notifications', () => startNotifications(wiring, settings));
 }
 
 /**
  * startNotifications starts the provider queues' workers and the notifier, when the config has
  * alerts (else nothing); the returned stop ends both. Logs name the provider and the object, never an address.
  */
-export async function startNotifications(wiring: NotificationsWiring): Promise<{ stop(): Promise<void> }> {
-  const { config, log } = wiring;
-  const { alerts, pollIntervalMs, sweepIntervalMs } = config.notifications;
+export async function startNotifications(wiring: NotificationsWiring, settings: NotificationsConfig): Promise<{ stop(): Promise<void> }> {
+  const { log } = wiring;
+  const { alerts, pollIntervalMs, sweepIntervalMs } = settings;
   if (alerts.length === 0) return { stop: async () => undefined };
-  const providers = config.notifications.providers.map((provider) => providerWithReaders(provider, wiring.connectionFor));
+  const providers = settings.providers.map((provider) => providerWithReaders(provider, wiring.connectionFor));
   const queues = new NotificationQueues({
-    connection: wiring.connection, prefix: config.redisPrefix, hashTag: wiring.hashTag, providers,
+    connection: wiring.connection, prefix: wiring.queuePrefix, hashTag: wiring.hashTag, providers,
     onFailed: (provider, job, error, final) => log.warn({ provider, reason: job.event.reason, object: job.event.involvedObject.objectKey ?? job.event.involvedObject.name, err: error.message, final }, final ? 'notification dropped after its last attempt' : 'notification not delivered; retrying'),
   });
   await queues.start({ deliver: true });
   const notifier = new Notifier({
     redis: wiring.redis, prefix: wiring.recordPrefix, statusStore: wiring.statusStore, sink: queues, alerts,
-    clusters: config.clusters.map((cluster) => cluster.name), pollIntervalMs, sweepIntervalMs, log,
+    clusters: [...wiring.clusters], pollIntervalMs, sweepIntervalMs, log,
     ...(wiring.syncWindowHoldOf ? { syncWindowHoldOf: wiring.syncWindowHoldOf } : {}),
   });
   try {

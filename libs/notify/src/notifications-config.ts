@@ -1,5 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { addressProblem, notificationReasons, SecretText, type NotificationAlert, type NotificationProvider, type NotificationReason } from '@tidemark/notify';
+import { addressProblem } from './credential';
+import { notificationReasons, type NotificationReason } from './notification-event';
+import type { NotificationAlert, NotificationProvider } from './notify-options';
+import { SecretText } from './secret-text';
 
 const SecretReadInput = Type.Union([
   Type.Object({ env: Type.String({ minLength: 1 }) }, { additionalProperties: false }),
