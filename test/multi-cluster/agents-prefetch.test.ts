@@ -13,10 +13,9 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { RecordKeys, sourceHeadMessage } from '@tidemark/contracts';
 import { GitSource, parseSourceSpec } from '@tidemark/git-source';
-import { Poller } from '@tidemark/poller';
+import { Poller, startSourcePrefetch } from '@tidemark/poller';
 import { agentAclRule, redisPrefix } from '@tidemark/queue';
 import { startGitServer, startRedis, type GitServer, type TestRedis, type WorkingCopy } from '@tidemark/testing';
-import { startSourcePrefetch } from '../../apps/reconciler/src/source-prefetch';
 
 const id = randomUUID().slice(0, 8);
 const naming = { prefix: `apf-${id}`, hashTag: true };

@@ -2,10 +2,10 @@ import type { ClusterConnection } from '@tidemark/cluster';
 import { markAgentClusters, startAgentHeartbeat, startAgentWatch } from '@tidemark/cluster-health';
 import type { Logger, RedisClient } from '@tidemark/contracts';
 import type { GitSource } from '@tidemark/git-source';
+import { startSourcePrefetch } from '@tidemark/poller';
 import type { ReconcileQueues } from '@tidemark/queue';
 import type { StatusStore } from '@tidemark/status-store';
 import type { ReconcilerConfig } from './config';
-import { startSourcePrefetch } from './source-prefetch';
 import reconcilerPackage from '../package.json' with { type: 'json' };
 
 /** tidemarkVersion is the release an agent reports in its heartbeat. */
