@@ -12,7 +12,7 @@ import { parseRolloutPolicy } from '@tidemark/fanout';
 import { PlacementCache } from '@tidemark/placement';
 import { reconcile, type PipelineDependencies } from '@tidemark/pipeline';
 import { gitDesiredState } from '../../apps/reconciler/src/desired-state';
-import { rolloutTargets } from '../../apps/reconciler/src/rollouts';
+import { rolloutTargets } from '@tidemark/fanout';
 import { startPipelineHarness, type PipelineHarness } from '../support/pipeline-harness';
 
 const namespace = `target-${randomUUID().slice(0, 8)}`;

@@ -17,7 +17,7 @@ import { TracingInput, tracingConfig, type TracingConfig } from './tracing-confi
 import { SyncWindowsInput, syncWindowsConfig } from './sync-windows-config';
 import { ConversionWebhookInput, conversionWebhookConfig, type ConversionWebhookConfig } from '@tidemark/conversion';
 import type { SyncWindow } from '@tidemark/placement';
-import { rolloutsConfig, type RolloutPolicy } from './rollouts-config';
+import { rolloutsConfig, type RolloutPolicy } from '@tidemark/fanout';
 import { agentSettings } from './agent-config';
 import { clusterKeyTags } from './redis-key-tags';
 

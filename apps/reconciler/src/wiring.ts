@@ -8,7 +8,7 @@ import type { ReconcileQueues, SharedRedis } from '@tidemark/queue';
 import type { StatusStore } from '@tidemark/status-store';
 import type { Tracer } from '@tidemark/tracing';
 import type { OwnedWatches } from '@tidemark/watches';
-import type { RolloutDriver } from '@tidemark/fanout';
+import type { RolloutDriver, RolloutWiring } from '@tidemark/fanout';
 import type { ReconcilerConfig } from './config';
 import type { ClusterSet } from './clusters';
 import type { CommitStatuses } from '@tidemark/git-host';
@@ -16,7 +16,6 @@ import type { RunningClusterObjects } from './cluster-objects';
 import type { ReconcilerMetrics } from './metrics/reconciler-metrics';
 import type { PushPathMark } from './push-path-marks';
 import type { RecordsRebuild } from './records-rebuild';
-import type { RolloutWiring } from './rollouts';
 import type { unitRendering } from './unit-rendering';
 
 /**

@@ -5,7 +5,8 @@
 //   gate, and the driver that steps it and enqueues each wave's clusters. The Rollout kind: a source's policy
 //   read from its Git (its CRD generated from the TypeBox type it is parsed with),
 //   capped by tidemark.yaml's.
-// Entry points: routePoll, startFullResync, requeueCluster, retireSource, rebuildAfterLoss, stepRollout, RolloutDriver.
+// Entry points: routePoll, startFullResync, requeueCluster, retireSource, rebuildAfterLoss, stepRollout, RolloutDriver,
+//   rolloutDriver (the driver wired to Git, placement and the queues), rolloutTargets, rolloutsConfig (the rollouts section).
 // Records: the rollout record (RolloutRecord, format in contracts): RolloutDriver is its one writer.
 // May import: @tidemark/contracts, @tidemark/git-source, @tidemark/placement, @tidemark/queue,
 //   @tidemark/status-store.
@@ -23,3 +24,5 @@ export { writeRolloutRecord } from './rollout-record';
 export { rolloutCrd, rolloutCrdHeader } from './rollout-object/rollout-crd';
 export { effectivePolicy } from './rollout-object/rollout-precedence';
 export { RolloutObjectCache } from './rollout-object/rollout-at';
+export { rolloutDriver, gitRolloutPolicies, rolloutTargets, type RolloutWiring } from './rollout-wiring';
+export { rolloutsConfig, type RolloutsContext } from './rollouts-config';

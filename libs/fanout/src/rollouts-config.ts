@@ -1,7 +1,4 @@
-import { parseRolloutPolicy, RolloutPolicyError, type RolloutPolicy } from '@tidemark/fanout';
-
-export type { RolloutPolicy };
-
+import { parseRolloutPolicy, RolloutPolicyError, type RolloutPolicy } from './rollout-policy';
 /** RolloutsContext is what checking the rollouts section needs from the rest of the file. */
 export interface RolloutsContext {
   /** The config file's source names. */

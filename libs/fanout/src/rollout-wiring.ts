@@ -1,6 +1,10 @@
 import { NotReadyError, messageOf, readRolloutRecord, readSourceStatus, rolloutTargetOf, type Logger, type RecordKeys, type RedisClient } from '@tidemark/contracts';
-import { effectivePolicy, RolloutDriver, RolloutObjectCache, routePoll, type RolloutDriverOptions, type RolloutPolicy } from '@tidemark/fanout';
 import type { GitSource } from '@tidemark/git-source';
+import { RolloutDriver, type RolloutDriverOptions } from './rollout-driver';
+import type { RolloutPolicy } from './rollout-policy';
+import { effectivePolicy } from './rollout-object/rollout-precedence';
+import { RolloutObjectCache } from './rollout-object/rollout-at';
+import { routePoll } from './route-poll';
 import type { ClusterTarget, PlacementCache } from '@tidemark/placement';
 import type { ReconcileQueues } from '@tidemark/queue';
 import type { StatusStore } from '@tidemark/status-store';
