@@ -16,7 +16,7 @@ import { PlacementCache } from '@tidemark/placement';
 import { reconcile, type PipelineDependencies, type SourceTenancy } from '@tidemark/pipeline';
 import { kubectl, startGitServer, type GitServer, type WorkingCopy } from '@tidemark/testing';
 import { startPipelineHarness, type PipelineHarness } from '../support/pipeline-harness';
-import { gitDesiredState } from '../../apps/reconciler/src/desired-state';
+import { gitDesiredState } from '@tidemark/fanout';
 import { sourceDeclarations } from '../../apps/reconciler/src/declarations';
 
 const id = randomUUID().slice(0, 8);

@@ -8,7 +8,7 @@ import { findCondition, TerminalError } from '@tidemark/contracts';
 import { PlacementCache } from '@tidemark/placement';
 import { reconcile, type PipelineDependencies } from '@tidemark/pipeline';
 import { run } from '@tidemark/testing';
-import { gitDesiredState } from '../../apps/reconciler/src/desired-state';
+import { gitDesiredState } from '@tidemark/fanout';
 import { startPipelineHarness, type PipelineHarness } from '../support/pipeline-harness';
 
 const namespace = `forged-${randomUUID().slice(0, 8)}`;

@@ -11,7 +11,7 @@ import { writeRolloutRecord } from '@tidemark/fanout';
 import { parseRolloutPolicy } from '@tidemark/fanout';
 import { PlacementCache } from '@tidemark/placement';
 import { reconcile, type PipelineDependencies } from '@tidemark/pipeline';
-import { gitDesiredState } from '../../apps/reconciler/src/desired-state';
+import { gitDesiredState } from '@tidemark/fanout';
 import { rolloutTargets } from '@tidemark/fanout';
 import { startPipelineHarness, type PipelineHarness } from '../support/pipeline-harness';
 

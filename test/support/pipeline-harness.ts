@@ -13,7 +13,7 @@ import { reconcile, type PipelineDependencies, type PipelineOptions, type Source
 import { PruneHolds, StatusStore } from '@tidemark/status-store';
 import { PlacementCache } from '@tidemark/placement';
 import { startGitServer, type GitServer, type WorkingCopy } from '@tidemark/testing';
-import { gitDesiredState } from '../../apps/reconciler/src/desired-state';
+import { gitDesiredState } from '@tidemark/fanout';
 import { startOwnedWatches, type OwnedWatches } from '@tidemark/watches';
 
 export interface PipelineHarness {
@@ -51,7 +51,7 @@ export interface PipelineHarnessOptions {
   pruneHolds?: boolean;
   tenancyFor?: (source: string) => SourceTenancy | undefined;
   onResponse?: KubeClientOptions['onResponse'];
-  /** Read desired state as the reconciler does (apps/reconciler's gitDesiredState): Placement rules place objects and name their identity. */
+  /** Read desired state as the reconciler does (libs/fanout's gitDesiredState): Placement rules place objects and name their identity. */
   placement?: boolean;
   /** Run the owned-object watches, on a connection of their own, and read through their watch cache. */
   cache?: boolean;

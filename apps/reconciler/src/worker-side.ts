@@ -1,7 +1,7 @@
 import { idle, readClusterFreeze, readSourceStatus, runnable, Runnables, type Runnable } from '@tidemark/contracts';
 import { createConversionWebhook, keepInstallingBuiltinCrds } from '@tidemark/conversion';
 import { startClusterSeries } from '@tidemark/cluster-health';
-import { requeueCluster, rolloutTargets } from '@tidemark/fanout';
+import { gitDesiredState, requeueCluster, rolloutTargets } from '@tidemark/fanout';
 import { compileHealthRules, withHealthRules } from '@tidemark/kinds';
 import { DependencyWaits } from '@tidemark/ordering';
 import { PolicyKeeper, unchangedJobs, type PipelineDependencies } from '@tidemark/pipeline';
@@ -14,7 +14,6 @@ import { watchBuiltinCrds } from '@tidemark/watches';
 import { startClusterParts } from './cluster-parts';
 import type { ClusterWork } from './cluster-objects';
 import { sourceDeclarations } from './declarations';
-import { gitDesiredState } from './desired-state';
 import { startPreviewJobs } from './preview-jobs';
 import { sourceOwner, sourceTenancy } from './source-tenancy';
 import { bothObservers, builtinCrdSources, connectionOf, markedRuns, type Wiring } from './wiring';

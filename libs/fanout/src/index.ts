@@ -4,12 +4,16 @@
 //   The reconciler app only wires it. Rollouts in waves: the pure engine (stepRollout), its policy and
 //   gate, and the driver that steps it and enqueues each wave's clusters. The Rollout kind: a source's policy
 //   read from its Git (its CRD generated from the TypeBox type it is parsed with),
-//   capped by tidemark.yaml's.
+//   capped by tidemark.yaml's. At run time, what Git declares for a cluster (gitDesiredState, the
+//   pipeline's desired-state reader): the same placement answer routing used, a retiring source's
+//   pre-delete hooks, and each revision's ordering and HealthRules.
 // Entry points: routePoll, startFullResync, requeueCluster, retireSource, rebuildAfterLoss, stepRollout, RolloutDriver,
-//   rolloutDriver (the driver wired to Git, placement and the queues), rolloutTargets, rolloutsConfig (the rollouts section).
+//   rolloutDriver (the driver wired to Git, placement and the queues), rolloutTargets, rolloutsConfig (the rollouts section),
+//   gitDesiredState.
 // Records: the rollout record (RolloutRecord, format in contracts): RolloutDriver is its one writer.
 // May import: @tidemark/contracts, @tidemark/git-source, @tidemark/placement, @tidemark/queue,
 //   @tidemark/status-store.
+//   @tidemark/status-store, @tidemark/source-objects, @tidemark/kinds, @tidemark/ordering, @tidemark/pipeline.
 
 export { routePoll } from './route-poll';
 export { startFullResync, spreadResync } from './full-resync';
@@ -26,3 +30,4 @@ export { effectivePolicy } from './rollout-object/rollout-precedence';
 export { RolloutObjectCache } from './rollout-object/rollout-at';
 export { rolloutDriver, gitRolloutPolicies, rolloutTargets, type RolloutWiring } from './rollout-wiring';
 export { rolloutsConfig, type RolloutsContext } from './rollouts-config';
+export { gitDesiredState } from './desired-state';
