@@ -4,7 +4,7 @@ import { buildRevisionOrdering, type OrderedObject, type RevisionOrdering } from
 import type { GitSource } from '@tidemark/git-source';
 import type { ClusterTarget, PlacementCache } from '@tidemark/placement';
 import type { DesiredObject, DesiredStateReader } from '@tidemark/pipeline';
-import type { RolloutTargetOf } from './rollouts';
+import type { RolloutTargetOf } from './rollout-wiring';
 
 /**
  * gitDesiredState reads desired objects from this process's own Git sources. An object that

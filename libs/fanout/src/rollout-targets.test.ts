@@ -6,7 +6,7 @@ import { RecordKeys, type RedisClient } from '@tidemark/contracts';
 import type { GitSource } from '@tidemark/git-source';
 import { PlacementCache } from '@tidemark/placement';
 import { gitDesiredState } from './desired-state';
-import { rolloutTargets, UngovernedRevisions } from './rollouts';
+import { rolloutTargets, UngovernedRevisions } from './rollout-wiring';
 
 const keys = new RecordKeys('t');
 const [one, two, three] = ['1', '2', '3'].map((digit) => digit.repeat(40)) as [string, string, string];
