@@ -36,7 +36,7 @@ export { runnable, idle, Runnables, type Runnable } from './runnable';
 export { stableStringify } from './stable-stringify';
 export { contentHash } from './content-hash';
 export { walkTar, tarEntryOf, TarWalkError, type TarEntry } from './bounded-tar';
-export { settlementOf, verdictOf, type Settlement, type VerdictState } from './verdict';
+export { settlementOf, verdictOf, type VerdictInput, type VerdictState } from './verdict';
 export { isSecretKey, scrubText, logTail, redactUrl, redactValue, redactedText, isRedactedObject } from './redaction';
 export { newestFirst, type ManagedFieldsEntry } from './managed-fields';
 export { ownerAnnotation, ownerLabel, ownerLabelValue, formatOwner, ownerOf, appliedOwnerAnnotation, type GitOwner } from './owner';

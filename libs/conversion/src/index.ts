@@ -9,10 +9,10 @@
 // May import: @tidemark/contracts, @tidemark/kinds, @tidemark/cluster.
 
 export { ConversionWebhook, conversionPath } from './conversion-webhook';
-export { withConversion, type CrdConversion, type WebhookClientConfig } from './crd-conversion';
-export { rotateCertificates, type RotationStep, type CertificateState } from './certificate-rotation';
+export { withConversion, type CrdConversion } from './crd-conversion';
+export { rotateCertificates } from './certificate-rotation';
 export { migrateStorage, type StorageMigrationProgress } from './migrate-storage';
-export { SecretCertificateStore, MemoryCertificateStore, type CertificateStore } from './certificate-store';
+export { SecretCertificateStore } from './certificate-store';
 export { installBuiltinCrds, keepInstallingBuiltinCrds, crdInstallerManager } from './builtin-crds';
-export { createConversionWebhook } from './webhook-service';
-export { conversionWebhookConfig, type ConversionWebhookConfig } from './webhook-config';
+export { createConversionWebhook, startConversionWebhook, type RunningConversionWebhook } from './webhook-service';
+export { ConversionWebhookInput, conversionWebhookConfig, type ConversionWebhookConfig } from './webhook-config';

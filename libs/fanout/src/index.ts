@@ -12,8 +12,7 @@
 //   gitDesiredState.
 // Records: the rollout record (RolloutRecord, format in contracts): RolloutDriver is its one writer.
 // May import: @tidemark/contracts, @tidemark/git-source, @tidemark/placement, @tidemark/queue,
-//   @tidemark/status-store.
-//   @tidemark/status-store, @tidemark/source-objects, @tidemark/kinds, @tidemark/ordering, @tidemark/pipeline.
+//   @tidemark/status-store, @tidemark/kinds, @tidemark/ordering, @tidemark/pipeline.
 
 export { routePoll } from './route-poll';
 export { startFullResync, spreadResync } from './full-resync';
@@ -22,12 +21,10 @@ export { requeueCluster } from './recover-cluster';
 export { stepRollout } from './rollout-engine';
 export { rebuildAfterLoss } from './rebuild-records';
 export { retireSource } from './retire-source';
-export { parseRolloutPolicy, RolloutPolicyError, type RolloutPolicy } from './rollout-policy';
-export { RolloutDriver, type RolloutDriverOptions } from './rollout-driver';
+export { parseRolloutPolicy, type RolloutPolicy } from './rollout-policy';
+export { RolloutDriver } from './rollout-driver';
 export { writeRolloutRecord } from './rollout-record';
 export { rolloutCrd, rolloutCrdHeader } from './rollout-object/rollout-crd';
-export { effectivePolicy } from './rollout-object/rollout-precedence';
-export { RolloutObjectCache } from './rollout-object/rollout-at';
 export { rolloutDriver, gitRolloutPolicies, rolloutTargets, type RolloutWiring } from './rollout-wiring';
-export { rolloutsConfig, type RolloutsContext } from './rollouts-config';
+export { rolloutsConfig } from './rollouts-config';
 export { gitDesiredState } from './desired-state';

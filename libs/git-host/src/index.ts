@@ -10,13 +10,13 @@
 //   (commit-status:<source>:<revision>:<cluster>, commit-status-open:<source>:<cluster>).
 // May import: @tidemark/contracts, @tidemark/cluster, @tidemark/git-source.
 
-export { postCommitStatus, type CommitStatus, type CommitStatusState, type GitHostTarget, type GitHostProvider } from './commit-status';
-export { type PostOptions, type PostResult } from './host-request';
-export { CommitStatusRecord, type ObjectProgress, type StatusClaim } from './commit-status-record';
+export { postCommitStatus, type CommitStatusState, type GitHostTarget } from './commit-status';
+export { type PostOptions } from './host-request';
+export { CommitStatusRecord } from './commit-status-record';
 export { StatusPoster } from './status-poster';
 export { waveStatuses } from './rollout-wave-status';
 export { upsertPullRequestComment, type CommentResult } from './pull-request-comment';
-export { createCommitStatuses, startCommitStatuses, type CommitStatuses, type CommitStatusesOptions, type RunObservation } from './commit-statuses';
-export { createRolloutCommitStatuses, startRolloutCommitStatuses, type RolloutCommitStatuses, type RolloutCommitStatusesOptions } from './rollout-commit-statuses';
-export { GitHostsInput, gitHostsConfig, deriveFromSourceUrl, type GitHostConfig, type GitHostTokenRef, type GitHostsContext } from './git-hosts-config';
-export { targetOf, readToken } from './host-token';
+export { createCommitStatuses, type CommitStatuses } from './commit-statuses';
+export { createRolloutCommitStatuses } from './rollout-commit-statuses';
+export { GitHostsInput, gitHostsConfig, type GitHostConfig } from './git-hosts-config';
+export { targetOf } from './host-token';

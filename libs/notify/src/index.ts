@@ -10,11 +10,7 @@
 
 export { Notifier } from './notifier';
 export { NotificationQueues } from './notification-queues';
-export { NotificationReason, notificationReasons } from './notification-event';
 export type { NotificationAlert, NotificationProvider } from './notify-options';
 export { SecretText } from './secret-text';
-export { addressProblem, type Credential } from './credential';
-export type { TransitionFact } from './transition-fact';
-export { DeliveryError } from './errors/delivery-error';
-export { createNotifications, startNotifications, providerWithReaders, type NotificationsWiring } from './notifications-part';
-export { NotificationsInput, notificationsConfig, type NotificationsConfig, type NotificationsContext, type NotificationProviderConfig, type SecretKeyRef } from './notifications-config';
+export { createNotifications, providerWithReaders } from './notifications-part';
+export { NotificationsInput, notificationsConfig, type NotificationsConfig } from './notifications-config';

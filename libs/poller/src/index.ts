@@ -13,5 +13,4 @@ export { verifyWebhook } from './webhook-signature';
 export { registerWebhookRoutes, type WebhookHook, type WebhookDelivery } from './webhook-routes';
 export { RedisDeliveryLog } from './webhook-deliveries';
 export { type WebhookPreviewRequest } from './webhook-preview';
-export { pollDelay } from './poll-delay';
-export { startSourcePrefetch, type SourcePrefetchOptions } from './source-prefetch';
+export { startSourcePrefetch } from './source-prefetch';
