@@ -4,8 +4,6 @@ import type { FailureSummary } from './status';
 /** VerdictState is an object's one-word state on a cluster, in order of urgency: Stalled, Failed, Waiting, Reconciling, Ready, Unknown. */
 export type VerdictState = 'Stalled' | 'Failed' | 'Waiting' | 'Reconciling' | 'Ready' | 'Unknown';
 
-export const verdictStates: readonly VerdictState[] = ['Stalled', 'Failed', 'Waiting', 'Reconciling', 'Ready', 'Unknown'];
-
 /** Verdict is what an object's status record says of it, with the reason and the sentence behind it. */
 export interface Verdict {
   state: VerdictState;
