@@ -55,6 +55,23 @@ describe('ReconcilerMetrics', () => {
     expect(text).toContain('tidemark_git_fetch_errors_total{source="repo"} 1');
   });
 
+  it('labels a poll by whether the ref moved, not by what this very poll received', async () => {
+    const metrics = new ReconcilerMetrics();
+    const results = [
+      { moved: true, fetchedObjects: 0 }, // the head was fetched ahead (at start): still the poll that moved the source
+      { moved: false, fetchedObjects: 0 },
+      { moved: false, fetchedObjects: 0 },
+    ];
+    const source = metrics.instrument({
+      name: 'repo', spec: { intervalMs: 1000, jitter: 0 },
+      poll: async () => ({ source: 'repo', revision, changes: [], errors: [], durationMs: 3, ...results.shift()! }),
+    });
+    for (let poll = 0; poll < 3; poll += 1) await source.poll();
+    const text = await metrics.render();
+    expect(text).toContain('tidemark_git_fetch_duration_seconds_count{source="repo",outcome="fetched"} 1');
+    expect(text).toContain('tidemark_git_fetch_duration_seconds_count{source="repo",outcome="unchanged"} 2');
+  });
+
   it('reads queue depth, wait and drift items when scraped', async () => {
     const metrics = new ReconcilerMetrics();
     const summary = { count: 3, p50: 250, p99: 1_500, max: 2_000, mean: 400 };

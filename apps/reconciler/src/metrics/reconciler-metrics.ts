@@ -65,7 +65,8 @@ export class ReconcilerMetrics {
         const started = performance.now();
         try {
           const result = await source.poll(options);
-          set.gitPollDuration.observe({ source: source.name, outcome: result.fetchedObjects > 0 ? 'fetched' : 'unchanged' }, (performance.now() - started) / 1000);
+          // `fetched` when the ref moved, also when a warm at start (or a prefetch) had already fetched its objects.
+          set.gitPollDuration.observe({ source: source.name, outcome: result.moved ? 'fetched' : 'unchanged' }, (performance.now() - started) / 1000);
           return result;
         } catch (error) {
           set.gitPollErrors.inc({ source: source.name });
