@@ -142,8 +142,7 @@ function pipelineDependencies(w: Wiring, driftPrevention: PolicyKeeper, waits: D
     log,
     observer: bothObservers(w.metrics.observer, w.commitStatuses.observer),
     tracer: w.tracer,
-    // An agent may not write the shared copy an older release reads (its ACL); the hub writes its own.
-    pruneHolds: new PruneHolds(redis, recordPrefix, { copyToSharedName: config.role !== 'agent' }),
+    pruneHolds: new PruneHolds(redis, recordPrefix),
     // Read at every run: an operator's freeze stops the next write to the cluster.
     freezeOf: (cluster) => readClusterFreeze(redis, statusStore.keys, cluster),
     // The operator's windows from tidemark.yaml, judged at every run; an operator's reconcile passes one that allows manual syncs.

@@ -53,7 +53,6 @@ export { parseTreeChange, type TreeChange } from './records/tree-change';
 export { duplicateClient, type RedisClient } from './records/redis-client';
 export { RedisLease } from './records/redis-lease';
 export { moveClusterKeys, movedName } from './records/cluster-keys-move';
-export { markOlderRelease, olderReleaseReadsShared } from './records/older-release';
 export { redisSchemaVersion, reconcileJobVersion, reconcileJobName, jobSchemaVersion, claimRedisSchema, expectRedisSchema, SchemaTooNewError } from './records/schema-version';
 export { newestClusterSample, readClusterSeries, type ClusterSample } from './records/cluster-series';
 export { revisionFor } from './records/revision-for';

@@ -1,4 +1,4 @@
-import { markOlderRelease, messageOf, moveClusterKeys, type Logger, type RecordKeys, type RedisClient } from '@tidemark/contracts';
+import { messageOf, moveClusterKeys, type Logger, type RecordKeys, type RedisClient } from '@tidemark/contracts';
 
 export interface ClusterKeysMoverOptions {
   redis: RedisClient;
@@ -21,9 +21,7 @@ export interface ClusterKeysMoverOptions {
  * moved away would read as "not reconciled yet" and its object would wait a full recheck each
  * time an older worker took it. So meanwhile the shared status records stay (merged, newer record
  * wins) and the status store copies each write there (olderReleaseRuns); once the older release
- * is gone they are moved like the rest. Freezes and prune holds are kept there alike, and their
- * writers copy them there (an older worker must honour them): those in other processes learn that
- * an older release may run from a mark each pass renews (RecordKeys.olderRelease).
+ * is gone they are moved like the rest.
  */
 export class ClusterKeysMover {
   private timer: NodeJS.Timeout | undefined;
@@ -54,7 +52,7 @@ export class ClusterKeysMover {
 
   /** pass moves once; what an older release wrote since (anything but the kept status records) keeps it counted as running. */
   async pass(): Promise<void> {
-    const done = await moveClusterKeys(this.options.redis, this.options.keys, { keepSharedStatus: this.older, keepSharedGuards: this.older });
+    const done = await moveClusterKeys(this.options.redis, this.options.keys, { keepSharedStatus: this.older });
     const written = done.moved + done.changed;
     if (written > 0) this.options.log.info({ ...done }, 'moved records of target clusters to their own hash tags');
     this.quiet = written > 0 ? 0 : this.quiet + 1;
@@ -63,7 +61,5 @@ export class ClusterKeysMover {
       this.older = false;
       this.options.log.info({}, 'no older release wrote the shared names lately: its status copies are moved too');
     }
-    // Told to the other processes (the dashboard writes freezes and confirms prune holds): it lapses a pass after the last renewal.
-    if (this.older) await markOlderRelease(this.options.redis, this.options.keys, (this.options.intervalMs ?? 60_000) * 2 + 5_000);
   }
 }

@@ -1,4 +1,4 @@
-import { RecordKeys, countOf, olderReleaseReadsShared, jsonRecordOf, oneOf, optional, textOf, textsOf, type FieldRecord } from '@tidemark/contracts';
+import { RecordKeys, countOf, jsonRecordOf, oneOf, optional, textOf, textsOf, type FieldRecord } from '@tidemark/contracts';
 import type { RedisClient } from '@tidemark/contracts';
 
 /**
@@ -66,11 +66,7 @@ return encoded
 export class PruneHolds {
   private readonly keys: RecordKeys;
 
-  /**
-   * `copyToSharedName`: whether this writer may write the shared names an older release reads
-   * (copyShared); an agent, whose Redis user may write only its cluster's keys, may not. @defaultValue true
-   */
-  constructor(private readonly redis: RedisClient, prefix?: string, private readonly options: { copyToSharedName?: boolean } = {}) {
+  constructor(private readonly redis: RedisClient, prefix?: string) {
     this.keys = new RecordKeys(prefix);
   }
 
@@ -87,9 +83,7 @@ export class PruneHolds {
   async decide(hold: PruneHold): Promise<PruneHold> {
     const raw = await this.redis.eval(decideScript, 2, this.keys.pruneHold(hold.source, hold.cluster), this.keys.pruneHolds(hold.cluster),
       hold.revision, JSON.stringify(hold), String(holdSeconds), `${hold.cluster}/${hold.source}`);
-    const stored = typeof raw === 'string' ? raw : null;
-    await this.copyShared(hold.source, hold.cluster, stored);
-    return parsePruneHold(stored) ?? hold;
+    return parsePruneHold(typeof raw === 'string' ? raw : null) ?? hold;
   }
 
   /**
@@ -98,20 +92,7 @@ export class PruneHolds {
    */
   async confirm(source: string, cluster: string, revision: string, by: string, decidedAt = ''): Promise<PruneHold | undefined> {
     const raw = await this.redis.eval(confirmScript, 1, this.keys.pruneHold(source, cluster), revision, by, new Date().toISOString(), decidedAt);
-    const stored = typeof raw === 'string' ? raw : null;
-    await this.copyShared(source, cluster, stored);
-    return parsePruneHold(stored);
-  }
-
-  /**
-   * copyShared writes a hold as stored under the shared name too while an older release may run
-   * beside this one (olderReleaseReadsShared): its workers honour the hold, and its confirmation.
-   * Another slot than the hold's: a command of its own, after the hold's script.
-   */
-  private async copyShared(source: string, cluster: string, stored: string | null): Promise<void> {
-    if (stored === null || this.options.copyToSharedName === false || !(await olderReleaseReadsShared(this.redis, this.keys))) return;
-    await this.redis.set(this.keys.sharedPruneHold(source, cluster), stored, 'EX', holdSeconds);
-    await this.redis.sadd(this.keys.sharedPruneHolds, `${cluster}/${source}`);
+    return parsePruneHold(typeof raw === 'string' ? raw : null);
   }
 
   /**

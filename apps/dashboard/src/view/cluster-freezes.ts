@@ -1,4 +1,4 @@
-import { olderReleaseReadsShared, readClusterFreeze, type ClusterFreeze, type RecordKeys, type RedisClient } from '@tidemark/contracts';
+import { readClusterFreeze, type ClusterFreeze, type RecordKeys, type RedisClient } from '@tidemark/contracts';
 import { QueueUnavailableError } from '@tidemark/queue';
 import type { StatusStore } from '@tidemark/status-store';
 import { DashboardError, ErrorCode, notFound } from '../api/dashboard-error';
@@ -75,24 +75,13 @@ export class ClusterFreezes {
   }
 }
 
-/**
- * writeClusterFreeze sets (or replaces) a cluster's freeze; the format and parser live in contracts.
- * While an older release may run beside this one in an upgrade, the shared name it reads is written
- * first (olderReleaseReadsShared): its workers honour the freeze too.
- */
+/** writeClusterFreeze sets (or replaces) a cluster's freeze; the format and parser live in contracts. */
 async function writeClusterFreeze(redis: RedisClient, keys: RecordKeys, freeze: ClusterFreeze): Promise<void> {
   const { by, reason, since } = freeze;
-  const record = JSON.stringify({ by, reason, since });
-  if (await olderReleaseReadsShared(redis, keys)) await redis.set(keys.sharedClusterFreeze(freeze.cluster), record);
-  await redis.set(keys.clusterFreeze(freeze.cluster), record);
+  await redis.set(keys.clusterFreeze(freeze.cluster), JSON.stringify({ by, reason, since }));
 }
 
-/**
- * liftClusterFreeze removes a cluster's freeze, with the copy an older release read (the copy first:
- * the key mover would restore a copy left behind). With per-cluster tags the shared name is always
- * removed, mark or not: a copy written while the mark was fresh must not outlive the lift.
- */
+/** liftClusterFreeze removes a cluster's freeze. */
 async function liftClusterFreeze(redis: RedisClient, keys: RecordKeys, cluster: string): Promise<void> {
-  if (keys.hashTagged) await redis.del(keys.sharedClusterFreeze(cluster));
   await redis.del(keys.clusterFreeze(cluster));
 }

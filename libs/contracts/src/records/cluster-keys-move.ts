@@ -132,9 +132,6 @@ export interface ClusterKeysMoved {
   /**
    * Clusters' status hashes merged into their new name (newer record wins), counted apart from
    * the rest: with keepSharedStatus the shared copy stays, else it is removed once unchanged.
-   * Freezes and prune holds (and the shared index of holds' members a cluster already had) are
-   * counted here too: a newer release keeps copies there while an older one may run
-   * (keepSharedGuards), and moving those copies later is no sign that an older one still runs.
    */
   statuses: number;
 }
@@ -146,16 +143,7 @@ export interface ClusterKeysMoveOptions {
    * the shared copy: an older release still running reads its dependencies' records there. @defaultValue false
    */
   keepSharedStatus?: boolean;
-  /**
-   * Merge each cluster's freeze and prune holds (and the shared index of holds) into their new
-   * names but keep the shared copies: an older release still running reads them there, and must
-   * honour them. @defaultValue false
-   */
-  keepSharedGuards?: boolean;
 }
-
-/** guardFamilies are the records an older worker must honour before it writes: kept with keepSharedGuards. */
-const guardFamilies = ['cluster-freeze:', 'prune-hold:'];
 
 /**
  * moveClusterKeys moves every record of one target cluster that an older release kept under the
@@ -172,14 +160,12 @@ export async function moveClusterKeys(redis: RedisClient, keys: RecordKeys, opti
   const done: ClusterKeysMoved = { moved: 0, changed: 0, statuses: 0 };
   if (!keys.hashTagged) return done;
   for (const legacy of await legacyKeys(redis, keys)) {
-    const guard = guardFamilies.some((family) => legacy.startsWith(`${keys.prefix}:${family}`));
-    if (legacy === `${keys.prefix}:prune-holds`) await splitSet(redis, legacy, (member) => keys.pruneHolds(member.slice(0, member.indexOf('/'))), done, options.keepSharedGuards === true);
+    if (legacy === `${keys.prefix}:prune-holds`) await splitSet(redis, legacy, (member) => keys.pruneHolds(member.slice(0, member.indexOf('/'))), done);
     else if (legacy.startsWith(`${keys.prefix}:revision-live:`)) await splitRevisionLive(redis, keys, legacy, done);
     else {
       const name = movedName(keys, legacy);
       const status = legacy.startsWith(`${keys.prefix}:status:`);
-      if (name !== undefined && guard) await mergeGuard(redis, legacy, name, done, options.keepSharedGuards === true);
-      else if (name !== undefined && status) await mergeStatus(redis, legacy, name, done, options.keepSharedStatus === true);
+      if (name !== undefined && status) await mergeStatus(redis, legacy, name, done, options.keepSharedStatus === true);
       else if (name !== undefined) await moveOne(redis, legacy, name, done);
     }
   }
@@ -202,19 +188,6 @@ async function mergeStatus(redis: RedisClient, legacy: string, name: string, don
   if (!keep) await redis.eval(deleteIfUnchangedScript, 1, legacy, dump);
 }
 
-/**
- * mergeGuard is mergeStatus for a freeze or a prune hold. A lift removes the shared copy, then the
- * record: when the shared copy is gone once merged, a lift ran meanwhile, and the merge must not
- * have put the record back (removed again while it still holds what was copied).
- */
-async function mergeGuard(redis: RedisClient, legacy: string, name: string, done: ClusterKeysMoved, keep: boolean): Promise<void> {
-  const dump = await copyInto(redis, legacy, name);
-  if (dump === undefined) return;
-  done.statuses += 1;
-  if (Number(await redis.exists(legacy)) === 0) await redis.eval(deleteIfUnchangedScript, 1, name, dump);
-  else if (!keep) await redis.eval(deleteIfUnchangedScript, 1, legacy, dump);
-}
-
 /** copyInto copies a record to its new name's slot and merges it there (mergeScript); the dump it copied, or undefined when gone. */
 async function copyInto(redis: RedisClient, legacy: string, name: string): Promise<Buffer | undefined> {
   const [dump, ttl] = await Promise.all([redis.dumpBuffer(legacy), redis.pttl(legacy)]);
@@ -225,18 +198,12 @@ async function copyInto(redis: RedisClient, legacy: string, name: string): Promi
   return dump;
 }
 
-/** splitSet moves each member of a shared set to the set `nameOf(member)`, then removes it from the shared one (unless kept). */
-async function splitSet(redis: RedisClient, legacy: string, nameOf: (member: string) => string, done: ClusterKeysMoved, keep = false): Promise<void> {
+/** splitSet moves each member of a shared set to the set `nameOf(member)`, then removes it from the shared one. */
+async function splitSet(redis: RedisClient, legacy: string, nameOf: (member: string) => string, done: ClusterKeysMoved): Promise<void> {
   for (const member of await redis.smembers(legacy)) {
-    const added = Number(await redis.sadd(nameOf(member), member));
-    if (keep) {
-      done.statuses += added;
-      continue;
-    }
+    await redis.sadd(nameOf(member), member);
     await redis.eval(removeSetMemberScript, 1, legacy, member);
-    // A member the cluster's set had already is a copy kept for an older release, not its write.
-    if (added === 1) done.moved += 1;
-    else done.statuses += 1;
+    done.moved += 1;
   }
 }
 

@@ -82,32 +82,6 @@ export class RecordKeys {
     return `${this.prefix}:status:${cluster}`;
   }
 
-  /**
-   * sharedClusterFreeze, sharedPruneHold and sharedPruneHolds are the names releases of schema 2 and
-   * older read a cluster's freeze and prune holds under: a newer release writes a copy there while
-   * one of them may still run (olderRelease), so an older worker honours them too.
-   */
-  sharedClusterFreeze(cluster: string): string {
-    return `${this.prefix}:cluster-freeze:${cluster}`;
-  }
-
-  sharedPruneHold(source: string, cluster: string): string {
-    return `${this.prefix}:prune-hold:${source}:${cluster}`;
-  }
-
-  get sharedPruneHolds(): string {
-    return `${this.prefix}:prune-holds`;
-  }
-
-  /**
-   * olderRelease is a mark, with a TTL, that a release of schema 2 or older may still run beside
-   * this one (ClusterKeysMover.olderReleaseRuns, kept fresh by its passes): the writers of
-   * freezes and prune holds in other processes (the dashboard) read it to write the shared copies.
-   */
-  get olderRelease(): string {
-    return `${this.prefix}:older-release`;
-  }
-
   /** suspended is the hash objectKey → "1" of one cluster's suspended objects. */
   suspended(cluster: string): string {
     return `${this.clusterPrefix(cluster)}:suspended:${cluster}`;
