@@ -70,7 +70,9 @@ describe('built-in CRDs', () => {
     await expect.poll(hasStatusSubresource, { timeout: 30_000 }).toBe(true);
 
     const before = (await liveCrd())?.metadata.uid;
-    await plane.kubectl(['delete', 'crd', name, '--wait=true']);
+    // Not --wait: kubectl's wait has no deadline of its own (a full CI run once hung here until the test's
+    // 120 s). The poll below is the wait, bounded, and proves the same thing: a new CRD, not terminating.
+    await plane.kubectl(['delete', 'crd', name, '--wait=false']);
     await expect.poll(async () => {
       const crd = await liveCrd();
       return crd && crd.metadata.uid !== before && !crd.metadata.deletionTimestamp;
