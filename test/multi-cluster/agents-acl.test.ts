@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Cluster, Redis } from 'ioredis';
+import { Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { stringify } from 'yaml';
 import { findCondition, RecordKeys, type ObjectStatus } from '@tidemark/contracts';
@@ -18,6 +18,7 @@ import { loadConfig } from '../../apps/reconciler/src/config';
 import { createLogger } from '../../apps/reconciler/src/logger';
 import { startReconciler, type RunningReconciler } from '../../apps/reconciler/src/reconciler';
 import { jobFor } from '../queue/helpers';
+import { deniedFor, eachNode } from './cluster-acl';
 
 const id = randomUUID().slice(0, 8);
 const namespace = `agent-acl-${id}`;
@@ -36,29 +37,9 @@ let hub: RunningReconciler | undefined;
 let agent: RunningReconciler | undefined;
 const agentLog: string[] = [];
 
-/** eachNode runs a command on every node of the Redis Cluster: ACL users are per node. */
-async function eachNode<T>(run: (node: Redis) => Promise<T>): Promise<T[]> {
-  return Promise.all(redisCluster.nodes.map(async (address) => {
-    const node = new Redis({ host: address.host, port: address.port, lazyConnect: true });
-    try {
-      await node.connect();
-      return await run(node);
-    } finally {
-      node.disconnect();
-    }
-  }));
-}
-
 async function readyAt(revision: string): Promise<number> {
   const records = Object.values(await admin.hgetall(keys.objectStatus('edge'))).map((text) => JSON.parse(text) as ObjectStatus);
   return records.filter((record) => record.kind === 'ConfigMap' && record.namespace === namespace && record.lastAppliedRevision === revision && findCondition(record.conditions, 'Ready')?.status === 'True').length;
-}
-
-/** deniedFor lists the ACL LOG entries of every node that name the user (what Redis refused it). */
-async function deniedFor(name: string): Promise<string[]> {
-  const logs = await eachNode(async (node) => (await node.call('ACL', 'LOG')) as unknown[][]);
-  return logs.flat().map((entry) => Object.fromEntries(Array.from({ length: entry.length / 2 }, (_, index) => [String(entry[2 * index]), entry[2 * index + 1]])) as Record<string, unknown>)
-    .filter((entry) => entry.username === name).map((entry) => `${String(entry.reason)} ${String(entry.object)}`);
 }
 
 async function commit(value: string): Promise<string> {
@@ -71,8 +52,8 @@ async function commit(value: string): Promise<string> {
 beforeAll(async () => {
   redisCluster = await startRedisCluster({ masters: 3 });
   admin = new Cluster(redisCluster.nodes);
-  await eachNode((node) => node.call('ACL', 'SETUSER', user, 'on', `>${password}`, ...agentAclRule('edge', naming)));
-  await eachNode((node) => node.call('ACL', 'LOG', 'RESET'));
+  await eachNode(redisCluster, (node) => node.call('ACL', 'SETUSER', user, 'on', `>${password}`, ...agentAclRule('edge', naming)));
+  await eachNode(redisCluster, (node) => node.call('ACL', 'LOG', 'RESET'));
   git = await startGitServer();
   const url = await git.createRepository(`agent-acl-${id}`);
   repo = await git.workingCopy(`agent-acl-${id}`);
@@ -94,7 +75,7 @@ beforeAll(async () => {
   hub = await startReconciler(loadConfig({ TIDEMARK_CONFIG: join(workDir, 'hub.yaml') }), createLogger('error'));
   const destination = { write: (line: string) => void agentLog.push(line) };
   agent = await startReconciler(loadConfig({ TIDEMARK_CONFIG: join(workDir, 'agent.yaml'), TIDEMARK_ROLE: 'agent', AGENT_REDIS_PASSWORD: password }), createLogger('warn', destination))
-    .catch(async (error: unknown) => { throw new Error(`the agent did not start: ${String(error)}; refused: ${(await deniedFor(user)).join(', ')}`); });
+    .catch(async (error: unknown) => { throw new Error(`the agent did not start: ${String(error)}; refused: ${(await deniedFor(redisCluster, user)).join(', ')}`); });
 }, 180_000);
 
 afterAll(async () => {
@@ -113,7 +94,7 @@ describe('an agent logged in with its Redis ACL rule, on a Redis Cluster', () =>
     await expect.poll(() => readyAt(first), { timeout: 120_000, interval: 500 }).toBe(count);
     const second = await commit('2');
     await expect.poll(() => readyAt(second), { timeout: 120_000, interval: 500 }).toBe(count);
-    expect(await deniedFor(user)).toEqual([]);
+    expect(await deniedFor(redisCluster, user)).toEqual([]);
     expect(agentLog.join('')).not.toContain('NOPERM');
   });
 

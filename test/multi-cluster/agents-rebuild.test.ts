@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Cluster, Redis } from 'ioredis';
+import { Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { stringify } from 'yaml';
 import { ClusterConnection, getObject } from '@tidemark/cluster';
@@ -20,6 +20,7 @@ import { kubectl, startGitServer, startRedisCluster, type GitServer, type TestRe
 import { loadConfig } from '../../apps/reconciler/src/config';
 import { createLogger } from '../../apps/reconciler/src/logger';
 import { startReconciler, type RunningReconciler } from '../../apps/reconciler/src/reconciler';
+import { deniedFor, eachNode } from './cluster-acl';
 
 const id = randomUUID().slice(0, 8);
 const namespace = `agent-lost-${id}`;
@@ -42,26 +43,6 @@ let workDir: string;
 let hub: RunningReconciler | undefined;
 let agent: RunningReconciler | undefined;
 const agentLog: string[] = [];
-
-/** eachNode runs a command on every node of the Redis Cluster: ACL users are per node. */
-async function eachNode<T>(run: (node: Redis) => Promise<T>): Promise<T[]> {
-  return Promise.all(redisCluster.nodes.map(async (address) => {
-    const node = new Redis({ host: address.host, port: address.port, lazyConnect: true });
-    try {
-      await node.connect();
-      return await run(node);
-    } finally {
-      node.disconnect();
-    }
-  }));
-}
-
-/** deniedFor lists the ACL LOG entries of every node that name the user (what Redis refused it). */
-async function deniedFor(name: string): Promise<string[]> {
-  const logs = await eachNode(async (node) => (await node.call('ACL', 'LOG')) as unknown[][]);
-  return logs.flat().map((entry) => Object.fromEntries(Array.from({ length: entry.length / 2 }, (_, index) => [String(entry[2 * index]), entry[2 * index + 1]])) as Record<string, unknown>)
-    .filter((entry) => entry.username === name).map((entry) => `${String(entry.reason)} ${String(entry.object)}`);
-}
 
 const live = (name: string) => getObject(kube, { apiVersion: 'v1', kind: 'ConfigMap', namespace, name });
 const uidOf = async (name: string) => (await live(name))?.metadata.uid;
@@ -94,8 +75,8 @@ beforeAll(async () => {
   admin = new Cluster(redisCluster.nodes);
   store = new StatusStore({ redis: admin, prefix: keys.prefix });
   kube = ClusterConnection.connect({ cluster, kubeconfig: inject('kubeconfig') });
-  await eachNode((node) => node.call('ACL', 'SETUSER', user, 'on', `>${password}`, ...agentAclRule(cluster, naming)));
-  await eachNode((node) => node.call('ACL', 'LOG', 'RESET'));
+  await eachNode(redisCluster, (node) => node.call('ACL', 'SETUSER', user, 'on', `>${password}`, ...agentAclRule(cluster, naming)));
+  await eachNode(redisCluster, (node) => node.call('ACL', 'LOG', 'RESET'));
   await kubectl(inject('kubeconfigPath'), ['create', 'namespace', namespace]);
   git = await startGitServer();
   const url = await git.createRepository(`agent-lost-${id}`);
@@ -148,7 +129,7 @@ describe('after Redis lost the records of a cluster an agent serves', () => {
     const rebuilt = (await store.history(cluster, key('cm-5'))).find((entry) => entry.stage === 'rebuild');
     expect(rebuilt?.message).toMatch(/^Rebuilt from cluster edge after Redis lost Tidemark's records: 1 live object carrying the tidemark\.dev\/owner-hash label/);
     // All of it within the agent's ACL: its own keys, and a read of the hub's loss mark.
-    expect(await deniedFor(user)).toEqual([]);
+    expect(await deniedFor(redisCluster, user)).toEqual([]);
     expect(agentLog.join('')).not.toContain('NOPERM');
   });
 
@@ -168,6 +149,6 @@ describe('after Redis lost the records of a cluster an agent serves', () => {
     expect([...(hold?.removed ?? [])].sort()).toEqual(dropped.map(key).sort());
     for (const name of kept) expect(await uidOf(name), name).toBe(uids.get(name));
     expect((await store.history(cluster, key(dropped[0]!))).map((entry) => entry.stage)).toContain('rebuild');
-    expect(await deniedFor(user)).toEqual([]);
+    expect(await deniedFor(redisCluster, user)).toEqual([]);
   });
 });
