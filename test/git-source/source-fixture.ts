@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { GitSource, parseSourceSpec, type LoadLimits, type SourceAuth, type SourceRef, type SourceSpec, type UnitRendering } from '@tidemark/git-source';
+import * as fs from 'node:fs';
+import git from 'isomorphic-git';
+import { GitSource, parseSourceSpec, type GitSourceOptions, type LoadLimits, type SourceAuth, type SourceRef, type SourceSpec, type UnitRendering } from '@tidemark/git-source';
 
 /** SpecInput is the part of a source's config a test chooses; the rest gets defaults. */
 export interface SpecInput {
@@ -22,7 +24,7 @@ export function configMap(name: string, value = '1', namespace?: string): string
 export class SourceFixture {
   private readonly opened: Array<{ source: GitSource; dir: string }> = [];
 
-  async open(spec: SpecInput, options: { limits?: Partial<LoadLimits>; maxPacks?: number; rendering?: UnitRendering } = {}): Promise<GitSource> {
+  async open(spec: SpecInput, options: { limits?: Partial<LoadLimits>; maxPacks?: number; rendering?: UnitRendering; sizeLimits?: GitSourceOptions['sizeLimits'] } = {}): Promise<GitSource> {
     const parsed: SourceSpec = parseSourceSpec({ name: `s-${randomUUID().slice(0, 8)}`, ref: { branch: 'main' }, intervalMs: 60_000, ...spec }, 'test source');
     const dir = await mkdtemp(join(tmpdir(), 'tidemark-cache-'));
     const source = new GitSource({ spec: parsed, cacheDir: dir, ...options });
@@ -36,6 +38,13 @@ export class SourceFixture {
     const entry = this.opened.find((candidate) => candidate.source === source);
     if (!entry) throw new Error('not a source of this fixture');
     return (await readdir(join(entry.dir, 'objects', 'pack'))).filter((name) => name.endsWith('.pack')).length;
+  }
+
+  /** holds tells whether a source's cache holds a commit. */
+  async holds(source: GitSource, oid: string): Promise<boolean> {
+    const entry = this.opened.find((candidate) => candidate.source === source);
+    if (!entry) throw new Error('not a source of this fixture');
+    return git.readCommit({ fs, gitdir: entry.dir, oid }).then(() => true, () => false);
   }
 
   async cleanup(): Promise<void> {

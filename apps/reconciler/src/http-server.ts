@@ -65,11 +65,11 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
       // In Redis: a redelivery that reaches the other replica is still the same delivery.
       deliveries: new RedisDeliveryLog({ redis, prefix: options.recordPrefix ?? 'tidemark' }),
       ...(options.findWebhook ? { findHook: options.findWebhook } : {}),
-      onPush: async (source, span) => {
+      onPush: async (source, span, announced) => {
         options.mark?.('webhook-received', { source });
         options.log.info({ source }, 'webhook push; polling now');
         metrics?.webhookArrived(source);
-        await poller.pushed(source, span);
+        await poller.pushed(source, span, announced);
       },
       ...(options.tracer ? { tracer: options.tracer } : {}),
       ...(options.previews ? { onPreview: previewQueuer(options.previews, options.log, new AuditLog({ redis, prefix: options.recordPrefix ?? 'tidemark' })) } : {}),

@@ -3,7 +3,7 @@ import type { RenderObserver } from '@tidemark/render';
 import { BoundedCache } from './bounded-cache';
 import { verifyCommit, verifyTag } from './commit-signature';
 import type { CommitSummary } from './commit-time';
-import { GitStore, type AuthHeaders } from './git-store';
+import { GitStore, type AnnouncedPack, type AuthHeaders } from './git-store';
 import { RemoteBaseRepositories } from './remote-base-repositories';
 import { RevisionGate } from './revision-gate';
 import { defaultGitSizeLimits, type GitSizeLimits } from './pack-size-guard';
@@ -96,9 +96,26 @@ export interface PollOptions {
   since?: string | null;
   /** Wraps each run of a render tool in the sandbox, for the poll's trace. @defaultValue none */
   observeRender?: RenderObserver;
+  /**
+   * The branch and commit a push webhook named. Its objects are asked for beside the ref discovery
+   * and kept only when the server's ref points at that very commit; the body proves nothing.
+   * @defaultValue none: discovery first, then the fetch
+   */
+  announced?: AnnouncedPush;
+}
+
+/** AnnouncedPush is what a verified push webhook's body says the branch now points at (unproven). */
+export interface AnnouncedPush {
+  branch: string;
+  revision: string;
 }
 
 const revisionPattern = /^[0-9a-f]{40}$/;
+
+interface AnnouncedPackResult {
+  commit: string;
+  pack: AnnouncedPack;
+}
 
 /**
  * GitSource reads one Git source: it polls the remote ref, fetches only new objects into a
@@ -242,7 +259,7 @@ export class GitSource {
     const started = performance.now();
     const previous = options.since === null ? undefined : options.since ?? this.lastRevision;
     await this.warming?.catch(() => undefined);
-    const { revision, fetchedObjects, target } = await this.fetchHead();
+    const { revision, fetchedObjects, target } = await this.fetchHead(options.announced);
     // An unsigned or wrongly signed head (or tag) fails the poll: nothing of it is read, the last revision stays.
     if (target) await this.verified(revision, target);
     const basis = previous ? await this.basisAt(previous) : undefined;
@@ -268,15 +285,16 @@ export class GitSource {
   }
 
   /** fetchHead asks the remote where the ref points and fetches that revision when it is new (an OCI source has no Git target to verify). */
-  private async fetchHead(): Promise<{ revision: string; fetchedObjects: number; target?: RemoteTarget }> {
+  private async fetchHead(announced?: AnnouncedPush): Promise<{ revision: string; fetchedObjects: number; target?: RemoteTarget }> {
     const oci = this.oci;
     if (oci) {
       const head = await this.serialized(() => oci.head());
       return { revision: head.commit, fetchedObjects: head.fetchedObjects };
     }
+    const early = this.announcedPack(announced);
     const target = await this.remoteTarget();
     if (await this.hasTarget(target)) return { revision: target.commit, fetchedObjects: 0, target };
-    const fetched = await this.serialized(() => this.fetchTarget(target));
+    const fetched = await this.serialized(() => this.fetchTarget(target, early));
     return { revision: fetched.head ?? target.commit, fetchedObjects: fetched.objects, target };
   }
 
@@ -439,7 +457,31 @@ export class GitSource {
     return signer;
   }
 
-  private async fetchTarget(target: RemoteTarget): Promise<{ head?: string; objects: number }> {
+  /**
+   * announcedPack asks for a pushed commit's new objects while the discovery runs (one server
+   * round trip instead of two in a row), when the push names the followed branch and a commit not
+   * held. Never rejects: without a pack the fetch goes the usual way.
+   */
+  private async announcedPack(announced: AnnouncedPush | undefined): Promise<AnnouncedPackResult | undefined> {
+    const { ref } = this.options.spec;
+    if (!announced || !('branch' in ref) || ref.branch !== announced.branch || !revisionPattern.test(announced.revision)) return undefined;
+    try {
+      if (await this.store.hasCommit(announced.revision)) return undefined;
+      if ((await this.store.packCount()) >= (this.options.maxPacks ?? 100)) return undefined;
+      const pack = await this.store.requestPackOf(announced.revision);
+      return pack ? { commit: announced.revision, pack } : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  private async fetchTarget(target: RemoteTarget, early?: Promise<AnnouncedPackResult | undefined>): Promise<{ head?: string; objects: number }> {
+    // The gate: a pack asked for on a webhook's word is kept only for the commit the server's ref names.
+    const announced = await early;
+    if (announced && announced.commit === target.commit) {
+      const kept = await this.store.keepPack(announced.pack, target.commit).catch(() => undefined);
+      if (kept) return kept;
+    }
     if ((await this.store.packCount()) >= (this.options.maxPacks ?? 100)) await this.store.reset();
     try {
       const fetched = await this.store.fetch({ ref: target.ref });

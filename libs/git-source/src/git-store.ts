@@ -9,6 +9,7 @@ import type { AdvertisedRef } from './select-revision';
 import type { TreeItem } from './tree-diff';
 import { guardedHttp } from './guarded-http';
 import { AdvertisementReplay } from './advertisement-replay';
+import { requestAnnouncedPack, writeAnnouncedPack } from './announced-pack';
 import { boundedHttp, type GitHttpBounds } from './bounded-http';
 import type { GitTransport } from './ssh-transport';
 import { readCommitSummary, type CommitSummary } from './commit-time';
@@ -16,6 +17,12 @@ import { defaultGitSizeLimits, PackSizeGuard, type GitSizeLimits } from './pack-
 
 /** FetchRequest names what to fetch: one ref (or commit) shallowly, or every branch and tag in full. */
 export type FetchRequest = { ref: string } | { everything: true };
+
+/** AnnouncedPack is a received pack of one commit's objects that `have` lacks, not yet written. */
+export interface AnnouncedPack {
+  pack: Buffer;
+  have: string;
+}
 
 /** FetchOutcome is what a fetch brought: the head commit it resolved and how many objects came. */
 export interface FetchOutcome {
@@ -52,6 +59,8 @@ export class GitStore {
   private readonly advertisement: AdvertisementReplay;
   // What isomorphic-git is given: the source's URL, or a transport's own (SSH).
   private readonly remoteUrl: string;
+  // Over SSH there is no stateless upload-pack request to send beside the discovery.
+  private readonly overSsh: boolean;
 
   constructor(
     private readonly gitdir: string,
@@ -62,6 +71,7 @@ export class GitStore {
   ) {
     const { transport, ...bounds } = requests;
     this.remoteUrl = transport?.url ?? url;
+    this.overSsh = transport !== undefined;
     // A ref advertisement is read whole, like one Git object: the same limit bounds it. Over SSH
     // the same deadline, cap and pack guard apply: the transport stands in for the HTTP client.
     this.http = boundedHttp({ source: sizes.source, maxAdvertisementBytes: sizes.limits.maxObjectBytes, ...bounds }, transport?.http);
@@ -134,6 +144,31 @@ export class GitStore {
     if (head) await git.writeRef({ fs, gitdir: this.gitdir, ref: haveRef, value: head, force: true });
     const packfile = (result as { packfile?: string }).packfile;
     return { ...(head ? { head } : {}), objects: packfile ? await countPackObjects(join(this.gitdir, packfile)) : 0 };
+  }
+
+  /**
+   * requestPackOf asks the server for the objects of `commit` that our last fetched commit lacks,
+   * and returns them unwritten (keepPack writes them), or undefined when there is no last commit
+   * to send as a have (the first fetch is shallow) or the source is reached over SSH. It writes
+   * nothing, so it may run beside a discovery that decides whether the pack is kept.
+   */
+  async requestPackOf(commit: string): Promise<AnnouncedPack | undefined> {
+    if (this.overSsh) return undefined;
+    const have = await git.resolveRef({ fs, gitdir: this.gitdir, ref: haveRef }).catch(() => undefined);
+    if (have === undefined) return undefined;
+    const guard = new PackSizeGuard(this.sizes.limits, this.sizes.source);
+    const request = { http: this.http, url: this.remoteUrl, headers: await this.currentHeaders(), want: commit, have, guard };
+    return { pack: await this.remote('fetch from', () => requestAnnouncedPack(request), guard), have };
+  }
+
+  /** keepPack writes a pack from requestPackOf whose commit the ref was shown to point at, and records that commit as fetched. */
+  async keepPack({ pack, have }: AnnouncedPack, commit: string): Promise<FetchOutcome | undefined> {
+    // The pack lacks what `have` holds: after a reset emptied the cache it would leave holes.
+    if (!(await this.hasCommit(have))) return undefined;
+    const objects = await writeAnnouncedPack(this.gitdir, pack, this.cache);
+    if (!(await this.hasCommit(commit))) throw new TransientError('GitFetchFailed', `Could not fetch from ${redactUrl(this.url)}: the pack lacks commit ${commit.slice(0, 12)}.`);
+    await git.writeRef({ fs, gitdir: this.gitdir, ref: haveRef, value: commit, force: true });
+    return { head: commit, objects };
   }
 
   private async hasRef(ref: string): Promise<boolean> {

@@ -7,7 +7,7 @@
 // Records: none.
 // May import: @tidemark/contracts, @tidemark/render, @tidemark/placement, @tidemark/oci-source.
 
-export { GitSource, type GitSourceOptions, type PollResult, type PollOptions } from './git-source';
+export { GitSource, type GitSourceOptions, type PollResult, type PollOptions, type AnnouncedPush } from './git-source';
 export { parseSourceSpec, parseSourceSpecs, SourceSpecError, SourceRef, SourceAuth, SourceSpecInput, type SourceSpec, type SourceAllow } from './source-spec';
 export { AllowInput, allowOf } from './source-tenancy';
 export { parseSshUrl } from './ssh-url';

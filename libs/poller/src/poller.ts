@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { RecordKeys, RedisLease, duplicateClient, sourceHeadMessage } from '@tidemark/contracts';
-import type { PollResult } from '@tidemark/git-source';
+import type { AnnouncedPush, PollResult } from '@tidemark/git-source';
 import { SourceRunner, type PolledSource } from './source-runner';
 import type { RedisClient } from '@tidemark/contracts';
 import { noTracing, type TraceSpan, type Tracer } from '@tidemark/tracing';
@@ -115,22 +115,23 @@ export class Poller {
    * source. On the leader, the poll's span is a child of `parent` (the webhook's); a trigger passed on
    * to another replica starts a trace of its own there.
    */
-  async trigger(source: string, parent?: TraceSpan): Promise<boolean> {
+  async trigger(source: string, parent?: TraceSpan, announced?: AnnouncedPush): Promise<boolean> {
     const runner = this.runners.get(source);
     if (!runner) return false;
-    if (runner.isLeader) runner.trigger(parent);
+    if (runner.isLeader) runner.trigger(parent, announced);
     else await this.options.redis.publish(this.triggerChannel, source);
     return true;
   }
 
   /**
    * pushed is trigger for a push's webhook: it also announces on RecordKeys.sourceHeads that the
-   * source may have moved, so agents fetch its ref while the leader polls and routes.
+   * source may have moved, so agents fetch its ref while the leader polls and routes. On the
+   * leader, the poll asks for the `announced` commit's objects beside its ref discovery.
    */
-  async pushed(source: string, parent?: TraceSpan): Promise<boolean> {
+  async pushed(source: string, parent?: TraceSpan, announced?: AnnouncedPush): Promise<boolean> {
     if (!this.runners.has(source)) return false;
     void this.options.redis.publish(this.keys.sourceHeads, sourceHeadMessage({ source })).catch(() => 0);
-    return this.trigger(source, parent);
+    return this.trigger(source, parent, announced);
   }
 
   isLeader(source: string): boolean {

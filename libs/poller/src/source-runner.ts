@@ -1,4 +1,4 @@
-import type { PollOptions, PollResult } from '@tidemark/git-source';
+import type { AnnouncedPush, PollOptions, PollResult } from '@tidemark/git-source';
 import { pollDelay, retryDelay } from './poll-delay';
 import type { RedisLease } from '@tidemark/contracts';
 import { describeRef, recordFailure, recordHead, recordPoll, recordSuspended } from './source-status';
@@ -52,6 +52,8 @@ export class SourceRunner {
   private stopped = false;
   /** The span of the webhook that asked for the next poll, its parent. */
   private parent: TraceSpan | undefined;
+  /** What the webhook that asked for the next poll said the branch points at (unproven). */
+  private announced: AnnouncedPush | undefined;
 
   constructor(private readonly options: SourceRunnerOptions) {}
 
@@ -79,9 +81,11 @@ export class SourceRunner {
   }
 
   /** trigger polls now when leading (or right after the running poll); that poll's span is a child of `parent`. */
-  trigger(parent?: TraceSpan): void {
+  trigger(parent?: TraceSpan, announced?: AnnouncedPush): void {
     if (!this.leading || this.stopped) return;
     if (parent) this.parent = parent;
+    // The latest push's word stands (a wrong one costs only a wasted request: the poll checks it).
+    if (announced) this.announced = announced;
     if (this.running) {
       this.again = true;
       return;
@@ -118,16 +122,18 @@ export class SourceRunner {
 
   private async pollOnce(): Promise<void> {
     const parent = this.parent;
+    const announced = this.announced;
     this.parent = undefined;
+    this.announced = undefined;
     const span = this.options.tracer.start('poll', { ...(parent ? { parent } : {}), attributes: { 'tidemark.source': this.options.source.name, 'tidemark.trigger': parent ? 'webhook' : 'interval' } });
     try {
-      await this.pollTraced(span);
+      await this.pollTraced(span, announced);
     } finally {
       span.end();
     }
   }
 
-  private async pollTraced(span: TraceSpan): Promise<void> {
+  private async pollTraced(span: TraceSpan, announced: AnnouncedPush | undefined): Promise<void> {
     const { source, redis, statusKey, lease } = this.options;
     const started = performance.now();
     try {
@@ -142,7 +148,7 @@ export class SourceRunner {
       // revision is the one not handed on, and diffing from it would find nothing to hand on again.
       // The fetch, and the rendering of the units it changed (in the render sandbox), happen inside poll.
       const result = await inSpan(span, 'fetch', undefined, async (fetch) => {
-        const polled = await source.poll({ since: this.delivered ?? null, ...renderToolSpans(fetch, source.name) });
+        const polled = await source.poll({ since: this.delivered ?? null, ...(announced ? { announced } : {}), ...renderToolSpans(fetch, source.name) });
         fetch.set({ 'tidemark.revision': polled.revision, 'tidemark.fetched_objects': polled.fetchedObjects, 'tidemark.render.units_planned': polled.render?.planned, 'tidemark.render.units_rendered': polled.render?.rendered, 'tidemark.render.duration_ms': polled.render ? Math.round(polled.render.durationMs) : undefined });
         return polled;
       });

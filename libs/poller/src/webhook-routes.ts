@@ -5,6 +5,7 @@ import { verifyWebhook, webhookProviders, type WebhookProvider } from './webhook
 import { deliveryDigest, deliveryIdOf, MemoryDeliveryLog, type DeliveryLog } from './webhook-deliveries';
 import { previewRequestOf, type WebhookPreviewRequest } from './webhook-preview';
 import { noTracing, type TraceSpan, type Tracer } from '@tidemark/tracing';
+import type { AnnouncedPush } from '@tidemark/git-source';
 
 /** WebhookHook binds a source to its provider and its (resolved) secret. */
 export interface WebhookHook {
@@ -25,8 +26,11 @@ export interface WebhookRoutesOptions {
   hooks: readonly WebhookHook[];
   /** Finds the hook of a source not in `hooks` (a Source object's, whose secret is in a Secret). @defaultValue none */
   findHook?(source: string): Promise<WebhookHook | undefined>;
-  /** Called for a verified push; it should only schedule a poll (e.g. `poller.trigger`, handing on `span` as the poll's parent). */
-  onPush(source: string, span: TraceSpan): void | Promise<void>;
+  /**
+   * Called for a verified push; it should only schedule a poll (e.g. `poller.pushed`, handing on
+   * `span` as the poll's parent and `announced`, the branch and commit the body names, unproven).
+   */
+  onPush(source: string, span: TraceSpan, announced?: AnnouncedPush): void | Promise<void>;
   /**
    * A verified push starts a trace (its span is `webhook`). A traceparent header the sender sent is
    * not followed: the push's trace starts here. @defaultValue noTracing
@@ -61,7 +65,8 @@ const outcome = {
  * registerWebhookRoutes adds the webhook receiver as an encapsulated plugin. A delivery for an
  * unknown source, with a missing, wrong or SHA-1-only signature gets 401; a verified delivery
  * that is not a push (or not JSON) gets 400; only a verified push calls `onPush`. The payload
- * is never trusted beyond that: it names nothing that is acted on.
+ * is never trusted beyond that: the commit it names is only asked for early, and kept only when the
+ * Git server's ref points at it.
  */
 export async function registerWebhookRoutes(app: FastifyInstance, options: WebhookRoutesOptions): Promise<void> {
   const hooks = new Map(options.hooks.map((hook) => [hook.source, hook]));
@@ -107,7 +112,7 @@ export async function registerWebhookRoutes(app: FastifyInstance, options: Webho
         await options.onPreview!(hook.source, preview, from);
         return reply.code(202).send({ code: 'WebhookPreviewQueued', message: `a preview of ${preview.ref} was queued`, source: hook.source });
       }
-      await tracedPush(options, hook, delivery);
+      await tracedPush(options, hook, delivery, announcedPushOf(hook.provider, parsed));
       if (preview) await options.onPreview!(hook.source, preview, from);
       return reply.code(202).send({ code: 'WebhookPollTriggered', message: 'a poll of the source was triggered', source: hook.source });
     });
@@ -115,13 +120,19 @@ export async function registerWebhookRoutes(app: FastifyInstance, options: Webho
 }
 
 /** tracedPush hands a verified push on in a `webhook` span: the start of the push's trace. */
-async function tracedPush(options: WebhookRoutesOptions, hook: WebhookHook, delivery: string | undefined): Promise<void> {
+async function tracedPush(options: WebhookRoutesOptions, hook: WebhookHook, delivery: string | undefined, announced: AnnouncedPush | undefined): Promise<void> {
   const span = (options.tracer ?? noTracing).start('webhook', { attributes: { 'tidemark.source': hook.source, 'tidemark.webhook.provider': hook.provider, 'tidemark.webhook.delivery': delivery?.slice(0, 128) } });
   try {
-    await options.onPush(hook.source, span);
+    await options.onPush(hook.source, span, announced);
   } finally {
     span.end();
   }
+}
+
+/** announcedPushOf is the branch and commit a push body names (a branch push with a commit id), read as a preview reads it. */
+function announcedPushOf(provider: WebhookProvider, body: Record<string, unknown>): AnnouncedPush | undefined {
+  const named = previewRequestOf(provider, 'push', body);
+  return named?.revision ? { branch: named.ref, revision: named.revision } : undefined;
 }
 
 function jsonObject(body: Buffer): Record<string, unknown> | undefined {

@@ -29,6 +29,8 @@ export interface GitServerOptions {
    * installation token as the password of x-access-token). Working copies still use `basicAuth`.
    */
   accepts?: (credentials: { username: string; password: string }) => boolean;
+  /** Runs before each authorized request is served, which waits for it (a test orders requests with it). */
+  beforeServe?: (request: { method: string; url: string }) => Promise<void> | void;
 }
 
 /** startGitServer starts a smart-HTTP Git server on a free loopback port. */
@@ -43,7 +45,9 @@ export async function startGitServer(options: GitServerOptions = {}): Promise<Gi
       response.writeHead(401, { 'WWW-Authenticate': 'Basic realm="tidemark-test"' }).end();
       return;
     }
-    serveWithHttpBackend(root, request, response, basicAuth?.username ?? 'tester');
+    const before = options.beforeServe?.({ method: request.method ?? 'GET', url: request.url ?? '/' });
+    if (!before) return serveWithHttpBackend(root, request, response, basicAuth?.username ?? 'tester');
+    void Promise.resolve(before).then(() => serveWithHttpBackend(root, request, response, basicAuth?.username ?? 'tester'), () => response.writeHead(500).end());
   });
   const port = await listen(server);
   const baseUrl = `http://127.0.0.1:${port}`;
