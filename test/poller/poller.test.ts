@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { GitSource, parseSourceSpec, type PollResult } from '@tidemark/git-source';
 import { createHmac } from 'node:crypto';
+import * as fs from 'node:fs';
+import git from 'isomorphic-git';
 import Fastify from 'fastify';
 import { RecordKeys, readSourceCommits, readSourceStatus } from '@tidemark/contracts';
 import { Poller, registerWebhookRoutes } from '@tidemark/poller';
@@ -48,7 +50,7 @@ async function replica(name: string, options: { intervalMs?: number; leaseTtlMs?
   });
   pollers.push(poller);
   await poller.start();
-  return { poller, delivered, connection, headsSeen, failNext: (count: number) => { failures = count; }, refused: () => refused };
+  return { poller, delivered, connection, headsSeen, dir, failNext: (count: number) => { failures = count; }, refused: () => refused };
 }
 
 async function until(check: () => boolean | Promise<boolean>, timeoutMs: number): Promise<number> {
@@ -186,6 +188,24 @@ describe('Poller', () => {
     } finally {
       await app.close();
     }
+  });
+
+  it('delivers the ref\'s real head, and keeps nothing of it, when a push webhook names another commit', async () => {
+    const leader = await replica('announced', { leaseTtlMs: 15_000 });
+    await until(() => leader.delivered.length > 0, 10_000);
+    const before = leader.delivered.length;
+    // A commit the server holds, on another branch: asked for early on the webhook's word, then refused.
+    const base = await copy.git('rev-parse', 'HEAD');
+    await copy.write('a.yaml', configMap('a', 'not-on-main'));
+    const other = await copy.commit('on another branch');
+    await copy.push({ branch: 'announced-other' });
+    await copy.git('reset', '--quiet', '--hard', base);
+    await copy.write('a.yaml', configMap('a', 'the-real-head'));
+    const head = await copy.commitAndPush('the real head');
+    expect(await leader.poller.pushed('apps', undefined, { branch: 'main', revision: other })).toBe(true);
+    await until(() => leader.delivered.length > before, 30_000);
+    expect(leader.delivered.at(-1)).toMatchObject({ revision: head, changes: [{ objectKey: 'core/ConfigMap/_/a', change: 'changed' }] });
+    expect(await git.readCommit({ fs, gitdir: leader.dir, oid: other }).then(() => true, () => false)).toBe(false);
   });
 
   it('hands a source\'s first revision over again when that hand-off failed (nothing was delivered before it)', async () => {

@@ -12,6 +12,7 @@ const sign = (body: string, algorithm = 'sha256') => createHmac(algorithm, secre
 let app: FastifyInstance;
 let baseUrl: string;
 const pushes: string[] = [];
+const announcements: unknown[] = [];
 const previews: Array<{ source: string; ref: string; revision?: string; pullRequest?: { number: number } }> = [];
 
 async function deliver(source: string, headers: Record<string, string>, body = pushBody): Promise<{ status: number; code: string }> {
@@ -30,8 +31,9 @@ beforeAll(async () => {
       { source: 'gl', provider: 'gitlab', secret },
       { source: 'plain', provider: 'generic', secret },
     ],
-    onPush: (source) => {
+    onPush: (source, _span, announced) => {
       pushes.push(source);
+      announcements.push(announced);
     },
     onPreview: (source, request) => {
       previews.push({ source, ...request });
@@ -48,6 +50,7 @@ afterAll(async () => {
 
 beforeEach(() => {
   pushes.length = 0;
+  announcements.length = 0;
   previews.length = 0;
 });
 
@@ -66,6 +69,19 @@ describe('webhook receiver', () => {
     expect(await deliver('gh', { 'x-hub-signature-256': `sha256=${sign(pushBody)}`, 'x-github-event': 'push' })).toEqual({ status: 202, code: 'WebhookPollTriggered' });
     expect(pushes).toEqual(['gh']);
     expect(previews).toEqual([{ source: 'gh', ref: 'main', revision: 'a'.repeat(40) }]);
+  });
+
+  it('hands on the branch and commit a push names, and nothing for a tag, a deletion or a commit id of the wrong shape', async () => {
+    expect(await deliver('gh', { 'x-hub-signature-256': `sha256=${sign(pushBody)}`, 'x-github-event': 'push' })).toEqual({ status: 202, code: 'WebhookPollTriggered' });
+    const bodies = [
+      { ref: 'refs/tags/v1', after: 'b'.repeat(40) },
+      { ref: 'refs/heads/main', after: '0'.repeat(40) },
+      { ref: 'refs/heads/main', after: 'B'.repeat(40) },
+      { ref: 'refs/heads/main', after: `${'c'.repeat(40)}\n` },
+      { ref: 'refs/heads/main', after: ['d'.repeat(40)] },
+    ].map((body) => JSON.stringify(body));
+    for (const body of bodies) expect((await deliver('gh', { 'x-hub-signature-256': `sha256=${sign(body)}`, 'x-github-event': 'push' }, body)).status).toBe(202);
+    expect(announcements).toEqual([{ branch: 'main', revision: 'a'.repeat(40) }, undefined, undefined, undefined, undefined, undefined]);
   });
 
   it.each([
