@@ -32,7 +32,7 @@ beforeAll(async () => {
         // Not a timing assertion: the fallback only keeps a broken feature from hanging the test.
         await new Promise<void>((resolve) => {
           releasePost = resolve;
-          setTimeout(resolve, 5_000).unref();
+          setTimeout(resolve, 2_000).unref();
         });
         releasePost = undefined;
       }
