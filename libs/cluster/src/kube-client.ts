@@ -2,7 +2,7 @@ import https from 'node:https';
 import http from 'node:http';
 import { KubeConfig } from '@kubernetes/client-node';
 import { ApiError, KubeTransportError, type KubeStatus } from './api-error';
-import { refuseCommandRunningUsers } from './kubeconfig-guard';
+import { credentialsAreInline, refuseCommandRunningUsers } from './kubeconfig-guard';
 
 /** RequestOptions describe one call to the API server. */
 export interface KubeRequest {
@@ -47,6 +47,8 @@ export class KubeClient {
   private readonly sockets: { agent: https.Agent | http.Agent | undefined };
   // Shared with every view too: a health check asks whether anything went wrong since it last looked.
   private readonly signals: { troubles: number };
+  // The kubeconfig's request options when nothing in them can change between requests (see httpsOptions).
+  private fixedOptions: Readonly<https.RequestOptions> | undefined;
 
   constructor(private readonly options: KubeClientOptions, view?: { of: KubeClient; user: string }) {
     this.cluster = options.cluster;
@@ -87,8 +89,7 @@ export class KubeClient {
 
   /** request sends one call and returns the parsed JSON body. */
   async request<T>(call: KubeRequest): Promise<T> {
-    const options: https.RequestOptions = {};
-    await this.config.applyToHTTPSOptions(options);
+    const options = await this.httpsOptions();
     const headers = this.headersFor(options);
     const payload = call.body === undefined ? undefined : JSON.stringify(call.body);
     if (payload !== undefined) {
@@ -113,8 +114,7 @@ export class KubeClient {
    * `call.maxBytes` of it: the connection is cut once that much arrived.
    */
   async requestText(call: KubeRequest): Promise<string> {
-    const options: https.RequestOptions = {};
-    await this.config.applyToHTTPSOptions(options);
+    const options = await this.httpsOptions();
     const { status, text } = await this.send({ ...call, headers: this.headersFor(options), payload: undefined, tls: options }).catch((error: unknown) => {
       this.signals.troubles += 1;
       throw new KubeTransportError(call.what, { cause: error });
@@ -130,6 +130,19 @@ export class KubeClient {
     this.sockets.agent = undefined;
   }
 
+  /**
+   * httpsOptions are the kubeconfig's TLS material and headers for one request. client-node decodes
+   * (or reads) them anew on every call; when the current user's credentials are all inline (no file,
+   * no token source, no plugin: credentialsAreInline) the answer cannot change, so it is kept.
+   */
+  private async httpsOptions(): Promise<Readonly<https.RequestOptions>> {
+    if (this.fixedOptions) return this.fixedOptions;
+    const options: https.RequestOptions = {};
+    await this.config.applyToHTTPSOptions(options);
+    if (credentialsAreInline(this.config)) this.fixedOptions = Object.freeze(options);
+    return options;
+  }
+
   private headersFor(options: https.RequestOptions): Record<string, string> {
     const headers = headersOf(options);
     // A kubeconfig's own `as:` impersonation must not survive under a source's identity.
@@ -142,8 +155,7 @@ export class KubeClient {
 
   /** stream opens a long-lived GET (a watch) and hands back the raw response. */
   async stream(path: string, query: KubeRequest['query'], signal: AbortSignal): Promise<http.IncomingMessage> {
-    const options: https.RequestOptions = {};
-    await this.config.applyToHTTPSOptions(options);
+    const options = await this.httpsOptions();
     return new Promise((resolve, reject) => {
       const request = this.transport().request(this.requestOptions('GET', path, query, this.headersFor(options), options), (response) => {
         if ((response.statusCode ?? 0) >= 500) this.signals.troubles += 1;

@@ -107,3 +107,17 @@ function refuseLocalFiles(raw: unknown, where: string): void {
     }
   }
 }
+
+/**
+ * credentialsAreInline is true when the current user's credentials and its cluster's CA are all
+ * written in the kubeconfig itself (data fields, a token, a password): no file to re-read, no
+ * exec plugin or auth-provider, no authenticator of the client's that would act on the user. Then
+ * what KubeConfig.applyToHTTPSOptions answers is the same on every call.
+ */
+export function credentialsAreInline(config: KubeConfig): boolean {
+  const user = config.getCurrentUser();
+  const cluster = config.getCurrentCluster();
+  if (!user || !cluster || cluster.caFile || user.certFile || user.keyFile) return false;
+  if (user.exec || user.authProvider) return false;
+  return !authenticatorsOf(config).some((authenticator) => Boolean(authenticator.isAuthProvider(user)));
+}
