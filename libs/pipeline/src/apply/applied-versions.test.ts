@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ChangeSetEntry } from '@tidemark/cluster';
-import type { KubernetesManifest, ObjectStatus } from '@tidemark/contracts';
-import { appliedBefore, appliedVersionOf, withResourceVersion } from './apply-results';
+import { contentHash, type KubernetesManifest, type ObjectStatus } from '@tidemark/contracts';
+import { appliedBefore, appliedVersionOf, hashedOnce, withResourceVersion } from './apply-results';
 
 const desired: KubernetesManifest = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: 'shop' }, spec: { replicas: 2 } };
 const live = (resourceVersion: string, uid = 'u-1'): KubernetesManifest => ({ ...desired, metadata: { ...desired.metadata, uid, resourceVersion } });
@@ -50,5 +50,25 @@ describe('withResourceVersion', () => {
     const [id, version] = appliedVersionOf(desired, entry('unchanged', live('7')))!;
     expect(withResourceVersion({ [id]: version }, desired, live('9'))[id]?.resourceVersion).toBe('9');
     expect(withResourceVersion({ [id]: version }, desired, live('9', 'u-2'))[id]?.resourceVersion).toBe('7');
+  });
+});
+
+describe('hashedOnce', () => {
+  it('gives contentHash, and hashes one object once (the apply stage asks before and after its write)', () => {
+    const hashOf = hashedOnce();
+    const object = structuredClone(desired);
+    const first = hashOf(object);
+    expect(first).toBe(contentHash(desired));
+    // A second look at the very same object is the remembered hash, not a new one.
+    (object.spec as { replicas: number }).replicas = 9;
+    expect(hashOf(object)).toBe(first);
+    expect(hashOf(structuredClone(object))).toBe(contentHash(object));
+  });
+
+  it('leaves appliedBefore and appliedVersionOf answering as with contentHash', () => {
+    const hashOf = hashedOnce();
+    const [id, version] = appliedVersionOf(desired, entry('configured', live('7')), hashOf)!;
+    expect(version.hash).toBe(contentHash(desired));
+    expect(appliedBefore(recordOf({ [id]: version }), hashOf)(desired, live('7'))).toEqual({ warnings: [] });
   });
 });

@@ -52,13 +52,13 @@ export type AppliedVersions = Record<string, AppliedVersion>;
  * and a record that does not hold well-formed versions answers no: a dry-run is never skipped on
  * a guess.
  */
-export function appliedBefore(previous: ObjectStatus | undefined): (object: KubernetesManifest, live: KubernetesManifest) => { warnings: readonly string[] } | undefined {
+export function appliedBefore(previous: ObjectStatus | undefined, hashOf: (object: KubernetesManifest) => string = contentHash): (object: KubernetesManifest, live: KubernetesManifest) => { warnings: readonly string[] } | undefined {
   const versions = previous?.appliedVersions;
   return (object, live) => {
     if (!versions || typeof versions !== 'object' || isSecret(object)) return undefined;
     const version: unknown = versions[inventoryId(inventoryEntry(object))];
     if (!isAppliedVersion(version)) return undefined;
-    const same = version.uid === live.metadata.uid && version.resourceVersion === live.metadata.resourceVersion && version.hash === contentHash(object);
+    const same = version.uid === live.metadata.uid && version.resourceVersion === live.metadata.resourceVersion && version.hash === hashOf(object);
     return same ? { warnings: version.warnings ?? [] } : undefined;
   };
 }
@@ -82,13 +82,29 @@ export function leftByLastApply(previous: ObjectStatus | undefined): (object: Ku
  * live at the entry's version (created, configured, or unchanged). Skipped objects (drift left in
  * place) and Secrets have none, so they are dry-run again next time.
  */
-export function appliedVersionOf(object: KubernetesManifest, entry: ChangeSetEntry): [string, AppliedVersion] | undefined {
+export function appliedVersionOf(object: KubernetesManifest, entry: ChangeSetEntry, hashOf: (object: KubernetesManifest) => string = contentHash): [string, AppliedVersion] | undefined {
   if (entry.action === 'skipped' || entry.action === 'deleted' || isSecret(object)) return undefined;
   const { uid, resourceVersion } = entry.object.metadata;
   if (typeof uid !== 'string' || typeof resourceVersion !== 'string') return undefined;
-  const version: AppliedVersion = { hash: contentHash(object), uid, resourceVersion };
+  const version: AppliedVersion = { hash: hashOf(object), uid, resourceVersion };
   if (entry.warnings && entry.warnings.length > 0) version.warnings = entry.warnings;
   return [inventoryId(inventoryEntry(object)), version];
+}
+
+/**
+ * hashedOnce is contentHash remembering each object it hashed: one apply stage asks about the same
+ * rendered object twice (appliedBefore before its write, appliedVersionOf after), and nothing
+ * changes the object in between.
+ */
+export function hashedOnce(): (object: KubernetesManifest) => string {
+  const hashes = new WeakMap<KubernetesManifest, string>();
+  return (object) => {
+    const known = hashes.get(object);
+    if (known !== undefined) return known;
+    const hash = contentHash(object);
+    hashes.set(object, hash);
+    return hash;
+  };
 }
 
 /** withResourceVersion moves an object's recorded version to the one a later write (its /status) left. */

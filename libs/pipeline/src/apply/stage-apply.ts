@@ -4,7 +4,7 @@ import { noSpan, type TraceSpan } from '@tidemark/tracing';
 import { breakGlassAnnotation, breakGlassOf, computeDrift, driftPolicyOf, driftRulesOf } from '@tidemark/drift';
 import type { PipelineDependencies } from '../dependencies';
 import type { ReconcileRun } from '../run';
-import { appliedBefore, appliedVersionOf, leftByLastApply, type AppliedObjects } from './apply-results';
+import { appliedBefore, appliedVersionOf, hashedOnce, leftByLastApply, type AppliedObjects } from './apply-results';
 import { customResourceToApply, validationFailure, type ValidatedResource } from '../render/stage-validate';
 import { inventoryEntry, inventoryId } from '../render/tracking';
 import { tracedApplies } from '../observe/observe-run';
@@ -35,7 +35,8 @@ export async function applyStage(run: ApplyRun, deps: ApplyDependencies, rendere
   run.stage = 'apply';
   const drift = driftCheck(run, deps);
   const cached = cachedLive(run, deps);
-  const options: ChangeSetOptions = { ...drift.options, appliedBefore: appliedBefore(run.previous), leftByLastApply: leftByLastApply(run.previous), known: plainManifestLive(run), ...(cached ? { cached } : {}), ...tracedApplies(span) };
+  const hashOf = hashedOnce();
+  const options: ChangeSetOptions = { ...drift.options, appliedBefore: appliedBefore(run.previous, hashOf), leftByLastApply: leftByLastApply(run.previous), known: plainManifestLive(run), ...(cached ? { cached } : {}), ...tracedApplies(span) };
   try {
     await checkRenderedAllowed(run, deps, rendered);
     checkClusterObjects(run, deps, rendered);
@@ -63,7 +64,7 @@ export async function applyStage(run: ApplyRun, deps: ApplyDependencies, rendere
       live,
       changes,
       versions: Object.fromEntries(versions.flatMap(([object, entry]) => {
-        const version = appliedVersionOf(object, entry);
+        const version = appliedVersionOf(object, entry, hashOf);
         return version ? [version] : [];
       })),
       // A hook's run is owned like a kind's objects: the next run's prune removes this one.
