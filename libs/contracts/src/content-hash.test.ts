@@ -18,6 +18,10 @@ describe('contentHash', () => {
     expect(contentHash({ b: '2', a: '1' })).toBe(createHash('sha256').update('{"a":"1","b":"2"}').digest('hex'));
   });
 
+  it('hashes text as UTF-8, as before (a stored hash must not change)', () => {
+    expect(contentHash({ greeting: 'grüße, 世界' })).toBe(createHash('sha256').update('{"greeting":"grüße, 世界"}', 'utf8').digest('hex'));
+  });
+
   it('ignores key order and changes with any value', () => {
     expect(contentHash({ a: '1', b: '2' })).toBe(contentHash({ b: '2', a: '1' }));
     expect(contentHash({ a: '1' })).not.toBe(contentHash({ a: '2' }));
