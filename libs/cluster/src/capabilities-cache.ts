@@ -9,6 +9,8 @@ interface Known {
   reading?: Promise<ClusterCapabilities>;
   /** Set while a read runs and another was asked for: one more read follows it. */
   again?: boolean;
+  /** Whether anyone asked for this cluster's capabilities (of): until then a refresh reads nothing. */
+  asked?: boolean;
 }
 
 /**
@@ -33,13 +35,19 @@ export class CapabilitiesCache {
    */
   async of(cluster: string): Promise<ClusterCapabilities> {
     const known = this.entry(cluster);
+    known.asked = true;
     if (known.value) return known.value;
     return known.reading ?? this.read(cluster, known);
   }
 
-  /** refresh reads a cluster's capabilities again (once more after a read already running); true when they changed. */
+  /**
+   * refresh reads a cluster's capabilities again (once more after a read already running); true when they changed.
+   * Nothing is read for a cluster no render has asked about: no render used an answer that could be stale, and
+   * the first ask reads afresh. A start that installs the built-in CRDs so skips four discovery walks.
+   */
   async refresh(cluster: string): Promise<boolean> {
     const known = this.entry(cluster);
+    if (!known.asked) return false;
     const before = known.fingerprint;
     if (known.reading) {
       known.again = true;
