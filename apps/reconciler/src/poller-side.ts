@@ -8,7 +8,7 @@ import type { PushPathMark } from './push-path-marks';
 import type { Wiring } from './wiring';
 
 /** pollingRoles are the roles that run the poller: a worker and an agent take jobs only. */
-const pollingRoles: ReadonlySet<ReconcilerConfig['role']> = new Set(['all', 'poller']);
+export const pollingRoles: ReadonlySet<ReconcilerConfig['role']> = new Set(['all', 'poller']);
 
 /**
  * pollerFor builds the poller of a polling role (undefined for the others): one leader per source

@@ -29,7 +29,7 @@ import { startSourceObjects } from './source-objects';
 import { sourceObjectRules } from './source-objects-config';
 import { startWebhookPreviews } from './preview-jobs';
 import type { PushPathMark } from './push-path-marks';
-import { pollerFor, pollerSide } from './poller-side';
+import { pollerFor, pollerSide, pollingRoles } from './poller-side';
 import { workerSide } from './worker-side';
 import { connectionOf, markedKubeObserver, noMark, type Wiring } from './wiring';
 
@@ -94,8 +94,8 @@ async function wire(config: ReconcilerConfig, log: Logger, parts: Runnables, opt
   const tracer = await parts.start(runnable('tracing', () => startTracing(config.tracing)));
   const metrics = new ReconcilerMetrics(new CommitClock({ redis, keys: statusStore.keys }));
   const clusters = await parts.start(runnable('clusters', () => connectClusters(config.clusters, markedKubeObserver(metrics.kubeObserver, mark))));
-  // After a Redis loss, a source's first poll rebuilds its records from the owner labels in its clusters.
-  const rebuild = recordsRebuild({ redis, statusStore, connections: clusters.main, log });
+  // After a Redis loss, a source's first poll rebuilds its records from the owner labels in its clusters (swept from now on where this role polls).
+  const rebuild = recordsRebuild({ redis, statusStore, connections: clusters.main, log, sweepAhead: pollingRoles.has(config.role) });
   await rebuild.afterSchemaClaim(shared.previousSchema);
   // Config-file clusters, and Cluster objects as they come and go: names and targets are live lists.
   const registry = new ClusterRegistry(config.clusters);
