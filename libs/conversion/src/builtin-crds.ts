@@ -1,6 +1,7 @@
-import { applyChangeSet, getObject, type ClusterConnection } from '@tidemark/cluster';
+import { applyChangeSet, applyObject, getObject, type ClusterConnection } from '@tidemark/cluster';
 import { TerminalError, type KubernetesManifest } from '@tidemark/contracts';
 import { needsConversionWebhook, withConversion, type CrdConversion } from './crd-conversion';
+import { crdHash, crdStampAnnotation, installedAsStamped, withCrdStamp } from './crd-stamp';
 import { migrateStorage, type StorageMigrationOptions } from './migrate-storage';
 import type { KindRegistry } from '@tidemark/kinds';
 
@@ -17,25 +18,51 @@ export interface CrdOwnership {
  * installBuiltinCrds applies the CRD of every registered kind that a cluster lacks, that
  * Tidemark installed before (so upgrades reach it, and a hand edit is undone), or that a Git
  * source replaced without being allowed to. A CRD an allowed source manages through Git, or one
- * someone else installed (by hand, by Helm), is left as it is.
+ * someone else installed (by hand, by Helm), is left as it is. One still as Tidemark installed it
+ * (crd-stamp) is neither applied nor awaited: a restart on a cluster that has them sends a GET each.
  */
 export async function installBuiltinCrds(cluster: ClusterConnection, kinds: KindRegistry, conversion?: CrdConversion, ownership: CrdOwnership = {}): Promise<string[]> {
   // A manager of its own: a CRD pushed through Git is applied as cluster.fieldManager ('tidemark').
   const connection = cluster.asManager(crdInstallerManager);
   const toApply = [];
+  const stamps = new Map<string, { desired: KubernetesManifest; hash: string }>();
   for (const plugin of kinds.list()) {
     const name = plugin.crd.metadata.name;
     const live = await getObject(connection, { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', name });
-    const managers = (live?.metadata.managedFields as { manager?: string; operation?: string }[] | undefined) ?? [];
-    const applies = (manager: string) => managers.some((entry) => entry.manager === manager && entry.operation === 'Apply');
-    const fromGit = applies(cluster.fieldManager);
+    const owner = ownerOf(live, { installer: connection.fieldManager, git: cluster.fieldManager });
     const allowedInGit = ownership.gitManaged?.has(name) ?? false;
-    if (!live || (applies(connection.fieldManager) && !(fromGit && allowedInGit)) || (fromGit && !allowedInGit)) {
-      toApply.push(crdWithConversion(plugin.crd, conversion));
-    }
+    if (owner === 'other' || (owner === 'git' && allowedInGit)) continue;
+    const desired = crdWithConversion(plugin.crd, conversion);
+    const hash = crdHash(desired);
+    if (live && owner === 'installer' && installedAsStamped(live, desired, hash)) continue;
+    stamps.set(name, { desired, hash });
+    toApply.push(withCrdStamp(desired, hash, 'pending'));
   }
   const changes = await applyChangeSet(connection, toApply);
+  await stampGenerations(connection, changes, stamps);
   return changes.filter((change) => change.action !== 'unchanged').map((change) => change.subject);
+}
+
+/**
+ * ownerOf says who applied a built-in CRD: nobody (absent), Tidemark's installer, a Git source
+ * (Tidemark's main field manager, which wins over the installer), or someone else (by hand, by Helm).
+ */
+function ownerOf(live: KubernetesManifest | undefined, managers: { installer: string; git: string }): 'absent' | 'installer' | 'git' | 'other' {
+  if (!live) return 'absent';
+  const entries = (live.metadata.managedFields as { manager?: string; operation?: string }[] | undefined) ?? [];
+  const applies = (manager: string) => entries.some((entry) => entry.manager === manager && entry.operation === 'Apply');
+  if (applies(managers.git)) return 'git';
+  return applies(managers.installer) ? 'installer' : 'other';
+}
+
+/** stampGenerations puts in each applied CRD's stamp the generation the apply left: a write of an annotation alone keeps it. */
+async function stampGenerations(connection: ClusterConnection, changes: readonly { object: KubernetesManifest }[], stamps: ReadonlyMap<string, { desired: KubernetesManifest; hash: string }>): Promise<void> {
+  for (const { object } of changes) {
+    const stamp = stamps.get(object.metadata.name);
+    const generation = object.metadata.generation;
+    if (!stamp || generation === undefined || object.metadata.annotations?.[crdStampAnnotation] === `${stamp.hash}@${generation}`) continue;
+    await applyObject(connection, withCrdStamp(stamp.desired, stamp.hash, generation));
+  }
 }
 
 /**
