@@ -1,7 +1,7 @@
 import { applyChangeSet, applyObject, getObject, type ClusterConnection } from '@tidemark/cluster';
 import { TerminalError, type KubernetesManifest } from '@tidemark/contracts';
 import { needsConversionWebhook, withConversion, type CrdConversion } from './crd-conversion';
-import { crdHash, crdStampAnnotation, installedAsStamped, withCrdStamp } from './crd-stamp';
+import { crdHash, crdStampAnnotation, installedAsStamped, stampedGeneration, withCrdStamp } from './crd-stamp';
 import { migrateStorage, type StorageMigrationOptions } from './migrate-storage';
 import type { KindRegistry } from '@tidemark/kinds';
 
@@ -36,7 +36,8 @@ export async function installBuiltinCrds(cluster: ClusterConnection, kinds: Kind
     const hash = crdHash(desired);
     if (live && owner === 'installer' && installedAsStamped(live, desired, hash)) continue;
     stamps.set(name, { desired, hash });
-    toApply.push(withCrdStamp(desired, hash, 'pending'));
+    // The stamp it has when it names this hash: an install running beside another (the watch's, the CA's) then finds nothing to write.
+    toApply.push(withCrdStamp(desired, hash, stampedGeneration(live, hash) ?? 'pending'));
   }
   const changes = await applyChangeSet(connection, toApply);
   await stampGenerations(connection, changes, stamps);

@@ -17,6 +17,14 @@ export function withCrdStamp(crd: KubernetesManifest, hash: string, generation: 
   return { ...crd, metadata: { ...crd.metadata, annotations: { ...crd.metadata.annotations, [crdStampAnnotation]: `${hash}@${generation}` } } };
 }
 
+/** stampedGeneration is the generation in the live CRD's stamp when the stamp names `hash` (`pending` included). */
+export function stampedGeneration(live: KubernetesManifest | undefined, hash: string): number | 'pending' | undefined {
+  const [stampHash, generation] = (live?.metadata.annotations?.[crdStampAnnotation] ?? '').split('@');
+  if (stampHash !== hash || generation === undefined) return undefined;
+  if (generation === 'pending') return 'pending';
+  return /^\d+$/.test(generation) ? Number(generation) : undefined;
+}
+
 /**
  * installedAsStamped: the live CRD is what Tidemark applied and nobody changed since, so it need not
  * be applied (nor awaited) again. Its stamp names this hash at its current generation (a change to
