@@ -30,24 +30,38 @@ export interface OwnerLabelled {
  */
 export async function listOwnerLabelled(connection: ClusterConnection, options: OwnerLabelledOptions = {}): Promise<OwnerLabelled> {
   const found: OwnerLabelled = { objects: [], unlistable: [], truncated: false, kindsListed: 0 };
-  const maxObjects = options.maxObjects ?? 20_000;
-  for (const resource of await listableResources(connection)) {
-    if (found.objects.length >= maxObjects) {
-      found.truncated = true;
-      break;
+  const bounds = { maxObjects: options.maxObjects ?? 20_000, pageSize: options.pageSize ?? 100, maxPageBytes: options.maxPageBytes ?? 16 * 1024 * 1024 };
+  const resources = await listableResources(connection);
+  // A few kinds at a time: one after another, a sweep of ~60 kinds held a start's first poll for their round trips.
+  // Each kind's objects stay in their own list, joined in discovery's order; the bound counts them all.
+  const perKind: KubernetesManifest[][] = resources.map(() => []);
+  const held = { count: 0 };
+  let next = 0;
+  const lane = async () => {
+    for (let index = next++; index < resources.length; index = next++) {
+      if (held.count >= bounds.maxObjects) {
+        found.truncated = true;
+        return;
+      }
+      const resource = resources[index]!;
+      try {
+        found.kindsListed += 1;
+        await collect(connection, resource, { objects: perKind[index]!, held, found }, bounds);
+      } catch (error) {
+        if (error instanceof ApiError && error.status === 403) found.unlistable.push(`${resource.plural}${resource.base === '/api/v1' ? '' : `.${resource.groupVersion.split('/')[0]}`}`);
+        else if (!(error instanceof ApiError && (error.status === 404 || error.status === 405))) throw error;
+      }
     }
-    try {
-      found.kindsListed += 1;
-      await collect(connection, resource, found, { maxObjects, pageSize: options.pageSize ?? 100, maxPageBytes: options.maxPageBytes ?? 16 * 1024 * 1024 });
-    } catch (error) {
-      if (error instanceof ApiError && error.status === 403) found.unlistable.push(`${resource.plural}${resource.base === '/api/v1' ? '' : `.${resource.groupVersion.split('/')[0]}`}`);
-      else if (!(error instanceof ApiError && (error.status === 404 || error.status === 405))) throw error;
-    }
-  }
+  };
+  await Promise.all(Array.from({ length: Math.min(sweepLanes, resources.length) }, lane));
+  found.objects = perKind.flat().slice(0, bounds.maxObjects);
   return found;
 }
 
-async function collect(connection: ClusterConnection, resource: ListableResource, found: OwnerLabelled, bounds: Required<OwnerLabelledOptions>): Promise<void> {
+/** How many kinds a sweep lists at once. */
+const sweepLanes = 6;
+
+async function collect(connection: ClusterConnection, resource: ListableResource, into: { objects: KubernetesManifest[]; held: { count: number }; found: OwnerLabelled }, bounds: Required<OwnerLabelledOptions>): Promise<void> {
   let token: string | undefined;
   do {
     const list = await connection.client.request<{ items?: Omit<KubernetesManifest, 'apiVersion' | 'kind'>[]; metadata?: { continue?: string } }>({
@@ -59,12 +73,13 @@ async function collect(connection: ClusterConnection, resource: ListableResource
     // A page cut at maxPageBytes does not parse: say so rather than read it as empty.
     if (!Array.isArray(list.items)) throw new Error(`list ${resource.plural} labelled ${ownerLabel} on ${connection.name}: the answer holds no item list (a page over ${bounds.maxPageBytes} bytes is cut short); lower pageSize.`);
     for (const item of list.items) {
-      if (found.objects.length >= bounds.maxObjects) {
-        found.truncated = true;
+      if (into.held.count >= bounds.maxObjects) {
+        into.found.truncated = true;
         return;
       }
       // List items come without apiVersion and kind; put them back so items are whole objects.
-      found.objects.push({ ...item, apiVersion: resource.groupVersion, kind: resource.kind } as KubernetesManifest);
+      into.objects.push({ ...item, apiVersion: resource.groupVersion, kind: resource.kind } as KubernetesManifest);
+      into.held.count += 1;
     }
     token = list.metadata?.continue || undefined;
   } while (token !== undefined);
