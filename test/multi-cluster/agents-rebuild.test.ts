@@ -28,7 +28,7 @@ const prefix = `alost-${id}`;
 const naming = { prefix, hashTag: true };
 const keys = new RecordKeys(redisPrefix(naming));
 const cluster = 'edge';
-const source = 'lost';
+const source = `lost-${id}`;
 const user = `agent-edge-${id}`;
 const password = randomUUID().replaceAll('-', '');
 const names = Array.from({ length: 10 }, (_, index) => `cm-${index}`);
@@ -124,7 +124,9 @@ describe('after Redis lost the records of a cluster an agent serves', () => {
     await expect.poll(async () => (await Promise.all(['cm-0', 'cm-1', 'cm-2'].map(live))).some(Boolean), { timeout: 120_000, interval: 500 }).toBe(false);
     for (const name of names.slice(3)) expect(await uidOf(name), name).toBe(uids.get(name));
     // Rebuilt before the agent's first run of the source: every object had lost its record.
-    expect(await new RecordsLost(admin, keys).summary(source, cluster)).toMatchObject({ rebuilt: 10, refused: 0, truncated: false });
+    // `refused` is left out: it counts label-only objects anywhere in the cluster, and the rig's API
+    // server is shared with test/safety/redis-loss-rebuild, which labels a forged one.
+    expect(await new RecordsLost(admin, keys).summary(source, cluster)).toMatchObject({ rebuilt: 10, truncated: false });
     await expect.poll(() => readiness('cm-5'), { timeout: 60_000 }).toMatch(/^True /);
     const rebuilt = (await store.history(cluster, key('cm-5'))).find((entry) => entry.stage === 'rebuild');
     expect(rebuilt?.message).toMatch(/^Rebuilt from cluster edge after Redis lost Tidemark's records: 1 live object carrying the tidemark\.dev\/owner-hash label/);

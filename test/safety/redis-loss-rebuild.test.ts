@@ -22,7 +22,7 @@ const suffix = randomUUID().slice(0, 6);
 const namespace = `lost-${suffix}`;
 const prefix = `lost-${suffix}`;
 const cluster = 'rig';
-const source = 'lost';
+const source = `lost-${suffix}`;
 const names = Array.from({ length: 10 }, (_, index) => `cm-${index}`);
 const key = (name: string) => `core/ConfigMap/${namespace}/${name}`;
 
