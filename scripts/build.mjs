@@ -109,3 +109,17 @@ for (const app of apps) {
   const bytes = Object.values(result.metafile.outputs).reduce((sum, output) => sum + output.bytes, 0);
   console.log(`built ${outfileOf(app)} (${Math.round(bytes / 1024)} KiB with its source map)`);
 }
+
+// The conversion webhook's worker thread (conversionWebhook.thread) loads its own module beside the
+// reconciler's main.js (libs/conversion/src/webhook-thread.ts finds it there).
+{
+  const externals = new Set();
+  const outfile = outfileOf('reconciler').replace(/main\.js$/, 'conversion-webhook-thread.js');
+  await build({
+    absWorkingDir: root, entryPoints: ['libs/conversion/src/webhook-thread-main.ts'], outfile, bundle: true, platform: 'node', target: 'node20',
+    format: 'esm', sourcemap: 'linked', legalComments: 'none', logLevel: 'warning', plugins: [externalNpmPackages(externals)],
+    banner: { js: "import { createRequire as tidemarkCreateRequire } from 'node:module';\nconst require = tidemarkCreateRequire(import.meta.url);" },
+  });
+  checkExternals('reconciler', externals);
+  console.log(`built ${outfile}`);
+}

@@ -17,6 +17,7 @@ export const ConversionWebhookInput = Type.Object({
     migrationObjectsPerSecond: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 1000 })),
     maxReviewMiB: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 32 })),
     maxConcurrentReviews: Type.Optional(Type.Integer({ minimum: 1, maximum: 1024 })),
+    thread: Type.Optional(Type.Boolean()),
     secret: Type.Optional(Type.Object({
       cluster: Type.Optional(Type.String({ minLength: 1 })),
       namespace: Type.String({ minLength: 1 }),
@@ -54,6 +55,12 @@ export interface ConversionWebhookConfig {
   /** Reviews converted at once; more are answered 429 with Retry-After, which the API server retries. @defaultValue 32 */
   readonly maxConcurrentReviews?: number;
   /**
+   * Serve the webhook from a worker thread of its own (ConversionWebhookThread), off the event loop
+   * that reconciles: the API server's reviews (one per write of a multi-version CR) then neither
+   * wait behind the pipeline nor take its time. @defaultValue false
+   */
+  readonly thread?: boolean;
+  /**
    * The Secret every replica shares the certificates through. @defaultValue with a service:
    * tidemark-conversion-webhook in the Service's namespace on the first cluster; else none (kept in memory)
    */
@@ -80,6 +87,7 @@ export function conversionWebhookConfig(hook: ConversionWebhookInput, clusters: 
     migrationObjectsPerSecond: hook.migrationObjectsPerSecond ?? 20,
     maxReviewBytes: Math.floor((hook.maxReviewMiB ?? 3) * 1024 * 1024),
     maxConcurrentReviews: hook.maxConcurrentReviews ?? 32,
+    thread: hook.thread ?? false,
     ...certificateSecret(hook, clusters, clientConfig, invalid),
   };
 }

@@ -4,6 +4,7 @@ import type { KindRegistry } from '@tidemark/kinds';
 import { MemoryCertificateStore, SecretCertificateStore, type CertificateStore } from './certificate-store';
 import { rotateCertificates, type CertificateState, type RotationStep } from './certificate-rotation';
 import { ConversionWebhook, conversionPath } from './conversion-webhook';
+import { ConversionWebhookThread } from './webhook-thread';
 import type { CrdConversion, WebhookClientConfig } from './crd-conversion';
 import type { ConversionWebhookConfig } from './webhook-config';
 
@@ -50,15 +51,16 @@ export async function startConversionWebhook(
   log: Pick<Logger, 'info' | 'warn'>,
   store: CertificateStore = new MemoryCertificateStore(),
 ): Promise<RunningConversionWebhook> {
-  const webhook = new ConversionWebhook({
-    kinds,
+  const options = {
     host: settings.host,
     port: settings.port,
     certificateHosts: settings.certificateHosts,
     bodyLimitBytes: settings.maxReviewBytes,
     maxConcurrentReviews: settings.maxConcurrentReviews,
-    onFailure: (message) => log.warn({ message }, 'a CRD conversion failed'),
-  });
+    onFailure: (message: string) => log.warn({ message }, 'a CRD conversion failed'),
+  };
+  // The thread converts the default kinds' versions (the reconciler's registry); `kinds` here is for the in-loop server.
+  const webhook = settings.thread ? new ConversionWebhookThread(options) : new ConversionWebhook({ ...options, kinds });
   const policy = { caValidityMs: settings.caValidityMs, servingValidityMs: settings.servingValidityMs };
   // Rotation goes through the store, so replicas behind one Service serve what one caBundle trusts.
   const renew = async (force?: 'ca' | 'serving'): Promise<{ state: CertificateState; step: RotationStep }> => {
