@@ -25,8 +25,14 @@
 // cache) beside the minimal client's in the ceiling's replay; and per one-object push (`--pushes`
 // WebApps changed one at a time, once converged). `--cpu-prof <dir>` writes the V8 CPU profile of
 // the first creation and of the pushes there (read them with bench/support/cpu-profile-window.ts).
-//   npx tsx bench/pipeline.bench.ts [--webapps 1000] [--concurrency 16] [--cache on|off] [--version v1beta1|v1alpha1] [--crd-versions all|one] [--pushes 50] [--cpu-prof <dir>] [--parts on|off]
+//   npx tsx bench/pipeline.bench.ts [--webapps 1000] [--concurrency 16] [--cache on|off] [--version v1beta1|v1alpha1] [--crd-versions all|one] [--pushes 50] [--cpu-prof <dir>] [--parts on|off] [--webhook in-process|thread|process]
 // `--parts off` skips pricing the status writes, Events and watches (the last phases), for a quicker CPU run.
+// The conversion webhook's calls in the pipeline's and the ceiling's phases are read from the API
+// server's /metrics (with all versions served: one per create and per status write of a WebApp,
+// on both sides, for the API server's cache of the other version; they trail the writes, none
+// is on a request's path). `--webhook in-process|thread|process` serves the webhook on this
+// process's event loop (the default, as the reconciler does by default), from a worker thread
+// (conversionWebhook.thread), or from a process of its own whose CPU per call is then reported.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
@@ -38,9 +44,10 @@ import { reconcile, type DesiredObject, type PipelineDependencies } from '@tidem
 import { StatusStore } from '@tidemark/status-store';
 import { startControlPlane, startRedis } from '@tidemark/testing';
 import { crdInstallerManager, installBuiltinCrds } from '@tidemark/conversion';
-import { startTestConversionWebhook } from '../test/support/conversion-webhook';
+import { startTestConversionWebhook, startTestConversionWebhookThread } from '../test/support/conversion-webhook';
 import { countedRequests, perObject } from './support/counted-requests';
-import { cpuDuring, type PhaseCpu } from './support/process-cpu';
+import { cpuDuring, cpuSeconds, type PhaseCpu } from './support/process-cpu';
+import { startConversionWebhookProcess } from './support/conversion-webhook-process';
 import { profiledDuring } from './support/in-process-profile';
 import { figure, pool, printFigures, say } from './support/figures';
 import { RawClient, recordRequests, runsOf, type RecordedApply, type RecordedRun } from './support/raw-apply';
@@ -48,10 +55,13 @@ import { webApp, type WebAppVersion } from './support/webapps';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { startOwnedWatches } from '@tidemark/watches';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { callsBetween, conversionCalls, totalCalls } from './support/conversion-calls';
 
 setFlagsFromString('--expose-gc');
 
-const { values } = parseArgs({ options: { webapps: { type: 'string', default: '1000' }, concurrency: { type: 'string', default: '16' }, cache: { type: 'string', default: 'on' }, version: { type: 'string', default: 'v1beta1' }, 'crd-versions': { type: 'string', default: 'all' }, pushes: { type: 'string', default: '50' }, 'cpu-prof': { type: 'string' }, parts: { type: 'string', default: 'on' } } });
+const { values } = parseArgs({ options: { webapps: { type: 'string', default: '1000' }, concurrency: { type: 'string', default: '16' }, cache: { type: 'string', default: 'on' }, version: { type: 'string', default: 'v1beta1' }, 'crd-versions': { type: 'string', default: 'all' }, pushes: { type: 'string', default: '50' }, 'cpu-prof': { type: 'string' }, parts: { type: 'string', default: 'on' }, webhook: { type: 'string', default: 'in-process' } } });
+if (values.webhook !== 'in-process' && values.webhook !== 'thread' && values.webhook !== 'process') throw new Error(`--webhook must be in-process, thread or process, not ${values.webhook}`);
 if (values.parts !== 'on' && values.parts !== 'off') throw new Error(`--parts must be on or off, not ${values.parts}`);
 if (values.version !== 'v1beta1' && values.version !== 'v1alpha1') throw new Error(`--version must be v1beta1 or v1alpha1, not ${values.version}`);
 const version: WebAppVersion = values.version;
@@ -168,7 +178,53 @@ async function reconcileAll(prefix: string, jobs: readonly ReconcileJob[]): Prom
   return { elapsed, failures };
 }
 
-const conversion = await startTestConversionWebhook(kinds);
+/** PhaseConversions: the API server's conversion webhook calls in a phase, and what they cost. */
+interface PhaseConversions {
+  calls: number;
+  perWebApp: number;
+  /** How long the API server waited for each, on average (its own histogram). */
+  msPerCall: number;
+  /** With `--webhook process`, the webhook process's CPU per call. */
+  webhookCpuMsPerCall?: number;
+  /** This process's event loop delay while the phase ran (the webhook's answers wait behind it when it serves in-process). */
+  eventLoopDelayMs: { p50: number; p99: number };
+}
+
+/**
+ * withConversions runs a phase and reads what it cost the conversion webhook: the API server's
+ * calls (from its /metrics, a second after the phase, as they trail its writes), the time it
+ * waited for each, and this process's event loop delay meanwhile.
+ */
+async function withConversions<T>(label: string, work: () => Promise<T>): Promise<{ result: T; conversions: PhaseConversions }> {
+  const metricsClient = await RawClient.connect(plane.kubeconfig, 1);
+  try {
+    const before = await conversionCalls(metricsClient);
+    const webhookCpuBefore = webhookPid === undefined ? 0 : await cpuSeconds(webhookPid);
+    const delay = monitorEventLoopDelay({ resolution: 10 });
+    delay.enable();
+    const result = await work();
+    delay.disable();
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const total = totalCalls(callsBetween(before, await conversionCalls(metricsClient)));
+    const conversions: PhaseConversions = {
+      calls: total.calls,
+      perWebApp: Math.round((total.calls / webapps) * 100) / 100,
+      msPerCall: Math.round((total.seconds * 1000 / Math.max(total.calls, 1)) * 10) / 10,
+      ...(webhookPid === undefined ? {} : { webhookCpuMsPerCall: Math.round((((await cpuSeconds(webhookPid)) - webhookCpuBefore) * 1000 / Math.max(total.calls, 1)) * 100) / 100 }),
+      eventLoopDelayMs: { p50: Math.round(delay.percentile(50) / 1e5) / 10, p99: Math.round(delay.percentile(99) / 1e5) / 10 },
+    };
+    say(`  conversion webhook, ${label}: ${JSON.stringify(conversions)}`);
+    return { result, conversions };
+  } finally {
+    metricsClient.close();
+  }
+}
+
+// `--webhook` (default in-process, as the reconciler serves it by default): where the conversion
+// webhook runs, on this process's event loop, in a worker thread (conversionWebhook.thread), or
+// in a process of its own, whose CPU is then counted apart.
+const conversion = values.webhook === 'process' ? await startConversionWebhookProcess() : values.webhook === 'thread' ? await startTestConversionWebhookThread() : await startTestConversionWebhook(kinds);
+const webhookPid = 'pid' in conversion ? conversion.pid : undefined;
 try {
   if (oneVersion) await applyChangeSet(connection.asManager(crdInstallerManager), kinds.list().map((plugin) => storageVersionOnly(plugin.crd)));
   else await installBuiltinCrds(connection, kinds, conversion.conversion());
@@ -182,7 +238,7 @@ try {
   await createNamespaces('pipe-a');
   await cacheSettled(0);
   recording = true;
-  const { result: { result: { elapsed: pipelineMs, failures: pipelineFailures }, cpu: pipelineCpu }, count: created } = await countedRequests(plane, () => cpuDuring(apiServerPid, () => profiledDuring(profileFile('first-creation'), () => reconcileAll('pipe-a', jobsFor('pipe-a', webapps)))));
+  const { result: { result: { result: { elapsed: pipelineMs, failures: pipelineFailures }, cpu: pipelineCpu }, conversions: pipelineConversions }, count: created } = await countedRequests(plane, () => withConversions('pipeline', () => cpuDuring(apiServerPid, () => profiledDuring(profileFile('first-creation'), () => reconcileAll('pipe-a', jobsFor('pipe-a', webapps))))));
   recording = false;
   const patches = recorded.applies.splice(0);
   const statusApplies = recorded.statusApplies.splice(0);
@@ -246,11 +302,11 @@ try {
   await createNamespaces('pipe-e');
   const ceilingClient = await RawClient.connect(plane.kubeconfig, 32);
   const ceilingFailures = new Failures();
-  const { result: ceilingMs, cpu: ceilingCpu } = await cpuDuring(apiServerPid, async () => {
+  const { result: { result: ceilingMs, cpu: ceilingCpu }, conversions: ceilingConversions } = await withConversions('ceiling', () => cpuDuring(apiServerPid, async () => {
     const started = performance.now();
     await pool(runs, concurrency, (run) => replayRun(ceilingClient, run, 'pipe-e').catch((error: unknown) => ceilingFailures.add(error)));
     return performance.now() - started;
-  });
+  }));
   ceilingClient.close();
   if (ceilingFailures.count > 0) say(`  ${ceilingFailures.count} of ${runs.length} raw runs failed: ${ceilingFailures.describe().join('; ')}`);
 
@@ -294,6 +350,9 @@ try {
     objectsPerWebApp: patches.length / webapps,
     watchCache: values.cache,
     crdVersions: values['crd-versions'],
+    webhook: values.webhook,
+    // The API server's conversion webhook calls in each phase (its /metrics); both sides' writes cost the same calls.
+    conversionWebhook: { pipeline: pipelineConversions, ceiling: ceilingConversions },
     ceiling: { runs: runs.length, requests: ceilingRequests, requestsPerWebApp: Math.round((ceilingRequests / webapps) * 10) / 10, stepsPerRun: Math.round((runs.reduce((sum, run) => sum + run.length, 0) / Math.max(runs.length, 1)) * 10) / 10, cpu: ceilingCpu },
     ...(cacheMemory ? { watchCacheMemory: cacheMemory } : {}),
     // Counted from the API server's audit log: Tidemark's User-Agent only, by kind.
