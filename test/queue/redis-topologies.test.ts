@@ -5,6 +5,7 @@
 // the sentinel set the primary is killed mid-run and every job still finishes, once per revision. Both refuse
 // anyone but one ACL user (the default user is off), and the sentinel has a password of its own.
 import { randomUUID } from 'node:crypto';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis, type Cluster } from 'ioredis';
 import { RedisLease, type ObjectStatus, type RedisClient } from '@tidemark/contracts';
@@ -12,11 +13,13 @@ import { closeRedis, clusterQueuePrefix, openRedisClient, ReconcileQueues, Recon
 import { StatusStore } from '@tidemark/status-store';
 import { startRedisCluster, startRedisSentinel, type RedisAuth, type TestRedisCluster, type TestRedisSentinel } from '@tidemark/testing';
 import { jobFor, waitFor } from './helpers';
+import { queueIdle } from './reconciler-apps';
 
 const login: RedisAuth = { username: 'tidemark', password: randomUUID(), sentinelPassword: randomUUID() };
 // Each cluster its own password: a client a suite left behind can never log in to a later suite's cluster on a reused port.
 const replicaLogin: RedisAuth = { username: 'tidemark', password: randomUUID() };
 const failoverLogin: RedisAuth = { username: 'tidemark', password: randomUUID() };
+const slowFailoverLogin: RedisAuth = { username: 'tidemark', password: randomUUID() };
 
 /** refused says whether a client that logs in with `auth` (or not at all) is turned away. */
 async function refused(endpoint: RedisEndpoint): Promise<string> {
@@ -31,6 +34,15 @@ async function refused(endpoint: RedisEndpoint): Promise<string> {
   } finally {
     client.disconnect();
   }
+}
+
+/** refusesConnections says whether nothing listens on a loopback port any more (a killed node). */
+function refusesConnections(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    socket.once('connect', () => { socket.destroy(); resolve(false); });
+    socket.once('error', () => resolve(true));
+  });
 }
 
 /** keysOn lists the keys holding `prefix` on every primary of a Redis Cluster. */
@@ -170,6 +182,63 @@ describe('on a Redis Cluster with a replica per primary (six redis-server proces
     } finally {
       await run.close();
       await closeRedis(client);
+    }
+  });
+});
+
+describe('on a Redis Cluster whose replica takes over only after the jobs\' locks ran out (six redis-server processes)', () => {
+  let cluster: TestRedisCluster;
+  beforeAll(async () => {
+    cluster = await startRedisCluster({ masters: 3, replicas: 1, auth: slowFailoverLogin });
+  });
+  afterAll(async () => {
+    await cluster?.stop();
+  });
+
+  it('finishes the jobs that were running, each once, and takes the later ones: none left in the active list without a lock', async () => {
+    // Ten jobs (the queue's whole concurrency) run when the primary dies, and their handlers return
+    // while no replica may take over (15 s), longer than the workers' 10 s locks. Their completions
+    // reach the new primary after the locks ran out: BullMQ refused them ("Missing lock") and left
+    // the ten in the active list, the queue maxed, until the stalled check ran each a second time.
+    const endpoint: RedisEndpoint = { cluster: { nodes: cluster.nodes, auth: { username: slowFailoverLogin.username, password: slowFailoverLogin.password } } };
+    const prefix = `tl-${randomUUID().slice(0, 6)}`;
+    const tag = clusterQueuePrefix({ prefix, hashTag: true }, 'east');
+    const connections = [redisConnectionFor(endpoint), redisConnectionFor(endpoint)];
+    const queues = new ReconcileQueues({ connection: connections[0]!, prefix, hashTag: true, clusters: ['east'] });
+    const workers = new ReconcileWorkers({ connection: connections[1]!, prefix, hashTag: true, clusters: ['east'], lockDurationMs: 10_000, onError: () => undefined });
+    const runs = new Map<string, number>();
+    let started = 0;
+    let release: () => void = () => undefined;
+    const primaryDown = new Promise<void>((resolve) => (release = resolve));
+    try {
+      await queues.start();
+      await workers.start(async (job) => {
+        started += 1;
+        if (job.objectKey.includes('/early')) await primaryDown;
+        const id = `${job.objectKey}@${job.revision}`;
+        runs.set(id, (runs.get(id) ?? 0) + 1);
+        return { kind: 'done' };
+      });
+      for (let index = 0; index < 10; index += 1) await queues.enqueue(jobFor('east', `core/ConfigMap/a/early${index}`, 1));
+      await waitFor(() => started === 10, 60_000, 'ten jobs to start');
+      const victim = (await cluster.primaryPortOf(tag))!;
+      const killing = cluster.killPrimaryOf(tag, { promotionDelayMs: 15_000 });
+      await waitFor(() => refusesConnections(victim), 60_000, 'the primary to be killed');
+      release();
+      await killing;
+      for (let index = 0; index < 20; index += 1) {
+        const job = jobFor('east', `core/ConfigMap/a/later${index}`, 1);
+        await waitFor(() => queues.enqueue(job).then(() => true, () => false), 60_000, `job ${index} to be enqueued after the failover`);
+      }
+      await waitFor(() => runs.size === 30, 90_000, 'thirty jobs to run across the failover');
+      // A job left in the active list keeps the queue from idling until the stalled check hands it back to run again.
+      await waitFor(() => queueIdle(queues).catch(() => false), 90_000, 'the queue to have nothing active or waiting');
+      expect([...runs.entries()].filter(([, count]) => count !== 1)).toEqual([]);
+    } finally {
+      release();
+      await workers.close();
+      await queues.close();
+      await Promise.all(connections.map((connection) => (typeof connection === 'object' && 'disconnect' in connection ? closeRedis(connection) : undefined)));
     }
   });
 });

@@ -72,6 +72,7 @@ export class ReconcileWorkers {
         maxStalledCount: this.options.maxStalledCount ?? defaults.maxStalledCount,
         removeOnComplete: { count: 0 },
       });
+      worker.keepLocks(client, this.leases.lockDurationMs);
       this.watch(worker, state);
       worker.on('completed', (job) => {
         const raw = removedSlots.get(job.id ?? '');

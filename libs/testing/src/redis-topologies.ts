@@ -24,10 +24,20 @@ export interface TestRedisCluster {
    * (WAIT), and killNode resolves once a surviving node says its slots are served by the promoted
    * replica; that needs a cluster started with replicas.
    */
-  killNode(port: number): Promise<void>;
+  killNode(port: number, options?: KillOptions): Promise<void>;
   /** killPrimaryOf is killNode of the primary that serves `key`'s slot. */
-  killPrimaryOf(key: string): Promise<void>;
+  killPrimaryOf(key: string, options?: KillOptions): Promise<void>;
   stop(): Promise<void>;
+}
+
+/**
+ * KillOptions make a failover last longer than the node timeout's two seconds: the killed
+ * primary's replicas are barred from taking over (cluster-replica-no-failover) for
+ * `promotionDelayMs`, so meanwhile its slots have no primary and every node answers CLUSTERDOWN
+ * (cluster_state:fail), as on a loaded machine whose replica is slow to win its election.
+ */
+export interface KillOptions {
+  promotionDelayMs?: number;
 }
 
 /**
@@ -146,28 +156,40 @@ export async function startRedisCluster(options: { masters?: number; replicas?: 
     const command = (port: number, ...args: string[]) => cli(port, login, ...args);
     const slotOf = async (key: string) => Number((await command(live().port, 'cluster', 'keyslot', key)).trim());
     const primaryPortOf = async (key: string) => servingPort(await command(live().port, 'cluster', 'nodes'), await slotOf(key));
-    const killNode = async (port: number) => {
+    const replicaPortsOf = async (port: number) => {
+      const lines = (await command(port, 'cluster', 'nodes')).split('\n').map((line) => line.trim().split(' '));
+      const id = lines.find(([, address]) => address?.includes(`:${port}@`))?.[0];
+      return lines.filter(([, , flags, primary]) => flags?.includes('slave') && primary === id).map(([, address]) => Number(/:(\d+)@/.exec(address ?? '')?.[1]));
+    };
+    const killNode = async (port: number, killOptions: KillOptions = {}) => {
       const index = nodes.findIndex((node) => node.port === port);
       if (index < 0) throw new RigError(`No node of this cluster listens on ${port}.`);
       const slot = firstSlotOf(await command(port, 'cluster', 'nodes'), port);
       if (slot !== undefined && replicas === 0) throw new RigError(`${port} is a primary without a replica (start the cluster with replicas).`);
       // A replica that never synced cannot take over: wait until one has every write (replicas attach after the cluster says ok).
       if (slot !== undefined) await waitUntil(`no replica of primary ${port} acknowledged its writes`, async () => Number((await command(port, 'wait', '1', '1000')).trim()) >= 1, 30_000);
+      const delayMs = slot === undefined ? 0 : killOptions.promotionDelayMs ?? 0;
+      const barred = delayMs > 0 ? await replicaPortsOf(port) : [];
+      for (const replica of barred) await command(replica, 'config', 'set', 'cluster-replica-no-failover', 'yes');
       const child = children[index]!;
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGKILL');
       await exited;
       if (slot === undefined) return;
+      if (barred.length > 0) {
+        await new Promise((resolve) => setTimeout(resolve, delayMs));
+        for (const replica of barred) await command(replica, 'config', 'set', 'cluster-replica-no-failover', 'no');
+      }
       await waitUntil(`slot ${slot} was not taken over by a replica after its primary ${port} died`, async () => {
         const survivor = live();
         const served = servingPort(await command(survivor.port, 'cluster', 'nodes'), slot);
         return served !== undefined && served !== port && (await command(survivor.port, 'cluster', 'info')).includes('cluster_state:ok');
       }, 60_000);
     };
-    const killPrimaryOf = async (key: string) => {
+    const killPrimaryOf = async (key: string, killOptions?: KillOptions) => {
       const port = await primaryPortOf(key);
       if (port === undefined) throw new RigError(`No primary serves the slot of ${key}.`);
-      await killNode(port);
+      await killNode(port, killOptions);
     };
     return { nodes, command, primaryPortOf, killNode, killPrimaryOf, stop };
   } catch (error) {
