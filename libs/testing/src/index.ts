@@ -12,7 +12,7 @@ export { startAppProcess, killAppProcess, type AppProcess } from './app-process'
 export { run, stopProcess } from './process';
 export { startRedis, waitForPort, type TestRedis } from './redis';
 export { makeTestCa, type TestCa, type IssuedCertificate } from './test-ca';
-export { startRedisCluster, startRedisSentinel, type TestRedisCluster, type TestRedisSentinel, type RedisHostPort, type RedisAuth, type KillOptions } from './redis-topologies';
+export { startRedisCluster, startRedisSentinel, type TestRedisCluster, type TestRedisSentinel, type RedisHostPort, type RedisAuth } from './redis-topologies';
 export { startGitServer, type GitServer } from './git-server';
 export { WorkingCopy } from './working-copy';
 export { startSshGitServer, type SshGitServer, type SshKeyPair } from './ssh-git-server';
