@@ -71,6 +71,10 @@ export class ReconcileWorkers {
         stalledInterval: this.options.stalledIntervalMs ?? defaults.stalledIntervalMs,
         maxStalledCount: this.options.maxStalledCount ?? defaults.maxStalledCount,
         removeOnComplete: { count: 0 },
+        // After a connection error ("Connection is closed." while a Redis Cluster client refreshes
+        // its slots in a failover) BullMQ waits this long before it fetches or completes again; its
+        // 15 s default left workers idle well after the new primary served the queue.
+        runRetryDelay: 1_000,
       });
       worker.keepLocks(client, this.leases.lockDurationMs);
       this.watch(worker, state);
