@@ -69,4 +69,18 @@ describe('the resync schedule', () => {
     await waitFor(() => runs.length === 2, 10_000, 'the new revision to run');
     await waitFor(async () => (await fixture.redis.zscore(scheduleKey(), key)) === null, 10_000, 'the failing object to leave the schedule');
   });
+
+  it('leaves the full resync no job to give an object the schedule looks at, and one for an object it does not', async () => {
+    await startWorkers(() => resync, () => true);
+    await fixture.queues.enqueue(jobFor(cluster, key, 1));
+    await waitFor(async () => (await fixture.redis.zscore(scheduleKey(), key)) !== null, 10_000, 'the object in the schedule');
+    const other = 'core/ConfigMap/shop/other';
+    const fullResync = [jobFor(cluster, key, 1), jobFor(cluster, other, 1)].map((job) => ({ ...job, reason: 'resync' as const }));
+    const removal = { ...jobFor(cluster, key, 1), reason: 'git-removed' as const };
+    expect((await fixture.queues.unscheduled([...fullResync, removal])).map((job) => `${job.objectKey} ${job.reason}`).sort())
+      .toEqual([`${key} git-removed`, `${other} resync`]);
+    // Without its slot the sweep has nothing to look at: the full resync's job brings it back.
+    await fixture.redis.hdel(`${fixture.prefix}:reconcile.${cluster}:tm:latest`, key);
+    expect((await fixture.queues.unscheduled(fullResync)).map((job) => job.objectKey).sort()).toEqual([key, other].sort());
+  });
 });

@@ -33,15 +33,19 @@ export function startFullResync(options: FullResyncOptions): { stop(): void } {
   const delayMs = spreadResync(spreadMs);
   const runOnce = async () => {
     let enqueued = 0;
+    let scheduled = 0;
     for (const [name, source] of options.sources) {
       const { revision } = await readSourceStatus(options.redis, options.route.statusStore.keys, name);
       if (!revision) continue;
       // A poll result without changes or a previous revision routes every object, as placement says.
-      const jobs = await routePoll({ source: name, revision, moved: false, changes: [], errors: [], durationMs: 0, fetchedObjects: 0 }, { ...options.route, source });
+      const routed = await routePoll({ source: name, revision, moved: false, changes: [], errors: [], durationMs: 0, fetchedObjects: 0 }, { ...options.route, source });
+      // An object the resync schedule looks at already needs no job (no burst of one per object).
+      const jobs = await options.queues.unscheduled(routed);
+      scheduled += routed.length - jobs.length;
       const counts = await options.queues.enqueueAll(jobs, { delayMs });
       enqueued += counts.queued + counts.merged;
     }
-    options.log.info({ enqueued, spreadMs }, 'full resync enqueued every object from Git, spread over its window');
+    options.log.info({ enqueued, scheduled, spreadMs }, 'full resync enqueued every object from Git the resync schedule does not look at, spread over its window');
     return enqueued;
   };
   const timer = setInterval(() => void runOnce().catch((error: unknown) => options.log.warn({ err: String(error) }, 'full resync failed')), options.intervalMs);

@@ -138,6 +138,22 @@ export class ObjectState {
     await pipeline.exec();
   }
 
+  /**
+   * scheduled says, per object, whether the resync schedule already looks at it: it waits there and
+   * its slot names a job (what a sweep needs to look). One round trip for the batch.
+   */
+  async scheduled(objectKeys: readonly string[]): Promise<boolean[]> {
+    if (objectKeys.length === 0) return [];
+    const pipeline = this.client.pipeline();
+    for (const key of objectKeys) pipeline.zscore(this.keys.resyncDue, key).hexists(this.keys.latest, key);
+    const replies = (await pipeline.exec()) ?? [];
+    return objectKeys.map((_, index) => {
+      const [[dueError, due] = [], [slotError, slot] = []] = [replies[2 * index], replies[2 * index + 1]];
+      if (dueError || slotError) throw dueError ?? slotError;
+      return due !== null && due !== undefined && slot === 1;
+    });
+  }
+
   async deleteLatestIfUnchanged(objectKey: string, raw: string): Promise<void> {
     await deleteIfUnchanged.run(this.client, [this.keys.latest], [objectKey, raw]);
   }

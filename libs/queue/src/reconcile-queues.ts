@@ -118,6 +118,28 @@ export class ReconcileQueues {
     return counts;
   }
 
+  /**
+   * unscheduled keeps the routine resyncs whose object the resync schedule does not look at already,
+   * and every other job. The full resync asks it: a scheduled object is looked at within the resync
+   * interval by its cluster's sweep (ResyncSweeper), which finds a new revision, drift and a due full
+   * check as the job would, so its job would only add a BullMQ job per object per cycle.
+   */
+  async unscheduled(jobs: readonly ReconcileJob[], batchSize = 1000): Promise<ReconcileJob[]> {
+    const kept: ReconcileJob[] = jobs.filter((job) => !jobFlags(job).routine);
+    const routine = jobs.filter((job) => jobFlags(job).routine);
+    const byCluster = new Map<string, ReconcileJob[]>();
+    for (const job of routine) (byCluster.get(job.cluster) ?? byCluster.set(job.cluster, []).get(job.cluster)!).push(job);
+    for (const clusterJobs of byCluster.values()) {
+      const { state } = this.queueForJob(clusterJobs[0]!);
+      for (let start = 0; start < clusterJobs.length; start += batchSize) {
+        const batch = clusterJobs.slice(start, start + batchSize);
+        const scheduled = await guard('read the resync schedule', () => state.scheduled(batch.map((job) => job.objectKey)));
+        kept.push(...batch.filter((_, index) => !scheduled[index]));
+      }
+    }
+    return kept;
+  }
+
   /** pause stops every worker process from starting jobs of this cluster (e.g. while it is unhealthy). */
   async pause(cluster: string): Promise<void> {
     const { queue } = this.queueFor(cluster);

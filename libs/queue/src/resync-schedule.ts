@@ -53,10 +53,11 @@ export class ResyncSchedule {
     return claimed;
   }
 
-  /** reschedule makes objects due again at `due`. */
-  async reschedule(objectKeys: readonly string[], due: number): Promise<void> {
+  /** reschedule makes objects due again at `due` (one time for all, or each object's own). */
+  async reschedule(objectKeys: readonly string[], due: number | ((objectKey: string) => number)): Promise<void> {
     if (objectKeys.length === 0) return;
-    await this.client.zadd(this.keys.resyncDue, ...objectKeys.flatMap((key) => [due, key]));
+    const dueOf = typeof due === 'number' ? () => due : due;
+    await this.client.zadd(this.keys.resyncDue, ...objectKeys.flatMap((key) => [dueOf(key), key]));
   }
 
   /** dropIfClaimed forgets objects still at the claim `until` (a job now looks at them; its run schedules them again). */

@@ -1,5 +1,6 @@
 import { withReason, type ReconcileJob } from '@tidemark/contracts';
 import type { ResyncSchedule } from './resync-schedule';
+import { spreadDue } from './spread-due';
 
 /** ResyncSweepOptions: how a worker process answers its clusters' routine look-agains. */
 export interface ResyncSweepOptions {
@@ -58,7 +59,8 @@ export class ResyncSweeper {
     const jobs = claimed.flatMap(({ job }) => (job && job.reason !== 'git-removed' ? [withReason(job, 'resync')] : []));
     const verdicts = jobs.length > 0 ? await this.options.unchanged(jobs) : [];
     const unchanged = jobs.filter((_, index) => verdicts[index] === true);
-    await this.schedule.reschedule(unchanged.map((job) => job.objectKey), Date.now() + this.options.intervalMs);
+    const rescheduledAt = Date.now();
+    await this.schedule.reschedule(unchanged.map((job) => job.objectKey), (objectKey) => spreadDue(this.cluster, objectKey, rescheduledAt, this.options.intervalMs));
     const changed = jobs.filter((_, index) => verdicts[index] !== true);
     for (const job of changed) await this.options.enqueue(job);
     // Objects without a slot (or removed from Git) have nothing to look at; the ones enqueued leave until their run ends.
