@@ -78,7 +78,7 @@ describe('the resync schedule', () => {
     const fullResync = [jobFor(cluster, key, 1), jobFor(cluster, other, 1)].map((job) => ({ ...job, reason: 'resync' as const }));
     const removal = { ...jobFor(cluster, key, 1), reason: 'git-removed' as const };
     expect((await fixture.queues.unscheduled([...fullResync, removal])).map((job) => `${job.objectKey} ${job.reason}`).sort())
-      .toEqual([`${key} git-removed`, `${other} resync`]);
+      .toEqual([`${other} resync`, `${key} git-removed`]);
     // Without its slot the sweep has nothing to look at: the full resync's job brings it back.
     await fixture.redis.hdel(`${fixture.prefix}:reconcile.${cluster}:tm:latest`, key);
     expect((await fixture.queues.unscheduled(fullResync)).map((job) => job.objectKey).sort()).toEqual([key, other].sort());
