@@ -116,6 +116,22 @@ describe('a resync of an unchanged object', () => {
     expect(observations.find((observation) => observation.objectKey === key)?.result).toBe('ready');
   });
 
+  it('the sweep reads a record again only when it changed: a suspension, a recorded drift and its repair each count at the next sweep', async () => {
+    const record = (await harness.statusStore.get(harness.cluster, key))!;
+    const slot = { source: 'test', revision: record.lastAppliedRevision!, cluster: harness.cluster, objectKey: key, reason: 'resync' as const };
+    await harness.cacheCaughtUp(key);
+    expect(await unchangedJobs([slot], harness.deps)).toEqual([true]);
+    expect(await unchangedJobs([slot], harness.deps)).toEqual([true]);
+    await harness.statusStore.setSuspended(harness.cluster, key, true);
+    expect(await unchangedJobs([slot], harness.deps)).toEqual([false]);
+    await harness.statusStore.setSuspended(harness.cluster, key, false);
+    expect(await unchangedJobs([slot], harness.deps)).toEqual([true]);
+    await harness.statusStore.put({ ...record, drift: [{ path: '/data/mode', desired: 'calm', live: 'wild', manager: 'kubectl-edit', detectedAt: new Date().toISOString() }] });
+    expect(await unchangedJobs([slot], harness.deps)).toEqual([false]);
+    await harness.statusStore.put(record);
+    expect(await unchangedJobs([slot], harness.deps)).toEqual([true]);
+  });
+
   it('the sweep: an object Git did not change in a new commit runs once at it, then is unchanged though its slot names the old commit; a forged revision is refused by a run', async () => {
     harness.deps.desired = { ...harness.deps.desired, admitRevision: (_source, revision) => harness.source.admitRevision(revision) };
     const old = (await harness.statusStore.get(harness.cluster, key))!.lastAppliedRevision!;
@@ -132,4 +148,6 @@ describe('a resync of an unchanged object', () => {
     expect(await unchangedJobs([slot], harness.deps)).toEqual([true]);
     expect(await harness.reconcileAt('f'.repeat(40), key, 'resync')).toBeInstanceOf(TerminalError);
   });
+
 });
+
