@@ -23,8 +23,11 @@ export interface OwnedWatchOptions {
   refreshMs?: number;
   /**
    * How often every record of a cluster is read again, to stop watching kinds no record uses any
-   * more (at 10,000 records a cluster, a read of all of them costs about 0.2 s of CPU).
-   * @defaultValue 12 × refreshMs
+   * more (at 10,000 records a cluster, a read of all of them costs about 0.2 s of CPU). Rare: a watch
+   * nobody needs costs one idle connection, and a kind new to the cluster is watched at once anyway
+   * (refreshMs), and a missed announcement only sends that kind's objects to full runs (not cached)
+   * until then. Once a minute it was half of a converged reconciler's CPU (bench/scale).
+   * @defaultValue 900_000
    */
   relistMs?: number;
   /**
@@ -177,7 +180,7 @@ class ClusterWatches {
    * that changed since the last refresh; `relisted` says whether the answer is complete.
    */
   private async wantedKinds(relist: boolean): Promise<{ kinds: Map<string, WatchedKind>; relisted: boolean }> {
-    const relistMs = this.options.relistMs ?? 12 * (this.options.refreshMs ?? 5_000);
+    const relistMs = this.options.relistMs ?? 900_000;
     const changed = [...this.changed];
     this.changed.clear();
     if (relist || Date.now() - this.listedAt >= relistMs) {
