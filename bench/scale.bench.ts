@@ -43,6 +43,8 @@ const resyncS = Number(values['resync-s']);
 const perFile = Number(values['per-file']);
 const concurrency = Number(values.concurrency);
 const namespaces = 10;
+// resyncIntervalMs's default in apps/reconciler/src/config.ts, for the per-minute figures at the product's interval.
+const defaultResyncS = 300;
 const mib = (kib: number) => kib / 1024;
 
 /** configMap i, in one of the bench's namespaces under `prefix`. */
@@ -165,6 +167,14 @@ try {
   const cpuPerMinute = (cpu / resyncS) * 60;
   say(`steady state: ${perMinutePerCluster.toFixed(1)} requests per minute per cluster beyond the watches (${clusterCount} clusters), ${cpuPerMinute.toFixed(2)} CPU s per minute`);
   for (const [what, count] of Object.entries(countByPath(beyondWatches)).sort((a, b) => b[1] - a[1]).slice(0, 12)) say(`  ${count} × ${what}`);
+  const spread = await scheduleSpread(redisClient, resyncS);
+  say(`resync schedule: ${spread.scheduled} objects, due over the next interval at most ${spread.maxPerSecond} in one second (${spread.meanPerSecond.toFixed(1)} on average; all at once would be ${spread.scheduled})`);
+  // The product's default interval (apps/reconciler/src/config.ts, resyncIntervalMs) makes the look-agains
+  // default / resyncS times rarer; everything else (watches, health probes, polls) stays. Between these bounds:
+  const looksPerMinute = ((looks.runs + looks.unchangedChecks) / resyncS) * 60;
+  const lookShare = looksPerMinute * (1 - Math.min(1, resyncS / defaultResyncS)) * (cpu / Math.max(1, looks.runs + looks.unchangedChecks));
+  const atDefault = { cpuPerMinuteAtMost: cpuPerMinute, cpuPerMinuteAtLeast: Math.max(0, cpuPerMinute - lookShare), lookAgainsPerMinute: looksPerMinute * Math.min(1, resyncS / defaultResyncS) };
+  say(`at the default resync interval (${defaultResyncS} s): ${atDefault.lookAgainsPerMinute.toFixed(0)} look-agains per minute, ${atDefault.cpuPerMinuteAtLeast.toFixed(2)}–${atDefault.cpuPerMinuteAtMost.toFixed(2)} CPU s per minute (the look-agains' share taken out at this run's CPU per look-again, or not at all), the same requests per minute (none is per object)`);
   const steady = await procStatus(pid);
   const steadySplit = await memorySplit(httpPort);
   say(`steady: RSS ${mib(steady.rss).toFixed(0)} MiB (${splitText(steadySplit)})`);
@@ -209,6 +219,8 @@ try {
     figure(`reconciler CPU per resync interval (${resyncS} s) once converged`, 's', cpu, 'wall time of one list of the same objects per cluster', listS),
     figure(`API requests per minute per cluster once converged, beyond the watches`, 'requests', perMinutePerCluster, 'one list per cluster (kubectl get -A)', 1),
     figure(`reconciler CPU per minute once converged (of a loaded machine: CPU s, not wall time)`, 's', cpuPerMinute, 'wall time of one list of the same objects per cluster', listS),
+    figure(`reconciler CPU per minute once converged at the default ${defaultResyncS} s interval, at most`, 's', atDefault.cpuPerMinuteAtMost, 'wall time of one list of the same objects per cluster', listS),
+    figure(`resync look-agains due in the busiest second of an interval, ${total} objects`, 'objects', spread.maxPerSecond, 'all of them at once', spread.scheduled),
   ], {
     objects, clusters: clusterCount, resyncIntervalS: resyncS, concurrency, reconcilerRun: values['from-source'] ? 'tsx' : 'bundle', nodeFlags,
     requestsPerObjectPerResync: Math.round((requests.length / total) * 100) / 100,
@@ -217,6 +229,8 @@ try {
     cpuSecondsPerMinute: Math.round((cpu / resyncS) * 60 * 100) / 100,
     // Look-agains done in the measured interval: pipeline runs, and objects the resync sweep answered without one.
     lookAgains: looks,
+    atDefaultResyncInterval: { resyncIntervalS: defaultResyncS, ...atDefault },
+    resyncSchedule: spread,
     cpuMsPerLookAgain: Math.round((cpu * 1000 / Math.max(1, looks.runs + looks.unchangedChecks)) * 1000) / 1000,
     // CPU the reconciler spent from the push until converged: with the same objects, what a V8 flag costs.
     convergeCpuSeconds: Math.round(convergeCpu * 10) / 10,
@@ -269,4 +283,26 @@ function splitText(split: Record<string, number>): string {
 async function usedMemory(client: Redis): Promise<number> {
   const info = await client.info('memory');
   return Number(/^used_memory:(\d+)/m.exec(info)?.[1] ?? 0);
+}
+
+/**
+ * scheduleSpread reads every cluster's resync schedule (sorted sets of due times) and counts the
+ * objects due in each second of the next interval: how evenly the look-agains are spread.
+ */
+async function scheduleSpread(client: Redis, intervalS: number): Promise<{ scheduled: number; maxPerSecond: number; meanPerSecond: number }> {
+  const keys = await client.keys('scale:*:resync-due');
+  const perSecond = new Map<number, number>();
+  const from = Date.now();
+  let scheduled = 0;
+  for (const key of keys) {
+    const scores = (await client.zrange(key, 0, -1, 'WITHSCORES')).filter((_, index) => index % 2 === 1).map(Number);
+    scheduled += scores.length;
+    for (const due of scores) {
+      if (due >= from + intervalS * 1000) continue;
+      const second = Math.max(0, Math.floor((due - from) / 1000));
+      perSecond.set(second, (perSecond.get(second) ?? 0) + 1);
+    }
+  }
+  const counts = [...perSecond.values()];
+  return { scheduled, maxPerSecond: Math.max(0, ...counts), meanPerSecond: counts.reduce((a, b) => a + b, 0) / intervalS };
 }
