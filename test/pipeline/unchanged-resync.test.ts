@@ -116,7 +116,7 @@ describe('a resync of an unchanged object', () => {
     expect(observations.find((observation) => observation.objectKey === key)?.result).toBe('ready');
   });
 
-  it('the sweep reads a record again only when it changed: a suspension, a recorded drift and its repair each count at the next sweep', async () => {
+  it('the sweep sees a suspension, a recorded drift and its repair at its next look', async () => {
     const record = (await harness.statusStore.get(harness.cluster, key))!;
     const slot = { source: 'test', revision: record.lastAppliedRevision!, cluster: harness.cluster, objectKey: key, reason: 'resync' as const };
     await harness.cacheCaughtUp(key);

@@ -2,7 +2,6 @@ import type { Redis } from 'ioredis';
 import { RecordKeys, parseClusterHealth, type LiveChild, type ObjectStatus, type ReconcileRecord, type StatusChange, type StatusSync, type TreeChange, redisSchemaVersion } from '@tidemark/contracts';
 import { parseStatusRecord, withClusterAvailability } from './status-view';
 import { parseLiveChildren, parseReconcileRecord } from './stored-lists';
-import { readRecordsUnlessSame, type RecordsUnlessSame } from './records-unless-same';
 import type { RedisClient } from '@tidemark/contracts';
 
 export interface StatusStoreOptions {
@@ -135,11 +134,6 @@ export class StatusStore {
       const record = parseStatusRecord(raw);
       return record && withClusterAvailability({ ...record, ...(suspended[index] ? { suspended: true } : {}) }, health);
     });
-  }
-
-  /** getManyUnlessSame is getMany for a reader that keeps what it made of each record (readRecordsUnlessSame). */
-  getManyUnlessSame(cluster: string, objectKeys: readonly string[], known: readonly (string | undefined)[]): Promise<RecordsUnlessSame> {
-    return readRecordsUnlessSame(this.redis, this.keys, cluster, objectKeys, known);
   }
 
   /**

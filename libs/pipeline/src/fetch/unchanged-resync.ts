@@ -78,7 +78,7 @@ export async function unchangedJobs(jobs: readonly ReconcileJob[], deps: ResyncD
   const byCluster = new Map<string, number[]>();
   jobs.forEach((job, index) => (byCluster.get(job.cluster) ?? byCluster.set(job.cluster, []).get(job.cluster)!).push(index));
   for (const [cluster, indexes] of byCluster) {
-    const records = await sweptRecords(cluster, indexes.map((index) => jobs[index]!.objectKey), deps);
+    const records = await deps.statusStore.getMany(cluster, indexes.map((index) => jobs[index]!.objectKey));
     await Promise.all(indexes.map(async (index, position) => {
       const job = jobs[index]!;
       const cache = jobCache(job, deps);
@@ -88,55 +88,6 @@ export async function unchangedJobs(jobs: readonly ReconcileJob[], deps: ResyncD
   return verdicts;
 }
 
-/** ResyncRecord is what the verdicts read of a status record. */
-type ResyncRecord = Pick<ObjectStatus, 'objectKey' | 'apiVersion' | 'kind' | 'namespace' | 'name' | 'suspended' | 'conditions' | 'failure' | 'drift' | 'updatedAt' | 'appliedVersions' | 'inventory' | 'resources' | 'lastAppliedRevision' | 'path' | 'renderUnit' | 'dependencies'>;
-
-/** KeptRecord is what a sweep keeps of a record that may stand: its SHA-1 in Redis and what the verdicts read. */
-interface KeptRecord {
-  hash: string;
-  record: ResyncRecord;
-}
-
-// Per status store, what the sweep made of each record it read, by cluster and object key: the
-// next sweep reads only records whose text changed (a SHA-1 compared in Redis) and parses only those.
-const keptRecords = new WeakMap<object, Map<string, KeptRecord>>();
-const keptRecordsMax = 200_000;
-
-/**
- * sweptRecords is getMany for a sweep's batch, each record parsed only when it changed since the
- * last sweep read it. Only a record that may stand (Ready, no failure or drift) is kept, and only
- * what the verdicts read of it (a few hundred bytes); its suspend flag and the cluster's
- * availability are read each time.
- */
-async function sweptRecords(cluster: string, objectKeys: readonly string[], deps: ResyncDependencies): Promise<(ResyncRecord | undefined)[]> {
-  const kept = keptRecords.get(deps.statusStore) ?? keptRecords.set(deps.statusStore, new Map()).get(deps.statusStore)!;
-  if (kept.size > keptRecordsMax) kept.clear();
-  const ids = objectKeys.map((objectKey) => `${cluster}\0${objectKey}`);
-  const read = await deps.statusStore.getManyUnlessSame(cluster, objectKeys, ids.map((id) => kept.get(id)?.hash));
-  return read.records.map((entry, index) => {
-    const id = ids[index]!;
-    let record: ResyncRecord | undefined;
-    if (entry.kind === 'same') record = kept.get(id)?.record;
-    else if (entry.kind === 'read' && entry.record) record = keep(kept, id, entry.hash, entry.record);
-    else kept.delete(id);
-    // Not Ready while the cluster is Unavailable, as getMany would say (withClusterAvailability).
-    if (!record || !read.clusterAvailable) return undefined;
-    return read.suspended[index] ? { ...record, suspended: true } : record;
-  });
-}
-
-/** keep stores what the verdicts read of a record that may stand, and returns the record. */
-function keep(kept: Map<string, KeptRecord>, id: string, hash: string, record: ObjectStatus): ResyncRecord {
-  const ready = findCondition(record.conditions, 'Ready');
-  if (ready?.status !== 'True' || record.failure || (record.drift?.length ?? 0) > 0) {
-    kept.delete(id);
-    return record;
-  }
-  const { objectKey, apiVersion, kind, namespace, name, updatedAt, appliedVersions, inventory, resources, lastAppliedRevision, path, renderUnit, dependencies } = record;
-  kept.set(id, { hash, record: { objectKey, apiVersion, kind, namespace, name, updatedAt, appliedVersions, inventory, resources, lastAppliedRevision, path, renderUnit, dependencies, conditions: [ready] } });
-  return record;
-}
-
 /** jobCache is runCache for a job that has no run: none for a source acting as its ServiceAccount, or a job that is not a routine resync. */
 function jobCache(job: ReconcileJob, deps: ResyncDependencies): ObjectCache | undefined {
   if (!lookAgain(job) || deps.tenancyFor?.(job.source)?.serviceAccount) return undefined;
@@ -144,7 +95,7 @@ function jobCache(job: ReconcileJob, deps: ResyncDependencies): ObjectCache | un
 }
 
 /** verdictFor is the list of adjudicators: the first reason a full run is needed, or undefined. */
-async function verdictFor(job: ReconcileJob, previous: ResyncRecord | undefined, cache: ObjectCache, deps: ResyncDependencies, sweep = false): Promise<string | undefined> {
+async function verdictFor(job: ReconcileJob, previous: ObjectStatus | undefined, cache: ObjectCache, deps: ResyncDependencies, sweep = false): Promise<string | undefined> {
   return recordVerdict(previous, deps)
     ?? kindVerdict(previous!, deps)
     ?? versionsVerdict(previous!, cache)
@@ -154,7 +105,7 @@ async function verdictFor(job: ReconcileJob, previous: ResyncRecord | undefined,
 }
 
 /** recordVerdict: only a Ready record without a failure, drift or suspension, written by a recent full run, stands. */
-function recordVerdict(previous: ResyncRecord | undefined, deps: ResyncDependencies): string | undefined {
+function recordVerdict(previous: ObjectStatus | undefined, deps: ResyncDependencies): string | undefined {
   if (!previous) return 'no status record';
   if (previous.suspended) return 'suspended';
   if (findCondition(previous.conditions, 'Ready')?.status !== 'True') return 'not Ready';
@@ -188,7 +139,7 @@ export function fullCheckIntervalFor(objectKey: string, intervalMs: number): num
 }
 
 /** kindVerdict: a kind that acts on the cluster or follows other objects (ConfigWatcher) always runs. */
-function kindVerdict(previous: ResyncRecord, deps: ResyncDependencies): string | undefined {
+function kindVerdict(previous: ObjectStatus, deps: ResyncDependencies): string | undefined {
   const plugin = deps.kinds.pluginFor(previous.apiVersion, previous.kind);
   return plugin?.act || plugin?.referencedObjects ? 'the kind acts on the cluster' : undefined;
 }
@@ -197,7 +148,7 @@ function kindVerdict(previous: ResyncRecord, deps: ResyncDependencies): string |
  * versionsVerdict: the object and everything it applied are held by the cache at the version the
  * last apply left. An object without a recorded version (a Secret, drift left in place) always runs.
  */
-function versionsVerdict(previous: ResyncRecord, cache: ObjectCache): string | undefined {
+function versionsVerdict(previous: ObjectStatus, cache: ObjectCache): string | undefined {
   const versions = previous.appliedVersions;
   if (!versions || typeof versions !== 'object') return 'no applied versions recorded';
   const self: InventoryEntry = { apiVersion: previous.apiVersion, kind: previous.kind, namespace: previous.namespace, name: previous.name };
@@ -217,7 +168,7 @@ function versionsVerdict(previous: ResyncRecord, cache: ObjectCache): string | u
  * the history, while "the last applied revision is the head" is one comparison. A sweep answers
  * nothing for a job, so a forged one gets no run either way.
  */
-async function revisionVerdict(job: ReconcileJob, previous: ResyncRecord, deps: ResyncDependencies, ofRecord = false): Promise<string | undefined> {
+async function revisionVerdict(job: ReconcileJob, previous: ObjectStatus, deps: ResyncDependencies, ofRecord = false): Promise<string | undefined> {
   const asked = ofRecord ? previous.lastAppliedRevision : job.revision;
   if (!deps.desired.admitRevision || asked === undefined) return job.revision === previous.lastAppliedRevision ? undefined : 'a new revision';
   // The stages refuse a revision that is not admitted; here it only means "look".
@@ -226,7 +177,7 @@ async function revisionVerdict(job: ReconcileJob, previous: ResyncRecord, deps: 
 }
 
 /** placementVerdict: an object a Placement rule applies as a ServiceAccount reads live, as fetch does. */
-async function placementVerdict(job: ReconcileJob, previous: ResyncRecord, deps: ResyncDependencies): Promise<string | undefined> {
+async function placementVerdict(job: ReconcileJob, previous: ObjectStatus, deps: ResyncDependencies): Promise<string | undefined> {
   if (!deps.desired.identityAt || previous.path === undefined) return undefined;
   const path = previous.renderUnit ? `${previous.path.replace(/\/+$/, '')}/` : previous.path;
   const placed = await deps.desired.identityAt(job.source, previous.lastAppliedRevision ?? job.revision, path);
@@ -238,7 +189,7 @@ async function placementVerdict(job: ReconcileJob, previous: ResyncRecord, deps:
  * the order stage would find it. Its Namespace and CRD are not read: they are what the object needs
  * to exist at all, and it is still there at the version its apply left.
  */
-async function dependenciesVerdict(job: ReconcileJob, previous: ResyncRecord, deps: ResyncDependencies): Promise<string | undefined> {
+async function dependenciesVerdict(job: ReconcileJob, previous: ObjectStatus, deps: ResyncDependencies): Promise<string | undefined> {
   const dependencies = previous.dependencies;
   if (!dependencies || dependencies.total === 0) return undefined;
   if (dependencies.edges.length < dependencies.total) return 'dependencies not all recorded';
