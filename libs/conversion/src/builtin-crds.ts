@@ -1,7 +1,7 @@
 import { applyChangeSet, applyObject, getObject, type ClusterConnection } from '@tidemark/cluster';
 import { TerminalError, type KubernetesManifest } from '@tidemark/contracts';
 import { needsConversionWebhook, withConversion, type CrdConversion } from './crd-conversion';
-import { crdHash, crdStampAnnotation, installedAsStamped, stampedGeneration, withCrdStamp } from './crd-stamp';
+import { crdHash, crdStamp, crdStampAnnotation, crdStampManager, installedAsStamped } from './crd-stamp';
 import { migrateStorage, type StorageMigrationOptions } from './migrate-storage';
 import type { KindRegistry } from '@tidemark/kinds';
 
@@ -25,7 +25,7 @@ export async function installBuiltinCrds(cluster: ClusterConnection, kinds: Kind
   // A manager of its own: a CRD pushed through Git is applied as cluster.fieldManager ('tidemark').
   const connection = cluster.asManager(crdInstallerManager);
   const toApply = [];
-  const stamps = new Map<string, { desired: KubernetesManifest; hash: string }>();
+  const stamps = new Map<string, string>();
   for (const plugin of kinds.list()) {
     const name = plugin.crd.metadata.name;
     const live = await getObject(connection, { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', name });
@@ -35,12 +35,11 @@ export async function installBuiltinCrds(cluster: ClusterConnection, kinds: Kind
     const desired = crdWithConversion(plugin.crd, conversion);
     const hash = crdHash(desired);
     if (live && owner === 'installer' && installedAsStamped(live, desired, hash)) continue;
-    stamps.set(name, { desired, hash });
-    // The stamp it has when it names this hash: an install running beside another (the watch's, the CA's) then finds nothing to write.
-    toApply.push(withCrdStamp(desired, hash, stampedGeneration(live, hash) ?? 'pending'));
+    stamps.set(name, hash);
+    toApply.push(desired);
   }
   const changes = await applyChangeSet(connection, toApply);
-  await stampGenerations(connection, changes, stamps);
+  await stampGenerations(cluster.asManager(crdStampManager), changes, stamps);
   return changes.filter((change) => change.action !== 'unchanged').map((change) => change.subject);
 }
 
@@ -56,13 +55,17 @@ function ownerOf(live: KubernetesManifest | undefined, managers: { installer: st
   return applies(managers.installer) ? 'installer' : 'other';
 }
 
-/** stampGenerations puts in each applied CRD's stamp the generation the apply left: a write of an annotation alone keeps it. */
-async function stampGenerations(connection: ClusterConnection, changes: readonly { object: KubernetesManifest }[], stamps: ReadonlyMap<string, { desired: KubernetesManifest; hash: string }>): Promise<void> {
+/**
+ * stampGenerations sets each applied CRD's stamp to its hash and the generation the apply left, as
+ * the stamp's own manager (an annotation alone keeps the generation). An install running beside
+ * another (the CRD watch's, the CA's) writes the same stamp, or finds it there.
+ */
+async function stampGenerations(stamper: ClusterConnection, changes: readonly { object: KubernetesManifest }[], stamps: ReadonlyMap<string, string>): Promise<void> {
   for (const { object } of changes) {
-    const stamp = stamps.get(object.metadata.name);
+    const hash = stamps.get(object.metadata.name);
     const generation = object.metadata.generation;
-    if (!stamp || generation === undefined || object.metadata.annotations?.[crdStampAnnotation] === `${stamp.hash}@${generation}`) continue;
-    await applyObject(connection, withCrdStamp(stamp.desired, stamp.hash, generation));
+    if (hash === undefined || generation === undefined || object.metadata.annotations?.[crdStampAnnotation] === `${hash}@${generation}`) continue;
+    await applyObject(stamper, crdStamp(object.metadata.name, hash, generation));
   }
 }
 

@@ -12,17 +12,16 @@ export function crdHash(crd: KubernetesManifest): string {
   return createHash('sha256').update(JSON.stringify(crd)).digest('hex').slice(0, 32);
 }
 
-/** withCrdStamp is the CRD to apply, carrying the stamp (a generation of `pending` before the first write). */
-export function withCrdStamp(crd: KubernetesManifest, hash: string, generation: number | 'pending'): KubernetesManifest {
-  return { ...crd, metadata: { ...crd.metadata, annotations: { ...crd.metadata.annotations, [crdStampAnnotation]: `${hash}@${generation}` } } };
-}
+/**
+ * crdStampManager writes the stamp, and only it: the CRD itself is applied as the installer's
+ * manager, by the reconciler and by `tidemark install` alike, and neither apply carries the stamp,
+ * so neither takes it away (an install that re-applies the CRDs finds them unchanged).
+ */
+export const crdStampManager = 'tidemark-crd-stamp';
 
-/** stampedGeneration is the generation in the live CRD's stamp when the stamp names `hash` (`pending` included). */
-export function stampedGeneration(live: KubernetesManifest | undefined, hash: string): number | 'pending' | undefined {
-  const [stampHash, generation] = (live?.metadata.annotations?.[crdStampAnnotation] ?? '').split('@');
-  if (stampHash !== hash || generation === undefined) return undefined;
-  if (generation === 'pending') return 'pending';
-  return /^\d+$/.test(generation) ? Number(generation) : undefined;
+/** crdStamp is the apply that sets a CRD's stamp: its name and the one annotation. */
+export function crdStamp(name: string, hash: string, generation: number): KubernetesManifest {
+  return { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name, annotations: { [crdStampAnnotation]: `${hash}@${generation}` } } };
 }
 
 /**
