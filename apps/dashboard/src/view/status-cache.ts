@@ -43,9 +43,14 @@ export interface StatusCacheOptions {
   batchMs?: number;
   /** How long sync waits for its marker before answering from the cache as it is. @defaultValue 2000 */
   syncTimeoutMs?: number;
+  /** How long a change whose record could not be read waits before it is read again. @defaultValue 1000 */
+  retryMs?: number;
 }
 
 type Listener = (changes: readonly CachedChange[]) => void;
+
+/** A record read that failed (flush), told apart from a record that is not there. */
+const unread: unique symbol = Symbol('unread');
 
 /** How many markers a recovery sends (each waits syncTimeoutMs) before it reloads anyway. */
 const recoverAttempts = 30;
@@ -232,15 +237,32 @@ export class StatusCache {
     if (this.pending.size === 0) return;
     const batch = [...this.pending].map((entry) => entry.split('\n') as [string, string]);
     this.pending.clear();
-    const statuses = await Promise.all(batch.map(([cluster, key]) => this.options.store.get(cluster, key).catch(() => undefined)));
-    const changes = batch.map(([cluster, objectKey], index): CachedChange => {
+    // A read that fails (Redis failing over) says nothing of the record: the change is read again
+    // later. Taken as "no record", it dropped the row until the object changed once more.
+    const statuses = await Promise.all(batch.map(([cluster, key]) => this.options.store.get(cluster, key).catch((): typeof unread => unread)));
+    const changes: CachedChange[] = [];
+    batch.forEach(([cluster, objectKey], index) => {
+      const status = statuses[index];
+      if (status === unread) {
+        this.readAgainLater(cluster, objectKey);
+        return;
+      }
       const known = this.byKey.has(objectKey);
-      const entry = this.set(cluster, objectKey, statuses[index]);
-      if (!entry) return { cluster, objectKey };
-      return known ? { cluster, objectKey, entry } : { cluster, objectKey, entry, created: true };
+      const entry = this.set(cluster, objectKey, status);
+      if (!entry) changes.push({ cluster, objectKey });
+      else changes.push(known ? { cluster, objectKey, entry } : { cluster, objectKey, entry, created: true });
     });
+    if (changes.length === 0) return;
     this.version += 1;
     for (const listener of this.listeners) listener(changes);
+  }
+
+  /** readAgainLater puts back a change whose record could not be read, and reads it after retryMs. */
+  private readAgainLater(cluster: string, objectKey: string): void {
+    this.pending.add(`${cluster}\n${objectKey}`);
+    if (!this.started) return;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.flushNow().catch(() => undefined), this.options.retryMs ?? 1000);
   }
 
   private set(cluster: string, objectKey: string, status: ObjectStatus | undefined): CachedStatus | undefined {
