@@ -290,7 +290,12 @@ describe('Source objects', () => {
     await createObject(admin, sourceObject('held', { url: heldUrl, serviceAccount: { namespace: team, name: 'pruner' }, allow: { namespaces: [team] } }));
     await expect.poll(() => valueOf('held'), { timeout: 30_000 }).toBe('applied');
     // The ServiceAccount loses its rights, then the Source is deleted: its prune is refused by the API server.
+    // The API server's authorizer learns of the deletion from its own watch: until it says no, a
+    // prune could still go through (CI under load deleted the ConfigMap, and no PruneBlocked came).
+    const mayDelete = () => plane.kubectl(['auth', 'can-i', 'delete', 'configmaps', '-n', team, '--as', `system:serviceaccount:${team}:pruner`]).then((answer) => answer.trim(), () => 'no');
+    expect(await mayDelete()).toBe('yes');
     await deleteObject(admin, { group: 'rbac.authorization.k8s.io', kind: 'RoleBinding', namespace: team, name: 'pruner' });
+    await expect.poll(mayDelete, { timeout: 30_000 }).toBe('no');
     await deleteObject(admin, { group: 'tidemark.dev', kind: 'Source', namespace: team, name: 'held' });
     await expect.poll(async () => (await ready('held'))?.reason, { timeout: 30_000 }).toBe('PruneBlocked');
     const message = (await ready('held'))?.message ?? '';
