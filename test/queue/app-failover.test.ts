@@ -225,7 +225,9 @@ describe.each([
       const page = await response.json() as ObjectsPage;
       return page.total === objects && page.rows.every((row) => row.cells[target]?.state === 'Ready');
     };
-    await waitFor(readyOnDashboard, 60_000, `the dashboard to list all ${objects} ConfigMaps Ready after the failover:\n${outputs()}`);
+    // The dashboard's recovery after its subscriber reconnects waits for up to 30 sync markers (2 s
+    // each) before it reloads, and retries the reload: on a loaded machine that is past 60 s.
+    await waitFor(readyOnDashboard, 150_000, `the dashboard to list all ${objects} ConfigMaps Ready after the failover:\n${outputs()}`);
 
     // Live updates resume: a change pushed after the failover reaches the stream opened before it.
     const seen = events.text.length;

@@ -227,7 +227,11 @@ export class StatusCache {
       for (let attempt = 0; this.started && attempt < recoverAttempts; attempt += 1) {
         if (await this.markerReturns()) break;
       }
-      if (this.started) await this.reload().catch(() => undefined);
+      // A reload that fails (the cluster still has no primary for a slot) is tried again: given up,
+      // the cache kept what it had until the subscriber reconnected once more, which may be never.
+      while (this.started && !(await this.reload().then(() => true, () => false))) {
+        await new Promise((resolve) => setTimeout(resolve, this.options.retryMs ?? 1000));
+      }
     } finally {
       this.recovering = false;
     }
