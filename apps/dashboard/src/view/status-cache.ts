@@ -265,8 +265,8 @@ export class StatusCache {
   private readAgainLater(cluster: string, objectKey: string): void {
     this.pending.add(`${cluster}\n${objectKey}`);
     if (!this.started) return;
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.flushNow().catch(() => undefined), this.options.retryMs ?? 1000);
+    // A batch already due (a change that came during the read) reads it sooner; keep that one.
+    this.timer ??= setTimeout(() => void this.flushNow().catch(() => undefined), this.options.retryMs ?? 1000);
   }
 
   private set(cluster: string, objectKey: string, status: ObjectStatus | undefined): CachedStatus | undefined {
