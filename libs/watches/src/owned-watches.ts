@@ -259,10 +259,14 @@ class ClusterWatches {
 
   /** wake enqueues a drift run of a Git object at its source's latest revision. */
   private async wake(owner: GitOwner): Promise<void> {
-    const revision = await latestRevision(this.options, this.name, owner);
-    if (!revision) return;
-    await this.options.queues.enqueue({ source: owner.source, revision, cluster: this.name, objectKey: owner.objectKey, reason: 'drift' })
-      .catch((error: unknown) => this.options.log?.warn({ cluster: this.name, objectKey: owner.objectKey, err: String(error) }, 'could not enqueue after a change'));
+    // Redis may be gone (failing over, or the process stopping): the next event or resync looks again.
+    try {
+      const revision = await latestRevision(this.options, this.name, owner);
+      if (!revision) return;
+      await this.options.queues.enqueue({ source: owner.source, revision, cluster: this.name, objectKey: owner.objectKey, reason: 'drift' });
+    } catch (error: unknown) {
+      this.options.log?.warn({ cluster: this.name, objectKey: owner.objectKey, err: String(error) }, 'could not enqueue after a change');
+    }
   }
 }
 
