@@ -37,4 +37,19 @@ describe('LeaseWatch', () => {
     watch.untrack('a');
     expect(watch.size).toBe(1);
   });
+
+  it('judges a lease by the clock when asked, though its timer has not fired (a process held up)', () => {
+    let now = 0;
+    const watch = new LeaseWatch(1000, () => now);
+    watch.start();
+    const signal = watch.track('held-up', 0);
+    now = 700;
+    expect(watch.holds('held-up')).toBe(true);
+    now = 800;
+    expect(signal.aborted).toBe(false);
+    expect(watch.holds('held-up')).toBe(false);
+    expect((signal.reason as JobAbortedError).abortCause).toBe('lease-lost');
+    expect(watch.holds('never-tracked')).toBe(false);
+    watch.stop();
+  });
 });

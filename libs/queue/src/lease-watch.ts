@@ -65,6 +65,16 @@ export class LeaseWatch {
     return this.leases.size;
   }
 
+  /**
+   * holds says whether this worker still owns the job, judged now: a process held up past its
+   * lock (a busy machine, a long GC) has not run the timer yet, so the signal alone may be late.
+   */
+  holds(jobId: string): boolean {
+    this.expire();
+    const lease = this.leases.get(jobId);
+    return lease !== undefined && !lease.controller.signal.aborted;
+  }
+
   private expire(): void {
     const deadline = this.now() - this.lockDurationMs * 0.75;
     for (const [jobId, lease] of this.leases) {

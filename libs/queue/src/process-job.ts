@@ -70,8 +70,13 @@ const newerSchemaDelayMs = 30_000;
 
 async function run(context: ProcessContext, job: Job<ReconcileJob>, token: string, lease: AbortSignal): Promise<string> {
   const started = Date.now();
+  // A run never starts on a lock that ran out before it began (the process was held up after BullMQ
+  // handed it the job): the stalled check may have given the job to another worker, which may
+  // have finished it, and this run would apply beside or after that one.
+  await fence(context, job, token, lease);
   const state = await context.state.readForRun(job.data.objectKey);
   const payload = await payloadOf(context, job, token, state.latest);
+  await fence(context, job, token, lease);
   const waitMs = job.attemptsStarted <= 1 ? Math.max(0, (job.processedOn ?? started) - job.timestamp - (job.opts.delay ?? 0)) : undefined;
   const settled = await settle(() => context.handler(payload, lease));
   const processingMs = Date.now() - started;
@@ -130,6 +135,11 @@ async function settle(handle: () => Promise<ReconcileOutcome>): Promise<Settled>
   } catch (error) {
     return { error };
   }
+}
+
+/** fence ends the run before its handler, touching nothing, when this worker no longer holds the job. */
+async function fence(context: ProcessContext, job: Job<ReconcileJob>, token: string, lease: AbortSignal): Promise<void> {
+  if (!context.leases.holds(job.id ?? '')) await handleAborted(job, token, lease, { error: lease.reason });
 }
 
 /**
