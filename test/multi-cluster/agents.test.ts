@@ -15,7 +15,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { stringify } from 'yaml';
 import { findCondition, RecordKeys, type ObjectStatus } from '@tidemark/contracts';
-import { buildAppBundles, killAppProcess, markAuditLog, startAppProcess, startControlPlane, startGitServer, type AppBundles, type AppProcess, type ControlPlane, type GitServer, type WorkingCopy } from '@tidemark/testing';
+import { buildAppBundles, killAppProcess, markAuditLog, readAuditLog, startAppProcess, startControlPlane, startGitServer, type AppBundles, type AppProcess, type ControlPlane, type GitServer, type WorkingCopy } from '@tidemark/testing';
 import { removeKeys, sleep, waitFor } from '../queue/helpers';
 import { appliedConfigMaps, writeConfigMaps } from '../queue/reconciler-apps';
 import { startDashboardFixture, viewerToken, type DashboardFixture } from '../dashboard/dashboard-fixture';
@@ -101,8 +101,14 @@ async function killAgent(cluster: string): Promise<void> {
   if (agent) await killAppProcess(agent);
 }
 
-function outputs(): string {
-  return [hub, ...agents.values()].filter(Boolean).map((app) => `--- ${app.name}\n${app.output}`).join('\n');
+/** outputs is what the hub and the agents printed last, and every DELETE either API server was sent: said when a wait fails. */
+async function outputs(): Promise<string> {
+  const printed = [hub, ...agents.values()].filter(Boolean).map((app) => `--- ${app.name}\n${app.output}`).join('\n');
+  const deletes = await Promise.all(planes.map(async (plane, index) => {
+    const requests = (await readAuditLog(plane.auditLogPath!).catch(() => [])).filter((request) => request.verb === 'delete');
+    return `--- DELETEs on ${clusters[index]}: ${requests.length}\n${requests.map((request) => `${request.code} ${request.requestURI} (${request.userAgent})`).join('\n')}`;
+  }));
+  return `${printed}\n${deletes.join('\n')}`;
 }
 
 /** readyAt counts one cluster's ConfigMaps whose status says Ready at the revision. */
@@ -138,7 +144,7 @@ beforeAll(async () => {
   dashboard = await startDashboardFixture(redisUrl, { prefix, clusters: [...clusters] });
   hub = await startHub();
   for (const cluster of clusters) await startAgent(cluster);
-  await waitFor(() => hub.started && [...agents.values()].every((agent) => agent.started), 180_000, `the hub and the agents to start:\n${outputs()}`);
+  await waitFor(() => hub.started && [...agents.values()].every((agent) => agent.started), 180_000, async () => `the hub and the agents to start:\n${await outputs()}`);
 }, 600_000);
 
 afterAll(async () => {
@@ -161,7 +167,7 @@ describe('a hub and two agents, each in its own cluster', () => {
   it('converges a push on both clusters, and the dashboard shows them served by agents', async () => {
     first = await repo.commitAndPush('120 ConfigMaps');
     for (const cluster of clusters) {
-      await waitFor(async () => (await readyAt(cluster, first)) === objects, 240_000, `every ConfigMap Ready on ${cluster}:\n${outputs()}`);
+      await waitFor(async () => (await readyAt(cluster, first)) === objects, 240_000, async () => `every ConfigMap Ready on ${cluster}:\n${await outputs()}`);
     }
     for (const plane of planes) expect(await liveData(plane, 'config-7')).toEqual({ index: '7', revision: '1' });
     const rows = await dashboardClusters();
@@ -177,30 +183,35 @@ describe('a hub and two agents, each in its own cluster', () => {
     await writeConfigMaps(repo, namespace, Array.from({ length: objects }, (_, index) => index), '  revision: "2"\n');
     const mark = await markAuditLog(planes[0]!.auditLogPath!);
     const second = await repo.commitAndPush('every ConfigMap at revision 2');
-    await waitFor(async () => (await readyAt('edge-1', second)) > 0, 120_000, `the first ConfigMap at revision 2 on edge-1:\n${outputs()}`);
+    await waitFor(async () => (await readyAt('edge-1', second)) > 0, 120_000, async () => `the first ConfigMap at revision 2 on edge-1:\n${await outputs()}`);
     const before = await readyAt('edge-1', second);
     await killAgent('edge-1');
     expect(before, 'the agent was killed before the push was done').toBeLessThan(objects);
     await startAgent('edge-1');
     // A killed agent's jobs come back when their lock expires (30 s) and the stalled check runs.
-    await waitFor(async () => (await readyAt('edge-1', second)) === objects, 240_000, `every ConfigMap Ready at revision 2 on edge-1:\n${outputs()}`);
-    await waitFor(async () => (await readyAt('edge-2', second)) === objects, 120_000, `every ConfigMap Ready at revision 2 on edge-2:\n${outputs()}`);
+    await waitFor(async () => (await readyAt('edge-1', second)) === objects, 240_000, async () => `every ConfigMap Ready at revision 2 on edge-1:\n${await outputs()}`);
+    await waitFor(async () => (await readyAt('edge-2', second)) === objects, 120_000, async () => `every ConfigMap Ready at revision 2 on edge-2:\n${await outputs()}`);
     expect(await liveData(planes[0]!, 'config-119')).toEqual({ index: '119', revision: '2' });
     // Today's bound (test/queue/replica-kills): one accepted apply per ConfigMap and revision; an apply the kill cut wrote nothing.
     const applies = await appliedConfigMaps(planes[0]!, namespace, mark);
     expect([...applies].filter(([, count]) => count !== 1), 'ConfigMaps applied more than once for one revision').toEqual([]);
+    // A push that changes data deletes nothing, on either cluster: not the namespace, not an object in it.
+    for (const plane of planes) {
+      const deletes = (await readAuditLog(plane.auditLogPath!)).filter((request) => request.verb === 'delete' && request.requestURI.includes(`/namespaces/${namespace}`));
+      expect(deletes.map((request) => `${request.requestURI} (${request.userAgent})`), `DELETEs on ${plane.name}`).toEqual([]);
+    }
     const cut = await appliedConfigMaps(planes[0]!, namespace, mark, 'refused');
     expect(Array.from({ length: objects }, (_, index) => `config-${index}`).filter((name) => !applies.has(name) && !cut.has(name)), 'ConfigMaps never applied').toEqual([]);
   }, 420_000);
 
   it("heals a hand edit in an agent's cluster through that agent", async () => {
     await planes[1]!.kubectl(['patch', 'configmap', 'config-3', '-n', namespace, '--type', 'merge', '-p', '{"data":{"revision":"by hand"}}']);
-    await waitFor(async () => (await liveData(planes[1]!, 'config-3'))?.revision === '2', 60_000, `the hand edit on edge-2 healed:\n${outputs()}`);
+    await waitFor(async () => (await liveData(planes[1]!, 'config-3'))?.revision === '2', 60_000, async () => `the hand edit on edge-2 healed:\n${await outputs()}`);
   }, 90_000);
 
   it('makes a killed agent\'s cluster Unavailable on the dashboard once its heartbeat has expired, its queue paused', async () => {
     await killAgent('edge-2');
-    await waitFor(async () => (await dashboardClusters()).find((row) => row.name === 'edge-2')?.health.state === 'Unavailable', 30_000, `edge-2 Unavailable on the dashboard:\n${outputs()}`);
+    await waitFor(async () => (await dashboardClusters()).find((row) => row.name === 'edge-2')?.health.state === 'Unavailable', 30_000, async () => `edge-2 Unavailable on the dashboard:\n${await outputs()}`);
     const rows = await dashboardClusters();
     const edge2 = rows.find((row) => row.name === 'edge-2')!;
     expect(edge2.agent).toEqual({});

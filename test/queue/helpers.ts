@@ -34,14 +34,17 @@ export async function removeKeys(redis: Redis, prefix: string): Promise<void> {
   }
 }
 
-/** waitFor polls until check returns true or the timeout passes, then fails with message. */
-export async function waitFor(check: () => Promise<boolean> | boolean, timeoutMs: number, message: string): Promise<void> {
+/**
+ * waitFor polls until check returns true or the timeout passes, then fails with message: a
+ * function is called at the timeout, so what it reports (process output, logs) is of that moment.
+ */
+export async function waitFor(check: () => Promise<boolean> | boolean, timeoutMs: number, message: string | (() => string | Promise<string>)): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (await check()) return;
     await sleep(50);
   }
-  throw new Error(`timed out after ${timeoutMs} ms: ${message}`);
+  throw new Error(`timed out after ${timeoutMs} ms: ${typeof message === 'string' ? message : await message()}`);
 }
 
 export function sleep(ms: number): Promise<void> {
