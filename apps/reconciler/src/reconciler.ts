@@ -9,7 +9,7 @@ import { startTracing } from '@tidemark/tracing';
 import { createCommitStatuses, createRolloutCommitStatuses } from '@tidemark/git-host';
 import { gitRolloutPolicies, rolloutDriver, type RolloutWiring } from '@tidemark/fanout';
 import { ReconcileQueues, redisGoneGuard, sharedRedis } from '@tidemark/queue';
-import { CommitClock, StatusStore, type ClusterKeysMover } from '@tidemark/status-store';
+import { CommitClock, StatusStore, StatusTally, type ClusterKeysMover } from '@tidemark/status-store';
 import { checkRedisSettings, claimRecords } from './redis-records';
 import { ClusterRegistry } from '@tidemark/cluster-objects';
 import type { ReconcilerConfig } from './config';
@@ -113,7 +113,9 @@ async function wire(config: ReconcilerConfig, log: Logger, parts: Runnables, opt
     await started.start();
     return started;
   }));
-  metrics.start({ queues, statusStore, clusters: registry.names, sourceCacheDir: (source) => join(cacheRoot, source) });
+  // The gauges' counts of records, kept from the status channel (its subscriber opens at the first scrape).
+  const statusCounts = await parts.start(runnable('status tally', () => new StatusTally({ redis, keys: statusStore.keys })));
+  metrics.start({ queues, statusCounts, clusters: registry.names, sourceCacheDir: (source) => join(cacheRoot, source) });
   // An agent rebuilds its own cluster's records after a Redis loss, before its first run of each source.
   const agentRebuild = await parts.start(agentRebuildPart(config, { clusters: clusters.main, redis, statusStore, queues, sources, log }));
   const rolloutPolicyAt = gitRolloutPolicies(sources, config.rollouts);

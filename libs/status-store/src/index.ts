@@ -2,8 +2,9 @@
 //   the operator's suspend flag, and the read view that joins them with the cluster's availability; plus the
 //   change channel, prune holds and the audit trail (a hash-chained Redis stream of who did what, its one
 //   writer and its chain check); the commit-to-live clock (when a commit's change started, and the run
-//   that first found each changed object Ready).
-// Entry points: StatusStore, PruneHolds, RecordsLost, AuditLog, verifyAuditChain, CommitClock, ClusterKeysMover (an
+//   that first found each changed object Ready); the tally of records by Ready and drift that the metrics
+//   read (StatusTally: from the change channel, not a read of every record per scrape).
+// Entry points: StatusStore, StatusTally, PruneHolds, RecordsLost, AuditLog, verifyAuditChain, CommitClock, ClusterKeysMover (an
 //   older release's records to their clusters' hash tags, across a rolling upgrade).
 // Records: status:<cluster>, history:<cluster>:<object>, suspended:<cluster>, status-clusters,
 //   status-changes, live children, revision-live, prune-hold(s), records-lost, audit and audit-head,
@@ -12,6 +13,7 @@
 // May import: @tidemark/contracts.
 
 export { StatusStore, type RevisionLive } from './status-store';
+export { StatusTally, type ClusterCounts, type StatusTallyOptions } from './status-tally';
 export { PruneHolds, type PruneHold } from './prune-holds';
 export { ClusterKeysMover } from './cluster-keys-mover';
 export { RecordsLost, type RebuildSummary } from './records-lost';

@@ -79,12 +79,8 @@ describe('ReconcilerMetrics', () => {
       clusters: ['east'],
       sourceCacheDir: () => '/nonexistent',
       queues: { figures: async () => [{ cluster: 'east', queueName: 'q', paused: false, depth: { waiting: 4, active: 1, delayed: 2, prioritized: 0, failed: 1 }, waitMs: summary, processingMs: summary, failures: [], failingObjects: 1, failedRuns: 3 }] },
-      statusStore: { scan: async (_cluster, visit) => {
-        for (const record of [
-          { drift: [{}, {}], conditions: [{ type: 'Ready', status: 'True' }] },
-          { conditions: [{ type: 'Ready', status: 'False' }] },
-        ]) visit(record as never);
-      } },
+      // How the counts are kept: test/status-store/status-tally.test.ts, on the rig's Redis.
+      statusCounts: { counts: async () => new Map([['east', { ready: 1, notReady: 1, drift: 2 }]]) },
     });
     const text = await metrics.render();
     expect(text).toContain('tidemark_queue_jobs{cluster="east",state="waiting"} 4');

@@ -1,16 +1,17 @@
 import type { KubeClientOptions } from '@tidemark/cluster';
-import { verdictOf, type ReconcileJob } from '@tidemark/contracts';
+import type { ReconcileJob } from '@tidemark/contracts';
 import { readCommitTime, type PollResult } from '@tidemark/git-source';
 import type { PipelineObserver, ReconcileObservation } from '@tidemark/pipeline';
 import type { PolledSource } from '@tidemark/poller';
 import type { ClusterQueueFigures } from '@tidemark/queue';
-import type { CommitClock, StatusStore } from '@tidemark/status-store';
+import type { ClusterCounts, CommitClock } from '@tidemark/status-store';
 import { createMetricSet, type ReconcilerMetricSet } from './metric-set';
 
 /** MetricSources are what the gauges read at scrape time, handed in once they are started. */
 export interface MetricSources {
   queues: { figures(): Promise<ClusterQueueFigures[]> };
-  statusStore: Pick<StatusStore, 'scan'>;
+  /** The status store's records by Ready and their drift items, per cluster (a StatusTally: what changed since the last scrape is read, not every record). */
+  statusCounts: { counts(clusters: readonly string[]): Promise<Map<string, ClusterCounts>> };
   clusters: readonly string[];
   /** The local object cache of a source, where commit times are read. */
   sourceCacheDir(source: string): string;
@@ -155,16 +156,9 @@ export class ReconcilerMetrics {
 
   private async readStatusStore(): Promise<void> {
     if (!this.sources) return;
-    for (const cluster of this.sources.clusters) {
-      // Counted record by record: a scrape never holds a whole cluster's records at once.
-      const counts = { all: 0, ready: 0, drift: 0 };
-      await this.sources.statusStore.scan(cluster, (record) => {
-        counts.all += 1;
-        if (verdictOf(record).state === 'Ready') counts.ready += 1;
-        counts.drift += record.drift?.length ?? 0;
-      });
+    for (const [cluster, counts] of await this.sources.statusCounts.counts(this.sources.clusters)) {
       this.set.objects.set({ cluster, ready: 'true' }, counts.ready);
-      this.set.objects.set({ cluster, ready: 'false' }, counts.all - counts.ready);
+      this.set.objects.set({ cluster, ready: 'false' }, counts.notReady);
       this.set.driftItems.set({ cluster }, counts.drift);
     }
   }
