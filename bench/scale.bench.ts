@@ -16,6 +16,8 @@
 // --cpu-prof <dir> writes the reconciler's V8 CPU profile there (node --cpu-prof) and stops it right after the
 // steady-state interval, so the profile's last seconds are the no-change resync; summarise them with
 //   npx tsx bench/support/cpu-profile-window.ts <dir>/<file>.cpuprofile --last-s <seconds the bench printed>
+// --scrape-s <n> (default 30) scrapes the reconciler's /metrics every n seconds once converged, as Prometheus
+// would, so the steady state's CPU includes what a scrape costs; 0 for none.
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -35,6 +37,7 @@ const { values } = parseArgs({ options: {
   objects: { type: 'string', default: '300' }, clusters: { type: 'string', default: '3' },
   'resync-s': { type: 'string', default: '20' }, 'per-file': { type: 'string', default: '100' }, concurrency: { type: 'string', default: '8' },
   'from-source': { type: 'boolean', default: false }, 'node-flags': { type: 'string' }, 'cpu-prof': { type: 'string' },
+  'scrape-s': { type: 'string', default: '30' },
 } });
 const cpuProfileDir = values['cpu-prof'];
 const objects = Number(values.objects);
@@ -42,6 +45,7 @@ const clusterCount = Number(values.clusters);
 const resyncS = Number(values['resync-s']);
 const perFile = Number(values['per-file']);
 const concurrency = Number(values.concurrency);
+const scrapeS = Number(values['scrape-s']);
 const namespaces = 10;
 // resyncIntervalMs's default in apps/reconciler/src/config.ts, for the per-minute figures at the product's interval.
 const defaultResyncS = 300;
@@ -151,15 +155,17 @@ try {
   say(`converged: RSS ${mib(converged.rss).toFixed(0)} MiB (${splitText(convergedSplit)})`);
 
   // The steady state: one resync interval after the first resync of every object began.
-  say(`converged in ${Math.round(convergeMs)} ms; waiting one resync interval (${resyncS} s), then measuring the next one`);
+  say(`converged in ${Math.round(convergeMs)} ms; waiting one resync interval (${resyncS} s), then measuring the next one${scrapeS > 0 ? `, /metrics scraped every ${scrapeS} s` : ''}`);
+  const scraper = scrapeS > 0 ? scrapeEvery(httpPort, scrapeS) : undefined;
   await new Promise((resolve) => setTimeout(resolve, resyncS * 1000));
   const marks = await Promise.all(planes.map((plane) => markAuditLog(plane.auditLogPath!)));
   const looksBefore = await lookAgains(httpPort);
   const cpuBefore = await cpuSeconds(pid);
   await new Promise((resolve) => setTimeout(resolve, resyncS * 1000));
   const cpu = (await cpuSeconds(pid)) - cpuBefore;
+  const scrapes = scraper?.stop() ?? 0;
   const looks = subtract(await lookAgains(httpPort), looksBefore);
-  say(`in the measured interval: ${looks.runs} pipeline runs, ${looks.unchangedChecks} unchanged objects answered by the resync sweep, ${looks.changedChecks} given a job`);
+  say(`in the measured interval: ${scrapes} scrapes of /metrics, ${looks.runs} pipeline runs, ${looks.unchangedChecks} unchanged objects answered by the resync sweep, ${looks.changedChecks} given a job`);
   const requests = (await Promise.all(planes.map((plane, index) => readAuditLog(plane.auditLogPath!, marks[index], kubeUserAgent)))).flat();
   // Beyond the watches: a watch is one long request the audit log writes when it ends.
   const beyondWatches = requests.filter((request) => request.verb !== 'watch');
@@ -223,6 +229,7 @@ try {
     figure(`resync look-agains due in the busiest second of an interval, ${total} objects`, 'objects', spread.maxPerSecond, 'all of them at once', spread.scheduled),
   ], {
     objects, clusters: clusterCount, resyncIntervalS: resyncS, concurrency, reconcilerRun: values['from-source'] ? 'tsx' : 'bundle', nodeFlags,
+    metricsScrapes: { everyS: scrapeS, whileSteady: scrapes },
     requestsPerObjectPerResync: Math.round((requests.length / total) * 100) / 100,
     steadyRequestsByKind: countByKind(requests),
     steadyRequestsByPath: countByPath(beyondWatches),
@@ -259,6 +266,16 @@ async function lookAgains(port: number): Promise<{ runs: number; unchangedChecks
     unchangedChecks: sum(/^tidemark_resync_checks_total\{[^}]*result="unchanged"[^}]*\} ([0-9.e+]+)$/gm),
     changedChecks: sum(/^tidemark_resync_checks_total\{[^}]*result="changed"[^}]*\} ([0-9.e+]+)$/gm),
   };
+}
+
+/** scrapeEvery fetches /metrics every `seconds` as Prometheus would, until stopped; stop returns how many it fetched. */
+function scrapeEvery(port: number, seconds: number): { stop(): number } {
+  let scrapes = 0;
+  const timer = setInterval(() => {
+    void fetch(`http://127.0.0.1:${port}/metrics`).then((response) => response.text()).then(() => { scrapes += 1; }, () => undefined);
+  }, seconds * 1000);
+  timer.unref();
+  return { stop: () => { clearInterval(timer); return scrapes; } };
 }
 
 /** countByPath counts requests by verb and path, names and query left out: what sent them. */
