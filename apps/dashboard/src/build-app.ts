@@ -1,6 +1,6 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
-import { AuditLog, PruneHolds, writeSyncWindowPass, type StatusStore } from '@tidemark/status-store';
+import { AuditLog, PruneHolds, StatusTally, writeSyncWindowPass, type StatusStore } from '@tidemark/status-store';
 import { auditRoutes, recordActions } from './audit/audit-routes';
 import { apiRoutes } from './api/api-routes';
 import { errorHandler } from './api/error-handler';
@@ -119,6 +119,8 @@ export async function buildDashboard(deps: DashboardDeps): Promise<FastifyInstan
   const app = Fastify({ logger: deps.logger ?? false, logController: new AccessLogController(), trustProxy, pluginTimeout: 120_000, maxParamLength: 1024 });
   const cache = new StatusCache({ store: deps.statusStore, subscriber: deps.subscriber, batchMs: deps.liveBatchMs ?? 50 });
   const trees = new TreeFeed({ store: deps.statusStore, subscriber: deps.subscriber });
+  // /metrics' counts of records; its own subscriber opens at the first scrape.
+  const statusCounts = new StatusTally({ redis: deps.redis, keys: deps.statusStore.keys });
   const data = new DashboardData({
     cache, store: deps.statusStore, queues: deps.queues, redis: deps.redis,
     clusters: deps.clusters ?? [], sources: deps.sources ?? [],
@@ -153,7 +155,7 @@ export async function buildDashboard(deps: DashboardDeps): Promise<FastifyInstan
     reply.headers(headers);
   });
   app.addHook('onReady', async () => { await cache.start(); await trees.start(); });
-  app.addHook('onClose', async () => { await trees.stop(); await cache.stop(); });
+  app.addHook('onClose', async () => { await trees.stop(); await cache.stop(); await statusCounts.stop(); });
 
   // Liveness says the process serves; readiness says it can also read Redis. A Redis outage
   // takes the dashboard out of the Service without restarting it.
@@ -164,7 +166,7 @@ export async function buildDashboard(deps: DashboardDeps): Promise<FastifyInstan
   });
   app.get('/assets/app.css', { schema: { hide: true } }, async (_request, reply) => reply.type('text/css; charset=utf-8').header('cache-control', 'max-age=300').send(stylesheet));
   app.get('/assets/app.js', { schema: { hide: true } }, async (_request, reply) => reply.type('text/javascript; charset=utf-8').header('cache-control', 'max-age=300').send(script));
-  registerMetrics(app, { statusStore: deps.statusStore, queues: deps.queues, ...(deps.metricsToken ? { token: deps.metricsToken } : {}) });
+  registerMetrics(app, { statusStore: deps.statusStore, statusCounts, queues: deps.queues, ...(deps.metricsToken ? { token: deps.metricsToken } : {}) });
   // One throttle for sign-ins and bearer tokens: both guess the same tokens. In Redis, so that
   // every replica counts the same failures.
   const throttle = new LoginThrottle({ redis: deps.redis, prefix: deps.statusStore.keys.prefix });

@@ -1,12 +1,13 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { verdictOf } from '@tidemark/contracts';
-import type { StatusStore } from '@tidemark/status-store';
+import type { StatusStore, StatusTally } from '@tidemark/status-store';
 import type { QueueAccess } from './view/dashboard-data';
 
 export interface MetricsRouteOptions {
-  statusStore: Pick<StatusStore, 'list' | 'clusters'>;
+  statusStore: Pick<StatusStore, 'clusters'>;
+  /** The records by Ready and their drift items, per cluster: what changed since the last scrape is read, not every record. */
+  statusCounts: Pick<StatusTally, 'counts'>;
   queues: Pick<QueueAccess, 'figures'>;
   /** When set, /metrics needs `Authorization: Bearer <token>`. @defaultValue none: open, like /healthz */
   token?: string;
@@ -56,11 +57,9 @@ async function readFigures(options: MetricsRouteOptions, gauges: Record<'queueDe
     gauges.queueWait.set({ cluster: figures.cluster, quantile: '0.5' }, figures.waitMs.p50 / 1000);
     gauges.queueWait.set({ cluster: figures.cluster, quantile: '0.99' }, figures.waitMs.p99 / 1000);
   }
-  for (const cluster of await options.statusStore.clusters()) {
-    const records = await options.statusStore.list(cluster);
-    const ready = records.filter((record) => verdictOf(record).state === 'Ready').length;
-    gauges.objects.set({ cluster, ready: 'true' }, ready);
-    gauges.objects.set({ cluster, ready: 'false' }, records.length - ready);
-    gauges.driftItems.set({ cluster }, records.reduce((sum, record) => sum + (record.drift?.length ?? 0), 0));
+  for (const [cluster, counts] of await options.statusCounts.counts(await options.statusStore.clusters())) {
+    gauges.objects.set({ cluster, ready: 'true' }, counts.ready);
+    gauges.objects.set({ cluster, ready: 'false' }, counts.notReady);
+    gauges.driftItems.set({ cluster }, counts.drift);
   }
 }
