@@ -13,7 +13,7 @@
 // May import: @tidemark/contracts.
 
 export { StatusStore, type RevisionLive } from './status-store';
-export { StatusTally, type ClusterCounts, type StatusTallyOptions } from './status-tally';
+export { StatusTally, type ClusterCounts } from './status-tally';
 export { PruneHolds, type PruneHold } from './prune-holds';
 export { ClusterKeysMover } from './cluster-keys-mover';
 export { RecordsLost, type RebuildSummary } from './records-lost';
