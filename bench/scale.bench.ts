@@ -160,10 +160,11 @@ try {
   await new Promise((resolve) => setTimeout(resolve, resyncS * 1000));
   const marks = await Promise.all(planes.map((plane) => markAuditLog(plane.auditLogPath!)));
   const looksBefore = await lookAgains(httpPort);
+  const scrapesBefore = scraper?.count() ?? 0;
   const cpuBefore = await cpuSeconds(pid);
   await new Promise((resolve) => setTimeout(resolve, resyncS * 1000));
   const cpu = (await cpuSeconds(pid)) - cpuBefore;
-  const scrapes = scraper?.stop() ?? 0;
+  const scrapes = (scraper?.stop() ?? 0) - scrapesBefore;
   const looks = subtract(await lookAgains(httpPort), looksBefore);
   say(`in the measured interval: ${scrapes} scrapes of /metrics, ${looks.runs} pipeline runs, ${looks.unchangedChecks} unchanged objects answered by the resync sweep, ${looks.changedChecks} given a job`);
   const requests = (await Promise.all(planes.map((plane, index) => readAuditLog(plane.auditLogPath!, marks[index], kubeUserAgent)))).flat();
@@ -268,14 +269,14 @@ async function lookAgains(port: number): Promise<{ runs: number; unchangedChecks
   };
 }
 
-/** scrapeEvery fetches /metrics every `seconds` as Prometheus would, until stopped; stop returns how many it fetched. */
-function scrapeEvery(port: number, seconds: number): { stop(): number } {
+/** scrapeEvery fetches /metrics every `seconds` as Prometheus would, until stopped; count and stop say how many it fetched so far. */
+function scrapeEvery(port: number, seconds: number): { count(): number; stop(): number } {
   let scrapes = 0;
   const timer = setInterval(() => {
     void fetch(`http://127.0.0.1:${port}/metrics`).then((response) => response.text()).then(() => { scrapes += 1; }, () => undefined);
   }, seconds * 1000);
   timer.unref();
-  return { stop: () => { clearInterval(timer); return scrapes; } };
+  return { count: () => scrapes, stop: () => { clearInterval(timer); return scrapes; } };
 }
 
 /** countByPath counts requests by verb and path, names and query left out: what sent them. */
