@@ -16,11 +16,12 @@
 //     then the same with 1,000, right after. Baseline: the 1,000's ms per object (goal ≤ 1.1×).
 //     See support/first-sync.ts.
 //   npx tsx bench/e2e.bench.ts [--webapps 1000] [--pushes 50] [--concurrency 16] [--only webhook|first-sync] [--bare]
-//     [--first-sync-sizes 100,1000] [--rounds 1]
+//     [--first-sync-sizes 100,1000] [--rounds 1] [--cpu-prof DIR]
 //   --only webhook runs part 3 alone; --bare runs it on a bare API server (no controllers, no nodes).
-//   --only first-sync runs part 4 alone, --rounds times (each round both sizes, the median printed).
+//   --only first-sync runs part 4 alone, --rounds times (each round both sizes, the median printed);
+//   --cpu-prof DIR writes each first-sync run's CPU profile there (read it with support/cpu-profile-window.ts).
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -38,7 +39,7 @@ import { webAppFiles } from './support/webapps';
 const { values } = parseArgs({ options: {
   webapps: { type: 'string', default: '1000' }, pushes: { type: 'string', default: '50' }, concurrency: { type: 'string', default: '16' },
   only: { type: 'string', default: 'all' }, bare: { type: 'boolean', default: false },
-  'first-sync-sizes': { type: 'string', default: '100,1000' }, rounds: { type: 'string', default: '1' },
+  'first-sync-sizes': { type: 'string', default: '100,1000' }, rounds: { type: 'string', default: '1' }, 'cpu-prof': { type: 'string' },
 } });
 const webapps = Number(values.webapps);
 const pushes = Number(values.pushes);
@@ -49,9 +50,11 @@ if (values.bare && !webhookOnly) throw new Error('--bare needs --only webhook: p
 const firstSyncSizes = values['first-sync-sizes'].split(',').map(Number);
 if (firstSyncSizes.length !== 2 || !firstSyncSizes.every((size) => Number.isInteger(size) && size > 0)) throw new Error(`--first-sync-sizes takes two counts of WebApps, small,large; got "${values['first-sync-sizes']}"`);
 const firstSyncRounds = Number(values.rounds);
+const firstSyncProfiles = values['cpu-prof'];
+if (firstSyncProfiles !== undefined) await mkdir(firstSyncProfiles, { recursive: true });
 if (values.only === 'first-sync') {
   // Part 4 starts its own servers; none of the others' are needed. stdout is written synchronously to a pipe or file.
-  printFigures('e2e', await firstSyncFigures([firstSyncSizes[0]!, firstSyncSizes[1]!], firstSyncRounds, concurrency));
+  printFigures('e2e', await firstSyncFigures([firstSyncSizes[0]!, firstSyncSizes[1]!], firstSyncRounds, concurrency, firstSyncProfiles));
   process.exit(0);
 }
 const hookNamespace = 'e2e-hook';
@@ -223,5 +226,5 @@ try {
   await rm(workDir, { recursive: true, force: true });
 }
 // Part 4 on fresh servers of its own, once the control plane above is gone.
-if (!webhookOnly) figures.push(...await firstSyncFigures([firstSyncSizes[0]!, firstSyncSizes[1]!], firstSyncRounds, concurrency));
+if (!webhookOnly) figures.push(...await firstSyncFigures([firstSyncSizes[0]!, firstSyncSizes[1]!], firstSyncRounds, concurrency, firstSyncProfiles));
 printFigures('e2e', figures);

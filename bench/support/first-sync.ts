@@ -10,6 +10,7 @@ import type { StatusStore } from '@tidemark/status-store';
 import { startControlPlane } from '@tidemark/testing';
 import type { PushPathMark, PushPathStage } from '../../apps/reconciler/src/push-path-marks';
 import { figure, say, type Figure } from './figures';
+import { startProfile, type RunningProfile } from './in-process-profile';
 import { startBenchStack } from './reconciler-stack';
 import { webAppFiles } from './webapps';
 
@@ -38,8 +39,8 @@ export interface FirstSyncRun {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const load1 = () => Math.round((loadavg()[0] ?? 0) * 10) / 10;
 
-/** firstSync times one fresh start with `apps` WebApps in the repository. */
-export async function firstSync(apps: number, concurrency: number): Promise<FirstSyncRun> {
+/** firstSync times one fresh start with `apps` WebApps in the repository; with `profileFile`, it writes the run's CPU profile there. */
+export async function firstSync(apps: number, concurrency: number, profileFile?: string): Promise<FirstSyncRun> {
   const loadBefore = load1();
   const plane = await startControlPlane({ name: `bench-first-sync-${apps}-${Math.random().toString(36).slice(2, 8)}` });
   const workDir = await mkdtemp(join(tmpdir(), 'tidemark-first-sync-'));
@@ -66,11 +67,15 @@ export async function firstSync(apps: number, concurrency: number): Promise<Firs
     seen[stage] ??= now;
   };
   say(`first sync of ${apps} WebApps (${apps * objectsPerApp} objects) on a fresh API server, load ${loadBefore}`);
-  const stack = await startBenchStack({ workDir, kubeconfigPath: plane.kubeconfigPath, concurrency, mark, files });
+  // The profile covers this process from the reconciler's start until all applied (the Git server serves from it too).
+  let profile: RunningProfile | undefined;
+  const beforeReconciler = profileFile === undefined ? undefined : async () => { profile = await startProfile(); };
+  const stack = await startBenchStack({ workDir, kubeconfigPath: plane.kubeconfigPath, concurrency, mark, files, ...(beforeReconciler ? { beforeReconciler } : {}) });
   try {
     const revision = await stack.repo.git('rev-parse', 'HEAD');
     const started = stack.reconcilerStartedAt;
     const appliedAt = await waitApplied(keys, finished, stack.reconciler.statusStore, revision);
+    if (profile && profileFile) await profile.stop(profileFile);
     const at = (value: number | undefined) => Math.round((value ?? Number.NaN) - started);
     return {
       apps, firstPoll: at(seen['poll-started']), pollRead: at(seen['poll-read']), enqueued: at(seen['jobs-enqueued']), firstJob: at(seen['job-started']),
@@ -119,13 +124,15 @@ export function describeRun(run: FirstSyncRun): string {
 
 /**
  * firstSyncFigures runs each size in turn, `rounds` times, and gives the small size's time per object
- * over the large one's, from the first poll and from the start, with the median of the rounds.
+ * over the large one's, from the first poll and from the start, with the median of the rounds. With
+ * `profileDir`, each run's CPU profile is written there (first-sync-<apps>-round<n>-<small|large>.cpuprofile).
  */
-export async function firstSyncFigures(sizes: readonly [number, number], rounds: number, concurrency: number): Promise<Figure[]> {
+export async function firstSyncFigures(sizes: readonly [number, number], rounds: number, concurrency: number, profileDir?: string): Promise<Figure[]> {
   const [small, large] = sizes;
   const runs: Array<[FirstSyncRun, FirstSyncRun]> = [];
+  const profileOf = (apps: number, round: number, which: string) => (profileDir === undefined ? undefined : join(profileDir, `first-sync-${apps}-round${round + 1}-${which}.cpuprofile`));
   for (let round = 0; round < rounds; round += 1) {
-    const pair: [FirstSyncRun, FirstSyncRun] = [await firstSync(small, concurrency), await firstSync(large, concurrency)];
+    const pair: [FirstSyncRun, FirstSyncRun] = [await firstSync(small, concurrency, profileOf(small, round, 'small')), await firstSync(large, concurrency, profileOf(large, round, 'large'))];
     for (const run of pair) {
       say(describeRun(run));
       for (const entry of run.requestShapes) say(`    ${entry.shape}: ${entry.count}, ${entry.ms} ms in all, first sent at ${entry.first} ms`);

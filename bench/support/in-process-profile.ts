@@ -4,21 +4,46 @@
 import { writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
 
-/** profiledDuring runs `work`; with a `file`, it writes the CPU profile of the process while `work` ran there. */
-export async function profiledDuring<T>(file: string | undefined, work: () => Promise<T>): Promise<T> {
-  if (file === undefined) return work();
+/** RunningProfile is a CPU profile being taken; stop writes it to `file`. */
+export interface RunningProfile {
+  stop(file: string): Promise<void>;
+}
+
+/** startProfile starts a CPU profile of this process, sampled every 1 ms as `node --cpu-prof` does. */
+export async function startProfile(): Promise<RunningProfile> {
   const session = new Session();
   session.connect();
   try {
     await session.post('Profiler.enable');
-    // 1 ms sampling, as `node --cpu-prof` does by default.
     await session.post('Profiler.setSamplingInterval', { interval: 1000 });
     await session.post('Profiler.start');
-    const result = await work();
-    const { profile } = await session.post('Profiler.stop');
-    await writeFile(file, JSON.stringify(profile));
-    return result;
-  } finally {
+  } catch (error) {
     session.disconnect();
+    throw error;
   }
+  return {
+    async stop(file) {
+      try {
+        const { profile } = await session.post('Profiler.stop');
+        await writeFile(file, JSON.stringify(profile));
+      } finally {
+        session.disconnect();
+      }
+    },
+  };
+}
+
+/** profiledDuring runs `work`; with a `file`, it writes the CPU profile of the process while `work` ran there. */
+export async function profiledDuring<T>(file: string | undefined, work: () => Promise<T>): Promise<T> {
+  if (file === undefined) return work();
+  const profile = await startProfile();
+  let result: T;
+  try {
+    result = await work();
+  } catch (error) {
+    await profile.stop(file).catch(() => undefined);
+    throw error;
+  }
+  await profile.stop(file);
+  return result;
 }

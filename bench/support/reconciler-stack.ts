@@ -29,6 +29,8 @@ export interface BenchStackOptions {
   mark?: PushPathMark;
   /** Files of the first commit. */
   files: Record<string, string>;
+  /** Called right before the reconciler starts, with everything else up (a profile starts here). @defaultValue none */
+  beforeReconciler?(): Promise<void>;
 }
 
 const secret = 'bench-webhook-secret-0123456789';
@@ -53,6 +55,7 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
     webhooks: [{ source: 'bench', provider: 'github', secret: { env: 'BENCH_WEBHOOK_SECRET' } }],
   }));
   const config = loadConfig({ TIDEMARK_CONFIG: configPath, BENCH_WEBHOOK_SECRET: secret, TIDEMARK_ALLOW_EVICTION: 'true' });
+  await options.beforeReconciler?.();
   const reconcilerStartedAt = performance.now();
   const reconciler = await startReconciler(config, pino({ level: process.env.BENCH_LOG_LEVEL ?? 'warn' }, pino.destination(2)), options.mark ? { mark: options.mark } : {});
   return {
