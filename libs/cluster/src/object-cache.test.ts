@@ -34,6 +34,20 @@ describe('ObjectCache', () => {
     expect(cache.lookup(name('other'))).toEqual({ object: undefined });
   });
 
+  it('tells its owner of a lookup of a kind no watch feeds, and not once the kind\'s watch has begun', () => {
+    const asked: string[] = [];
+    const cache = new ObjectCache({ onUnwatchedKind: (askedVersion, askedKind) => asked.push(`${askedVersion}|${askedKind}`) });
+    expect(cache.lookup(name('web'))).toBeUndefined();
+    expect(asked).toEqual(['apps/v1|Deployment']);
+    cache.watchHandlers(apiVersion, kind).onProgress({ type: 'listing' });
+    expect(cache.lookup(name('web'))).toBeUndefined();
+    expect(asked).toHaveLength(1);
+    // A kind that is no longer watched (forgotten) is asked for again.
+    cache.forget(apiVersion, kind);
+    cache.lookup(name('web'));
+    expect(asked).toHaveLength(2);
+  });
+
   it('heldVersion says the version it holds an object at, and nothing for a kind not fresh or an object it does not hold', () => {
     const cache = new ObjectCache();
     const feed = cache.watchHandlers(apiVersion, kind);

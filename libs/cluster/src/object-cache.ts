@@ -27,6 +27,12 @@ export interface ObjectCacheOptions {
    * Without them, objects are held whole. @defaultValue none
    */
   ownManagers?: readonly string[];
+  /**
+   * Told when a lookup asks for a kind no watch feeds (never started, or forgotten): the owner may
+   * start its watch then, so the lookups after its first list answer, instead of waiting until a
+   * record names the kind. @defaultValue none
+   */
+  onUnwatchedKind?(apiVersion: string, kind: string): void;
 }
 
 /**
@@ -83,6 +89,7 @@ export class ObjectCache {
    */
   lookup(target: CachedObjectName, atLeast?: string): CacheAnswer | undefined {
     const store = this.kinds.get(kindKey(target.apiVersion, target.kind));
+    if (!store) this.options.onUnwatchedKind?.(target.apiVersion, target.kind);
     if (!store || store.state !== 'fresh') return undefined;
     const held = store.objects.get(objectKey(target.namespace, target.name));
     if (atLeast !== undefined) {

@@ -3,7 +3,7 @@ import { ObjectCache, watchObjects, type ClusterConnection, type ObjectCacheOpti
 import { RedisLease, duplicateClient, hookRunAnnotation, ownerOf, parseStatusChange, type GitOwner, type KubernetesManifest, type Logger } from '@tidemark/contracts';
 import { latestRevision } from './latest-revision';
 import type { StatusStore } from '@tidemark/status-store';
-import { addManagedKinds, isOwnEcho, managedKinds, type WatchedKind } from './managed-kinds';
+import { addManagedKinds, isOwnEcho, kindId, managedKinds, type WatchedKind } from './managed-kinds';
 import { listedKey, missingAtList, type ListedKind } from './missing-at-list';
 import type { Enqueuer } from './reference-watches';
 import type { RedisClient } from '@tidemark/contracts';
@@ -96,6 +96,7 @@ class ClusterWatches {
   /** When every record was last read (relist). */
   private listedAt = 0;
   private leader = false;
+  private stopped = false;
   /** Whether this process watched without the lease since it last listed as the holder. */
   private followed = false;
   /** Per watched kind, the objects its list in progress has shown so far. */
@@ -113,6 +114,7 @@ class ClusterWatches {
         ownManagers: [...this.ownManagers, connection.fieldManager],
         ...options.cache,
         onOverflow: (kind, held) => options.log?.warn({ cluster: name, kind, held }, 'the watch cache is full; this kind is read from the API server'),
+        onUnwatchedKind: (apiVersion, kind) => this.watch({ apiVersion, kind }),
       });
     }
   }
@@ -151,28 +153,37 @@ class ClusterWatches {
         if (!wanted.kinds.has(id)) this.stopWatch(id, watch);
       }
     }
-    for (const [id, kind] of wanted.kinds) {
-      if (this.running.has(id)) continue;
-      const cached = this.cache?.watchHandlers(kind.apiVersion, kind.kind);
-      this.running.set(id, watchObjects(this.connection, {
-        ...kind,
-        onEvent: (type, object, initial) => {
-          // The cache first, so a run this event wakes reads what the event says.
-          cached?.onEvent(type, object, initial);
-          if (initial) this.listing.get(id)?.keys.add(listedKey(object.metadata.namespace ?? '', object.metadata.name));
-          // A listed object is looked at like an event: an edit made while no watch was open on
-          // the kind (before its first list, or while it lists again) is someone else's newest
-          // write, and is found now instead of at the next resync. A controller's status write
-          // is not (every Deployment has one: a restart would wake every WebApp at once).
-          if (this.leader) void this.onChange(type, object, initial);
-        },
-        onProgress: (progress) => {
-          cached?.onProgress(progress);
-          this.onListProgress(id, progress);
-        },
-        onError: (error) => this.options.log?.warn({ cluster: this.name, kind: kind.kind, err: String(error) }, 'owned-object watch failed; retrying'),
-      }));
-    }
+    for (const kind of wanted.kinds.values()) this.watch(kind);
+  }
+
+  /**
+   * watch starts watching a kind unless it is watched already. Besides refresh, a lookup of the
+   * cache starts it for a kind no record names yet: a first sync's runs then read it from the
+   * cache once it has listed, instead of each reading the API server until a record names the
+   * kind (16 GETs a kind at 16 workers).
+   */
+  private watch(kind: WatchedKind): void {
+    const id = kindId(kind.apiVersion, kind.kind);
+    if (this.stopped || this.running.has(id)) return;
+    const cached = this.cache?.watchHandlers(kind.apiVersion, kind.kind);
+    this.running.set(id, watchObjects(this.connection, {
+      ...kind,
+      onEvent: (type, object, initial) => {
+        // The cache first, so a run this event wakes reads what the event says.
+        cached?.onEvent(type, object, initial);
+        if (initial) this.listing.get(id)?.keys.add(listedKey(object.metadata.namespace ?? '', object.metadata.name));
+        // A listed object is looked at like an event: an edit made while no watch was open on
+        // the kind (before its first list, or while it lists again) is someone else's newest
+        // write, and is found now instead of at the next resync. A controller's status write
+        // is not (every Deployment has one: a restart would wake every WebApp at once).
+        if (this.leader) void this.onChange(type, object, initial);
+      },
+      onProgress: (progress) => {
+        cached?.onProgress(progress);
+        this.onListProgress(id, progress);
+      },
+      onError: (error) => this.options.log?.warn({ cluster: this.name, kind: kind.kind, err: String(error) }, 'owned-object watch failed; retrying'),
+    }));
   }
 
   /**
@@ -199,6 +210,7 @@ class ClusterWatches {
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
     clearTimeout(this.pending);
     clearTimeout(this.missingCheck);
     this.stopAll();
