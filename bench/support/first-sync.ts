@@ -3,9 +3,11 @@
 // first poll (and from the call that starts it) until every WebApp's record says it was applied at
 // that revision. Run at two sizes back to back, the small one's time per object over the large
 // one's says what a start costs a small repository (goal ≤ 1.1×, lower is better).
+import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { StatusStore } from '@tidemark/status-store';
 import { startControlPlane } from '@tidemark/testing';
 import type { PushPathMark, PushPathStage } from '../../apps/reconciler/src/push-path-marks';
@@ -122,17 +124,46 @@ export function describeRun(run: FirstSyncRun): string {
     + `first API response ${run.firstResponse}, applied ¼ ${run.quartiles[0]}, ½ ${run.quartiles[1]}, ¾ ${run.quartiles[2]}, all ${run.applied} ms (${run.applied - run.firstPoll} after the first poll), ${run.requests} API responses, load ${run.load[0]}→${run.load[1]}`;
 }
 
+/** FirstSyncOptions: where profiles go, and whether the runs share the bench's process. */
+export interface FirstSyncOptions {
+  /** Each run's CPU profile is written here. @defaultValue none */
+  profileDir?: string;
+  /**
+   * Run every size in this process, one after another. The runs after the first then find its code
+   * compiled and warm, which a fresh reconciler never does: the small size, run first, alone paid
+   * the process's warm-up. @defaultValue false (each run in a fresh process of its own)
+   */
+  sameProcess?: boolean;
+}
+
+/**
+ * firstSyncInProcessOfItsOwn runs firstSync in a fresh node process (this file run with tsx), as a
+ * reconciler starts in a fresh process: each size pays its own warm-up. Its log goes to stderr.
+ */
+async function firstSyncInProcessOfItsOwn(apps: number, concurrency: number, profileFile: string | undefined): Promise<FirstSyncRun> {
+  const args = ['--import', 'tsx', fileURLToPath(import.meta.url), '--first-sync-run', String(apps), '--concurrency', String(concurrency), ...(profileFile ? ['--profile', profileFile] : [])];
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  let output = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => { output += chunk; });
+  const code = await new Promise<number | null>((resolve, reject) => { child.once('error', reject); child.once('exit', resolve); });
+  const line = output.trim().split('\n').at(-1) ?? '';
+  if (code !== 0 || !line.startsWith('{')) throw new Error(`the first sync of ${apps} WebApps in its own process exited with ${code}`);
+  return JSON.parse(line) as FirstSyncRun;
+}
+
 /**
  * firstSyncFigures runs each size in turn, `rounds` times, and gives the small size's time per object
  * over the large one's, from the first poll and from the start, with the median of the rounds. With
  * `profileDir`, each run's CPU profile is written there (first-sync-<apps>-round<n>-<small|large>.cpuprofile).
+ * Each run has a fresh process of its own unless `sameProcess`.
  */
-export async function firstSyncFigures(sizes: readonly [number, number], rounds: number, concurrency: number, profileDir?: string): Promise<Figure[]> {
+export async function firstSyncFigures(sizes: readonly [number, number], rounds: number, concurrency: number, options: FirstSyncOptions = {}): Promise<Figure[]> {
   const [small, large] = sizes;
   const runs: Array<[FirstSyncRun, FirstSyncRun]> = [];
-  const profileOf = (apps: number, round: number, which: string) => (profileDir === undefined ? undefined : join(profileDir, `first-sync-${apps}-round${round + 1}-${which}.cpuprofile`));
+  const profileOf = (apps: number, round: number, which: string) => (options.profileDir === undefined ? undefined : join(options.profileDir, `first-sync-${apps}-round${round + 1}-${which}.cpuprofile`));
+  const run = (apps: number, profile: string | undefined) => (options.sameProcess ? firstSync(apps, concurrency, profile) : firstSyncInProcessOfItsOwn(apps, concurrency, profile));
   for (let round = 0; round < rounds; round += 1) {
-    const pair: [FirstSyncRun, FirstSyncRun] = [await firstSync(small, concurrency, profileOf(small, round, 'small')), await firstSync(large, concurrency, profileOf(large, round, 'large'))];
+    const pair: [FirstSyncRun, FirstSyncRun] = [await run(small, profileOf(small, round, 'small')), await run(large, profileOf(large, round, 'large'))];
     for (const run of pair) {
       say(describeRun(run));
       for (const entry of run.requestShapes) say(`    ${entry.shape}: ${entry.count}, ${entry.ms} ms in all, first sent at ${entry.first} ms`);
@@ -148,4 +179,13 @@ export async function firstSyncFigures(sizes: readonly [number, number], rounds:
     'ms/object', median(runs.map(([run]) => perObject(run, from))),
     `the same for ${large} WebApps, run right after`, median(runs.map(([, run]) => perObject(run, from))),
   ));
+}
+
+// Run as a script (firstSyncInProcessOfItsOwn): one first sync, its FirstSyncRun as the last line of stdout.
+const runArg = process.argv.indexOf('--first-sync-run');
+if (runArg >= 0) {
+  const option = (name: string) => { const at = process.argv.indexOf(name); return at >= 0 ? process.argv[at + 1] : undefined; };
+  const run = await firstSync(Number(process.argv[runArg + 1]), Number(option('--concurrency') ?? 16), option('--profile'));
+  process.stdout.write(`${JSON.stringify(run)}\n`);
+  process.exit(0);
 }
