@@ -6,6 +6,7 @@ import { fileCredentials, GitSource, type GitSourceOptions, type SourceSpec } fr
 import { createDefaultRegistry } from '@tidemark/kinds';
 import { PlacementCache } from '@tidemark/placement';
 import { startTracing } from '@tidemark/tracing';
+import { probeSandbox } from '@tidemark/render';
 import { createCommitStatuses, createRolloutCommitStatuses } from '@tidemark/git-host';
 import { gitRolloutPolicies, rolloutDriver, type RolloutWiring } from '@tidemark/fanout';
 import { ReconcileQueues, redisGoneGuard, sharedRedis } from '@tidemark/queue';
@@ -169,7 +170,8 @@ function renderingPart(config: ReconcilerConfig, log: Logger, metrics: Reconcile
   return runnable('unit rendering', () => {
     const rendering = unitRendering(config, connectionFor, registry);
     // Said once at start: whether renderers run in namespaces of their own (a warning and a metric if not).
-    if (rendering) reportRenderSandbox(log, metrics);
+    // Probed beside the rest of the start, not holding it.
+    if (rendering) void probeSandbox().then((isolation) => reportRenderSandbox(log, metrics, isolation));
     return { rendering, stop: async () => { if (rendering) await rendering.renderer.close(); } };
   });
 }

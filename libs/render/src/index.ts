@@ -19,7 +19,7 @@ export type { PlannedUnit } from './plan-units';
 export { RenderFailure, type RenderFailureCode } from './render-failure';
 export { RepoView } from './repo-view';
 export { isUnder } from './repo-path';
-export { canIsolateNetwork, canHideCredentials } from './sandbox';
+export { canIsolateNetwork, canHideCredentials, probeSandbox } from './sandbox';
 export { type ClusterValues } from './cluster-values';
 export { scrubSecrets, type SopsKeys, type SopsKeyring } from './sops/decrypt-sops';
 export { commandRenderer } from './command-renderer';

@@ -76,6 +76,35 @@ export function canIsolateNetwork(): boolean {
 }
 
 /**
+ * probeSandbox asks what canIsolateNetwork and canHideCredentials ask, without blocking the event
+ * loop (their spawnSync held a reconciler's start for 0.1-0.4 s, its Git fetch and CRD installs
+ * with it), and keeps the answers for those calls.
+ */
+export async function probeSandbox(): Promise<{ network: boolean; credentials: boolean }> {
+  if (unshare === undefined) {
+    const found = ['/usr/bin/unshare', '/bin/unshare'].find((path) => existsSync(path));
+    const status = found ? await exitStatus(found, ['--map-root-user', '--net', 'true']) : undefined;
+    // A synchronous probe may have answered meanwhile: the same question, the same answer.
+    unshare ??= found && status === 0 ? found : null;
+  }
+  if (mount === undefined) {
+    const found = ['/usr/bin/mount', '/bin/mount'].find((path) => existsSync(path));
+    const status = unshare && found ? await exitStatus(unshare, [...hidingPrefix(unshare, found, defaultHiddenPaths), '/bin/true']) : undefined;
+    mount ??= found && status === 0 ? found : null;
+  }
+  return { network: unshare !== null, credentials: mount !== null };
+}
+
+/** exitStatus runs a probe with no environment and no output, killed after 5 s; null when it did not exit by itself. */
+function exitStatus(command: string, args: readonly string[]): Promise<number | null> {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { stdio: 'ignore', timeout: 5_000, env: {} });
+    child.once('error', () => resolve(null));
+    child.once('exit', (code) => resolve(code));
+  });
+}
+
+/**
  * canHideCredentials tells whether renderers also run in a mount namespace of their own, where
  * hiddenPaths and the /proc entries of the reconciler (its environment, its memory maps) are
  * covered, and the tool, one user namespace further down, cannot uncover them.
