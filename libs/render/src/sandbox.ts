@@ -57,6 +57,11 @@ const closedProxy = 'http://127.0.0.1:9';
 let unshare: string | null | undefined;
 // The mount binary when a sandbox can also hide folders and the reconciler's /proc (a mount namespace), else null.
 let mount: string | null | undefined;
+// The sandbox probes, run by canIsolateNetwork and canHideCredentials (blocking) and by probeSandbox (not).
+const unshareBinaries = ['/usr/bin/unshare', '/bin/unshare'];
+const mountBinaries = ['/usr/bin/mount', '/bin/mount'];
+const networkProbe = ['--map-root-user', '--net', 'true'];
+const probeOptions = { stdio: 'ignore', timeout: 5_000, env: {} } as const;
 
 /**
  * defaultHiddenPaths are the folders of credentials a render never needs: the pod's
@@ -68,11 +73,20 @@ export const defaultHiddenPaths: readonly string[] = Object.freeze(['/var/run/se
 /** canIsolateNetwork tells whether renderers run in a network namespace of their own. */
 export function canIsolateNetwork(): boolean {
   if (unshare === undefined) {
-    const found = ['/usr/bin/unshare', '/bin/unshare'].find((path) => existsSync(path));
-    const probe = found ? spawnSync(found, ['--map-root-user', '--net', 'true'], { stdio: 'ignore', timeout: 5_000, env: {} }) : undefined;
-    unshare = found && probe?.status === 0 ? found : null;
+    const found = installed(unshareBinaries);
+    unshare = found && spawnSync(found, networkProbe, probeOptions).status === 0 ? found : null;
   }
   return unshare !== null;
+}
+
+/** mountProbe is unshare's arguments that try the mount namespace a sandbox that hides credentials needs. */
+function mountProbe(unshareBinary: string, mountBinary: string): string[] {
+  return [...hidingPrefix(unshareBinary, mountBinary, defaultHiddenPaths), '/bin/true'];
+}
+
+/** installed is the first of the paths that exists. */
+function installed(paths: readonly string[]): string | undefined {
+  return paths.find((path) => existsSync(path));
 }
 
 /**
@@ -82,14 +96,14 @@ export function canIsolateNetwork(): boolean {
  */
 export async function probeSandbox(): Promise<{ network: boolean; credentials: boolean }> {
   if (unshare === undefined) {
-    const found = ['/usr/bin/unshare', '/bin/unshare'].find((path) => existsSync(path));
-    const status = found ? await exitStatus(found, ['--map-root-user', '--net', 'true']) : undefined;
+    const found = installed(unshareBinaries);
+    const status = found ? await exitStatus(found, networkProbe) : undefined;
     // A synchronous probe may have answered meanwhile: the same question, the same answer.
     unshare ??= found && status === 0 ? found : null;
   }
   if (mount === undefined) {
-    const found = ['/usr/bin/mount', '/bin/mount'].find((path) => existsSync(path));
-    const status = unshare && found ? await exitStatus(unshare, [...hidingPrefix(unshare, found, defaultHiddenPaths), '/bin/true']) : undefined;
+    const found = installed(mountBinaries);
+    const status = unshare && found ? await exitStatus(unshare, mountProbe(unshare, found)) : undefined;
     mount ??= found && status === 0 ? found : null;
   }
   return { network: unshare !== null, credentials: mount !== null };
@@ -98,7 +112,7 @@ export async function probeSandbox(): Promise<{ network: boolean; credentials: b
 /** exitStatus runs a probe with no environment and no output, killed after 5 s; null when it did not exit by itself. */
 function exitStatus(command: string, args: readonly string[]): Promise<number | null> {
   return new Promise((resolve) => {
-    const child = spawn(command, args, { stdio: 'ignore', timeout: 5_000, env: {} });
+    const child = spawn(command, args, probeOptions);
     child.once('error', () => resolve(null));
     child.once('exit', (code) => resolve(code));
   });
@@ -111,8 +125,8 @@ function exitStatus(command: string, args: readonly string[]): Promise<number | 
  */
 export function canHideCredentials(): boolean {
   if (mount === undefined) {
-    const found = ['/usr/bin/mount', '/bin/mount'].find((path) => existsSync(path));
-    const probe = canIsolateNetwork() && found ? spawnSync(unshare!, [...hidingPrefix(unshare!, found, defaultHiddenPaths), '/bin/true'], { stdio: 'ignore', timeout: 5_000, env: {} }) : undefined;
+    const found = installed(mountBinaries);
+    const probe = canIsolateNetwork() && found ? spawnSync(unshare!, mountProbe(unshare!, found), probeOptions) : undefined;
     mount = found && probe?.status === 0 ? found : null;
   }
   return mount !== null;
