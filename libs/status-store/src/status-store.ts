@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { RecordKeys, parseClusterHealth, type LiveChild, type ObjectStatus, type ReconcileRecord, type StatusChange, type StatusSync, type TreeChange, redisSchemaVersion } from '@tidemark/contracts';
-import { parseStatusRecord, withClusterAvailability } from './status-view';
+import { parseStatusRecord, scanRecords, withClusterAvailability } from './status-view';
 import { parseLiveChildren, parseReconcileRecord } from './stored-lists';
 import type { RedisClient } from '@tidemark/contracts';
 
@@ -255,15 +255,10 @@ export class StatusStore {
    */
   async scan(cluster: string, visit: (record: ObjectStatus) => void): Promise<void> {
     const health = parseClusterHealth(cluster, await this.redis.get(this.keys.clusterHealth(cluster)));
-    let cursor = '0';
-    do {
-      const [next, entries] = await this.redis.hscan(this.keys.objectStatus(cluster), cursor, 'COUNT', 500);
-      cursor = next;
-      for (let index = 1; index < entries.length; index += 2) {
-        const record = parseStatusRecord(entries[index] ?? null);
-        if (record) visit(withClusterAvailability(record, health));
-      }
-    } while (cursor !== '0');
+    await scanRecords(this.redis, this.keys.objectStatus(cluster), (_objectKey, raw) => {
+      const record = parseStatusRecord(raw);
+      if (record) visit(withClusterAvailability(record, health));
+    });
   }
 
   /**

@@ -1,5 +1,5 @@
 import { duplicateClient, parseClusterHealth, parseStatusChange, verdictOf, type RecordKeys, type RedisClient } from '@tidemark/contracts';
-import { parseStatusRecord } from './status-view';
+import { parseStatusRecord, recordBatch, scanRecords } from './status-view';
 
 /** ClusterCounts are a cluster's records by whether their verdict is Ready, and the drift items they report. */
 export interface ClusterCounts {
@@ -38,7 +38,6 @@ interface Tally {
 }
 
 const unreadable = -1;
-const batchSize = 500;
 
 /**
  * StatusTally counts a cluster's records by Ready and their drift items, for the gauges a scrape
@@ -136,12 +135,7 @@ export class StatusTally {
     const tally: Tally = { kept: new Map(), notReady: 0, drift: 0, unreadable: 0, countedAt: now };
     this.tallies.set(cluster, tally);
     this.pending.delete(cluster);
-    let cursor = '0';
-    do {
-      const [next, entries] = await this.options.redis.hscan(this.options.keys.objectStatus(cluster), cursor, 'COUNT', batchSize);
-      cursor = next;
-      for (let index = 0; index + 1 < entries.length; index += 2) set(tally, entries[index]!, entries[index + 1]!);
-    } while (cursor !== '0');
+    await scanRecords(this.options.redis, this.options.keys.objectStatus(cluster), (objectKey, raw) => set(tally, objectKey, raw));
     return tally;
   }
 
@@ -149,8 +143,8 @@ export class StatusTally {
   private async readPending(cluster: string, tally: Tally): Promise<void> {
     const keys = [...(this.pending.get(cluster) ?? [])];
     this.pending.delete(cluster);
-    for (let start = 0; start < keys.length; start += batchSize) {
-      const batch = keys.slice(start, start + batchSize);
+    for (let start = 0; start < keys.length; start += recordBatch) {
+      const batch = keys.slice(start, start + recordBatch);
       const values = await this.options.redis.hmget(this.options.keys.objectStatus(cluster), ...batch);
       batch.forEach((objectKey, index) => set(tally, objectKey, values[index] ?? null));
     }

@@ -1,4 +1,20 @@
-import { ConditionType, jsonRecordOf, Reason, setCondition, type AppliedResource, type ClusterHealth, type ObjectStatus } from '@tidemark/contracts';
+import { ConditionType, jsonRecordOf, Reason, setCondition, type AppliedResource, type ClusterHealth, type ObjectStatus, type RedisClient } from '@tidemark/contracts';
+
+/** How many records of a cluster one read asks for (an HSCAN's COUNT, an HMGET's fields). */
+export const recordBatch = 500;
+
+/**
+ * scanRecords visits every field of a cluster's status hash as stored (object key, raw record), a
+ * batch at a time: a whole cluster is never held at once.
+ */
+export async function scanRecords(redis: RedisClient, hashKey: string, visit: (objectKey: string, raw: string) => void): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, entries] = await redis.hscan(hashKey, cursor, 'COUNT', recordBatch);
+    cursor = next;
+    for (let index = 0; index + 1 < entries.length; index += 2) visit(entries[index]!, entries[index + 1]!);
+  } while (cursor !== '0');
+}
 
 /**
  * parseStatusRecord reads a stored record, checking the fields every reader relies on; a record
